@@ -1,0 +1,185 @@
+"""Input checks shared by every public function.
+
+Each helper takes the user's value and the *argument name* it came from, converts it to the
+array type the numerical code expects, and raises ``ValueError``/``TypeError`` whose message
+names the argument, what was expected and what was seen (DESIGN.md §8).  Nothing here is
+public API; the public functions call these helpers eagerly, before any computation, so that
+no bad input can surface later as a NaN.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+
+import numpy as np
+
+#: Code for a missing annotation in an annotation matrix (DESIGN.md §2).
+MISSING = -1
+
+#: Binning strategies understood by :mod:`bayescal.metrics`.
+BIN_STRATEGIES = ("uniform", "quantile")
+
+
+def _describe(value: object, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def as_numeric_array(value: object, name: str) -> np.ndarray:
+    """Convert to a numeric numpy array or raise a TypeError naming ``name``."""
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"{name} must be an array of numbers; saw a string {_describe(value)}")
+    try:
+        array = np.asarray(value)
+    except (TypeError, ValueError) as exc:  # ragged nested lists, for example
+        raise TypeError(f"{name} must be an array of numbers; saw {_describe(value)} ({exc})") from exc
+    if array.dtype == bool:
+        return array.astype(np.int64)
+    if not np.issubdtype(array.dtype, np.number) or np.issubdtype(array.dtype, np.complexfloating):
+        raise TypeError(f"{name} must hold real numbers; saw dtype {array.dtype}")
+    return array
+
+
+def first_index(mask: np.ndarray) -> tuple[int, ...]:
+    """Index of the first True entry of ``mask`` as a tuple of ints."""
+    return tuple(int(i) for i in np.argwhere(mask)[0])
+
+
+def _position(index: tuple[int, ...]) -> str:
+    return f"position {index[0]}" if len(index) == 1 else f"row {index[0]}, column {index[1]}"
+
+
+def check_finite(array: np.ndarray, name: str) -> None:
+    bad = ~np.isfinite(array)
+    if bad.any():
+        index = first_index(bad)
+        raise ValueError(
+            f"{name} must be finite; saw {array[index].item()!r} at {_position(index)} "
+            f"({int(bad.sum())} non-finite value(s) in all)"
+        )
+
+
+def as_probabilities(value: object, name: str, *, ndim: int = 1) -> np.ndarray:
+    """Float64 array of finite values in [0, 1] with ``ndim`` dimensions, non-empty."""
+    array = as_numeric_array(value, name).astype(np.float64)
+    if array.ndim != ndim:
+        raise ValueError(f"{name} must be a {ndim}-D array; saw shape {array.shape}")
+    if array.size == 0:
+        raise ValueError(f"{name} must not be empty; saw shape {array.shape}")
+    check_finite(array, name)
+    outside = (array < 0.0) | (array > 1.0)
+    if outside.any():
+        index = first_index(outside)
+        raise ValueError(f"{name} must lie in [0, 1]; saw {array[index].item()!r} at {_position(index)}")
+    return array
+
+
+def as_finite_vector(value: object, name: str) -> np.ndarray:
+    """Float64 1-D array of finite real numbers, non-empty (corrected labels may leave [0, 1])."""
+    array = as_numeric_array(value, name).astype(np.float64)
+    if array.ndim != 1 or array.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array; saw shape {array.shape}")
+    check_finite(array, name)
+    return array
+
+
+def as_binary_labels(value: object, name: str) -> np.ndarray:
+    """Int64 1-D array of 0/1 labels (bool and float 0.0/1.0 are accepted), non-empty."""
+    array = as_numeric_array(value, name)
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D array of 0/1 labels; saw shape {array.shape}")
+    if array.size == 0:
+        raise ValueError(f"{name} must not be empty")
+    not_binary = ~np.isin(array, (0, 1))
+    if not_binary.any():
+        index = first_index(not_binary)
+        raise ValueError(f"{name} must contain only 0 and 1; saw {array[index].item()!r} at {_position(index)}")
+    return array.astype(np.int64)
+
+
+def as_annotations(value: object, name: str, *, n_items: int | None = None) -> np.ndarray:
+    """Int8 (n, K) matrix with values 0, 1 and -1 (missing).
+
+    Float input is accepted when its values are exactly 0, 1 or -1; NaN is *not* taken as
+    missing here, because one array convention is easier to check than two (tables with NaN
+    go through :meth:`bayescal.AnnotatedScores.from_frame`).
+    """
+    array = as_numeric_array(value, name)
+    if array.ndim != 2:
+        raise ValueError(
+            f"{name} must be a 2-D array of shape (n_items, n_annotators); saw shape {array.shape}"
+            + (" (for one annotator pass a column, e.g. labels[:, None])" if array.ndim == 1 else "")
+        )
+    if array.shape[0] == 0 or array.shape[1] == 0:
+        raise ValueError(f"{name} must have at least one item and one annotator; saw shape {array.shape}")
+    if n_items is not None and array.shape[0] != n_items:
+        raise ValueError(f"{name} must have one row per item ({n_items} rows); saw {array.shape[0]} rows")
+    invalid = ~np.isin(array, (0, 1, MISSING))
+    if invalid.any():
+        index = first_index(invalid)
+        raise ValueError(
+            f"{name} must contain only 0, 1 or {MISSING} (missing); saw {array[index].item()!r} at "
+            f"{_position(index)}"
+        )
+    return array.astype(np.int8)
+
+
+def check_items_annotated(annotations: np.ndarray, name: str) -> None:
+    """Raise if some item (row) has no observed annotation."""
+    empty = (annotations == MISSING).all(axis=1)
+    if empty.any():
+        rows = np.flatnonzero(empty)
+        shown = ", ".join(str(int(r)) for r in rows[:5]) + (", ..." if rows.size > 5 else "")
+        raise ValueError(
+            f"{name} has {rows.size} item(s) with no observed annotation (rows {shown}); "
+            "such items carry no label information: drop them first"
+        )
+
+
+def check_same_length(first: np.ndarray, first_name: str, second: np.ndarray, second_name: str) -> None:
+    if first.shape[0] != second.shape[0]:
+        raise ValueError(
+            f"{first_name} and {second_name} must have the same number of items; "
+            f"saw {first.shape[0]} and {second.shape[0]}"
+        )
+
+
+def as_int(value: object, name: str, *, minimum: int | None = None) -> int:
+    """A Python int (bool and non-integral floats are rejected)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer; saw {_describe(value)} of type {type(value).__name__}")
+    value = int(value)
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}; saw {value}")
+    return value
+
+
+def as_n_bins(value: object, n_items: int, name: str = "n_bins") -> int:
+    """Number of bins: a positive integer, or ``"auto"`` = round(n^(1/3)) (seeds/004)."""
+    if isinstance(value, str):
+        if value != "auto":
+            raise ValueError(f"{name} must be a positive integer or 'auto'; saw {value!r}")
+        return max(1, int(round(n_items ** (1.0 / 3.0))))
+    return as_int(value, name, minimum=1)
+
+
+def as_choice(value: object, name: str, choices: Sequence[str]) -> str:
+    if not isinstance(value, str) or value not in choices:
+        options = ", ".join(repr(c) for c in choices)
+        raise ValueError(f"{name} must be one of {options}; saw {_describe(value)}")
+    return value
+
+
+def as_probability(value: object, name: str) -> float:
+    """A scalar in [0, 1]."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number in [0, 1]; saw {_describe(value)}")
+    value = float(value)
+    if not np.isfinite(value) or not 0.0 <= value <= 1.0:
+        raise ValueError(f"{name} must be a number in [0, 1]; saw {value!r}")
+    return value
+
+
+def as_seed(value: object, name: str = "seed") -> int:
+    return as_int(value, name, minimum=0)

@@ -1,0 +1,351 @@
+"""Noise correction with known annotator channels: corrected labels, weights, NC-ECE (paper §2–3).
+
+An annotator ``j`` is a binary channel ``a_j = P(A_j = 1 | Y = 0)`` (false-positive rate),
+``b_j = P(A_j = 1 | Y = 1)`` (sensitivity), with gap ``d_j = b_j - a_j``.  Because
+``E[A_j | Y, Z] = a_j + d_j Y`` (paper Eq. B.3), the corrected label
+
+    U_j = (A_j - a_j) / d_j
+
+satisfies ``E[U_j | Y, Z] = Y`` for any non-zero gap, and so does any convex combination
+``U = sum_j alpha_j U_j``.  Replacing ``Y`` by ``U`` in the binned calibration moments gives
+the noise-corrected ECE (NC-ECE, paper Eq. 7) whose bin moments are unbiased (Lemma C.2).
+``U`` may lie outside [0, 1]; that is expected and must not be clipped.
+
+Scored against raw annotations instead, the label-side conditional mean is
+``a_j + d_j m(Z)`` rather than ``m(Z)``, and neither more data, averaging (soft vote) nor a
+majority vote removes that bias (paper App. B.3): :func:`soft_vote_ece` and
+:func:`majority_vote_ece` are the naive baselines to compare with.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _validation as v
+from .metrics import binned_moments
+
+__all__ = [
+    "WEIGHT_RULES",
+    "Channels",
+    "aggregation_weights",
+    "corrected_labels",
+    "majority_vote_ece",
+    "majority_vote_labels",
+    "noise_corrected_ece",
+    "soft_vote_ece",
+    "soft_vote_labels",
+]
+
+#: Aggregation weight rules (paper §4.4, App. F.4).
+WEIGHT_RULES = ("iv", "equal", "gap", "squared_gap")
+
+#: Plug-in rule of App. F.4: the estimated class proportion is clipped to this interval ...
+PREVALENCE_CLIP = (1e-4, 1.0 - 1e-4)
+#: ... and each annotator's corrected-noise variance is floored here before inversion.
+VARIANCE_FLOOR = 1e-8
+
+#: How :func:`majority_vote_labels` scores an exact tie.
+TIE_RULES = ("half", "positive", "negative")
+
+
+@dataclass(frozen=True, eq=False)
+class Channels:
+    """Binary noise channels of K annotators (paper §2, Assumption 1).
+
+    Parameters
+    ----------
+    a : array_like, shape (K,)
+        False-positive rates ``a_j = P(A_j = 1 | Y = 0)``, each in [0, 1].
+    b : array_like, shape (K,)
+        Sensitivities ``b_j = P(A_j = 1 | Y = 1)``, each in [0, 1].  The false-negative rate is
+        ``1 - b_j``.
+
+    A scalar is taken as one annotator.  The arrays are stored read-only.  A channel with
+    ``b_j = a_j`` is allowed here (an estimator may find one) but cannot be inverted: the
+    correction functions reject it.
+    """
+
+    a: np.ndarray
+    b: np.ndarray
+
+    def __post_init__(self) -> None:
+        a = v.as_probabilities(np.atleast_1d(self.a), "a")
+        b = v.as_probabilities(np.atleast_1d(self.b), "b")
+        if a.shape != b.shape:
+            raise ValueError(f"a and b must have one entry per annotator each; saw {a.size} and {b.size} entries")
+        a.setflags(write=False)
+        b.setflags(write=False)
+        object.__setattr__(self, "a", a)
+        object.__setattr__(self, "b", b)
+
+    @classmethod
+    def from_error_rates(cls, false_positive, false_negative) -> Channels:
+        """Channels from false-positive rates ``a_j`` and false-negative rates ``1 - b_j``."""
+        fnr = v.as_probabilities(np.atleast_1d(false_negative), "false_negative")
+        return cls(a=false_positive, b=1.0 - fnr)
+
+    @property
+    def gap(self) -> np.ndarray:
+        """``d_j = b_j - a_j`` (the Youden index); informative when non-zero."""
+        return self.b - self.a
+
+    @property
+    def n_annotators(self) -> int:
+        return int(self.a.size)
+
+    def __repr__(self) -> str:
+        return f"Channels(a={np.round(self.a, 4).tolist()}, b={np.round(self.b, 4).tolist()})"
+
+
+def _check_channels(channels: object, n_annotators: int | None = None) -> Channels:
+    if not isinstance(channels, Channels):
+        raise TypeError(f"channels must be a bayescal.Channels; saw {type(channels).__name__}")
+    if n_annotators is not None and channels.n_annotators != n_annotators:
+        raise ValueError(
+            f"channels must describe every annotator column ({n_annotators}); "
+            f"saw {channels.n_annotators} channel(s)"
+        )
+    zero = channels.gap == 0.0
+    if zero.any():
+        j = int(np.flatnonzero(zero)[0])
+        raise ValueError(
+            f"channels: annotator {j} has gap b - a = 0 (a = b = {channels.a[j].item()!r}), so its labels "
+            "carry no information about Y and cannot be inverted; drop that annotator"
+        )
+    return channels
+
+
+def _iv_weights(channels: Channels, prevalence: float) -> np.ndarray:
+    a, b, gap = channels.a, channels.b, channels.gap
+    noise_variance = ((1.0 - prevalence) * a * (1.0 - a) + prevalence * b * (1.0 - b)) / gap**2
+    return 1.0 / np.maximum(noise_variance, VARIANCE_FLOOR)
+
+
+def _rule_weights(channels: Channels, prevalence: float | None, rule: str) -> np.ndarray:
+    """Normalised weights of a rule on validated, invertible channels."""
+    gap = channels.gap
+    if rule == "equal":
+        raw = np.ones_like(gap)
+    elif rule == "gap":
+        if (gap < 0).any():
+            j = int(np.flatnonzero(gap < 0)[0])
+            raise ValueError(
+                f"rule 'gap' needs positively oriented channels (b > a); annotator {j} has gap "
+                f"{gap[j].item()!r}: use rule='squared_gap' or 'iv', or orient the channels"
+            )
+        raw = gap.copy()
+    elif rule == "squared_gap":
+        raw = gap**2
+    else:
+        raw = _iv_weights(channels, prevalence)
+    return raw / raw.sum()
+
+
+def aggregation_weights(channels, prevalence=None, rule="iv") -> np.ndarray:
+    """Convex weights ``alpha`` for combining corrected labels (paper §4.4, App. F.4).
+
+    Rules, each normalised to sum to one:
+
+    - ``"equal"``: ``alpha_j ∝ 1``;
+    - ``"gap"``: ``alpha_j ∝ d_j`` (needs ``b_j > a_j``);
+    - ``"squared_gap"``: ``alpha_j ∝ d_j^2``;
+    - ``"iv"`` (inverse variance, the default): ``alpha_j ∝ 1 / v_j`` with
+      ``v_j = [(1 - mu) a_j (1 - a_j) + mu b_j (1 - b_j)] / d_j^2``, the variance of
+      ``U_j - Y`` (paper Eq. C.28), floored at 1e-8.  These minimise the residual variance of
+      ``U`` for known channels (Proposition 3 / Lemma C.6).
+
+    Parameters
+    ----------
+    channels : Channels
+    prevalence : float in [0, 1], optional
+        Class proportion ``mu = P(Y = 1)``; required by ``"iv"`` and ignored by the others.
+        :func:`corrected_labels` estimates it by the App. F.4 plug-in rule when it is omitted.
+    rule : {"iv", "equal", "gap", "squared_gap"}
+
+    Returns
+    -------
+    ndarray, shape (K,)
+    """
+    channels = _check_channels(channels)
+    rule = v.as_choice(rule, "rule", WEIGHT_RULES)
+    if rule == "iv":
+        if prevalence is None:
+            raise ValueError(
+                "prevalence is required for rule 'iv' (the variance v_j depends on P(Y = 1)); "
+                "pass it, or call corrected_labels, which estimates it from the annotations (App. F.4)"
+            )
+        prevalence = v.as_probability(prevalence, "prevalence")
+    return _rule_weights(channels, prevalence, rule)
+
+
+def _per_annotator_corrections(annotations: np.ndarray, channels: Channels) -> tuple[np.ndarray, np.ndarray]:
+    """``U_ij = (A_ij - a_j) / d_j`` (0 where missing) and the mask of observed responses."""
+    observed = annotations != v.MISSING
+    corrected = np.where(observed, (annotations - channels.a) / channels.gap, 0.0)
+    return corrected, observed
+
+
+def _aggregate(corrected: np.ndarray, observed: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """``sum_{j observed} alpha_j U_ij / sum_{j observed} alpha_j`` for every item."""
+    mass = observed @ weights
+    if (mass <= 0).any():
+        row = int(np.flatnonzero(mass <= 0)[0])
+        raise ValueError(
+            f"weights give zero total weight to the annotators observed on item {row} "
+            f"(observed columns {np.flatnonzero(observed[row]).tolist()}); its corrected label is undefined"
+        )
+    return (corrected @ weights) / mass
+
+
+def plugin_prevalence(corrected: np.ndarray, observed: np.ndarray) -> float:
+    """App. F.4: mean of the equally weighted corrected labels, clipped to [1e-4, 1 - 1e-4]."""
+    equal = np.full(corrected.shape[1], 1.0 / corrected.shape[1])
+    return float(np.clip(_aggregate(corrected, observed, equal).mean(), *PREVALENCE_CLIP))
+
+
+def _as_weights(weights: object, channels: Channels, prevalence, corrected, observed) -> np.ndarray:
+    if isinstance(weights, str):
+        rule = v.as_choice(weights, "weights", WEIGHT_RULES)
+        if rule == "iv":
+            prevalence = (
+                plugin_prevalence(corrected, observed)
+                if prevalence is None
+                else v.as_probability(prevalence, "prevalence")
+            )
+        return _rule_weights(channels, prevalence, rule)
+    explicit = v.as_finite_vector(weights, "weights")
+    if explicit.size != channels.n_annotators:
+        raise ValueError(f"weights must have one entry per annotator ({channels.n_annotators}); saw {explicit.size}")
+    if (explicit < 0).any() or explicit.sum() <= 0:
+        raise ValueError(f"weights must be non-negative with a positive sum (convex weights); saw {explicit.tolist()}")
+    return explicit / explicit.sum()
+
+
+def corrected_labels(annotations, channels, weights="iv", prevalence=None) -> np.ndarray:
+    """Aggregated corrected labels ``U_i = sum_j alpha_j (A_ij - a_j) / d_j`` (paper §3).
+
+    With missing responses the weights are renormalised over the annotators each item has:
+    ``U_i = sum_{j in O_i} alpha_j U_ij / sum_{j in O_i} alpha_j``, which keeps
+    ``E[U_i | Y, Z] = Y`` for responses missing independently of the labels.
+
+    Parameters
+    ----------
+    annotations : array_like of int, shape (n, K)
+        0/1 labels, ``-1`` for missing.  Every item needs at least one response.
+    channels : Channels
+        One channel per column, each with a non-zero gap.
+    weights : {"iv", "equal", "gap", "squared_gap"} or array_like, default "iv"
+        A rule of :func:`aggregation_weights`, or explicit non-negative weights (normalised).
+    prevalence : float, optional
+        ``P(Y = 1)`` for the ``"iv"`` rule.  When omitted, the plug-in rule of App. F.4 is used:
+        the mean of the equally weighted corrected labels, clipped to [1e-4, 1 - 1e-4].
+
+    Returns
+    -------
+    ndarray of float, shape (n,)
+        Corrected labels; they may lie outside [0, 1].
+    """
+    annotations = v.as_annotations(annotations, "annotations")
+    v.check_items_annotated(annotations, "annotations")
+    return _corrected_labels(annotations, channels, weights, prevalence)
+
+
+def _corrected_labels(annotations: np.ndarray, channels, weights, prevalence) -> np.ndarray:
+    """:func:`corrected_labels` on an annotation matrix that is already validated."""
+    channels = _check_channels(channels, annotations.shape[1])
+    corrected, observed = _per_annotator_corrections(annotations, channels)
+    alpha = _as_weights(weights, channels, prevalence, corrected, observed)
+    return _aggregate(corrected, observed, alpha)
+
+
+def soft_vote_labels(annotations) -> np.ndarray:
+    """Mean observed response of each item (the naive "soft vote" target, paper App. B.3)."""
+    annotations = v.as_annotations(annotations, "annotations")
+    v.check_items_annotated(annotations, "annotations")
+    return _soft_vote(annotations)
+
+
+def _soft_vote(annotations: np.ndarray) -> np.ndarray:
+    observed = annotations != v.MISSING
+    return (annotations * observed).sum(axis=1) / observed.sum(axis=1)
+
+
+def majority_vote_labels(annotations, ties="half") -> np.ndarray:
+    """Majority of the observed responses of each item (naive target, paper App. B.3).
+
+    Parameters
+    ----------
+    annotations : array_like of int, shape (n, K)
+    ties : {"half", "positive", "negative"}, default "half"
+        Target of an exact tie (possible with an even number of responses): 0.5 (neither
+        class), 1 or 0.
+    """
+    annotations = v.as_annotations(annotations, "annotations")
+    v.check_items_annotated(annotations, "annotations")
+    ties = v.as_choice(ties, "ties", TIE_RULES)
+    return _majority_vote(annotations, ties)
+
+
+def _majority_vote(annotations: np.ndarray, ties: str) -> np.ndarray:
+    share = _soft_vote(annotations)
+    tie_value = {"half": 0.5, "positive": 1.0, "negative": 0.0}[ties]
+    return np.where(share > 0.5, 1.0, np.where(share < 0.5, 0.0, tie_value))
+
+
+def _ece_of_targets(scores, annotations, n_bins, strategy, targets: Callable[[np.ndarray], np.ndarray]) -> float:
+    """Validate the shared arguments, build per-item targets, return their binned ECE."""
+    scores = v.as_probabilities(scores, "scores")
+    annotations = v.as_annotations(annotations, "annotations", n_items=scores.shape[0])
+    bins = v.as_n_bins(n_bins, scores.shape[0])
+    strategy = v.as_choice(strategy, "strategy", v.BIN_STRATEGIES)
+    v.check_items_annotated(annotations, "annotations")
+    return binned_moments(targets(annotations), scores, bins, strategy).ece
+
+
+def noise_corrected_ece(
+    scores, annotations, channels, n_bins=15, strategy="uniform", weights="iv", prevalence=None
+) -> float:
+    """Noise-corrected ECE with known (or separately estimated) channels (paper Eq. 7).
+
+    ``NC-ECE = sum_l | (1/n) sum_{i in B_l} (U_i - Z_i) |`` with ``U`` from
+    :func:`corrected_labels`.  Its bin moments are unbiased for the clean-label moments
+    ``E[(Y - Z) 1{Z in B_l}]`` when the channels are the true ones (Lemma C.2); the absolute
+    value adds the usual small upward bias of binned ECE.  With perfect channels
+    (``a = 0, b = 1``) it equals the clean-label ECE exactly.
+
+    Parameters
+    ----------
+    scores : array_like, shape (n,)
+        Predicted probabilities in [0, 1].
+    annotations : array_like of int, shape (n, K)
+        0/1 labels, ``-1`` for missing.
+    channels : Channels
+    n_bins : int or "auto", default 15
+    strategy : {"uniform", "quantile"}, default "uniform"
+    weights, prevalence
+        As in :func:`corrected_labels`.
+
+    Returns
+    -------
+    float
+    """
+    return _ece_of_targets(
+        scores, annotations, n_bins, strategy, lambda a: _corrected_labels(a, channels, weights, prevalence)
+    )
+
+
+def soft_vote_ece(scores, annotations, n_bins=15, strategy="uniform") -> float:
+    """Naive ECE against the mean observed response of each item (biased, paper App. B.3)."""
+    return _ece_of_targets(scores, annotations, n_bins, strategy, _soft_vote)
+
+
+def majority_vote_ece(scores, annotations, n_bins=15, strategy="uniform", ties="half") -> float:
+    """Naive ECE against the majority vote of each item (biased, paper App. B.3).
+
+    ``ties`` as in :func:`majority_vote_labels`.
+    """
+    ties = v.as_choice(ties, "ties", TIE_RULES)
+    return _ece_of_targets(scores, annotations, n_bins, strategy, lambda a: _majority_vote(a, ties))

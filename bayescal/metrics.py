@@ -1,0 +1,219 @@
+"""Binned calibration metrics: ECE, MCE, reliability curve (seeds/002, seeds/004; paper §2).
+
+Every metric here is built from one quantity, the *calibration moment* of each bin,
+
+    r_l = (1/n) * sum_i (t_i - z_i) * 1{z_i in B_l},
+
+so that ``ECE = sum_l |r_l|``.  With binary targets ``t = y`` this is the usual binned ECE
+(``|B_l|/n * |acc(B_l) - conf(B_l)|`` summed over non-empty bins); with corrected labels
+``t = U`` it is the noise-corrected ECE of :mod:`bayescal.correction` (paper Eq. 7).  Keeping
+one moment function for both is what makes "perfect channels give exactly the clean ECE" hold
+to the last bit.
+
+Binning conventions
+-------------------
+``strategy="uniform"`` (equal width, seeds/002): bin index ``min(floor(z * M), M - 1)`` in
+float64 arithmetic, so bins are ``[k/M, (k+1)/M)`` and a score of exactly 1 falls in the last
+bin.  Empty bins contribute nothing.
+
+``strategy="quantile"`` (equal mass, seeds/004): the edges are the empirical quantiles of the
+scores at ``k/M`` (numpy's default linear interpolation), bins are ``[e_k, e_{k+1})`` and the
+last bin is closed.  Tie rule: equal scores always share a bin.  When several edges coincide
+(many tied scores), a score equal to that edge goes to the *highest* bin whose lower edge it
+equals, and the bins squeezed between the duplicate edges stay empty and are ignored.  So the
+number of non-empty bins can be smaller than ``M``, and the metric is a function of the
+multiset of (score, target) pairs, not of their order.
+
+``n_bins="auto"`` uses ``round(n ** (1/3))``, the order that balances binning bias and
+sampling error (seeds/004; paper §3, M ≍ n^(1/3)).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _validation as v
+
+__all__ = [
+    "BinnedMoments",
+    "ReliabilityCurve",
+    "calibration_moments",
+    "expected_calibration_error",
+    "max_calibration_error",
+    "reliability_curve",
+]
+
+
+@dataclass(frozen=True)
+class BinnedMoments:
+    """Per-bin sufficient statistics of a calibration metric.
+
+    Attributes
+    ----------
+    edges : ndarray, shape (M + 1,)
+        Bin edges (``[0, 1/M, ..., 1]`` for uniform bins, score quantiles for quantile bins).
+    counts : ndarray of int, shape (M,)
+        Number of items in each bin.
+    moments : ndarray, shape (M,)
+        ``r_l = (1/n) sum_i (t_i - z_i) 1{z_i in B_l}``; zero for an empty bin.
+    n_items : int
+        Sample size ``n``.
+    """
+
+    edges: np.ndarray
+    counts: np.ndarray
+    moments: np.ndarray
+    n_items: int
+
+    @property
+    def ece(self) -> float:
+        """``sum_l |r_l|`` (paper Eq. 2 for clean labels, Eq. 7 for corrected labels)."""
+        return float(np.abs(self.moments).sum())
+
+    @property
+    def mce(self) -> float:
+        """``max_l |r_l| n / |B_l|`` over non-empty bins: the largest bin gap ``|acc - conf|``."""
+        nonempty = self.counts > 0
+        return float(np.max(np.abs(self.moments[nonempty]) * self.n_items / self.counts[nonempty]))
+
+
+@dataclass(frozen=True)
+class ReliabilityCurve:
+    """Reliability diagram data, one entry per bin.
+
+    Attributes
+    ----------
+    edges : ndarray, shape (M + 1,)
+    counts : ndarray of int, shape (M,)
+    mean_predicted : ndarray, shape (M,)
+        Mean score in each bin (``conf(B_l)``); NaN for an empty bin, where it is undefined.
+    mean_target : ndarray, shape (M,)
+        Mean target in each bin (``acc(B_l)``); NaN for an empty bin.
+    """
+
+    edges: np.ndarray
+    counts: np.ndarray
+    mean_predicted: np.ndarray
+    mean_target: np.ndarray
+
+    @property
+    def nonempty(self) -> np.ndarray:
+        """Boolean mask of the bins that hold at least one item."""
+        return self.counts > 0
+
+
+def assign_bins(scores: np.ndarray, n_bins: int, strategy: str) -> tuple[np.ndarray, np.ndarray]:
+    """Bin index of each (validated) score and the bin edges; conventions in the module docstring."""
+    if strategy == "uniform":
+        edges = np.linspace(0.0, 1.0, n_bins + 1)
+        # astype(int) truncates, which is floor for non-negative scores.
+        index = np.minimum((scores * n_bins).astype(np.int64), n_bins - 1)
+    else:
+        edges = np.quantile(scores, np.linspace(0.0, 1.0, n_bins + 1))
+        # side="right": a score equal to an interior edge starts the bin above it, and with
+        # duplicate edges it skips to the highest of them, so ties never straddle bins.
+        index = np.searchsorted(edges[1:-1], scores, side="right")
+    return index, edges
+
+
+def binned_moments(targets: np.ndarray, scores: np.ndarray, n_bins: int, strategy: str) -> BinnedMoments:
+    """Calibration moments of already validated inputs (shared by ECE and NC-ECE)."""
+    index, edges = assign_bins(scores, n_bins, strategy)
+    n = scores.shape[0]
+    counts = np.bincount(index, minlength=n_bins)
+    moments = np.bincount(index, weights=targets - scores, minlength=n_bins) / n
+    return BinnedMoments(edges=edges, counts=counts, moments=moments, n_items=n)
+
+
+def _validated_binary(y_true: object, y_prob: object, n_bins: object, strategy: object):
+    labels = v.as_binary_labels(y_true, "y_true")
+    scores = v.as_probabilities(y_prob, "y_prob")
+    v.check_same_length(labels, "y_true", scores, "y_prob")
+    bins = v.as_n_bins(n_bins, scores.shape[0])
+    strategy = v.as_choice(strategy, "strategy", v.BIN_STRATEGIES)
+    return labels.astype(np.float64), scores, bins, strategy
+
+
+def calibration_moments(targets, scores, n_bins=15, strategy="uniform") -> BinnedMoments:
+    """Per-bin calibration moments ``r_l = (1/n) sum_i (t_i - z_i) 1{z_i in B_l}``.
+
+    Parameters
+    ----------
+    targets : array_like, shape (n,)
+        Finite real targets: binary labels, or corrected labels ``U`` (which may lie outside
+        [0, 1], paper §3).
+    scores : array_like, shape (n,)
+        Predicted probabilities in [0, 1].
+    n_bins : int or "auto", default 15
+        ``"auto"`` = ``round(n ** (1/3))`` (seeds/004).
+    strategy : {"uniform", "quantile"}, default "uniform"
+
+    Returns
+    -------
+    BinnedMoments
+        ``.ece`` gives ``sum_l |r_l|``; the absolute values are taken per bin *after* summing
+        over items, which is what makes the corrected version unbiased bin by bin (paper
+        Lemma C.2).
+    """
+    target_array = v.as_finite_vector(targets, "targets")
+    score_array = v.as_probabilities(scores, "scores")
+    v.check_same_length(target_array, "targets", score_array, "scores")
+    bins = v.as_n_bins(n_bins, score_array.shape[0])
+    strategy = v.as_choice(strategy, "strategy", v.BIN_STRATEGIES)
+    return binned_moments(target_array, score_array, bins, strategy)
+
+
+def expected_calibration_error(y_true, y_prob, n_bins=15, strategy="uniform") -> float:
+    """Binned expected calibration error against binary labels (seeds/002; paper Eq. 2).
+
+    ``ECE = sum_m |B_m|/n * |acc(B_m) - conf(B_m)| = sum_m |(1/n) sum_{i in B_m} (y_i - p_i)|``
+
+    Parameters
+    ----------
+    y_true : array_like of {0, 1}, shape (n,)
+    y_prob : array_like, shape (n,)
+        Predicted probabilities of class 1, in [0, 1].
+    n_bins : int or "auto", default 15
+        Number of bins ``M``; ``"auto"`` = ``round(n ** (1/3))``.
+    strategy : {"uniform", "quantile"}, default "uniform"
+        Equal-width or equal-mass bins (conventions in the module docstring).
+
+    Returns
+    -------
+    float
+        A value in [0, 1].
+
+    Examples
+    --------
+    >>> expected_calibration_error([1, 0, 1, 0], [0.9] * 4, n_bins=5)
+    0.4
+    """
+    labels, scores, bins, strategy = _validated_binary(y_true, y_prob, n_bins, strategy)
+    return binned_moments(labels, scores, bins, strategy).ece
+
+
+def max_calibration_error(y_true, y_prob, n_bins=15, strategy="uniform") -> float:
+    """Maximum calibration error ``max_m |acc(B_m) - conf(B_m)|`` over non-empty bins (seeds/002).
+
+    Parameters and binning as in :func:`expected_calibration_error`.  Always ``>= ECE``.
+    """
+    labels, scores, bins, strategy = _validated_binary(y_true, y_prob, n_bins, strategy)
+    return binned_moments(labels, scores, bins, strategy).mce
+
+
+def reliability_curve(y_true, y_prob, n_bins=15, strategy="uniform") -> ReliabilityCurve:
+    """Per-bin mean prediction and mean label, the data of a reliability diagram (seeds/002).
+
+    Parameters and binning as in :func:`expected_calibration_error`.  Empty bins are kept so
+    that every array has one entry per bin; their means are NaN (undefined), which matplotlib
+    skips when plotting.  Use ``curve.nonempty`` to select the defined bins.
+    """
+    labels, scores, bins, strategy = _validated_binary(y_true, y_prob, n_bins, strategy)
+    index, edges = assign_bins(scores, bins, strategy)
+    counts = np.bincount(index, minlength=bins)
+    with np.errstate(invalid="ignore", divide="ignore"):  # 0/0 -> NaN marks empty bins, as documented
+        mean_predicted = np.bincount(index, weights=scores, minlength=bins) / counts
+        mean_target = np.bincount(index, weights=labels, minlength=bins) / counts
+    return ReliabilityCurve(edges=edges, counts=counts, mean_predicted=mean_predicted, mean_target=mean_target)

@@ -1,0 +1,186 @@
+"""Seeded data generators of the paper (§6.1 toy study; App. D.1 and two-group settings).
+
+Both generators return a :class:`Simulation`: the observable data (scores and annotations),
+the true labels that a real study never sees, the true channels, the calibration function
+``m(z) = P(Y = 1 | Z = z)`` and the population ECE ``E|m(Z) - Z|``, computed by numerical
+integration (not by sampling), which is the reference the paper's toy errors are measured
+against (App. F.5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+from scipy import integrate, special, stats
+
+from . import _validation as v
+from .correction import Channels
+from .data import AnnotatedScores
+
+__all__ = ["TOY_CHANNELS", "TOY_CONDITIONS", "Simulation", "simulate_annotated", "toy_calibration", "toy_data"]
+
+#: The three annotators of §6.1: false-positive rates (0.08, 0.13, 0.18) and false-negative
+#: rates (0.16, 0.11, 0.06), i.e. sensitivities (0.84, 0.89, 0.94).
+TOY_CHANNELS = Channels.from_error_rates(false_positive=(0.08, 0.13, 0.18), false_negative=(0.16, 0.11, 0.06))
+
+#: Conditions of §6.1; only ``m`` changes between them.
+TOY_CONDITIONS = ("calibrated", "shifted", "nonlinear")
+
+
+def _calibrated(z):
+    return np.asarray(z, dtype=np.float64)
+
+
+def _shifted(z):
+    return special.expit(0.65 * special.logit(z) - 0.3)
+
+
+def _nonlinear(z):
+    return np.clip(z + 0.12 * np.sin(2.0 * np.pi * np.asarray(z)), 0.02, 0.98)
+
+
+_TOY_M = {"calibrated": _calibrated, "shifted": _shifted, "nonlinear": _nonlinear}
+
+
+@dataclass(frozen=True, eq=False)
+class Simulation:
+    """A simulated data set with the truth behind it.
+
+    Attributes
+    ----------
+    data : AnnotatedScores
+        What a user would observe: scores and annotations.
+    labels : ndarray of int, shape (n,)
+        The true labels ``Y`` (for oracle ECE only).
+    channels : Channels
+        The true annotator channels.
+    calibration : callable
+        ``m(z) = P(Y = 1 | Z = z)``, vectorised.
+    population_ece : float
+        ``E|m(Z) - Z|`` under the score distribution of the generator, by numerical integration.
+    """
+
+    data: AnnotatedScores
+    labels: np.ndarray
+    channels: Channels
+    calibration: Callable[[np.ndarray], np.ndarray]
+    population_ece: float
+
+
+def toy_calibration(condition: str) -> Callable[[np.ndarray], np.ndarray]:
+    """``m(z)`` of a §6.1 condition: ``"calibrated"`` ``m(z) = z``; ``"shifted"``
+    ``m(z) = sigma(0.65 logit(z) - 0.3)``; ``"nonlinear"`` ``m(z) = clip(z + 0.12 sin(2 pi z), 0.02, 0.98)``.
+    """
+    return _TOY_M[v.as_choice(condition, "condition", TOY_CONDITIONS)]
+
+
+def _identity(z):
+    return z
+
+
+def _uniform_density(z):
+    return 1.0
+
+
+def _toy_score(x):
+    return special.expit(0.3 - x)
+
+
+def _toy_input_density(x):
+    return 0.5 * stats.norm.pdf(x, -1.0, 1.0) + 0.5 * stats.norm.pdf(x, 1.0, 1.0)
+
+
+def _population_ece(calibration, score_of, density, lower: float, upper: float) -> float:
+    """``integral |m(s(t)) - s(t)| p(t) dt`` over [lower, upper] by adaptive quadrature."""
+
+    def integrand(t: float) -> float:
+        z = float(score_of(t))
+        return abs(np.asarray(calibration(z)).item() - z) * density(t)
+
+    value, _ = integrate.quad(integrand, lower, upper, limit=500, epsabs=1e-12, epsrel=1e-10)
+    return float(value)
+
+
+def _annotate(labels: np.ndarray, channels: Channels, rng: np.random.Generator) -> np.ndarray:
+    """Each annotator answers independently given Y: ``A_j ~ Bernoulli(a_j + d_j Y)``."""
+    positive_rate = channels.a[None, :] + channels.gap[None, :] * labels[:, None]
+    return (rng.random(positive_rate.shape) < positive_rate).astype(np.int8)
+
+
+def _simulation(scores, calibration, channels, rng, population_ece: Callable[[], float]) -> Simulation:
+    """Draw labels and annotations for ``scores``; ``population_ece`` runs once m is checked."""
+    m = np.asarray(calibration(scores), dtype=np.float64)
+    if m.shape != scores.shape or not np.all(np.isfinite(m)) or (m < 0).any() or (m > 1).any():
+        raise ValueError("calibration must map an array of scores in [0, 1] to probabilities in [0, 1], elementwise")
+    labels = (rng.random(scores.shape) < m).astype(np.int64)
+    data = AnnotatedScores(scores, _annotate(labels, channels, rng))
+    return Simulation(data, labels, channels, calibration, population_ece())
+
+
+def toy_data(n: int, condition: str = "shifted", seed: int = 0) -> Simulation:
+    """The toy data of paper §6.1.
+
+    ``X ~ ½ N(-1, 1) + ½ N(1, 1)``, ``Z = f(X) = sigma(0.3 - X)``, ``Y | Z ~ Bernoulli(m(Z))``
+    with ``m`` from :func:`toy_calibration`, and three annotators who each label every item,
+    independently given Y, with the channels :data:`TOY_CHANNELS`.
+
+    Parameters
+    ----------
+    n : int
+        Number of items (>= 1).
+    condition : {"calibrated", "shifted", "nonlinear"}, default "shifted"
+    seed : int, default 0
+
+    Returns
+    -------
+    Simulation
+        ``population_ece`` integrates ``|m(f(x)) - f(x)|`` against the mixture density of X.
+    """
+    n = v.as_int(n, "n", minimum=1)
+    calibration = toy_calibration(condition)
+    rng = np.random.default_rng(v.as_seed(seed))
+    x = rng.normal(np.where(rng.random(n) < 0.5, -1.0, 1.0), 1.0)
+    # Beyond |x| = 14 the mixture has mass below 1e-30: nothing the integral can see.
+    population_ece = partial(_population_ece, calibration, _toy_score, _toy_input_density, -14.0, 14.0)
+    return _simulation(_toy_score(x), calibration, TOY_CHANNELS, rng, population_ece)
+
+
+def simulate_annotated(n: int, channels: Channels, calibration=None, seed: int = 0) -> Simulation:
+    """K conditionally independent annotators on a uniform score with a given calibration.
+
+    ``Z ~ Uniform(0, 1)``, ``Y | Z ~ Bernoulli(m(Z))`` and ``A_j | Y ~ Bernoulli(a_j + d_j Y)``.
+    A non-constant ``m`` makes the prevalence depend on the score, so score groups have
+    different class proportions: the two-group Hui–Walter setting for K = 2 (paper §4.2).
+    The App. D.1 pair ``(a, b, m) = (0.2, 0.8, 0.25 + 0.5 z)`` and
+    ``(0.1, 0.9, 0.3125 + 0.375 z)`` gives one annotator the same response law
+    ``q(z) = 0.35 + 0.3 z`` with ECE 1/8 and 5/32.
+
+    Parameters
+    ----------
+    n : int
+        Number of items (>= 1).
+    channels : Channels
+        One channel per annotator.
+    calibration : callable, optional
+        Vectorised ``m(z)`` with values in [0, 1]; default ``m(z) = z`` (calibrated).
+    seed : int, default 0
+
+    Returns
+    -------
+    Simulation
+        ``population_ece`` is ``integral_0^1 |m(z) - z| dz``.
+    """
+    n = v.as_int(n, "n", minimum=1)
+    if not isinstance(channels, Channels):
+        raise TypeError(f"channels must be a bayescal.Channels; saw {type(channels).__name__}")
+    if calibration is None:
+        calibration = _calibrated
+    elif not callable(calibration):
+        raise TypeError(f"calibration must be a callable m(z); saw {type(calibration).__name__}")
+    rng = np.random.default_rng(v.as_seed(seed))
+    scores = rng.random(n)
+    population_ece = partial(_population_ece, calibration, _identity, _uniform_density, 0.0, 1.0)
+    return _simulation(scores, calibration, channels, rng, population_ece)
