@@ -134,7 +134,7 @@ def _rule_weights(channels: Channels, prevalence: float | None, rule: str) -> np
             j = int(np.flatnonzero(gap < 0)[0])
             raise ValueError(
                 f"rule 'gap' needs positively oriented channels (b > a); annotator {j} has gap "
-                f"{gap[j].item()!r}: use rule='squared_gap' or 'iv', or orient the channels"
+                f"{gap[j].item():.4g}: use rule='squared_gap' or 'iv', or orient the channels"
             )
         raw = gap.copy()
     elif rule == "squared_gap":

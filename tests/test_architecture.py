@@ -1,0 +1,68 @@
+"""Guards of the architecture in DESIGN.md §1 and §8."""
+
+import ast
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+HEAVY = ("numpyro", "arviz", "matplotlib", "dask")
+# Modules that must stay numerical: no plotting, no files, no printing, no argv.
+CORES = ("_validation", "data", "metrics", "correction", "simulate")
+
+
+def test_import_bayescal_is_light():
+    code = "import sys, bayescal; print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in %r)))" % (HEAVY,)
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert loaded == []
+
+
+def test_import_bayescal_does_not_load_pandas_plotting():
+    code = "import sys, bayescal; print('pandas.plotting' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"
+
+
+def test_models_are_imported_as_bayescal_models():
+    import bayescal.models
+
+    assert pathlib.Path(bayescal.models.__file__).resolve().parent == ROOT / "models"
+
+
+def _imports(path):
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            yield node.module
+
+
+def _python_files(*folders):
+    for folder in folders:
+        yield from (ROOT / folder).rglob("*.py")
+
+
+def test_nothing_imports_the_top_level_name_models():
+    offenders = [str(p) for p in _python_files("bayescal", "models", "tests") if any(m == "models" or m.startswith("models.") for m in _imports(p))]
+    assert offenders == []
+
+
+@pytest.mark.parametrize("module", CORES)
+def test_numerical_cores_do_no_io_or_plotting(module):
+    path = ROOT / "bayescal" / f"{module}.py"
+    imported = set(_imports(path))
+    assert not imported & {"matplotlib", "matplotlib.pyplot", "sys", "argparse", "os", "pathlib"}
+    calls = {node.func.id for node in ast.walk(ast.parse(path.read_text())) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+    assert not calls & {"print", "open", "input"}
+
+
+def test_no_global_random_state_or_jax_config_at_import():
+    code = (
+        "import numpy as np; before = np.random.get_state()[1].copy(); import bayescal;"
+        "after = np.random.get_state()[1]; print(bool((before == after).all()))"
+    )
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "True"
+    sources = "".join(p.read_text() for p in _python_files("bayescal", "models"))
+    assert "np.random.seed(" not in sources and "jax.config.update" not in sources

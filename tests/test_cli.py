@@ -1,0 +1,56 @@
+"""The `bayescal` command."""
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from bayescal import cli
+
+
+def _figures(text):
+    return {label.strip(): float(value) for label, value in re.findall(r"^  (.+?)\s+(\d\.\d{4})$", text, re.M)}
+
+
+def test_demo_prints_the_four_ece_figures_and_the_population_value(capsys):
+    assert cli.main(["demo"]) == 0
+    out = capsys.readouterr().out
+    figures = _figures(out)
+    assert len(figures) == 5
+    assert "condition 'shifted', n = 8000" in out
+    oracle = figures["clean labels  (oracle: only a simulator knows Y)"]
+    nc = figures["NC-ECE  (true channels, inverse-variance weights)"]
+    soft = figures["soft vote  (naive: mean of the noisy labels)"]
+    # The point of the demo: the corrected figure tracks the oracle, the naive one does not.
+    assert abs(nc - oracle) < abs(soft - oracle)
+
+
+def test_demo_options(capsys):
+    assert cli.main(["demo", "--condition", "calibrated", "--n", "500", "--seed", "3", "--n-bins", "auto"]) == 0
+    out = capsys.readouterr().out
+    assert "condition 'calibrated', n = 500, seed = 3" in out
+    assert "round(n^(1/3)) equal-width bins" in out
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["demo", "--n", "0"], "expected a positive integer; saw 0"),
+        (["demo", "--n", "many"], "expected a positive integer; saw 'many'"),
+        (["demo", "--seed", "-2"], "expected a non-negative integer; saw -2"),
+        (["demo", "--n-bins", "0"], "expected a positive integer or 'auto'; saw 0"),
+        (["demo", "--condition", "odd"], "invalid choice: 'odd'"),
+        ([], "the following arguments are required: COMMAND"),
+    ],
+)
+def test_bad_arguments_exit_with_usage_error(argv, message, capsys):
+    with pytest.raises(SystemExit) as stop:
+        cli.main(argv)
+    assert stop.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_help_shows_an_example():
+    result = subprocess.run([sys.executable, "-m", "bayescal.cli", "demo", "--help"], capture_output=True, text=True, check=True)
+    assert "example: bayescal demo" in result.stdout

@@ -1,0 +1,271 @@
+"""Channels, aggregation weights, corrected labels, NC-ECE and the naive baselines (paper §2–3,
+App. B.3, D.1, F.4)."""
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import bayescal as bc
+from bayescal.correction import majority_vote_labels, soft_vote_labels
+
+CH = bc.Channels(a=[0.1, 0.2], b=[0.9, 0.7])
+
+
+# --- Channels -------------------------------------------------------------------------------
+
+
+def test_channels_gap_and_error_rates():
+    ch = bc.Channels.from_error_rates(false_positive=[0.08, 0.13], false_negative=[0.16, 0.11])
+    assert ch.b.tolist() == pytest.approx([0.84, 0.89])
+    assert ch.gap.tolist() == pytest.approx([0.76, 0.76])
+    assert ch.n_annotators == 2
+    assert bc.Channels(0.2, 0.8).n_annotators == 1
+
+
+def test_channels_are_read_only_copies():
+    a = np.array([0.1, 0.2])
+    ch = bc.Channels(a, [0.9, 0.8])
+    a[0] = 0.5
+    assert ch.a[0] == 0.1
+    with pytest.raises(ValueError):
+        ch.a[0] = 0.3
+
+
+@pytest.mark.parametrize(
+    "a, b, match",
+    [
+        ([0.1, 1.2], [0.9, 0.9], r"a must lie in \[0, 1\]; saw 1.2 at position 1"),
+        ([0.1], [math.nan], r"b must be finite"),
+        ([0.1, 0.2], [0.9], r"a and b must have one entry per annotator each; saw 2 and 1"),
+        ([], [], r"a must not be empty"),
+    ],
+)
+def test_channels_bad_input(a, b, match):
+    with pytest.raises(ValueError, match=match):
+        bc.Channels(a, b)
+
+
+def test_zero_gap_cannot_be_inverted():
+    ch = bc.Channels([0.1, 0.3], [0.9, 0.3])
+    with pytest.raises(ValueError, match=r"annotator 1 has gap b - a = 0 .* cannot be inverted"):
+        bc.corrected_labels([[1, 0]], ch)
+    with pytest.raises(ValueError, match=r"annotator 1 has gap b - a = 0"):
+        bc.aggregation_weights(ch, 0.5)
+
+
+# --- weights ---------------------------------------------------------------------------------
+
+
+def test_iv_weights_hand_computed():
+    # v1 = (.5*.1*.9 + .5*.9*.1)/.8^2 = 9/64; v2 = (.5*.2*.8 + .5*.7*.3)/.5^2 = 37/50
+    inv1, inv2 = Fraction(64, 9), Fraction(50, 37)
+    expected = [float(inv1 / (inv1 + inv2)), float(inv2 / (inv1 + inv2))]
+    assert bc.aggregation_weights(CH, 0.5, "iv") == pytest.approx(expected, abs=1e-15)
+
+
+def test_other_weight_rules_hand_computed():
+    assert bc.aggregation_weights(CH, rule="equal") == pytest.approx([0.5, 0.5])
+    assert bc.aggregation_weights(CH, rule="gap") == pytest.approx([0.8 / 1.3, 0.5 / 1.3])
+    assert bc.aggregation_weights(CH, rule="squared_gap") == pytest.approx([0.64 / 0.89, 0.25 / 0.89])
+
+
+def test_iv_variance_floor_gives_equal_weights_for_perfect_annotators():
+    perfect = bc.Channels([0.0, 0.0], [1.0, 1.0])
+    assert bc.aggregation_weights(perfect, 0.3) == pytest.approx([0.5, 0.5])
+
+
+def test_weight_rules_bad_input():
+    with pytest.raises(ValueError, match=r"prevalence is required for rule 'iv'"):
+        bc.aggregation_weights(CH)
+    with pytest.raises(ValueError, match=r"prevalence must be a number in \[0, 1\]; saw 1.5"):
+        bc.aggregation_weights(CH, 1.5)
+    with pytest.raises(TypeError, match=r"prevalence must be a number"):
+        bc.aggregation_weights(CH, "half")
+    with pytest.raises(ValueError, match=r"rule must be one of 'iv', 'equal', 'gap', 'squared_gap'; saw 'median'"):
+        bc.aggregation_weights(CH, 0.5, "median")
+    with pytest.raises(TypeError, match=r"channels must be a bayescal.Channels; saw tuple"):
+        bc.aggregation_weights(([0.1], [0.9]), 0.5)
+    flipped = bc.Channels([0.1, 0.7], [0.9, 0.2])
+    with pytest.raises(ValueError, match=r"rule 'gap' needs positively oriented channels .* annotator 1 has gap -0.5"):
+        bc.aggregation_weights(flipped, rule="gap")
+
+
+# --- corrected labels ------------------------------------------------------------------------
+
+ANNOTATIONS = np.array([[1, 0], [0, -1], [-1, 1]])
+
+
+def test_corrected_labels_hand_computed_with_missing():
+    # row 0: ((1-.1)/.8 + (0-.2)/.5)/2 = (1.125 - 0.4)/2; row 1: only annotator 0; row 2: only 1
+    u = bc.corrected_labels(ANNOTATIONS, CH, weights="equal")
+    assert u == pytest.approx([0.3625, -0.125, 1.6], abs=1e-15)
+
+
+def test_explicit_weights_renormalise_over_observed_annotators():
+    u = bc.corrected_labels(ANNOTATIONS, CH, weights=[3.0, 1.0])
+    assert u == pytest.approx([0.75 * 1.125 + 0.25 * -0.4, -0.125, 1.6])
+
+
+def test_iv_plugin_prevalence_rule_of_appendix_f4():
+    # equally weighted corrected labels average (0.3625 - 0.125 + 1.6) / 3 = 0.6125
+    expected = bc.corrected_labels(ANNOTATIONS, CH, weights=bc.aggregation_weights(CH, 0.6125, "iv"))
+    assert bc.corrected_labels(ANNOTATIONS, CH) == pytest.approx(expected, abs=1e-15)
+
+
+def test_iv_plugin_prevalence_is_clipped():
+    # Every response negative and corrected labels below zero: mu clips to 1e-4.
+    ann = np.zeros((4, 2), dtype=int)
+    expected = bc.corrected_labels(ann, CH, weights=bc.aggregation_weights(CH, 1e-4, "iv"))
+    assert bc.corrected_labels(ann, CH) == pytest.approx(expected, abs=1e-15)
+
+
+def test_corrected_labels_are_unbiased_per_class():
+    # E[U | Y] = Y: average corrected label over many draws with Y fixed.
+    rng = np.random.default_rng(3)
+    ch = bc.Channels([0.1, 0.25, 0.3], [0.85, 0.7, 0.95])
+    n = 400_000
+    for y in (0, 1):
+        rate = ch.a + ch.gap * y
+        ann = (rng.random((n, 3)) < rate).astype(int)
+        u = bc.corrected_labels(ann, ch, weights="iv", prevalence=0.4)
+        assert u.mean() == pytest.approx(y, abs=4 * u.std() / math.sqrt(n))
+
+
+def test_corrected_labels_bad_input():
+    with pytest.raises(ValueError, match=r"channels must describe every annotator column \(2\); saw 3"):
+        bc.corrected_labels(ANNOTATIONS, bc.Channels([0.1] * 3, [0.9] * 3))
+    with pytest.raises(ValueError, match=r"annotations must contain only 0, 1 or -1 \(missing\); saw 2 at row 1, column 0"):
+        bc.corrected_labels([[1, 0], [2, 1]], CH)
+    with pytest.raises(ValueError, match=r"annotations must be a 2-D array .* saw shape \(3,\) \(for one annotator"):
+        bc.corrected_labels([1, 0, 1], CH)
+    with pytest.raises(ValueError, match=r"annotations must contain only 0, 1 or -1 \(missing\); saw nan"):
+        bc.corrected_labels([[1.0, math.nan]], CH)
+    with pytest.raises(ValueError, match=r"1 item\(s\) with no observed annotation \(rows 1\)"):
+        bc.corrected_labels([[1, 0], [-1, -1]], CH)
+    with pytest.raises(ValueError, match=r"weights must have one entry per annotator \(2\); saw 3"):
+        bc.corrected_labels(ANNOTATIONS, CH, weights=[1, 1, 1])
+    with pytest.raises(ValueError, match=r"weights must be non-negative with a positive sum"):
+        bc.corrected_labels(ANNOTATIONS, CH, weights=[1, -1])
+    with pytest.raises(ValueError, match=r"weights give zero total weight to the annotators observed on item 2"):
+        bc.corrected_labels(ANNOTATIONS, CH, weights=[1, 0])
+    with pytest.raises(ValueError, match=r"weights must be one of 'iv', 'equal', 'gap', 'squared_gap'; saw 'best'"):
+        bc.corrected_labels(ANNOTATIONS, CH, weights="best")
+    with pytest.raises(ValueError, match=r"prevalence must be a number in \[0, 1\]; saw -0.2"):
+        bc.corrected_labels(ANNOTATIONS, CH, prevalence=-0.2)
+
+
+# --- NC-ECE and the naive baselines ------------------------------------------------------------
+
+
+def test_perfect_channels_give_exactly_the_clean_ece():
+    sim = bc.toy_data(3000, seed=5)
+    truth = np.repeat(sim.labels[:, None], 3, axis=1)
+    truth[::7, 1] = -1  # missing responses do not matter when every annotator is perfect
+    perfect = bc.Channels([0.0] * 3, [1.0] * 3)
+    for weights in ("iv", "equal", "gap", "squared_gap"):
+        for strategy in ("uniform", "quantile"):
+            clean = bc.expected_calibration_error(sim.labels, sim.data.scores, 10, strategy)
+            nc = bc.noise_corrected_ece(sim.data.scores, truth, perfect, 10, strategy, weights)
+            assert nc == clean
+
+
+def test_naive_targets_hand_computed():
+    ann = [[1, 0, 1], [1, 0, -1], [0, -1, -1]]
+    assert soft_vote_labels(ann) == pytest.approx([2 / 3, 0.5, 0.0])
+    assert majority_vote_labels(ann).tolist() == [1.0, 0.5, 0.0]
+    assert majority_vote_labels(ann, ties="positive").tolist() == [1.0, 1.0, 0.0]
+    assert majority_vote_labels(ann, ties="negative").tolist() == [1.0, 0.0, 0.0]
+    scores = [0.6, 0.5, 0.2]
+    # one bin: |(2/3 + .5 + 0) - (.6 + .5 + .2)| / 3
+    assert bc.soft_vote_ece(scores, ann, n_bins=1) == pytest.approx(abs(7 / 6 - 1.3) / 3)
+    assert bc.majority_vote_ece(scores, ann, n_bins=1) == pytest.approx(abs(1.5 - 1.3) / 3)
+
+
+@pytest.mark.parametrize(
+    "function", [bc.noise_corrected_ece, bc.soft_vote_ece, bc.majority_vote_ece], ids=lambda f: f.__name__
+)
+def test_ece_functions_bad_input(function):
+    extra = (CH,) if function is bc.noise_corrected_ece else ()
+    with pytest.raises(ValueError, match=r"annotations must have one row per item \(2 rows\); saw 3 rows"):
+        function([0.2, 0.8], ANNOTATIONS, *extra)
+    with pytest.raises(ValueError, match=r"scores must lie in \[0, 1\]; saw 1.5 at position 0"):
+        function([1.5, 0.2, 0.8], ANNOTATIONS, *extra)
+    with pytest.raises(ValueError, match=r"n_bins must be >= 1; saw -3"):
+        function([0.5, 0.2, 0.8], ANNOTATIONS, *extra, n_bins=-3)
+    with pytest.raises(ValueError, match=r"strategy must be one of"):
+        function([0.5, 0.2, 0.8], ANNOTATIONS, *extra, strategy="equal")
+    with pytest.raises(ValueError, match=r"item\(s\) with no observed annotation \(rows 0\)"):
+        function([0.5, 0.2], [[-1, -1], [1, 0]], *extra)
+    with pytest.raises(ValueError, match=r"scores must not be empty"):
+        function([], np.zeros((0, 2)), *extra)
+
+
+def test_majority_vote_bad_ties():
+    with pytest.raises(ValueError, match=r"ties must be one of 'half', 'positive', 'negative'; saw 'coin'"):
+        bc.majority_vote_ece([0.5], [[1, 0]], ties="coin")
+
+
+# --- App. D.1: one annotator cannot identify ECE ------------------------------------------------
+
+MODEL_1 = (bc.Channels(0.2, 0.8), lambda z: 0.25 + 0.5 * np.asarray(z))
+MODEL_2 = (bc.Channels(0.1, 0.9), lambda z: 0.3125 + 0.375 * np.asarray(z))
+
+
+def test_appendix_d1_pair_has_the_same_response_law_and_different_ece():
+    z = np.linspace(0.0, 1.0, 101)
+    for channels, m in (MODEL_1, MODEL_2):
+        q = channels.a + channels.gap * m(z)  # P(A = 1 | Z = z)
+        assert q == pytest.approx(0.35 + 0.3 * z, abs=1e-15)
+    assert bc.simulate_annotated(10, *MODEL_1).population_ece == pytest.approx(1 / 8, abs=1e-10)
+    assert bc.simulate_annotated(10, *MODEL_2).population_ece == pytest.approx(5 / 32, abs=1e-10)
+
+
+@pytest.mark.slow
+def test_appendix_d1_same_data_give_either_ece_depending_on_assumed_channels():
+    # Data from model 1 are also data from model 2: NC-ECE with either set of channels is a
+    # consistent estimate of that model's ECE.  20 bins put the sign change z = 1/2 on an edge,
+    # so the binned ECE of both linear residuals equals their ECE.
+    sim = bc.simulate_annotated(400_000, MODEL_1[0], MODEL_1[1], seed=11)
+    for channels, expected in ((MODEL_1[0], 1 / 8), (MODEL_2[0], 5 / 32)):
+        estimate = bc.noise_corrected_ece(sim.data.scores, sim.data.annotations, channels, n_bins=20)
+        assert estimate == pytest.approx(expected, abs=0.004)
+
+
+# --- unbiasedness of the bin moments (Lemma C.2) ----------------------------------------------
+
+
+def _population_moments(n_bins):
+    # m(z) - z = 0.25 - 0.5 z on Z ~ U(0, 1): r_l = integral over [l h, (l + 1) h] of 0.25 - 0.5 z
+    h = 1.0 / n_bins
+    l = np.arange(n_bins)
+    return 0.25 * h - 0.25 * ((l + 1) ** 2 - l**2) * h**2
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("missing_rate", [0.0, 0.3])
+def test_nc_bin_moments_are_unbiased_and_naive_ones_are_not(missing_rate):
+    channels = bc.Channels([0.1, 0.2, 0.3], [0.8, 0.9, 0.75])
+    calibration = MODEL_1[1]
+    n, n_bins, replicates = 2000, 5, 300
+    rng = np.random.default_rng(2024)
+    nc, naive = [], []
+    for r in range(replicates):
+        data = bc.simulate_annotated(n, channels, calibration, seed=r).data
+        annotations = data.annotations.copy()
+        if missing_rate:
+            hidden = rng.random(annotations.shape) < missing_rate
+            hidden[hidden.all(axis=1), rng.integers(0, 3)] = False  # keep one response per item
+            annotations[hidden] = -1
+        # Weights fixed in advance (true prevalence 1/2) so the moments are linear in the labels.
+        u = bc.corrected_labels(annotations, channels, weights="iv", prevalence=0.5)
+        nc.append(bc.calibration_moments(u, data.scores, n_bins).moments)
+        soft = np.where(annotations >= 0, annotations, 0).sum(1) / (annotations >= 0).sum(1)
+        naive.append(bc.calibration_moments(soft, data.scores, n_bins).moments)
+    truth = _population_moments(n_bins)
+    nc, naive = np.array(nc), np.array(naive)
+    se = nc.std(axis=0, ddof=1) / math.sqrt(replicates)
+    assert np.all(np.abs(nc.mean(axis=0) - truth) < 3 * se), (nc.mean(axis=0), truth, se)
+    naive_se = naive.std(axis=0, ddof=1) / math.sqrt(replicates)
+    assert np.any(np.abs(naive.mean(axis=0) - truth) > 10 * naive_se)
