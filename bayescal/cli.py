@@ -20,36 +20,22 @@ from .simulate import TOY_CONDITIONS, toy_data
 DEMO_EXAMPLE = "example: bayescal demo --condition shifted --n 8000 --seed 0"
 
 
-def _n_bins(text: str) -> int | str:
-    if text == "auto":
-        return text
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer or 'auto'; saw {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer or 'auto'; saw {value}")
-    return value
+def _integer_argument(minimum: int, allow_auto: bool = False):
+    """argparse type: an integer >= minimum (or the word 'auto' when allowed)."""
+    expected = ("a positive integer" if minimum == 1 else "a non-negative integer") + (" or 'auto'" if allow_auto else "")
 
+    def parse(text: str) -> int | str:
+        if allow_auto and text == "auto":
+            return text
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {expected}; saw {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected {expected}; saw {value}")
+        return value
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer; saw {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer; saw {value}")
-    return value
-
-
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer; saw {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer; saw {value}")
-    return value
+    return parse
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -70,10 +56,10 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=DEMO_EXAMPLE,
     )
     demo.add_argument("--condition", choices=TOY_CONDITIONS, default="shifted", help="calibration condition (default: shifted)")
-    demo.add_argument("--n", type=_positive_int, default=8000, help="number of items (default: 8000)")
-    demo.add_argument("--seed", type=_non_negative_int, default=0, help="random seed (default: 0)")
+    demo.add_argument("--n", type=_integer_argument(1), default=8000, help="number of items (default: 8000)")
+    demo.add_argument("--seed", type=_integer_argument(0), default=0, help="random seed (default: 0)")
     demo.add_argument(
-        "--n-bins", type=_n_bins, default=10, help="equal-width evaluation bins, or 'auto' = round(n^(1/3)) (default: 10, as in the paper)"
+        "--n-bins", type=_integer_argument(1, allow_auto=True), default=10, help="equal-width evaluation bins, or 'auto' = round(n^(1/3)) (default: 10, as in the paper)"
     )
     return parser
 

@@ -47,6 +47,10 @@ PREVALENCE_CLIP = (1e-4, 1.0 - 1e-4)
 #: ... and each annotator's corrected-noise variance is floored here before inversion.
 VARIANCE_FLOOR = 1e-8
 
+#: Below this |b - a| a channel is treated as uninformative: 1/d and 1/d^2 would overflow float64
+#: long before the correction meant anything (estimators apply their own, larger 1e-4 threshold).
+MIN_INVERTIBLE_GAP = 1e-12
+
 #: How :func:`majority_vote_labels` scores an exact tie.
 TIE_RULES = ("half", "positive", "negative")
 
@@ -108,12 +112,13 @@ def _check_channels(channels: object, n_annotators: int | None = None) -> Channe
             f"channels must describe every annotator column ({n_annotators}); "
             f"saw {channels.n_annotators} channel(s)"
         )
-    zero = channels.gap == 0.0
-    if zero.any():
-        j = int(np.flatnonzero(zero)[0])
+    flat = np.abs(channels.gap) < MIN_INVERTIBLE_GAP
+    if flat.any():
+        j = int(np.flatnonzero(flat)[0])
         raise ValueError(
-            f"channels: annotator {j} has gap b - a = 0 (a = b = {channels.a[j].item()!r}), so its labels "
-            "carry no information about Y and cannot be inverted; drop that annotator"
+            f"channels: annotator {j} has gap b - a = {channels.gap[j].item():.3g} (a = {channels.a[j].item()!r}, "
+            f"b = {channels.b[j].item()!r}), so its labels carry no information about Y and cannot be "
+            "inverted; drop that annotator"
         )
     return channels
 

@@ -55,6 +55,12 @@ def test_zero_gap_cannot_be_inverted():
         bc.aggregation_weights(ch, 0.5)
 
 
+def test_gap_too_small_for_float64_is_rejected_not_turned_into_nan():
+    ch = bc.Channels([0.3, 0.3], [0.3 + 1e-15, 0.9])
+    with pytest.raises(ValueError, match=r"annotator 0 has gap b - a = [0-9.]+e-1[56] .* cannot be inverted"):
+        bc.noise_corrected_ece([0.5], [[1, 0]], ch)
+
+
 # --- weights ---------------------------------------------------------------------------------
 
 
