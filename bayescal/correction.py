@@ -160,7 +160,7 @@ def aggregation_weights(channels, prevalence=None, rule="iv") -> np.ndarray:
     - ``"iv"`` (inverse variance, the default): ``alpha_j ∝ 1 / v_j`` with
       ``v_j = [(1 - mu) a_j (1 - a_j) + mu b_j (1 - b_j)] / d_j^2``, the variance of
       ``U_j - Y`` (paper Eq. C.28), floored at 1e-8.  These minimise the residual variance of
-      ``U`` for known channels (Proposition 3 / Lemma C.6).
+      ``U`` for known channels (paper §4.4, App. C.6).
 
     Parameters
     ----------
@@ -205,7 +205,7 @@ def _aggregate(corrected: np.ndarray, observed: np.ndarray, weights: np.ndarray)
     return (corrected @ weights) / mass
 
 
-def plugin_prevalence(corrected: np.ndarray, observed: np.ndarray) -> float:
+def _plugin_prevalence(corrected: np.ndarray, observed: np.ndarray) -> float:
     """App. F.4: mean of the equally weighted corrected labels, clipped to [1e-4, 1 - 1e-4]."""
     equal = np.full(corrected.shape[1], 1.0 / corrected.shape[1])
     return float(np.clip(_aggregate(corrected, observed, equal).mean(), *PREVALENCE_CLIP))
@@ -216,7 +216,7 @@ def _as_weights(weights: object, channels: Channels, prevalence, corrected, obse
         rule = v.as_choice(weights, "weights", WEIGHT_RULES)
         if rule == "iv":
             prevalence = (
-                plugin_prevalence(corrected, observed)
+                _plugin_prevalence(corrected, observed)
                 if prevalence is None
                 else v.as_probability(prevalence, "prevalence")
             )
