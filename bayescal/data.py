@@ -152,11 +152,13 @@ class AnnotatedScores:
         """Distinct (group, response pattern) rows with their counts (DESIGN.md §2).
 
         The likelihood of every channel model depends on the data only through these counts,
-        so fitting costs O(number of distinct patterns) rather than O(n).
+        so fitting costs O(number of distinct patterns) rather than O(n).  This pass is the
+        only O(nK) step of a fit: each row is encoded as one integer in base 3 (missing, 0, 1)
+        after its group id, and the codes are counted with ``bincount`` when the code space is
+        small, or sorted otherwise.
         """
         groups = np.zeros(self.n_items, dtype=np.int64) if self.groups is None else self.groups
-        keys = np.column_stack([groups, self.annotations.astype(np.int64)])
-        rows, counts = np.unique(keys, axis=0, return_counts=True)
+        rows, counts = _count_rows(groups, self.annotations)
         return PatternCounts(
             groups=_read_only(rows[:, 0]),
             patterns=_read_only(rows[:, 1:].astype(np.int8)),
@@ -291,6 +293,40 @@ class AnnotatedScores:
             groups=None if groups is None else _numeric_column(scores[groups], f"groups column {groups!r}"),
             annotator_names=[str(name) for name in names],
         )
+
+
+#: Largest code space counted with ``bincount`` instead of a sort (a few MB of counters).
+_BINCOUNT_CODES = 1 << 22
+
+
+def _count_rows(groups: np.ndarray, annotations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows of ``[group, annotations]`` in sorted order, with their counts.
+
+    A row is coded as ``group * 3^K + sum_j (A_j + 1) 3^(K-1-j)``, so the order of the codes is
+    the lexicographic order of the rows.  Beyond int64 (about K > 38) the rows are sorted as is.
+    """
+    n_annotators = annotations.shape[1]
+    code_space = (int(groups.max()) + 1) * 3**n_annotators
+    if code_space >= 2**63:
+        return np.unique(np.column_stack([groups, annotations.astype(np.int64)]), axis=0, return_counts=True)
+    codes = groups.astype(np.int64)  # a fresh array, updated in place below
+    for column in annotations.T:
+        codes *= 3
+        codes += column
+        codes += 1
+    if code_space <= _BINCOUNT_CODES:
+        tally = np.bincount(codes, minlength=code_space)
+        present = np.flatnonzero(tally)
+        counts = tally[present]
+    else:
+        present, counts = np.unique(codes, return_counts=True)
+    rows = np.empty((present.size, n_annotators + 1), dtype=np.int64)
+    rest = present
+    for j in range(n_annotators, 0, -1):
+        rest, digit = np.divmod(rest, 3)
+        rows[:, j] = digit - 1
+    rows[:, 0] = rest
+    return rows, counts
 
 
 def _numeric_column(series, name: str) -> np.ndarray:

@@ -218,3 +218,18 @@ def test_from_long_bad_input(edit, error, match):
     labels, scores = edit(*_long_tables())
     with pytest.raises(error, match=match):
         bc.AnnotatedScores.from_long(labels, scores, item="task", annotator="worker", label="y", score="prob")
+
+
+@pytest.mark.parametrize(
+    "n, n_annotators, n_groups",
+    [(2000, 3, 1), (2000, 5, 7), (3000, 14, 4), (500, 40, 3)],  # bincount, bincount, sort, beyond int64
+)
+def test_compress_agrees_with_a_row_sort_reference(n, n_annotators, n_groups):
+    rng = np.random.default_rng(n_annotators)
+    annotations = rng.integers(-1, 2, (n, n_annotators))
+    groups = rng.integers(0, n_groups, n) * 3  # ids need not be contiguous
+    counts = bc.AnnotatedScores(rng.random(n), annotations, groups=groups).compress()
+    rows, expected = np.unique(np.column_stack([groups, annotations]), axis=0, return_counts=True)
+    assert np.array_equal(counts.groups, rows[:, 0])
+    assert np.array_equal(counts.patterns, rows[:, 1:])
+    assert np.array_equal(counts.counts, expected)
