@@ -5,11 +5,23 @@ correction, simulators).  ``import bayescal`` must not import numpyro, arviz, ma
 dask (DESIGN.md §1); the Bayesian parts will be reached lazily through ``__getattr__``.
 """
 
+from .channels import (
+    ChannelFit,
+    IdentificationError,
+    dawid_skene_em,
+    grouped_em,
+    hui_walter_gmm,
+    hui_walter_moments,
+    score_groups,
+    third_moment,
+)
 from .correction import (
     Channels,
+    NCECEResult,
     aggregation_weights,
     corrected_labels,
     majority_vote_ece,
+    nc_ece,
     noise_corrected_ece,
     soft_vote_ece,
 )
@@ -29,19 +41,29 @@ __version__ = "0.1.0.dev0"
 __all__ = [
     "AnnotatedScores",
     "BinnedMoments",
+    "ChannelFit",
     "Channels",
+    "IdentificationError",
+    "NCECEResult",
     "PatternCounts",
     "ReliabilityCurve",
     "Simulation",
     "aggregation_weights",
     "calibration_moments",
     "corrected_labels",
+    "dawid_skene_em",
     "expected_calibration_error",
+    "grouped_em",
+    "hui_walter_gmm",
+    "hui_walter_moments",
     "majority_vote_ece",
     "max_calibration_error",
+    "nc_ece",
     "noise_corrected_ece",
     "reliability_curve",
+    "score_groups",
     "simulate_annotated",
     "soft_vote_ece",
+    "third_moment",
     "toy_data",
 ]

@@ -1,0 +1,41 @@
+"""Frequentist estimators of annotator channels (paper §4, App. D, F; DESIGN.md §5).
+
+Every estimator takes an :class:`~bayescal.AnnotatedScores`, runs on its pattern counts
+(:meth:`~bayescal.AnnotatedScores.compress`), and returns a :class:`ChannelFit` whose channels
+are positively oriented, or whose ``failure`` says why there is no admissible estimate.
+
+- :func:`hui_walter_moments` — K = 2, two score groups, closed form (App. D.2).
+- :func:`hui_walter_gmm` — K = 2, L >= 2 score groups, constrained GMM (App. D.3).
+- :func:`third_moment` — K >= 3, closed form (Prop. D.2).
+- :func:`dawid_skene_em` — K >= 3, marginal EM.
+- :func:`grouped_em` — shared channels, one prevalence per score group.
+- :func:`score_groups` — build score groups from thresholds or bins.
+"""
+
+from ._fit import (
+    ChannelFit,
+    ChannelFitError,
+    ConvergenceWarning,
+    IdentificationError,
+    SaturatedModelWarning,
+    WeakIdentificationWarning,
+)
+from .em import dawid_skene_em, grouped_em
+from .gmm import hui_walter_gmm
+from .groups import score_groups
+from .moments import hui_walter_moments, third_moment
+
+__all__ = [
+    "ChannelFit",
+    "ChannelFitError",
+    "ConvergenceWarning",
+    "IdentificationError",
+    "SaturatedModelWarning",
+    "WeakIdentificationWarning",
+    "dawid_skene_em",
+    "grouped_em",
+    "hui_walter_gmm",
+    "hui_walter_moments",
+    "score_groups",
+    "third_moment",
+]

@@ -1,0 +1,273 @@
+"""What every channel estimator shares: the result type, orientation, and identification checks.
+
+Orientation (DESIGN.md §5): the latent label is only defined up to exchanging its two values,
+``(a_j, b_j, mu) -> (b_j, a_j, 1 - mu)``.  bayescal returns every fit with all annotators
+positively oriented (``b_j > a_j``, Youden index > 0), or, when an ``anchor`` annotator is named,
+with ``b_anchor > a_anchor`` only.  A fit that cannot be oriented that way, or whose estimated
+gap is below 1e-4 (paper App. G), is a *failure with a reason*, never a silent value.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import _validation as v
+from ..correction import Channels
+from ..data import AnnotatedScores, PatternCounts
+
+#: Estimated gaps below this are rejected (paper: "estimated gaps greater than 10^-4").
+MIN_GAP = 1e-4
+
+#: The moment estimators need this many items in each score group: fewer gives moments that
+#: are noise rather than information.
+MIN_GROUP_ITEMS = 10
+
+
+class IdentificationError(ValueError):
+    """The data cannot identify the channel model (paper §4, App. D.1)."""
+
+
+class ChannelFitError(ValueError):
+    """A channel fit failed (no feasible, oriented solution with gaps >= 1e-4)."""
+
+
+class SaturatedModelWarning(UserWarning):
+    """The model has as many parameters as free cells: no degrees of freedom remain to check fit."""
+
+
+class WeakIdentificationWarning(UserWarning):
+    """Score groups barely differ, so the grouped model is close to unidentified."""
+
+
+class ConvergenceWarning(UserWarning):
+    """An iterative fit stopped at its iteration limit before meeting its tolerance."""
+
+
+@dataclass(frozen=True, eq=False)
+class ChannelFit:
+    """Result of a channel estimator.
+
+    Attributes
+    ----------
+    method : str
+        Name of the estimator.
+    channels : Channels or None
+        Oriented channel estimates; None when the fit failed.
+    prevalence : float, ndarray or None
+        ``mu = P(Y = 1)``: one value for a marginal model, one per score group (ordered as
+        ``group_ids``) for a grouped model; None when the fit failed.
+    group_ids : ndarray of int
+        The score-group ids that ``prevalence`` refers to (one entry for a marginal model).
+    group_counts : ndarray of int
+        Number of items in each of those groups.
+    loglik : float or None
+        Log-likelihood of the pattern counts at the estimate (likelihood methods only).
+    objective : float or None
+        Minimised objective (GMM only).
+    converged : bool
+        Whether the iterative method met its tolerance (closed forms: True).
+    n_iter : int
+        Iterations of the selected run (closed forms: 0).
+    failure : str or None
+        Why the fit failed, or None.
+    annotator_names : tuple of str
+    """
+
+    method: str
+    channels: Channels | None
+    prevalence: float | np.ndarray | None
+    group_ids: np.ndarray
+    group_counts: np.ndarray
+    annotator_names: tuple[str, ...]
+    loglik: float | None = None
+    objective: float | None = None
+    converged: bool = True
+    n_iter: int = 0
+    failure: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None
+
+    @property
+    def overall_prevalence(self) -> float | None:
+        """Count-weighted mean prevalence ``sum_g (n_g / n) mu_g`` (the marginal ``mu``)."""
+        if self.prevalence is None:
+            return None
+        return float(np.average(np.atleast_1d(self.prevalence), weights=self.group_counts))
+
+    def require(self) -> ChannelFit:
+        """Return self, or raise :class:`ChannelFitError` with the failure reason."""
+        if self.failure is not None:
+            raise ChannelFitError(f"{self.method} failed: {self.failure}")
+        return self
+
+    def __repr__(self) -> str:
+        if self.failure is not None:
+            return f"ChannelFit(method={self.method!r}, failure={self.failure!r})"
+        prevalence = np.round(np.atleast_1d(self.prevalence), 4).tolist()
+        return (
+            f"ChannelFit(method={self.method!r}, {self.channels!r}, prevalence={prevalence}, "
+            f"converged={self.converged}, n_iter={self.n_iter})"
+        )
+
+
+def as_data(data: object) -> AnnotatedScores:
+    if not isinstance(data, AnnotatedScores):
+        raise TypeError(f"data must be a bayescal.AnnotatedScores; saw {type(data).__name__}")
+    return data
+
+
+def check_annotators(counts: PatternCounts) -> None:
+    """Every annotator needs responses, and not all the same label (else a_j, b_j are undefined)."""
+    for j, name in enumerate(counts.annotator_names):
+        column = counts.patterns[:, j]
+        observed = column != v.MISSING
+        if not observed.any():
+            raise ValueError(f"data: annotator {name!r} has no responses; drop that column")
+        labels = np.unique(column[observed])
+        if labels.size == 1:
+            raise ValueError(
+                f"data: annotator {name!r} gave the same label ({int(labels[0])}) to every item it "
+                "labelled, so its channel cannot be estimated; drop that column"
+            )
+
+
+def require_identified(n_annotators: int, n_groups: int, method: str) -> None:
+    """One annotator, or two without score groups, is not identified (paper App. D.1)."""
+    if n_annotators == 1:
+        raise IdentificationError(
+            f"{method}: one annotator cannot identify its channel: any (a, b) with a < P(A=1|Z) < b "
+            "fits the data equally well (paper App. D.1). Add annotators: three or more identify "
+            "the marginal Dawid–Skene model; two identify it with score groups"
+        )
+    if n_annotators == 2 and n_groups < 2:
+        raise IdentificationError(
+            f"{method}: two annotators without score groups are not identified (paper App. D.1). "
+            "Give the data at least two score groups whose class proportions differ (Hui–Walter, "
+            "paper §4.2), e.g. groups=score_groups(scores, n_groups=2), or add a third annotator"
+        )
+
+
+def warn_saturated(method: str, why: str, stacklevel: int = 3) -> None:
+    warnings.warn(
+        f"{method}: the model is saturated ({why}): it has as many parameters as free cells, so it "
+        "fits the response frequencies exactly and leaves no degrees of freedom to check its fit",
+        SaturatedModelWarning,
+        stacklevel=stacklevel,
+    )
+
+
+def warn_if_groups_inseparable(counts: PatternCounts, method: str, stacklevel: int = 3) -> None:
+    """Warn when no pair of score groups differs in any annotator's mean response by 2 SE.
+
+    The grouped model with K = 2 is identified only if the groups' class proportions differ,
+    and then every annotator's mean response differs between groups (``q_j1 - q_j0 =
+    d_j (mu_1 - mu_0)``).  This does not test ``mu_1 != mu_0`` itself (paper App. D.2); it
+    flags data in which it cannot be seen.
+    """
+    group_ids, index = np.unique(counts.groups, return_inverse=True)
+    observed = (counts.patterns != v.MISSING) * counts.counts[:, None]
+    positive = (counts.patterns == 1) * counts.counts[:, None]
+    n = np.zeros((group_ids.size, counts.patterns.shape[1]))
+    ones = np.zeros_like(n)
+    np.add.at(n, index, observed)
+    np.add.at(ones, index, positive)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = ones / n
+        var = mean * (1 - mean) / n
+    best = 0.0
+    for g in range(group_ids.size):
+        for h in range(g + 1, group_ids.size):
+            se = np.sqrt(var[g] + var[h])
+            z = np.abs(mean[g] - mean[h]) / np.where(se > 0, se, np.inf)
+            best = max(best, float(np.nanmax(z)))
+    if best < 2.0:
+        names = ", ".join(str(int(g)) for g in group_ids)
+        warnings.warn(
+            f"{method}: score groups {names} have response means that differ by less than two "
+            f"standard errors (largest |difference| / SE = {best:.2f}); their class proportions may "
+            "not differ, and the two-annotator model is then only weakly identified",
+            WeakIdentificationWarning,
+            stacklevel=stacklevel,
+        )
+
+
+def orient(a: np.ndarray, b: np.ndarray, prevalence: np.ndarray, anchor: int | None, names: tuple[str, ...]):
+    """Apply the global label exchange if needed; return ``(a, b, prevalence, failure)``.
+
+    With ``anchor=None`` the orientation with the larger total gap is chosen and every
+    annotator must then have ``b_j - a_j >= 1e-4``; with an anchor, only that annotator's gap
+    decides the orientation, and every ``|b_j - a_j|`` must be at least 1e-4.
+    """
+    gap = b - a
+    flip = gap[anchor] < 0 if anchor is not None else gap.sum() < 0
+    if flip:
+        a, b, prevalence, gap = b, a, 1.0 - prevalence, -gap
+    size = gap if anchor is None else np.abs(gap)
+    small = np.flatnonzero(size < MIN_GAP)
+    if small.size:
+        j = int(small[0])
+        if gap[j] < 0:
+            return a, b, prevalence, (
+                f"annotator {names[j]!r} has b < a (gap {gap[j]:.4g}) when the others are positively "
+                "oriented; name an anchor annotator to allow adversarial annotators"
+            )
+        return a, b, prevalence, f"annotator {names[j]!r} has an estimated gap {gap[j]:.3g} below {MIN_GAP:g}"
+    return a, b, prevalence, None
+
+
+def as_anchor(anchor: object, n_annotators: int) -> int | None:
+    if anchor is None:
+        return None
+    anchor = v.as_int(anchor, "anchor", minimum=0)
+    if anchor >= n_annotators:
+        raise ValueError(f"anchor must be an annotator index in [0, {n_annotators}); saw {anchor}")
+    return anchor
+
+
+def group_layout(counts: PatternCounts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Distinct group ids, each pattern row's group index, and the item count of each group."""
+    group_ids, index = np.unique(counts.groups, return_inverse=True)
+    return group_ids, index, np.bincount(index, weights=counts.counts).astype(np.int64)
+
+
+def fitted(method, counts, group_ids, group_counts, a, b, prevalence, anchor, marginal, **extra) -> ChannelFit:
+    """Orient raw estimates and package them (or the failure) as a :class:`ChannelFit`."""
+    prevalence = np.asarray(prevalence, dtype=np.float64)
+    bad = [name for name, x in (("a", a), ("b", b), ("prevalence", prevalence)) if not np.all(np.isfinite(x))]
+    if bad:
+        return failed(method, counts, group_ids, group_counts, f"non-finite estimate of {', '.join(bad)}", **extra)
+    a, b, prevalence, failure = orient(np.asarray(a, float), np.asarray(b, float), prevalence, anchor, counts.annotator_names)
+    if failure is None:
+        outside = [name for name, x in (("a", a), ("b", b), ("prevalence", prevalence)) if (x < 0).any() or (x > 1).any()]
+        if outside:
+            failure = f"infeasible estimate: {', '.join(outside)} outside [0, 1]"
+    if failure is not None:
+        return failed(method, counts, group_ids, group_counts, failure, **extra)
+    return ChannelFit(
+        method=method,
+        channels=Channels(a, b),
+        prevalence=float(prevalence[0]) if marginal else prevalence,
+        group_ids=group_ids,
+        group_counts=group_counts,
+        annotator_names=counts.annotator_names,
+        **extra,
+    )
+
+
+def failed(method, counts, group_ids, group_counts, failure: str, **extra) -> ChannelFit:
+    extra.setdefault("converged", False)
+    return ChannelFit(
+        method=method,
+        channels=None,
+        prevalence=None,
+        group_ids=group_ids,
+        group_counts=group_counts,
+        annotator_names=counts.annotator_names,
+        failure=failure,
+        **extra,
+    )

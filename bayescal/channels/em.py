@@ -1,0 +1,272 @@
+"""EM for the latent-class channel models on pattern counts (paper App. D.5, F.2; Dawid and Skene 1979).
+
+Model: given the score group ``g`` (one group for the marginal model), ``Y ~ Bernoulli(mu_g)``
+and the annotators answer independently given ``Y`` with channels ``(a_j, b_j)``.  For a
+response pattern ``s`` with observed set ``O``,
+
+    log p(s | Y=1) = sum_{j in O} [s_j log b_j + (1 - s_j) log(1 - b_j)]
+    log p(s | Y=0) = sum_{j in O} [s_j log a_j + (1 - s_j) log(1 - a_j)]
+
+E-step (log space, log-sum-exp): ``w_p = P(Y = 1 | s_p, g_p)``.  M-step with pattern counts
+``c_p``: ``b_j = sum_p c_p w_p [s_pj = 1] / sum_p c_p w_p [j in O_p]``, ``a_j`` the same with
+``1 - w_p``, ``mu_g = sum_{p in g} c_p w_p / n_g``.  A missing response simply drops out of
+both sums.  Every iteration costs O(patterns x K x starts), independent of n, and all starts run
+together as one batch of matrix products.  Iteration stops when the change in the mean
+log-likelihood falls below ``tol``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import _validation as v
+from ..data import PatternCounts
+from ._fit import (
+    ChannelFit,
+    ConvergenceWarning,
+    SaturatedModelWarning,
+    as_anchor,
+    as_data,
+    check_annotators,
+    failed,
+    fitted,
+    group_layout,
+    require_identified,
+    warn_if_groups_inseparable,
+    warn_saturated,
+)
+from .moments import third_moment_counts
+
+__all__ = ["dawid_skene_em", "grouped_em"]
+
+#: Probabilities are kept in [EPS, 1 - EPS] inside logarithms, so that a perfect annotator
+#: (b_j = 1) gives log(1 - b_j) = log(EPS) rather than -inf times a zero count (NaN).
+EPS = 1e-12
+
+
+@dataclass(frozen=True)
+class _Design:
+    """Pattern-count arrays every iteration uses: responses, counts and group membership."""
+
+    positive: np.ndarray  # (P, K) 1.0 where s_j = 1
+    negative: np.ndarray  # (P, K) 1.0 where s_j = 0
+    counts: np.ndarray  # (P,)
+    group_index: np.ndarray  # (P,) in 0 .. L-1
+    membership: np.ndarray  # (L, P) one-hot
+    group_counts: np.ndarray  # (L,)
+
+    @classmethod
+    def from_counts(cls, counts: PatternCounts) -> _Design:
+        _, index, group_counts = group_layout(counts)
+        membership = np.zeros((group_counts.size, index.size))
+        membership[index, np.arange(index.size)] = 1.0
+        return cls(
+            positive=(counts.patterns == 1).astype(np.float64),
+            negative=(counts.patterns == 0).astype(np.float64),
+            counts=counts.counts.astype(np.float64),
+            group_index=index,
+            membership=membership,
+            group_counts=group_counts.astype(np.float64),
+        )
+
+    def e_step(self, a: np.ndarray, b: np.ndarray, mu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Log-likelihood of each start (R,) and posteriors P(Y=1 | pattern) (P, R).
+
+        ``a, b`` are (K, R) and ``mu`` is (L, R)."""
+        a, b, mu = (np.clip(x, EPS, 1 - EPS) for x in (a, b, mu))
+        log_joint0 = np.log1p(-mu)[self.group_index] + self.positive @ np.log(a) + self.negative @ np.log1p(-a)
+        log_joint1 = np.log(mu)[self.group_index] + self.positive @ np.log(b) + self.negative @ np.log1p(-b)
+        log_marginal = np.logaddexp(log_joint0, log_joint1)
+        return self.counts @ log_marginal, np.exp(log_joint1 - log_marginal)
+
+    def m_step(self, posterior: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Channel and prevalence updates from posteriors (P, R)."""
+        weight1 = self.counts[:, None] * posterior
+        weight0 = self.counts[:, None] - weight1
+        answered = self.positive + self.negative
+        with np.errstate(invalid="ignore", divide="ignore"):  # 0/0 only for a class with no mass
+            b = (self.positive.T @ weight1) / (answered.T @ weight1)
+            a = (self.positive.T @ weight0) / (answered.T @ weight0)
+        mu = (self.membership @ weight1) / self.group_counts[:, None]
+        return np.nan_to_num(a, nan=0.5), np.nan_to_num(b, nan=0.5), mu
+
+
+def _run_em(design: _Design, a, b, mu, tol: float, max_iter: int):
+    """Iterate all starts together; each start freezes once its mean log-likelihood settles."""
+    n_items = design.counts.sum()
+    n_starts = a.shape[1]
+    active = np.ones(n_starts, dtype=bool)
+    converged = np.zeros(n_starts, dtype=bool)
+    n_iter = np.zeros(n_starts, dtype=np.int64)
+    previous = np.full(n_starts, -np.inf)
+    for iteration in range(max_iter + 1):
+        loglik, posterior = design.e_step(a, b, mu)
+        settled = active & (np.abs(loglik - previous) / n_items < tol)
+        converged |= settled
+        active &= ~settled
+        if not active.any() or iteration == max_iter:
+            break
+        new_a, new_b, new_mu = design.m_step(posterior)
+        a, b, mu = (np.where(active, new, old) for new, old in ((new_a, a), (new_b, b), (new_mu, mu)))
+        n_iter += active
+        previous = loglik
+    return a, b, mu, loglik, converged, n_iter
+
+
+def _starts(design: _Design, counts: PatternCounts, n_starts: int, seed: int, init) -> tuple[np.ndarray, ...]:
+    """(K, R), (K, R), (L, R) starting values: ``init``, third moment, majority vote, then random."""
+    n_annotators, n_groups = design.positive.shape[1], design.group_counts.size
+    columns: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    if init is not None:
+        columns.append(init)
+    if n_annotators >= 3:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SaturatedModelWarning)
+            moment_fit = third_moment_counts(counts)
+        if moment_fit.ok:
+            a0 = np.clip(moment_fit.channels.a, 0.01, 0.49)
+            b0 = np.clip(moment_fit.channels.b, 0.51, 0.99)
+            columns.append((a0, b0, np.full(n_groups, np.clip(moment_fit.prevalence, 0.02, 0.98))))
+    # Majority-vote start: one M-step from the share of positive responses of each pattern.
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = design.positive.sum(1) / (design.positive + design.negative).sum(1)
+    a0, b0, mu0 = design.m_step(np.nan_to_num(share, nan=0.5)[:, None])
+    columns.append((a0[:, 0], b0[:, 0], mu0[:, 0]))
+    rng = np.random.default_rng(seed)
+    while len(columns) < n_starts:
+        columns.append(
+            (rng.uniform(0.02, 0.45, n_annotators), rng.uniform(0.55, 0.98, n_annotators), rng.uniform(0.1, 0.9, n_groups))
+        )
+    columns = columns[:n_starts]
+    return tuple(np.stack([column[i] for column in columns], axis=1) for i in range(3))
+
+
+def _as_init(init, n_annotators: int, n_groups: int):
+    """A user start: a successful ChannelFit, or a tuple (a, b, prevalence)."""
+    if isinstance(init, ChannelFit):
+        init = init.require()
+        init = (init.channels.a, init.channels.b, init.prevalence)
+    if not isinstance(init, tuple) or len(init) != 3:
+        raise TypeError(f"init must be a ChannelFit or a tuple (a, b, prevalence); saw {type(init).__name__}")
+    a = v.as_probabilities(np.atleast_1d(init[0]), "init a")
+    b = v.as_probabilities(np.atleast_1d(init[1]), "init b")
+    mu = v.as_probabilities(np.atleast_1d(init[2]), "init prevalence")
+    if a.size != n_annotators or b.size != n_annotators:
+        raise ValueError(f"init must give one a and one b per annotator ({n_annotators}); saw {a.size} and {b.size}")
+    if mu.size == 1:
+        mu = np.full(n_groups, mu[0])
+    elif mu.size != n_groups:
+        raise ValueError(f"init prevalence must be one value or one per score group ({n_groups}); saw {mu.size}")
+    return a, b, mu
+
+
+def _fit_em(counts: PatternCounts, method: str, marginal: bool, n_starts, tol, max_iter, seed, anchor, init) -> ChannelFit:
+    """Shared body of both EM estimators once identification is settled."""
+    n_starts = v.as_int(n_starts, "n_starts", minimum=1)
+    max_iter = v.as_int(max_iter, "max_iter", minimum=1)
+    seed = v.as_seed(seed)
+    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not tol > 0 or not np.isfinite(tol):
+        raise ValueError(f"tol must be a positive number; saw {tol!r}")
+    n_annotators = counts.patterns.shape[1]
+    anchor = as_anchor(anchor, n_annotators)
+    check_annotators(counts)
+    design = _Design.from_counts(counts)
+    group_ids, _, group_counts = group_layout(counts)
+    start = None if init is None else _as_init(init, n_annotators, group_ids.size)
+    a, b, mu, loglik, converged, n_iter = _run_em(design, *_starts(design, counts, n_starts, seed, start), tol, max_iter)
+    candidates = [
+        fitted(
+            method, counts, group_ids, group_counts, a[:, r], b[:, r], mu[:, r], anchor, marginal,
+            loglik=float(loglik[r]), converged=bool(converged[r]), n_iter=int(n_iter[r]),
+        )
+        for r in range(a.shape[1])
+    ]
+    admissible = [fit for fit in candidates if fit.ok]
+    if not admissible:
+        best = max(candidates, key=lambda fit: fit.loglik)
+        return failed(method, counts, group_ids, group_counts, f"no start gave an admissible fit; the best one: {best.failure}",
+                      loglik=best.loglik, n_iter=best.n_iter)
+    best = max(admissible, key=lambda fit: fit.loglik)
+    if not best.converged:
+        warnings.warn(
+            f"{method}: the best start did not converge within max_iter={max_iter} iterations "
+            f"(tol={tol:g} on the change in mean log-likelihood); its estimate is returned with converged=False",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+    return best
+
+
+def dawid_skene_em(data, n_starts=10, tol=1e-8, max_iter=1000, seed=0, anchor=None, init=None) -> ChannelFit:
+    """Marginal Dawid–Skene EM: K >= 3 annotators, one class proportion (paper §4.3, App. F.2).
+
+    Score groups, if any, are ignored.  Starts: ``init`` if given, the third-moment inverse
+    (Prop. D.2), the majority vote, then seeded random starts, ``n_starts`` in all; they run
+    together, and the admissible fit (oriented, gaps >= 1e-4) with the highest
+    log-likelihood is returned.
+
+    Parameters
+    ----------
+    data : AnnotatedScores
+        At least three annotators; missing responses allowed.
+    n_starts : int, default 10
+    tol : float, default 1e-8
+        Stop when the mean log-likelihood changes by less than this.
+    max_iter : int, default 1000
+        A run that reaches it returns ``converged=False`` with a :class:`ConvergenceWarning`.
+    seed : int, default 0
+    anchor : int, optional
+        Annotator whose gap must be positive; default: all (Youden > 0 for everyone).
+    init : ChannelFit or tuple (a, b, prevalence), optional
+        An extra first start.
+
+    Returns
+    -------
+    ChannelFit
+        With a single ``prevalence``; K = 3 is saturated (:class:`SaturatedModelWarning`).
+    """
+    counts = as_data(data).compress()
+    n_annotators = counts.patterns.shape[1]
+    if n_annotators < 3:
+        require_identified(n_annotators, 1, "dawid_skene_em")
+    if n_annotators == 3:
+        warn_saturated("dawid_skene_em", "three annotators, one class proportion: 7 cells for 7 parameters")
+    merged = PatternCounts(np.zeros_like(counts.groups), counts.patterns, counts.counts, counts.annotator_names)
+    return _fit_em(merged, "dawid_skene_em", True, n_starts, tol, max_iter, seed, anchor, init)
+
+
+def grouped_em(data, n_starts=10, tol=1e-8, max_iter=1000, seed=0, anchor=None, init=None) -> ChannelFit:
+    """Grouped EM: channels shared across score groups, one class proportion per group
+    (the paper's joint score-bin EM, §4.2 and App. D.5, G.3).
+
+    Identified with K >= 3 annotators (any number of groups) or K = 2 annotators with at least
+    two score groups whose class proportions differ (Hui–Walter).  Starts and selection as in
+    :func:`dawid_skene_em`.
+
+    Parameters
+    ----------
+    data : AnnotatedScores
+        With ``groups`` (e.g. from :func:`score_groups`); without them this is the marginal
+        model.
+    n_starts, tol, max_iter, seed, anchor, init
+        As in :func:`dawid_skene_em`; ``init`` prevalence may be one value or one per group.
+
+    Returns
+    -------
+    ChannelFit
+        ``prevalence`` has one entry per group (ordered as ``group_ids``).  Warnings: groups
+        that barely differ when K = 2 (:class:`WeakIdentificationWarning`); saturation for
+        K = 2 with two groups or K = 3 with one (:class:`SaturatedModelWarning`).
+    """
+    counts = as_data(data).compress()
+    n_annotators = counts.patterns.shape[1]
+    n_groups = group_layout(counts)[0].size
+    require_identified(n_annotators, n_groups, "grouped_em")
+    if n_annotators == 2:
+        warn_if_groups_inseparable(counts, "grouped_em")
+    if (n_annotators, n_groups) in ((2, 2), (3, 1)):
+        warn_saturated("grouped_em", f"{n_annotators} annotators, {n_groups} group(s)")
+    return _fit_em(counts, "grouped_em", False, n_starts, tol, max_iter, seed, anchor, init)
