@@ -147,8 +147,9 @@ def require_identified(n_annotators: int, n_groups: int, method: str) -> None:
     if n_annotators == 2 and n_groups < 2:
         raise IdentificationError(
             f"{method}: two annotators without score groups are not identified (paper App. D.1). "
-            "Give the data at least two score groups whose class proportions differ (Hui–Walter, "
-            "paper §4.2), e.g. groups=score_groups(scores, n_groups=2), or add a third annotator"
+            "Give the data at least two score groups whose class proportions differ, e.g. "
+            "groups=score_groups(scores, n_groups=2), and fit grouped_em, hui_walter_moments or "
+            "hui_walter_gmm (Hui–Walter, paper §4.2); or add a third annotator"
         )
 
 
