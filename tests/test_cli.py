@@ -13,17 +13,20 @@ def _figures(text):
     return {label.strip(): float(value) for label, value in re.findall(r"^  (.+?)\s+(\d\.\d{4})$", text, re.M)}
 
 
-def test_demo_prints_the_four_ece_figures_and_the_population_value(capsys):
+def test_demo_prints_the_ece_figures_and_the_population_value(capsys):
     assert cli.main(["demo"]) == 0
     out = capsys.readouterr().out
     figures = _figures(out)
-    assert len(figures) == 5
+    assert len(figures) == 6
     assert "condition 'shifted', n = 8000" in out
     oracle = figures["clean labels  (oracle: only a simulator knows Y)"]
     nc = figures["NC-ECE  (true channels, inverse-variance weights)"]
     soft = figures["soft vote  (naive: mean of the noisy labels)"]
     # The point of the demo: the corrected figure tracks the oracle, the naive one does not.
     assert abs(nc - oracle) < abs(soft - oracle)
+    estimated = figures["NC-ECE  (channels estimated by grouped EM)"]
+    assert abs(estimated - oracle) < abs(soft - oracle)
+    assert "estimated by grouped EM (5 score groups)" in out
 
 
 def test_demo_options(capsys):
@@ -54,3 +57,10 @@ def test_bad_arguments_exit_with_usage_error(argv, message, capsys):
 def test_help_shows_an_example():
     result = subprocess.run([sys.executable, "-m", "bayescal.cli", "demo", "--help"], capture_output=True, text=True, check=True)
     assert "example: bayescal demo" in result.stdout
+
+
+def test_demo_with_too_few_items_reports_the_failed_fit_instead_of_crashing(capsys):
+    assert cli.main(["demo", "--n", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "NC-ECE with estimated channels: not available (" in out
+    assert len(_figures(out)) == 5
