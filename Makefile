@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP_RUN := $(VENV)/.installed-run
 STAMP_TEST := $(VENV)/.installed-test
 
-.PHONY: demo test clean
+.PHONY: demo test clean bench
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "bayescal needs Python >= 3.11; saw " + sys.version'
@@ -30,3 +30,12 @@ test: $(STAMP_TEST)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis
+
+# Side-by-side benchmarks against peers, in their own environment so that peers never enter
+# the test environment.  Results go in benchmarks/RESULTS.md with this command.
+BENCH_VENV := .venv-bench
+bench:
+	$(PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(BENCH_VENV)/bin/python -m pip install --quiet -e . -r benchmarks/requirements.txt
+	$(BENCH_VENV)/bin/python benchmarks/bench_dawid_skene.py

@@ -163,7 +163,7 @@ def _as_init(init, n_annotators: int, n_groups: int):
     return a, b, mu
 
 
-def _fit_em(counts: PatternCounts, method: str, marginal: bool, n_starts, tol, max_iter, seed, anchor, init) -> ChannelFit:
+def _fit_em(counts: PatternCounts, method: str, marginal: bool, n_starts, tol, max_iter, seed, anchor, init, stacklevel: int) -> ChannelFit:
     """Shared body of both EM estimators once identification is settled."""
     n_starts = v.as_int(n_starts, "n_starts", minimum=1)
     max_iter = v.as_int(max_iter, "max_iter", minimum=1)
@@ -195,7 +195,7 @@ def _fit_em(counts: PatternCounts, method: str, marginal: bool, n_starts, tol, m
             f"{method}: the best start did not converge within max_iter={max_iter} iterations "
             f"(tol={tol:g} on the change in mean log-likelihood); its estimate is returned with converged=False",
             ConvergenceWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
     return best
 
@@ -228,14 +228,18 @@ def dawid_skene_em(data, n_starts=10, tol=1e-8, max_iter=1000, seed=0, anchor=No
     ChannelFit
         With a single ``prevalence``; K = 3 is saturated (:class:`SaturatedModelWarning`).
     """
-    counts = as_data(data).compress()
+    return dawid_skene_em_counts(as_data(data).compress(), n_starts, tol, max_iter, seed, anchor, init)
+
+
+def dawid_skene_em_counts(counts: PatternCounts, n_starts=10, tol=1e-8, max_iter=1000, seed=0, anchor=None, init=None) -> ChannelFit:
+    """:func:`dawid_skene_em` on pattern counts already compressed (no O(n) work at all)."""
     n_annotators = counts.patterns.shape[1]
     if n_annotators < 3:
         require_identified(n_annotators, 1, "dawid_skene_em")
     if n_annotators == 3:
-        warn_saturated("dawid_skene_em", "three annotators, one class proportion: 7 cells for 7 parameters")
+        warn_saturated("dawid_skene_em", "three annotators, one class proportion: 7 cells for 7 parameters", stacklevel=4)
     merged = PatternCounts(np.zeros_like(counts.groups), counts.patterns, counts.counts, counts.annotator_names)
-    return _fit_em(merged, "dawid_skene_em", True, n_starts, tol, max_iter, seed, anchor, init)
+    return _fit_em(merged, "dawid_skene_em", True, n_starts, tol, max_iter, seed, anchor, init, stacklevel=5)
 
 
 def grouped_em(data, n_starts=10, tol=1e-8, max_iter=1000, seed=0, anchor=None, init=None) -> ChannelFit:
@@ -269,4 +273,4 @@ def grouped_em(data, n_starts=10, tol=1e-8, max_iter=1000, seed=0, anchor=None, 
         warn_if_groups_inseparable(counts, "grouped_em")
     if (n_annotators, n_groups) in ((2, 2), (3, 1)):
         warn_saturated("grouped_em", f"{n_annotators} annotators, {n_groups} group(s)")
-    return _fit_em(counts, "grouped_em", False, n_starts, tol, max_iter, seed, anchor, init)
+    return _fit_em(counts, "grouped_em", False, n_starts, tol, max_iter, seed, anchor, init, stacklevel=4)
