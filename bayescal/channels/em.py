@@ -239,7 +239,7 @@ def dawid_skene_em_counts(counts: PatternCounts, n_starts=10, tol=1e-8, max_iter
     if n_annotators == 3:
         warn_saturated("dawid_skene_em", "three annotators, one class proportion: 7 cells for 7 parameters", stacklevel=4)
     merged = PatternCounts(np.zeros_like(counts.groups), counts.patterns, counts.counts, counts.annotator_names)
-    return _fit_em(merged, "dawid_skene_em", True, n_starts, tol, max_iter, seed, anchor, init, stacklevel=5)
+    return _fit_em(merged, "dawid_skene_em", True, n_starts, tol, max_iter, seed, anchor, init, stacklevel=4)
 
 
 def grouped_em(data, n_starts=10, tol=1e-8, max_iter=1000, seed=0, anchor=None, init=None) -> ChannelFit:
@@ -273,4 +273,4 @@ def grouped_em(data, n_starts=10, tol=1e-8, max_iter=1000, seed=0, anchor=None, 
         warn_if_groups_inseparable(counts, "grouped_em")
     if (n_annotators, n_groups) in ((2, 2), (3, 1)):
         warn_saturated("grouped_em", f"{n_annotators} annotators, {n_groups} group(s)")
-    return _fit_em(counts, "grouped_em", False, n_starts, tol, max_iter, seed, anchor, init, stacklevel=4)
+    return _fit_em(counts, "grouped_em", False, n_starts, tol, max_iter, seed, anchor, init, stacklevel=3)

@@ -29,15 +29,10 @@ from ._fit import (
     WeakIdentificationWarning,
     as_anchor,
     as_data,
-    check_annotators,
     failed,
     fitted,
-    group_layout,
-    require_identified,
-    warn_if_groups_inseparable,
-    warn_saturated,
 )
-from .moments import _check_group_sizes, group_moments, hui_walter_moments_counts
+from .moments import hui_walter_moments_counts, two_annotator_moments
 
 __all__ = ["hui_walter_gmm"]
 
@@ -109,26 +104,19 @@ def hui_walter_gmm(data, n_starts=10, seed=0, anchor=None) -> ChannelFit:
         ``n_iter`` its iteration count; ``prevalence`` has one entry per group.  Two groups are
         saturated (:class:`SaturatedModelWarning`).
     """
+    return hui_walter_gmm_counts(as_data(data).compress(), n_starts, seed, anchor)
+
+
+def hui_walter_gmm_counts(counts: PatternCounts, n_starts=10, seed=0, anchor=None) -> ChannelFit:
+    """:func:`hui_walter_gmm` on pattern counts already compressed."""
     method = "hui_walter_gmm"
-    counts = as_data(data).compress()
-    n_annotators = counts.patterns.shape[1]
-    group_ids, _, group_counts = group_layout(counts)
-    require_identified(n_annotators, group_ids.size, method)
-    if n_annotators != 2:
-        raise ValueError(f"{method} needs exactly two annotators; saw {n_annotators} (use dawid_skene_em or grouped_em)")
+    moments = two_annotator_moments(counts, method)
     n_starts = v.as_int(n_starts, "n_starts", minimum=1)
     seed = v.as_seed(seed)
-    anchor = as_anchor(anchor, n_annotators)
-    check_annotators(counts)
-    n_pair, means, product = group_moments(counts, (0, 1))
-    _check_group_sizes(n_pair, group_ids, method)
-    warn_if_groups_inseparable(counts, method)
-    if group_ids.size == 2:
-        warn_saturated(method, "two annotators, two groups: 6 moments for 6 parameters")
-
-    n_single = np.stack([group_moments(counts, (j,))[0] for j in (0, 1)], axis=1)
-    observed = np.stack([group_moments(counts, (0,))[1][:, 0], group_moments(counts, (1,))[1][:, 0], product], axis=1)
-    sizes = np.column_stack([n_single, n_pair])
+    anchor = as_anchor(anchor, 2)
+    group_ids, group_counts = moments.group_ids, moments.group_counts
+    observed = np.column_stack([moments.mean, moments.product])
+    sizes = np.column_stack([moments.answered, moments.both])
     weights = sizes / np.maximum(observed * (1 - observed), 1 / sizes)
     n_groups = group_ids.size
     bounds = [(0.0, 1.0)] * (4 + n_groups)

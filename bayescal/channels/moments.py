@@ -7,6 +7,8 @@ consistent when responses are missing independently of the labels.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import partial
 from itertools import combinations
 
 import numpy as np
@@ -44,10 +46,61 @@ def group_moments(counts: PatternCounts, columns: tuple[int, ...]) -> tuple[np.n
         return n, means / n[:, None], product / n
 
 
-def _pair_covariance(counts: PatternCounts, j: int, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per-group ``Cov(A_j, A_k)`` on the items where both answered, and those item counts."""
-    n, means, product = group_moments(counts, (j, k))
-    return product - means[:, 0] * means[:, 1], n
+def _pair_covariance(counts: PatternCounts, j: int, k: int) -> np.ndarray:
+    """Per-group ``Cov(A_j, A_k)`` on the items where both answered."""
+    _, means, product = group_moments(counts, (j, k))
+    return product - means[:, 0] * means[:, 1]
+
+
+@dataclass(frozen=True)
+class TwoAnnotatorMoments:
+    """Per-group moments of two annotators (rows ordered as ``group_ids``)."""
+
+    group_ids: np.ndarray
+    group_counts: np.ndarray
+    mean: np.ndarray  # (L, 2) E[A_j | g] over the items annotator j answered
+    answered: np.ndarray  # (L, 2) those item counts
+    product: np.ndarray  # (L,) E[A_1 A_2 | g] over the items both answered
+    both: np.ndarray  # (L,) those item counts
+    covariance: np.ndarray  # (L,) Cov(A_1, A_2 | g) over the items both answered
+
+
+def two_annotator_moments(counts: PatternCounts, method: str, max_groups: int | None = None) -> TwoAnnotatorMoments:
+    """Checks shared by the Hui–Walter estimators, then their group moments.
+
+    Raises for an unidentified set-up, a wrong number of annotators or groups, unusable
+    annotators or too few items in a group; warns when the groups do not separate and when the
+    model is saturated (two groups)."""
+    n_annotators = counts.patterns.shape[1]
+    group_ids, _, group_counts = group_layout(counts)
+    require_identified(n_annotators, group_ids.size, method)
+    if n_annotators != 2:
+        raise ValueError(f"{method} needs exactly two annotators; saw {n_annotators} (use dawid_skene_em or grouped_em)")
+    if max_groups is not None and group_ids.size > max_groups:
+        raise ValueError(f"{method} needs exactly two score groups; saw {group_ids.size} (use hui_walter_gmm for more)")
+    check_annotators(counts)
+    both, pair_means, product = group_moments(counts, (0, 1))
+    small = np.flatnonzero(both < MIN_GROUP_ITEMS)
+    if small.size:
+        g = int(small[0])
+        raise ValueError(
+            f"{method}: score group {int(group_ids[g])} has {int(both[g])} item(s) answered by both "
+            f"annotators; at least {MIN_GROUP_ITEMS} are needed for its moments"
+        )
+    # warnings point at the user's call: public function -> *_counts -> here
+    warn_if_groups_inseparable(counts, method, stacklevel=5)
+    if group_ids.size == 2:
+        warn_saturated(method, "two annotators, two groups: 6 moments for 6 parameters", stacklevel=5)
+    singles = [group_moments(counts, (j,)) for j in (0, 1)]
+    return TwoAnnotatorMoments(
+        group_ids=group_ids,
+        group_counts=group_counts,
+        mean=np.column_stack([single[1][:, 0] for single in singles]),
+        answered=np.column_stack([single[0] for single in singles]),
+        product=product,
+        both=both,
+        covariance=product - pair_means[:, 0] * pair_means[:, 1],
+    )
 
 
 def hui_walter_moments(data, anchor=None) -> ChannelFit:
@@ -81,30 +134,18 @@ def hui_walter_moments(data, anchor=None) -> ChannelFit:
 def hui_walter_moments_counts(counts: PatternCounts, anchor=None) -> ChannelFit:
     """:func:`hui_walter_moments` on pattern counts already compressed."""
     method = "hui_walter_moments"
-    n_annotators = counts.patterns.shape[1]
-    group_ids, _, group_counts = group_layout(counts)
-    require_identified(n_annotators, group_ids.size, method)
-    if n_annotators != 2:
-        raise ValueError(f"{method} needs exactly two annotators; saw {n_annotators} (use dawid_skene_em or grouped_em)")
-    if group_ids.size != 2:
-        raise ValueError(f"{method} needs exactly two score groups; saw {group_ids.size} (use hui_walter_gmm for more)")
-    anchor = as_anchor(anchor, n_annotators)
-    check_annotators(counts)
-    covariance, n_pair = _pair_covariance(counts, 0, 1)
-    _check_group_sizes(n_pair, group_ids, method)
-    warn_if_groups_inseparable(counts, method, stacklevel=4)
-    warn_saturated(method, "two annotators, two groups: 6 moments for 6 parameters", stacklevel=4)
-
-    q1 = group_moments(counts, (0,))[1][:, 0]
-    q2 = group_moments(counts, (1,))[1][:, 0]
-    fail = lambda reason: failed(method, counts, group_ids, group_counts, reason, converged=True)  # noqa: E731
+    moments = two_annotator_moments(counts, method, max_groups=2)
+    anchor = as_anchor(anchor, 2)
+    fail = partial(failed, method, counts, moments.group_ids, moments.group_counts, converged=True)
+    q1, q2 = moments.mean[:, 0], moments.mean[:, 1]
     step1 = q1[1] - q1[0]
     if abs(step1) < 1e-12:
         return fail(f"zero denominator: annotator {counts.annotator_names[0]!r} has the same mean response in both groups")
     beta = (q2[1] - q2[0]) / step1
     if beta == 0:
         return fail(f"zero denominator: annotator {counts.annotator_names[1]!r} has the same mean response in both groups")
-    h = covariance / beta + q1**2
+    h = moments.covariance / beta + q1**2
+    # h_g = u q_1g - v on both groups: slope u = a1 + b1, intercept -v = -a1 b1.
     u = (h[1] - h[0]) / step1
     v_ = u * q1[0] - h[0]
     discriminant = u * u - 4 * v_
@@ -113,21 +154,10 @@ def hui_walter_moments_counts(counts: PatternCounts, anchor=None) -> ChannelFit:
     d1 = np.sqrt(discriminant)
     a1 = (u - d1) / 2
     a2 = q2[0] - beta * (q1[0] - a1)
-    d2 = beta * d1
     a = np.array([a1, a2])
-    b = a + np.array([d1, d2])
+    b = a + np.array([d1, beta * d1])
     prevalence = (q1 - a1) / d1
-    return fitted(method, counts, group_ids, group_counts, a, b, prevalence, anchor, marginal=False)
-
-
-def _check_group_sizes(n_items: np.ndarray, group_ids: np.ndarray, method: str) -> None:
-    small = np.flatnonzero(n_items < MIN_GROUP_ITEMS)
-    if small.size:
-        g = int(small[0])
-        raise ValueError(
-            f"{method}: score group {int(group_ids[g])} has {int(n_items[g])} item(s) answered by both "
-            f"annotators; at least {MIN_GROUP_ITEMS} are needed for its moments"
-        )
+    return fitted(method, counts, moments.group_ids, moments.group_counts, a, b, prevalence, anchor, marginal=False)
 
 
 def third_moment(data, anchor=None, triple=None) -> ChannelFit:
@@ -168,11 +198,11 @@ def third_moment_counts(counts: PatternCounts, anchor=None, triple=None) -> Chan
     check_annotators(counts)
     covariance = np.zeros((n_annotators, n_annotators))
     for j, k in combinations(range(n_annotators), 2):
-        covariance[j, k] = covariance[k, j] = _pair_covariance(marginal, j, k)[0][0]
+        covariance[j, k] = covariance[k, j] = _pair_covariance(marginal, j, k)[0]
     triple = _as_triple(triple, n_annotators) if triple is not None else _best_triple(covariance)
     if n_annotators == 3:
         warn_saturated(method, "three annotators, one class proportion: 7 cells for 7 parameters", stacklevel=4)
-    fail = lambda reason: failed(method, counts, group_ids, group_counts, reason, converged=True)  # noqa: E731
+    fail = partial(failed, method, counts, group_ids, group_counts, converged=True)
     first, second, third = triple
     c12, c13, c23 = covariance[first, second], covariance[first, third], covariance[second, third]
     product = c12 * c13 * c23

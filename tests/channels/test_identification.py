@@ -54,8 +54,9 @@ def test_saturated_models_say_so():
         (bc.hui_walter_gmm, two),
         (bc.grouped_em, two),
     ):
-        with pytest.warns(SaturatedModelWarning, match=r"saturated .* no degrees of freedom"):
+        with pytest.warns(SaturatedModelWarning, match=r"saturated .* no degrees of freedom") as record:
             assert estimator(data).ok
+        assert record[0].filename == __file__  # the warning points at the caller's line
 
 
 def test_over_identified_models_do_not_warn():
@@ -137,9 +138,13 @@ def test_em_arguments(kwargs, error, match):
 @pytest.mark.filterwarnings("ignore::bayescal.channels.SaturatedModelWarning")
 def test_em_that_hits_max_iter_warns_and_says_so():
     data = bc.toy_data(3000, seed=6).data
-    with pytest.warns(ConvergenceWarning, match=r"did not converge within max_iter=2"):
+    with pytest.warns(ConvergenceWarning, match=r"did not converge within max_iter=2") as record:
         fit = bc.grouped_em(bc.AnnotatedScores(data.scores, data.annotations, groups=bc.score_groups(data.scores, n_groups=4)), max_iter=2)
     assert fit.converged is False and fit.n_iter == 2 and fit.ok
+    assert record[0].filename == __file__
+    with pytest.warns(ConvergenceWarning) as record:
+        assert not bc.dawid_skene_em(data, max_iter=1, n_starts=1, tol=1e-300).converged
+    assert record[0].filename == __file__
 
 
 # --- failures are reported, not returned as numbers -----------------------------------------
