@@ -1,8 +1,17 @@
 """NumPyro programs of bayescal, shipped as ``bayescal.models`` (DESIGN.md §1, §7).
 
 This directory is mapped into the package by ``[tool.setuptools.package-dir]`` in
-``pyproject.toml``; import it as ``bayescal.models``, never as ``models``.  It is the only
-place where numpyro is imported at module level, and ``import bayescal`` does not import it.
-The Dawid–Skene and Hui–Walter programs (``dawid_skene.py``, ``hui_walter.py``) are the
-subject of the Bayesian-models issue and are not here yet.
+``pyproject.toml``; import it as ``bayescal.models``, never as ``models``.  Importing it imports
+numpyro, so ``import bayescal`` does not import it.
+
+- :func:`dawid_skene` — marginal latent-class model, K >= 3 annotators.
+- :func:`hui_walter` — grouped model, shared channels, one prevalence per score group.
+
+Both run on a :class:`PatternDesign` built from ``AnnotatedScores.compress()``.
 """
+
+from ._common import OrientedChannels, PatternDesign, pattern_log_prob
+from .dawid_skene import dawid_skene
+from .hui_walter import hui_walter
+
+__all__ = ["OrientedChannels", "PatternDesign", "dawid_skene", "hui_walter", "pattern_log_prob"]

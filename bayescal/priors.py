@@ -1,0 +1,77 @@
+"""Prior settings of the Bayesian channel models (DESIGN.md §7), kept free of numpyro.
+
+The models put independent Beta priors on each annotator's false-positive rate ``a_j`` and
+sensitivity ``b_j`` *conditioned on positive orientation* ``a_j < b_j`` (Youden index > 0):
+
+    p(a_j, b_j) = Beta(a_j; fp) Beta(b_j; sens) 1{a_j < b_j} / P_orient,
+    P_orient = P(a < b) under the unconditioned product = integral f_fp(x) (1 - F_sens(x)) dx,
+
+and a Beta prior on each class proportion.  The conditioning is what keeps the two labels from
+switching: the posterior lives on ``a_j < b_j`` and NUTS reaches it through a smooth bijection
+(no rejection wall).  Its implied marginals differ from the Betas it is built from: with the
+default flat priors, (a_j, b_j) is uniform on the triangle ``0 < a < b < 1``, so
+``a_j ~ Beta(1, 2)`` (mean 1/3) and ``b_j ~ Beta(2, 1)`` (mean 2/3).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import asdict, dataclass
+
+from scipy import integrate, stats
+
+__all__ = ["Priors"]
+
+
+def _beta_pair(value: object, name: str) -> tuple[float, float]:
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+        raise ValueError(f"{name} must be a pair (alpha, beta) of Beta parameters; saw {value!r}")
+    pair = []
+    for x in value:
+        if isinstance(x, bool) or not isinstance(x, numbers.Real) or not math.isfinite(x) or x <= 0:
+            raise ValueError(f"{name} must hold two positive, finite Beta parameters; saw {tuple(value)!r}")
+        pair.append(float(x))
+    return pair[0], pair[1]
+
+
+@dataclass(frozen=True)
+class Priors:
+    """Beta priors of the channel models.
+
+    Parameters
+    ----------
+    false_positive : (alpha, beta), default (1, 1)
+        Beta prior on each ``a_j = P(A_j = 1 | Y = 0)``, before conditioning on ``a_j < b_j``.
+    sensitivity : (alpha, beta), default (1, 1)
+        Beta prior on each ``b_j = P(A_j = 1 | Y = 1)``, before conditioning on ``a_j < b_j``.
+    prevalence : (alpha, beta), default (1, 1)
+        Beta prior on each class proportion ``mu`` (one per score group in Hui–Walter).
+
+    Examples
+    --------
+    >>> Priors(sensitivity=(8, 2)).orientation_mass > 0.5
+    True
+    """
+
+    false_positive: tuple[float, float] = (1.0, 1.0)
+    sensitivity: tuple[float, float] = (1.0, 1.0)
+    prevalence: tuple[float, float] = (1.0, 1.0)
+
+    def __post_init__(self) -> None:
+        for name in ("false_positive", "sensitivity", "prevalence"):
+            object.__setattr__(self, name, _beta_pair(getattr(self, name), name))
+
+    @property
+    def orientation_mass(self) -> float:
+        """``P(a < b)`` under the unconditioned product of the two channel Betas."""
+        fp, sens = stats.beta(*self.false_positive), stats.beta(*self.sensitivity)
+        value, _ = integrate.quad(lambda x: fp.pdf(x) * sens.sf(x), 0.0, 1.0, limit=200)
+        return float(value)
+
+    def to_dict(self) -> dict[str, list[float]]:
+        return {name: list(pair) for name, pair in asdict(self).items()}
+
+    @classmethod
+    def from_dict(cls, values: dict) -> Priors:
+        return cls(**{name: tuple(pair) for name, pair in values.items()})

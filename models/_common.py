@@ -1,0 +1,252 @@
+"""Pieces shared by the NumPyro channel models: the oriented channel prior, the pattern design,
+the pattern log-likelihood, and the one program body both model families use.
+
+Imported as ``bayescal.models._common``.  See ``bayescal.priors`` for the prior and its implied
+marginals.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import product
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import numpyro
+import numpyro.distributions as dist
+from jax.nn import log_sigmoid
+from jax.scipy.special import expit, logit
+from numpyro.distributions import constraints
+from numpyro.distributions.transforms import ParameterFreeTransform, biject_to
+
+from bayescal.data import PatternCounts
+from bayescal.priors import Priors
+
+#: Largest number of annotators for which the complete pattern layout (every response
+#: combination of every observed missingness mask) is built; it has up to 3^K rows per group.
+MAX_COMPLETE_ANNOTATORS = 12
+
+
+# --- the oriented channel pair ------------------------------------------------------------------
+
+
+class _OrderedUnitPair(constraints._SingletonConstraint):
+    """Pairs ``(a, b)`` with ``0 < a < b < 1``."""
+
+    event_dim = 1
+
+    def __call__(self, x):
+        return (x[..., 0] > 0) & (x[..., 0] < x[..., 1]) & (x[..., 1] < 1)
+
+    def feasible_like(self, prototype):
+        return jnp.broadcast_to(jnp.array([0.25, 0.75], dtype=jnp.result_type(prototype)), jnp.shape(prototype))
+
+
+ordered_unit_pair = _OrderedUnitPair()
+
+
+class OrientedChannelTransform(ParameterFreeTransform):
+    """``(x0, x1) -> (a, b) = (sigma(x0), a + (1 - a) sigma(x1))``: the reals onto ``0 < a < b < 1``.
+
+    The Jacobian is triangular: ``da/dx0 = a (1 - a)``, ``db/dx1 = (1 - a) u (1 - u)`` with
+    ``u = sigma(x1)``.
+    """
+
+    domain = constraints.real_vector
+    codomain = ordered_unit_pair
+
+    def __call__(self, x):
+        a = expit(x[..., 0])
+        return jnp.stack([a, a + (1.0 - a) * expit(x[..., 1])], axis=-1)
+
+    def _inverse(self, y):
+        a, b = y[..., 0], y[..., 1]
+        return jnp.stack([logit(a), logit((b - a) / (1.0 - a))], axis=-1)
+
+    def log_abs_det_jacobian(self, x, y, intermediates=None):
+        x0, x1 = x[..., 0], x[..., 1]
+        return log_sigmoid(x0) + 2.0 * log_sigmoid(-x0) + log_sigmoid(x1) + log_sigmoid(-x1)
+
+
+@biject_to.register(type(ordered_unit_pair))
+def _oriented_bijection(constraint):
+    return OrientedChannelTransform()
+
+
+class OrientedChannels(dist.Distribution):
+    """``(a, b) ~ Beta(a; fp) Beta(b; sens)`` conditioned on ``a < b`` (event shape (2,)).
+
+    ``log_prob`` is normalised by ``P(a < b)`` (``Priors.orientation_mass``); ``sample`` draws
+    exactly, by rejection from the product of the two Betas.
+    """
+
+    support = ordered_unit_pair
+    reparametrized_params = []
+
+    def __init__(self, false_positive, sensitivity, orientation_mass, batch_shape=(), validate_args=None):
+        self.false_positive = dist.Beta(*false_positive)
+        self.sensitivity = dist.Beta(*sensitivity)
+        self.log_orientation_mass = float(np.log(orientation_mass))
+        super().__init__(batch_shape=batch_shape, event_shape=(2,), validate_args=validate_args)
+
+    def sample(self, key, sample_shape=()):
+        shape = tuple(sample_shape) + tuple(self.batch_shape)
+
+        def draw(key):
+            key_a, key_b = jax.random.split(key)
+            return self.false_positive.sample(key_a, shape), self.sensitivity.sample(key_b, shape)
+
+        def redraw(state):
+            key, a, b, accepted = state
+            key, sub = jax.random.split(key)
+            new_a, new_b = draw(sub)
+            take = ~accepted & (new_a < new_b)
+            return key, jnp.where(take, new_a, a), jnp.where(take, new_b, b), accepted | take
+
+        key, sub = jax.random.split(key)
+        a, b = draw(sub)
+        state = jax.lax.while_loop(lambda s: ~jnp.all(s[3]), redraw, (key, a, b, a < b))
+        return jnp.stack([state[1], state[2]], axis=-1)
+
+    def log_prob(self, value):
+        return (
+            self.false_positive.log_prob(value[..., 0])
+            + self.sensitivity.log_prob(value[..., 1])
+            - self.log_orientation_mass
+        )
+
+
+# --- the pattern design -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PatternDesign:
+    """Rows of (group, response pattern) the likelihood sums over, with their counts.
+
+    ``positive``/``negative`` are (P, K) indicators of a 1 / 0 response (both 0 where missing),
+    ``group_index`` maps rows to groups ``0 .. n_groups - 1``.  A *complete* design also lists,
+    for every (group, missingness mask) cell of the data, every response combination the mask
+    allows, with count 0 where none was seen; it has fixed shapes for a given cell layout (one
+    compiled sampler serves many data sets) and supports prior-predictive sampling of counts.
+    """
+
+    positive: np.ndarray
+    negative: np.ndarray
+    group_index: np.ndarray
+    group_ids: np.ndarray
+    counts: np.ndarray
+    cell_rows: np.ndarray | None = None  # (C, R) row indices of each cell, -1 padded
+    cell_sizes: np.ndarray | None = None  # (C,) items per cell
+
+    @property
+    def n_groups(self) -> int:
+        return int(self.group_ids.size)
+
+    @property
+    def n_annotators(self) -> int:
+        return int(self.positive.shape[1])
+
+    @classmethod
+    def from_counts(cls, pattern_counts: PatternCounts, grouped: bool, complete: bool = False) -> PatternDesign:
+        groups = pattern_counts.groups if grouped else np.zeros_like(pattern_counts.groups)
+        patterns = pattern_counts.patterns.astype(np.int64)
+        group_ids, group_index = np.unique(groups, return_inverse=True)
+        counts = pattern_counts.counts.astype(np.float64)
+        if not complete:
+            return cls((patterns == 1) * 1.0, (patterns == 0) * 1.0, group_index, group_ids, counts)
+        return cls._complete(patterns, group_index, group_ids, counts)
+
+    @classmethod
+    def _complete(cls, patterns, group_index, group_ids, counts) -> PatternDesign:
+        n_annotators = patterns.shape[1]
+        if n_annotators > MAX_COMPLETE_ANNOTATORS:
+            raise ValueError(
+                f"the complete pattern layout is limited to {MAX_COMPLETE_ANNOTATORS} annotators; saw {n_annotators}"
+            )
+        observed = patterns >= 0
+        cells, cell_of_row = np.unique(np.column_stack([group_index, observed]), axis=0, return_inverse=True)
+        rows, row_group, cell_rows, lookup = [], [], [], {}
+        for c, cell in enumerate(cells):
+            mask = cell[1:].astype(bool)
+            members = []
+            for responses in product((0, 1), repeat=int(mask.sum())):
+                pattern = np.full(n_annotators, -1)
+                pattern[mask] = responses
+                lookup[(c, tuple(pattern))] = len(rows)
+                members.append(len(rows))
+                rows.append(pattern)
+                row_group.append(cell[0])
+            cell_rows.append(members)
+        width = max(len(m) for m in cell_rows)
+        padded = np.full((len(cell_rows), width), -1)
+        for c, members in enumerate(cell_rows):
+            padded[c, : len(members)] = members
+        full_counts = np.zeros(len(rows))
+        for c, pattern, count in zip(cell_of_row, patterns, counts):
+            full_counts[lookup[(c, tuple(pattern))]] += count
+        rows = np.array(rows)
+        return cls(
+            (rows == 1) * 1.0,
+            (rows == 0) * 1.0,
+            np.array(row_group),
+            group_ids,
+            full_counts,
+            padded,
+            np.bincount(cell_of_row, weights=counts, minlength=len(cells)),
+        )
+
+
+def pattern_log_prob(a, b, prevalence_of_row, positive, negative):
+    """``log p(s_r | g_r)`` of each row: the latent label summed out by hand (log-sum-exp).
+
+    ``a, b`` have shape (..., K) and ``prevalence_of_row`` (..., P); returns (..., P).
+    """
+    log0 = jnp.log1p(-prevalence_of_row) + jnp.einsum("pk,...k->...p", positive, jnp.log(a)) + jnp.einsum(
+        "pk,...k->...p", negative, jnp.log1p(-a)
+    )
+    log1 = jnp.log(prevalence_of_row) + jnp.einsum("pk,...k->...p", positive, jnp.log(b)) + jnp.einsum(
+        "pk,...k->...p", negative, jnp.log1p(-b)
+    )
+    return jnp.logaddexp(log0, log1)
+
+
+def channel_program(design: PatternDesign, priors: Priors, grouped: bool, counts=None) -> None:
+    """The program body of both families.
+
+    Sites: ``channel`` (K, 2) oriented pairs, deterministic ``a`` and ``b``; ``prevalence``
+    (scalar, or one per group when ``grouped``).  With ``counts`` the pattern counts enter
+    through ``sum_r counts_r log p(s_r | g_r)`` (the multinomial kernel; the combinatorial
+    constant does not depend on the parameters).  Without ``counts`` the program draws them:
+    each (group, missingness) cell of a complete design gets a multinomial over its response
+    combinations (the prior predictive).
+    """
+    with numpyro.plate("annotator", design.n_annotators):
+        pair = numpyro.sample(
+            "channel", OrientedChannels(priors.false_positive, priors.sensitivity, priors.orientation_mass)
+        )
+    a = numpyro.deterministic("a", pair[..., 0])
+    b = numpyro.deterministic("b", pair[..., 1])
+    if grouped:
+        with numpyro.plate("group", design.n_groups):
+            prevalence = numpyro.sample("prevalence", dist.Beta(*priors.prevalence))
+        prevalence_of_row = prevalence[design.group_index]
+    else:
+        prevalence = numpyro.sample("prevalence", dist.Beta(*priors.prevalence))
+        prevalence_of_row = jnp.broadcast_to(prevalence, design.group_index.shape)
+    log_p = pattern_log_prob(a, b, prevalence_of_row, design.positive, design.negative)
+    if counts is not None:
+        numpyro.factor("pattern_counts", jnp.dot(counts, log_p))
+        return
+    if design.cell_rows is None:
+        raise ValueError("prior-predictive sampling needs a complete design (PatternDesign.from_counts(..., complete=True))")
+    pad = design.cell_rows < 0
+    cell_probs = jnp.where(pad, 0.0, jnp.exp(log_p)[jnp.where(pad, 0, design.cell_rows)])
+    cell_counts = numpyro.sample(
+        "cell_counts",
+        dist.Multinomial(
+            total_count=jnp.asarray(design.cell_sizes), probs=cell_probs, total_count_max=int(design.cell_sizes.max())
+        ),
+    )
+    rows = design.cell_rows[~pad]
+    numpyro.deterministic("counts", jnp.zeros(design.counts.shape).at[rows].set(cell_counts[~pad]))

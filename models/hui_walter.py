@@ -1,0 +1,19 @@
+"""Bayesian Hui–Walter grouped model: channels shared across L score groups, one class
+proportion per group (paper §4.2, App. D.5; DESIGN.md §7).
+
+    a_j, b_j ~ Beta(fp) x Beta(sens) conditioned on a_j < b_j     (see bayescal.priors)
+    mu_g ~ Beta(prev) for each score group g
+    Y_i | g_i ~ Bernoulli(mu_{g_i}),  A_ij | Y_i ~ Bernoulli(a_j + (b_j - a_j) Y_i)
+
+Identified with K >= 3, or K = 2 and L >= 2 groups whose class proportions differ.
+"""
+
+from __future__ import annotations
+
+from ._common import PatternDesign, channel_program
+from bayescal.priors import Priors
+
+
+def hui_walter(design: PatternDesign, priors: Priors, counts=None) -> None:
+    """The program; ``counts=None`` draws pattern counts from the prior predictive."""
+    channel_program(design, priors, grouped=True, counts=counts)
