@@ -34,7 +34,28 @@ from .metrics import (
     max_calibration_error,
     reliability_curve,
 )
+from .priors import Priors
 from .simulate import Simulation, simulate_annotated, toy_data
+
+#: Heavy parts reached lazily, so that ``import bayescal`` loads neither numpyro nor arviz.
+_LAZY = {
+    "fit_bayes": "bayescal.inference",
+    "BayesFit": "bayescal.inference",
+    "posterior_ece": "bayescal.posterior",
+    "PosteriorECE": "bayescal.posterior",
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'bayescal' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(list(globals()) + list(_LAZY))
 
 __version__ = "0.1.0.dev0"
 
@@ -45,6 +66,7 @@ __all__ = [
     "Channels",
     "IdentificationError",
     "NCECEResult",
+    "Priors",
     "PatternCounts",
     "ReliabilityCurve",
     "Simulation",

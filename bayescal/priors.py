@@ -19,6 +19,7 @@ import math
 import numbers
 from dataclasses import asdict, dataclass
 
+import numpy as np
 from scipy import integrate, stats
 
 __all__ = ["Priors"]
@@ -68,6 +69,10 @@ class Priors:
         fp, sens = stats.beta(*self.false_positive), stats.beta(*self.sensitivity)
         value, _ = integrate.quad(lambda x: fp.pdf(x) * sens.sf(x), 0.0, 1.0, limit=200)
         return float(value)
+
+    def as_array(self) -> np.ndarray:
+        """(3, 2) array of the Beta parameters: false positive, sensitivity, prevalence."""
+        return np.array([self.false_positive, self.sensitivity, self.prevalence], dtype=np.float64)
 
     def to_dict(self) -> dict[str, list[float]]:
         return {name: list(pair) for name, pair in asdict(self).items()}

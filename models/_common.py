@@ -21,7 +21,6 @@ from numpyro.distributions import constraints
 from numpyro.distributions.transforms import ParameterFreeTransform, biject_to
 
 from bayescal.data import PatternCounts
-from bayescal.priors import Priors
 
 #: Largest number of annotators for which the complete pattern layout (every response
 #: combination of every observed missingness mask) is built; it has up to 3^K rows per group.
@@ -77,25 +76,35 @@ def _oriented_bijection(constraint):
 class OrientedChannels(dist.Distribution):
     """``(a, b) ~ Beta(a; fp) Beta(b; sens)`` conditioned on ``a < b`` (event shape (2,)).
 
-    ``log_prob`` is normalised by ``P(a < b)`` (``Priors.orientation_mass``); ``sample`` draws
-    exactly, by rejection from the product of the two Betas.
+    ``sample`` draws exactly, by rejection from the product of the two Betas.  ``log_prob`` is
+    the product density on ``a < b`` *without* the constant ``-log P(a < b)``
+    (``Priors.orientation_mass``): the constant changes no posterior, no ratio of prior
+    densities and no NUTS step, and leaving it out keeps the prior parameters traceable, so one
+    compiled sampler serves every prior of a sensitivity study.
     """
 
+    arg_constraints = {"false_positive": constraints.positive, "sensitivity": constraints.positive}
     support = ordered_unit_pair
     reparametrized_params = []
 
-    def __init__(self, false_positive, sensitivity, orientation_mass, batch_shape=(), validate_args=None):
-        self.false_positive = dist.Beta(*false_positive)
-        self.sensitivity = dist.Beta(*sensitivity)
-        self.log_orientation_mass = float(np.log(orientation_mass))
+    def __init__(self, false_positive, sensitivity, validate_args=None):
+        # each argument: array (..., 2) of Beta parameters (alpha, beta)
+        self.false_positive = jnp.asarray(false_positive)
+        self.sensitivity = jnp.asarray(sensitivity)
+        batch_shape = jnp.broadcast_shapes(self.false_positive.shape[:-1], self.sensitivity.shape[:-1])
         super().__init__(batch_shape=batch_shape, event_shape=(2,), validate_args=validate_args)
+
+    def _betas(self):
+        fp, sens = self.false_positive, self.sensitivity
+        return dist.Beta(fp[..., 0], fp[..., 1]), dist.Beta(sens[..., 0], sens[..., 1])
 
     def sample(self, key, sample_shape=()):
         shape = tuple(sample_shape) + tuple(self.batch_shape)
+        beta_a, beta_b = self._betas()
 
         def draw(key):
             key_a, key_b = jax.random.split(key)
-            return self.false_positive.sample(key_a, shape), self.sensitivity.sample(key_b, shape)
+            return beta_a.sample(key_a, shape), beta_b.sample(key_b, shape)
 
         def redraw(state):
             key, a, b, accepted = state
@@ -110,11 +119,8 @@ class OrientedChannels(dist.Distribution):
         return jnp.stack([state[1], state[2]], axis=-1)
 
     def log_prob(self, value):
-        return (
-            self.false_positive.log_prob(value[..., 0])
-            + self.sensitivity.log_prob(value[..., 1])
-            - self.log_orientation_mass
-        )
+        beta_a, beta_b = self._betas()
+        return beta_a.log_prob(value[..., 0]) + beta_b.log_prob(value[..., 1])
 
 
 # --- the pattern design -------------------------------------------------------------------------
@@ -211,28 +217,30 @@ def pattern_log_prob(a, b, prevalence_of_row, positive, negative):
     return jnp.logaddexp(log0, log1)
 
 
-def channel_program(design: PatternDesign, priors: Priors, grouped: bool, counts=None) -> None:
+def channel_program(design: PatternDesign, prior_params, grouped: bool, counts=None) -> None:
     """The program body of both families.
 
-    Sites: ``channel`` (K, 2) oriented pairs, deterministic ``a`` and ``b``; ``prevalence``
-    (scalar, or one per group when ``grouped``).  With ``counts`` the pattern counts enter
-    through ``sum_r counts_r log p(s_r | g_r)`` (the multinomial kernel; the combinatorial
-    constant does not depend on the parameters).  Without ``counts`` the program draws them:
-    each (group, missingness) cell of a complete design gets a multinomial over its response
-    combinations (the prior predictive).
+    ``prior_params`` is the (3, 2) array of :meth:`bayescal.Priors.as_array` (Beta parameters of
+    false-positive rate, sensitivity and prevalence); as an array it can be traced, so one
+    compiled sampler serves many priors.  Sites: ``channel`` (K, 2) oriented pairs,
+    deterministic ``a`` and ``b``; ``prevalence`` (scalar, or one per group when ``grouped``).
+    With ``counts`` the pattern counts enter through ``sum_r counts_r log p(s_r | g_r)`` (the
+    multinomial kernel; its combinatorial constant does not depend on the parameters).  Without
+    ``counts`` the program draws them: each (group, missingness) cell of a complete design gets a
+    multinomial over its response combinations (the prior predictive).
     """
+    prior_params = jnp.asarray(prior_params)
     with numpyro.plate("annotator", design.n_annotators):
-        pair = numpyro.sample(
-            "channel", OrientedChannels(priors.false_positive, priors.sensitivity, priors.orientation_mass)
-        )
+        pair = numpyro.sample("channel", OrientedChannels(prior_params[0], prior_params[1]))
     a = numpyro.deterministic("a", pair[..., 0])
     b = numpyro.deterministic("b", pair[..., 1])
+    prevalence_prior = dist.Beta(prior_params[2, 0], prior_params[2, 1])
     if grouped:
         with numpyro.plate("group", design.n_groups):
-            prevalence = numpyro.sample("prevalence", dist.Beta(*priors.prevalence))
+            prevalence = numpyro.sample("prevalence", prevalence_prior)
         prevalence_of_row = prevalence[design.group_index]
     else:
-        prevalence = numpyro.sample("prevalence", dist.Beta(*priors.prevalence))
+        prevalence = numpyro.sample("prevalence", prevalence_prior)
         prevalence_of_row = jnp.broadcast_to(prevalence, design.group_index.shape)
     log_p = pattern_log_prob(a, b, prevalence_of_row, design.positive, design.negative)
     if counts is not None:
@@ -241,7 +249,7 @@ def channel_program(design: PatternDesign, priors: Priors, grouped: bool, counts
     if design.cell_rows is None:
         raise ValueError("prior-predictive sampling needs a complete design (PatternDesign.from_counts(..., complete=True))")
     pad = design.cell_rows < 0
-    cell_probs = jnp.where(pad, 0.0, jnp.exp(log_p)[jnp.where(pad, 0, design.cell_rows)])
+    cell_probs = jnp.where(pad, 0.0, jnp.exp(log_p)[np.where(pad, 0, design.cell_rows)])
     cell_counts = numpyro.sample(
         "cell_counts",
         dist.Multinomial(

@@ -10,9 +10,9 @@ Y is summed out by hand; the likelihood runs on pattern counts, missing response
 from __future__ import annotations
 
 from ._common import PatternDesign, channel_program
-from bayescal.priors import Priors
 
 
-def dawid_skene(design: PatternDesign, priors: Priors, counts=None) -> None:
-    """The program; ``counts=None`` draws pattern counts from the prior predictive."""
-    channel_program(design, priors, grouped=False, counts=counts)
+def dawid_skene(design: PatternDesign, prior_params, counts=None) -> None:
+    """The program; ``prior_params`` is ``Priors.as_array()``; ``counts=None`` draws pattern
+    counts from the prior predictive."""
+    channel_program(design, prior_params, grouped=False, counts=counts)

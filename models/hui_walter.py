@@ -11,9 +11,9 @@ Identified with K >= 3, or K = 2 and L >= 2 groups whose class proportions diffe
 from __future__ import annotations
 
 from ._common import PatternDesign, channel_program
-from bayescal.priors import Priors
 
 
-def hui_walter(design: PatternDesign, priors: Priors, counts=None) -> None:
-    """The program; ``counts=None`` draws pattern counts from the prior predictive."""
-    channel_program(design, priors, grouped=True, counts=counts)
+def hui_walter(design: PatternDesign, prior_params, counts=None) -> None:
+    """The program; ``prior_params`` is ``Priors.as_array()``; ``counts=None`` draws pattern
+    counts from the prior predictive."""
+    channel_program(design, prior_params, grouped=True, counts=counts)

@@ -1,0 +1,277 @@
+"""Run NUTS on a model of :mod:`bayescal.models` and return one posterior object (DESIGN.md §7).
+
+:func:`fit_bayes` builds the pattern design from ``data.compress()``, checks identification
+*before* sampling, samples in float64 (inside ``jax.enable_x64``, so the caller's JAX
+configuration is untouched), runs the chains in parallel when there are enough CPU devices and
+vectorised otherwise (never one after another), and packs everything into an ArviZ
+``InferenceData``: ``posterior`` (a, b, prevalence), ``sample_stats``, ``log_likelihood`` (one
+value per pattern row = per item of that pattern; ``constant_data.counts`` holds how many items
+share it, for LOO weighting), ``observed_data``, ``constant_data`` and the priors in ``attrs``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import warnings
+from dataclasses import dataclass
+
+from functools import partial
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pandas as pd
+from numpyro.infer import MCMC, NUTS
+
+from . import __version__
+from . import _validation as v
+from .channels._fit import as_data, check_annotators, require_identified, warn_if_groups_inseparable
+from .correction import Channels
+from .models import PatternDesign, dawid_skene, hui_walter, pattern_log_prob
+from .priors import Priors
+
+with warnings.catch_warnings():
+    # ArviZ 0.23 announces its 1.0 refactor on import; it is noise for bayescal's users.
+    warnings.filterwarnings("ignore", message="ArviZ is undergoing a major refactor", category=FutureWarning)
+    import arviz as az
+
+__all__ = ["MODELS", "BayesFit", "Sampler", "SamplingWarning", "fit_bayes"]
+
+#: Model names and their programs.
+MODELS = {"dawid_skene": dawid_skene, "hui_walter": hui_walter}
+
+#: Diagnostic thresholds (Vehtari et al. 2021): rank-normalised R-hat and bulk / tail ESS.
+RHAT_MAX = 1.01
+ESS_MIN = 400
+
+
+class SamplingWarning(UserWarning):
+    """NUTS diagnostics failed: R-hat above 1.01, ESS below 400, or divergent transitions."""
+
+
+@dataclass(frozen=True, eq=False)
+class BayesFit:
+    """A posterior over annotator channels and class proportions.
+
+    Attributes
+    ----------
+    idata : arviz.InferenceData
+        The posterior object (groups listed in the module docstring).
+    diagnostics : pandas.DataFrame
+        One row per parameter: ``r_hat`` (rank-normalised), ``ess_bulk``, ``ess_tail``, and the
+        total ``divergences`` of the run in every row.
+    model : str
+    priors : Priors
+    """
+
+    idata: az.InferenceData
+    diagnostics: pd.DataFrame
+    model: str
+    priors: Priors
+
+    @property
+    def annotator_names(self) -> tuple[str, ...]:
+        return tuple(str(name) for name in self.idata.posterior["annotator"].values)
+
+    @property
+    def n_draws(self) -> int:
+        posterior = self.idata.posterior
+        return int(posterior.sizes["chain"] * posterior.sizes["draw"])
+
+    def draws(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``a`` (S, K), ``b`` (S, K) and ``prevalence`` (S,) or (S, L), chains stacked."""
+        posterior = self.idata.posterior
+        flat = lambda name: posterior[name].values.reshape(self.n_draws, *posterior[name].shape[2:])  # noqa: E731
+        return flat("a"), flat("b"), flat("prevalence")
+
+    def posterior_mean(self) -> Channels:
+        a, b, _ = self.draws()
+        return Channels(a.mean(axis=0), b.mean(axis=0))
+
+    def summary(self, interval: float = 0.9) -> pd.DataFrame:
+        """Posterior mean, sd and equal-tailed interval of every parameter, with diagnostics."""
+        interval = v.as_probability(interval, "interval")
+        table = az.summary(self.idata, var_names=["a", "b", "prevalence"], kind="stats", hdi_prob=interval)
+        return table.join(self.diagnostics)
+
+    def save(self, path) -> None:
+        """Write the InferenceData to NetCDF; :meth:`load` restores an identical fit."""
+        self.idata.to_netcdf(str(path))
+
+    @classmethod
+    def load(cls, path) -> BayesFit:
+        idata = az.from_netcdf(str(path))
+        attrs = idata.attrs
+        return cls(idata, _diagnostics(idata), str(attrs["bayescal_model"]), Priors.from_dict(json.loads(attrs["bayescal_priors"])))
+
+    def __repr__(self) -> str:
+        chains = self.idata.posterior.sizes["chain"]
+        return f"BayesFit(model={self.model!r}, annotators={list(self.annotator_names)}, chains={chains}, draws={self.n_draws})"
+
+
+def _diagnostics(idata) -> pd.DataFrame:
+    table = az.summary(idata, var_names=["a", "b", "prevalence"], kind="diagnostics")[["r_hat", "ess_bulk", "ess_tail"]]
+    return table.assign(divergences=int(idata.sample_stats["diverging"].values.sum()))
+
+
+def _check_diagnostics(diagnostics: pd.DataFrame, stacklevel: int = 3) -> None:
+    problems = []
+    if diagnostics["divergences"].iloc[0] > 0:
+        problems.append(f"{diagnostics['divergences'].iloc[0]} divergent transition(s)")
+    high = diagnostics.index[diagnostics["r_hat"] > RHAT_MAX].tolist()
+    if high:
+        problems.append(f"R-hat > {RHAT_MAX} for {high}")
+    low = diagnostics.index[(diagnostics[["ess_bulk", "ess_tail"]] < ESS_MIN).any(axis=1)].tolist()
+    if low:
+        problems.append(f"bulk or tail ESS < {ESS_MIN} for {low}")
+    if problems:
+        warnings.warn(
+            "NUTS diagnostics failed: " + "; ".join(problems) + ". Run more warmup/samples or chains, or "
+            "check identification (score groups that barely differ, tiny gaps) before using this posterior",
+            SamplingWarning,
+            stacklevel=stacklevel,
+        )
+
+
+def chain_method(num_chains: int) -> str:
+    """``"parallel"`` when every chain gets its own CPU device, ``"vectorized"`` otherwise."""
+    return "parallel" if jax.local_device_count() >= num_chains > 1 else "vectorized"
+
+
+class Sampler:
+    """One compiled NUTS sampler for a model on a fixed pattern layout.
+
+    The design is closed over and the counts and prior parameters are traced arguments, so
+    repeated :meth:`run` calls with new counts (same layout) or new priors reuse the compiled
+    code: a simulation-based calibration or a prior-sensitivity grid costs its sampling time,
+    not one compilation per fit.
+    """
+
+    def __init__(self, design: PatternDesign, model: str, num_chains: int, num_warmup: int, num_samples: int, progress: bool = False):
+        self.design = design
+        self.model = model
+        self._mcmc = MCMC(
+            NUTS(partial(MODELS[model], design)),
+            num_warmup=num_warmup,
+            num_samples=num_samples,
+            num_chains=num_chains,
+            chain_method=chain_method(num_chains),
+            progress_bar=progress,
+            jit_model_args=True,
+        )
+
+    def run(self, counts: np.ndarray, priors: Priors, seed: int) -> tuple[dict, dict]:
+        """Posterior samples and sample statistics, grouped by chain, as float64 numpy arrays."""
+        with jax.enable_x64(True):
+            self._mcmc.run(
+                jax.random.PRNGKey(seed),
+                jnp.asarray(priors.as_array()),
+                counts=jnp.asarray(counts, dtype=jnp.float64),
+                extra_fields=("diverging", "energy", "num_steps", "accept_prob"),
+            )
+            samples = {name: np.asarray(value) for name, value in self._mcmc.get_samples(group_by_chain=True).items()}
+            extra = {name: np.asarray(value) for name, value in self._mcmc.get_extra_fields(group_by_chain=True).items()}
+        return samples, extra
+
+
+def fit_bayes(
+    data,
+    model="dawid_skene",
+    priors=None,
+    num_chains=4,
+    num_warmup=1000,
+    num_samples=1000,
+    seed=0,
+    progress=True,
+) -> BayesFit:
+    """Sample the posterior of a channel model with NUTS.
+
+    Parameters
+    ----------
+    data : AnnotatedScores
+        ``"dawid_skene"`` needs K >= 3 annotators (groups are ignored); ``"hui_walter"`` uses
+        ``data.groups`` (K >= 3, or K = 2 with at least two score groups).
+    model : {"dawid_skene", "hui_walter"}, default "dawid_skene"
+    priors : Priors, optional
+        Default: flat Beta(1, 1) priors, conditioned on ``a_j < b_j`` (see :mod:`bayescal.priors`).
+    num_chains, num_warmup, num_samples : int
+        Chains run in parallel on CPU devices when ``jax.local_device_count() >= num_chains``
+        (set ``numpyro.set_host_device_count`` or ``XLA_FLAGS`` before JAX starts), and as one
+        vectorised computation otherwise.
+    seed : int, default 0
+    progress : bool, default True
+        Show a progress bar when standard error is a terminal.
+
+    Returns
+    -------
+    BayesFit
+        A :class:`SamplingWarning` is issued when R-hat > 1.01, bulk or tail ESS < 400, or any
+        transition diverged.
+
+    Raises
+    ------
+    IdentificationError
+        Before sampling, for a configuration the data cannot identify.
+    """
+    data = as_data(data)
+    priors = Priors() if priors is None else priors
+    if not isinstance(priors, Priors):
+        raise TypeError(f"priors must be a bayescal.Priors; saw {type(priors).__name__}")
+    num_chains = v.as_int(num_chains, "num_chains", minimum=1)
+    num_warmup = v.as_int(num_warmup, "num_warmup", minimum=1)
+    num_samples = v.as_int(num_samples, "num_samples", minimum=1)
+    seed = v.as_seed(seed)
+    if not isinstance(progress, bool):
+        raise TypeError(f"progress must be True or False; saw {progress!r}")
+    model = v.as_choice(model, "model", tuple(MODELS))
+    grouped = model == "hui_walter"
+    counts = data.compress()
+    require_identified(data.n_annotators, np.unique(counts.groups).size if grouped else 1, f"fit_bayes(model={model!r})")
+    check_annotators(counts)
+    if grouped and data.n_annotators == 2:
+        warn_if_groups_inseparable(counts, "fit_bayes(model='hui_walter')")
+    design = PatternDesign.from_counts(counts, grouped=grouped)
+    sampler = Sampler(design, model, num_chains, num_warmup, num_samples, progress and sys.stderr.isatty())
+    samples, extra = sampler.run(design.counts, priors, seed)
+    idata = inference_data(samples, extra, design, priors, model, data.annotator_names)
+    diagnostics = _diagnostics(idata)
+    _check_diagnostics(diagnostics)
+    return BayesFit(idata, diagnostics, model, priors)
+
+
+def inference_data(samples: dict, extra: dict, design: PatternDesign, priors: Priors, model: str, names) -> az.InferenceData:
+    """Pack a :class:`Sampler` run into InferenceData (groups in the module docstring)."""
+    a, b, prevalence = samples["a"], samples["b"], samples["prevalence"]
+    grouped = prevalence.ndim == 3
+    prevalence_of_row = (
+        prevalence[..., design.group_index] if grouped else np.broadcast_to(prevalence[..., None], a.shape[:2] + design.counts.shape)
+    )
+    with jax.enable_x64(True):
+        log_likelihood = np.asarray(pattern_log_prob(a, b, prevalence_of_row, design.positive, design.negative))
+    missing = 1.0 - design.positive - design.negative
+    patterns = design.positive - missing  # 1, 0, or -1 for missing
+    dims = {
+        "a": ["annotator"],
+        "b": ["annotator"],
+        "counts": ["pattern"],
+        "patterns": ["pattern", "annotator"],
+        "pattern_group": ["pattern"],
+    }
+    if grouped:
+        dims["prevalence"] = ["group"]
+    return az.from_dict(
+        posterior={"a": a, "b": b, "prevalence": prevalence},
+        sample_stats={
+            "diverging": extra["diverging"],
+            "energy": extra["energy"],
+            "n_steps": extra["num_steps"],
+            "acceptance_rate": extra["accept_prob"],
+        },
+        log_likelihood={"counts": log_likelihood},
+        observed_data={"counts": design.counts},
+        constant_data={"counts": design.counts, "patterns": patterns.astype(np.int8), "pattern_group": design.group_ids[design.group_index]},
+        coords={"annotator": list(names), "group": design.group_ids.tolist(), "pattern": np.arange(design.counts.size)},
+        dims=dims,
+        attrs={"bayescal_model": model, "bayescal_priors": json.dumps(priors.to_dict()), "bayescal_version": __version__},
+    )
