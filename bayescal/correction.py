@@ -125,30 +125,30 @@ def _check_channels(channels: object, n_annotators: int | None = None) -> Channe
     return channels
 
 
-def _iv_weights(channels: Channels, prevalence: float) -> np.ndarray:
-    a, b, gap = channels.a, channels.b, channels.gap
-    noise_variance = ((1.0 - prevalence) * a * (1.0 - a) + prevalence * b * (1.0 - b)) / gap**2
-    return 1.0 / np.maximum(noise_variance, VARIANCE_FLOOR)
+def rule_weights(a: np.ndarray, b: np.ndarray, prevalence, rule: str) -> np.ndarray:
+    """Normalised weights of a rule along the last axis of invertible channels.
 
-
-def _rule_weights(channels: Channels, prevalence: float | None, rule: str) -> np.ndarray:
-    """Normalised weights of a rule on validated, invertible channels."""
-    gap = channels.gap
+    ``a, b`` have shape (..., K) and ``prevalence`` broadcasts against (...): one channel set
+    here, one per posterior draw in :mod:`bayescal.posterior`.
+    """
+    gap = b - a
     if rule == "equal":
         raw = np.ones_like(gap)
     elif rule == "gap":
         if (gap < 0).any():
-            j = int(np.flatnonzero(gap < 0)[0])
+            j = int(np.argwhere(gap < 0)[0][-1])
             raise ValueError(
                 f"rule 'gap' needs positively oriented channels (b > a); annotator {j} has gap "
-                f"{gap[j].item():.4g}: use rule='squared_gap' or 'iv', or orient the channels"
+                f"{gap[gap < 0].flat[0]:.4g}: use rule='squared_gap' or 'iv', or orient the channels"
             )
         raw = gap.copy()
     elif rule == "squared_gap":
         raw = gap**2
     else:
-        raw = _iv_weights(channels, prevalence)
-    return raw / raw.sum()
+        mu = np.asarray(prevalence)[..., None]
+        noise_variance = ((1.0 - mu) * a * (1.0 - a) + mu * b * (1.0 - b)) / gap**2
+        raw = 1.0 / np.maximum(noise_variance, VARIANCE_FLOOR)
+    return raw / raw.sum(axis=-1, keepdims=True)
 
 
 def aggregation_weights(channels, prevalence=None, rule="iv") -> np.ndarray:
@@ -185,32 +185,39 @@ def aggregation_weights(channels, prevalence=None, rule="iv") -> np.ndarray:
                 "pass it, or call corrected_labels, which estimates it from the annotations (App. F.4)"
             )
         prevalence = v.as_probability(prevalence, "prevalence")
-    return _rule_weights(channels, prevalence, rule)
+    return rule_weights(channels.a, channels.b, prevalence, rule)
 
 
-def _per_annotator_corrections(annotations: np.ndarray, channels: Channels) -> tuple[np.ndarray, np.ndarray]:
-    """``U_ij = (A_ij - a_j) / d_j`` (0 where missing) and the mask of observed responses."""
+def per_annotator_corrections(annotations: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``U_ij = (A_ij - a_j) / d_j`` (0 where missing) and the (n, K) mask of observed responses.
+
+    ``annotations`` is (n, K); ``a, b`` are (..., K), giving corrections of shape (..., n, K).
+    """
     observed = annotations != v.MISSING
-    corrected = np.where(observed, (annotations - channels.a) / channels.gap, 0.0)
-    return corrected, observed
+    a, gap = np.asarray(a)[..., None, :], (np.asarray(b) - np.asarray(a))[..., None, :]
+    return np.where(observed, (annotations - a) / gap, 0.0), observed
 
 
-def _aggregate(corrected: np.ndarray, observed: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """``sum_{j observed} alpha_j U_ij / sum_{j observed} alpha_j`` for every item."""
-    mass = observed @ weights
+def aggregate(corrected: np.ndarray, observed: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """``sum_{j observed} alpha_j U_ij / sum_{j observed} alpha_j`` for every row: shape (..., n)."""
+    mass = np.einsum("nk,...k->...n", observed.astype(np.float64), weights)
     if (mass <= 0).any():
-        row = int(np.flatnonzero(mass <= 0)[0])
+        row = int(np.argwhere(mass <= 0)[0][-1])
         raise ValueError(
             f"weights give zero total weight to the annotators observed on item {row} "
             f"(observed columns {np.flatnonzero(observed[row]).tolist()}); its corrected label is undefined"
         )
-    return (corrected @ weights) / mass
+    return np.einsum("...nk,...k->...n", corrected, weights) / mass
 
 
-def _plugin_prevalence(corrected: np.ndarray, observed: np.ndarray) -> float:
-    """App. F.4: mean of the equally weighted corrected labels, clipped to [1e-4, 1 - 1e-4]."""
-    equal = np.full(corrected.shape[1], 1.0 / corrected.shape[1])
-    return float(np.clip(_aggregate(corrected, observed, equal).mean(), *PREVALENCE_CLIP))
+def plugin_prevalence(corrected: np.ndarray, observed: np.ndarray, counts: np.ndarray | None = None):
+    """App. F.4: mean of the equally weighted corrected labels, clipped to [1e-4, 1 - 1e-4].
+
+    ``counts`` weights rows that stand for several items (pattern rows); shape (...,)."""
+    equal = np.full(corrected.shape[-1], 1.0 / corrected.shape[-1])
+    labels = aggregate(corrected, observed, equal)
+    mean = labels.mean(axis=-1) if counts is None else labels @ counts / counts.sum()
+    return np.clip(mean, *PREVALENCE_CLIP)
 
 
 def _as_weights(weights: object, channels: Channels, prevalence, corrected, observed) -> np.ndarray:
@@ -218,11 +225,11 @@ def _as_weights(weights: object, channels: Channels, prevalence, corrected, obse
         rule = v.as_choice(weights, "weights", WEIGHT_RULES)
         if rule == "iv":
             prevalence = (
-                _plugin_prevalence(corrected, observed)
+                float(plugin_prevalence(corrected, observed))
                 if prevalence is None
                 else v.as_probability(prevalence, "prevalence")
             )
-        return _rule_weights(channels, prevalence, rule)
+        return rule_weights(channels.a, channels.b, prevalence, rule)
     explicit = v.as_finite_vector(weights, "weights")
     if explicit.size != channels.n_annotators:
         raise ValueError(f"weights must have one entry per annotator ({channels.n_annotators}); saw {explicit.size}")
@@ -267,12 +274,12 @@ def _corrected_labels(annotations: np.ndarray, channels, weights, prevalence, we
     that is not the one being corrected (split and cross-fit NC-ECE, paper App. C.4, F.4).
     """
     channels = _check_channels(channels, annotations.shape[1])
-    corrected, observed = _per_annotator_corrections(annotations, channels)
+    corrected, observed = per_annotator_corrections(annotations, channels.a, channels.b)
     fit_corrected, fit_observed = (
-        (corrected, observed) if weight_sample is None else _per_annotator_corrections(weight_sample, channels)
+        (corrected, observed) if weight_sample is None else per_annotator_corrections(weight_sample, channels.a, channels.b)
     )
     alpha = _as_weights(weights, channels, prevalence, fit_corrected, fit_observed)
-    return _aggregate(corrected, observed, alpha)
+    return aggregate(corrected, observed, alpha)
 
 
 def soft_vote_labels(annotations) -> np.ndarray:

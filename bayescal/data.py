@@ -158,7 +158,7 @@ class AnnotatedScores:
         small, or sorted otherwise.
         """
         groups = np.zeros(self.n_items, dtype=np.int64) if self.groups is None else self.groups
-        rows, counts = _count_rows(groups, self.annotations)
+        rows, counts = count_rows(groups, self.annotations)
         return PatternCounts(
             groups=_read_only(rows[:, 0]),
             patterns=_read_only(rows[:, 1:].astype(np.int8)),
@@ -299,8 +299,9 @@ class AnnotatedScores:
 _BINCOUNT_CODES = 1 << 22
 
 
-def _count_rows(groups: np.ndarray, annotations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct rows of ``[group, annotations]`` in sorted order, with their counts.
+def count_rows(groups: np.ndarray, annotations: np.ndarray, return_inverse: bool = False):
+    """Distinct rows of ``[group, annotations]`` in sorted order, with their counts (and, if
+    asked, the row of each item).
 
     A row is coded as ``group * 3^K + sum_j (A_j + 1) 3^(K-1-j)``, so the order of the codes is
     the lexicographic order of the rows.  Beyond int64 (about K > 38) the rows are sorted as is.
@@ -308,7 +309,10 @@ def _count_rows(groups: np.ndarray, annotations: np.ndarray) -> tuple[np.ndarray
     n_annotators = annotations.shape[1]
     code_space = (int(groups.max()) + 1) * 3**n_annotators
     if code_space >= 2**63:
-        return np.unique(np.column_stack([groups, annotations.astype(np.int64)]), axis=0, return_counts=True)
+        rows, inverse, counts = np.unique(
+            np.column_stack([groups, annotations.astype(np.int64)]), axis=0, return_inverse=True, return_counts=True
+        )
+        return (rows, counts, inverse.ravel()) if return_inverse else (rows, counts)
     codes = groups.astype(np.int64)  # a fresh array, updated in place below
     for column in annotations.T:
         codes *= 3
@@ -326,7 +330,7 @@ def _count_rows(groups: np.ndarray, annotations: np.ndarray) -> tuple[np.ndarray
         rest, digit = np.divmod(rest, 3)
         rows[:, j] = digit - 1
     rows[:, 0] = rest
-    return rows, counts
+    return (rows, counts, np.searchsorted(present, codes)) if return_inverse else (rows, counts)
 
 
 def _numeric_column(series, name: str) -> np.ndarray:

@@ -10,8 +10,7 @@ against (App. F.5).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from functools import partial
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import integrate, special, stats
@@ -45,6 +44,26 @@ def _nonlinear(z):
 _TOY_M = {"calibrated": _calibrated, "shifted": _shifted, "nonlinear": _nonlinear}
 
 
+@dataclass(frozen=True)
+class _ScoreLaw:
+    """How the generator draws scores: ``Z = score_of(T)`` with ``T`` of density ``density`` on
+    [lower, upper] and ``inverse`` mapping a score back to ``t`` (``score_of`` is monotone)."""
+
+    score_of: Callable[[float], float]
+    inverse: Callable[[float], float]
+    density: Callable[[float], float]
+    lower: float
+    upper: float
+
+    def expectation(self, function: Callable[[float], float], z_low: float = 0.0, z_high: float = 1.0) -> float:
+        """``E[function(Z) 1{z_low <= Z <= z_high}]`` by adaptive quadrature over t."""
+        ends = sorted(float(np.clip(self.inverse(z), self.lower, self.upper)) for z in (z_low, z_high))
+        value, _ = integrate.quad(
+            lambda t: function(float(self.score_of(t))) * self.density(t), *ends, limit=500, epsabs=1e-13, epsrel=1e-10
+        )
+        return float(value)
+
+
 @dataclass(frozen=True, eq=False)
 class Simulation:
     """A simulated data set with the truth behind it.
@@ -68,6 +87,22 @@ class Simulation:
     channels: Channels
     calibration: Callable[[np.ndarray], np.ndarray]
     population_ece: float
+    score_law: _ScoreLaw = field(repr=False)
+
+    def population_bin_moments(self, n_bins: int) -> np.ndarray:
+        """``r_l = E[(m(Z) - Z) 1{Z in B_l}]`` for ``n_bins`` equal-width bins, by integration.
+
+        ``sum_l |r_l|`` is the population *binned* ECE, the quantity a binned estimator
+        targets (paper App. B, ``ECE_B(f) <= ECE(f)``).
+        """
+        n_bins = v.as_int(n_bins, "n_bins", minimum=1)
+        residual = lambda z: np.asarray(self.calibration(z)).item() - z  # noqa: E731
+        edges = np.linspace(0.0, 1.0, n_bins + 1)
+        return np.array([self.score_law.expectation(residual, lo, hi) for lo, hi in zip(edges[:-1], edges[1:])])
+
+    def population_binned_ece(self, n_bins: int) -> float:
+        """``sum_l |r_l|`` over ``n_bins`` equal-width bins (see :meth:`population_bin_moments`)."""
+        return float(np.abs(self.population_bin_moments(n_bins)).sum())
 
 
 def toy_calibration(condition: str) -> Callable[[np.ndarray], np.ndarray]:
@@ -77,31 +112,13 @@ def toy_calibration(condition: str) -> Callable[[np.ndarray], np.ndarray]:
     return _TOY_M[v.as_choice(condition, "condition", TOY_CONDITIONS)]
 
 
-def _identity(z):
-    return z
-
-
-def _uniform_density(z):
-    return 1.0
-
-
-def _toy_score(x):
-    return special.expit(0.3 - x)
-
-
 def _toy_input_density(x):
     return 0.5 * stats.norm.pdf(x, -1.0, 1.0) + 0.5 * stats.norm.pdf(x, 1.0, 1.0)
 
 
-def _population_ece(calibration, score_of, density, lower: float, upper: float) -> float:
-    """``integral |m(s(t)) - s(t)| p(t) dt`` over [lower, upper] by adaptive quadrature."""
-
-    def integrand(t: float) -> float:
-        z = float(score_of(t))
-        return abs(np.asarray(calibration(z)).item() - z) * density(t)
-
-    value, _ = integrate.quad(integrand, lower, upper, limit=500, epsabs=1e-12, epsrel=1e-10)
-    return float(value)
+# Beyond |x| = 14 the toy's input mixture has mass below 1e-30: nothing an integral can see.
+_TOY_LAW = _ScoreLaw(lambda x: special.expit(0.3 - x), lambda z: 0.3 - special.logit(z), _toy_input_density, -14.0, 14.0)
+_UNIFORM_LAW = _ScoreLaw(lambda t: t, lambda z: z, lambda t: 1.0, 0.0, 1.0)
 
 
 def _annotate(labels: np.ndarray, channels: Channels, rng: np.random.Generator) -> np.ndarray:
@@ -110,14 +127,15 @@ def _annotate(labels: np.ndarray, channels: Channels, rng: np.random.Generator) 
     return (rng.random(positive_rate.shape) < positive_rate).astype(np.int8)
 
 
-def _simulation(scores, calibration, channels, rng, population_ece: Callable[[], float]) -> Simulation:
-    """Draw labels and annotations for ``scores``; ``population_ece`` runs once m is checked."""
+def _simulation(scores, calibration, channels, rng, law: _ScoreLaw) -> Simulation:
+    """Draw labels and annotations for ``scores``; the population ECE is integrated once m is checked."""
     m = np.asarray(calibration(scores), dtype=np.float64)
     if m.shape != scores.shape or not np.all(np.isfinite(m)) or (m < 0).any() or (m > 1).any():
         raise ValueError("calibration must map an array of scores in [0, 1] to probabilities in [0, 1], elementwise")
     labels = (rng.random(scores.shape) < m).astype(np.int64)
     data = AnnotatedScores(scores, _annotate(labels, channels, rng))
-    return Simulation(data, labels, channels, calibration, population_ece())
+    population_ece = law.expectation(lambda z: abs(np.asarray(calibration(z)).item() - z))
+    return Simulation(data, labels, channels, calibration, population_ece, law)
 
 
 def toy_data(n: int, condition: str = "shifted", seed: int = 0) -> Simulation:
@@ -143,9 +161,7 @@ def toy_data(n: int, condition: str = "shifted", seed: int = 0) -> Simulation:
     calibration = toy_calibration(condition)
     rng = np.random.default_rng(v.as_seed(seed))
     x = rng.normal(np.where(rng.random(n) < 0.5, -1.0, 1.0), 1.0)
-    # Beyond |x| = 14 the mixture has mass below 1e-30: nothing the integral can see.
-    population_ece = partial(_population_ece, calibration, _toy_score, _toy_input_density, -14.0, 14.0)
-    return _simulation(_toy_score(x), calibration, TOY_CHANNELS, rng, population_ece)
+    return _simulation(_TOY_LAW.score_of(x), calibration, TOY_CHANNELS, rng, _TOY_LAW)
 
 
 def simulate_annotated(n: int, channels: Channels, calibration=None, seed: int = 0) -> Simulation:
@@ -182,5 +198,4 @@ def simulate_annotated(n: int, channels: Channels, calibration=None, seed: int =
         raise TypeError(f"calibration must be a callable m(z); saw {type(calibration).__name__}")
     rng = np.random.default_rng(v.as_seed(seed))
     scores = rng.random(n)
-    population_ece = partial(_population_ece, calibration, _identity, _uniform_density, 0.0, 1.0)
-    return _simulation(scores, calibration, channels, rng, population_ece)
+    return _simulation(scores, calibration, channels, rng, _UNIFORM_LAW)

@@ -163,6 +163,22 @@ class PatternDesign:
             return cls((patterns == 1) * 1.0, (patterns == 0) * 1.0, group_index, group_ids, counts)
         return cls._complete(patterns, group_index, group_ids, counts)
 
+    def counts_of(self, pattern_counts: PatternCounts, grouped: bool) -> np.ndarray:
+        """Counts of another data set on this design's rows (same layout, e.g. a replicate)."""
+        missing = 1.0 - self.positive - self.negative
+        layout = {
+            (int(self.group_ids[g]), tuple(row)): r
+            for r, (g, row) in enumerate(zip(self.group_index, (self.positive - missing).astype(np.int64)))
+        }
+        counts = np.zeros(self.counts.shape)
+        groups = pattern_counts.groups if grouped else np.zeros_like(pattern_counts.groups)
+        for g, pattern, count in zip(groups, pattern_counts.patterns.astype(np.int64), pattern_counts.counts):
+            key = (int(g), tuple(pattern))
+            if key not in layout:
+                raise ValueError(f"pattern {list(pattern)} of group {int(g)} is not a row of this design")
+            counts[layout[key]] += count
+        return counts
+
     @classmethod
     def _complete(cls, patterns, group_index, group_ids, counts) -> PatternDesign:
         n_annotators = patterns.shape[1]

@@ -1,0 +1,156 @@
+"""fit_bayes: identification before sampling, recovery, agreement with EM, diagnostics, I/O."""
+
+import jax
+import numpy as np
+import pytest
+
+import bayescal as bc
+from bayescal.channels import IdentificationError
+from bayescal.inference import SamplingWarning, chain_method
+
+FAST = {"num_chains": 2, "num_warmup": 400, "num_samples": 500, "progress": False}
+
+
+def _grouped(sim, n_groups):
+    data = sim.data
+    return bc.AnnotatedScores(data.scores, data.annotations, groups=bc.score_groups(data.scores, n_groups=n_groups))
+
+
+@pytest.fixture(scope="module")
+def toy_fit():
+    sim = bc.toy_data(6000, seed=11)
+    return sim, bc.fit_bayes(sim.data, **FAST)
+
+
+def test_fit_holds_one_inference_data_with_every_group(toy_fit):
+    sim, fit = toy_fit
+    idata = fit.idata
+    for group in ("posterior", "sample_stats", "log_likelihood", "observed_data", "constant_data"):
+        assert group in idata.groups()
+    assert idata.posterior["a"].dims == ("chain", "draw", "annotator")
+    assert list(idata.posterior["annotator"].values) == ["a0", "a1", "a2"]
+    assert idata.posterior["a"].dtype == np.float64
+    assert (idata.posterior["b"] > idata.posterior["a"]).all()
+    assert idata.attrs["bayescal_model"] == "dawid_skene"
+    assert fit.n_draws == 1000 and fit.model == "dawid_skene"
+    # log_likelihood: one value per pattern (= per item of that pattern), counts kept beside it.
+    loglik = idata.log_likelihood["counts"].values
+    counts = idata.constant_data["counts"].values
+    assert loglik.shape == (2, 500, counts.size) and counts.sum() == 6000
+    # all 8 patterns of 3 annotators are observed: their probabilities sum to one in every draw
+    assert np.allclose(np.exp(loglik).sum(axis=-1), 1.0)
+
+
+def test_fit_leaves_the_global_jax_configuration_alone(toy_fit):
+    assert not jax.config.jax_enable_x64
+
+
+def test_diagnostics_table(toy_fit):
+    _, fit = toy_fit
+    table = fit.diagnostics
+    assert list(table.columns) == ["r_hat", "ess_bulk", "ess_tail", "divergences"]
+    assert len(table) == 7  # a, b for 3 annotators + prevalence
+    assert (table["r_hat"] < 1.01).all() and (table["ess_bulk"] > 400).all()
+    assert "mean" in fit.summary().columns
+
+
+def test_save_and_load_round_trip_exactly(toy_fit, tmp_path):
+    _, fit = toy_fit
+    fit.save(tmp_path / "fit.nc")
+    loaded = bc.BayesFit.load(tmp_path / "fit.nc")
+    for mine, theirs in zip(fit.draws(), loaded.draws()):
+        assert np.array_equal(mine, theirs)
+    assert loaded.priors == fit.priors and loaded.model == fit.model
+    assert loaded.diagnostics.equals(fit.diagnostics)
+    assert np.array_equal(loaded.idata.log_likelihood["counts"].values, fit.idata.log_likelihood["counts"].values)
+
+
+def test_too_short_runs_warn():
+    sim = bc.toy_data(2000, seed=3)
+    with pytest.warns(SamplingWarning, match=r"NUTS diagnostics failed: .*ESS < 400"):
+        bc.fit_bayes(sim.data, num_chains=2, num_warmup=30, num_samples=30, progress=False)
+
+
+def test_chains_run_in_parallel_only_with_enough_devices(monkeypatch):
+    monkeypatch.setattr(jax, "local_device_count", lambda: 4)
+    assert chain_method(4) == "parallel"
+    monkeypatch.setattr(jax, "local_device_count", lambda: 2)
+    assert chain_method(4) == "vectorized"  # one computation for all chains, never one after another
+    assert chain_method(1) == "vectorized"
+
+
+def test_non_identified_configurations_fail_before_sampling():
+    two = bc.simulate_annotated(500, bc.Channels([0.1, 0.2], [0.8, 0.9]), seed=1)
+    with pytest.raises(IdentificationError, match=r"fit_bayes\(model='dawid_skene'\): two annotators"):
+        bc.fit_bayes(two.data)
+    with pytest.raises(IdentificationError, match=r"fit_bayes\(model='hui_walter'\): two annotators without score groups"):
+        bc.fit_bayes(two.data, model="hui_walter")
+    one = bc.simulate_annotated(500, bc.Channels(0.1, 0.9), seed=1)
+    with pytest.raises(IdentificationError, match=r"one annotator"):
+        bc.fit_bayes(_grouped(one, 3), model="hui_walter")
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"model": "rasch"}, ValueError, r"model must be one of 'dawid_skene', 'hui_walter'; saw 'rasch'"),
+        ({"priors": {"prevalence": (1, 1)}}, TypeError, r"priors must be a bayescal.Priors; saw dict"),
+        ({"num_chains": 0}, ValueError, r"num_chains must be >= 1; saw 0"),
+        ({"num_samples": 2.5}, TypeError, r"num_samples must be an integer"),
+        ({"seed": -1}, ValueError, r"seed must be >= 0"),
+        ({"progress": "yes"}, TypeError, r"progress must be True or False"),
+    ],
+)
+def test_bad_input(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        bc.fit_bayes(bc.toy_data(200, seed=1).data, **kwargs)
+
+
+def test_data_must_be_annotated_scores():
+    with pytest.raises(TypeError, match=r"data must be a bayescal.AnnotatedScores"):
+        bc.fit_bayes(np.zeros((10, 3)))
+
+
+# --- recovery and agreement with the frequentist estimators ------------------------------------
+
+
+def _within_three_sd(fit, truth_a, truth_b, truth_prevalence):
+    a, b, prevalence = fit.draws()
+    for draws, truth in ((a, truth_a), (b, truth_b), (prevalence, truth_prevalence)):
+        z = np.abs(draws.mean(axis=0) - truth) / draws.std(axis=0)
+        assert np.all(z < 3), z
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("k", [3, 4, 5])
+def test_dawid_skene_recovers_simulated_channels(k):
+    channels = bc.Channels(np.linspace(0.08, 0.25, k), np.linspace(0.8, 0.95, k))
+    sim = bc.simulate_annotated(5000, channels, lambda z: 0.2 + 0.5 * np.asarray(z), seed=20 + k)
+    fit = bc.fit_bayes(sim.data, **FAST)
+    _within_three_sd(fit, channels.a, channels.b, sim.labels.mean())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n_groups", [2, 3, 4, 5])
+def test_hui_walter_recovers_two_annotators_with_score_groups(n_groups):
+    channels = bc.Channels([0.1, 0.2], [0.85, 0.9])
+    sim = bc.simulate_annotated(8000, channels, seed=30 + n_groups)
+    data = _grouped(sim, n_groups)
+    fit = bc.fit_bayes(data, model="hui_walter", **FAST)
+    truth = [sim.labels[data.groups == g].mean() for g in np.unique(data.groups)]
+    _within_three_sd(fit, channels.a, channels.b, np.array(truth))
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::bayescal.channels.SaturatedModelWarning")
+def test_flat_prior_posterior_means_agree_with_em():
+    channels = bc.Channels([0.1, 0.15, 0.2, 0.25], [0.8, 0.85, 0.9, 0.95])
+    sim = bc.simulate_annotated(50_000, channels, lambda z: 0.2 + 0.5 * np.asarray(z), seed=40)
+    bayes, em = bc.fit_bayes(sim.data, **FAST), bc.dawid_skene_em(sim.data)
+    mean = bayes.posterior_mean()
+    assert mean.a == pytest.approx(em.channels.a, abs=0.01) and mean.b == pytest.approx(em.channels.b, abs=0.01)
+    two = _grouped(bc.simulate_annotated(50_000, bc.Channels([0.1, 0.2], [0.85, 0.9]), seed=41), 3)
+    bayes2, em2 = bc.fit_bayes(two, model="hui_walter", **FAST), bc.grouped_em(two)
+    mean2 = bayes2.posterior_mean()
+    assert mean2.a == pytest.approx(em2.channels.a, abs=0.01) and mean2.b == pytest.approx(em2.channels.b, abs=0.01)
+    assert bayes2.draws()[2].mean(axis=0) == pytest.approx(em2.prevalence, abs=0.01)
