@@ -22,7 +22,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pandas as pd
-from numpyro.infer import MCMC, NUTS
+from numpyro.infer.hmc import hmc
+from numpyro.infer.util import initialize_model
 
 from . import __version__
 from . import _validation as v
@@ -111,7 +112,8 @@ class BayesFit:
 
 
 def _diagnostics(idata) -> pd.DataFrame:
-    table = az.summary(idata, var_names=["a", "b", "prevalence"], kind="diagnostics")[["r_hat", "ess_bulk", "ess_tail"]]
+    with np.errstate(invalid="ignore", divide="ignore"):  # constant draws: NaN, flagged by _check_diagnostics
+        table = az.summary(idata, var_names=["a", "b", "prevalence"], kind="diagnostics", round_to="none")[["r_hat", "ess_bulk", "ess_tail"]]
     return table.assign(divergences=int(idata.sample_stats["diverging"].values.sum()))
 
 
@@ -125,6 +127,9 @@ def _check_diagnostics(diagnostics: pd.DataFrame, stacklevel: int = 3) -> None:
     low = diagnostics.index[(diagnostics[["ess_bulk", "ess_tail"]] < ESS_MIN).any(axis=1)].tolist()
     if low:
         problems.append(f"bulk or tail ESS < {ESS_MIN} for {low}")
+    undefined = diagnostics.index[diagnostics[["r_hat", "ess_bulk", "ess_tail"]].isna().any(axis=1)].tolist()
+    if undefined:
+        problems.append(f"R-hat or ESS undefined (constant draws?) for {undefined}")
     if problems:
         warnings.warn(
             "NUTS diagnostics failed: " + "; ".join(problems) + ". Run more warmup/samples or chains, or "
@@ -142,37 +147,85 @@ def chain_method(num_chains: int) -> str:
 class Sampler:
     """One compiled NUTS sampler for a model on a fixed pattern layout.
 
-    The design is closed over and the counts and prior parameters are traced arguments, so
-    repeated :meth:`run` calls with new counts (same layout) or new priors reuse the compiled
-    code: a simulation-based calibration or a prior-sensitivity grid costs its sampling time,
-    not one compilation per fit.
+    The design is closed over; the counts and prior parameters are traced arguments.  Warmup
+    (step size and diagonal mass-matrix adaptation) and sampling run as one compiled
+    ``lax.scan`` per chain, vmapped over chains (or ``pmap``-ped when every chain has a CPU
+    device), so repeated :meth:`run` calls with new counts (same layout) or new priors reuse
+    the compiled code: a simulation-based calibration or a prior-sensitivity grid costs its
+    sampling time, not one compilation per fit.  (``numpyro.infer.MCMC.run`` recompiles on every
+    call in numpyro 0.22 when no progress bar is shown, which is why the loop is written here.)
     """
 
     def __init__(self, design: PatternDesign, model: str, num_chains: int, num_warmup: int, num_samples: int, progress: bool = False):
         self.design = design
         self.model = model
-        self._mcmc = MCMC(
-            NUTS(partial(MODELS[model], design)),
-            num_warmup=num_warmup,
-            num_samples=num_samples,
-            num_chains=num_chains,
-            chain_method=chain_method(num_chains),
-            progress_bar=progress,
-            jit_model_args=True,
+        self.num_chains = num_chains
+        self.num_warmup = num_warmup
+        self.num_samples = num_samples
+        self.progress = progress
+        self.chain_method = chain_method(num_chains)
+        self._compiled = None
+
+    def _compile(self, prior_params, counts):
+        program = partial(MODELS[self.model], self.design)
+        info = initialize_model(
+            jax.random.PRNGKey(0), program, dynamic_args=True, model_args=(prior_params,), model_kwargs={"counts": counts}
         )
+        init_kernel, sample_kernel = hmc(potential_fn_gen=info.potential_fn, algo="NUTS")
+        postprocess = info.postprocess_fn
+        template = info.param_info.z
+        num_warmup, num_samples = self.num_warmup, self.num_samples
+        report = _progress_reporter(num_warmup + num_samples, self.num_chains) if self.progress else None
+
+        def one_chain(key, prior_params, counts):
+            key_init, key_run = jax.random.split(key)
+            leaves, tree = jax.tree_util.tree_flatten(template)
+            keys = jax.random.split(key_init, len(leaves))
+            # numpyro's init_to_uniform: uniform in (-2, 2) on the unconstrained scale
+            start = tree.unflatten([jax.random.uniform(k, jnp.shape(x), minval=-2.0, maxval=2.0) for k, x in zip(keys, leaves)])
+            arguments = {"model_args": (prior_params,), "model_kwargs": {"counts": counts}}
+            state = init_kernel(start, num_warmup, rng_key=key_run, **arguments)
+
+            def step(state, index):
+                state = sample_kernel(state, **arguments)
+                if report is not None:
+                    jax.debug.callback(report, index, ordered=False)
+                return state, (state.z, state.diverging, state.energy, state.num_steps, state.accept_prob)
+
+            # One scan over warmup and sampling compiles the NUTS kernel once; warmup is dropped after.
+            _, trace = jax.lax.scan(step, state, jnp.arange(num_warmup + num_samples))
+            z, diverging, energy, num_steps, accept_prob = jax.tree_util.tree_map(lambda x: x[num_warmup:], trace)
+            constrained = jax.vmap(postprocess(prior_params, counts=counts))(z)
+            return constrained, {"diverging": diverging, "energy": energy, "num_steps": num_steps, "accept_prob": accept_prob}
+
+        if self.chain_method == "parallel":
+            return jax.pmap(one_chain, in_axes=(0, None, None))
+        return jax.jit(jax.vmap(one_chain, in_axes=(0, None, None)))
 
     def run(self, counts: np.ndarray, priors: Priors, seed: int) -> tuple[dict, dict]:
         """Posterior samples and sample statistics, grouped by chain, as float64 numpy arrays."""
         with jax.enable_x64(True):
-            self._mcmc.run(
-                jax.random.PRNGKey(seed),
-                jnp.asarray(priors.as_array()),
-                counts=jnp.asarray(counts, dtype=jnp.float64),
-                extra_fields=("diverging", "energy", "num_steps", "accept_prob"),
-            )
-            samples = {name: np.asarray(value) for name, value in self._mcmc.get_samples(group_by_chain=True).items()}
-            extra = {name: np.asarray(value) for name, value in self._mcmc.get_extra_fields(group_by_chain=True).items()}
-        return samples, extra
+            prior_params = jnp.asarray(priors.as_array())
+            counts = jnp.asarray(counts, dtype=jnp.float64)
+            if self._compiled is None:
+                self._compiled = self._compile(prior_params, counts)
+            keys = jax.random.split(jax.random.PRNGKey(seed), self.num_chains)
+            samples, extra = self._compiled(keys, prior_params, counts)
+            return jax.tree_util.tree_map(np.asarray, samples), jax.tree_util.tree_map(np.asarray, extra)
+
+
+def _progress_reporter(total: int, num_chains: int):
+    """A host callback that advances a tqdm bar by chain-iterations (shown on a terminal only)."""
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=total * num_chains, desc="NUTS", unit="it", leave=False)
+
+    def report(index):
+        bar.update(int(np.size(index)))
+        if bar.n >= bar.total:
+            bar.close()
+
+    return report
 
 
 def fit_bayes(

@@ -175,7 +175,7 @@ class PatternDesign:
         for g, pattern, count in zip(groups, pattern_counts.patterns.astype(np.int64), pattern_counts.counts):
             key = (int(g), tuple(pattern))
             if key not in layout:
-                raise ValueError(f"pattern {list(pattern)} of group {int(g)} is not a row of this design")
+                raise ValueError(f"pattern {pattern.tolist()} of group {int(g)} is not a row of this design")
             counts[layout[key]] += count
         return counts
 

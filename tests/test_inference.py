@@ -8,7 +8,7 @@ import bayescal as bc
 from bayescal.channels import IdentificationError
 from bayescal.inference import SamplingWarning, chain_method
 
-FAST = {"num_chains": 2, "num_warmup": 400, "num_samples": 500, "progress": False}
+FAST = {"progress": False}  # default 4 chains x (1000 warmup + 1000 draws): fast once compiled
 
 
 def _grouped(sim, n_groups):
@@ -32,11 +32,11 @@ def test_fit_holds_one_inference_data_with_every_group(toy_fit):
     assert idata.posterior["a"].dtype == np.float64
     assert (idata.posterior["b"] > idata.posterior["a"]).all()
     assert idata.attrs["bayescal_model"] == "dawid_skene"
-    assert fit.n_draws == 1000 and fit.model == "dawid_skene"
+    assert fit.n_draws == 4000 and fit.model == "dawid_skene"
     # log_likelihood: one value per pattern (= per item of that pattern), counts kept beside it.
     loglik = idata.log_likelihood["counts"].values
     counts = idata.constant_data["counts"].values
-    assert loglik.shape == (2, 500, counts.size) and counts.sum() == 6000
+    assert loglik.shape == (4, 1000, counts.size) and counts.sum() == 6000
     # all 8 patterns of 3 annotators are observed: their probabilities sum to one in every draw
     assert np.allclose(np.exp(loglik).sum(axis=-1), 1.0)
 
@@ -69,6 +69,24 @@ def test_too_short_runs_warn():
     sim = bc.toy_data(2000, seed=3)
     with pytest.warns(SamplingWarning, match=r"NUTS diagnostics failed: .*ESS < 400"):
         bc.fit_bayes(sim.data, num_chains=2, num_warmup=30, num_samples=30, progress=False)
+
+
+def test_one_compiled_sampler_serves_new_counts_and_priors():
+    from bayescal.inference import Sampler
+    from bayescal.models import PatternDesign
+
+    sim = bc.toy_data(3000, seed=4)
+    design = PatternDesign.from_counts(sim.data.compress(), grouped=False, complete=True)
+    sampler = Sampler(design, "dawid_skene", 2, 200, 200)
+    first, _ = sampler.run(design.counts, bc.Priors(), seed=1)
+    compiled = sampler._compiled
+    again, _ = sampler.run(design.counts, bc.Priors(), seed=1)
+    other = design.counts_of(bc.toy_data(3000, seed=5).data.compress(), grouped=False)
+    moved, _ = sampler.run(other, bc.Priors(prevalence=(5, 5)), seed=1)
+    assert sampler._compiled is compiled
+    assert np.array_equal(first["a"], again["a"])  # deterministic given the seed
+    assert not np.array_equal(first["a"], moved["a"])
+    assert first["a"].shape == (2, 200, 3)
 
 
 def test_chains_run_in_parallel_only_with_enough_devices(monkeypatch):

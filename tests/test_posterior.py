@@ -34,7 +34,7 @@ def varied():
     data = bc.AnnotatedScores(sim.data.scores, annotations)
     a = np.clip(sim.channels.a + rng.normal(0, 0.02, (40, 3)), 0.01, 0.4)
     b = np.clip(sim.channels.b + rng.normal(0, 0.02, (40, 3)), 0.6, 0.99)
-    return data, fake_fit(data, a, b, np.full(40, 0.45)), a, b
+    return data, fake_fit(data, a, b, rng.uniform(0.4, 0.5, 40)), a, b
 
 
 @pytest.mark.filterwarnings("ignore::bayescal.inference.SamplingWarning")
@@ -70,8 +70,10 @@ def test_bayesian_bootstrap_matches_an_exact_item_level_bootstrap():
 def test_highest_density_interval():
     draws = np.concatenate([np.zeros(50), np.linspace(1, 2, 50)])
     assert highest_density_interval(draws, 0.5) == (0.0, 0.0)
+    assert highest_density_interval(np.arange(10.0), 1.0) == (0.0, 9.0)
     lo, hi = highest_density_interval(np.random.default_rng(0).normal(size=100_000), 0.9)
-    assert lo == pytest.approx(-1.645, abs=0.03) and hi == pytest.approx(1.645, abs=0.03)
+    assert hi - lo == pytest.approx(2 * 1.6449, abs=0.02)  # the narrowest 90% window of N(0, 1)
+    assert lo == pytest.approx(-1.645, abs=0.06)
 
 
 @pytest.mark.filterwarnings("ignore::bayescal.inference.SamplingWarning")
