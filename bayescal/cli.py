@@ -10,7 +10,10 @@ Commands
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+
+import numpy as np
 
 from . import __version__
 from .channels import score_groups
@@ -64,60 +67,100 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--n-bins", type=_integer_argument(1, allow_auto=True), default=10, help="equal-width evaluation bins, or 'auto' = round(n^(1/3)) (default: 10, as in the paper)"
     )
+    demo.add_argument("--no-bayes", action="store_true", help="skip the Bayesian fit (quicker)")
     return parser
 
 
-def run_demo(condition: str, n: int, seed: int, n_bins: int | str) -> str:
+def _bayes_summary(data, n_bins, seed):
+    """Posterior of the Dawid–Skene channels and of NC-ECE, or the reason there is none."""
+    from .inference import fit_bayes
+    from .posterior import posterior_ece
+
+    try:
+        fit = fit_bayes(data, model="dawid_skene", seed=seed, progress=True)
+    except ValueError as error:
+        return None, None, str(error)
+    return fit, posterior_ece(fit, data, n_bins=n_bins, interval=0.9, seed=seed), None
+
+
+def run_demo(condition: str, n: int, seed: int, n_bins: int | str, bayes: bool = True) -> str:
     """The demo's report as text (the numbers are computed here, printing is the caller's)."""
     simulation = toy_data(n, condition=condition, seed=seed)
     observed = simulation.data
     # The paper's toy study fits grouped EM on five equal-width score groups (App. G.2).
     data = AnnotatedScores(observed.scores, observed.annotations, groups=score_groups(observed.scores, n_groups=5))
     try:
-        estimated = nc_ece(data, "grouped_em", n_bins=n_bins, seed=seed)
+        estimated, failure = nc_ece(data, "grouped_em", n_bins=n_bins, seed=seed), None
     except ValueError as error:  # a failed or unidentified fit (tiny n): report it, keep the rest
         estimated, failure = None, str(error)
+    fit, posterior, bayes_failure = _bayes_summary(observed, n_bins, seed) if bayes else (None, None, "skipped (--no-bayes)")
     truth = simulation.channels
-    rows = [
-        ("population ECE  E|m(Z) - Z|  (numerical integral)", simulation.population_ece),
-        ("clean labels  (oracle: only a simulator knows Y)", expected_calibration_error(simulation.labels, data.scores, n_bins)),
-        ("soft vote  (naive: mean of the noisy labels)", soft_vote_ece(data.scores, data.annotations, n_bins)),
-        ("majority vote  (naive)", majority_vote_ece(data.scores, data.annotations, n_bins)),
-        ("NC-ECE  (true channels, inverse-variance weights)", noise_corrected_ece(data.scores, data.annotations, truth, n_bins)),
-    ]
-    if estimated is not None:
-        rows.append(("NC-ECE  (channels estimated by grouped EM)", estimated.estimate))
+
     lines = [
         f"bayescal demo: paper §6.1 toy data, condition {condition!r}, n = {n}, seed = {seed}",
         "",
-        "           true channels          estimated by grouped EM (5 score groups)",
-        "annotator  false-pos a  sensitivity b  false-pos a  sensitivity b",
+        "Annotator channels: false-positive rate a, sensitivity b",
+        f"{'annotator':<9}  {'true a':>6}  {'true b':>6}  {'EM a':>6}  {'EM b':>6}  {'posterior a [90%]':>22}  {'posterior b [90%]':>22}",
     ]
+    draws = fit.draws() if fit is not None else None
     for j, name in enumerate(data.annotator_names):
-        line = f"{name:<9}  {truth.a[j]:>11.3f}  {truth.b[j]:>13.3f}"
+        line = f"{name:<9}  {truth.a[j]:>6.3f}  {truth.b[j]:>6.3f}"
         if estimated is not None:
             fitted = estimated.fits[0].channels
-            line += f"  {fitted.a[j]:>11.3f}  {fitted.b[j]:>13.3f}"
+            line += f"  {fitted.a[j]:>6.3f}  {fitted.b[j]:>6.3f}"
+        else:
+            line += f"  {'-':>6}  {'-':>6}"
+        if draws is not None:
+            for values in (draws[0][:, j], draws[1][:, j]):
+                low, high = np.quantile(values, [0.05, 0.95])
+                line += f"  {values.mean():>6.3f} [{low:.3f}, {high:.3f}]"
         lines.append(line)
+    if estimated is not None or draws is not None:
+        lines.append("(EM: grouped EM on 5 equal-width score groups; posterior: Bayesian Dawid–Skene, NUTS, flat priors)")
+
+    rows = [
+        ("population ECE  E|m(Z) - Z|  (numerical integral)", f"{simulation.population_ece:.4f}"),
+        ("clean labels  (oracle: only a simulator knows Y)", f"{expected_calibration_error(simulation.labels, data.scores, n_bins):.4f}"),
+        ("soft vote  (naive: mean of the noisy labels)", f"{soft_vote_ece(data.scores, data.annotations, n_bins):.4f}"),
+        ("majority vote  (naive)", f"{majority_vote_ece(data.scores, data.annotations, n_bins):.4f}"),
+        ("NC-ECE  (true channels, inverse-variance weights)", f"{noise_corrected_ece(data.scores, data.annotations, truth, n_bins):.4f}"),
+        ("NC-ECE  (channels estimated by grouped EM)", f"{estimated.estimate:.4f}" if estimated else f"not available ({failure})"),
+        (
+            "NC-ECE  (posterior median, 90% credible interval)",
+            f"{posterior.median:.4f}  [{posterior.interval[0]:.4f}, {posterior.interval[1]:.4f}]"
+            if posterior
+            else f"not available ({bayes_failure})",
+        ),
+    ]
     bins = f"{n_bins} equal-width bins" if n_bins != "auto" else "round(n^(1/3)) equal-width bins"
-    lines += ["", f"ECE of the predictor ({bins}):"]
     width = max(len(label) for label, _ in rows)
-    lines += [f"  {label:<{width}}  {value:.4f}" for label, value in rows]
-    if estimated is None:
-        lines.append(f"  NC-ECE with estimated channels: not available ({failure})")
+    lines += ["", f"ECE of the predictor ({bins}):"]
+    lines += [f"  {label:<{width}}  {value}" for label, value in rows]
     lines += [
         "",
         "The naive ECEs score the predictor against noisy labels and are biased; NC-ECE uses the",
         "noisy labels alone (plus channels, known or estimated from the same labels) and estimates",
-        "the clean-label ECE.",
+        "the clean-label ECE. The credible interval carries the channel and the evaluation-sample",
+        "uncertainty (posterior_ece, uncertainty='total').",
     ]
     return "\n".join(lines)
+
+
+def _use_host_devices(count: int) -> None:
+    """Give JAX ``count`` CPU devices so that NUTS chains run in parallel.
+
+    Only the command line may do this: it changes process-wide state, and it works only before
+    JAX starts (later it has no effect, and the chains are vectorised instead)."""
+    if "jax" not in sys.modules:
+        os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + f" --xla_force_host_platform_device_count={count}").strip()
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "demo":
-        print(run_demo(args.condition, args.n, args.seed, args.n_bins))
+        if not args.no_bayes:
+            _use_host_devices(4)
+        print(run_demo(args.condition, args.n, args.seed, args.n_bins, bayes=not args.no_bayes))
     return 0
 
 

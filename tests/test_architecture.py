@@ -66,3 +66,19 @@ def test_no_global_random_state_or_jax_config_at_import():
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "True"
     sources = "".join(p.read_text() for p in _python_files("bayescal", "models"))
     assert "np.random.seed(" not in sources and "jax.config.update" not in sources
+
+
+def test_bayesian_entry_points_are_reached_lazily():
+    code = (
+        "import sys, bayescal; assert 'numpyro' not in sys.modules; f = bayescal.fit_bayes; "
+        "assert 'numpyro' in sys.modules and callable(bayescal.posterior_ece); print(f.__module__)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "bayescal.inference"
+
+
+def test_unknown_top_level_names_raise_attribute_error():
+    import bayescal
+
+    with pytest.raises(AttributeError, match=r"module 'bayescal' has no attribute 'fit_frequentist'"):
+        bayescal.fit_frequentist  # noqa: B018

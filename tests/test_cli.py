@@ -17,7 +17,7 @@ def test_demo_prints_the_ece_figures_and_the_population_value(capsys):
     assert cli.main(["demo"]) == 0
     out = capsys.readouterr().out
     figures = _figures(out)
-    assert len(figures) == 6
+    assert len(figures) == 6  # the posterior row ends with its interval, checked below
     assert "condition 'shifted', n = 8000" in out
     oracle = figures["clean labels  (oracle: only a simulator knows Y)"]
     nc = figures["NC-ECE  (true channels, inverse-variance weights)"]
@@ -26,11 +26,14 @@ def test_demo_prints_the_ece_figures_and_the_population_value(capsys):
     assert abs(nc - oracle) < abs(soft - oracle)
     estimated = figures["NC-ECE  (channels estimated by grouped EM)"]
     assert abs(estimated - oracle) < abs(soft - oracle)
-    assert "estimated by grouped EM (5 score groups)" in out
+    assert "EM: grouped EM on 5 equal-width score groups" in out
+    posterior = re.search(r"posterior median, 90% credible interval\)\s+(\d\.\d{4})  \[(\d\.\d{4}), (\d\.\d{4})\]", out)
+    median, low, high = (float(x) for x in posterior.groups())
+    assert low <= median <= high and low <= oracle <= high
 
 
 def test_demo_options(capsys):
-    assert cli.main(["demo", "--condition", "calibrated", "--n", "500", "--seed", "3", "--n-bins", "auto"]) == 0
+    assert cli.main(["demo", "--condition", "calibrated", "--n", "500", "--seed", "3", "--n-bins", "auto", "--no-bayes"]) == 0
     out = capsys.readouterr().out
     assert "condition 'calibrated', n = 500, seed = 3" in out
     assert "round(n^(1/3)) equal-width bins" in out
@@ -60,7 +63,8 @@ def test_help_shows_an_example():
 
 
 def test_demo_with_too_few_items_reports_the_failed_fit_instead_of_crashing(capsys):
-    assert cli.main(["demo", "--n", "2"]) == 0
+    assert cli.main(["demo", "--n", "2", "--no-bayes"]) == 0
     out = capsys.readouterr().out
-    assert "NC-ECE with estimated channels: not available (" in out
+    assert "NC-ECE  (channels estimated by grouped EM)         not available (" in out
+    assert "not available (skipped (--no-bayes))" in out
     assert len(_figures(out)) == 5
