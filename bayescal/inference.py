@@ -15,7 +15,6 @@ import json
 import sys
 import warnings
 from dataclasses import dataclass
-
 from functools import partial
 
 import jax
@@ -175,7 +174,9 @@ class Sampler:
         postprocess = info.postprocess_fn
         template = info.param_info.z
         num_warmup, num_samples = self.num_warmup, self.num_samples
-        report = _progress_reporter(num_warmup + num_samples, self.num_chains) if self.progress else None
+        total = num_warmup + num_samples
+        report = _progress_reporter(total, self.num_chains) if self.progress else None
+        every = max(1, total // 100)  # a host callback per step would cost more than the step
 
         def one_chain(key, prior_params, counts):
             key_init, key_run = jax.random.split(key)
@@ -189,7 +190,7 @@ class Sampler:
             def step(state, index):
                 state = sample_kernel(state, **arguments)
                 if report is not None:
-                    jax.debug.callback(report, index, ordered=False)
+                    jax.lax.cond(index % every == 0, lambda i: jax.debug.callback(report, i, every), lambda i: None, index)
                 return state, (state.z, state.diverging, state.energy, state.num_steps, state.accept_prob)
 
             # One scan over warmup and sampling compiles the NUTS kernel once; warmup is dropped after.
@@ -215,14 +216,22 @@ class Sampler:
 
 
 def _progress_reporter(total: int, num_chains: int):
-    """A host callback that advances a tqdm bar by chain-iterations (shown on a terminal only)."""
+    """A host callback moving a tqdm bar to the iteration reached; a new bar opens at iteration 0.
+
+    Vectorised chains call it once per report, parallel chains once per device: it only ever
+    moves the bar forward, so both count right."""
     from tqdm.auto import tqdm
 
-    bar = tqdm(total=total * num_chains, desc="NUTS", unit="it", leave=False)
+    bars = []
 
-    def report(index):
-        bar.update(int(np.size(index)))
-        if bar.n >= bar.total:
+    def report(index, every):
+        if int(np.min(index)) == 0 and (not bars or bars[-1].n >= total):
+            bars.append(tqdm(total=total, desc=f"NUTS ({num_chains} chains)", unit="it", leave=False))
+        bar = bars[-1]
+        reached = min(int(np.max(index)) + int(every), total)
+        if reached > bar.n:
+            bar.update(reached - bar.n)
+        if bar.n >= total:
             bar.close()
 
     return report

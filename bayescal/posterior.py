@@ -146,6 +146,26 @@ def _as_fit_weights(weights: object, n_annotators: int):
     return explicit / explicit.sum()
 
 
+def _moment_draws(cells: _Cells, a, b, rule, n_bins: int, uncertainty: str, seed: int) -> np.ndarray:
+    """Draws (S, M) of the bin moments: O(draws x cells x K), never O(draws x items)."""
+    corrected, observed = per_annotator_corrections(cells.patterns, a, b)  # (S, G, K), (G, K)
+    if isinstance(rule, str):
+        prevalence = plugin_prevalence(corrected, observed, cells.counts) if rule == "iv" else None
+        alpha = rule_weights(a, b, prevalence, rule)
+    else:
+        alpha = np.broadcast_to(rule, a.shape)
+    labels = aggregate(corrected, observed, alpha)  # (S, G): the corrected label of each cell
+    membership = np.zeros((cells.bins.size, n_bins))
+    membership[np.arange(cells.bins.size), cells.bins] = 1.0
+    if uncertainty == "channels":
+        return ((labels - cells.mean_score) * cells.counts) @ membership / cells.counts.sum()
+    rng = np.random.default_rng(seed)
+    shares = rng.gamma(cells.counts, size=labels.shape)  # cell totals of Dirichlet(1, ..., 1) item weights
+    shares /= shares.sum(axis=1, keepdims=True)
+    scores = cells.mean_score + cells.score_sd / np.sqrt(cells.counts + 1) * rng.standard_normal(labels.shape)
+    return (shares * (labels - scores)) @ membership
+
+
 #: A bin is debiased when its posterior interval of r_l at this level contains 0.
 STRADDLE_LEVEL = 0.95
 
@@ -214,25 +234,7 @@ def posterior_ece(
     v.check_items_annotated(data.annotations, "data.annotations")
 
     bin_index, edges = assign_bins(data.scores, bins, strategy)
-    cells = _cells(data, bin_index)
-    corrected, observed = per_annotator_corrections(cells.patterns, a, b)  # (S, G, K), (G, K)
-    if isinstance(rule, str):
-        prevalence = plugin_prevalence(corrected, observed, cells.counts) if rule == "iv" else None
-        alpha = rule_weights(a, b, prevalence, rule)
-    else:
-        alpha = np.broadcast_to(rule, a.shape)
-    labels = aggregate(corrected, observed, alpha)  # (S, G): corrected label of each cell
-    membership = np.zeros((cells.bins.size, bins))
-    membership[np.arange(cells.bins.size), cells.bins] = 1.0
-    n = cells.counts.sum()
-    if uncertainty == "channels":
-        moments = ((labels - cells.mean_score) * cells.counts) @ membership / n
-    else:
-        rng = np.random.default_rng(seed)
-        shares = rng.gamma(cells.counts, size=labels.shape)
-        shares /= shares.sum(axis=1, keepdims=True)
-        scores = cells.mean_score + cells.score_sd / np.sqrt(cells.counts + 1) * rng.standard_normal(labels.shape)
-        moments = (shares * (labels - scores)) @ membership
+    moments = _moment_draws(_cells(data, bin_index), a, b, rule, bins, uncertainty, seed)
     raw = np.abs(moments).sum(axis=1)
     reported = _debiased(moments) if uncertainty == "total" else raw
     bin_counts = np.bincount(bin_index, minlength=bins)

@@ -172,3 +172,26 @@ def test_flat_prior_posterior_means_agree_with_em():
     mean2 = bayes2.posterior_mean()
     assert mean2.a == pytest.approx(em2.channels.a, abs=0.01) and mean2.b == pytest.approx(em2.channels.b, abs=0.01)
     assert bayes2.draws()[2].mean(axis=0) == pytest.approx(em2.prevalence, abs=0.01)
+
+
+def test_progress_reporter_moves_one_bar_forward_per_run():
+    from bayescal.inference import _progress_reporter
+
+    report = _progress_reporter(100, num_chains=2)
+    for index in (0, 0, 10, 50, 10, 90):  # parallel chains report the same index twice, out of order
+        report(np.array(index), 10)
+    # a second run of the same sampler opens a new bar
+    report(np.array(0), 10)
+    assert report.__closure__ is not None
+    bars = [cell.cell_contents for cell in report.__closure__ if isinstance(cell.cell_contents, list)][0]
+    assert [bar.n for bar in bars] == [100, 10]
+
+
+def test_sampler_with_progress_bar_runs_under_vmap(capsys):
+    from bayescal.inference import Sampler
+    from bayescal.models import PatternDesign
+
+    design = PatternDesign.from_counts(bc.toy_data(500, seed=1).data.compress(), grouped=False, complete=True)
+    samples, _ = Sampler(design, "dawid_skene", 2, 50, 50, progress=True).run(design.counts, bc.Priors(), seed=0)
+    assert samples["a"].shape == (2, 50, 3)
+    assert "NUTS (2 chains)" in capsys.readouterr().err

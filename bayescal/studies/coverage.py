@@ -8,7 +8,6 @@ Each replicate simulates the toy data, fits the Bayesian Dawid–Skene model wit
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from .. import _validation as v
