@@ -230,9 +230,14 @@ def _as_weights(weights: object, channels: Channels, prevalence, corrected, obse
                 else v.as_probability(prevalence, "prevalence")
             )
         return rule_weights(channels.a, channels.b, prevalence, rule)
+    return as_convex_weights(weights, channels.n_annotators)
+
+
+def as_convex_weights(weights: object, n_annotators: int) -> np.ndarray:
+    """Explicit weights: ``n_annotators`` non-negative numbers with a positive sum, normalised."""
     explicit = v.as_finite_vector(weights, "weights")
-    if explicit.size != channels.n_annotators:
-        raise ValueError(f"weights must have one entry per annotator ({channels.n_annotators}); saw {explicit.size}")
+    if explicit.size != n_annotators:
+        raise ValueError(f"weights must have one entry per annotator ({n_annotators}); saw {explicit.size}")
     if (explicit < 0).any() or explicit.sum() <= 0:
         raise ValueError(f"weights must be non-negative with a positive sum (convex weights); saw {explicit.tolist()}")
     return explicit / explicit.sum()

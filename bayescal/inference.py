@@ -95,6 +95,12 @@ class BayesFit:
         table = az.summary(self.idata, var_names=["a", "b", "prevalence"], kind="stats", hdi_prob=interval)
         return table.join(self.diagnostics)
 
+    @classmethod
+    def from_run(cls, samples: dict, extra: dict, design: PatternDesign, priors: Priors, model: str, names) -> BayesFit:
+        """Pack a :class:`Sampler` run into InferenceData and compute its diagnostics."""
+        idata = _inference_data(samples, extra, design, priors, model, names)
+        return cls(idata, _diagnostics(idata), model, priors)
+
     def save(self, path) -> None:
         """Write the InferenceData to NetCDF; :meth:`load` restores an identical fit."""
         self.idata.to_netcdf(str(path))
@@ -234,6 +240,7 @@ def _progress_reporter(total: int, num_chains: int):
         if bar.n >= total:
             bar.close()
 
+    report.bars = bars  # one per run, for inspection
     return report
 
 
@@ -296,13 +303,12 @@ def fit_bayes(
     design = PatternDesign.from_counts(counts, grouped=grouped)
     sampler = Sampler(design, model, num_chains, num_warmup, num_samples, progress and sys.stderr.isatty())
     samples, extra = sampler.run(design.counts, priors, seed)
-    idata = inference_data(samples, extra, design, priors, model, data.annotator_names)
-    diagnostics = _diagnostics(idata)
-    _check_diagnostics(diagnostics)
-    return BayesFit(idata, diagnostics, model, priors)
+    fit = BayesFit.from_run(samples, extra, design, priors, model, data.annotator_names)
+    _check_diagnostics(fit.diagnostics)
+    return fit
 
 
-def inference_data(samples: dict, extra: dict, design: PatternDesign, priors: Priors, model: str, names) -> az.InferenceData:
+def _inference_data(samples: dict, extra: dict, design: PatternDesign, priors: Priors, model: str, names) -> az.InferenceData:
     """Pack a :class:`Sampler` run into InferenceData (groups in the module docstring)."""
     a, b, prevalence = samples["a"], samples["b"], samples["prevalence"]
     grouped = prevalence.ndim == 3

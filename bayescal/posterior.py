@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _validation as v
-from .correction import WEIGHT_RULES, aggregate, per_annotator_corrections, plugin_prevalence, rule_weights
+from .correction import WEIGHT_RULES, aggregate, as_convex_weights, per_annotator_corrections, plugin_prevalence, rule_weights
 from .data import AnnotatedScores, count_rows
 from .inference import BayesFit
 from .metrics import assign_bins
@@ -136,14 +136,10 @@ def _cells(data: AnnotatedScores, bin_index: np.ndarray) -> _Cells:
 
 
 def _as_fit_weights(weights: object, n_annotators: int):
+    """A rule name (weights recomputed per draw) or fixed explicit weights."""
     if isinstance(weights, str):
         return v.as_choice(weights, "weights", WEIGHT_RULES)
-    explicit = v.as_finite_vector(weights, "weights")
-    if explicit.size != n_annotators or (explicit < 0).any() or explicit.sum() <= 0:
-        raise ValueError(
-            f"weights must be a rule name or {n_annotators} non-negative numbers with a positive sum; saw {explicit.tolist()}"
-        )
-    return explicit / explicit.sum()
+    return as_convex_weights(weights, n_annotators)
 
 
 def _moment_draws(cells: _Cells, a, b, rule, n_bins: int, uncertainty: str, seed: int) -> np.ndarray:

@@ -182,9 +182,7 @@ def test_progress_reporter_moves_one_bar_forward_per_run():
         report(np.array(index), 10)
     # a second run of the same sampler opens a new bar
     report(np.array(0), 10)
-    assert report.__closure__ is not None
-    bars = [cell.cell_contents for cell in report.__closure__ if isinstance(cell.cell_contents, list)][0]
-    assert [bar.n for bar in bars] == [100, 10]
+    assert [bar.n for bar in report.bars] == [100, 10]
 
 
 def test_sampler_with_progress_bar_runs_under_vmap(capsys):

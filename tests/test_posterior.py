@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import bayescal as bc
-from bayescal.inference import BayesFit, _diagnostics, inference_data
+from bayescal.inference import BayesFit
 from bayescal.models import PatternDesign
 from bayescal.posterior import highest_density_interval
 
@@ -20,8 +20,7 @@ def fake_fit(data, a, b, prevalence):
         "num_steps": np.ones((1, draws), int),
         "accept_prob": np.ones((1, draws)),
     }
-    idata = inference_data(samples, extra, design, bc.Priors(), "dawid_skene", data.annotator_names)
-    return BayesFit(idata, _diagnostics(idata), "dawid_skene", bc.Priors())
+    return BayesFit.from_run(samples, extra, design, bc.Priors(), "dawid_skene", data.annotator_names)
 
 
 @pytest.fixture(scope="module")
@@ -99,7 +98,8 @@ def test_result_fields_and_reliability_bands(varied):
         ({"tolerance": -0.1}, ValueError, r"tolerance must be a number in \[0, 1\]"),
         ({"n_bins": 0}, ValueError, r"n_bins must be >= 1"),
         ({"weights": "best"}, ValueError, r"weights must be one of"),
-        ({"weights": [1, 2]}, ValueError, r"weights must be a rule name or 3 non-negative numbers"),
+        ({"weights": [1, 2]}, ValueError, r"weights must have one entry per annotator \(3\); saw 2"),
+        ({"weights": [1, -1, 1]}, ValueError, r"weights must be non-negative with a positive sum"),
         ({"seed": -4}, ValueError, r"seed must be >= 0"),
     ],
 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import _validation as v
-from ..inference import BayesFit, Sampler, _diagnostics, inference_data
+from ..inference import BayesFit, Sampler
 from ..models import PatternDesign
 from ..posterior import UNCERTAINTY, posterior_ece
 from ..priors import Priors
@@ -59,8 +59,7 @@ def posterior_coverage(
             design = PatternDesign.from_counts(counts, grouped=False, complete=True)
             sampler = Sampler(design, "dawid_skene", num_chains, num_warmup, num_samples)
         samples, extra = sampler.run(design.counts_of(counts, grouped=False), priors, seed)
-        idata = inference_data(samples, extra, design, priors, "dawid_skene", simulation.data.annotator_names)
-        fit = BayesFit(idata, _diagnostics(idata), "dawid_skene", priors)
+        fit = BayesFit.from_run(samples, extra, design, priors, "dawid_skene", simulation.data.annotator_names)
         target = simulation.population_binned_ece(n_bins)
         for uncertainty in UNCERTAINTY:
             result = posterior_ece(fit, simulation.data, n_bins=n_bins, interval=interval, uncertainty=uncertainty, seed=seed)
