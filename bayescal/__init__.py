@@ -35,6 +35,15 @@ from .metrics import (
     reliability_curve,
 )
 from .priors import Priors
+from .recalibration import (
+    HistogramBinning,
+    PlattScaling,
+    RecalibrationStudy,
+    TemperatureScaling,
+    corrected_log_loss,
+    recalibrate,
+    recalibration_study,
+)
 from .simulate import Simulation, simulate_annotated, toy_data
 
 #: Heavy parts reached lazily, so that ``import bayescal`` loads neither numpyro nor arviz.
@@ -43,6 +52,8 @@ _LAZY = {
     "BayesFit": "bayescal.inference",
     "posterior_ece": "bayescal.posterior",
     "PosteriorECE": "bayescal.posterior",
+    "posterior_recalibration": "bayescal.posterior",
+    "PosteriorRecalibration": "bayescal.posterior",
 }
 
 
@@ -66,13 +77,18 @@ __all__ = [
     "Channels",
     "IdentificationError",
     "NCECEResult",
+    "HistogramBinning",
+    "PlattScaling",
     "Priors",
     "PatternCounts",
+    "RecalibrationStudy",
     "ReliabilityCurve",
     "Simulation",
+    "TemperatureScaling",
     "aggregation_weights",
     "calibration_moments",
     "corrected_labels",
+    "corrected_log_loss",
     "dawid_skene_em",
     "expected_calibration_error",
     "grouped_em",
@@ -82,6 +98,8 @@ __all__ = [
     "max_calibration_error",
     "nc_ece",
     "noise_corrected_ece",
+    "recalibrate",
+    "recalibration_study",
     "reliability_curve",
     "score_groups",
     "simulate_annotated",

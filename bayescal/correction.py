@@ -408,20 +408,32 @@ class NCECEResult:
     n_evaluated: int
 
 
-def _as_estimator(estimator, options: dict):
-    """A callable data -> ChannelFit and its name, from a name, a callable, or known Channels."""
+def _as_estimator(estimator, options: dict, argument: str = "estimator"):
+    """A callable data -> ChannelFit and its name, from a name, a callable, or known Channels.
+
+    ``argument`` is the caller's parameter name, for the error message."""
     from . import channels as estimators  # channels/ builds on Channels defined here: import at call time
 
     names = ("dawid_skene_em", "grouped_em", "hui_walter_moments", "hui_walter_gmm", "third_moment")
     if isinstance(estimator, Channels):
         return None, "known channels"
     if isinstance(estimator, str):
-        name = v.as_choice(estimator, "estimator", names)
+        name = v.as_choice(estimator, argument, names)
         function = getattr(estimators, name)
         return (lambda data: function(data, **options)), name
     if callable(estimator):
         return (lambda data: estimator(data, **options)), getattr(estimator, "__name__", "custom estimator")
-    raise TypeError(f"estimator must be one of {names}, a Channels, or a callable; saw {type(estimator).__name__}")
+    raise TypeError(f"{argument} must be one of {names}, a Channels, or a callable; saw {type(estimator).__name__}")
+
+
+def _fit_or_raise(fit_channels, name: str, sample, where: str):
+    """Run an estimator from :func:`_as_estimator` on ``sample``; a failed fit raises, naming ``where``."""
+    from .channels import ChannelFitError
+
+    fit = fit_channels(sample)
+    if fit.failure is not None:
+        raise ChannelFitError(f"{name} failed on {where}: {fit.failure}")
+    return fit
 
 
 def nc_ece(
@@ -478,7 +490,6 @@ def nc_ece(
     ChannelFitError
         When a channel fit fails (the message names the fold and the reason).
     """
-    from .channels import ChannelFitError
     from .data import AnnotatedScores
 
     if not isinstance(data, AnnotatedScores):
@@ -500,10 +511,7 @@ def nc_ece(
         return NCECEResult(moments.ece, moments, (), mode, name, data.n_items)
 
     def channels_from(sample, where: str):
-        fit = fit_channels(sample)
-        if fit.failure is not None:
-            raise ChannelFitError(f"{name} failed on {where}: {fit.failure}")
-        return fit
+        return _fit_or_raise(fit_channels, name, sample, where)
 
     rng = np.random.default_rng(seed)
     if mode == "reuse":

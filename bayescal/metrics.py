@@ -108,14 +108,25 @@ def assign_bins(scores: np.ndarray, n_bins: int, strategy: str) -> tuple[np.ndar
     """Bin index of each (validated) score and the bin edges; conventions in the module docstring."""
     if strategy == "uniform":
         edges = np.linspace(0.0, 1.0, n_bins + 1)
-        # astype(int) truncates, which is floor for non-negative scores.
-        index = np.minimum((scores * n_bins).astype(np.int64), n_bins - 1)
     else:
         edges = np.quantile(scores, np.linspace(0.0, 1.0, n_bins + 1))
-        # side="right": a score equal to an interior edge starts the bin above it, and with
-        # duplicate edges it skips to the highest of them, so ties never straddle bins.
-        index = np.searchsorted(edges[1:-1], scores, side="right")
-    return index, edges
+    return bin_index(scores, edges, strategy), edges
+
+
+def bin_index(scores: np.ndarray, edges: np.ndarray, strategy: str) -> np.ndarray:
+    """Bin of each (validated) score for edges made by :func:`assign_bins`.
+
+    Fitted binned maps (:class:`bayescal.recalibration.HistogramBinning`) keep their edges and
+    bin new scores with this, so fitting and prediction follow one convention.
+    """
+    if strategy == "uniform":
+        n_bins = edges.size - 1
+        # astype(int) truncates, which is floor for non-negative scores; computing from n_bins
+        # rather than searching the edges keeps k/n_bins exactly on its bin's lower edge.
+        return np.minimum((scores * n_bins).astype(np.int64), n_bins - 1)
+    # side="right": a score equal to an interior edge starts the bin above it, and with
+    # duplicate edges it skips to the highest of them, so ties never straddle bins.
+    return np.searchsorted(edges[1:-1], scores, side="right")
 
 
 def binned_moments(targets: np.ndarray, scores: np.ndarray, n_bins: int, strategy: str) -> BinnedMoments:

@@ -41,12 +41,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _validation as v
-from .correction import WEIGHT_RULES, aggregate, as_convex_weights, per_annotator_corrections, plugin_prevalence, rule_weights
+from .correction import WEIGHT_RULES, _soft_vote, aggregate, as_convex_weights, per_annotator_corrections, plugin_prevalence, rule_weights
 from .data import AnnotatedScores, count_rows
 from .inference import BayesFit
-from .metrics import assign_bins
+from .metrics import assign_bins, bin_index
+from .recalibration import CHUNK, DEFAULT_EPS, _make_map
 
-__all__ = ["PosteriorECE", "posterior_ece"]
+__all__ = ["PosteriorECE", "PosteriorRecalibration", "posterior_ece", "posterior_recalibration"]
 
 UNCERTAINTY = ("total", "channels")
 
@@ -75,8 +76,9 @@ class PosteriorECE:
     bin_moments : ndarray, shape (S, M)
         Draws of each bin's moment ``r_l`` (for reliability diagrams with credible bands).
     edges : ndarray, shape (M + 1,)
-    counts : ndarray, shape (M,)
-    mean_score : ndarray, shape (M,)
+    counts : ndarray, shape (M,), or (S, M) when the scores differ by draw
+        Items per bin (per draw for :func:`posterior_recalibration`, whose maps differ by draw).
+    mean_score : ndarray, shape (M,) or (S, M)
         Mean score of each bin (NaN for an empty bin).
     """
 
@@ -98,7 +100,7 @@ class PosteriorECE:
     def bin_accuracy(self) -> np.ndarray:
         """Draws of each bin's corrected mean label ``zbar_l + r_l n / n_l``, shape (S, M)."""
         with np.errstate(invalid="ignore", divide="ignore"):
-            return self.mean_score + self.bin_moments * self.counts.sum() / self.counts
+            return self.mean_score + self.bin_moments * self.counts.sum(axis=-1, keepdims=True) / self.counts
 
     def __repr__(self) -> str:
         return (
@@ -142,15 +144,23 @@ def _as_fit_weights(weights: object, n_annotators: int):
     return as_convex_weights(weights, n_annotators)
 
 
-def _moment_draws(cells: _Cells, a, b, rule, n_bins: int, uncertainty: str, seed: int) -> np.ndarray:
-    """Draws (S, M) of the bin moments: O(draws x cells x K), never O(draws x items)."""
-    corrected, observed = per_annotator_corrections(cells.patterns, a, b)  # (S, G, K), (G, K)
+def _pattern_labels(patterns: np.ndarray, counts: np.ndarray, a, b, rule) -> np.ndarray:
+    """Corrected label (S, G) of each response pattern under each channel draw.
+
+    ``counts`` (G,) says how many items share a pattern: the IV plug-in prevalence of a draw
+    (App. F.4) averages over items, not patterns."""
+    corrected, observed = per_annotator_corrections(patterns, a, b)  # (S, G, K), (G, K)
     if isinstance(rule, str):
-        prevalence = plugin_prevalence(corrected, observed, cells.counts) if rule == "iv" else None
+        prevalence = plugin_prevalence(corrected, observed, counts) if rule == "iv" else None
         alpha = rule_weights(a, b, prevalence, rule)
     else:
         alpha = np.broadcast_to(rule, a.shape)
-    labels = aggregate(corrected, observed, alpha)  # (S, G): the corrected label of each cell
+    return aggregate(corrected, observed, alpha)
+
+
+def _moment_draws(cells: _Cells, a, b, rule, n_bins: int, uncertainty: str, seed: int) -> np.ndarray:
+    """Draws (S, M) of the bin moments: O(draws x cells x K), never O(draws x items)."""
+    labels = _pattern_labels(cells.patterns, cells.counts, a, b, rule)  # (S, G): the label of each cell
     membership = np.zeros((cells.bins.size, n_bins))
     membership[np.arange(cells.bins.size), cells.bins] = 1.0
     if uncertainty == "channels":
@@ -172,6 +182,52 @@ def _debiased(moments: np.ndarray) -> np.ndarray:
     straddles = (low < 0) & (high > 0)
     shrunk = np.sqrt(np.maximum(moments**2 - 2.0 * moments.var(axis=0), 0.0))
     return np.where(straddles, shrunk, np.abs(moments)).sum(axis=1)
+
+
+def _checked_draws(fit, samples: dict) -> tuple[np.ndarray, np.ndarray]:
+    """The fit's channel draws ``a, b`` (S, K), after checking that every sample has its annotators."""
+    if not isinstance(fit, BayesFit):
+        raise TypeError(f"fit must be a bayescal.BayesFit; saw {type(fit).__name__}")
+    a, b, _ = fit.draws()
+    for name, data in samples.items():
+        if not isinstance(data, AnnotatedScores):
+            raise TypeError(f"{name} must be a bayescal.AnnotatedScores; saw {type(data).__name__}")
+        if data.n_annotators != a.shape[1]:
+            raise ValueError(
+                f"{name} must have the fit's {a.shape[1]} annotators {list(fit.annotator_names)}; saw {data.n_annotators}"
+            )
+        v.check_items_annotated(data.annotations, f"{name}.annotations")
+    return a, b
+
+
+def _as_level(interval: object) -> float:
+    level = v.as_probability(interval, "interval")
+    if not 0 < level < 1:
+        raise ValueError(f"interval must lie strictly between 0 and 1; saw {interval!r}")
+    return level
+
+
+def _summary(moments, uncertainty: str, level: float, tolerance: float, edges, counts, mean_score) -> PosteriorECE:
+    """PosteriorECE of bin-moment draws (S, M): raw ``sum_l |r_l|`` and the reported draws."""
+    raw = np.abs(moments).sum(axis=1)
+    reported = _debiased(moments) if uncertainty == "total" else raw
+    tail = (1.0 - level) / 2.0
+    return PosteriorECE(
+        draws=reported,
+        raw_draws=raw,
+        mean=float(reported.mean()),
+        median=float(np.median(reported)),
+        interval=(float(np.quantile(reported, tail)), float(np.quantile(reported, 1.0 - tail))),
+        hdi=highest_density_interval(reported, level),
+        level=level,
+        uncertainty=uncertainty,
+        prob_calibrated=float(np.mean(reported <= tolerance)),
+        tolerance=tolerance,
+        bin_moments=moments,
+        edges=edges,
+        counts=counts,
+        mean_score=mean_score,
+    )
 
 
 def posterior_ece(
@@ -209,47 +265,199 @@ def posterior_ece(
     -------
     PosteriorECE
     """
-    if not isinstance(fit, BayesFit):
-        raise TypeError(f"fit must be a bayescal.BayesFit; saw {type(fit).__name__}")
-    if not isinstance(data, AnnotatedScores):
-        raise TypeError(f"data must be a bayescal.AnnotatedScores; saw {type(data).__name__}")
-    a, b, _ = fit.draws()
-    if data.n_annotators != a.shape[1]:
-        raise ValueError(
-            f"data must have the fit's {a.shape[1]} annotators {list(fit.annotator_names)}; saw {data.n_annotators}"
-        )
+    a, b = _checked_draws(fit, {"data": data})
     bins = v.as_n_bins(n_bins, data.n_items)
     strategy = v.as_choice(strategy, "strategy", v.BIN_STRATEGIES)
     rule = _as_fit_weights(weights, data.n_annotators)
-    level = v.as_probability(interval, "interval")
-    if not 0 < level < 1:
-        raise ValueError(f"interval must lie strictly between 0 and 1; saw {interval!r}")
+    level = _as_level(interval)
     uncertainty = v.as_choice(uncertainty, "uncertainty", UNCERTAINTY)
     tolerance = v.as_probability(tolerance, "tolerance")
     seed = v.as_seed(seed)
-    v.check_items_annotated(data.annotations, "data.annotations")
 
     bin_index, edges = assign_bins(data.scores, bins, strategy)
     moments = _moment_draws(_cells(data, bin_index), a, b, rule, bins, uncertainty, seed)
-    raw = np.abs(moments).sum(axis=1)
-    reported = _debiased(moments) if uncertainty == "total" else raw
     bin_counts = np.bincount(bin_index, minlength=bins)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_score = np.bincount(bin_index, weights=data.scores, minlength=bins) / bin_counts
-    tail = (1.0 - level) / 2.0
-    return PosteriorECE(
-        draws=reported,
-        raw_draws=raw,
-        mean=float(reported.mean()),
-        median=float(np.median(reported)),
-        interval=(float(np.quantile(reported, tail)), float(np.quantile(reported, 1.0 - tail))),
-        hdi=highest_density_interval(reported, level),
-        level=level,
-        uncertainty=uncertainty,
-        prob_calibrated=float(np.mean(reported <= tolerance)),
-        tolerance=tolerance,
-        bin_moments=moments,
-        edges=edges,
-        counts=bin_counts,
-        mean_score=mean_score,
+    return _summary(moments, uncertainty, level, tolerance, edges, bin_counts, mean_score)
+
+
+# --------------------------------------------------------------------------- recalibration
+
+
+@dataclass(frozen=True, eq=False)
+class PosteriorRecalibration:
+    """Recalibration with every posterior draw of the channels (paper §5 with DESIGN.md §7).
+
+    Attributes
+    ----------
+    method : str
+    maps : MapDraws
+        One map per draw, fitted to that draw's corrected labels of the fitting sample: the
+        draws of the map parameters (``maps.parameters``), with convergence and box flags.
+    map : TemperatureScaling, PlattScaling or HistogramBinning
+        The posterior-mean map (parameters averaged over draws): a usable predictor.
+    recalibrated : PosteriorECE
+        NC-ECE on the evaluation sample of each draw's map, scored with the same draw's
+        channels, in equal-width bins of the transformed score.  ``counts`` and ``mean_score``
+        are per draw, shape (S, M), because the transformed scores differ between draws.
+    base : PosteriorECE
+        NC-ECE of the original scores on the evaluation sample.
+    naive : PosteriorECE
+        NC-ECE of the map fitted to the mean annotator responses (``naive_map``).
+    naive_map : fitted map
+    """
+
+    method: str
+    maps: object
+    map: object
+    recalibrated: PosteriorECE
+    base: PosteriorECE
+    naive: PosteriorECE
+    naive_map: object
+
+    def table(self):
+        """Base, Naive and Corrected NC-ECE: posterior median, mean, credible interval, P(ECE <= tolerance)."""
+        import pandas as pd
+
+        rows = {"base": self.base, "naive": self.naive, "corrected": self.recalibrated}
+        return pd.DataFrame(
+            {
+                fit: {
+                    "median": result.median,
+                    "mean": result.mean,
+                    "lower": result.interval[0],
+                    "upper": result.interval[1],
+                    f"P(ECE <= {result.tolerance:g})": result.prob_calibrated,
+                }
+                for fit, result in rows.items()
+            }
+        ).T.rename_axis(f"{self.method} ({self.recalibrated.level:.0%} interval)")
+
+    def parameter_summary(self):
+        """Posterior mean, sd and equal-tailed interval of each map parameter (histograms: per bin)."""
+        import pandas as pd
+
+        tail = (1.0 - self.recalibrated.level) / 2.0
+        columns = {}
+        for name, draws in self.maps.parameters.items():
+            flat = draws.reshape(draws.shape[0], -1)
+            labels = [name] if draws.ndim == 1 else [f"{name}[{h}]" for h in range(flat.shape[1])]
+            for label, column in zip(labels, flat.T):
+                low, high = np.quantile(column, [tail, 1.0 - tail])
+                columns[label] = {"mean": column.mean(), "sd": column.std(ddof=1) if column.size > 1 else 0.0, "lower": low, "upper": high}
+        return pd.DataFrame(columns).T
+
+
+def _recalibrated_moment_draws(maps, data: AnnotatedScores, labels, cell, n_bins: int, uncertainty: str, seed: int):
+    """Bin moments (S, M) of each draw's recalibrated scores against its corrected labels.
+
+    ``labels`` (S, G) are the corrected labels of the evaluation patterns and ``cell`` (n,)
+    each item's pattern.  The transformed scores differ by draw, so this works item by item:
+    O(draws x items), in chunks of draws.  Returns the moments and the per-draw bin counts and
+    mean transformed scores, each (S, M).
+    """
+    n_draws, n = labels.shape[0], data.n_items
+    moments, counts, score_sums = (np.zeros((n_draws, n_bins)) for _ in range(3))
+    rng = np.random.default_rng(seed)
+    step = max(1, CHUNK // n)
+    for start in range(0, n_draws, step):
+        rows = slice(start, min(start + step, n_draws))
+        predictions = maps.predict(data.scores, rows)  # (s, n)
+        size = predictions.shape[0]
+        flat_bins = (bin_index(predictions, np.linspace(0.0, 1.0, n_bins + 1), "uniform") + n_bins * np.arange(size)[:, None]).ravel()
+        if uncertainty == "total":  # Bayesian bootstrap: Dirichlet(1, ..., 1) item weights per draw
+            weights = rng.standard_exponential(predictions.shape)
+            weights /= weights.sum(axis=1, keepdims=True)
+        else:
+            weights = np.full(predictions.shape, 1.0 / n)
+        residuals = weights * (labels[rows][:, cell] - predictions)
+        total = size * n_bins
+        moments[rows] = np.bincount(flat_bins, weights=residuals.ravel(), minlength=total).reshape(size, n_bins)
+        counts[rows] = np.bincount(flat_bins, minlength=total).reshape(size, n_bins)
+        score_sums[rows] = np.bincount(flat_bins, weights=predictions.ravel(), minlength=total).reshape(size, n_bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return moments, counts, score_sums / counts
+
+
+def posterior_recalibration(
+    fit,
+    fit_data,
+    eval_data,
+    method="platt",
+    weights="iv",
+    fit_bins=10,
+    n_bins=15,
+    interval=0.9,
+    uncertainty="total",
+    tolerance=0.01,
+    eps=DEFAULT_EPS,
+    seed=0,
+) -> PosteriorRecalibration:
+    """Recalibrate under every posterior draw of the channels and report NC-ECE with intervals.
+
+    For each draw ``s`` of ``fit``: the corrected labels of ``fit_data`` under the draw's
+    channels (weights recomputed per draw), a map fitted to them (paper §5: corrected log loss
+    for temperature and Platt, all draws solved together by vectorised projected Newton;
+    closed-form projected bin means for histograms), and that map's NC-ECE on ``eval_data``
+    with the same draw's corrected labels, in equal-width bins of the transformed score
+    (App. E.5).  The Base (original scores) and Naive (map fitted to mean responses) rows are
+    scored by :func:`posterior_ece` on the same evaluation sample, for comparison.
+
+    Parameters
+    ----------
+    fit : BayesFit
+        Channel posterior, ideally from a third, independent channel sample (App. E.5).
+    fit_data, eval_data : AnnotatedScores
+        Fitting and evaluation samples with the fit's annotators.
+    method : {"platt", "temperature", "histogram"}, default "platt"
+    weights : rule name or array_like, default "iv"
+    fit_bins : int, default 10
+        Fitting bins of the histogram map.
+    n_bins : int or "auto", default 15
+        Equal-width evaluation bins of the transformed scores.
+    interval : float in (0, 1), default 0.9
+    uncertainty : {"total", "channels"}, default "total"
+        As in :func:`posterior_ece`: ``"total"`` adds a Bayesian bootstrap of the evaluation
+        items to each draw and debiases bins that cannot be told from 0.
+    tolerance : float, default 0.01
+    eps : float, default 1e-6
+        Input clipping of the logistic maps.
+    seed : int, default 0
+
+    Returns
+    -------
+    PosteriorRecalibration
+    """
+    a, b = _checked_draws(fit, {"fit_data": fit_data, "eval_data": eval_data})
+    template = _make_map(method, fit_bins, "uniform", eps)
+    rule = _as_fit_weights(weights, fit_data.n_annotators)
+    bins = v.as_n_bins(n_bins, eval_data.n_items)
+    level = _as_level(interval)
+    uncertainty = v.as_choice(uncertainty, "uncertainty", UNCERTAINTY)
+    tolerance = v.as_probability(tolerance, "tolerance")
+    seed = v.as_seed(seed)
+
+    groups = np.zeros(fit_data.n_items, dtype=np.int64)
+    rows, counts, cell = count_rows(groups, fit_data.annotations, return_inverse=True)
+    maps = template._fit_draws(fit_data.scores, cell, _pattern_labels(rows[:, 1:], counts, a, b, rule))
+    maps.warn("posterior_recalibration")
+
+    rows, counts, cell = count_rows(np.zeros(eval_data.n_items, dtype=np.int64), eval_data.annotations, return_inverse=True)
+    moments, bin_counts, mean_score = _recalibrated_moment_draws(
+        maps, eval_data, _pattern_labels(rows[:, 1:], counts, a, b, rule), cell, bins, uncertainty, seed
+    )
+    recalibrated = _summary(moments, uncertainty, level, tolerance, np.linspace(0.0, 1.0, bins + 1), bin_counts, mean_score)
+
+    options = dict(n_bins=bins, weights=weights, interval=level, uncertainty=uncertainty, tolerance=tolerance, seed=seed)
+    naive_map = _make_map(maps.method, fit_bins, "uniform", eps).fit(fit_data.scores, _soft_vote(fit_data.annotations))
+    naive_scores = AnnotatedScores(naive_map.predict(eval_data.scores), eval_data.annotations, annotator_names=eval_data.annotator_names)
+    return PosteriorRecalibration(
+        method=maps.method,
+        maps=maps,
+        map=maps.mean_map(),
+        recalibrated=recalibrated,
+        base=posterior_ece(fit, eval_data, **options),
+        naive=posterior_ece(fit, naive_scores, **options),
+        naive_map=naive_map,
     )
