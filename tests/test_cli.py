@@ -30,6 +30,21 @@ def test_demo_prints_the_ece_figures_and_the_population_value(capsys):
     posterior = re.search(r"posterior median, 90% credible interval\)\s+(\d\.\d{4})  \[(\d\.\d{4}), (\d\.\d{4})\]", out)
     median, low, high = (float(x) for x in posterior.groups())
     assert low <= median <= high and low <= oracle <= high
+    # Recalibration section: Platt fitted on one half, scored on the other.
+    assert "Recalibration by Platt scaling, fitted on items 0-3999 and evaluated on items 4000-7999" in out
+    rows = {
+        name: (float(em), float(oracle_ece), float(med), float(lo), float(hi))
+        for name, em, oracle_ece, med, lo, hi in re.findall(
+            r"^  (base|naive|corrected)\s+(\d\.\d{4})\s+(\d\.\d{4})\s+(\d\.\d{4}) \[(\d\.\d{4}), (\d\.\d{4})\]$", out, re.M
+        )
+    }
+    assert set(rows) == {"base", "naive", "corrected"}
+    for em, oracle_ece, med, lo, hi in rows.values():
+        assert lo <= med <= hi
+    # Shifted toy: corrected fitting beats naive fitting and the original scores, by the oracle,
+    # by NC-ECE with EM channels and by the posterior median.
+    for column in (0, 1, 2):
+        assert rows["corrected"][column] < rows["naive"][column] < rows["base"][column]
 
 
 def test_demo_options(capsys):
@@ -37,6 +52,7 @@ def test_demo_options(capsys):
     out = capsys.readouterr().out
     assert "condition 'calibrated', n = 500, seed = 3" in out
     assert "round(n^(1/3)) equal-width bins" in out
+    assert re.search(r"^  corrected\s+\d\.\d{4}\s+\d\.\d{4}  not available$", out, re.M)
 
 
 @pytest.mark.parametrize(
@@ -67,4 +83,5 @@ def test_demo_with_too_few_items_reports_the_failed_fit_instead_of_crashing(caps
     out = capsys.readouterr().out
     assert "NC-ECE  (channels estimated by grouped EM)         not available (" in out
     assert "not available (skipped (--no-bayes))" in out
+    assert "  not available (too few items to split)" in out
     assert len(_figures(out)) == 5
