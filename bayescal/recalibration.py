@@ -37,6 +37,7 @@ scores ``g(z)``.
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from dataclasses import dataclass, field
 
@@ -300,7 +301,7 @@ def _fitting_inputs(scores, targets) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _as_eps(eps: object) -> float:
-    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0.0 < eps < 0.5:
+    if isinstance(eps, bool) or not isinstance(eps, numbers.Real) or not 0.0 < eps < 0.5:
         raise ValueError(f"eps must be a number in (0, 0.5) (the input clipping level); saw {eps!r}")
     return float(eps)
 
