@@ -54,6 +54,12 @@ _LAZY = {
     "PosteriorECE": "bayescal.posterior",
     "posterior_recalibration": "bayescal.posterior",
     "PosteriorRecalibration": "bayescal.posterior",
+    "check_model": "bayescal.checks",
+    "verdicts": "bayescal.checks",
+    "prior_sensitivity": "bayescal.sensitivity",
+    "prior_grid": "bayescal.sensitivity",
+    "power_scaling": "bayescal.sensitivity",
+    "PriorSensitivity": "bayescal.sensitivity",
 }
 
 

@@ -5,7 +5,8 @@ Commands
 ``bayescal demo``
     Simulate the paper's toy data (§6.1) and compare the predictor's clean-label ECE with the
     naive noisy-label ECEs and the noise-corrected ECE with true and with estimated channels;
-    then recalibrate it by Platt scaling fitted to naive and to corrected labels (paper §5).
+    check the Bayesian fit against the annotations; then recalibrate the predictor by Platt
+    scaling fitted to naive and to corrected labels (paper §5).
 """
 
 from __future__ import annotations
@@ -145,8 +146,19 @@ def run_demo(condition: str, n: int, seed: int, n_bins: int | str, bayes: bool =
         "the clean-label ECE. The credible interval carries the channel and the evaluation-sample",
         "uncertainty (posterior_ece, uncertainty='total').",
     ]
+    lines += _model_check_lines(fit, observed, bayes_failure, seed)
     lines += _recalibration_lines(simulation, data, estimated, fit, n_bins, bins, seed)
     return "\n".join(lines)
+
+
+def _model_check_lines(fit, data, failure, seed: int) -> list[str]:
+    """Verdicts of the posterior predictive checks of the Bayesian fit."""
+    lines = ["", "Model checks of the Bayesian Dawid–Skene fit (posterior predictive, 95% intervals):"]
+    if fit is None:
+        return lines + [f"  not available ({failure})"]
+    from .checks import check_model, verdicts
+
+    return lines + [f"  {line}" for line in verdicts(check_model(fit, data, seed=seed))]
 
 
 def _recalibration_lines(simulation, data, estimated, fit, n_bins, bins: str, seed: int) -> list[str]:

@@ -6,7 +6,9 @@ configuration is untouched), runs the chains in parallel when there are enough C
 vectorised otherwise (never one after another), and packs everything into an ArviZ
 ``InferenceData``: ``posterior`` (a, b, prevalence), ``sample_stats``, ``log_likelihood`` (one
 value per pattern row = per item of that pattern; ``constant_data.counts`` holds how many items
-share it, for LOO weighting), ``observed_data``, ``constant_data`` and the priors in ``attrs``.
+share it, for LOO weighting), ``log_prior`` (the prior log density of every draw, per
+parameter, for power-scaling sensitivity), ``observed_data``, ``constant_data`` and the priors
+in ``attrs``.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pandas as pd
+from scipy import stats
 from numpyro.infer.hmc import hmc
 from numpyro.infer.util import initialize_model
 
@@ -317,6 +320,14 @@ def _inference_data(samples: dict, extra: dict, design: PatternDesign, priors: P
     )
     with jax.enable_x64(True):
         log_likelihood = np.asarray(pattern_log_prob(a, b, prevalence_of_row, design.positive, design.negative))
+    # Log prior density of every draw, per parameter, for power-scaling sensitivity (az.psens).
+    # Like OrientedChannels.log_prob it omits the constant -log P(a < b): a constant changes no
+    # power-scaling weight once the weights are normalised.
+    log_prior = {
+        "a": stats.beta.logpdf(a, *priors.false_positive),
+        "b": stats.beta.logpdf(b, *priors.sensitivity),
+        "prevalence": stats.beta.logpdf(prevalence, *priors.prevalence),
+    }
     missing = 1.0 - design.positive - design.negative
     patterns = design.positive - missing  # 1, 0, or -1 for missing
     dims = {
@@ -328,7 +339,8 @@ def _inference_data(samples: dict, extra: dict, design: PatternDesign, priors: P
     }
     if grouped:
         dims["prevalence"] = ["group"]
-    return az.from_dict(
+    coords = {"annotator": list(names), "group": design.group_ids.tolist(), "pattern": np.arange(design.counts.size)}
+    idata = az.from_dict(
         posterior={"a": a, "b": b, "prevalence": prevalence},
         sample_stats={
             "diverging": extra["diverging"],
@@ -339,7 +351,10 @@ def _inference_data(samples: dict, extra: dict, design: PatternDesign, priors: P
         log_likelihood={"counts": log_likelihood},
         observed_data={"counts": design.counts},
         constant_data={"counts": design.counts, "patterns": patterns.astype(np.int8), "pattern_group": design.group_ids[design.group_index]},
-        coords={"annotator": list(names), "group": design.group_ids.tolist(), "pattern": np.arange(design.counts.size)},
+        coords=coords,
         dims=dims,
         attrs={"bayescal_model": model, "bayescal_priors": json.dumps(priors.to_dict()), "bayescal_version": __version__},
     )
+    # from_dict has no log_prior argument in ArviZ 0.23: add the group as az.psens expects it.
+    idata.add_groups(log_prior=az.dict_to_dataset(log_prior, coords=coords, dims=dims))
+    return idata

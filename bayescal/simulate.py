@@ -10,7 +10,7 @@ against (App. F.5).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy import integrate, special, stats
@@ -19,7 +19,15 @@ from . import _validation as v
 from .correction import Channels
 from .data import AnnotatedScores
 
-__all__ = ["TOY_CHANNELS", "TOY_CONDITIONS", "Simulation", "simulate_annotated", "toy_calibration", "toy_data"]
+__all__ = [
+    "TOY_CHANNELS",
+    "TOY_CONDITIONS",
+    "Simulation",
+    "simulate_annotated",
+    "simulate_dependent",
+    "toy_calibration",
+    "toy_data",
+]
 
 #: The three annotators of §6.1: false-positive rates (0.08, 0.13, 0.18) and false-negative
 #: rates (0.16, 0.11, 0.06), i.e. sensitivities (0.84, 0.89, 0.94).
@@ -199,3 +207,45 @@ def simulate_annotated(n: int, channels: Channels, calibration=None, seed: int =
     rng = np.random.default_rng(v.as_seed(seed))
     scores = rng.random(n)
     return _simulation(scores, calibration, channels, rng, _UNIFORM_LAW)
+
+
+def simulate_dependent(n: int, channels: Channels, pair=(0, 1), shared_error=0.05, calibration=None, seed: int = 0) -> Simulation:
+    """Like :func:`simulate_annotated`, but two annotators share an error component.
+
+    On a random ``shared_error`` share of the items both annotators of ``pair`` give the wrong
+    label ``1 - Y`` together (the item misleads them both); on the other items they answer
+    independently from their channels.  Their errors therefore coincide more often than
+    conditional independence given Y allows, while each keeps a binary channel:
+    ``a' = rho + (1 - rho) a`` and ``b' = (1 - rho) b`` with ``rho = shared_error``, which
+    ``channels`` of the result holds.  The shared errors use their own random stream, so the
+    labels and the other annotators are those of ``simulate_annotated(n, channels, calibration, seed)``.
+
+    Parameters
+    ----------
+    n : int
+    channels : Channels
+        At least two annotators.
+    pair : (int, int), default (0, 1)
+        The two annotators that share errors.
+    shared_error : float in [0, 1], default 0.05
+    calibration : callable, optional
+    seed : int, default 0
+
+    Returns
+    -------
+    Simulation
+    """
+    simulation = simulate_annotated(n, channels, calibration=calibration, seed=seed)
+    rho = v.as_probability(shared_error, "shared_error")
+    if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
+        raise ValueError(f"pair must be two annotator indices (j, k); saw {pair!r}")
+    members = [v.as_int(x, "pair", minimum=0) for x in pair]
+    if members[0] == members[1] or max(members) >= channels.n_annotators:
+        raise ValueError(f"pair must be two different annotator indices below {channels.n_annotators}; saw {tuple(pair)!r}")
+    rng = np.random.default_rng([v.as_seed(seed), 1])
+    misled = rng.random(simulation.data.n_items) < rho
+    annotations = simulation.data.annotations.copy()
+    annotations[np.ix_(misled, members)] = (1 - simulation.labels[misled])[:, None]
+    a, b = channels.a.copy(), channels.b.copy()
+    a[members], b[members] = rho + (1 - rho) * a[members], (1 - rho) * b[members]
+    return replace(simulation, data=AnnotatedScores(simulation.data.scores, annotations), channels=Channels(a, b))

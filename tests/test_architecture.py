@@ -82,3 +82,9 @@ def test_unknown_top_level_names_raise_attribute_error():
 
     with pytest.raises(AttributeError, match=r"module 'bayescal' has no attribute 'fit_frequentist'"):
         bayescal.fit_frequentist  # noqa: B018
+
+
+def test_plotting_imports_matplotlib_only_when_drawing():
+    # (checks and sensitivity import ArviZ, which imports matplotlib itself; plotting must not.)
+    code = "import sys, bayescal.plotting; print('matplotlib' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"

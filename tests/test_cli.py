@@ -30,6 +30,10 @@ def test_demo_prints_the_ece_figures_and_the_population_value(capsys):
     posterior = re.search(r"posterior median, 90% credible interval\)\s+(\d\.\d{4})  \[(\d\.\d{4}), (\d\.\d{4})\]", out)
     median, low, high = (float(x) for x in posterior.groups())
     assert low <= median <= high and low <= oracle <= high
+    # Model checks: the three-annotator Dawid–Skene model is saturated, and the demo says so.
+    assert "Model checks of the Bayesian Dawid–Skene fit (posterior predictive, 95% intervals):" in out
+    assert "  Model: saturated: 7 parameters for 7 free cells" in out
+    assert "conditional independence cannot be tested here" in out
     # Recalibration section: Platt fitted on one half, scored on the other.
     assert "Recalibration by Platt scaling, fitted on items 0-3999 and evaluated on items 4000-7999" in out
     rows = {

@@ -25,7 +25,7 @@ def toy_fit():
 def test_fit_holds_one_inference_data_with_every_group(toy_fit):
     sim, fit = toy_fit
     idata = fit.idata
-    for group in ("posterior", "sample_stats", "log_likelihood", "observed_data", "constant_data"):
+    for group in ("posterior", "sample_stats", "log_likelihood", "log_prior", "observed_data", "constant_data"):
         assert group in idata.groups()
     assert idata.posterior["a"].dims == ("chain", "draw", "annotator")
     assert list(idata.posterior["annotator"].values) == ["a0", "a1", "a2"]
@@ -39,6 +39,18 @@ def test_fit_holds_one_inference_data_with_every_group(toy_fit):
     assert loglik.shape == (4, 1000, counts.size) and counts.sum() == 6000
     # all 8 patterns of 3 annotators are observed: their probabilities sum to one in every draw
     assert np.allclose(np.exp(loglik).sum(axis=-1), 1.0)
+
+
+def test_log_prior_group_holds_the_beta_log_densities_of_each_draw():
+    sim = bc.toy_data(500, seed=2)
+    priors = bc.Priors(false_positive=(2, 8), sensitivity=(8, 2), prevalence=(3, 3))
+    fit = bc.fit_bayes(sim.data, priors=priors, num_chains=2, num_warmup=300, num_samples=1000, **FAST)
+    a, b, prevalence = fit.draws()
+    log_prior = fit.idata.log_prior
+    # Beta(2, 8) log density by hand: log(x (1 - x)^7 / B(2, 8)) with B(2, 8) = 1/72.
+    np.testing.assert_allclose(log_prior["a"].values.reshape(a.shape), np.log(72 * a * (1 - a) ** 7), rtol=1e-10)
+    np.testing.assert_allclose(log_prior["b"].values.reshape(b.shape), np.log(72 * b**7 * (1 - b)), rtol=1e-10)
+    np.testing.assert_allclose(log_prior["prevalence"].values.reshape(prevalence.shape), np.log(30 * prevalence**2 * (1 - prevalence) ** 2), rtol=1e-10)
 
 
 def test_fit_leaves_the_global_jax_configuration_alone(toy_fit):

@@ -1,11 +1,12 @@
-"""Simulation studies (DESIGN.md §1): interval coverage, simulation-based calibration and
-split-sample recalibration.
+"""Simulation studies (DESIGN.md §1): interval coverage, simulation-based calibration,
+split-sample recalibration and the behaviour of the model checks.
 
 Some import the Bayesian stack, so ``import bayescal`` does not import them.
 """
 
+from .checks import model_check_study
 from .coverage import posterior_coverage
 from .recalibration import recalibration_simulation
 from .sbc import simulation_based_calibration
 
-__all__ = ["posterior_coverage", "recalibration_simulation", "simulation_based_calibration"]
+__all__ = ["model_check_study", "posterior_coverage", "recalibration_simulation", "simulation_based_calibration"]

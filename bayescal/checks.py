@@ -1,0 +1,347 @@
+"""Model checks for the Bayesian channel models: does the fitted model reproduce the annotations?
+
+Every check is a posterior predictive check (Gelman, Meng and Stern 1996) on the (group,
+response pattern) counts, the sufficient statistics of both models.  For each posterior draw
+``theta_s`` the counts of every (group, missingness mask) cell are replicated,
+``y_rep ~ Multinomial(n_cell, p(pattern | group, theta_s))``, over *every* response combination
+the mask allows (also those never observed), and a statistic of the observed counts is compared
+with its replicated distribution:
+
+- ``ppc``: a discrepancy ``D(y, theta)``, Pearson's ``sum_r (y_r - E_r)^2 / E_r`` or the
+  deviance ``G^2 = 2 sum_r y_r log(y_r / E_r)``, with ``E_r`` the expected count; the posterior
+  predictive p-value is ``P(D(y_rep, theta) >= D(y, theta) | y)``.
+- ``pattern``: each pattern's count (observed minus expected is the residual).
+- ``pairwise_agreement``: for each annotator pair, the share of co-labelled items on which the
+  two agree.  Under conditional independence given Y (the model's assumption) the expected
+  agreement is ``sum_g w_g [mu_g (b_j b_k + (1-b_j)(1-b_k)) + (1-mu_g)(a_j a_k + (1-a_j)(1-a_k))]``
+  (seeds/003, "Do the judges fail independently?", with annotator-specific rates); annotators
+  whose errors are shared agree more often than that.
+- ``positive_count``: each annotator's number of positive labels.
+- ``votes_per_item``: the number of items with v positive votes, v = 0 .. K.
+
+A statistic is *flagged* when its observed value lies outside the central ``interval`` of its
+replicated values (for ``ppc``: when the p-value is below ``1 - interval``).  With many
+statistics, some flags arise by chance at that rate.
+
+Whether a check *can* see misfit depends on the model: a saturated model (as many parameters
+as free cells, e.g. Dawid–Skene with three annotators) reproduces the pattern frequencies
+exactly, so its checks pass by construction; a weakly identified model (score groups with
+nearly equal class proportions, annotators with tiny gaps) fits but cannot pin its channels.
+:func:`check_model` states both in ``model`` rows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from . import _validation as v
+from .data import AnnotatedScores
+from .inference import BayesFit
+from .models import PatternDesign, pattern_log_prob
+
+__all__ = ["DISCREPANCIES", "check_model", "verdicts"]
+
+#: Discrepancies of the global check.
+DISCREPANCIES = ("chi2", "g2")
+#: A grouped model is called weakly identified when the 5% posterior quantile of the spread of
+#: its group prevalences (max - min) is below this ...
+MIN_PREVALENCE_SPREAD = 0.05
+#: ... and an annotator when the 5% posterior quantile of its gap b - a is below this.
+MIN_GAP = 0.1
+
+#: Replicates drawn at the single posterior draw of the sampled-posterior p-value.
+SAMPLED_REPLICATES = 1000
+
+COLUMNS = ["check", "subject", "observed", "expected", "lower", "upper", "p_value", "flag", "note"]
+
+
+def _pattern_name(pattern: np.ndarray, names) -> str:
+    return " ".join(f"{name}={'-' if x < 0 else int(x)}" for name, x in zip(names, pattern))
+
+
+def _observed_layout(fit: BayesFit, data: AnnotatedScores):
+    """The data's pattern counts on a complete design, after checking they are the fit's data."""
+    if not isinstance(fit, BayesFit):
+        raise TypeError(f"fit must be a bayescal.BayesFit; saw {type(fit).__name__}")
+    if not isinstance(data, AnnotatedScores):
+        raise TypeError(f"data must be a bayescal.AnnotatedScores; saw {type(data).__name__}")
+    if data.annotator_names != fit.annotator_names:
+        raise ValueError(
+            f"data must have the fit's annotators {list(fit.annotator_names)}; saw {list(data.annotator_names)}"
+        )
+    grouped = fit.model == "hui_walter"
+    fitted_groups = np.asarray(fit.idata.posterior["group"].values) if grouped else np.array([0])
+    if grouped:
+        data_groups = np.array([]) if data.groups is None else np.unique(data.groups)
+        if not np.array_equal(data_groups, fitted_groups):
+            raise ValueError(
+                f"data must have the fit's score groups {fitted_groups.tolist()}; saw "
+                + ("no groups" if data.groups is None else f"{data_groups.tolist()}")
+            )
+    counts = data.compress()
+    constant = fit.idata.constant_data
+    fitted = {
+        (int(g), tuple(p.tolist())): float(c)
+        for g, p, c in zip(constant["pattern_group"].values, constant["patterns"].values, constant["counts"].values)
+        if c > 0  # a complete design (simulation studies) also lists unseen patterns
+    }
+    groups = counts.groups if grouped else np.zeros_like(counts.groups)
+    seen = {}
+    for g, p, c in zip(groups, counts.patterns, counts.counts):
+        key = (int(g), tuple(int(x) for x in p))
+        seen[key] = seen.get(key, 0.0) + float(c)
+    if seen != fitted:
+        raise ValueError(
+            f"data are not the data this fit was fitted to: their pattern counts differ ({sum(seen.values()):.0f} "
+            f"items against the fit's {sum(fitted.values()):.0f}); check the model on the data it was fitted to"
+        )
+    return PatternDesign.from_counts(counts, grouped=grouped, complete=True), grouped
+
+
+def _row_probabilities(fit: BayesFit, design: PatternDesign, grouped: bool) -> np.ndarray:
+    """``p(pattern_r | group_r, mask_r, theta_s)`` for every draw and complete-design row: (S, R)."""
+    import jax
+
+    a, b, prevalence = fit.draws()
+    prevalence_of_row = prevalence[:, design.group_index] if grouped else np.repeat(prevalence[:, None], design.group_index.size, axis=1)
+    with jax.enable_x64(True):
+        return np.exp(np.asarray(pattern_log_prob(a, b, prevalence_of_row, design.positive, design.negative)))
+
+
+def _replicate(design: PatternDesign, probabilities: np.ndarray, rng) -> np.ndarray:
+    """Replicated counts (S, R): a multinomial per (group, mask) cell and draw."""
+    replicated = np.zeros(probabilities.shape)
+    for rows, size in zip(design.cell_rows, design.cell_sizes):
+        rows = rows[rows >= 0]
+        cell = probabilities[:, rows]
+        # Rows of a cell sum to one up to rounding; renormalise so numpy accepts them.
+        replicated[:, rows] = rng.multinomial(int(round(size)), cell / cell.sum(axis=1, keepdims=True))
+    return replicated
+
+
+def _cell_sizes_of_rows(design: PatternDesign) -> np.ndarray:
+    sizes = np.zeros(design.counts.size)
+    for rows, size in zip(design.cell_rows, design.cell_sizes):
+        sizes[rows[rows >= 0]] = size
+    return sizes
+
+
+def _discrepancy(counts: np.ndarray, expected: np.ndarray, kind: str) -> np.ndarray:
+    """Pearson chi-square or deviance of counts (S, R) or (R,) against expected counts (S, R)."""
+    if kind == "chi2":
+        return ((counts - expected) ** 2 / expected).sum(axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(counts > 0, counts * np.log(counts / expected), 0.0)
+    return 2.0 * terms.sum(axis=-1)
+
+
+def _statistic_rows(check: str, subjects, observed, replicated, expected, level: float, notes=None) -> list[dict]:
+    """Rows comparing observed statistics (m,) with replicated (S, m) and model-expected (S, m) values."""
+    tail = (1.0 - level) / 2.0
+    lower, upper = np.quantile(replicated, [tail, 1.0 - tail], axis=0)
+    above = (replicated >= observed).mean(axis=0)
+    below = (replicated <= observed).mean(axis=0)
+    p_value = np.minimum(1.0, 2.0 * np.minimum(above, below))
+    return [
+        {
+            "check": check,
+            "subject": subject,
+            "observed": float(observed[i]),
+            "expected": float(expected[:, i].mean()),
+            "lower": float(lower[i]),
+            "upper": float(upper[i]),
+            "p_value": float(p_value[i]),
+            "flag": bool(observed[i] < lower[i] or observed[i] > upper[i]),
+            "note": "" if notes is None else notes[i],
+        }
+        for i, subject in enumerate(subjects)
+    ]
+
+
+def _status_rows(fit: BayesFit, design: PatternDesign, grouped: bool) -> list[dict]:
+    """Saturation and weak identification, as ``model`` rows."""
+    a, b, prevalence = fit.draws()
+    n_annotators = a.shape[1]
+    free_cells = int(sum((rows >= 0).sum() - 1 for rows in design.cell_rows))
+    parameters = 2 * n_annotators + (design.n_groups if grouped else 1)
+    df = free_cells - parameters
+    saturated = df <= 0
+    rows = [
+        {
+            "check": "model",
+            "subject": "saturation",
+            "observed": float(df),
+            "flag": bool(saturated),
+            "note": (
+                f"saturated: {parameters} parameters for {free_cells} free cells, so the model reproduces the "
+                "pattern frequencies exactly and the checks cannot detect misfit"
+                if saturated
+                else f"{df} degrees of freedom ({free_cells} free cells, {parameters} parameters)"
+            ),
+        }
+    ]
+    weak = []
+    gap_floor = np.quantile(b - a, 0.05, axis=0)
+    small = [name for name, value in zip(fit.annotator_names, gap_floor) if value < MIN_GAP]
+    if small:
+        weak.append(f"the 5% posterior quantile of b - a is below {MIN_GAP} for {small}")
+    if grouped and prevalence.shape[1] > 1:
+        spread = np.quantile(prevalence.max(axis=1) - prevalence.min(axis=1), 0.05)
+        if spread < MIN_PREVALENCE_SPREAD:
+            weak.append(
+                f"the score groups' class proportions may not differ (5% posterior quantile of their spread "
+                f"{spread:.3f} < {MIN_PREVALENCE_SPREAD})"
+            )
+    rows.append(
+        {
+            "check": "model",
+            "subject": "identification",
+            "observed": float(gap_floor.min()),
+            "flag": bool(weak),
+            "note": ("weakly identified: " + "; ".join(weak)) if weak else "no sign of weak identification",
+        }
+    )
+    return rows
+
+
+def check_model(fit, data, interval=0.95, discrepancy="chi2", seed=0) -> pd.DataFrame:
+    """All posterior predictive checks of a fit, as one table (module docstring).
+
+    Parameters
+    ----------
+    fit : BayesFit
+    data : AnnotatedScores
+        The data ``fit`` was fitted to (same annotators, score groups and pattern counts).
+    interval : float in (0, 1), default 0.95
+        Central posterior predictive interval; a statistic outside it is flagged.
+    discrepancy : {"chi2", "g2"}, default "chi2"
+        Pearson chi-square or deviance for the global ``ppc`` row.
+    seed : int, default 0
+        Seeds the replicated counts.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per check and subject, columns ``check``, ``subject``, ``observed``,
+        ``expected`` (posterior mean under the model), ``lower`` and ``upper`` (the replicated
+        interval), ``p_value``, ``flag`` and ``note``.  ``check`` is one of ``model`` (rows
+        ``saturation`` and ``identification``), ``ppc``, ``pairwise_agreement``,
+        ``positive_count``, ``votes_per_item`` and ``pattern``; annotators are named by
+        ``data.annotator_names``.  :func:`verdicts` turns it into sentences.
+    """
+    design, grouped = _observed_layout(fit, data)
+    level = v.as_probability(interval, "interval")
+    if not 0 < level < 1:
+        raise ValueError(f"interval must lie strictly between 0 and 1; saw {interval!r}")
+    kind = v.as_choice(discrepancy, "discrepancy", DISCREPANCIES)
+    rng = np.random.default_rng(v.as_seed(seed))
+
+    probabilities = _row_probabilities(fit, design, grouped)
+    expected = probabilities * _cell_sizes_of_rows(design)
+    replicated = _replicate(design, probabilities, rng)
+    observed = design.counts
+    names = data.annotator_names
+    rows = _status_rows(fit, design, grouped)
+
+    label = {"chi2": "Pearson chi-square", "g2": "deviance G^2"}[kind]
+    realised, simulated = _discrepancy(observed, expected, kind), _discrepancy(replicated, expected, kind)
+    # The sampled-posterior p-value (Gosselin 2011): one posterior draw, many replicates at it.
+    # The ordinary posterior predictive p-value uses the data twice and piles up near 0.5 when
+    # the model is true; the sampled one is uniform then, so its flags keep their nominal rate.
+    chosen = int(rng.integers(probabilities.shape[0]))
+    at_draw = np.repeat(probabilities[chosen][None], SAMPLED_REPLICATES, axis=0)
+    sampled = _discrepancy(_replicate(design, at_draw, rng), expected[chosen], kind)
+    for subject, realised_values, simulated_values, note in (
+        (label, realised, simulated, "posterior predictive p-value P(D(y_rep) >= D(y)); observed is the posterior mean of D(y, theta)"),
+        (
+            f"{label}, sampled posterior draw",
+            realised[chosen : chosen + 1],
+            sampled,
+            f"sampled-posterior p-value (Gosselin 2011): draw {chosen}, {SAMPLED_REPLICATES} replicates; uniform when the model holds",
+        ),
+    ):
+        p_value = float((simulated_values >= realised_values).mean())
+        rows.append(
+            {
+                "check": "ppc",
+                "subject": subject,
+                "observed": float(realised_values.mean()),
+                "expected": float(simulated_values.mean()),
+                "lower": float(np.quantile(simulated_values, (1 - level) / 2)),
+                "upper": float(np.quantile(simulated_values, (1 + level) / 2)),
+                "p_value": p_value,
+                "flag": p_value < 1.0 - level,
+                "note": note,
+            }
+        )
+
+    positive, negative = design.positive, design.negative
+    pairs = [(j, k) for j in range(len(names)) for k in range(j + 1, len(names))]
+    if pairs:
+        both = np.stack([positive[:, j] + negative[:, j] > 0 for j in range(len(names))], axis=1)
+        agree = np.stack([(positive[:, j] * positive[:, k] + negative[:, j] * negative[:, k]) for j, k in pairs], axis=1)
+        together = np.stack([(both[:, j] & both[:, k]) * 1.0 for j, k in pairs], axis=1)
+        shared = observed @ together
+        usable = shared > 0
+        ratio = lambda counts: (counts @ agree)[..., usable] / shared[usable]  # noqa: E731
+        subjects = [f"{names[j]}-{names[k]}" for (j, k), ok in zip(pairs, usable) if ok]
+        notes = [f"{int(n)} items labelled by both" for n in shared[usable]]
+        rows += _statistic_rows("pairwise_agreement", subjects, ratio(observed), ratio(replicated), ratio(expected), level, notes)
+
+    rows += _statistic_rows("positive_count", list(names), observed @ positive, replicated @ positive, expected @ positive, level)
+    votes = positive.sum(axis=1).astype(int)
+    histogram = np.stack([(votes == k) * 1.0 for k in range(len(names) + 1)], axis=1)
+    subjects = [f"{k} positive vote{'s' if k != 1 else ''}" for k in range(len(names) + 1)]
+    rows += _statistic_rows("votes_per_item", subjects, observed @ histogram, replicated @ histogram, expected @ histogram, level)
+
+    missing = 1.0 - positive - negative
+    patterns = (positive - missing).astype(int)
+    group_ids = design.group_ids[design.group_index]
+    subjects = [
+        _pattern_name(pattern, names) + (f" (group {int(g)})" if grouped else "") for pattern, g in zip(patterns, group_ids)
+    ]
+    rows += _statistic_rows("pattern", subjects, observed, replicated, expected, level)
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def verdicts(table) -> list[str]:
+    """Plain-language verdicts of a :func:`check_model` table, most important first."""
+    if not isinstance(table, pd.DataFrame) or not set(COLUMNS) <= set(table.columns):
+        raise TypeError("table must be the DataFrame returned by bayescal.checks.check_model")
+    lines = []
+    status = table[table["check"] == "model"].set_index("subject")
+    saturated = bool(status.loc["saturation", "flag"])
+    lines.append(f"Model: {status.loc['saturation', 'note']}.")
+    if status.loc["identification", "flag"]:
+        lines.append("Identification: " + status.loc["identification", "note"] + ".")
+    classic, sampled = (table[table["check"] == "ppc"].iloc[i] for i in (0, 1))
+    p_values = f"sampled-posterior p = {sampled['p_value']:.3f}, posterior predictive p = {classic['p_value']:.3f}"
+    if saturated:
+        lines.append(f"Pattern counts ({classic['subject']}): {p_values}; uninformative because the model is saturated.")
+    elif sampled["flag"]:
+        lines.append(f"Pattern counts ({classic['subject']}): {p_values}: the counts are unlikely under the model; see the flagged patterns.")
+    else:
+        lines.append(f"Pattern counts ({classic['subject']}): {p_values}: the model reproduces the pattern counts.")
+    if saturated:
+        lines.append(
+            "Pairwise agreement and the other count checks: matched by construction in a saturated model, so "
+            "conditional independence cannot be tested here; more annotators would make it testable."
+        )
+        return lines
+    pairs = table[(table["check"] == "pairwise_agreement") & table["flag"]]
+    for _, row in pairs.iterrows():
+        direction = "more" if row["observed"] > row["upper"] else "less"
+        lines.append(
+            f"Pair {row['subject']}: agree on {row['observed']:.3f} of shared items, {direction} often than conditional "
+            f"independence predicts ({row['expected']:.3f}, {row['lower']:.3f}-{row['upper']:.3f}): their errors may be "
+            + ("correlated." if direction == "more" else "anti-correlated or the channels differ between items.")
+        )
+    if pairs.empty and (table["check"] == "pairwise_agreement").any():
+        lines.append("Pairwise agreement: every pair agrees as often as conditional independence predicts.")
+    for check, label in (("positive_count", "positive counts"), ("votes_per_item", "votes per item"), ("pattern", "patterns")):
+        flagged = table[(table["check"] == check) & table["flag"]]
+        if not flagged.empty:
+            shown = ", ".join(flagged["subject"].head(4)) + (", ..." if len(flagged) > 4 else "")
+            lines.append(f"Flagged {label}: {shown}.")
+    return lines

@@ -1,0 +1,265 @@
+"""How much do the posterior channels and NC-ECE depend on the prior?
+
+Two complementary studies:
+
+- :func:`prior_sensitivity` refits the model under a list (or :func:`prior_grid`) of
+  :class:`~bayescal.Priors` and tabulates how the posterior of every channel, every class
+  proportion and NC-ECE moves: mean, sd, credible interval, and the shift of the mean from the
+  reference fit in units of the reference posterior sd.  One compiled sampler serves every
+  prior (the prior parameters are traced arguments of :class:`~bayescal.inference.Sampler`),
+  so a grid of ten priors costs ten fits' sampling time and one compilation.
+- :func:`power_scaling` is the power-scaling diagnostic of Kallioinen et al. (2023) through
+  ArviZ's ``psens``: how much the posterior would move if the prior (or the likelihood) were
+  raised to a power near 1, estimated by importance sampling from one fit.  A sensitivity of
+  0.05 or more counts as sensitive.  Diagnoses: prior *and* likelihood sensitive: "prior-data
+  conflict"; prior sensitive only: "strong prior / weak likelihood"; likelihood insensitive:
+  "weak likelihood".  A flat Beta(1, 1) prior has log density 0, so power-scaling it changes
+  nothing and its prior sensitivity is always 0.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from . import _validation as v
+from .channels._fit import as_data, check_annotators, require_identified
+from .inference import MODELS, BayesFit, Sampler, _check_diagnostics, az
+from .models import PatternDesign
+from .posterior import PosteriorECE, posterior_ece
+from .priors import Priors
+
+__all__ = ["PriorSensitivity", "power_scaling", "prior_grid", "prior_sensitivity"]
+
+#: Power-scaling sensitivity at or above this counts as sensitive (Kallioinen et al. 2023).
+PSENS_THRESHOLD = 0.05
+
+
+def prior_grid(false_positive=((1.0, 1.0),), sensitivity=((1.0, 1.0),), prevalence=((1.0, 1.0),)) -> dict[str, Priors]:
+    """Every combination of the given Beta pairs, named by their settings.
+
+    Examples
+    --------
+    >>> list(prior_grid(sensitivity=[(1, 1), (8, 2)]))
+    ['fp=(1,1) sens=(1,1) prev=(1,1)', 'fp=(1,1) sens=(8,2) prev=(1,1)']
+    """
+    grid = {}
+    axes = {"false_positive": false_positive, "sensitivity": sensitivity, "prevalence": prevalence}
+    for name, values in axes.items():
+        if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+            raise TypeError(f"{name} must be a sequence of (alpha, beta) pairs; saw {values!r}")
+    short = lambda pair: f"({pair[0]:g},{pair[1]:g})"  # noqa: E731
+    for fp, sens, prev in itertools.product(*axes.values()):
+        try:
+            priors = Priors(false_positive=fp, sensitivity=sens, prevalence=prev)
+        except ValueError as error:
+            raise ValueError(f"prior grid entry false_positive={fp!r}, sensitivity={sens!r}, prevalence={prev!r}: {error}") from None
+        grid[f"fp={short(priors.false_positive)} sens={short(priors.sensitivity)} prev={short(priors.prevalence)}"] = priors
+    return grid
+
+
+def _named_priors(priors) -> dict[str, Priors]:
+    if isinstance(priors, Priors):
+        priors = [priors]
+    if isinstance(priors, dict):
+        named = dict(priors)
+    elif isinstance(priors, (list, tuple)):
+        named = {f"prior {i}": p for i, p in enumerate(priors)}
+    else:
+        raise TypeError(f"priors must be a list of bayescal.Priors or a dict of them by name; saw {type(priors).__name__}")
+    if not named:
+        raise ValueError("priors must hold at least one bayescal.Priors; saw none")
+    for name, prior in named.items():
+        if not isinstance(prior, Priors):
+            raise TypeError(f"priors[{name!r}] must be a bayescal.Priors; saw {type(prior).__name__} {prior!r}")
+    return named
+
+
+def _parameter_draws(fit: BayesFit, ece: PosteriorECE) -> dict[str, np.ndarray]:
+    """Every scalar quantity of a fit, named for the table: a[name], b[name], prevalence[...], nc_ece."""
+    a, b, prevalence = fit.draws()
+    draws = {}
+    for j, name in enumerate(fit.annotator_names):
+        draws[f"a[{name}]"], draws[f"b[{name}]"] = a[:, j], b[:, j]
+    if prevalence.ndim == 1:
+        draws["prevalence"] = prevalence
+    else:
+        for g, group in enumerate(fit.idata.posterior["group"].values):
+            draws[f"prevalence[{group}]"] = prevalence[:, g]
+    draws["nc_ece"] = ece.draws
+    return draws
+
+
+@dataclass(frozen=True, eq=False)
+class PriorSensitivity:
+    """Posteriors of one model under several priors.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per (prior, quantity) with columns ``mean``, ``sd``, ``lower``, ``upper``
+        (equal-tailed interval at ``level``), ``shift`` = (mean - reference mean) / reference
+        sd, and ``interval_overlap``: the share of the reference interval that the prior's
+        interval covers.  Quantities are ``a[annotator]``, ``b[annotator]``, ``prevalence``
+        (one per score group for Hui–Walter) and ``nc_ece``.
+    fits : dict of str to BayesFit
+    ece : dict of str to PosteriorECE
+    reference : str
+        The prior the shifts are measured from.
+    level : float
+    """
+
+    table: pd.DataFrame
+    fits: dict
+    ece: dict
+    reference: str
+    level: float
+
+    def largest_shifts(self, count: int = 5) -> pd.DataFrame:
+        """The ``count`` rows with the largest ``|shift|``, excluding the reference."""
+        others = self.table.drop(index=self.reference, level="prior")
+        return others.reindex(others["shift"].abs().sort_values(ascending=False).index).head(count)
+
+
+def prior_sensitivity(
+    data,
+    model="dawid_skene",
+    priors=None,
+    reference=None,
+    n_bins=15,
+    interval=0.9,
+    num_chains=4,
+    num_warmup=1000,
+    num_samples=1000,
+    seed=0,
+) -> PriorSensitivity:
+    """Refit under each prior and tabulate how the posterior moves (module docstring).
+
+    Parameters
+    ----------
+    data : AnnotatedScores
+    model : {"dawid_skene", "hui_walter"}, default "dawid_skene"
+    priors : list of Priors, dict of name to Priors, or Priors
+        The priors to compare, e.g. :func:`prior_grid`; a list is named ``"prior 0"``, ...
+    reference : str, optional
+        Name of the reference prior; default the first.
+    n_bins : int or "auto", default 15
+        Evaluation bins of NC-ECE (:func:`bayescal.posterior_ece` on ``data``).
+    interval : float in (0, 1), default 0.9
+    num_chains, num_warmup, num_samples, seed
+        NUTS settings, as in :func:`bayescal.fit_bayes`; every prior uses the same seed.
+
+    Returns
+    -------
+    PriorSensitivity
+        A :class:`~bayescal.inference.SamplingWarning` names the prior whose fit failed its
+        diagnostics.
+    """
+    data = as_data(data)
+    model = v.as_choice(model, "model", tuple(MODELS))
+    named = _named_priors(priors)
+    reference = next(iter(named)) if reference is None else reference
+    if reference not in named:
+        raise ValueError(f"reference must be one of the prior names {list(named)}; saw {reference!r}")
+    level = v.as_probability(interval, "interval")
+    if not 0 < level < 1:
+        raise ValueError(f"interval must lie strictly between 0 and 1; saw {interval!r}")
+    bins = v.as_n_bins(n_bins, data.n_items)
+    seed = v.as_seed(seed)
+    grouped = model == "hui_walter"
+    counts = data.compress()
+    require_identified(data.n_annotators, np.unique(counts.groups).size if grouped else 1, f"prior_sensitivity(model={model!r})")
+    check_annotators(counts)
+    design = PatternDesign.from_counts(counts, grouped=grouped)
+    sampler = Sampler(
+        design,
+        model,
+        v.as_int(num_chains, "num_chains", minimum=1),
+        v.as_int(num_warmup, "num_warmup", minimum=1),
+        v.as_int(num_samples, "num_samples", minimum=1),
+    )
+
+    fits, eces, draws = {}, {}, {}
+    for name, prior in named.items():
+        samples, extra = sampler.run(design.counts, prior, seed)
+        fit = BayesFit.from_run(samples, extra, design, prior, model, data.annotator_names)
+        _check_diagnostics(fit.diagnostics.rename(index=lambda p: f"{p} under prior {name!r}"))
+        fits[name] = fit
+        eces[name] = posterior_ece(fit, data, n_bins=bins, interval=level, seed=seed)
+        draws[name] = _parameter_draws(fit, eces[name])
+
+    tail = (1.0 - level) / 2.0
+    rows = []
+    for name, quantities in draws.items():
+        for quantity, values in quantities.items():
+            ref = draws[reference][quantity]
+            ref_low, ref_high = np.quantile(ref, [tail, 1.0 - tail])
+            low, high = np.quantile(values, [tail, 1.0 - tail])
+            ref_sd = ref.std(ddof=1)
+            overlap = max(0.0, min(high, ref_high) - max(low, ref_low)) / (ref_high - ref_low) if ref_high > ref_low else float(low <= ref_low <= high)
+            rows.append(
+                {
+                    "prior": name,
+                    "quantity": quantity,
+                    "mean": values.mean(),
+                    "sd": values.std(ddof=1),
+                    "lower": low,
+                    "upper": high,
+                    "shift": (values.mean() - ref.mean()) / ref_sd if ref_sd > 0 else 0.0,
+                    "interval_overlap": overlap,
+                }
+            )
+    table = pd.DataFrame(rows).set_index(["prior", "quantity"])
+    return PriorSensitivity(table, fits, eces, reference, level)
+
+
+def _diagnosis(prior: float, likelihood: float) -> str:
+    if prior >= PSENS_THRESHOLD and likelihood >= PSENS_THRESHOLD:
+        return "prior-data conflict"
+    if prior >= PSENS_THRESHOLD:
+        return "strong prior / weak likelihood"
+    if likelihood < PSENS_THRESHOLD:
+        return "weak likelihood"
+    return "-"
+
+
+def power_scaling(fit) -> pd.DataFrame:
+    """Power-scaling sensitivity of every parameter to the prior and to the likelihood.
+
+    Parameters
+    ----------
+    fit : BayesFit
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per parameter (``a[annotator]``, ``b[annotator]``, ``prevalence``...), with
+        ``prior`` and ``likelihood`` sensitivities (ArviZ ``psens``, Kallioinen et al. 2023)
+        and a ``diagnosis`` (module docstring).  The likelihood is the whole pattern-count
+        likelihood: each pattern's log-likelihood weighted by its count.
+    """
+    if not isinstance(fit, BayesFit):
+        raise TypeError(f"fit must be a bayescal.BayesFit; saw {type(fit).__name__}")
+    idata = fit.idata
+    if "log_prior" not in idata.groups():
+        raise ValueError("fit has no log_prior group (saved by an older bayescal?): refit it to run power_scaling")
+    # The stored log-likelihood is per item of each pattern; psens sums it, so weight by the counts.
+    weighted = idata.log_likelihood["counts"] * idata.constant_data["counts"]
+    scaled = az.InferenceData(posterior=idata.posterior, log_likelihood=weighted.to_dataset(name="counts"), log_prior=idata.log_prior)
+    names = ["a", "b", "prevalence"]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        prior = az.psens(scaled, component="prior", var_names=names)
+        likelihood = az.psens(scaled, component="likelihood", var_names=names)
+    rows = []
+    for name in names:
+        values_prior = np.atleast_1d(prior[name].values)
+        values_likelihood = np.atleast_1d(likelihood[name].values)
+        labels = (
+            [f"{name}[{x}]" for x in prior[name].coords[prior[name].dims[0]].values] if prior[name].dims else [name]
+        )
+        for label, p, l in zip(labels, values_prior, values_likelihood):
+            rows.append({"parameter": label, "prior": float(p), "likelihood": float(l), "diagnosis": _diagnosis(p, l)})
+    return pd.DataFrame(rows).set_index("parameter")

@@ -1,0 +1,109 @@
+"""Prior sensitivity: refits under a prior grid with one compiled sampler, and power-scaling."""
+
+import numpy as np
+import pytest
+
+import bayescal as bc
+from bayescal.inference import Sampler
+from bayescal.sensitivity import _diagnosis, power_scaling, prior_grid, prior_sensitivity
+
+from .helpers import fake_fit
+
+SETTINGS = dict(num_chains=2, num_warmup=500, num_samples=1000, seed=3)
+
+
+@pytest.fixture(scope="module")
+def study():
+    """The toy data at n = 300 under a flat, a conflicting and a strong prior."""
+    sim = bc.toy_data(300, seed=0)
+    priors = {
+        "flat": bc.Priors(),
+        "conflict": bc.Priors(false_positive=(40, 60), sensitivity=(60, 40)),
+        "mild": bc.Priors(false_positive=(2, 8), sensitivity=(8, 2)),
+    }
+    compiled = []
+    original = Sampler._compile
+
+    def counting(self, *args):
+        compiled.append(self)
+        return original(self, *args)
+
+    Sampler._compile = counting
+    try:
+        result = prior_sensitivity(sim.data, priors=priors, n_bins=10, **SETTINGS)
+    finally:
+        Sampler._compile = original
+    return sim, result, compiled
+
+
+def test_one_compilation_serves_every_prior(study):
+    _, result, compiled = study
+    assert len(compiled) == 1 and list(result.fits) == ["flat", "conflict", "mild"]
+
+
+def test_each_refit_is_the_fit_bayes_posterior_under_that_prior(study):
+    sim, result, _ = study
+    direct = bc.fit_bayes(sim.data, priors=bc.Priors(false_positive=(2, 8), sensitivity=(8, 2)), progress=False, **SETTINGS)
+    for got, want in zip(result.fits["mild"].draws(), direct.draws()):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_table_measures_the_shift_from_the_reference(study):
+    _, result, _ = study
+    table = result.table
+    names = ["a[a0]", "b[a0]", "a[a1]", "b[a1]", "a[a2]", "b[a2]", "prevalence", "nc_ece"]
+    assert list(table.loc["flat"].index) == names
+    assert (table.loc["flat", "shift"] == 0).all() and (table.loc["flat", "interval_overlap"] == 1).all()
+    reference = result.fits["flat"].draws()[1][:, 0]
+    row = table.loc[("conflict", "b[a0]")]
+    b0 = result.fits["conflict"].draws()[1][:, 0]
+    assert row["mean"] == pytest.approx(b0.mean()) and row["shift"] == pytest.approx((b0.mean() - reference.mean()) / reference.std(ddof=1))
+    assert table.loc[("conflict", "nc_ece"), "mean"] == pytest.approx(result.ece["conflict"].draws.mean())
+    # A prior centred on wrong channels drags them (measured: 2.4-4.8 reference sds); a mild one barely.
+    channel_rows = [n for n in names if n[0] in "ab"]
+    assert table.loc["conflict"].loc[channel_rows, "shift"].abs().min() > 1.5
+    assert table.loc["mild"].loc[channel_rows, "shift"].abs().max() < table.loc["conflict"].loc[channel_rows, "shift"].abs().min()
+    assert set(result.largest_shifts(3).index.get_level_values("prior")) == {"conflict"}
+
+
+def test_power_scaling_diagnoses(study):
+    _, result, _ = study
+    flat = power_scaling(result.fits["flat"])
+    assert (flat["prior"] < 1e-5).all()  # a Beta(1, 1) prior has log density 0: power-scaling changes nothing
+    assert (flat["likelihood"] > 0.05).all()
+    conflict = power_scaling(result.fits["conflict"])
+    channels = [p for p in conflict.index if p[0] in "ab"]
+    assert (conflict.loc[channels, "diagnosis"] == "prior-data conflict").all()
+    assert _diagnosis(0.1, 0.01) == "strong prior / weak likelihood"
+    assert _diagnosis(0.0, 0.01) == "weak likelihood" and _diagnosis(0.0, 0.2) == "-"
+
+
+def test_prior_grid_and_bad_priors():
+    grid = prior_grid(false_positive=[(1, 1), (2, 8)], sensitivity=[(8, 2)])
+    assert list(grid) == ["fp=(1,1) sens=(8,2) prev=(1,1)", "fp=(2,8) sens=(8,2) prev=(1,1)"]
+    assert grid["fp=(2,8) sens=(8,2) prev=(1,1)"] == bc.Priors(false_positive=(2, 8), sensitivity=(8, 2))
+    with pytest.raises(ValueError, match=r"prior grid entry false_positive=\(0, 2\), sensitivity=\(8, 2\), prevalence=\(1.0, 1.0\): false_positive must hold two positive"):
+        prior_grid(false_positive=[(1, 1), (0, 2)], sensitivity=[(8, 2)])
+    with pytest.raises(TypeError, match="sensitivity must be a sequence of"):
+        prior_grid(sensitivity="flat")
+    data = bc.toy_data(100, seed=0).data
+    with pytest.raises(TypeError, match=r"priors\['prior 1'\] must be a bayescal.Priors; saw dict"):
+        prior_sensitivity(data, priors=[bc.Priors(), {"sensitivity": (8, 2)}])
+    with pytest.raises(ValueError, match="priors must hold at least one"):
+        prior_sensitivity(data, priors=[])
+    with pytest.raises(TypeError, match="priors must be a list of bayescal.Priors or a dict"):
+        prior_sensitivity(data, priors=None)
+    with pytest.raises(ValueError, match=r"reference must be one of the prior names \['prior 0'\]; saw 'flat'"):
+        prior_sensitivity(data, priors=[bc.Priors()], reference="flat")
+    with pytest.raises(bc.IdentificationError):
+        prior_sensitivity(bc.AnnotatedScores(data.scores, data.annotations[:, :2]), priors=[bc.Priors()])
+    with pytest.raises(TypeError, match="fit must be a bayescal.BayesFit"):
+        power_scaling(data)
+
+
+def test_power_scaling_needs_a_log_prior_group():
+    sim = bc.toy_data(200, seed=1)
+    fit = fake_fit(sim.data, np.tile(sim.channels.a, (50, 1)), np.tile(sim.channels.b, (50, 1)), np.full(50, 0.5))
+    del fit.idata.log_prior
+    with pytest.raises(ValueError, match="fit has no log_prior group"):
+        power_scaling(fit)
