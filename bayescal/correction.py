@@ -220,6 +220,22 @@ def plugin_prevalence(corrected: np.ndarray, observed: np.ndarray, counts: np.nd
     return np.clip(mean, *PREVALENCE_CLIP)
 
 
+def pattern_labels(patterns: np.ndarray, counts: np.ndarray, a, b, rule) -> np.ndarray:
+    """Corrected label (..., G) of each response pattern under each channel set ``a, b`` (..., K).
+
+    ``rule`` is a weight-rule name (recomputed for every channel set) or explicit convex weights.
+
+    ``counts`` (G,) says how many items share a pattern: the IV plug-in prevalence of a draw
+    (App. F.4) averages over items, not patterns."""
+    corrected, observed = per_annotator_corrections(patterns, a, b)  # (S, G, K), (G, K)
+    if isinstance(rule, str):
+        prevalence = plugin_prevalence(corrected, observed, counts) if rule == "iv" else None
+        alpha = rule_weights(a, b, prevalence, rule)
+    else:
+        alpha = np.broadcast_to(rule, a.shape)
+    return aggregate(corrected, observed, alpha)
+
+
 def _as_weights(weights: object, channels: Channels, prevalence, corrected, observed) -> np.ndarray:
     if isinstance(weights, str):
         rule = v.as_choice(weights, "weights", WEIGHT_RULES)

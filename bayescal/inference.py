@@ -31,6 +31,7 @@ from . import __version__
 from . import _validation as v
 from .channels._fit import as_data, check_annotators, require_identified, warn_if_groups_inseparable
 from .correction import Channels
+from .data import PatternCounts
 from .models import PatternDesign, dawid_skene, hui_walter, pattern_log_prob
 from .priors import Priors
 
@@ -261,9 +262,11 @@ def fit_bayes(
 
     Parameters
     ----------
-    data : AnnotatedScores
+    data : AnnotatedScores or PatternCounts
         ``"dawid_skene"`` needs K >= 3 annotators (groups are ignored); ``"hui_walter"`` uses
-        ``data.groups`` (K >= 3, or K = 2 with at least two score groups).
+        ``data.groups`` (K >= 3, or K = 2 with at least two score groups).  Pattern counts
+        (``data.compress()``, or :meth:`bayescal.cells.CellStatistics.pattern_counts` of a
+        table larger than memory) are all the model needs.
     model : {"dawid_skene", "hui_walter"}, default "dawid_skene"
     priors : Priors, optional
         Default: flat Beta(1, 1) priors, conditioned on ``a_j < b_j`` (see :mod:`bayescal.priors`).
@@ -286,7 +289,12 @@ def fit_bayes(
     IdentificationError
         Before sampling, for a configuration the data cannot identify.
     """
-    data = as_data(data)
+    if isinstance(data, PatternCounts):  # e.g. the partition-wise counts of bayescal.cells
+        counts, names = data, data.annotator_names
+    else:
+        data = as_data(data)
+        counts, names = data.compress(), data.annotator_names
+    n_annotators = counts.patterns.shape[1]
     priors = Priors() if priors is None else priors
     if not isinstance(priors, Priors):
         raise TypeError(f"priors must be a bayescal.Priors; saw {type(priors).__name__}")
@@ -298,15 +306,14 @@ def fit_bayes(
         raise TypeError(f"progress must be True or False; saw {progress!r}")
     model = v.as_choice(model, "model", tuple(MODELS))
     grouped = model == "hui_walter"
-    counts = data.compress()
-    require_identified(data.n_annotators, np.unique(counts.groups).size if grouped else 1, f"fit_bayes(model={model!r})")
+    require_identified(n_annotators, np.unique(counts.groups).size if grouped else 1, f"fit_bayes(model={model!r})")
     check_annotators(counts)
-    if grouped and data.n_annotators == 2:
+    if grouped and n_annotators == 2:
         warn_if_groups_inseparable(counts, "fit_bayes(model='hui_walter')")
     design = PatternDesign.from_counts(counts, grouped=grouped)
     sampler = Sampler(design, model, num_chains, num_warmup, num_samples, progress and sys.stderr.isatty())
     samples, extra = sampler.run(design.counts, priors, seed)
-    fit = BayesFit.from_run(samples, extra, design, priors, model, data.annotator_names)
+    fit = BayesFit.from_run(samples, extra, design, priors, model, names)
     _check_diagnostics(fit.diagnostics)
     return fit
 

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _validation as v
-from .correction import WEIGHT_RULES, _soft_vote, aggregate, as_convex_weights, per_annotator_corrections, plugin_prevalence, rule_weights
+from .correction import WEIGHT_RULES, _soft_vote, as_convex_weights, pattern_labels
 from .data import AnnotatedScores, count_rows
 from .inference import BayesFit
 from .metrics import assign_bins, bin_index
@@ -144,23 +144,9 @@ def _as_fit_weights(weights: object, n_annotators: int):
     return as_convex_weights(weights, n_annotators)
 
 
-def _pattern_labels(patterns: np.ndarray, counts: np.ndarray, a, b, rule) -> np.ndarray:
-    """Corrected label (S, G) of each response pattern under each channel draw.
-
-    ``counts`` (G,) says how many items share a pattern: the IV plug-in prevalence of a draw
-    (App. F.4) averages over items, not patterns."""
-    corrected, observed = per_annotator_corrections(patterns, a, b)  # (S, G, K), (G, K)
-    if isinstance(rule, str):
-        prevalence = plugin_prevalence(corrected, observed, counts) if rule == "iv" else None
-        alpha = rule_weights(a, b, prevalence, rule)
-    else:
-        alpha = np.broadcast_to(rule, a.shape)
-    return aggregate(corrected, observed, alpha)
-
-
 def _moment_draws(cells: _Cells, a, b, rule, n_bins: int, uncertainty: str, seed: int) -> np.ndarray:
     """Draws (S, M) of the bin moments: O(draws x cells x K), never O(draws x items)."""
-    labels = _pattern_labels(cells.patterns, cells.counts, a, b, rule)  # (S, G): the label of each cell
+    labels = pattern_labels(cells.patterns, cells.counts, a, b, rule)  # (S, G): the label of each cell
     membership = np.zeros((cells.bins.size, n_bins))
     membership[np.arange(cells.bins.size), cells.bins] = 1.0
     if uncertainty == "channels":
@@ -440,12 +426,12 @@ def posterior_recalibration(
 
     groups = np.zeros(fit_data.n_items, dtype=np.int64)
     rows, counts, cell = count_rows(groups, fit_data.annotations, return_inverse=True)
-    maps = template._fit_draws(fit_data.scores, cell, _pattern_labels(rows[:, 1:], counts, a, b, rule))
+    maps = template._fit_draws(fit_data.scores, cell, pattern_labels(rows[:, 1:], counts, a, b, rule))
     maps.warn("posterior_recalibration")
 
     rows, counts, cell = count_rows(np.zeros(eval_data.n_items, dtype=np.int64), eval_data.annotations, return_inverse=True)
     moments, bin_counts, mean_score = _recalibrated_moment_draws(
-        maps, eval_data, _pattern_labels(rows[:, 1:], counts, a, b, rule), cell, bins, uncertainty, seed
+        maps, eval_data, pattern_labels(rows[:, 1:], counts, a, b, rule), cell, bins, uncertainty, seed
     )
     recalibrated = _summary(moments, uncertainty, level, tolerance, np.linspace(0.0, 1.0, bins + 1), bin_counts, mean_score)
 

@@ -20,7 +20,7 @@ from ._fit import (
     SaturatedModelWarning,
     WeakIdentificationWarning,
 )
-from .em import dawid_skene_em, grouped_em
+from .em import dawid_skene_em, dawid_skene_em_counts, grouped_em, grouped_em_counts
 from .gmm import hui_walter_gmm
 from .groups import score_groups
 from .moments import hui_walter_moments, third_moment
@@ -33,7 +33,9 @@ __all__ = [
     "SaturatedModelWarning",
     "WeakIdentificationWarning",
     "dawid_skene_em",
+    "dawid_skene_em_counts",
     "grouped_em",
+    "grouped_em_counts",
     "hui_walter_gmm",
     "hui_walter_moments",
     "score_groups",

@@ -265,12 +265,19 @@ def grouped_em(data, n_starts=10, tol=1e-8, max_iter=1000, seed=0, anchor=None, 
         that barely differ when K = 2 (:class:`WeakIdentificationWarning`); saturation for
         K = 2 with two groups or K = 3 with one (:class:`SaturatedModelWarning`).
     """
-    counts = as_data(data).compress()
+    return grouped_em_counts(as_data(data).compress(), n_starts, tol, max_iter, seed, anchor, init)
+
+
+def grouped_em_counts(counts: PatternCounts, n_starts=10, tol=1e-8, max_iter=1000, seed=0, anchor=None, init=None) -> ChannelFit:
+    """:func:`grouped_em` on (group, pattern) counts already compressed, e.g. the
+    partition-wise counts of a table larger than memory (:mod:`bayescal.cells`)."""
+    if not isinstance(counts, PatternCounts):
+        raise TypeError(f"counts must be a bayescal.PatternCounts; saw {type(counts).__name__}")
     n_annotators = counts.patterns.shape[1]
     n_groups = group_layout(counts)[0].size
     require_identified(n_annotators, n_groups, "grouped_em")
     if n_annotators == 2:
-        warn_if_groups_inseparable(counts, "grouped_em")
+        warn_if_groups_inseparable(counts, "grouped_em", stacklevel=4)
     if (n_annotators, n_groups) in ((2, 2), (3, 1)):
-        warn_saturated("grouped_em", f"{n_annotators} annotators, {n_groups} group(s)")
-    return _fit_em(counts, "grouped_em", False, n_starts, tol, max_iter, seed, anchor, init, stacklevel=3)
+        warn_saturated("grouped_em", f"{n_annotators} annotators, {n_groups} group(s)", stacklevel=4)
+    return _fit_em(counts, "grouped_em", False, n_starts, tol, max_iter, seed, anchor, init, stacklevel=4)

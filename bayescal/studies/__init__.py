@@ -8,5 +8,6 @@ from .checks import model_check_study
 from .coverage import posterior_coverage
 from .recalibration import recalibration_simulation
 from .sbc import simulation_based_calibration
+from .toy import ToyStudy, toy_study
 
-__all__ = ["model_check_study", "posterior_coverage", "recalibration_simulation", "simulation_based_calibration"]
+__all__ = ["model_check_study", "posterior_coverage", "recalibration_simulation", "simulation_based_calibration", "ToyStudy", "toy_study"]

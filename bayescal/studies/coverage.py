@@ -8,6 +8,8 @@ Each replicate simulates the toy data, fits the Bayesian Dawid–Skene model wit
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pandas as pd
 
 from .. import _validation as v
@@ -58,8 +60,9 @@ def posterior_coverage(
         if sampler is None:
             design = PatternDesign.from_counts(counts, grouped=False, complete=True)
             sampler = Sampler(design, "dawid_skene", num_chains, num_warmup, num_samples)
-        samples, extra = sampler.run(design.counts_of(counts, grouped=False), priors, seed)
-        fit = BayesFit.from_run(samples, extra, design, priors, "dawid_skene", simulation.data.annotator_names)
+        replicate = replace(design, counts=design.counts_of(counts, grouped=False))
+        samples, extra = sampler.run(replicate.counts, priors, seed)
+        fit = BayesFit.from_run(samples, extra, replicate, priors, "dawid_skene", simulation.data.annotator_names)
         target = simulation.population_binned_ece(n_bins)
         for uncertainty in UNCERTAINTY:
             result = posterior_ece(fit, simulation.data, n_bins=n_bins, interval=interval, uncertainty=uncertainty, seed=seed)
