@@ -10,7 +10,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["plot_pairwise_agreement", "plot_ppc_residuals", "plot_prior_sensitivity"]
+__all__ = [
+    "plot_channels",
+    "plot_ece_posterior",
+    "plot_pairwise_agreement",
+    "plot_ppc_residuals",
+    "plot_prior_sensitivity",
+    "plot_reliability",
+    "plot_toy_study",
+]
 
 FLAG_COLOUR = "tab:red"
 PLAIN_COLOUR = "tab:blue"
@@ -143,3 +151,170 @@ def plot_prior_sensitivity(result, quantities=None, axes=None):
         ax.set_title(quantity, fontsize=9)
     axes[0].figure.suptitle(f"Posterior under each prior ({result.level:.0%} intervals; reference in red)", fontsize=9)
     return axes
+
+
+def _posterior_ece(posterior):
+    from .posterior import PosteriorECE
+
+    if not isinstance(posterior, PosteriorECE):
+        raise TypeError(f"posterior must be a bayescal.PosteriorECE; saw {type(posterior).__name__}")
+    return posterior
+
+
+def plot_reliability(posterior, curves=None, ax=None):
+    """Reliability diagram of the corrected labels with a posterior credible band per bin.
+
+    Parameters
+    ----------
+    posterior : PosteriorECE
+        From :func:`bayescal.posterior_ece` (fixed scores); its ``bin_accuracy()`` draws give the
+        corrected curve (posterior median) and the band (its ``level`` interval).
+    curves : dict of str to ReliabilityCurve, optional
+        Curves to overlay, e.g. ``{"oracle": reliability_curve(y, z), "majority vote":
+        reliability_curve(majority_vote_labels(annotations, ties="positive"), z)}``.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    from .metrics import ReliabilityCurve
+
+    posterior = _posterior_ece(posterior)
+    if posterior.mean_score.ndim != 1:
+        raise ValueError("posterior has bins that differ by draw (a recalibration result): plot posterior_ece of fixed scores")
+    curves = {} if curves is None else curves
+    if not isinstance(curves, dict) or not all(isinstance(c, ReliabilityCurve) for c in curves.values()):
+        raise TypeError("curves must be a dict of name to bayescal.ReliabilityCurve")
+    ax = _axes(ax, size=(4.5, 4.5))
+    nonempty = posterior.counts > 0
+    accuracy = posterior.bin_accuracy()[:, nonempty]
+    tail = (1.0 - posterior.level) / 2.0
+    low, median, high = np.quantile(accuracy, [tail, 0.5, 1.0 - tail], axis=0)
+    confidence = posterior.mean_score[nonempty]
+    ax.plot([0, 1], [0, 1], color="0.6", linestyle=":", linewidth=1, label="perfect calibration")
+    ax.fill_between(confidence, low, high, color=PLAIN_COLOUR, alpha=0.25, label=f"corrected, {posterior.level:.0%} credible band")
+    ax.plot(confidence, median, marker="o", color=PLAIN_COLOUR, label="corrected (posterior median)")
+    for (name, curve), colour in zip(curves.items(), ("tab:green", "tab:orange", "tab:purple", "tab:brown")):
+        ax.plot(curve.mean_predicted[curve.nonempty], curve.mean_target[curve.nonempty], marker="s", markersize=4, color=colour, label=name)
+    ax.set_xlabel("mean score in bin")
+    ax.set_ylabel("fraction positive in bin")
+    ax.set_xlim(0, 1)
+    ax.set_title("Reliability diagram")
+    ax.legend(fontsize=7, loc="upper left")
+    return ax
+
+
+def plot_ece_posterior(posterior, references=None, ax=None):
+    """Histogram of the NC-ECE draws with the median, the credible interval and reference values.
+
+    Parameters
+    ----------
+    posterior : PosteriorECE
+    references : dict of str to float, optional
+        Vertical lines, e.g. ``{"soft vote": 0.116, "oracle": 0.091}``.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    posterior = _posterior_ece(posterior)
+    references = {} if references is None else references
+    if not isinstance(references, dict):
+        raise TypeError(f"references must be a dict of name to value; saw {type(references).__name__}")
+    ax = _axes(ax, size=(5.0, 3.2))
+    ax.hist(posterior.draws, bins=40, color=PLAIN_COLOUR, alpha=0.6)
+    ax.axvline(posterior.median, color=PLAIN_COLOUR, linewidth=2, label=f"median {posterior.median:.4f}")
+    low, high = posterior.interval
+    ax.axvspan(low, high, color=PLAIN_COLOUR, alpha=0.1, label=f"{posterior.level:.0%} interval [{low:.4f}, {high:.4f}]")
+    for (name, value), colour in zip(references.items(), ("tab:green", "tab:orange", "tab:purple", "tab:brown")):
+        ax.axvline(float(value), color=colour, linestyle="--", label=f"{name} {float(value):.4f}")
+    ax.set_xlabel("NC-ECE")
+    ax.set_ylabel("posterior draws")
+    ax.set_title("Posterior of the noise-corrected ECE")
+    ax.legend(fontsize=7)
+    return ax
+
+
+def plot_channels(fit, references=None, level=0.9, ax=None):
+    """Forest plot of every annotator's false-positive rate a and sensitivity b.
+
+    Parameters
+    ----------
+    fit : BayesFit
+    references : dict of str to Channels, optional
+        Point values to mark, e.g. ``{"EM": em_fit.channels, "true": simulation.channels}``.
+    level : float, default 0.9
+        Credible level of the intervals.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    from .correction import Channels
+    from .inference import BayesFit
+
+    if not isinstance(fit, BayesFit):
+        raise TypeError(f"fit must be a bayescal.BayesFit; saw {type(fit).__name__}")
+    references = {} if references is None else references
+    if not isinstance(references, dict) or not all(isinstance(c, Channels) for c in references.values()):
+        raise TypeError("references must be a dict of name to bayescal.Channels")
+    a, b, _ = fit.draws()
+    names = fit.annotator_names
+    ax = _axes(ax, size=(5.5, 0.45 * 2 * len(names) + 1.2))
+    tail = (1.0 - level) / 2.0
+    labels = []
+    for row, (kind, draws) in enumerate((kind, values) for kind, values in (("a", a), ("b", b))):
+        for j, name in enumerate(names):
+            y = row * len(names) + j
+            low, mid, high = np.quantile(draws[:, j], [tail, 0.5, 1.0 - tail])
+            ax.hlines(y, low, high, color=PLAIN_COLOUR, linewidth=2)
+            ax.plot(mid, y, "o", color=PLAIN_COLOUR)
+            labels.append(f"{kind}[{name}]")
+            for (reference, channels), marker in zip(references.items(), ("x", "+", "d", "s")):
+                value = (channels.a if kind == "a" else channels.b)[j]
+                ax.plot(value, y, marker, color="tab:red" if marker == "x" else "tab:green", label=reference if y == 0 else None)
+    ax.set_yticks(np.arange(len(labels)), labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("probability of a positive label")
+    ax.set_title(f"Channels: posterior median and {level:.0%} interval")
+    if references:
+        ax.legend(fontsize=7)
+    return ax
+
+
+def plot_toy_study(study, condition="calibrated", ax=None):
+    """MAE (x 100) of every method against the sample size, with one Monte Carlo SE (paper Figure 1).
+
+    Parameters
+    ----------
+    study : ToyStudy
+    condition : str, default "calibrated"
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    from .studies.toy import ToyStudy
+
+    if not isinstance(study, ToyStudy):
+        raise TypeError(f"study must be a bayescal.studies.ToyStudy; saw {type(study).__name__}")
+    summary = study.summary()
+    conditions = list(dict.fromkeys(summary.index.get_level_values("condition")))
+    if condition not in conditions:
+        raise ValueError(f"condition must be one of the study's conditions {conditions}; saw {condition!r}")
+    rows = summary.xs(condition, level="condition")
+    ax = _axes(ax, size=(5.0, 3.5))
+    for method in dict.fromkeys(rows.index.get_level_values("method")):
+        curve = rows.xs(method, level="method")
+        ax.errorbar(curve.index, curve["mae_x100"], yerr=curve["mae_se_x100"], marker="o", capsize=3, label=method)
+    ax.set_xscale("log")
+    ax.set_xlabel("N")
+    ax.set_ylabel("MAE x 100")
+    ax.set_title(f"NC-ECE error, {condition} condition")
+    ax.legend(fontsize=7)
+    return ax

@@ -10,7 +10,14 @@ import pytest  # noqa: E402
 
 import bayescal as bc  # noqa: E402
 from bayescal.checks import check_model  # noqa: E402
-from bayescal.plotting import plot_pairwise_agreement, plot_ppc_residuals, plot_prior_sensitivity  # noqa: E402
+from bayescal.plotting import (  # noqa: E402
+    plot_channels,
+    plot_ece_posterior,
+    plot_pairwise_agreement,
+    plot_ppc_residuals,
+    plot_prior_sensitivity,
+    plot_reliability,
+)
 from bayescal.sensitivity import prior_sensitivity  # noqa: E402
 from bayescal.studies.checks import FIVE_ANNOTATORS  # noqa: E402
 
@@ -63,3 +70,53 @@ def test_plots_reject_other_objects(table):
         plot_ppc_residuals(table["subject"])
     with pytest.raises(ValueError, match="checks has no 'pairwise_agreement' rows to plot"):
         plot_pairwise_agreement(table[table["check"] != "pairwise_agreement"])
+
+
+@pytest.fixture(scope="module")
+def toy_posterior():
+    sim = bc.toy_data(3000, seed=6)
+    rng = np.random.default_rng(6)
+    a = np.clip(sim.channels.a + rng.normal(0, 0.01, (200, 3)), 0.01, 0.4)
+    b = np.clip(sim.channels.b + rng.normal(0, 0.01, (200, 3)), 0.6, 0.99)
+    fit = fake_fit(sim.data, a, b, np.full(200, 0.5))
+    return sim, fit, bc.posterior_ece(fit, sim.data, n_bins=10)
+
+
+def test_reliability_diagram_draws_the_posterior_median_and_overlaid_curves(toy_posterior):
+    sim, _, posterior = toy_posterior
+    oracle = bc.reliability_curve(sim.labels, sim.data.scores, 10)
+    ax = plot_reliability(posterior, {"oracle": oracle})
+    corrected, overlaid = ax.get_lines()[1], ax.get_lines()[2]
+    np.testing.assert_allclose(corrected.get_ydata(), np.median(posterior.bin_accuracy(), axis=0))
+    np.testing.assert_allclose(overlaid.get_ydata(), oracle.mean_target)
+    assert overlaid.get_label() == "oracle"
+    with pytest.raises(TypeError, match="curves must be a dict of name to bayescal.ReliabilityCurve"):
+        plot_reliability(posterior, {"oracle": oracle.mean_target})
+    plt.close("all")
+
+
+def test_ece_posterior_and_channel_forest(toy_posterior):
+    sim, fit, posterior = toy_posterior
+    ax = plot_ece_posterior(posterior, {"oracle": 0.09})
+    assert ax.get_lines()[0].get_xdata()[0] == posterior.median
+    ax = plot_channels(fit, {"true": sim.channels})
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["a[a0]", "a[a1]", "a[a2]", "b[a0]", "b[a1]", "b[a2]"]
+    marked = [line.get_xdata()[0] for line in ax.get_lines() if line.get_marker() == "x"]
+    np.testing.assert_allclose(marked, np.concatenate([sim.channels.a, sim.channels.b]))
+    with pytest.raises(TypeError, match="posterior must be a bayescal.PosteriorECE; saw BayesFit"):
+        plot_ece_posterior(fit)
+    with pytest.raises(TypeError, match="references must be a dict of name to bayescal.Channels"):
+        plot_channels(fit, {"true": (0.1, 0.9)})
+    plt.close("all")
+
+
+def test_toy_study_figure_plots_the_mae_of_every_method():
+    from bayescal.plotting import plot_toy_study
+    from bayescal.studies import toy_study
+
+    study = toy_study(conditions=["calibrated"], sizes=[500, 1000], replicates=3, methods=("true channels", "EM split"))
+    ax = plot_toy_study(study)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["true channels", "EM split"]
+    with pytest.raises(ValueError, match=r"condition must be one of the study's conditions \['calibrated'\]; saw 'shifted'"):
+        plot_toy_study(study, condition="shifted")
+    plt.close("all")
