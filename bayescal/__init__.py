@@ -21,9 +21,11 @@ from .correction import (
     aggregation_weights,
     corrected_labels,
     majority_vote_ece,
+    majority_vote_labels,
     nc_ece,
     noise_corrected_ece,
     soft_vote_ece,
+    soft_vote_labels,
 )
 from .data import AnnotatedScores, PatternCounts
 from .metrics import (
@@ -44,7 +46,7 @@ from .recalibration import (
     recalibrate,
     recalibration_study,
 )
-from .simulate import Simulation, simulate_annotated, toy_data
+from .simulate import Simulation, simulate_annotated, simulate_dependent, toy_data
 
 #: Heavy parts reached lazily, so that ``import bayescal`` loads neither numpyro nor arviz.
 _LAZY = {
@@ -101,6 +103,7 @@ __all__ = [
     "hui_walter_gmm",
     "hui_walter_moments",
     "majority_vote_ece",
+    "majority_vote_labels",
     "max_calibration_error",
     "nc_ece",
     "noise_corrected_ece",
@@ -109,7 +112,9 @@ __all__ = [
     "reliability_curve",
     "score_groups",
     "simulate_annotated",
+    "simulate_dependent",
     "soft_vote_ece",
+    "soft_vote_labels",
     "third_moment",
     "toy_data",
 ]

@@ -24,21 +24,24 @@ import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 from scipy import stats
-from numpyro.infer.hmc import hmc
-from numpyro.infer.util import initialize_model
 
 from . import __version__
 from . import _validation as v
 from .channels._fit import as_data, check_annotators, require_identified, warn_if_groups_inseparable
 from .correction import Channels
 from .data import PatternCounts
-from .models import PatternDesign, dawid_skene, hui_walter, pattern_log_prob
 from .priors import Priors
 
 with warnings.catch_warnings():
-    # ArviZ 0.23 announces its 1.0 refactor on import; it is noise for bayescal's users.
+    # Import-time noise for bayescal's users: ArviZ 0.23 announces its 1.0 refactor, and numpyro
+    # imports tqdm.auto, which warns in Jupyter without ipywidgets (bayescal's bars are plain tqdm).
     warnings.filterwarnings("ignore", message="ArviZ is undergoing a major refactor", category=FutureWarning)
+    warnings.filterwarnings("ignore", message="IProgress not found")
     import arviz as az
+    from numpyro.infer.hmc import hmc
+    from numpyro.infer.util import initialize_model
+
+    from .models import PatternDesign, dawid_skene, hui_walter, pattern_log_prob
 
 __all__ = ["MODELS", "BayesFit", "Sampler", "SamplingWarning", "fit_bayes"]
 
@@ -230,7 +233,7 @@ def _progress_reporter(total: int, num_chains: int):
 
     Vectorised chains call it once per report, parallel chains once per device: it only ever
     moves the bar forward, so both count right."""
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     bars = []
 

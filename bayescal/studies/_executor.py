@@ -36,7 +36,7 @@ def run_tasks(function, tasks: list[tuple], executor=None, progress: bool = Fals
     ``function`` must be importable by name (a module-level function) for the process pool and
     for Dask.  ``progress`` shows a tqdm bar that advances as tasks finish.
     """
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     executor = check_executor(executor)
     results = [None] * len(tasks)
