@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import sys
 import warnings
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import partial
 
@@ -166,6 +167,9 @@ class Sampler:
     the compiled code: a simulation-based calibration or a prior-sensitivity grid costs its
     sampling time, not one compilation per fit.  (``numpyro.infer.MCMC.run`` recompiles on every
     call in numpyro 0.22 when no progress bar is shown, which is why the loop is written here.)
+    Compiled code is also shared between Samplers of the same layout and settings in a process
+    (a small LRU cache), so repeated :func:`fit_bayes` calls on data with the same response
+    patterns compile once.
     """
 
     def __init__(self, design: PatternDesign, model: str, num_chains: int, num_warmup: int, num_samples: int, progress: bool = False):
@@ -216,16 +220,45 @@ class Sampler:
             return jax.pmap(one_chain, in_axes=(0, None, None))
         return jax.jit(jax.vmap(one_chain, in_axes=(0, None, None)))
 
+    def _layout_key(self) -> tuple:
+        """What the compiled code depends on besides its traced arguments (counts, priors)."""
+        design = self.design
+        return (
+            self.model, self.num_chains, self.num_warmup, self.num_samples, self.chain_method, design.n_groups,
+            design.positive.shape, design.positive.tobytes(), design.negative.tobytes(), design.group_index.tobytes(),
+        )
+
+    def _cached_compile(self, prior_params, counts):
+        """Compiled code shared by every Sampler of the same layout and settings in this process:
+        a second fit of data with the same response patterns (a new sample, another prior, the
+        same table refitted) skips the compilation.  Runs with a progress bar compile their own,
+        since the bar is part of the compiled code."""
+        if self.progress:
+            return self._compile(prior_params, counts)
+        key = self._layout_key()
+        if key in _COMPILED:
+            _COMPILED.move_to_end(key)
+        else:
+            _COMPILED[key] = self._compile(prior_params, counts)
+            if len(_COMPILED) > COMPILED_CACHE_SIZE:
+                _COMPILED.popitem(last=False)
+        return _COMPILED[key]
+
     def run(self, counts: np.ndarray, priors: Priors, seed: int) -> tuple[dict, dict]:
         """Posterior samples and sample statistics, grouped by chain, as float64 numpy arrays."""
         with jax.enable_x64(True):
             prior_params = jnp.asarray(priors.as_array())
             counts = jnp.asarray(counts, dtype=jnp.float64)
             if self._compiled is None:
-                self._compiled = self._compile(prior_params, counts)
+                self._compiled = self._cached_compile(prior_params, counts)
             keys = jax.random.split(jax.random.PRNGKey(seed), self.num_chains)
             samples, extra = self._compiled(keys, prior_params, counts)
             return jax.tree_util.tree_map(np.asarray, samples), jax.tree_util.tree_map(np.asarray, extra)
+
+
+#: Compiled samplers by layout and settings, least recently used first (see Sampler._cached_compile).
+_COMPILED: OrderedDict = OrderedDict()
+COMPILED_CACHE_SIZE = 16
 
 
 def _progress_reporter(total: int, num_chains: int):

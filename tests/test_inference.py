@@ -205,3 +205,22 @@ def test_sampler_with_progress_bar_runs_under_vmap(capsys):
     samples, _ = Sampler(design, "dawid_skene", 2, 50, 50, progress=True).run(design.counts, bc.Priors(), seed=0)
     assert samples["a"].shape == (2, 50, 3)
     assert "NUTS (2 chains)" in capsys.readouterr().err
+
+
+@pytest.mark.filterwarnings("ignore::bayescal.inference.SamplingWarning")  # short chains: only the draws are compared
+def test_fits_on_the_same_pattern_layout_share_compiled_code(monkeypatch):
+    from bayescal import inference
+
+    compiled = []
+    original = inference.Sampler._compile
+    monkeypatch.setattr(inference.Sampler, "_compile", lambda self, *args: compiled.append(self) or original(self, *args))
+    settings = dict(num_chains=2, num_warmup=123, num_samples=77, progress=False)  # settings no other test uses
+    first, second = bc.toy_data(600, seed=1).data, bc.toy_data(900, seed=2).data
+    bc.fit_bayes(first, **settings)
+    shared = bc.fit_bayes(second, priors=bc.Priors(sensitivity=(8, 2)), **settings)
+    assert len(compiled) == 1  # a new sample and a new prior, same 8 patterns: no second compilation
+    inference._COMPILED.clear()
+    fresh = bc.fit_bayes(second, priors=bc.Priors(sensitivity=(8, 2)), **settings)
+    assert len(compiled) == 2
+    for got, want in zip(shared.draws(), fresh.draws()):
+        np.testing.assert_array_equal(got, want)

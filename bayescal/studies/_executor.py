@@ -7,7 +7,7 @@ or in what order the tasks finished: results are returned in task order.
 from __future__ import annotations
 
 import multiprocessing
-from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 
 #: Executor names understood besides executor objects.
 EXECUTORS = ("local", "process")
@@ -22,6 +22,10 @@ def check_executor(executor: object) -> object:
     Executor or a dask.distributed Client) before a study starts."""
     if executor is None or (isinstance(executor, str) and executor in EXECUTORS):
         return executor
+    if isinstance(executor, ThreadPoolExecutor):
+        # The estimators silence expected warnings with warnings.catch_warnings, which changes
+        # process-wide state and is not thread-safe: threads would leak or lose warnings.
+        raise TypeError("executor must not be a ThreadPoolExecutor (warning filters are not thread-safe); use 'process' or a Dask Client")
     if isinstance(executor, Executor) or _is_dask_client(executor):
         return executor
     raise TypeError(
