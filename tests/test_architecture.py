@@ -10,7 +10,7 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 HEAVY = ("numpyro", "arviz", "matplotlib", "dask")
 # Modules that must stay numerical: no plotting, no files, no printing, no argv.
-CORES = ("_validation", "data", "metrics", "correction", "simulate", "recalibration")
+CORES = ("_validation", "data", "metrics", "correction", "simulate", "recalibration", "agreement", "cells")
 
 
 def test_import_bayescal_is_light():

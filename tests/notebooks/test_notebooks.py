@@ -22,7 +22,7 @@ def test_notebook_executes(path, tmp_path):
     assert errors == []
 
 
-PUBLIC_MODULES = {"bayescal", "bayescal.plotting", "bayescal.studies", "bayescal.cells", "bayescal.channels"}
+PUBLIC_MODULES = {"bayescal", "bayescal.plotting", "bayescal.studies", "bayescal.cells", "bayescal.channels", "bayescal.agreement"}
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
