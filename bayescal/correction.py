@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import special
 
 from . import _validation as v
 from .metrics import BinnedMoments, binned_moments
@@ -32,6 +33,7 @@ __all__ = [
     "Channels",
     "aggregation_weights",
     "corrected_labels",
+    "label_posterior",
     "majority_vote_ece",
     "majority_vote_labels",
     "NCECEResult",
@@ -301,6 +303,43 @@ def _corrected_labels(annotations: np.ndarray, channels, weights, prevalence, we
     )
     alpha = _as_weights(weights, channels, prevalence, fit_corrected, fit_observed)
     return aggregate(corrected, observed, alpha)
+
+
+def label_posterior(annotations, channels, prevalence) -> np.ndarray:
+    """``P(Y_i = 1 | A_i)`` under conditional independence given Y: the Dawid–Skene E-step
+    (paper §4.3, App. F.2; Dawid and Skene 1979).
+
+    ``log odds = logit(mu) + sum_{j observed} [A_ij log(b_j / a_j) + (1 - A_ij) log((1 - b_j) / (1 - a_j))]``.
+    Rounding it at 0.5 gives the Dawid–Skene aggregate label, the model-based alternative to a
+    majority vote; unlike corrected labels it lies in [0, 1] but is not unbiased for Y.
+
+    Parameters
+    ----------
+    annotations : array_like of int, shape (n, K)
+        0/1 labels, -1 for missing.
+    channels : Channels
+    prevalence : float in (0, 1)
+        ``mu = P(Y = 1)``, e.g. a fit's ``prevalence``.
+
+    Returns
+    -------
+    ndarray, shape (n,)
+    """
+    annotations = v.as_annotations(annotations, "annotations")
+    channels = _check_channels(channels, annotations.shape[1])
+    mu = v.as_probability(prevalence, "prevalence")
+    if not 0 < mu < 1:
+        raise ValueError(f"prevalence must lie strictly between 0 and 1; saw {prevalence!r}")
+    positive, negative = (annotations == 1) * 1.0, (annotations == 0) * 1.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log1 = np.log(mu) + special.xlogy(positive, channels.b).sum(axis=1) + special.xlogy(negative, 1 - channels.b).sum(axis=1)
+        log0 = np.log1p(-mu) + special.xlogy(positive, channels.a).sum(axis=1) + special.xlogy(negative, 1 - channels.a).sum(axis=1)
+        posterior = special.expit(log1 - log0)
+    impossible = np.isinf(log1) & np.isinf(log0)
+    if impossible.any():
+        row = int(np.argmax(impossible))
+        raise ValueError(f"annotations: item {row} has a response pattern that the channels make impossible under either label")
+    return posterior
 
 
 def soft_vote_labels(annotations) -> np.ndarray:

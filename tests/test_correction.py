@@ -275,3 +275,20 @@ def test_nc_bin_moments_are_unbiased_and_naive_ones_are_not(missing_rate):
     assert np.all(np.abs(nc.mean(axis=0) - truth) < 3 * se), (nc.mean(axis=0), truth, se)
     naive_se = naive.std(axis=0, ddof=1) / math.sqrt(replicates)
     assert np.any(np.abs(naive.mean(axis=0) - truth) > 10 * naive_se)
+
+
+def test_label_posterior_is_the_dawid_skene_e_step():
+    channels = bc.Channels([0.1, 0.2, 0.3], [0.9, 0.7, 0.8])
+    annotations = np.array([[1, 1, 1], [0, 0, 0], [1, 0, -1], [-1, -1, 1]])
+    posterior = bc.label_posterior(annotations, channels, prevalence=0.4)
+    for row, p in zip(annotations, posterior):
+        seen = row >= 0
+        like1 = 0.4 * np.prod(np.where(row[seen] == 1, channels.b[seen], 1 - channels.b[seen]))
+        like0 = 0.6 * np.prod(np.where(row[seen] == 1, channels.a[seen], 1 - channels.a[seen]))
+        assert p == pytest.approx(like1 / (like1 + like0), rel=1e-12)
+    perfect = bc.label_posterior([[1], [0]], bc.Channels([0.0], [1.0]), 0.5)
+    np.testing.assert_array_equal(perfect, [1.0, 0.0])
+    with pytest.raises(ValueError, match="prevalence must lie strictly between 0 and 1; saw 1.0"):
+        bc.label_posterior(annotations, channels, 1.0)
+    with pytest.raises(ValueError, match="item 0 has a response pattern that the channels make impossible"):
+        bc.label_posterior([[1, 0]], bc.Channels([0.0, 0.0], [1.0, 1.0]), 0.5)
