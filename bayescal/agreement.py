@@ -548,7 +548,7 @@ class CalibrationRecord:
         False when the judge was tuned on these labels: the numbers are then an
         implementation diagnostic, not evidence of validity.
     accuracy, accuracy_interval : float, (float, float)
-        On the decided subset, Wilson interval at ``level``.
+        On the decided subset, Wilson interval at ``level`` (``accuracy_interval_method``).
     kappa : KappaInterval or None
         Percentile bootstrap (None with a reason in ``notes`` when undefined).
     rates : ErrorRates
@@ -577,6 +577,7 @@ class CalibrationRecord:
     baseline: dict
     level: float
     notes: tuple
+    accuracy_interval_method: str = "Wilson score interval on the decided subset"
 
     def to_dict(self) -> dict:
         """Plain JSON-ready values (None where undefined, never NaN)."""

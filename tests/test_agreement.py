@@ -169,6 +169,7 @@ def test_calibration_record_carries_every_field_and_a_baseline():
     assert list(frame.index) == ["llm judge", "constant baseline"]
     assert frame.loc["llm judge", "far_labeled"] == record.rates.far_labeled
     parsed = json.loads(record.to_json())
+    assert parsed["accuracy_interval_method"].startswith("Wilson") and parsed["kappa"]["method"].startswith("percentile bootstrap")
     assert parsed["rates"]["abstained_positive"] == record.rates.abstained_positive and parsed["kappa"]["n_valid"] > 0
     with pytest.raises(ValueError, match=r"provenance must be one of 'human', 'proxy'; saw 'gold'"):
         calibration_record(pred, truth, provenance="gold")
