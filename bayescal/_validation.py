@@ -171,6 +171,14 @@ def as_choice(value: object, name: str, choices: Sequence[str]) -> str:
     return value
 
 
+def as_open_probability(value: object, name: str) -> float:
+    """A scalar strictly inside (0, 1): a credible or confidence level, a class proportion."""
+    number = as_probability(value, name)
+    if not 0.0 < number < 1.0:
+        raise ValueError(f"{name} must lie strictly between 0 and 1; saw {value!r}")
+    return number
+
+
 def as_probability(value: object, name: str) -> float:
     """A scalar in [0, 1]."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):

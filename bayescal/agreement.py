@@ -77,13 +77,6 @@ def _paired(first, first_name, second, second_name):
     return a, b
 
 
-def _level(level: object) -> float:
-    value = v.as_probability(level, "level")
-    if not 0 < value < 1:
-        raise ValueError(f"level must lie strictly between 0 and 1; saw {level!r}")
-    return value
-
-
 # --------------------------------------------------------------------------- agreement
 
 
@@ -154,7 +147,7 @@ def kappa_interval(a, b, n_boot=2000, level=0.95, seed=0) -> KappaInterval:
     """
     a, b = _paired(a, "a", b, "b")
     n_boot = v.as_int(n_boot, "n_boot", minimum=1)
-    level = _level(level)
+    level = v.as_open_probability(level, "level")
     estimate = cohens_kappa(a, b)
     cells = np.append(_decided_table(a, b).ravel(), a.size - _decided_table(a, b).sum())
     draws = np.random.default_rng(v.as_seed(seed)).multinomial(a.size, cells / a.size, size=n_boot)
@@ -261,7 +254,7 @@ def wilson_interval(k, n, level=0.95) -> tuple[float, float]:
     n = v.as_int(n, "n", minimum=1)
     if k > n:
         raise ValueError(f"k must not exceed n ({n}); saw {k}")
-    z = stats.norm.ppf(0.5 + _level(level) / 2.0)
+    z = stats.norm.ppf(0.5 + v.as_open_probability(level, "level") / 2.0)
     p = k / n
     centre = p + z**2 / (2 * n)
     half = z * np.sqrt(p * (1 - p) / n + z**2 / (4 * n**2))
@@ -435,7 +428,7 @@ def holm_sidak(pvalues, alpha=0.05) -> HolmSidak:
     p = v.as_finite_vector(pvalues, "pvalues")
     if (p < 0).any() or (p > 1).any():
         raise ValueError(f"pvalues must lie in [0, 1]; saw {p[(p < 0) | (p > 1)][0]!r}")
-    alpha = _level(alpha)
+    alpha = v.as_open_probability(alpha, "alpha")
     order = np.argsort(p, kind="stable")
     m = p.size
     steps = 1.0 - (1.0 - alpha) ** (1.0 / (m - np.arange(m)))
@@ -641,7 +634,7 @@ def calibration_record(
     repeat_rate = v.as_probability(repeat_rate, "repeat_rate")
     if not isinstance(held_out, bool):
         raise TypeError(f"held_out must be True or False; saw {held_out!r}")
-    level = _level(level)
+    level = v.as_open_probability(level, "level")
     notes = []
     rates = error_rates(pred, truth)
     decided = pred != ABSTAIN
@@ -763,7 +756,7 @@ def logit_kde_threshold(scores, percentile=5.0, bandwidths=None, n_folds=5, n_bo
     n_folds = v.as_int(n_folds, "n_folds", minimum=2)
     if y.size < max(n_folds, 3):
         raise ValueError(f"scores must hold at least {max(n_folds, 3)} values (n_folds and leave-one-out); saw {y.size}")
-    level = _level(level)
+    level = v.as_open_probability(level, "level")
     rng = np.random.default_rng(v.as_seed(seed))
     x = special.logit(y)
     spread = x.std(ddof=1)

@@ -231,9 +231,7 @@ def check_model(fit, data, interval=0.95, discrepancy="chi2", seed=0) -> pd.Data
         ``data.annotator_names``.  :func:`verdicts` turns it into sentences.
     """
     design, grouped = _observed_layout(fit, data)
-    level = v.as_probability(interval, "interval")
-    if not 0 < level < 1:
-        raise ValueError(f"interval must lie strictly between 0 and 1; saw {interval!r}")
+    level = v.as_open_probability(interval, "interval")
     kind = v.as_choice(discrepancy, "discrepancy", DISCREPANCIES)
     rng = np.random.default_rng(v.as_seed(seed))
 

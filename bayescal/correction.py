@@ -327,9 +327,7 @@ def label_posterior(annotations, channels, prevalence) -> np.ndarray:
     """
     annotations = v.as_annotations(annotations, "annotations")
     channels = _check_channels(channels, annotations.shape[1])
-    mu = v.as_probability(prevalence, "prevalence")
-    if not 0 < mu < 1:
-        raise ValueError(f"prevalence must lie strictly between 0 and 1; saw {prevalence!r}")
+    mu = v.as_open_probability(prevalence, "prevalence")
     positive, negative = (annotations == 1) * 1.0, (annotations == 0) * 1.0
     with np.errstate(divide="ignore", invalid="ignore"):
         log1 = np.log(mu) + special.xlogy(positive, channels.b).sum(axis=1) + special.xlogy(negative, 1 - channels.b).sum(axis=1)

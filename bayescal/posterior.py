@@ -186,13 +186,6 @@ def _checked_draws(fit, samples: dict) -> tuple[np.ndarray, np.ndarray]:
     return a, b
 
 
-def _as_level(interval: object) -> float:
-    level = v.as_probability(interval, "interval")
-    if not 0 < level < 1:
-        raise ValueError(f"interval must lie strictly between 0 and 1; saw {interval!r}")
-    return level
-
-
 def _summary(moments, uncertainty: str, level: float, tolerance: float, edges, counts, mean_score) -> PosteriorECE:
     """PosteriorECE of bin-moment draws (S, M): raw ``sum_l |r_l|`` and the reported draws."""
     raw = np.abs(moments).sum(axis=1)
@@ -255,7 +248,7 @@ def posterior_ece(
     bins = v.as_n_bins(n_bins, data.n_items)
     strategy = v.as_choice(strategy, "strategy", v.BIN_STRATEGIES)
     rule = _as_fit_weights(weights, data.n_annotators)
-    level = _as_level(interval)
+    level = v.as_open_probability(interval, "interval")
     uncertainty = v.as_choice(uncertainty, "uncertainty", UNCERTAINTY)
     tolerance = v.as_probability(tolerance, "tolerance")
     seed = v.as_seed(seed)
@@ -419,7 +412,7 @@ def posterior_recalibration(
     template = _make_map(method, fit_bins, "uniform", eps)
     rule = _as_fit_weights(weights, fit_data.n_annotators)
     bins = v.as_n_bins(n_bins, eval_data.n_items)
-    level = _as_level(interval)
+    level = v.as_open_probability(interval, "interval")
     uncertainty = v.as_choice(uncertainty, "uncertainty", UNCERTAINTY)
     tolerance = v.as_probability(tolerance, "tolerance")
     seed = v.as_seed(seed)

@@ -164,9 +164,7 @@ def prior_sensitivity(
     reference = next(iter(named)) if reference is None else reference
     if reference not in named:
         raise ValueError(f"reference must be one of the prior names {list(named)}; saw {reference!r}")
-    level = v.as_probability(interval, "interval")
-    if not 0 < level < 1:
-        raise ValueError(f"interval must lie strictly between 0 and 1; saw {interval!r}")
+    level = v.as_open_probability(interval, "interval")
     bins = v.as_n_bins(n_bins, data.n_items)
     seed = v.as_seed(seed)
     grouped = model == "hui_walter"

@@ -216,9 +216,7 @@ def toy_study(
     if not conditions or not methods or not sizes:
         raise ValueError("conditions, sizes and methods must each name at least one entry")
     replicates = v.as_int(replicates, "replicates", minimum=1)
-    level = v.as_probability(interval, "interval")
-    if not 0 < level < 1:
-        raise ValueError(f"interval must lie strictly between 0 and 1; saw {interval!r}")
+    level = v.as_open_probability(interval, "interval")
     settings = _Settings(
         methods,
         v.as_int(n_bins, "n_bins", minimum=1),
