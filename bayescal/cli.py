@@ -2,6 +2,9 @@
 
 Commands
 --------
+``bayescal fit TABLE --score COL --annotators A,B,... --out DIR``
+    Fit a table's annotators and report naive ECE, NC-ECE with an interval and the model
+    checks; writes DIR/summary.json and DIR/posterior.nc (README: "summary.json").
 ``bayescal demo``
     Simulate the paper's toy data (§6.1) and compare the predictor's clean-label ECE with the
     naive noisy-label ECEs and the noise-corrected ECE with true and with estimated channels;
@@ -22,10 +25,12 @@ from .channels import score_groups
 from .correction import majority_vote_ece, nc_ece, noise_corrected_ece, soft_vote_ece
 from .data import AnnotatedScores
 from .metrics import expected_calibration_error
+from .pipeline import MODEL_CHOICES
 from .recalibration import recalibration_study
 from .simulate import TOY_CONDITIONS, toy_data
 
 DEMO_EXAMPLE = "example: bayescal demo --condition shifted --n 8000 --seed 0"
+FIT_EXAMPLE = "example: bayescal fit judged.csv --score p --annotators ann,bob,cy --out results"
 
 
 def _integer_argument(minimum: int, allow_auto: bool = False):
@@ -71,7 +76,86 @@ def build_parser() -> argparse.ArgumentParser:
         "--n-bins", type=_integer_argument(1, allow_auto=True), default=10, help="equal-width evaluation bins, or 'auto' = round(n^(1/3)) (default: 10, as in the paper)"
     )
     demo.add_argument("--no-bayes", action="store_true", help="skip the Bayesian fit (quicker)")
+    fit = commands.add_parser(
+        "fit",
+        help="fit the annotators of a table and report ECE with credible intervals",
+        description=(
+            "Read a CSV or Parquet table with one row per item (a score column and one 0/1 column per "
+            "annotator, empty = no label), estimate the annotators' channels (EM and the Bayesian model), "
+            "and report the naive ECE, the noise-corrected ECE (frequentist, and posterior median with its "
+            "interval) and the model checks. Writes DIR/summary.json and DIR/posterior.nc."
+        ),
+        epilog=FIT_EXAMPLE,
+    )
+    fit.add_argument("table", help="CSV or Parquet file, one row per item")
+    fit.add_argument("--score", required=True, help="column of the predictor's scores in [0, 1]")
+    fit.add_argument("--annotators", required=True, type=_names, help="comma-separated annotator columns")
+    grouping = fit.add_mutually_exclusive_group()
+    grouping.add_argument("--groups", type=_integer_argument(2), help="number of equal-width score groups (Hui–Walter)")
+    grouping.add_argument("--thresholds", type=_thresholds, help="comma-separated score cut points of the groups")
+    fit.add_argument("--model", choices=MODEL_CHOICES, default="auto", help="Bayesian model (default: auto = Dawid–Skene for 3+ annotators, Hui–Walter for 2)")
+    fit.add_argument("--truth", help="column of true 0/1 labels, for the oracle ECE")
+    fit.add_argument("--n-bins", type=_integer_argument(1, allow_auto=True), default=10, help="equal-width evaluation bins (default: 10)")
+    fit.add_argument("--seed", type=_integer_argument(0), default=0, help="random seed (default: 0)")
+    fit.add_argument("--out", required=True, help="output directory (must not exist unless --force)")
+    fit.add_argument("--force", action="store_true", help="write into an existing output directory")
+    fit.add_argument("--quiet", action="store_true", help="no progress bar")
+    fit.add_argument("--json", action="store_true", help="print summary.json on stdout instead of the text summary")
+    fit.add_argument("--debug", action="store_true", help="show the traceback of an error")
     return parser
+
+
+def _names(text: str) -> list[str]:
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError(f"expected comma-separated column names; saw {text!r}")
+    return names
+
+
+def _thresholds(text: str) -> list[float]:
+    try:
+        return [float(x) for x in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated numbers in (0, 1); saw {text!r}") from None
+
+
+def run_fit(args) -> str:
+    """``bayescal fit``: read, analyse, write summary.json and posterior.nc; the text to print."""
+    import json
+    import pathlib
+
+    from .io import prepare_output, read_wide_table, write_atomic, write_json
+    from .pipeline import analyse
+
+    out = pathlib.Path(args.out)
+    if out.exists() and not args.force:  # fail before the fit, not after it
+        prepare_output(out)
+    data, truth = read_wide_table(args.table, args.score, args.annotators, truth=args.truth)
+    if args.groups is not None or args.thresholds is not None:
+        groups = score_groups(data.scores, thresholds=args.thresholds, n_groups=args.groups)
+        data = AnnotatedScores(data.scores, data.annotations, groups=groups, annotator_names=data.annotator_names)
+    analysis = analyse(data, truth=truth, model=args.model, n_bins=args.n_bins, seed=args.seed, progress=not args.quiet and sys.stderr.isatty())
+    summary = dict(analysis.summary, input={"table": str(args.table), "score": args.score, "annotators": args.annotators, "truth": args.truth})
+    prepare_output(out, force=True)
+    write_atomic(out / "posterior.nc", analysis.bayes_fit.save)
+    write_json(out / "summary.json", summary)
+    if args.json:
+        return json.dumps(summary, indent=2, allow_nan=False)
+    ece = summary["ece"]
+    frequentist = ece["nc_ece"]["frequentist"]
+    posterior = ece["nc_ece"]["posterior"]
+    lines = [
+        f"bayescal fit: {summary['data']['n_items']} items, annotators {', '.join(summary['data']['annotators'])}; model {summary['model']['name']} ({summary['model']['why']})",
+        f"  naive ECE (soft vote)         {ece['naive']['soft_vote']:.4f}",
+        f"  naive ECE (majority vote)     {ece['naive']['majority_vote']:.4f}",
+        "  NC-ECE (EM channels)          " + (f"{frequentist['value']:.4f}" if frequentist["value"] is not None else f"not available ({frequentist['reason']})"),
+        f"  NC-ECE (posterior median)     {posterior['median']:.4f}  [{posterior['interval'][0]:.4f}, {posterior['interval'][1]:.4f}] ({posterior['level']:.0%})",
+    ]
+    if ece["oracle"]["value"] is not None:
+        lines.append(f"  oracle ECE (truth column)     {ece['oracle']['value']:.4f}")
+    lines += ["Model checks:"] + [f"  {line}" for line in summary["checks"]["verdicts"]]
+    lines.append(f"Wrote {out / 'summary.json'} and {out / 'posterior.nc'}")
+    return "\n".join(lines)
 
 
 def _bayes_summary(data, n_bins, seed):
@@ -212,6 +296,15 @@ def main(argv: list[str] | None = None) -> int:
         if not args.no_bayes:
             _use_host_devices(4)
         print(run_demo(args.condition, args.n, args.seed, args.n_bins, bayes=not args.no_bayes))
+        return 0
+    _use_host_devices(4)
+    try:
+        print(run_fit(args))
+    except (ValueError, TypeError, FileExistsError) as error:  # bad tables, arguments, unidentified models
+        if args.debug:
+            raise
+        print(f"bayescal: error: {error}", file=sys.stderr)
+        return 2
     return 0
 
 

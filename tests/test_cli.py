@@ -89,3 +89,66 @@ def test_demo_with_too_few_items_reports_the_failed_fit_instead_of_crashing(caps
     assert "not available (skipped (--no-bayes))" in out
     assert "  not available (too few items to split)" in out
     assert len(_figures(out)) == 5
+
+
+@pytest.fixture(scope="module")
+def judged_table(tmp_path_factory):
+    import bayescal as bc
+    import pandas as pd
+
+    folder = tmp_path_factory.mktemp("fit")
+    sim = bc.toy_data(1500, seed=4)
+    labels = sim.data.annotations.astype(float)
+    labels[::7, 1] = float("nan")
+    pd.DataFrame({"p": sim.data.scores, "ann": labels[:, 0], "bob": labels[:, 1], "cy": labels[:, 2], "y": sim.labels}).to_csv(folder / "judged.csv", index=False)
+    return folder
+
+
+@pytest.mark.filterwarnings("ignore::bayescal.channels.SaturatedModelWarning")
+def test_fit_writes_a_strict_summary_and_the_posterior(judged_table, capsys):
+    import json
+
+    import bayescal as bc
+
+    out = judged_table / "results"
+    assert cli.main(["fit", str(judged_table / "judged.csv"), "--score", "p", "--annotators", "ann,bob,cy", "--truth", "y", "--out", str(out), "--quiet"]) == 0
+    text = capsys.readouterr().out
+    assert "model dawid_skene (auto: 3 annotators identify the marginal Dawid–Skene model)" in text
+
+    def no_constants(name):
+        raise AssertionError(f"summary.json holds {name}")
+
+    summary = json.loads((out / "summary.json").read_text(), parse_constant=no_constants)
+    ece = summary["ece"]
+    assert set(ece) == {"n_bins", "naive", "nc_ece", "oracle"}
+    low, high = ece["nc_ece"]["posterior"]["interval"]
+    assert low <= ece["nc_ece"]["posterior"]["median"] <= high and ece["nc_ece"]["posterior"]["level"] == 0.9
+    assert abs(ece["nc_ece"]["frequentist"]["value"] - ece["oracle"]["value"]) < abs(ece["naive"]["soft_vote"] - ece["oracle"]["value"])
+    assert summary["data"]["n_items"] == 1500 and summary["input"]["annotators"] == ["ann", "bob", "cy"]
+    assert summary["channels"]["bob"]["b"]["interval"][0] < summary["channels"]["bob"]["b"]["posterior_mean"]
+    assert bc.BayesFit.load(out / "posterior.nc").annotator_names == ("ann", "bob", "cy")
+    # bob's missing labels add a cell of two-annotator patterns: 10 free cells for 7 parameters.
+    assert summary["checks"]["verdicts"][0] == "Model: 3 degrees of freedom (10 free cells, 7 parameters)."
+    # The directory exists now: refused without --force (before any fitting), accepted with it.
+    argv = ["fit", str(judged_table / "judged.csv"), "--score", "p", "--annotators", "ann,bob,cy", "--out", str(out), "--quiet"]
+    assert cli.main(argv) == 2
+    assert capsys.readouterr().err.strip() == f"bayescal: error: {out} already exists; choose another directory or pass --force to overwrite its files"
+    assert cli.main(argv + ["--force", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["ece"]["oracle"] == {"value": None, "reason": "no truth column given"}
+
+
+@pytest.mark.filterwarnings("ignore::bayescal.channels.SaturatedModelWarning")
+def test_fit_with_two_annotators_uses_score_groups_and_says_so(judged_table, capsys):
+    out = judged_table / "two"
+    assert cli.main(["fit", str(judged_table / "judged.csv"), "--score", "p", "--annotators", "ann,cy", "--out", str(out), "--quiet"]) == 0
+    assert "two annotators need score groups (Hui–Walter); 5 equal-width groups were formed" in capsys.readouterr().out
+
+
+def test_fit_reports_a_bad_table_in_one_line_and_exits_2(judged_table, capsys):
+    argv = ["fit", str(judged_table / "judged.csv"), "--score", "p", "--annotators", "ann,zed", "--out", str(judged_table / "never")]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no column 'zed'" in err and "Traceback" not in err
+    assert not (judged_table / "never").exists()
+    with pytest.raises(ValueError, match="no column 'zed'"):
+        cli.main(argv + ["--debug"])
