@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 
 import numpy as np
 
@@ -299,13 +300,20 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     _use_host_devices(4)
     try:
-        print(run_fit(args))
+        with warnings.catch_warnings():
+            if not args.debug:  # a warning is one line, like an error; --debug keeps Python's format
+                warnings.showwarning = _one_line_warning
+            print(run_fit(args))
     except (ValueError, TypeError, FileExistsError) as error:  # bad tables, arguments, unidentified models
         if args.debug:
             raise
         print(f"bayescal: error: {error}", file=sys.stderr)
         return 2
     return 0
+
+
+def _one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    print(f"bayescal: warning: {message} ({category.__name__})", file=sys.stderr)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -137,11 +137,19 @@ def test_fit_writes_a_strict_summary_and_the_posterior(judged_table, capsys):
     assert json.loads(capsys.readouterr().out)["ece"]["oracle"] == {"value": None, "reason": "no truth column given"}
 
 
-@pytest.mark.filterwarnings("ignore::bayescal.channels.SaturatedModelWarning")
 def test_fit_with_two_annotators_uses_score_groups_and_says_so(judged_table, capsys):
     out = judged_table / "two"
     assert cli.main(["fit", str(judged_table / "judged.csv"), "--score", "p", "--annotators", "ann,cy", "--out", str(out), "--quiet"]) == 0
     assert "two annotators need score groups (Hui–Walter); 5 equal-width groups were formed" in capsys.readouterr().out
+
+
+@pytest.mark.filterwarnings("default::bayescal.channels.SaturatedModelWarning")
+def test_fit_prints_warnings_as_one_line_each(judged_table, capsys):
+    out = judged_table / "warned"
+    assert cli.main(["fit", str(judged_table / "judged.csv"), "--score", "p", "--annotators", "ann,bob,cy", "--out", str(out), "--quiet"]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert "bayescal: warning: dawid_skene_em: the model is saturated" in lines[0] and lines[0].endswith("(SaturatedModelWarning)")
+    assert all(line.startswith("bayescal: warning: ") for line in lines)
 
 
 def test_fit_reports_a_bad_table_in_one_line_and_exits_2(judged_table, capsys):
