@@ -17,7 +17,7 @@ import json
 import sys
 import warnings
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 
 import jax
@@ -244,6 +244,20 @@ class Sampler:
                 _COMPILED.popitem(last=False)
         return _COMPILED[key]
 
+    @classmethod
+    def for_complete_layout(cls, n_annotators: int, num_chains: int, num_warmup: int, num_samples: int) -> Sampler:
+        """A Dawid–Skene sampler on all 2^K response patterns of K fully observed annotators:
+        every simulated data set of that shape fits on it (simulation studies)."""
+        template = PatternCounts(np.zeros(1, np.int64), np.zeros((1, n_annotators), np.int8), np.ones(1, np.int64), tuple(f"a{j}" for j in range(n_annotators)))
+        return cls(PatternDesign.from_counts(template, grouped=False, complete=True), "dawid_skene", num_chains, num_warmup, num_samples)
+
+    def fit(self, counts: PatternCounts, priors: Priors, seed: int) -> BayesFit:
+        """Sample the posterior of ``counts`` (their patterns must be rows of this layout) and
+        pack it, with these counts as the observed data, into a :class:`BayesFit`."""
+        design = replace(self.design, counts=self.design.counts_of(counts, grouped=self.model == "hui_walter"))
+        samples, extra = self.run(design.counts, priors, seed)
+        return BayesFit.from_run(samples, extra, design, priors, self.model, counts.annotator_names)
+
     def run(self, counts: np.ndarray, priors: Priors, seed: int) -> tuple[dict, dict]:
         """Posterior samples and sample statistics, grouped by chain, as float64 numpy arrays."""
         with jax.enable_x64(True):
@@ -325,11 +339,8 @@ def fit_bayes(
     IdentificationError
         Before sampling, for a configuration the data cannot identify.
     """
-    if isinstance(data, PatternCounts):  # e.g. the partition-wise counts of bayescal.cells
-        counts, names = data, data.annotator_names
-    else:
-        data = as_data(data)
-        counts, names = data.compress(), data.annotator_names
+    # Pattern counts alone suffice, e.g. the partition-wise counts of bayescal.cells.
+    counts = data if isinstance(data, PatternCounts) else as_data(data).compress()
     n_annotators = counts.patterns.shape[1]
     priors = Priors() if priors is None else priors
     if not isinstance(priors, Priors):
@@ -348,8 +359,7 @@ def fit_bayes(
         warn_if_groups_inseparable(counts, "fit_bayes(model='hui_walter')")
     design = PatternDesign.from_counts(counts, grouped=grouped)
     sampler = Sampler(design, model, num_chains, num_warmup, num_samples, progress and sys.stderr.isatty())
-    samples, extra = sampler.run(design.counts, priors, seed)
-    fit = BayesFit.from_run(samples, extra, design, priors, model, names)
+    fit = sampler.fit(counts, priors, seed)
     _check_diagnostics(fit.diagnostics)
     return fit
 

@@ -395,8 +395,7 @@ class _LogisticScaling(_RecalibrationMap):
     def _settings(self) -> dict:
         return {"eps": _as_eps(self.eps)}
 
-    def _fitted_settings(self) -> dict:
-        return {"eps": _as_eps(self.eps)}
+    _fitted_settings = _settings  # prediction needs only the clipping level
 
     @classmethod
     def _features(cls, scores: np.ndarray, eps: float) -> np.ndarray:

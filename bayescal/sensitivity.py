@@ -182,8 +182,7 @@ def prior_sensitivity(
 
     fits, eces, draws = {}, {}, {}
     for name, prior in named.items():
-        samples, extra = sampler.run(design.counts, prior, seed)
-        fit = BayesFit.from_run(samples, extra, design, prior, model, data.annotator_names)
+        fit = sampler.fit(counts, prior, seed)
         _check_diagnostics(fit.diagnostics.rename(index=lambda p: f"{p} under prior {name!r}"))
         fits[name] = fit
         eces[name] = posterior_ece(fit, data, n_bins=bins, interval=level, seed=seed)

@@ -9,16 +9,12 @@ every replicate), and runs :func:`bayescal.checks.check_model`.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pandas as pd
 
 from .. import _validation as v
 from ..checks import check_model
 from ..correction import Channels
-from ..data import AnnotatedScores
-from ..inference import BayesFit, Sampler
-from ..models import PatternDesign
+from ..inference import Sampler
 from ..priors import Priors
 from ..simulate import simulate_dependent
 
@@ -63,15 +59,11 @@ def model_check_study(
         raise TypeError(f"channels must be a bayescal.Channels; saw {type(channels).__name__}")
     first_seed = v.as_seed(first_seed)
     # Every replicate is fitted on the complete layout (all 2^K patterns), so the sampler compiles once.
-    template = AnnotatedScores([0.5], [[0] * channels.n_annotators])
-    design = PatternDesign.from_counts(template.compress(), grouped=False, complete=True)
-    sampler = Sampler(design, "dawid_skene", num_chains, num_warmup, num_samples)
+    sampler = Sampler.for_complete_layout(channels.n_annotators, num_chains, num_warmup, num_samples)
     priors = Priors()
     tables = []
     for seed in range(first_seed, first_seed + replicates):
         data = simulate_dependent(n, channels, pair=pair, shared_error=shared_error, seed=seed).data
-        counts = design.counts_of(data.compress(), grouped=False)
-        samples, extra = sampler.run(counts, priors, seed)
-        fit = BayesFit.from_run(samples, extra, replace(design, counts=counts), priors, "dawid_skene", data.annotator_names)
+        fit = sampler.fit(data.compress(), priors, seed)
         tables.append(check_model(fit, data, interval=interval, seed=seed).assign(seed=seed))
     return pd.concat(tables, ignore_index=True)

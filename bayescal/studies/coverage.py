@@ -8,16 +8,13 @@ Each replicate simulates the toy data, fits the Bayesian Dawid–Skene model wit
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pandas as pd
 
 from .. import _validation as v
-from ..inference import BayesFit, Sampler
-from ..models import PatternDesign
+from ..inference import Sampler
 from ..posterior import UNCERTAINTY, posterior_ece
 from ..priors import Priors
-from ..simulate import TOY_CONDITIONS, toy_data
+from ..simulate import TOY_CHANNELS, TOY_CONDITIONS, toy_data
 
 
 def posterior_coverage(
@@ -52,17 +49,11 @@ def posterior_coverage(
     replicates = v.as_int(replicates, "replicates", minimum=1)
     first_seed = v.as_seed(first_seed, "first_seed")
     priors = Priors()
-    sampler = None
+    sampler = Sampler.for_complete_layout(TOY_CHANNELS.n_annotators, num_chains, num_warmup, num_samples)
     rows = []
     for seed in range(first_seed, first_seed + replicates):
         simulation = toy_data(n, condition, seed=seed)
-        counts = simulation.data.compress()
-        if sampler is None:
-            design = PatternDesign.from_counts(counts, grouped=False, complete=True)
-            sampler = Sampler(design, "dawid_skene", num_chains, num_warmup, num_samples)
-        replicate = replace(design, counts=design.counts_of(counts, grouped=False))
-        samples, extra = sampler.run(replicate.counts, priors, seed)
-        fit = BayesFit.from_run(samples, extra, replicate, priors, "dawid_skene", simulation.data.annotator_names)
+        fit = sampler.fit(simulation.data.compress(), priors, seed)
         target = simulation.population_binned_ece(n_bins)
         for uncertainty in UNCERTAINTY:
             result = posterior_ece(fit, simulation.data, n_bins=n_bins, interval=interval, uncertainty=uncertainty, seed=seed)

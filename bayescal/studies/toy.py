@@ -23,7 +23,7 @@ executor.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -57,26 +57,15 @@ class _Settings:
     num_samples: int
 
 
-#: One compiled sampler per NUTS setting and process: every toy replicate has the same layout.
-_SAMPLERS: dict = {}
-
-
 def _bayes(data: AnnotatedScores, settings: _Settings, seed: int):
-    from ..inference import BayesFit, Sampler
-    from ..models import PatternDesign
+    """Posterior NC-ECE of one replicate; the compiled sampler is shared across replicates of
+    a worker by the sampler cache of :mod:`bayescal.inference`."""
+    from ..inference import Sampler
     from ..posterior import posterior_ece
     from ..priors import Priors
 
-    counts = data.compress()
-    key = (settings.num_chains, settings.num_warmup, settings.num_samples)
-    if key not in _SAMPLERS:
-        template = AnnotatedScores([0.5], [[0] * data.n_annotators])
-        design = PatternDesign.from_counts(template.compress(), grouped=False, complete=True)
-        _SAMPLERS[key] = Sampler(design, "dawid_skene", *key)
-    sampler = _SAMPLERS[key]
-    design = replace(sampler.design, counts=sampler.design.counts_of(counts, grouped=False))
-    samples, extra = sampler.run(design.counts, Priors(), seed)
-    fit = BayesFit.from_run(samples, extra, design, Priors(), "dawid_skene", data.annotator_names)
+    sampler = Sampler.for_complete_layout(data.n_annotators, settings.num_chains, settings.num_warmup, settings.num_samples)
+    fit = sampler.fit(data.compress(), Priors(), seed)
     return posterior_ece(fit, data, n_bins=settings.n_bins, interval=settings.interval, seed=seed)
 
 
