@@ -31,6 +31,7 @@ from .correction import (
 from .data import AnnotatedScores, PatternCounts
 from .metrics import (
     BinnedMoments,
+    ReliabilityBand,
     ReliabilityCurve,
     calibration_moments,
     expected_calibration_error,
@@ -91,6 +92,7 @@ __all__ = [
     "Priors",
     "PatternCounts",
     "RecalibrationStudy",
+    "ReliabilityBand",
     "ReliabilityCurve",
     "Simulation",
     "TemperatureScaling",

@@ -16,15 +16,26 @@ import json
 import os
 import pathlib
 import tempfile
+from dataclasses import dataclass
 
 import numpy as np
 
 from .data import AnnotatedScores
 
-__all__ = ["TableError", "prepare_output", "read_wide_table", "write_atomic", "write_json"]
+__all__ = ["Table", "TableError", "prepare_output", "read_long_tables", "read_priors", "read_wide_table", "write_atomic", "write_json", "write_table"]
 
 #: File suffixes understood by :func:`read_wide_table`.
 TABLE_SUFFIXES = (".csv", ".parquet", ".pq")
+
+
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+#: Read once at import: os.umask can only be read by setting it, which is not thread-safe.
+_UMASK = _current_umask()
 
 
 class TableError(ValueError):
@@ -61,7 +72,71 @@ def _first_bad_row(frame, column: str, allowed=None) -> tuple[int, object] | Non
     return row, value.item() if isinstance(value, np.generic) else value
 
 
-def read_wide_table(path, score, annotators, groups=None, truth=None):
+@dataclass(frozen=True, eq=False)
+class Table:
+    """A table read for bayescal.
+
+    Attributes
+    ----------
+    data : AnnotatedScores
+    truth : ndarray of int or None
+        The truth column, when one was named.
+    frame : pandas.DataFrame
+        The item-level table as read (the wide table, or the score table of the long format),
+        one row per item in the order of ``data``; outputs add columns to it.
+    path : pathlib.Path
+        The file ``frame`` came from (its suffix is the output format).
+    """
+
+    data: AnnotatedScores
+    truth: np.ndarray | None
+    frame: object
+    path: pathlib.Path
+
+
+def _require_columns(path: pathlib.Path, frame, wanted) -> None:
+    missing = [c for c in wanted if c not in frame.columns]
+    if missing:
+        raise TableError(f"{path}: no column {missing[0]!r} (columns: {', '.join(map(str, frame.columns))})")
+    if len(frame) == 0:
+        raise TableError(f"{path}: the table has no rows")
+
+
+def _check_values(path: pathlib.Path, frame, checks) -> None:
+    """Every (column, allowed values or None for any number, what was expected) holds."""
+    for column, allowed, expected in checks:
+        found = _first_bad_row(frame, column, allowed)
+        if found is not None:
+            raise TableError(f"{path}: column {column!r}, row {found[0]}: expected {expected}; saw {found[1]!r}")
+
+
+def _item_columns(path: pathlib.Path, frame, score: str, truth: str | None) -> tuple[np.ndarray, np.ndarray | None]:
+    """The score column (numbers in [0, 1], no gap) and the truth column (0/1, no gap)."""
+    checks = [(score, None, "a number")] + ([(truth, (0, 1), "0 or 1")] if truth is not None else [])
+    _check_values(path, frame, checks)
+    for column, _, _ in checks:
+        empty = frame[column].isna().to_numpy()
+        if empty.any():
+            raise TableError(f"{path}: column {column!r}, row {int(np.flatnonzero(empty)[0])}: expected a value; saw an empty cell")
+    scores = frame[score].to_numpy(dtype=np.float64)
+    outside = (scores < 0) | (scores > 1)
+    if outside.any():
+        row = int(np.flatnonzero(outside)[0])
+        raise TableError(f"{path}: column {score!r}, row {row}: expected a score in [0, 1]; saw {float(scores[row])!r}")
+    return scores, None if truth is None else frame[truth].to_numpy(dtype=np.int64)
+
+
+def _check_labelled(path: pathlib.Path, data: AnnotatedScores, where: str) -> None:
+    """Every annotator gave a label and every item got one."""
+    observed = data.annotations != -1
+    for j in np.flatnonzero(~observed.any(axis=0)):
+        raise TableError(f"{path}: {where} {data.annotator_names[j]!r}: the annotator gave no label at all; drop it")
+    unlabelled = ~observed.any(axis=1)
+    if unlabelled.any():
+        raise TableError(f"{path}: row {int(np.flatnonzero(unlabelled)[0])}: no annotator labelled this item; drop the row")
+
+
+def read_wide_table(path, score, annotators, groups=None, truth=None) -> Table:
     """Read a CSV or Parquet table with one row per item.
 
     Parameters
@@ -78,8 +153,7 @@ def read_wide_table(path, score, annotators, groups=None, truth=None):
 
     Returns
     -------
-    (AnnotatedScores, ndarray or None)
-        The data, and the truth column if asked for.
+    Table
 
     Raises
     ------
@@ -91,40 +165,86 @@ def read_wide_table(path, score, annotators, groups=None, truth=None):
     path = pathlib.Path(path)
     frame = _read(path)
     annotators = list(annotators)
-    wanted = [score, *annotators, *(c for c in (groups, truth) if c is not None)]
-    missing = [c for c in wanted if c not in frame.columns]
-    if missing:
-        raise TableError(f"{path}: no column {missing[0]!r} (columns: {', '.join(map(str, frame.columns))})")
-    if len(frame) == 0:
-        raise TableError(f"{path}: the table has no rows")
-    checks = [(score, None, "a number"), *((name, (0, 1), "0, 1 or empty") for name in annotators)]
-    if truth is not None:
-        checks.append((truth, (0, 1), "0 or 1"))
-    for column, allowed, expected in checks:
-        found = _first_bad_row(frame, column, allowed)
-        if found is not None:
-            raise TableError(f"{path}: column {column!r}, row {found[0]}: expected {expected}; saw {found[1]!r}")
-    for column in (score, *(c for c in (truth,) if c is not None)):
-        empty = frame[column].isna().to_numpy()
-        if empty.any():
-            raise TableError(f"{path}: column {column!r}, row {int(np.flatnonzero(empty)[0])}: expected a value; saw an empty cell")
-    for name in annotators:
-        if frame[name].isna().all():
-            raise TableError(f"{path}: column {name!r}: the annotator gave no label at all; drop the column")
-    scores = frame[score].to_numpy(dtype=np.float64)
-    outside = (scores < 0) | (scores > 1)
-    if outside.any():
-        row = int(np.flatnonzero(outside)[0])
-        raise TableError(f"{path}: column {score!r}, row {row}: expected a score in [0, 1]; saw {float(scores[row])!r}")
-    unlabelled = frame[annotators].isna().all(axis=1).to_numpy()
-    if unlabelled.any():
-        raise TableError(f"{path}: row {int(np.flatnonzero(unlabelled)[0])}: no annotator labelled this item; drop the row")
+    _require_columns(path, frame, [score, *annotators, *(c for c in (groups, truth) if c is not None)])
+    _check_values(path, frame, [(name, (0, 1), "0, 1 or empty") for name in annotators])
+    _, labels = _item_columns(path, frame, score, truth)
     try:
         data = AnnotatedScores.from_frame(frame, score=score, annotators=annotators, groups=groups)
     except (TypeError, ValueError) as error:
         raise TableError(f"{path}: {error}") from None
-    labels = None if truth is None else frame[truth].to_numpy(dtype=np.int64)
-    return data, labels
+    _check_labelled(path, data, "column")
+    return Table(data, labels, frame, path)
+
+
+def _first_duplicate(path: pathlib.Path, frame, columns: list[str], what: str) -> None:
+    duplicated = frame.duplicated(subset=columns).to_numpy()
+    if duplicated.any():
+        row = int(np.flatnonzero(duplicated)[0])
+        values = ", ".join(f"{c} {frame[c].iloc[row]!r}" for c in columns)
+        raise TableError(f"{path}: row {row}: duplicated {what} ({values} appears on an earlier row)")
+
+
+def read_long_tables(labels_path, scores_path, score, item="item", annotator="annotator", label="label", annotators=None, truth=None) -> Table:
+    """Read a long label table (one row per response) and a score table (one row per item).
+
+    Parameters
+    ----------
+    labels_path : str or path
+        CSV or Parquet with columns ``item``, ``annotator`` and ``label`` (0, 1 or empty).
+    scores_path : str or path
+        CSV or Parquet with columns ``item`` and ``score`` (and ``truth`` if named); its row
+        order is the item order.
+    score, item, annotator, label : str
+        Column names.
+    annotators : sequence of str, optional
+        Keep only these annotators, in this order (default: all, sorted by name).
+    truth : str, optional
+        Column of true 0/1 labels in the score table.
+
+    Returns
+    -------
+    Table
+        ``frame`` is the score table.
+
+    Raises
+    ------
+    TableError
+        As :func:`read_wide_table`, and for an item listed twice in the score table, an
+        (item, annotator) pair labelled twice, or a label whose item has no score.
+    """
+    labels_path, scores_path = pathlib.Path(labels_path), pathlib.Path(scores_path)
+    responses, frame = _read(labels_path), _read(scores_path)
+    _require_columns(labels_path, responses, [item, annotator, label])
+    _require_columns(scores_path, frame, [item, score, *(c for c in (truth,) if c is not None)])
+    _check_values(labels_path, responses, [(label, (0, 1), "0, 1 or empty")])
+    for column in (item, annotator):
+        empty = responses[column].isna().to_numpy()
+        if empty.any():
+            raise TableError(f"{labels_path}: column {column!r}, row {int(np.flatnonzero(empty)[0])}: expected a value; saw an empty cell")
+    _first_duplicate(scores_path, frame, [item], "item id")
+    _first_duplicate(labels_path, responses, [item, annotator], "(item, annotator) pair")
+    unknown = ~responses[item].isin(frame[item]).to_numpy()
+    if unknown.any():
+        row = int(np.flatnonzero(unknown)[0])
+        raise TableError(f"{labels_path}: column {item!r}, row {row}: item {responses[item].iloc[row]!r} has no row in {scores_path}")
+    labelled = responses[label].notna().groupby(responses[annotator].astype(str), sort=False).any()
+    if not labelled.all():
+        name = labelled.index[~labelled.to_numpy()][0]
+        row = int(np.flatnonzero(responses[annotator].astype(str).eq(name).to_numpy())[0])
+        raise TableError(f"{labels_path}: column {label!r}, row {row}: annotator {name!r} gave no label at all (every label is empty); drop the annotator")
+    if annotators is not None:
+        annotators = list(annotators)
+        absent = [name for name in annotators if not responses[annotator].astype(str).eq(str(name)).any()]
+        if absent:
+            raise TableError(f"{labels_path}: column {annotator!r}: no response from annotator {absent[0]!r}")
+        responses = responses[responses[annotator].astype(str).isin([str(name) for name in annotators])]
+    _, truth_labels = _item_columns(scores_path, frame, score, truth)
+    data = AnnotatedScores.from_long(responses, frame, item=item, annotator=annotator, label=label, score=score)
+    if annotators is not None:  # the order asked for, not sorted order
+        order = [data.annotator_names.index(name) for name in map(str, annotators)]
+        data = AnnotatedScores(data.scores, data.annotations[:, order], annotator_names=[data.annotator_names[j] for j in order])
+    _check_labelled(scores_path, data, "annotator")
+    return Table(data, truth_labels, frame, scores_path)
 
 
 def prepare_output(path, force=False) -> pathlib.Path:
@@ -145,6 +265,7 @@ def write_atomic(path, content) -> pathlib.Path:
     path = pathlib.Path(path)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
     os.close(handle)
+    os.chmod(temporary, 0o666 & ~_UMASK)  # mkstemp makes 0600; results are ordinary files
     try:
         if callable(content):
             content(temporary)
@@ -166,3 +287,55 @@ def write_json(path, document) -> pathlib.Path:
     except ValueError as error:
         raise ValueError(f"{path}: refusing to write NaN or infinity to JSON ({error}); report undefined values as null with a reason") from None
     return write_atomic(path, text + "\n")
+
+
+def write_table(path, frame) -> pathlib.Path:
+    """Write a DataFrame as CSV or Parquet (by the suffix of ``path``), atomically."""
+    path = pathlib.Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in TABLE_SUFFIXES:
+        raise TableError(f"{path}: expected a table ending in {', '.join(TABLE_SUFFIXES)}; saw {suffix or 'no suffix'!r}")
+    if suffix == ".csv":
+        return write_atomic(path, lambda temporary: frame.to_csv(temporary, index=False))
+    return write_atomic(path, lambda temporary: frame.to_parquet(temporary, index=False))
+
+
+def read_priors(path, named: bool = False):
+    """Priors from a JSON file.
+
+    Parameters
+    ----------
+    path : str or path
+        One prior, ``{"false_positive": [1, 1], "sensitivity": [8, 2], "prevalence": [1, 1]}``
+        (absent keys keep the flat default), or with ``named=True`` an object of named priors,
+        ``{"flat": {}, "expert": {"sensitivity": [8, 2]}}``, the first being the reference.
+
+    Returns
+    -------
+    Priors, or dict of str to Priors
+    """
+    from .priors import Priors
+
+    path = pathlib.Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such file")
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise ValueError(f"{path}: not valid JSON ({error})") from None
+    allowed = ("false_positive", "sensitivity", "prevalence")
+
+    def one(values, where: str):
+        if not isinstance(values, dict) or set(values) - set(allowed):
+            unknown = sorted(set(values) - set(allowed)) if isinstance(values, dict) else type(values).__name__
+            raise ValueError(f"{path}: {where}: expected an object with keys among {', '.join(allowed)}; saw {unknown}")
+        try:
+            return Priors(**{key: tuple(pair) if isinstance(pair, list) else pair for key, pair in values.items()})
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"{path}: {where}: {error}") from None
+
+    if not named:
+        return one(document, "the prior")
+    if not isinstance(document, dict) or not document:
+        raise ValueError(f"{path}: expected an object of named priors, e.g. {{\"flat\": {{}}, \"expert\": {{\"sensitivity\": [8, 2]}}}}; saw {type(document).__name__}")
+    return {str(name): one(values, f"prior {name!r}") for name, values in document.items()}

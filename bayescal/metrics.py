@@ -38,6 +38,7 @@ from . import _validation as v
 
 __all__ = [
     "BinnedMoments",
+    "ReliabilityBand",
     "ReliabilityCurve",
     "calibration_moments",
     "expected_calibration_error",
@@ -97,6 +98,42 @@ class ReliabilityCurve:
     counts: np.ndarray
     mean_predicted: np.ndarray
     mean_target: np.ndarray
+
+    @property
+    def nonempty(self) -> np.ndarray:
+        """Boolean mask of the bins that hold at least one item."""
+        return self.counts > 0
+
+
+@dataclass(frozen=True)
+class ReliabilityBand:
+    """Reliability diagram of corrected labels with a credible band, one entry per bin.
+
+    The posterior version of :class:`ReliabilityCurve`: each bin's corrected mean label
+    ``conf(B_l) + r_l n / |B_l|`` has a posterior (paper Eq. 7 per bin), summarised by its
+    median and equal-tailed interval.  Built by :meth:`bayescal.PosteriorECE.reliability_band`;
+    kept here, free of the Bayesian stack, so a saved report can be redrawn from numbers alone.
+
+    Attributes
+    ----------
+    edges : ndarray, shape (M + 1,)
+    counts : ndarray of int, shape (M,)
+    mean_predicted : ndarray, shape (M,)
+        Mean score in each bin; NaN for an empty bin.
+    lower, median, upper : ndarray, shape (M,)
+        Posterior quantiles ``(1 - level)/2``, 0.5 and ``(1 + level)/2`` of the corrected mean
+        label; NaN for an empty bin.  They may leave [0, 1]: corrected labels are unbiased, not
+        bounded.
+    level : float
+    """
+
+    edges: np.ndarray
+    counts: np.ndarray
+    mean_predicted: np.ndarray
+    lower: np.ndarray
+    median: np.ndarray
+    upper: np.ndarray
+    level: float
 
     @property
     def nonempty(self) -> np.ndarray:
@@ -222,9 +259,14 @@ def reliability_curve(y_true, y_prob, n_bins=15, strategy="uniform") -> Reliabil
     skips when plotting.  Use ``curve.nonempty`` to select the defined bins.
     """
     labels, scores, bins, strategy = _validated_binary(y_true, y_prob, n_bins, strategy)
-    index, edges = assign_bins(scores, bins, strategy)
-    counts = np.bincount(index, minlength=bins)
+    return binned_curve(labels, scores, bins, strategy)
+
+
+def binned_curve(targets: np.ndarray, scores: np.ndarray, n_bins: int, strategy: str) -> ReliabilityCurve:
+    """Reliability curve of already validated inputs; the targets may be any reals (soft votes)."""
+    index, edges = assign_bins(scores, n_bins, strategy)
+    counts = np.bincount(index, minlength=n_bins)
     with np.errstate(invalid="ignore", divide="ignore"):  # 0/0 -> NaN marks empty bins, as documented
-        mean_predicted = np.bincount(index, weights=scores, minlength=bins) / counts
-        mean_target = np.bincount(index, weights=labels, minlength=bins) / counts
+        mean_predicted = np.bincount(index, weights=scores, minlength=n_bins) / counts
+        mean_target = np.bincount(index, weights=targets, minlength=n_bins) / counts
     return ReliabilityCurve(edges=edges, counts=counts, mean_predicted=mean_predicted, mean_target=mean_target)

@@ -13,11 +13,11 @@ import numpy as np
 from . import __version__
 from . import _validation as v
 from .channels import ChannelFitError, dawid_skene_em, grouped_em, score_groups
-from .correction import majority_vote_ece, nc_ece, soft_vote_ece
+from .correction import majority_vote_ece, majority_vote_labels, nc_ece, soft_vote_ece, soft_vote_labels
 from .data import AnnotatedScores
-from .metrics import expected_calibration_error
+from .metrics import ReliabilityBand, ReliabilityCurve, binned_curve, expected_calibration_error
 
-__all__ = ["MODEL_CHOICES", "Analysis", "analyse", "choose_model"]
+__all__ = ["MODEL_CHOICES", "Analysis", "analyse", "choose_model", "frequentist_channels", "model_data", "reliability_from_summary"]
 
 #: ``--model`` values of the command line.
 MODEL_CHOICES = ("auto", "dawid-skene", "hui-walter")
@@ -48,11 +48,109 @@ def choose_model(n_annotators: int, model: str, has_groups: bool) -> tuple[str, 
     return model.replace("-", "_"), f"chosen: {model}"
 
 
+def model_data(data, model: str = "auto") -> tuple[str, str, AnnotatedScores]:
+    """The model to fit, why, and the data it is fitted to (with score groups for Hui–Walter)."""
+    if not isinstance(data, AnnotatedScores):
+        raise TypeError(f"data must be a bayescal.AnnotatedScores; saw {type(data).__name__}")
+    name, why = choose_model(data.n_annotators, model, data.groups is not None)
+    if name == "hui_walter" and data.groups is None:
+        data = AnnotatedScores(data.scores, data.annotations, groups=score_groups(data.scores, n_groups=DEFAULT_GROUPS), annotator_names=data.annotator_names)
+    return name, why, data
+
+
+def frequentist_channels(data, model: str = "auto", seed: int = 0):
+    """The EM estimate that matches :func:`choose_model`: Dawid–Skene EM, or grouped EM on score
+    groups; returns the :class:`~bayescal.ChannelFit` and the data it was fitted to."""
+    name, _, data = model_data(data, model)
+    return (dawid_skene_em if name == "dawid_skene" else grouped_em)(data, seed=v.as_seed(seed)), data
+
+
 def _undefined(reason: str) -> dict:
     return {"value": None, "reason": reason}
 
 
-def analyse(data, truth=None, model="auto", n_bins=10, interval=0.9, seed=0, progress=False, bayes_options=None) -> Analysis:
+def _finite(values) -> list:
+    """Floats for JSON, ``None`` where a value is undefined (NaN: an empty bin)."""
+    return [float(x) if np.isfinite(x) else None for x in np.asarray(values, dtype=np.float64).ravel()]
+
+
+def _interval_entry(draws: np.ndarray, tail: float, diagnostics, parameter: str) -> dict:
+    low, high = np.quantile(draws, [tail, 1.0 - tail])
+    row = diagnostics.loc[parameter]
+    return {
+        "posterior_mean": float(draws.mean()),
+        "interval": [float(low), float(high)],
+        "r_hat": _finite([row["r_hat"]])[0],
+        "ess_bulk": _finite([row["ess_bulk"]])[0],
+    }
+
+
+def _identification(checks) -> dict:
+    """Status from the ``model`` rows of :func:`bayescal.check_model`: identified, saturated
+    (identified but untestable) or weakly identified."""
+    rows = checks[checks["check"] == "model"].set_index("subject")
+    weak = bool(rows.loc["identification", "flag"]) if "identification" in rows.index else False
+    saturated = bool(rows.loc["saturation", "flag"]) if "saturation" in rows.index else False
+    status = "weakly identified" if weak else "saturated" if saturated else "identified"
+    return {"status": status, "notes": [str(note) for note in rows["note"] if note]}
+
+
+def _reliability(data: AnnotatedScores, posterior, bins: int, truth) -> dict:
+    """Per-bin data of the reliability diagram: the corrected band and the naive curves."""
+    band = posterior.reliability_band()
+    curves = {
+        "soft_vote": binned_curve(soft_vote_labels(data.annotations), data.scores, bins, "uniform"),
+        "majority_vote": binned_curve(majority_vote_labels(data.annotations), data.scores, bins, "uniform"),
+    }
+    if truth is not None:
+        curves["oracle"] = binned_curve(truth.astype(np.float64), data.scores, bins, "uniform")
+    return {
+        "level": band.level,
+        "edges": _finite(band.edges),
+        "counts": [int(n) for n in band.counts],
+        "mean_score": _finite(band.mean_predicted),
+        "corrected": {"lower": _finite(band.lower), "median": _finite(band.median), "upper": _finite(band.upper)},
+        "curves": {name: _finite(curve.mean_target) for name, curve in curves.items()},
+    }
+
+
+def reliability_from_summary(section: dict):
+    """The :class:`~bayescal.metrics.ReliabilityBand` and overlay curves saved by :func:`analyse`."""
+    nan = lambda values: np.array([np.nan if x is None else x for x in values], dtype=np.float64)  # noqa: E731
+    edges, counts, mean_score = nan(section["edges"]), np.asarray(section["counts"], dtype=np.int64), nan(section["mean_score"])
+    corrected = section["corrected"]
+    band = ReliabilityBand(edges, counts, mean_score, nan(corrected["lower"]), nan(corrected["median"]), nan(corrected["upper"]), section["level"])
+    labels = {"soft_vote": "soft vote (naive)", "majority_vote": "majority vote (naive)", "oracle": "oracle (truth column)"}
+    curves = {labels.get(name, name): ReliabilityCurve(edges, counts, mean_score, nan(values)) for name, values in section["curves"].items()}
+    return band, curves
+
+
+def _record(data: AnnotatedScores, prevalence: np.ndarray, tail: float, truth, bins: int) -> dict:
+    """The calibration-record fields of seeds/003 that apply to an evaluation without an anchor
+    (and, given a truth column, the full record of the predictor thresholded at 0.5)."""
+    labelled = (data.annotations != -1).sum(axis=1)
+    overall = prevalence if prevalence.ndim == 1 else (prevalence * np.bincount(data.groups)[None, :]).sum(axis=1) / data.n_items
+    low, high = np.quantile(overall, [tail, 1.0 - tail])
+    record = {
+        "n_items": data.n_items,
+        "class_balance": {"prevalence_posterior_mean": float(overall.mean()), "interval": [float(low), float(high)]},
+        "provenance": "noisy annotators, no anchor: ECE is measured against noise-corrected labels, not trusted ones",
+        "n_annotators": data.n_annotators,
+        "repeat_rate": float((labelled >= 2).mean()),
+        "fitted_or_held_out": "fitted: the channels are estimated on the items they correct (the paper's reuse mode)",
+        "interval_method": "equal-tailed posterior interval; channel draws pushed through NC-ECE with a Bayesian bootstrap of the items",
+        "binning": f"{bins} equal-width bins",
+    }
+    if truth is not None:
+        from .agreement import calibration_record
+
+        verdicts = (data.scores >= 0.5).astype(np.int64)
+        judged = calibration_record(verdicts, truth, name="predictor (score >= 0.5)", n_annotators=data.n_annotators, repeat_rate=record["repeat_rate"])
+        record["against_truth"] = judged.to_dict()
+    return record
+
+
+def analyse(data, truth=None, model="auto", priors=None, n_bins=10, interval=0.9, seed=0, progress=False, bayes_options=None) -> Analysis:
     """Fit and summarise one data set (the work of ``bayescal fit``).
 
     Parameters
@@ -60,54 +158,60 @@ def analyse(data, truth=None, model="auto", n_bins=10, interval=0.9, seed=0, pro
     data : AnnotatedScores
         With ``groups`` for Hui–Walter (two annotators get five equal-width groups if none).
     truth : array_like of 0/1, optional
-        True labels, for the oracle ECE.
+        True labels, for the oracle ECE and the calibration record against them.
     model : {"auto", "dawid-skene", "hui-walter"}
+    priors : Priors, optional
+        Priors of the Bayesian model (default flat, :class:`bayescal.priors.Priors`).
     n_bins : int or "auto", default 10
     interval : float, default 0.9
     seed : int, default 0
     progress : bool, default False
     bayes_options : dict, optional
-        Extra keyword arguments of :func:`bayescal.fit_bayes` (chains, warmup, samples).
+        Extra keyword arguments of :func:`bayescal.fit_bayes` (num_chains, num_warmup, num_samples).
+
+    Returns
+    -------
+    Analysis
+        Its ``summary`` is the JSON document of the README ("summary.json"): no NaN anywhere,
+        an undefined quantity is ``null`` with a reason.
     """
     from .checks import check_model, verdicts
     from .inference import fit_bayes
     from .posterior import posterior_ece
 
-    if not isinstance(data, AnnotatedScores):
-        raise TypeError(f"data must be a bayescal.AnnotatedScores; saw {type(data).__name__}")
-    name, why = choose_model(data.n_annotators, model, data.groups is not None)
-    if name == "hui_walter" and data.groups is None:
-        data = AnnotatedScores(data.scores, data.annotations, groups=score_groups(data.scores, n_groups=DEFAULT_GROUPS), annotator_names=data.annotator_names)
+    name, why, data = model_data(data, model)
+    if truth is not None:
+        truth = v.as_binary_labels(truth, "truth")
+        v.check_same_length(truth, "truth", data.scores, "data.scores")
     bins = v.as_n_bins(n_bins, data.n_items)
     level = v.as_open_probability(interval, "interval")
     seed = v.as_seed(seed)
 
-    estimator = dawid_skene_em if name == "dawid_skene" else grouped_em
-    channel_fit = estimator(data, seed=seed)
+    channel_fit, _ = frequentist_channels(data, model, seed)
     frequentist = _undefined(f"{channel_fit.method} failed: {channel_fit.failure}") if channel_fit.failure else None
     if frequentist is None:
         try:
             frequentist = {"value": nc_ece(data, channel_fit.channels, n_bins=bins).estimate, "estimator": channel_fit.method}
         except (ChannelFitError, ValueError) as error:
             frequentist = _undefined(str(error))
-    fit = fit_bayes(data, model=name, seed=seed, progress=progress, **(bayes_options or {}))
+    fit = fit_bayes(data, model=name, priors=priors, seed=seed, progress=progress, **(bayes_options or {}))
     posterior = posterior_ece(fit, data, n_bins=bins, interval=level, seed=seed)
     checks = check_model(fit, data, seed=seed)
 
     a, b, prevalence = fit.draws()
     tail = (1.0 - level) / 2.0
+    diagnostics = fit.diagnostics
     channels = {}
     for j, annotator in enumerate(data.annotator_names):
-        entry = {}
+        channels[annotator] = {}
         for label, draws in (("a", a[:, j]), ("b", b[:, j])):
-            low, high = np.quantile(draws, [tail, 1.0 - tail])
-            entry[label] = {"posterior_mean": float(draws.mean()), "interval": [float(low), float(high)]}
-            entry[label]["em"] = None if channel_fit.failure else float(getattr(channel_fit.channels, label)[j])
-        channels[annotator] = entry
+            entry = _interval_entry(draws, tail, diagnostics, f"{label}[{annotator}]")
+            entry["em"] = None if channel_fit.failure else float(getattr(channel_fit.channels, label)[j])
+            channels[annotator][label] = entry
+    prevalence_rows = [p for p in diagnostics.index if p.startswith("prevalence")]
     groups = data.groups if data.groups is not None else np.zeros(data.n_items, dtype=np.int64)
     ids, sizes = np.unique(groups, return_counts=True)
     oracle = _undefined("no truth column given") if truth is None else {"value": expected_calibration_error(truth, data.scores, bins)}
-    diagnostics = fit.diagnostics
     summary = {
         "bayescal_version": __version__,
         "data": {
@@ -116,12 +220,22 @@ def analyse(data, truth=None, model="auto", n_bins=10, interval=0.9, seed=0, pro
             "missing_rate": float((data.annotations == -1).mean()),
             "groups": {str(int(g)): int(n) for g, n in zip(ids, sizes)},
         },
-        "model": {"name": name, "why": why},
+        "model": {
+            "name": name,
+            "why": why,
+            "priors": fit.priors.to_dict(),
+            "chains": int(fit.idata.posterior.sizes["chain"]),
+            "draws_per_chain": int(fit.idata.posterior.sizes["draw"]),
+        },
+        "identification": _identification(checks),
         "channels": channels,
-        "prevalence": {"posterior_mean": np.atleast_1d(prevalence.mean(axis=0)).tolist()},
+        "prevalence": {
+            row: _interval_entry(draws, tail, diagnostics, row)
+            for row, draws in zip(prevalence_rows, np.atleast_2d(prevalence.T))
+        },
         "diagnostics": {
-            "max_r_hat": float(diagnostics["r_hat"].max()),
-            "min_ess_bulk": float(diagnostics["ess_bulk"].min()),
+            "max_r_hat": _finite([diagnostics["r_hat"].max()])[0],
+            "min_ess_bulk": _finite([diagnostics["ess_bulk"].min()])[0],
             "divergences": int(diagnostics["divergences"].iloc[0]),
         },
         "ece": {
@@ -136,6 +250,15 @@ def analyse(data, truth=None, model="auto", n_bins=10, interval=0.9, seed=0, pro
             },
             "oracle": oracle,
         },
-        "checks": {"verdicts": verdicts(checks), "flagged": int(checks["flag"].sum())},
+        "reliability": _reliability(data, posterior, bins, truth),
+        "checks": {
+            "verdicts": verdicts(checks),
+            "flagged": int(checks["flag"].sum()),
+            "table": [
+                {column: (value if not isinstance(value, float) or np.isfinite(value) else None) for column, value in row.items()}
+                for row in checks.astype(object).to_dict(orient="records")
+            ],
+        },
+        "record": _record(data, prevalence, tail, truth, bins),
     }
     return Analysis(data, channel_fit, fit, posterior, checks, summary)

@@ -166,9 +166,10 @@ def plot_reliability(posterior, curves=None, ax=None):
 
     Parameters
     ----------
-    posterior : PosteriorECE
-        From :func:`bayescal.posterior_ece` (fixed scores); its ``bin_accuracy()`` draws give the
-        corrected curve (posterior median) and the band (its ``level`` interval).
+    posterior : PosteriorECE or ReliabilityBand
+        From :func:`bayescal.posterior_ece` (fixed scores), or its ``reliability_band()`` (what
+        a saved report keeps): the corrected curve is the posterior median of each bin's
+        corrected mean label, the band its ``level`` interval.
     curves : dict of str to ReliabilityCurve, optional
         Curves to overlay, e.g. ``{"oracle": reliability_curve(y, z), "majority vote":
         reliability_curve(majority_vote_labels(annotations, ties="positive"), z)}``.
@@ -178,23 +179,18 @@ def plot_reliability(posterior, curves=None, ax=None):
     -------
     matplotlib Axes
     """
-    from .metrics import ReliabilityCurve
+    from .metrics import ReliabilityBand, ReliabilityCurve
 
-    posterior = _posterior_ece(posterior)
-    if posterior.mean_score.ndim != 1:
-        raise ValueError("posterior has bins that differ by draw (a recalibration result): plot posterior_ece of fixed scores")
+    band = posterior if isinstance(posterior, ReliabilityBand) else _posterior_ece(posterior).reliability_band()
     curves = {} if curves is None else curves
     if not isinstance(curves, dict) or not all(isinstance(c, ReliabilityCurve) for c in curves.values()):
         raise TypeError("curves must be a dict of name to bayescal.ReliabilityCurve")
     ax = _axes(ax, size=(4.5, 4.5))
-    nonempty = posterior.counts > 0
-    accuracy = posterior.bin_accuracy()[:, nonempty]
-    tail = (1.0 - posterior.level) / 2.0
-    low, median, high = np.quantile(accuracy, [tail, 0.5, 1.0 - tail], axis=0)
-    confidence = posterior.mean_score[nonempty]
+    shown = band.nonempty
+    confidence = band.mean_predicted[shown]
     ax.plot([0, 1], [0, 1], color="0.6", linestyle=":", linewidth=1, label="perfect calibration")
-    ax.fill_between(confidence, low, high, color=PLAIN_COLOUR, alpha=0.25, label=f"corrected, {posterior.level:.0%} credible band")
-    ax.plot(confidence, median, marker="o", color=PLAIN_COLOUR, label="corrected (posterior median)")
+    ax.fill_between(confidence, band.lower[shown], band.upper[shown], color=PLAIN_COLOUR, alpha=0.25, label=f"corrected, {band.level:.0%} credible band")
+    ax.plot(confidence, band.median[shown], marker="o", color=PLAIN_COLOUR, label="corrected (posterior median)")
     for (name, curve), colour in zip(curves.items(), ("tab:green", "tab:orange", "tab:purple", "tab:brown")):
         ax.plot(curve.mean_predicted[curve.nonempty], curve.mean_target[curve.nonempty], marker="s", markersize=4, color=colour, label=name)
     ax.set_xlabel("mean score in bin")

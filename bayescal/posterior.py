@@ -44,7 +44,7 @@ from . import _validation as v
 from .correction import WEIGHT_RULES, _soft_vote, as_convex_weights, pattern_labels
 from .data import AnnotatedScores, count_rows
 from .inference import BayesFit
-from .metrics import assign_bins, bin_index
+from .metrics import ReliabilityBand, assign_bins, bin_index
 from .recalibration import CHUNK, DEFAULT_EPS, _make_map
 
 __all__ = ["PosteriorECE", "PosteriorRecalibration", "posterior_ece", "posterior_recalibration"]
@@ -101,6 +101,22 @@ class PosteriorECE:
         """Draws of each bin's corrected mean label ``zbar_l + r_l n / n_l``, shape (S, M)."""
         with np.errstate(invalid="ignore", divide="ignore"):
             return self.mean_score + self.bin_moments * self.counts.sum(axis=-1, keepdims=True) / self.counts
+
+    def reliability_band(self) -> ReliabilityBand:
+        """Posterior median and ``level`` interval of every bin's corrected mean label (fixed scores).
+
+        Raises
+        ------
+        ValueError
+            For a recalibration result, whose bins differ by draw.
+        """
+        if self.mean_score.ndim != 1:
+            raise ValueError("this posterior has bins that differ by draw (a recalibration result); use posterior_ece of fixed scores")
+        nonempty = self.counts > 0
+        tail = (1.0 - self.level) / 2.0
+        quantiles = np.full((3, self.counts.size), np.nan)
+        quantiles[:, nonempty] = np.quantile(self.bin_accuracy()[:, nonempty], [tail, 0.5, 1.0 - tail], axis=0)
+        return ReliabilityBand(self.edges, self.counts, self.mean_score, *quantiles, level=self.level)
 
     def __repr__(self) -> str:
         return (

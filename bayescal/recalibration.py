@@ -57,6 +57,7 @@ __all__ = [
     "RecalibrationWarning",
     "TemperatureScaling",
     "corrected_log_loss",
+    "map_from_dict",
     "recalibrate",
     "recalibration_study",
 ]
@@ -375,6 +376,19 @@ class _RecalibrationMap:
     def _restore(self, settings: dict) -> None:
         """Set the fitted settings that are not parameters (histogram edges); none by default."""
 
+    def to_dict(self) -> dict:
+        """The fitted map as plain JSON values; :func:`map_from_dict` rebuilds it."""
+        if not hasattr(self, "converged_"):
+            raise RuntimeError(f"this {type(self).__name__} is not fitted yet: call fit(scores, targets) first")
+        plain = lambda value: np.asarray(value).tolist() if isinstance(value, np.ndarray) else value  # noqa: E731
+        return {
+            "method": self.method,
+            "parameters": {name: plain(getattr(self, name + "_")) for name in self.PARAMETERS},
+            "settings": {name: plain(value) for name, value in {**{k: getattr(self, k) for k in self.CONSTRUCTOR}, **self._fitted_settings()}.items()},
+            "converged": self.converged_,
+            "on_boundary": self.on_boundary_,
+        }
+
     def __repr__(self) -> str:
         if not hasattr(self, "converged_"):
             return f"{type(self).__name__}({', '.join(f'{k}={getattr(self, k)!r}' for k in self.CONSTRUCTOR)})"
@@ -591,6 +605,18 @@ class HistogramBinning(_RecalibrationMap):
 
 
 _FAMILIES = {"temperature": TemperatureScaling, "platt": PlattScaling, "histogram": HistogramBinning}
+
+
+def map_from_dict(document):
+    """Rebuild a fitted map from :meth:`to_dict` output (e.g. the ``map`` of ``bayescal recalibrate``'s map.json)."""
+    if not isinstance(document, dict) or not {"method", "parameters", "settings"} <= set(document):
+        raise ValueError(f"document must be a dict with method, parameters and settings (from to_dict); saw {document!r:.80}")
+    family = _FAMILIES[v.as_choice(document["method"], "document['method']", METHODS)]
+    settings = dict(document["settings"])
+    for name in ("edges", "counts"):
+        if name in settings:
+            settings[name] = np.asarray(settings[name])
+    return family._from_parameters({k: np.asarray(p, dtype=np.float64) for k, p in document["parameters"].items()}, settings)
 
 
 def _make_map(method: str, n_bins, strategy, eps):

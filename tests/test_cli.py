@@ -1,10 +1,15 @@
 """The `bayescal` command."""
 
+import json
+import pathlib
 import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
+
+import bayescal as bc
 
 from bayescal import cli
 
@@ -77,11 +82,6 @@ def test_bad_arguments_exit_with_usage_error(argv, message, capsys):
     assert message in capsys.readouterr().err
 
 
-def test_help_shows_an_example():
-    result = subprocess.run([sys.executable, "-m", "bayescal.cli", "demo", "--help"], capture_output=True, text=True, check=True)
-    assert "example: bayescal demo" in result.stdout
-
-
 def test_demo_with_too_few_items_reports_the_failed_fit_instead_of_crashing(capsys):
     assert cli.main(["demo", "--n", "2", "--no-bayes"]) == 0
     out = capsys.readouterr().out
@@ -89,6 +89,16 @@ def test_demo_with_too_few_items_reports_the_failed_fit_instead_of_crashing(caps
     assert "not available (skipped (--no-bayes))" in out
     assert "  not available (too few items to split)" in out
     assert len(_figures(out)) == 5
+
+
+#: Short NUTS runs: the command's plumbing is under test here, not the sampler.
+QUICK = ["--chains", "2", "--warmup", "400", "--samples", "500", "--quiet"]
+
+
+def run(*argv, cwd=None):
+    """The installed console script in a subprocess, as a user runs it."""
+    script = pathlib.Path(sys.executable).with_name("bayescal")
+    return subprocess.run([str(script), *map(str, argv)], capture_output=True, text=True, cwd=cwd, timeout=600)
 
 
 @pytest.fixture(scope="module")
@@ -104,59 +114,203 @@ def judged_table(tmp_path_factory):
     return folder
 
 
-@pytest.mark.filterwarnings("ignore::bayescal.channels.SaturatedModelWarning")
-def test_fit_writes_a_strict_summary_and_the_posterior(judged_table, capsys):
-    import json
+def no_constants(name):
+    raise AssertionError(f"summary.json holds {name}")
 
+
+def test_fit_report_and_refusal_in_a_subprocess(judged_table):
     import bayescal as bc
 
+    table = judged_table / "judged.csv"
+    before = (table.read_bytes(), table.stat().st_mtime_ns)
     out = judged_table / "results"
-    assert cli.main(["fit", str(judged_table / "judged.csv"), "--score", "p", "--annotators", "ann,bob,cy", "--truth", "y", "--out", str(out), "--quiet"]) == 0
-    text = capsys.readouterr().out
-    assert "model dawid_skene (auto: 3 annotators identify the marginal Dawid–Skene model)" in text
-
-    def no_constants(name):
-        raise AssertionError(f"summary.json holds {name}")
-
+    result = run("fit", table, "--score", "p", "--annotators", "ann,bob,cy", "--truth", "y", "--out", out, "--json", *QUICK)
+    assert result.returncode == 0, result.stderr
+    printed = json.loads(result.stdout, parse_constant=no_constants)
     summary = json.loads((out / "summary.json").read_text(), parse_constant=no_constants)
+    assert printed == summary
     ece = summary["ece"]
     assert set(ece) == {"n_bins", "naive", "nc_ece", "oracle"}
     low, high = ece["nc_ece"]["posterior"]["interval"]
     assert low <= ece["nc_ece"]["posterior"]["median"] <= high and ece["nc_ece"]["posterior"]["level"] == 0.9
     assert abs(ece["nc_ece"]["frequentist"]["value"] - ece["oracle"]["value"]) < abs(ece["naive"]["soft_vote"] - ece["oracle"]["value"])
     assert summary["data"]["n_items"] == 1500 and summary["input"]["annotators"] == ["ann", "bob", "cy"]
+    assert summary["model"]["name"] == "dawid_skene" and summary["model"]["chains"] == 2 and summary["model"]["draws_per_chain"] == 500
     assert summary["channels"]["bob"]["b"]["interval"][0] < summary["channels"]["bob"]["b"]["posterior_mean"]
     assert bc.BayesFit.load(out / "posterior.nc").annotator_names == ("ann", "bob", "cy")
     # bob's missing labels add a cell of two-annotator patterns: 10 free cells for 7 parameters.
     assert summary["checks"]["verdicts"][0] == "Model: 3 degrees of freedom (10 free cells, 7 parameters)."
-    # The directory exists now: refused without --force (before any fitting), accepted with it.
-    argv = ["fit", str(judged_table / "judged.csv"), "--score", "p", "--annotators", "ann,bob,cy", "--out", str(out), "--quiet"]
-    assert cli.main(argv) == 2
-    assert capsys.readouterr().err.strip() == f"bayescal: error: {out} already exists; choose another directory or pass --force to overwrite its files"
-    assert cli.main(argv + ["--force", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["ece"]["oracle"] == {"value": None, "reason": "no truth column given"}
+    assert summary["identification"]["status"] == "identified"
+    assert sorted(p.name for p in (out / "figures").iterdir()) == ["agreement.png", "channels.png", "patterns.png", "reliability.png"]
+    report = (out / "report.html").read_text()
+    assert f'id="nc-ece-posterior-median">{ece["nc_ece"]["posterior"]["median"]:.4f}<' in report
+    assert (table.read_bytes(), table.stat().st_mtime_ns) == before  # the input is only read
+    assert not [p.name for p in out.iterdir() if p.name.startswith(".")]  # no temporary file left
+
+    # The directory exists now: refused without --force, before any fitting.
+    refused = run("fit", table, "--score", "p", "--annotators", "ann,bob,cy", "--out", out, *QUICK)
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert refused.stderr == f"bayescal: error: {out} already exists; choose another directory or pass --force to overwrite its files\n"
+
+    # Re-rendering reads the saved results only: a summary edited by hand shows up in the report.
+    summary["ece"]["naive"]["soft_vote"] = 0.98765
+    (out / "summary.json").write_text(json.dumps(summary))
+    (out / "report.html").unlink()
+    rendered = run("report", out)
+    assert rendered.returncode == 0, rendered.stderr
+    assert rendered.stdout.strip() == f"Wrote {out / 'report.html'}"
+    assert 'id="naive-soft-vote">0.9877<' in (out / "report.html").read_text()
+    missing = run("report", judged_table / "nowhere")
+    assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "summary.json: no such file" in missing.stderr
 
 
-def test_fit_with_two_annotators_uses_score_groups_and_says_so(judged_table, capsys):
-    out = judged_table / "two"
-    assert cli.main(["fit", str(judged_table / "judged.csv"), "--score", "p", "--annotators", "ann,cy", "--out", str(out), "--quiet"]) == 0
-    assert "two annotators need score groups (Hui–Walter); 5 equal-width groups were formed" in capsys.readouterr().out
+def test_fit_long_format_with_two_annotators_in_a_subprocess(judged_table):
+    import pandas as pd
+
+    wide = pd.read_csv(judged_table / "judged.csv").rename_axis("item").reset_index()
+    wide[["item", "p"]].to_parquet(judged_table / "scores.parquet")
+    long = wide.melt(id_vars="item", value_vars=["ann", "cy"], var_name="rater", value_name="vote")
+    long.to_parquet(judged_table / "labels.parquet")
+    out = judged_table / "long"
+    result = run(
+        "fit", judged_table / "labels.parquet", "--long", "--scores", judged_table / "scores.parquet", "--score", "p",
+        "--annotator", "rater", "--label", "vote", "--groups", "3", "--out", out, *QUICK,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "model hui_walter (auto: two annotators need score groups (Hui–Walter))" in result.stdout
+    assert result.stdout.strip().endswith(f"and the report {out / 'report.html'}")
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["data"]["annotators"] == ["ann", "cy"] and sorted(summary["data"]["groups"]) == ["0", "1", "2"]
+    assert summary["input"]["long"] is True
 
 
 @pytest.mark.filterwarnings("default::bayescal.channels.SaturatedModelWarning")
+@pytest.mark.filterwarnings("default::bayescal.inference.SamplingWarning")  # short runs may warn too
 def test_fit_prints_warnings_as_one_line_each(judged_table, capsys):
     out = judged_table / "warned"
-    assert cli.main(["fit", str(judged_table / "judged.csv"), "--score", "p", "--annotators", "ann,bob,cy", "--out", str(out), "--quiet"]) == 0
+    assert cli.main(["fit", str(judged_table / "judged.csv"), "--score", "p", "--annotators", "ann,bob,cy", "--out", str(out), *QUICK]) == 0
     lines = capsys.readouterr().err.splitlines()
     assert "bayescal: warning: dawid_skene_em: the model is saturated" in lines[0] and lines[0].endswith("(SaturatedModelWarning)")
     assert all(line.startswith("bayescal: warning: ") for line in lines)
 
 
-def test_fit_reports_a_bad_table_in_one_line_and_exits_2(judged_table, capsys):
-    argv = ["fit", str(judged_table / "judged.csv"), "--score", "p", "--annotators", "ann,zed", "--out", str(judged_table / "never")]
-    assert cli.main(argv) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "no column 'zed'" in err and "Traceback" not in err
-    assert not (judged_table / "never").exists()
-    with pytest.raises(ValueError, match="no column 'zed'"):
-        cli.main(argv + ["--debug"])
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_recalibrate_writes_the_map_and_the_table_with_one_added_column(judged_table, suffix):
+    import pandas as pd
+
+    from bayescal.recalibration import map_from_dict
+
+    source = pd.read_csv(judged_table / "judged.csv")
+    table = judged_table / f"recal{suffix}"
+    source.to_csv(table, index=False) if suffix == ".csv" else source.to_parquet(table, index=False)
+    out = judged_table / f"recal-out{suffix}"
+    result = run("recalibrate", table, "--score", "p", "--annotators", "ann,bob,cy", "--method", "platt", "--out", out)
+    assert result.returncode == 0, result.stderr
+    document = json.loads((out / "map.json").read_text())
+    assert document["map"]["method"] == "platt" and document["channels"]["estimator"] == "dawid_skene_em"
+    written = pd.read_csv(out / "recalibrated.csv") if suffix == ".csv" else pd.read_parquet(out / "recalibrated.parquet")
+    assert list(written.columns) == list(source.columns) + ["p_recalibrated"]
+    pd.testing.assert_frame_equal(written[source.columns], source)
+    np.testing.assert_allclose(written["p_recalibrated"], map_from_dict(document["map"]).predict(source["p"].to_numpy()), rtol=1e-12)
+    # The toy predictor is shifted: the corrected map moves the scores towards the truth.
+    before = bc.expected_calibration_error(source["y"], source["p"], 10)
+    assert bc.expected_calibration_error(source["y"], written["p_recalibrated"], 10) < before / 2
+
+
+def test_recalibrate_histogram_on_long_tables(judged_table):
+    import pandas as pd
+
+    wide = pd.read_csv(judged_table / "judged.csv").rename_axis("item").reset_index()
+    wide[["item", "p"]].to_csv(judged_table / "scores.csv", index=False)
+    wide.melt(id_vars="item", value_vars=["ann", "bob", "cy"], var_name="annotator", value_name="label").to_csv(judged_table / "labels.csv", index=False)
+    out = judged_table / "recal-long"
+    result = run("recalibrate", judged_table / "labels.csv", "--long", "--scores", judged_table / "scores.csv", "--score", "p", "--method", "histogram", "--out", out, "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["map"]["method"] == "histogram"
+    written = pd.read_csv(out / "recalibrated.csv")
+    assert list(written.columns) == ["item", "p", "p_recalibrated"] and len(np.unique(written["p_recalibrated"])) <= 10
+
+
+def test_sensitivity_prints_and_writes_the_table(judged_table):
+    priors = judged_table / "priors.json"
+    priors.write_text(json.dumps({"flat": {}, "sharp": {"sensitivity": [40, 4], "false_positive": [4, 40]}}))
+    out = judged_table / "sensitivity"
+    result = run("sensitivity", judged_table / "judged.csv", "--score", "p", "--annotators", "ann,bob,cy", "--priors", priors, "--out", out, *QUICK)
+    assert result.returncode == 0, result.stderr
+    assert "reference prior 'flat'" in result.stdout and "nc_ece" in result.stdout
+    rows = json.loads((out / "sensitivity.json").read_text())["rows"]
+    assert {row["prior"] for row in rows} == {"flat", "sharp"} and len(rows) == 2 * 8
+    assert all(row["shift"] == 0 for row in rows if row["prior"] == "flat")
+    assert any(abs(row["shift"]) > 0.1 for row in rows if row["prior"] == "sharp")
+    assert (out / "sensitivity.csv").read_text().startswith("prior,quantity,mean,sd,lower,upper,shift,interval_overlap")
+
+
+def _bad_tables(folder):
+    """Every bad-table case of the issue: (files to write, arguments, message)."""
+    import pandas as pd
+
+    good = pd.DataFrame({"item": ["i1", "i2", "i3"], "p": [0.2, 0.5, 0.9], "ann": [0, 1, 1], "bob": [1.0, None, 0.0]})
+    long = pd.DataFrame({"item": ["i1", "i2", "i2"], "annotator": ["ann", "ann", "bob"], "label": [0, 1, 1]})
+    wide = ["--score", "p", "--annotators", "ann,bob"]
+    return {
+        "missing column": (good.drop(columns="bob"), None, wide, "bad.csv: no column 'bob' (columns: item, p, ann)"),
+        "non-numeric score": (good.assign(p=["0.2", "high", "0.9"]), None, wide, "bad.csv: column 'p', row 1: expected a number; saw 'high'"),
+        "label other than 0/1/empty": (good.assign(ann=[0, 1, 7]), None, wide, "bad.csv: column 'ann', row 2: expected 0, 1 or empty; saw 7"),
+        "empty annotator column": (good.assign(bob=None), None, wide, "bad.csv: column 'bob': the annotator gave no label at all; drop it"),
+        "duplicated item id (long)": (
+            long, good[["item", "p"]].assign(item=["i1", "i2", "i1"]), ["--score", "p", "--long"],
+            "scores.csv: row 2: duplicated item id (item 'i1' appears on an earlier row)",
+        ),
+        "duplicated response (long)": (
+            pd.concat([long, long.iloc[[1]]]), good[["item", "p"]], ["--score", "p", "--long"],
+            "bad.csv: row 3: duplicated (item, annotator) pair (item 'i2', annotator 'ann' appears on an earlier row)",
+        ),
+        "empty annotator (long)": (
+            long.assign(label=[0, 1, None]), good[["item", "p"]], ["--score", "p", "--long"],
+            "bad.csv: column 'label', row 2: annotator 'bob' gave no label at all (every label is empty); drop the annotator",
+        ),
+    }
+
+
+@pytest.mark.parametrize("case", list(_bad_tables(pathlib.Path("."))))
+@pytest.mark.parametrize("command", ["fit", "recalibrate"])
+def test_bad_tables_exit_2_with_one_line_naming_column_and_row(tmp_path, case, command):
+    frame, scores, arguments, message = _bad_tables(tmp_path)[case]
+    frame.to_csv(tmp_path / "bad.csv", index=False)
+    if scores is not None:
+        scores.to_csv(tmp_path / "scores.csv", index=False)
+        arguments = [*arguments, "--scores", tmp_path / "scores.csv"]
+    result = run(command, tmp_path / "bad.csv", *arguments, "--out", tmp_path / "out")
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("bayescal: error: ") and "Traceback" not in result.stderr
+    assert message in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        (["--score", "p"], "--annotators is required for a wide table (or pass --long with --scores)"),
+        (["--score", "p", "--long"], "--long needs --scores, the table of item scores"),
+        (["--score", "p", "--annotators", "ann", "--prior", "absent.json"], "absent.json: no such file"),
+    ],
+)
+def test_bad_arguments_of_fit_exit_2(tmp_path, arguments, message):
+    pd_frame = {"p": [0.5], "ann": [1]}
+    import pandas as pd
+
+    pd.DataFrame(pd_frame).to_csv(tmp_path / "t.csv", index=False)
+    result = run("fit", tmp_path / "t.csv", *arguments, "--out", tmp_path / "out", cwd=tmp_path)
+    assert result.returncode == 2 and result.stderr == f"bayescal: error: {message}\n"
+
+
+def test_debug_shows_the_traceback(tmp_path):
+    (tmp_path / "t.csv").write_text("p,ann\n0.5,1\n")
+    result = run("fit", tmp_path / "t.csv", "--score", "p", "--annotators", "zed", "--out", tmp_path / "out", "--debug")
+    assert result.returncode == 1 and "Traceback" in result.stderr and "TableError" in result.stderr
+
+
+@pytest.mark.parametrize("command", ["fit", "report", "recalibrate", "sensitivity", "demo"])
+def test_every_command_has_help_with_an_example(command):
+    result = run(command, "--help")
+    assert result.returncode == 0 and f"example: bayescal {command}" in result.stdout

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import bayescal as bc
-from bayescal.io import TableError, prepare_output, read_wide_table, write_atomic, write_json
+from bayescal.io import TableError, prepare_output, read_long_tables, read_priors, read_wide_table, write_atomic, write_json, write_table
 
 
 @pytest.fixture()
@@ -21,7 +21,8 @@ def test_reads_csv_and_parquet_the_same_way(table, tmp_path, suffix):
     path = tmp_path / f"t{suffix}"
     table.to_csv(path, index=False) if suffix == ".csv" else table.to_parquet(path)
     before = path.read_bytes()
-    data, truth = read_wide_table(path, "p", ["ann", "bob"], truth="y")
+    read = read_wide_table(path, "p", ["ann", "bob"], truth="y")
+    data, truth = read.data, read.truth
     assert data.annotations.tolist() == [[0, 0], [1, -1], [1, 1]] and truth.tolist() == [0, 1, 1]
     assert data.annotator_names == ("ann", "bob")
     assert path.read_bytes() == before  # the input is only read
@@ -95,3 +96,92 @@ def test_a_fit_saves_atomically_as_netcdf(tmp_path):
     path = write_atomic(tmp_path / "posterior.nc", fit.save)
     loaded = bc.BayesFit.load(path)
     np.testing.assert_array_equal(loaded.draws()[0], fit.draws()[0])
+
+
+def test_written_files_have_ordinary_permissions(tmp_path):
+    mask = os.umask(0o022)
+    os.umask(mask)
+    path = write_json(tmp_path / "summary.json", {"x": 1})
+    assert path.stat().st_mode & 0o777 == 0o666 & ~mask
+
+
+@pytest.fixture()
+def long_tables(tmp_path):
+    scores = pd.DataFrame({"id": ["x", "y", "z"], "p": [0.2, 0.5, 0.9], "y": [0, 1, 1]})
+    labels = pd.DataFrame({"id": ["x", "x", "y", "z", "z"], "who": ["bob", "ann", "ann", "ann", "bob"], "vote": [0, 1, 1, 0, np.nan]})
+    return tmp_path, scores, labels
+
+
+def _read_long(folder, scores, labels, **options):
+    scores.to_csv(folder / "scores.csv", index=False)
+    labels.to_csv(folder / "labels.csv", index=False)
+    return read_long_tables(folder / "labels.csv", folder / "scores.csv", "p", item="id", annotator="who", label="vote", truth="y", **options)
+
+
+def test_long_format_matches_the_wide_table(long_tables):
+    folder, scores, labels = long_tables
+    read = _read_long(folder, scores, labels)
+    assert read.data.annotator_names == ("ann", "bob")
+    assert read.data.annotations.tolist() == [[1, 0], [1, -1], [0, -1]]
+    assert read.truth.tolist() == [0, 1, 1] and read.path == folder / "scores.csv"
+    reordered = _read_long(folder, scores, labels, annotators=["bob", "ann"])
+    assert reordered.data.annotator_names == ("bob", "ann")
+    assert reordered.data.annotations.tolist() == [[0, 1], [-1, 1], [-1, 0]]
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda s, l: (s.assign(id=["x", "y", "x"]), l), r"scores.csv: row 2: duplicated item id \(id 'x' appears on an earlier row\)"),
+        (lambda s, l: (s, pd.concat([l, l.iloc[[0]]])), r"labels.csv: row 5: duplicated \(item, annotator\) pair \(id 'x', who 'bob'"),
+        (lambda s, l: (s, l.assign(vote=[0, 1, 3, 0, 1])), r"labels.csv: column 'vote', row 2: expected 0, 1 or empty; saw 3"),
+        (lambda s, l: (s, l.assign(id=["x", "x", "w", "z", "z"])), r"labels.csv: column 'id', row 2: item 'w' has no row in"),
+        (lambda s, l: (s, l.drop(columns="who")), r"labels.csv: no column 'who'"),
+        (lambda s, l: (s.assign(p=[0.2, "?", 0.9]), l), r"scores.csv: column 'p', row 1: expected a number; saw '\?'"),
+        (lambda s, l: (s, l.assign(who=["bob", "ann", np.nan, "ann", "bob"])), r"labels.csv: column 'who', row 2: expected a value"),
+        (lambda s, l: (s, l.assign(vote=[np.nan, 1, 1, 0, np.nan])), r"labels.csv: column 'vote', row 0: annotator 'bob' gave no label at all"),
+    ],
+)
+def test_bad_long_tables_give_one_line(long_tables, change, message):
+    folder, scores, labels = long_tables
+    with pytest.raises(TableError, match=message) as error:
+        _read_long(folder, *change(scores, labels))
+    assert "\n" not in str(error.value)
+
+
+def test_long_format_names_an_absent_annotator(long_tables):
+    folder, scores, labels = long_tables
+    with pytest.raises(TableError, match="no response from annotator 'cy'"):
+        _read_long(folder, scores, labels, annotators=["ann", "cy"])
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_write_table_round_trips(tmp_path, suffix):
+    frame = pd.DataFrame({"p": [0.1, 0.7], "p_recalibrated": [0.2, 0.6]})
+    path = write_table(tmp_path / f"out{suffix}", frame)
+    back = pd.read_csv(path) if suffix == ".csv" else pd.read_parquet(path)
+    pd.testing.assert_frame_equal(back, frame)
+    with pytest.raises(TableError, match="expected a table ending in"):
+        write_table(tmp_path / "out.txt", frame)
+
+
+def test_priors_files(tmp_path):
+    path = tmp_path / "priors.json"
+    path.write_text(json.dumps({"sensitivity": [8, 2]}))
+    assert read_priors(path) == bc.Priors(sensitivity=(8, 2))
+    path.write_text(json.dumps({"flat": {}, "expert": {"false_positive": [2, 8]}}))
+    named = read_priors(path, named=True)
+    assert list(named) == ["flat", "expert"] and named["expert"].false_positive == (2.0, 8.0)
+    for text, message in [
+        ("{not json", "not valid JSON"),
+        (json.dumps({"sensitivty": [8, 2]}), r"the prior: expected an object with keys among false_positive, sensitivity, prevalence; saw \['sensitivty'\]"),
+        (json.dumps({"sensitivity": [8, -2]}), "the prior: sensitivity must hold two positive, finite Beta parameters"),
+    ]:
+        path.write_text(text)
+        with pytest.raises(ValueError, match=message):
+            read_priors(path)
+    path.write_text("[]")
+    with pytest.raises(ValueError, match="expected an object of named priors"):
+        read_priors(path, named=True)
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        read_priors(tmp_path / "absent.json")

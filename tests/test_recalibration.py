@@ -13,6 +13,7 @@ from bayescal.recalibration import (
     PlattScaling,
     RecalibrationWarning,
     TemperatureScaling,
+    _make_map,
     _softplus_terms,
     corrected_log_loss,
     recalibrate,
@@ -334,3 +335,26 @@ def test_recalibration_study_rejects_mismatched_samples_and_bad_settings():
         recalibration_study(*parts, methods="platt")
     with pytest.raises(ValueError, match=r"oracle and eval_data.scores must have the same number of items; saw 3 and 300"):
         recalibration_study(*parts, oracle=[0, 1, 1])
+
+
+@pytest.mark.parametrize("method", ["temperature", "platt", "histogram"])
+def test_a_fitted_map_survives_json(method):
+    import json
+
+    from bayescal.recalibration import map_from_dict
+
+    rng = np.random.default_rng(5)
+    scores = rng.random(400)
+    labels = (rng.random(400) < 0.2 + 0.6 * scores).astype(float)
+    fitted = _make_map(method, 7, "quantile", 1e-6).fit(scores, labels)
+    document = json.loads(json.dumps(fitted.to_dict(), allow_nan=False))
+    assert document["method"] == method and document["converged"] is True
+    rebuilt = map_from_dict(document)
+    fresh = rng.random(50)
+    np.testing.assert_array_equal(rebuilt.predict(fresh), fitted.predict(fresh))
+    with pytest.raises(RuntimeError, match="not fitted yet"):
+        type(fitted)().to_dict()
+    with pytest.raises(ValueError, match="document must be a dict with method, parameters and settings"):
+        map_from_dict({"method": method})
+    with pytest.raises(ValueError, match="method"):
+        map_from_dict({**document, "method": "isotonic"})
