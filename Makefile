@@ -25,8 +25,9 @@ $(STAMP_TEST): pyproject.toml | $(BIN)/python
 demo: $(STAMP_RUN)
 	$(BIN)/bayescal demo
 
+# Two workers (pytest-xdist), one per core of the CI machine.
 test: $(STAMP_TEST)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

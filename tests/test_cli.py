@@ -15,11 +15,11 @@ from bayescal import cli
 
 
 def _figures(text):
-    return {label.strip(): float(value) for label, value in re.findall(r"^  (.+?)\s+(\d\.\d{4})$", text, re.M)}
+    return {label.strip(): float(value) for label, value in re.findall(r"^  (\S.+?)\s+(\d\.\d{4})$", text, re.M)}
 
 
-def test_demo_prints_the_ece_figures_and_the_population_value(capsys):
-    assert cli.main(["demo"]) == 0
+def test_demo_prints_the_ece_figures_and_the_population_value(capsys, tmp_path):
+    assert cli.main(["demo", "--out", str(tmp_path / "demo")]) == 0
     out = capsys.readouterr().out
     figures = _figures(out)
     assert len(figures) == 6  # the posterior row ends with its interval, checked below
@@ -54,6 +54,13 @@ def test_demo_prints_the_ece_figures_and_the_population_value(capsys):
     # by NC-ECE with EM channels and by the posterior median.
     for column in (0, 1, 2):
         assert rows["corrected"][column] < rows["naive"][column] < rows["base"][column]
+    # Last, the simulated table goes through bayescal fit, and the demo ends with the report's path.
+    assert f"The same table through bayescal fit {tmp_path / 'demo' / 'toy.csv'} --score score --annotators a0,a1,a2 --truth truth" in out
+    report = tmp_path / "demo" / "fit" / "report.html"
+    assert out.rstrip().splitlines()[-1] == f"Report: {report}" and report.is_file()
+    summary = json.loads((tmp_path / "demo" / "fit" / "summary.json").read_text())
+    assert f"  oracle ECE (truth column)     {summary['ece']['oracle']['value']:.4f}" in out
+    assert round(summary["ece"]["oracle"]["value"], 4) == figures["clean labels  (oracle: only a simulator knows Y)"]
 
 
 def test_demo_options(capsys):

@@ -1,0 +1,156 @@
+"""report.html: self-contained, rendered from saved results alone, and readable in a browser."""
+
+import base64
+import json
+import pathlib
+import re
+import shutil
+
+import pandas as pd
+import pytest
+
+import bayescal as bc
+from bayescal import cli
+from bayescal.io import read_wide_table
+from bayescal.report import CAPTIONS, load_summary, render_report, report_html
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+#: The flags a headless Chromium needs on a machine without network or sandbox (the machine notes).
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("report")
+    sim = bc.simulate_annotated(1200, bc.Channels([0.1, 0.2, 0.15, 0.3], [0.85, 0.9, 0.8, 0.75]), calibration=lambda z: 0.2 + 0.6 * z, seed=3)
+    names = ["ann", "bob", "cy", "dee"]
+    pd.DataFrame({"score": sim.data.scores, **dict(zip(names, sim.data.annotations.T)), "y": sim.labels}).to_csv(folder / "t.csv", index=False)
+    table = read_wide_table(folder / "t.csv", "score", names, truth="y")
+    options = {"num_chains": 2, "num_warmup": 400, "num_samples": 500}
+    summary, report = cli.write_fit(folder / "out", table, {"table": "t.csv"}, seed=1, bayes_options=options)
+    return folder / "out", summary, report
+
+
+def _text(element_id: str, page: str) -> str:
+    match = re.search(rf'id="{element_id}"[^>]*>([^<]*)<', page)
+    assert match, f"no element {element_id}"
+    return match.group(1)
+
+
+def test_report_is_one_self_contained_file(results):
+    out, summary, report = results
+    page = report.read_text()
+    assert not re.search(r"(src|href)=\"(?!data:)", page), "every image is inline"
+    assert "<script" not in page and "<link" not in page and "http://" not in page and "https://" not in page
+    images = re.findall(r'src="data:image/png;base64,([^"]+)"', page)
+    assert len(images) == len(CAPTIONS) == 4
+    for name, encoded in zip(("channels", "reliability", "patterns", "agreement"), images):
+        png = base64.b64decode(encoded)
+        assert png.startswith(b"\x89PNG\r\n\x1a\n")
+        assert png == (out / "figures" / f"{name}.png").read_bytes()
+
+
+def test_key_numbers_are_the_summary_numbers(results):
+    _, summary, report = results
+    page = report.read_text()
+    ece = summary["ece"]
+    posterior = ece["nc_ece"]["posterior"]
+    assert _text("nc-ece-posterior-median", page) == f"{posterior['median']:.4f}"
+    assert _text("nc-ece-posterior-interval", page) == f"90% interval [{posterior['interval'][0]:.4f}, {posterior['interval'][1]:.4f}]"
+    assert _text("nc-ece-frequentist", page) == f"{ece['nc_ece']['frequentist']['value']:.4f}"
+    assert _text("naive-soft-vote", page) == f"{ece['naive']['soft_vote']:.4f}"
+    assert _text("naive-majority-vote", page) == f"{ece['naive']['majority_vote']:.4f}"
+    assert _text("oracle-ece", page) == f"{ece['oracle']['value']:.4f}"
+    assert _text("n-items", page) == "1200" and _text("annotators", page) == "ann, bob, cy, dee"
+    assert _text("identification-status", page) == "identified"
+    bob = summary["channels"]["bob"]["b"]
+    assert _text("b-bob-posterior", page) == f"{bob['posterior_mean']:.4f}" and _text("b-bob-em", page) == f"{bob['em']:.4f}"
+    for verdict in summary["checks"]["verdicts"]:
+        assert verdict.replace("'", "&#x27;") in page
+    record = summary["record"]
+    assert record["n_annotators"] == 4 and record["repeat_rate"] == 1.0 and "Youden index" in page
+
+
+def test_the_report_is_rendered_from_saved_results_without_refitting(results, monkeypatch):
+    out, _, report = results
+    before = report.read_text()
+    report.unlink()
+    shutil.rmtree(out / "figures")
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the report must not refit")
+
+    monkeypatch.setattr(bc.inference.Sampler, "run", refuse)
+    monkeypatch.setattr("bayescal.pipeline.analyse", refuse)
+    assert render_report(out) == report
+    assert report.read_text() == before  # the same figures, byte for byte, from summary.json and posterior.nc
+
+
+def test_the_summary_says_null_with_a_reason_never_nan(results):
+    out, summary, _ = results
+
+    def refuse(name):
+        raise AssertionError(f"summary.json holds {name}")
+
+    saved = json.loads((out / "summary.json").read_text(), parse_constant=refuse)
+    band = saved["reliability"]
+    assert len(band["counts"]) == saved["ece"]["n_bins"] == 10
+    assert all(low <= mid <= high for low, mid, high in zip(band["corrected"]["lower"], band["corrected"]["median"], band["corrected"]["upper"]) if mid is not None)
+
+
+def test_loading_a_directory_that_is_not_a_fit(tmp_path):
+    with pytest.raises(FileNotFoundError, match="summary.json: no such file; is .* a directory written by bayescal fit"):
+        load_summary(tmp_path)
+    (tmp_path / "summary.json").write_text("{broken")
+    with pytest.raises(ValueError, match="summary.json: not valid JSON"):
+        load_summary(tmp_path)
+    (tmp_path / "summary.json").write_text(json.dumps({"data": {}}))
+    with pytest.raises(ValueError, match=r"not a bayescal fit summary \(missing model, identification"):
+        load_summary(tmp_path)
+
+
+def test_report_html_checks_its_arguments(results):
+    _, summary, _ = results
+    with pytest.raises(TypeError, match="summary must be the dict of summary.json; saw list"):
+        report_html([], {})
+    with pytest.raises(ValueError, match=r"figures must be named among .*; saw \['histogram'\]"):
+        report_html(summary, {"histogram": b""})
+    assert "<img" not in report_html(summary, {})  # figures are optional
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium); .ci/run installs it, so CI runs this test")
+def test_a_reader_sees_the_key_numbers_in_chromium(results, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    out, summary, report = results
+    posterior = summary["ece"]["nc_ece"]["posterior"]
+    visible = {
+        "nc-ece-posterior-median": f"{posterior['median']:.4f}",
+        "nc-ece-posterior-interval": f"[{posterior['interval'][0]:.4f}, {posterior['interval'][1]:.4f}]",
+        "nc-ece-frequentist": f"{summary['ece']['nc_ece']['frequentist']['value']:.4f}",
+        "naive-soft-vote": f"{summary['ece']['naive']['soft_vote']:.4f}",
+        "oracle-ece": f"{summary['ece']['oracle']['value']:.4f}",
+        "identification-status": "identified",
+        "n-items": "1200",
+    }
+    requests = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        page = browser.new_page(viewport={"width": 1200, "height": 900})
+        page.on("request", lambda request: requests.append(request.url))
+        page.goto(report.as_uri())
+        for element, text in visible.items():
+            locator = page.locator(f"#{element}")
+            assert locator.is_visible(), element
+            assert text in locator.inner_text(), element
+        body = page.inner_text("body")  # the rendered text: what a reader can see
+        assert "Identification status: identified" in body and "Reliability diagram" in body
+        images = page.evaluate("Array.from(document.images).map(image => [image.complete, image.naturalWidth, image.naturalHeight])")
+        assert len(images) == 4 and all(complete and width > 300 and height > 200 for complete, width, height in images)
+        screenshot = tmp_path / "report.png"
+        page.screenshot(path=str(screenshot), full_page=True)
+        height = page.evaluate("document.documentElement.scrollHeight")
+        browser.close()
+    assert requests == [report.as_uri()]  # nothing fetched from anywhere else
+    png = screenshot.read_bytes()
+    assert png.startswith(b"\x89PNG") and int.from_bytes(png[20:24], "big") == height > 2000
