@@ -40,3 +40,5 @@ bench:
 	$(BENCH_VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(BENCH_VENV)/bin/python -m pip install --quiet -e . -r benchmarks/requirements.txt
 	$(BENCH_VENV)/bin/python benchmarks/bench_dawid_skene.py
+	$(BENCH_VENV)/bin/python benchmarks/metric_core.py
+	$(BENCH_VENV)/bin/python benchmarks/fit_end_to_end.py

@@ -20,6 +20,7 @@ import json
 import os
 import pathlib
 import sys
+import time
 import warnings
 
 import numpy as np
@@ -258,18 +259,29 @@ def fit_text(summary: dict, checks: bool = True) -> list[str]:
     return lines + (["Model checks:"] + [f"  {line}" for line in summary["checks"]["verdicts"]] if checks else [])
 
 
-def write_fit(out: pathlib.Path, table, input_record: dict, model="auto", priors=None, n_bins=10, seed=0, progress=False, bayes_options=None) -> tuple[dict, pathlib.Path]:
-    """Analyse a table and write summary.json, posterior.nc and the report into ``out``."""
+def write_fit(out: pathlib.Path, table, input_record: dict, model="auto", priors=None, n_bins=10, seed=0, progress=False, bayes_options=None, read_seconds=None) -> tuple[dict, pathlib.Path]:
+    """Analyse a table and write summary.json, posterior.nc and the report into ``out``.
+
+    ``summary["timings"]`` gets the seconds of every step (``read`` when ``read_seconds`` is
+    given, then those of :func:`bayescal.pipeline.analyse`, ``write_posterior`` and ``report``)."""
     from .io import prepare_output, write_atomic, write_json
     from .pipeline import analyse
     from .report import POSTERIOR_FILE, SUMMARY_FILE, render_report
 
     analysis = analyse(table.data, truth=table.truth, model=model, priors=priors, n_bins=n_bins, seed=seed, progress=progress, bayes_options=bayes_options)
     summary = dict(analysis.summary, input=input_record)
+    summary["timings"] = {**({"read": round(read_seconds, 3)} if read_seconds is not None else {}), **summary["timings"]}
     prepare_output(out, force=True)
+    start = time.perf_counter()
     write_atomic(out / POSTERIOR_FILE, analysis.bayes_fit.save)
+    summary["timings"]["write_posterior"] = round(time.perf_counter() - start, 3)
     write_json(out / SUMMARY_FILE, summary)
-    return summary, render_report(out)
+    start = time.perf_counter()
+    report = render_report(out)
+    # The report's own time is known only once it is written; summary.json gets it afterwards.
+    summary["timings"]["report"] = round(time.perf_counter() - start, 3)
+    write_json(out / SUMMARY_FILE, summary)
+    return summary, report
 
 
 def run_fit(args) -> str:
@@ -278,9 +290,11 @@ def run_fit(args) -> str:
 
     out = _output_directory(args)
     priors = read_priors(args.prior) if args.prior is not None else None
+    start = time.perf_counter()
     table = _read_input(args)
     summary, report = write_fit(
-        out, table, _input_record(args), model=args.model, priors=priors, n_bins=args.n_bins, seed=args.seed, progress=_progress(args), bayes_options=_bayes_options(args)
+        out, table, _input_record(args), model=args.model, priors=priors, n_bins=args.n_bins, seed=args.seed,
+        progress=_progress(args), bayes_options=_bayes_options(args), read_seconds=time.perf_counter() - start,
     )
     if args.json:
         return json.dumps(summary, indent=2, allow_nan=False)

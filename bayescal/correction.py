@@ -26,7 +26,9 @@ import numpy as np
 from scipy import special
 
 from . import _validation as v
-from .metrics import BinnedMoments, binned_moments
+from ._kernels import MAX_ANNOTATORS, bin_pattern_counts
+from .data import count_rows, decode_rows
+from .metrics import BinnedMoments, assign_bins, binned_moments
 
 __all__ = [
     "WEIGHT_RULES",
@@ -238,12 +240,12 @@ def pattern_labels(patterns: np.ndarray, counts: np.ndarray, a, b, rule) -> np.n
     return aggregate(corrected, observed, alpha)
 
 
-def _as_weights(weights: object, channels: Channels, prevalence, corrected, observed) -> np.ndarray:
+def _as_weights(weights: object, channels: Channels, prevalence, corrected, observed, counts=None) -> np.ndarray:
     if isinstance(weights, str):
         rule = v.as_choice(weights, "weights", WEIGHT_RULES)
         if rule == "iv":
             prevalence = (
-                float(plugin_prevalence(corrected, observed))
+                float(plugin_prevalence(corrected, observed, counts))
                 if prevalence is None
                 else v.as_probability(prevalence, "prevalence")
             )
@@ -290,18 +292,19 @@ def corrected_labels(annotations, channels, weights="iv", prevalence=None) -> np
     return _corrected_labels(annotations, channels, weights, prevalence)
 
 
-def _corrected_labels(annotations: np.ndarray, channels, weights, prevalence, weight_sample=None) -> np.ndarray:
+def _corrected_labels(annotations: np.ndarray, channels, weights, prevalence, weight_sample=None, counts=None) -> np.ndarray:
     """:func:`corrected_labels` on an annotation matrix that is already validated.
 
     ``weight_sample`` (validated annotations) is the sample the weights are fitted on, when
     that is not the one being corrected (split and cross-fit NC-ECE, paper App. C.4, F.4).
+    ``counts`` says how many items each row stands for (pattern rows), for the plug-in prevalence.
     """
     channels = _check_channels(channels, annotations.shape[1])
     corrected, observed = per_annotator_corrections(annotations, channels.a, channels.b)
     fit_corrected, fit_observed = (
         (corrected, observed) if weight_sample is None else per_annotator_corrections(weight_sample, channels.a, channels.b)
     )
-    alpha = _as_weights(weights, channels, prevalence, fit_corrected, fit_observed)
+    alpha = _as_weights(weights, channels, prevalence, fit_corrected, fit_observed, None if weight_sample is not None else counts)
     return aggregate(corrected, observed, alpha)
 
 
@@ -374,14 +377,79 @@ def _majority_vote(annotations: np.ndarray, ties: str) -> np.ndarray:
     return np.where(share > 0.5, 1.0, np.where(share < 0.5, 0.0, tie_value))
 
 
-def _ece_of_targets(scores, annotations, n_bins, strategy, targets: Callable[[np.ndarray], np.ndarray]) -> float:
-    """Validate the shared arguments, build per-item targets, return their binned ECE."""
+@dataclass(frozen=True, eq=False)
+class PatternBins:
+    """Items grouped by (equal-width or quantile evaluation bin, response pattern).
+
+    Every ECE whose target depends on the response pattern only (NC-ECE, soft and majority
+    votes) is ``r_l = (1/n) (sum_p counts[l, p] t_p - score_sums[l])`` (paper Eq. 7).
+
+    Attributes
+    ----------
+    patterns : ndarray of int8, shape (P, K)
+        The distinct response patterns, -1 for missing.
+    counts : ndarray of int, shape (M, P)
+    score_sums : ndarray, shape (M,)
+    edges : ndarray, shape (M + 1,)
+    """
+
+    patterns: np.ndarray
+    counts: np.ndarray
+    score_sums: np.ndarray
+    edges: np.ndarray
+
+    @property
+    def pattern_counts(self) -> np.ndarray:
+        return self.counts.sum(axis=0)
+
+    def moments(self, targets: np.ndarray) -> BinnedMoments:
+        """Binned moments of per-pattern targets (P,)."""
+        n = int(self.counts.sum())
+        return BinnedMoments(self.edges, self.counts.sum(axis=1), (self.counts @ targets - self.score_sums) / n, n)
+
+
+def _validated_patterns(scores, annotations, n_bins, strategy):
     scores = v.as_probabilities(scores, "scores")
     annotations = v.as_annotations(annotations, "annotations", n_items=scores.shape[0])
     bins = v.as_n_bins(n_bins, scores.shape[0])
-    strategy = v.as_choice(strategy, "strategy", v.BIN_STRATEGIES)
     v.check_items_annotated(annotations, "annotations")
-    return binned_moments(targets(annotations), scores, bins, strategy).ece
+    return scores, annotations, bins
+
+
+def pattern_bins(scores, annotations, n_bins, strategy) -> PatternBins:
+    """Validate and group items by (bin, pattern): one compiled pass for equal-width bins and
+    up to :data:`bayescal._kernels.MAX_ANNOTATORS` annotators, NumPy otherwise."""
+    strategy = v.as_choice(strategy, "strategy", v.BIN_STRATEGIES)
+    score_array, label_array = v.as_numeric_array(scores, "scores"), v.as_numeric_array(annotations, "annotations")
+    simple = score_array.ndim == 1 and label_array.ndim == 2 and score_array.size > 0 and label_array.shape[0] == score_array.size
+    if strategy == "uniform" and simple and 0 < label_array.shape[1] <= MAX_ANNOTATORS:
+        bins = v.as_n_bins(n_bins, score_array.size)
+        binned = bin_pattern_counts(score_array.astype(np.float64, copy=False), label_array, bins, allow_missing=True)
+        if binned is None:  # the plain checks name the argument and the item
+            _validated_patterns(scores, annotations, n_bins, strategy)
+            raise AssertionError("the compiled checks failed an input the plain checks passed")  # pragma: no cover
+        counts, score_sums = binned
+        present = np.flatnonzero(counts.any(axis=0))
+        patterns = decode_rows(present, label_array.shape[1])[:, 1:].astype(np.int8)
+        return PatternBins(patterns, counts[:, present], score_sums, np.linspace(0.0, 1.0, bins + 1))
+    score_array, label_array, bins = _validated_patterns(scores, annotations, n_bins, strategy)
+    index, edges = assign_bins(score_array, bins, strategy)
+    rows, counts, inverse = count_rows(np.zeros(score_array.size, dtype=np.int64), label_array, return_inverse=True)
+    table = np.zeros((bins, counts.size), dtype=np.int64)
+    np.add.at(table, (index, inverse), 1)
+    return PatternBins(rows[:, 1:].astype(np.int8), table, np.bincount(index, weights=score_array, minlength=bins), edges)
+
+
+def _corrected_moments(data, channels, weights, n_bins: int, strategy: str, weight_sample=None) -> BinnedMoments:
+    """NC-ECE moments of a data set by the pattern route (the one :func:`noise_corrected_ece` takes)."""
+    cells = pattern_bins(data.scores, data.annotations, n_bins, strategy)
+    return cells.moments(_corrected_labels(cells.patterns, channels, weights, None, weight_sample, counts=cells.pattern_counts))
+
+
+def _ece_of_targets(scores, annotations, n_bins, strategy, targets: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> float:
+    """ECE of targets that depend on the response pattern only: ``targets(patterns, counts)``."""
+    cells = pattern_bins(scores, annotations, n_bins, strategy)
+    return cells.moments(targets(cells.patterns, cells.pattern_counts)).ece
 
 
 def noise_corrected_ece(
@@ -412,13 +480,13 @@ def noise_corrected_ece(
     float
     """
     return _ece_of_targets(
-        scores, annotations, n_bins, strategy, lambda a: _corrected_labels(a, channels, weights, prevalence)
+        scores, annotations, n_bins, strategy, lambda patterns, counts: _corrected_labels(patterns, channels, weights, prevalence, counts=counts)
     )
 
 
 def soft_vote_ece(scores, annotations, n_bins=15, strategy="uniform") -> float:
     """Naive ECE against the mean observed response of each item (biased, paper App. B.3)."""
-    return _ece_of_targets(scores, annotations, n_bins, strategy, _soft_vote)
+    return _ece_of_targets(scores, annotations, n_bins, strategy, lambda patterns, _: _soft_vote(patterns))
 
 
 def majority_vote_ece(scores, annotations, n_bins=15, strategy="uniform", ties="half") -> float:
@@ -427,7 +495,7 @@ def majority_vote_ece(scores, annotations, n_bins=15, strategy="uniform", ties="
     ``ties`` as in :func:`majority_vote_labels`.
     """
     ties = v.as_choice(ties, "ties", TIE_RULES)
-    return _ece_of_targets(scores, annotations, n_bins, strategy, lambda a: _majority_vote(a, ties))
+    return _ece_of_targets(scores, annotations, n_bins, strategy, lambda patterns, _: _majority_vote(patterns, ties))
 
 
 #: How :func:`nc_ece` uses the sample (paper §3, App. C.3–C.4).
@@ -559,8 +627,7 @@ def nc_ece(
     if fit_channels is None:
         if mode != "reuse":
             raise ValueError(f"mode must be 'reuse' with known channels (nothing is fitted); saw {mode!r}")
-        targets = _corrected_labels(data.annotations, estimator, weights, None)
-        moments = binned_moments(targets, data.scores, bins, strategy)
+        moments = _corrected_moments(data, estimator, weights, bins, strategy)
         return NCECEResult(moments.ece, moments, (), mode, name, data.n_items)
 
     def channels_from(sample, where: str):
@@ -569,8 +636,7 @@ def nc_ece(
     rng = np.random.default_rng(seed)
     if mode == "reuse":
         fit = channels_from(data, "the whole sample")
-        targets = _corrected_labels(data.annotations, fit.channels, weights, None)
-        moments = binned_moments(targets, data.scores, bins, strategy)
+        moments = _corrected_moments(data, fit.channels, weights, bins, strategy)
         return NCECEResult(moments.ece, moments, (fit,), mode, name, data.n_items)
     if mode == "split":
         if isinstance(split_fraction, bool) or not isinstance(split_fraction, (int, float)) or not 0 < split_fraction < 1:
@@ -581,8 +647,7 @@ def nc_ece(
             raise ValueError(f"split_fraction={split_fraction} leaves an empty sample out of {data.n_items} items")
         fit_part, evaluation = data.subset(order[:n_fit]), data.subset(order[n_fit:])
         fit = channels_from(fit_part, "the channel sample")
-        targets = _corrected_labels(evaluation.annotations, fit.channels, weights, None, fit_part.annotations)
-        moments = binned_moments(targets, evaluation.scores, bins, strategy)
+        moments = _corrected_moments(evaluation, fit.channels, weights, bins, strategy, fit_part.annotations)
         return NCECEResult(moments.ece, moments, (fit,), mode, name, evaluation.n_items)
     n_folds = v.as_int(n_folds, "n_folds", minimum=2)
     if n_folds > data.n_items:

@@ -324,13 +324,19 @@ def count_rows(groups: np.ndarray, annotations: np.ndarray, return_inverse: bool
         counts = tally[present]
     else:
         present, counts = np.unique(codes, return_counts=True)
-    rows = np.empty((present.size, n_annotators + 1), dtype=np.int64)
-    rest = present
+    rows = decode_rows(present, n_annotators)
+    return (rows, counts, np.searchsorted(present, codes)) if return_inverse else (rows, counts)
+
+
+def decode_rows(codes: np.ndarray, n_annotators: int) -> np.ndarray:
+    """Rows ``[group, A_1, ..., A_K]`` (int64) of codes ``group * 3^K + sum_j (A_j + 1) 3^(K-j)``."""
+    rows = np.empty((codes.size, n_annotators + 1), dtype=np.int64)
+    rest = np.asarray(codes, dtype=np.int64)
     for j in range(n_annotators, 0, -1):
         rest, digit = np.divmod(rest, 3)
         rows[:, j] = digit - 1
     rows[:, 0] = rest
-    return (rows, counts, np.searchsorted(present, codes)) if return_inverse else (rows, counts)
+    return rows
 
 
 def _numeric_column(series, name: str) -> np.ndarray:

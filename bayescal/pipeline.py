@@ -6,13 +6,15 @@
 
 from __future__ import annotations
 
+import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
 
 from . import __version__
 from . import _validation as v
-from .channels import ChannelFitError, dawid_skene_em, grouped_em, score_groups
+from .channels import ChannelFitError, dawid_skene_em_counts, grouped_em_counts, score_groups
 from .correction import majority_vote_ece, majority_vote_labels, nc_ece, soft_vote_ece, soft_vote_labels
 from .data import AnnotatedScores
 from .metrics import ReliabilityBand, ReliabilityCurve, binned_curve, expected_calibration_error
@@ -58,11 +60,25 @@ def model_data(data, model: str = "auto") -> tuple[str, str, AnnotatedScores]:
     return name, why, data
 
 
+#: The EM estimate that matches each Bayesian model, run on pattern counts.
+EM_ON_COUNTS = {"dawid_skene": dawid_skene_em_counts, "hui_walter": grouped_em_counts}
+
+
 def frequentist_channels(data, model: str = "auto", seed: int = 0):
     """The EM estimate that matches :func:`choose_model`: Dawid–Skene EM, or grouped EM on score
     groups; returns the :class:`~bayescal.ChannelFit` and the data it was fitted to."""
     name, _, data = model_data(data, model)
-    return (dawid_skene_em if name == "dawid_skene" else grouped_em)(data, seed=v.as_seed(seed)), data
+    return EM_ON_COUNTS[name](data.compress(), seed=v.as_seed(seed)), data
+
+
+@contextmanager
+def _timed(timings: dict, step: str):
+    """Add the wall time of the block to ``timings[step]`` (seconds)."""
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        timings[step] = timings.get(step, 0.0) + time.perf_counter() - start
 
 
 def _undefined(reason: str) -> dict:
@@ -187,16 +203,23 @@ def analyse(data, truth=None, model="auto", priors=None, n_bins=10, interval=0.9
     level = v.as_open_probability(interval, "interval")
     seed = v.as_seed(seed)
 
-    channel_fit, _ = frequentist_channels(data, model, seed)
-    frequentist = _undefined(f"{channel_fit.method} failed: {channel_fit.failure}") if channel_fit.failure else None
-    if frequentist is None:
-        try:
-            frequentist = {"value": nc_ece(data, channel_fit.channels, n_bins=bins).estimate, "estimator": channel_fit.method}
-        except (ChannelFitError, ValueError) as error:
-            frequentist = _undefined(str(error))
-    fit = fit_bayes(data, model=name, priors=priors, seed=seed, progress=progress, **(bayes_options or {}))
-    posterior = posterior_ece(fit, data, n_bins=bins, interval=level, seed=seed)
-    checks = check_model(fit, data, seed=seed)
+    timings = {}
+    with _timed(timings, "compress"):  # every model runs on the (group, pattern) counts
+        counts = data.compress()
+    with _timed(timings, "em"):
+        channel_fit = EM_ON_COUNTS[name](counts, seed=seed)
+        frequentist = _undefined(f"{channel_fit.method} failed: {channel_fit.failure}") if channel_fit.failure else None
+        if frequentist is None:
+            try:
+                frequentist = {"value": nc_ece(data, channel_fit.channels, n_bins=bins).estimate, "estimator": channel_fit.method}
+            except (ChannelFitError, ValueError) as error:
+                frequentist = _undefined(str(error))
+    with _timed(timings, "nuts"):
+        fit = fit_bayes(counts, model=name, priors=priors, seed=seed, progress=progress, **(bayes_options or {}))
+    with _timed(timings, "push_through"):
+        posterior = posterior_ece(fit, data, n_bins=bins, interval=level, seed=seed)
+    with _timed(timings, "checks"):
+        checks = check_model(fit, data, seed=seed)
 
     a, b, prevalence = fit.draws()
     tail = (1.0 - level) / 2.0
@@ -260,5 +283,6 @@ def analyse(data, truth=None, model="auto", priors=None, n_bins=10, interval=0.9
             ],
         },
         "record": _record(data, prevalence, tail, truth, bins),
+        "timings": {step: round(seconds, 3) for step, seconds in timings.items()},
     }
     return Analysis(data, channel_fit, fit, posterior, checks, summary)

@@ -8,9 +8,9 @@ import sys
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-HEAVY = ("numpyro", "arviz", "matplotlib", "dask")
+HEAVY = ("numpyro", "arviz", "matplotlib", "dask", "numba")
 # Modules that must stay numerical: no plotting, no files, no printing, no argv.
-CORES = ("_validation", "data", "metrics", "correction", "simulate", "recalibration", "agreement", "cells")
+CORES = ("_validation", "data", "metrics", "correction", "simulate", "recalibration", "agreement", "cells", "_kernels")
 # io.py reads and writes files by design; it is kept out of CORES and holds no numerical code.
 
 

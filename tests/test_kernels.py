@@ -1,0 +1,93 @@
+"""The compiled one-pass route of ECE and NC-ECE equals the NumPy route, and checks as it reads."""
+
+import numpy as np
+import pytest
+
+import bayescal as bc
+from bayescal._kernels import MAX_ANNOTATORS, bin_pattern_counts
+from bayescal.correction import corrected_labels, pattern_bins
+from bayescal.metrics import binned_moments
+
+
+def _sample(n, k, seed=0):
+    rng = np.random.default_rng(seed)
+    scores = rng.random(n)
+    scores[:12] = np.arange(12) / 11  # exact bin edges, 0 and 1 included
+    annotations = (rng.random((n, k)) < scores[:, None]).astype(np.int8)
+    annotations[rng.random((n, k)) < 0.2] = -1
+    annotations[annotations.max(axis=1) < 0, 0] = 1
+    return scores, annotations
+
+
+@pytest.mark.parametrize("n_bins", [1, 7, 11, 15])
+def test_binary_ece_equals_the_numpy_moments(n_bins):
+    scores, annotations = _sample(3000, 1)
+    labels = (annotations[:, 0] == 1).astype(np.int64)
+    expected = binned_moments(labels.astype(float), scores, n_bins, "uniform").ece  # sums in another order
+    values = {bc.expected_calibration_error(labels.astype(dtype), scores, n_bins) for dtype in (np.int8, np.int64, np.float64, bool)}
+    assert len(values) == 1 and values.pop() == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("k", [1, 3, MAX_ANNOTATORS, MAX_ANNOTATORS + 1])
+def test_nc_ece_equals_the_per_item_route(k):
+    scores, annotations = _sample(4000, k, seed=k)
+    channels = bc.Channels(np.linspace(0.05, 0.3, k), np.linspace(0.95, 0.7, k))
+    for strategy in ("uniform", "quantile"):
+        per_item = binned_moments(corrected_labels(annotations, channels), scores, 10, strategy).ece
+        assert bc.noise_corrected_ece(scores, annotations, channels, 10, strategy) == pytest.approx(per_item, rel=1e-12, abs=1e-15)
+        soft = binned_moments(bc.soft_vote_labels(annotations), scores, 10, strategy).ece
+        assert bc.soft_vote_ece(scores, annotations, 10, strategy) == pytest.approx(soft, rel=1e-12, abs=1e-15)
+
+
+def test_pattern_bins_count_every_item_once():
+    scores, annotations = _sample(2000, 4)
+    cells = pattern_bins(scores, annotations, 9, "uniform")
+    assert cells.counts.sum() == 2000 and len({tuple(p) for p in cells.patterns}) == len(cells.patterns)
+    np.testing.assert_allclose(cells.score_sums.sum(), scores.sum(), rtol=1e-13)
+    numpy_route = pattern_bins(scores, annotations, 9, "quantile")
+    assert numpy_route.counts.sum() == 2000 and sorted(map(tuple, numpy_route.patterns)) == sorted(map(tuple, cells.patterns))
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda z, a: (np.where(np.arange(z.size) == 5, np.nan, z), a), r"scores must be finite; saw nan at position 5"),
+        (lambda z, a: (np.where(np.arange(z.size) == 7, 1.5, z), a), r"scores must lie in \[0, 1\]; saw 1.5 at position 7"),
+        (lambda z, a: (z, np.where(np.arange(z.size)[:, None] == 9, 2, a)), r"annotations must contain only 0, 1 or -1 \(missing\); saw 2 at row 9"),
+        (lambda z, a: (z, np.where(np.arange(z.size)[:, None] == 11, -1, a)), r"annotations has 1 item\(s\) with no observed annotation \(rows 11\)"),
+    ],
+)
+def test_bad_input_found_by_the_compiled_pass_gets_the_usual_message(change, message):
+    scores, annotations = _sample(50, 3)
+    bad_scores, bad_annotations = change(scores, annotations)
+    with pytest.raises(ValueError, match=message):
+        bc.noise_corrected_ece(bad_scores, bad_annotations, bc.Channels([0.1, 0.2, 0.1], [0.9, 0.8, 0.85]), 10)
+
+
+def test_bad_labels_found_by_the_compiled_pass_name_y_true():
+    with pytest.raises(ValueError, match=r"y_true must contain only 0 and 1; saw 2 at position 2"):
+        bc.expected_calibration_error([0, 1, 2, 1], [0.1, 0.2, 0.3, 0.4], 5)
+    with pytest.raises(ValueError, match=r"y_prob must be finite; saw nan at position 1"):
+        bc.expected_calibration_error([0, 1, 0, 1], [0.1, np.nan, 0.3, 0.4], 5)
+
+
+@pytest.mark.parametrize(
+    "scores, rows, allow_missing",
+    [
+        ([0.1, np.nan, 0.3], [[1], [0], [1]], False),
+        ([0.1, 1.05, 0.3], [[1], [0], [1]], False),  # in the spare bin's range, but above 1
+        ([0.1, -0.01, 0.3], [[1], [0], [1]], False),
+        ([0.1, np.inf, 0.3], [[1], [0], [1]], False),
+        ([0.1, 0.2, 0.3], [[1], [0.5], [1]], False),
+        ([0.1, 0.2, 0.3], [[1], [-1], [1]], False),  # missing, where it is not allowed
+        ([0.1, 0.2, 0.3], [[1, 0], [-1, -1], [0, 1]], True),  # no label at all
+        ([0.1, 0.2, 0.3], [[1, 0], [2, 1], [0, 1]], True),
+    ],
+)
+def test_the_kernel_refuses_every_kind_of_bad_item(scores, rows, allow_missing):
+    assert bin_pattern_counts(np.array(scores), np.array(rows), 4, allow_missing) is None
+
+
+def test_scores_of_exactly_one_go_to_the_last_bin():
+    counts, sums = bin_pattern_counts(np.array([1.0, 1.0, 0.99, 0.0]), np.array([[1], [0], [1], [0]]), 4, False)
+    assert counts.tolist() == [[0, 1, 0], [0, 0, 0], [0, 0, 0], [0, 1, 2]] and sums.tolist() == [0.0, 0.0, 0.0, 2.99]
