@@ -15,9 +15,10 @@ which holds exactly the scores equal to 1 (the last bin's closed end, ``min(floo
 1)``) when its score sum equals its count; otherwise it is bad too.
 
 Scores are summed in LANES interleaved accumulators (item i into lane i % LANES) so that
-consecutive items do not wait on each other; the order is fixed, so results are reproducible
-to the bit, and the binary-label kernel and the pattern kernel sum in the same order, which
-keeps NC-ECE with perfect channels equal to the clean ECE to the last bit.
+consecutive items do not wait on each other, and from THREADED_FROM items on the two halves of
+the items run in two threads.  The order is fixed by n alone, so results are reproducible to
+the bit, and the binary-label kernel and the pattern kernel sum in the same order, which keeps
+NC-ECE with perfect channels equal to the clean ECE to the last bit.
 
 Numba is imported on first use only (``import bayescal`` stays light), and the compiled code is
 cached on disk: a process pays the compilation once per input dtype, not per call.
@@ -25,6 +26,8 @@ cached on disk: a process pays the compilation once per input dtype, not per cal
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 
 import numpy as np
@@ -32,6 +35,8 @@ import numpy as np
 #: Largest K handled here: 3^K row codes per bin (59 049 for K = 10).
 MAX_ANNOTATORS = 10
 LANES = 4
+#: From this many items on, the two halves run in two threads.
+THREADED_FROM = 1 << 18
 
 
 @cache
@@ -55,7 +60,7 @@ def _compiled():
             digit = np.int64(label)
             b, ok = score_bin(z, n_bins)
             ok &= (digit == label) & (np.uint64(digit) <= np.uint64(1))
-            lane = i % LANES
+            lane = i & (LANES - 1)  # LANES is a power of two
             counts[lane, 2 * b + digit if ok else bad_cell] += 1
             sums[lane, b if ok else n_bins + 1] += z
         return counts.sum(axis=0)[:bad_cell].reshape(n_bins + 1, 2), sums[0] + sums[1] + sums[2] + sums[3], counts[:, bad_cell].sum()
@@ -81,17 +86,41 @@ def _compiled():
                 code = 3 * code + digit + 1
             ok &= observed
             counts[b * n_codes + code if ok else bad_cell] += 1
-            sums[i % LANES, b if ok else n_bins + 1] += z
+            sums[i & (LANES - 1), b if ok else n_bins + 1] += z
         return counts[:bad_cell].reshape(n_bins + 1, n_codes), sums[0] + sums[1] + sums[2] + sums[3], counts[bad_cell]
 
     return binary_counts, pattern_counts
 
 
+def _pool() -> ThreadPoolExecutor:
+    """Two worker threads of this process (a forked child gets its own: threads do not survive a fork)."""
+    global _POOL, _POOL_PID
+    if _POOL is None or _POOL_PID != os.getpid():
+        _POOL, _POOL_PID = ThreadPoolExecutor(max_workers=2, thread_name_prefix="bayescal-kernel"), os.getpid()
+    return _POOL
+
+
+_POOL: ThreadPoolExecutor | None = None
+_POOL_PID: int | None = None
+
+
+def _in_halves(kernel, scores: np.ndarray, rows: np.ndarray, *options):
+    """Run a kernel on each half of the items in its own thread (the kernels release the GIL)
+    and add the halves; the split depends on n only, so every kernel sums in the same order."""
+    scores, rows = np.ascontiguousarray(scores), np.ascontiguousarray(rows)
+    if scores.shape[0] < THREADED_FROM:
+        return kernel(scores, rows, *options)
+    half = scores.shape[0] // 2
+    second = _pool().submit(kernel, scores[half:], rows[half:], *options)
+    counts, sums, bad = kernel(scores[:half], rows[:half], *options)
+    more_counts, more_sums, more_bad = second.result()
+    return counts + more_counts, sums + more_sums, bad + more_bad
+
+
 def binary_bin_counts(scores: np.ndarray, labels: np.ndarray, n_bins: int):
     """``(counts (M, 2) of labels 0 and 1 per bin, score sums (M,))``, or ``None`` for bad input."""
     binary_counts, _ = _compiled()
-    counts, sums, bad = binary_counts(np.ascontiguousarray(scores), np.ascontiguousarray(labels), n_bins)
-    return _fold(counts, sums, bad, n_bins)
+    return _fold(*_in_halves(binary_counts, scores, labels, n_bins), n_bins)
 
 
 def bin_pattern_counts(scores: np.ndarray, rows: np.ndarray, n_bins: int, allow_missing: bool):
@@ -99,8 +128,7 @@ def bin_pattern_counts(scores: np.ndarray, rows: np.ndarray, n_bins: int, allow_
 
     ``code = sum_j (A_ij + 1) 3^(K-1-j)``, as :func:`bayescal.data.count_rows` codes a row."""
     _, pattern_counts = _compiled()
-    counts, sums, bad = pattern_counts(np.ascontiguousarray(scores), np.ascontiguousarray(rows), n_bins, allow_missing)
-    return _fold(counts, sums, bad, n_bins)
+    return _fold(*_in_halves(pattern_counts, scores, rows, n_bins, allow_missing), n_bins)
 
 
 def _fold(counts: np.ndarray, sums: np.ndarray, bad: int, n_bins: int):

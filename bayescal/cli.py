@@ -134,7 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--n-bins", type=_integer_argument(1, allow_auto=True), default=10, help="equal-width evaluation bins, or 'auto' = round(n^(1/3)) (default: 10, as in the paper)"
     )
     demo.add_argument("--no-bayes", action="store_true", help="skip the Bayesian fit and the report (quicker)")
-    demo.add_argument("--out", default="bayescal-demo", help="directory of the demo's table and report (default: bayescal-demo, replaced if it exists)")
+    demo.add_argument("--out", default="bayescal-demo", help="directory of the demo's table and report; its files are rewritten on every run (default: bayescal-demo)")
 
     fit = commands.add_parser(
         "fit",
@@ -355,12 +355,12 @@ def run_sensitivity(args) -> str:
         write_json(out / "sensitivity.json", {"model": name, "why": why, "reference": result.reference, "level": result.level, "rows": records})
     if args.json:
         return json.dumps({"model": name, "reference": result.reference, "level": result.level, "rows": records}, indent=2, allow_nan=False)
-    with pd_options():
+    with _wide_display():
         text = result.table.round(4).to_string()
     return f"bayescal sensitivity: model {name} ({why}); reference prior {result.reference!r}; {result.level:.0%} intervals\n{text}"
 
 
-def pd_options():
+def _wide_display():
     import pandas as pd
 
     return pd.option_context("display.width", 200, "display.max_rows", 500)

@@ -22,7 +22,7 @@ import numpy as np
 
 from .data import AnnotatedScores
 
-__all__ = ["Table", "TableError", "prepare_output", "read_long_tables", "read_priors", "read_wide_table", "write_atomic", "write_json", "write_table"]
+__all__ = ["Table", "TableError", "prepare_output", "read_json", "read_long_tables", "read_priors", "read_wide_table", "write_atomic", "write_json", "write_table"]
 
 #: File suffixes understood by :func:`read_wide_table`.
 TABLE_SUFFIXES = (".csv", ".parquet", ".pq")
@@ -300,6 +300,17 @@ def write_table(path, frame) -> pathlib.Path:
     return write_atomic(path, lambda temporary: frame.to_parquet(temporary, index=False))
 
 
+def read_json(path, hint: str = "") -> object:
+    """A JSON file, with one-line errors for an absent file (``hint`` appended) or bad JSON."""
+    path = pathlib.Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such file{hint}")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise ValueError(f"{path}: not valid JSON ({error})") from None
+
+
 def read_priors(path, named: bool = False):
     """Priors from a JSON file.
 
@@ -317,12 +328,7 @@ def read_priors(path, named: bool = False):
     from .priors import Priors
 
     path = pathlib.Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: no such file")
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise ValueError(f"{path}: not valid JSON ({error})") from None
+    document = read_json(path)
     allowed = ("false_positive", "sensitivity", "prevalence")
 
     def one(values, where: str):

@@ -16,10 +16,9 @@ from __future__ import annotations
 import base64
 import html
 import io
-import json
 import pathlib
 
-from .io import write_atomic
+from .io import read_json, write_atomic
 
 __all__ = ["REPORT_FILE", "SUMMARY_FILE", "POSTERIOR_FILE", "render_report", "report_html"]
 
@@ -298,12 +297,7 @@ def _figures(summary: dict, fit) -> dict[str, bytes]:
 def load_summary(directory) -> dict:
     """``summary.json`` of a results directory, with a one-line error when it is absent or broken."""
     path = pathlib.Path(directory) / SUMMARY_FILE
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: no such file; is {directory} a directory written by bayescal fit?")
-    try:
-        summary = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise ValueError(f"{path}: not valid JSON ({error})") from None
+    summary = read_json(path, hint=f"; is {directory} a directory written by bayescal fit?")
     missing = [key for key in ("data", "model", "identification", "channels", "ece", "reliability", "checks", "record") if key not in summary]
     if not isinstance(summary, dict) or missing:
         raise ValueError(f"{path}: not a bayescal fit summary (missing {', '.join(missing) or 'everything'}); re-run bayescal fit")

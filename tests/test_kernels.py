@@ -91,3 +91,46 @@ def test_the_kernel_refuses_every_kind_of_bad_item(scores, rows, allow_missing):
 def test_scores_of_exactly_one_go_to_the_last_bin():
     counts, sums = bin_pattern_counts(np.array([1.0, 1.0, 0.99, 0.0]), np.array([[1], [0], [1], [0]]), 4, False)
     assert counts.tolist() == [[0, 1, 0], [0, 0, 0], [0, 0, 0], [0, 1, 2]] and sums.tolist() == [0.0, 0.0, 0.0, 2.99]
+
+
+def test_large_inputs_run_in_two_threads_and_keep_perfect_channels_exact():
+    from bayescal._kernels import THREADED_FROM
+
+    n = THREADED_FROM + 12345
+    rng = np.random.default_rng(9)
+    scores = rng.random(n)
+    labels = (rng.random(n) < scores).astype(np.int8)
+    perfect = bc.Channels([0.0, 0.0], [1.0, 1.0])
+    clean = bc.expected_calibration_error(labels, scores, 12)
+    assert bc.noise_corrected_ece(scores, np.column_stack([labels, labels]), perfect, 12) == clean
+    assert clean == pytest.approx(binned_moments(labels.astype(float), scores, 12, "uniform").ece, rel=1e-12)
+    bad = scores.copy()
+    bad[n - 3] = np.nan  # in the second half, the other thread's
+    with pytest.raises(ValueError, match=f"y_prob must be finite; saw nan at position {n - 3}"):
+        bc.expected_calibration_error(labels, bad, 12)
+
+
+def _ece_in_child(queue):
+    from bayescal._kernels import THREADED_FROM
+
+    rng = np.random.default_rng(1)
+    scores = rng.random(THREADED_FROM + 1)
+    queue.put(bc.expected_calibration_error((scores > 0.5).astype(int), scores, 10))
+
+
+@pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")  # JAX, if a test imported it, warns on any fork
+def test_a_forked_child_gets_its_own_threads():
+    import multiprocessing
+
+    from bayescal._kernels import THREADED_FROM
+
+    rng = np.random.default_rng(1)
+    scores = rng.random(THREADED_FROM + 1)
+    expected = bc.expected_calibration_error((scores > 0.5).astype(int), scores, 10)  # the parent's threads exist now
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_ece_in_child, args=(queue,))
+    child.start()
+    child.join(timeout=120)
+    assert child.exitcode == 0, "the child hung or failed"
+    assert queue.get(timeout=5) == expected
