@@ -4,12 +4,23 @@ Commands
 --------
 ``bayescal fit TABLE --score COL --annotators A,B,... --out DIR``
     Fit a table's annotators and report naive ECE, NC-ECE with an interval and the model
-    checks; writes DIR/summary.json and DIR/posterior.nc (README: "summary.json").
+    checks; writes DIR/summary.json (README: "summary.json"), DIR/posterior.nc, DIR/report.html
+    and DIR/figures/*.png.  ``--long --scores FILE`` reads one row per response instead.
+``bayescal report DIR``
+    Re-render the report from summary.json and posterior.nc, without refitting.
+``bayescal recalibrate TABLE ... --method M --out DIR``
+    Fit a map to EM-corrected labels; write its parameters and the recalibrated table.
+``bayescal sensitivity TABLE ... --priors FILE``
+    Refit under named priors and tabulate how the posterior moves.
 ``bayescal demo``
     Simulate the paper's toy data (§6.1) and compare the predictor's clean-label ECE with the
     naive noisy-label ECEs and the noise-corrected ECE with true and with estimated channels;
-    check the Bayesian fit against the annotations; then recalibrate the predictor by Platt
-    scaling fitted to naive and to corrected labels (paper §5).
+    check the Bayesian fit against the annotations; recalibrate the predictor by Platt scaling
+    fitted to naive and to corrected labels (paper §5); then run ``fit`` on the simulated table
+    and end with the path of its report.
+
+Errors are one line on standard error and exit status 2 (``--debug`` shows the traceback);
+warnings are one line each.
 """
 
 from __future__ import annotations
@@ -35,10 +46,10 @@ from .recalibration import METHODS, recalibration_study
 from .simulate import TOY_CONDITIONS, toy_data
 
 DEMO_EXAMPLE = "example: bayescal demo --condition shifted --n 8000 --seed 0"
-FIT_EXAMPLE = "example: bayescal fit examples/judged.csv --score score --annotators ann,bob,cy --out results"
+FIT_EXAMPLE = "example: bayescal fit examples/judged.csv --score score --annotators ann,bob,cy,dee --out results"
 REPORT_EXAMPLE = "example: bayescal report results"
-RECALIBRATE_EXAMPLE = "example: bayescal recalibrate examples/judged.csv --score score --annotators ann,bob,cy --method platt --out recalibrated"
-SENSITIVITY_EXAMPLE = "example: bayescal sensitivity examples/judged.csv --score score --annotators ann,bob,cy --priors examples/priors.json"
+RECALIBRATE_EXAMPLE = "example: bayescal recalibrate examples/judged.csv --score score --annotators ann,bob,cy,dee --method platt --out recalibrated"
+SENSITIVITY_EXAMPLE = "example: bayescal sensitivity examples/judged.csv --score score --annotators ann,bob,cy,dee --priors examples/priors.json"
 LONG_HELP = "with --long, TABLE holds one row per response (columns --item, --annotator, --label) and --scores names the table of item scores"
 
 

@@ -19,7 +19,7 @@ HERE = pathlib.Path(__file__).parent
 CHANNELS = bc.Channels(a=np.array([0.08, 0.15, 0.10, 0.25]), b=np.array([0.85, 0.90, 0.75, 0.80]))
 
 
-def main() -> None:
+def main(folder: pathlib.Path = HERE) -> None:
     simulation = bc.simulate_annotated(3000, CHANNELS, calibration=lambda z: 0.5 + 0.7 * (z - 0.5), seed=2026)
     labels = simulation.data.annotations.astype(np.float64)
     rng = np.random.default_rng(7)
@@ -28,9 +28,9 @@ def main() -> None:
     for j, name in enumerate(("ann", "bob", "cy", "dee")):
         table[name] = pd.array(labels[:, j], dtype="Int64")
     table["truth"] = simulation.labels
-    table.to_csv(HERE / "judged.csv", index=False)
+    table.to_csv(folder / "judged.csv", index=False)
     priors = {"flat": {}, "sensitive judges": {"sensitivity": [8, 2]}, "careful judges": {"false_positive": [2, 8]}}
-    (HERE / "priors.json").write_text(json.dumps(priors, indent=2) + "\n")
+    (folder / "priors.json").write_text(json.dumps(priors, indent=2) + "\n")
 
 
 if __name__ == "__main__":
