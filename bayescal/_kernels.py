@@ -26,8 +26,7 @@ cached on disk: a process pays the compilation once per input dtype, not per cal
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
+import threading
 from functools import cache
 
 import numpy as np
@@ -92,18 +91,6 @@ def _compiled():
     return binary_counts, pattern_counts
 
 
-def _pool() -> ThreadPoolExecutor:
-    """Two worker threads of this process (a forked child gets its own: threads do not survive a fork)."""
-    global _POOL, _POOL_PID
-    if _POOL is None or _POOL_PID != os.getpid():
-        _POOL, _POOL_PID = ThreadPoolExecutor(max_workers=2, thread_name_prefix="bayescal-kernel"), os.getpid()
-    return _POOL
-
-
-_POOL: ThreadPoolExecutor | None = None
-_POOL_PID: int | None = None
-
-
 def _in_halves(kernel, scores: np.ndarray, rows: np.ndarray, *options):
     """Run a kernel on each half of the items in its own thread (the kernels release the GIL)
     and add the halves; the split depends on n only, so every kernel sums in the same order."""
@@ -111,9 +98,15 @@ def _in_halves(kernel, scores: np.ndarray, rows: np.ndarray, *options):
     if scores.shape[0] < THREADED_FROM:
         return kernel(scores, rows, *options)
     half = scores.shape[0] // 2
-    second = _pool().submit(kernel, scores[half:], rows[half:], *options)
+    # A thread per call, not a pool: nothing to go stale in a forked child, and starting one
+    # costs microseconds against the milliseconds of a half of 2^18 items or more.
+    second = []
+    worker = threading.Thread(target=lambda: second.append(kernel(scores[half:], rows[half:], *options)), name="bayescal-kernel")
+    worker.start()
     counts, sums, bad = kernel(scores[:half], rows[:half], *options)
-    more_counts, more_sums, more_bad = second.result()
+    worker.join()
+    # A failure in the thread (none is expected of a compiled kernel) is raised here instead.
+    more_counts, more_sums, more_bad = second[0] if second else kernel(scores[half:], rows[half:], *options)
     return counts + more_counts, sums + more_sums, bad + more_bad
 
 

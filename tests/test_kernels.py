@@ -119,7 +119,7 @@ def _ece_in_child(queue):
 
 
 @pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")  # JAX, if a test imported it, warns on any fork
-def test_a_forked_child_gets_its_own_threads():
+def test_a_forked_child_computes_with_its_own_threads():
     import multiprocessing
 
     from bayescal._kernels import THREADED_FROM
