@@ -241,6 +241,7 @@ def analyse(data, truth=None, model="auto", priors=None, n_bins=10, interval=0.9
             "n_items": data.n_items,
             "annotators": list(data.annotator_names),
             "missing_rate": float((data.annotations == -1).mean()),
+            "missing_by_annotator": {name: float(rate) for name, rate in zip(data.annotator_names, (data.annotations == -1).mean(axis=0))},
             "groups": {str(int(g)): int(n) for g, n in zip(ids, sizes)},
         },
         "model": {

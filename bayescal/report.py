@@ -81,6 +81,10 @@ def _data_section(summary: dict) -> str:
                 f"<tr>{_cell('items')}{_cell(data['n_items'], 'n-items')}</tr>",
                 f"<tr>{_cell('annotators')}{_cell(', '.join(data['annotators']), 'annotators', text=True)}</tr>",
                 f"<tr>{_cell('missing labels')}{_cell(format(data['missing_rate'], '.1%'), 'missing-rate')}</tr>",
+                *(
+                    f"<tr>{_cell(f'… of {name}')}{_cell(format(rate, '.1%'), f'missing-{name}')}</tr>"
+                    for name, rate in data.get("missing_by_annotator", {}).items()
+                ),
             ],
         ),
         "<p>Score groups and their sizes:</p>",

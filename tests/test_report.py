@@ -62,6 +62,7 @@ def test_key_numbers_are_the_summary_numbers(results):
     assert _text("naive-majority-vote", page) == f"{ece['naive']['majority_vote']:.4f}"
     assert _text("oracle-ece", page) == f"{ece['oracle']['value']:.4f}"
     assert _text("n-items", page) == "1200" and _text("annotators", page) == "ann, bob, cy, dee"
+    assert _text("missing-rate", page) == "0.0%" and _text("missing-dee", page) == "0.0%"
     assert _text("identification-status", page) == "identified"
     bob = summary["channels"]["bob"]["b"]
     assert _text("b-bob-posterior", page) == f"{bob['posterior_mean']:.4f}" and _text("b-bob-em", page) == f"{bob['em']:.4f}"
