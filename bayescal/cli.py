@@ -357,7 +357,7 @@ def run_sensitivity(args) -> str:
     out = _output_directory(args)
     named = read_priors(args.priors, named=True)
     name, why, data = model_data(_read_input(args).data, args.model)
-    result = prior_sensitivity(data, model=name, priors=named, n_bins=args.n_bins, seed=args.seed, **_bayes_options(args))
+    result = prior_sensitivity(data, model=name, priors=named, n_bins=args.n_bins, seed=args.seed, progress=_progress(args), **_bayes_options(args))
     frame = result.table.reset_index()
     records = json.loads(frame.to_json(orient="records"))
     if out is not None:

@@ -20,6 +20,7 @@ Two complementary studies:
 from __future__ import annotations
 
 import itertools
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -135,6 +136,7 @@ def prior_sensitivity(
     num_warmup=1000,
     num_samples=1000,
     seed=0,
+    progress=False,
 ) -> PriorSensitivity:
     """Refit under each prior and tabulate how the posterior moves (module docstring).
 
@@ -151,6 +153,8 @@ def prior_sensitivity(
     interval : float in (0, 1), default 0.9
     num_chains, num_warmup, num_samples, seed
         NUTS settings, as in :func:`bayescal.fit_bayes`; every prior uses the same seed.
+    progress : bool, default False
+        A progress bar per prior's run when standard error is a terminal.
 
     Returns
     -------
@@ -167,6 +171,8 @@ def prior_sensitivity(
     level = v.as_open_probability(interval, "interval")
     bins = v.as_n_bins(n_bins, data.n_items)
     seed = v.as_seed(seed)
+    if not isinstance(progress, bool):
+        raise TypeError(f"progress must be True or False; saw {progress!r}")
     grouped = model == "hui_walter"
     counts = data.compress()
     require_identified(data.n_annotators, np.unique(counts.groups).size if grouped else 1, f"prior_sensitivity(model={model!r})")
@@ -178,6 +184,7 @@ def prior_sensitivity(
         v.as_int(num_chains, "num_chains", minimum=1),
         v.as_int(num_warmup, "num_warmup", minimum=1),
         v.as_int(num_samples, "num_samples", minimum=1),
+        progress=progress and sys.stderr.isatty(),
     )
 
     fits, eces, draws = {}, {}, {}

@@ -321,3 +321,33 @@ def test_debug_shows_the_traceback(tmp_path):
 def test_every_command_has_help_with_an_example(command):
     result = run(command, "--help")
     assert result.returncode == 0 and f"example: bayescal {command}" in result.stdout
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_progress_bar_on_a_terminal_unless_quiet(judged_table, quiet):
+    import os
+    import pty
+
+    import fcntl
+    import struct
+    import termios
+
+    parent, child = pty.openpty()  # standard error is a terminal, as in a shell
+    fcntl.ioctl(child, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))  # tqdm draws nothing 0 columns wide
+    script = pathlib.Path(sys.executable).with_name("bayescal")
+    argv = [str(script), "fit", str(judged_table / "judged.csv"), "--score", "p", "--annotators", "ann,bob,cy",
+            "--out", str(judged_table / f"tty-{quiet}"), "--chains", "2", "--warmup", "50", "--samples", "50"]
+    process = subprocess.Popen(argv + (["--quiet"] if quiet else []), stdout=subprocess.DEVNULL, stderr=child)
+    os.close(child)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(parent, 4096)
+        except OSError:  # the terminal closed: the command has ended
+            break
+        if not chunk:
+            break
+        seen += chunk
+    assert process.wait(timeout=600) == 0
+    os.close(parent)
+    assert (b"NUTS (2 chains)" in seen) is not quiet

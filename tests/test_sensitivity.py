@@ -99,6 +99,8 @@ def test_prior_grid_and_bad_priors():
         prior_sensitivity(data, priors=[bc.Priors()], reference="flat")
     with pytest.raises(bc.IdentificationError):
         prior_sensitivity(bc.AnnotatedScores(data.scores, data.annotations[:, :2]), priors=[bc.Priors()])
+    with pytest.raises(TypeError, match="progress must be True or False; saw 'yes'"):
+        prior_sensitivity(data, priors=[bc.Priors()], progress="yes")
     with pytest.raises(TypeError, match="fit must be a bayescal.BayesFit"):
         power_scaling(data)
 
