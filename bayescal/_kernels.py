@@ -20,14 +20,14 @@ the items run in two threads.  The order is fixed by n alone, so results are rep
 the bit, and the binary-label kernel and the pattern kernel sum in the same order, which keeps
 NC-ECE with perfect channels equal to the clean ECE to the last bit.
 
-Numba is imported on first use only (``import bayescal`` stays light), and the compiled code is
-cached on disk: a process pays the compilation once per input dtype, not per call.
+The compiled functions live in :mod:`bayescal._compiled_kernels`, imported on first use only
+(``import bayescal`` stays light); Numba caches their machine code on disk, so a process loads
+it instead of compiling (once per input dtype and, for patterns, per K).
 """
 
 from __future__ import annotations
 
 import threading
-from functools import cache
 
 import numpy as np
 
@@ -36,59 +36,6 @@ MAX_ANNOTATORS = 10
 LANES = 4
 #: From this many items on, the two halves run in two threads.
 THREADED_FROM = 1 << 18
-
-
-@cache
-def _compiled():
-    import numba
-
-    @numba.njit(cache=True, nogil=True, inline="always")
-    def score_bin(z, n_bins):
-        """``floor(z M)`` and whether it is a bin (0..M, the spare M included; NaN is not)."""
-        b = np.int64(np.floor(z * n_bins))
-        return b, (z == z) & (np.uint64(b) <= np.uint64(n_bins))
-
-    @numba.njit(cache=True, nogil=True)
-    def binary_counts(scores, labels, n_bins):
-        bad_cell = 2 * (n_bins + 1)
-        counts = np.zeros((LANES, bad_cell + 1), dtype=np.int64)
-        sums = np.zeros((LANES, n_bins + 2))
-        for i in range(scores.shape[0]):
-            z = scores[i]
-            label = labels[i]
-            digit = np.int64(label)
-            b, ok = score_bin(z, n_bins)
-            ok &= (digit == label) & (np.uint64(digit) <= np.uint64(1))
-            lane = i & (LANES - 1)  # LANES is a power of two
-            counts[lane, 2 * b + digit if ok else bad_cell] += 1
-            sums[lane, b if ok else n_bins + 1] += z
-        return counts.sum(axis=0)[:bad_cell].reshape(n_bins + 1, 2), sums[0] + sums[1] + sums[2] + sums[3], counts[:, bad_cell].sum()
-
-    @numba.njit(cache=True, nogil=True)
-    def pattern_counts(scores, rows, n_bins, allow_missing):
-        n, k = rows.shape
-        n_codes = 3**k
-        lowest = -1 if allow_missing else 0
-        counts = np.zeros((n_bins + 1) * n_codes + 1, dtype=np.int64)
-        bad_cell = counts.size - 1
-        sums = np.zeros((LANES, n_bins + 2))
-        for i in range(n):
-            z = scores[i]
-            b, ok = score_bin(z, n_bins)
-            code = 0
-            observed = False
-            for j in range(k):
-                value = rows[i, j]
-                digit = np.int64(value)
-                ok &= (digit == value) & (digit >= lowest) & (digit <= 1)
-                observed |= digit >= 0
-                code = 3 * code + digit + 1
-            ok &= observed
-            counts[b * n_codes + code if ok else bad_cell] += 1
-            sums[i & (LANES - 1), b if ok else n_bins + 1] += z
-        return counts[:bad_cell].reshape(n_bins + 1, n_codes), sums[0] + sums[1] + sums[2] + sums[3], counts[bad_cell]
-
-    return binary_counts, pattern_counts
 
 
 def _in_halves(kernel, scores: np.ndarray, rows: np.ndarray, *options):
@@ -112,7 +59,8 @@ def _in_halves(kernel, scores: np.ndarray, rows: np.ndarray, *options):
 
 def binary_bin_counts(scores: np.ndarray, labels: np.ndarray, n_bins: int):
     """``(counts (M, 2) of labels 0 and 1 per bin, score sums (M,))``, or ``None`` for bad input."""
-    binary_counts, _ = _compiled()
+    from ._compiled_kernels import binary_counts
+
     return _fold(*_in_halves(binary_counts, scores, labels, n_bins), n_bins)
 
 
@@ -120,8 +68,9 @@ def bin_pattern_counts(scores: np.ndarray, rows: np.ndarray, n_bins: int, allow_
     """``(counts (M, 3^K) per (bin, row code), score sums (M,))``, or ``None`` for bad input.
 
     ``code = sum_j (A_ij + 1) 3^(K-1-j)``, as :func:`bayescal.data.count_rows` codes a row."""
-    _, pattern_counts = _compiled()
-    return _fold(*_in_halves(pattern_counts, scores, rows, n_bins, allow_missing), n_bins)
+    from ._compiled_kernels import pattern_kernel
+
+    return _fold(*_in_halves(pattern_kernel(rows.shape[1]), scores, rows, n_bins, allow_missing), n_bins)
 
 
 def _fold(counts: np.ndarray, sums: np.ndarray, bad: int, n_bins: int):

@@ -10,7 +10,7 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 HEAVY = ("numpyro", "arviz", "matplotlib", "dask", "numba")
 # Modules that must stay numerical: no plotting, no files, no printing, no argv.
-CORES = ("_validation", "data", "metrics", "correction", "simulate", "recalibration", "agreement", "cells", "_kernels")
+CORES = ("_validation", "data", "metrics", "correction", "simulate", "recalibration", "agreement", "cells", "_kernels", "_compiled_kernels")
 # io.py reads and writes files by design; it is kept out of CORES and holds no numerical code.
 
 
