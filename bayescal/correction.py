@@ -28,7 +28,7 @@ from scipy import special
 from . import _validation as v
 from ._kernels import MAX_ANNOTATORS, bin_pattern_counts
 from .data import count_rows, decode_rows
-from .metrics import BinnedMoments, assign_bins, binned_moments
+from .metrics import BinnedMoments, ReliabilityCurve, assign_bins, binned_moments
 
 __all__ = [
     "WEIGHT_RULES",
@@ -407,6 +407,17 @@ class PatternBins:
         n = int(self.counts.sum())
         return BinnedMoments(self.edges, self.counts.sum(axis=1), (self.counts @ targets - self.score_sums) / n, n)
 
+    def curve(self, targets: np.ndarray) -> ReliabilityCurve:
+        """Reliability curve of per-pattern targets (P,): mean score and mean target per bin (NaN if empty)."""
+        items = self.counts.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):  # 0/0 -> NaN marks empty bins
+            return ReliabilityCurve(self.edges, items, self.score_sums / items, (self.counts @ targets) / items)
+
+    def corrected_targets(self, channels, weights="iv", prevalence=None, weight_sample=None) -> np.ndarray:
+        """Corrected label of each pattern (:func:`corrected_labels`; the IV plug-in prevalence
+        weighs each pattern by its items)."""
+        return _corrected_labels(self.patterns, channels, weights, prevalence, weight_sample, counts=self.pattern_counts)
+
 
 def _validated_patterns(scores, annotations, n_bins, strategy):
     scores = v.as_probabilities(scores, "scores")
@@ -443,13 +454,13 @@ def pattern_bins(scores, annotations, n_bins, strategy) -> PatternBins:
 def _corrected_moments(data, channels, weights, n_bins: int, strategy: str, weight_sample=None) -> BinnedMoments:
     """NC-ECE moments of a data set by the pattern route (the one :func:`noise_corrected_ece` takes)."""
     cells = pattern_bins(data.scores, data.annotations, n_bins, strategy)
-    return cells.moments(_corrected_labels(cells.patterns, channels, weights, None, weight_sample, counts=cells.pattern_counts))
+    return cells.moments(cells.corrected_targets(channels, weights, weight_sample=weight_sample))
 
 
-def _ece_of_targets(scores, annotations, n_bins, strategy, targets: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> float:
-    """ECE of targets that depend on the response pattern only: ``targets(patterns, counts)``."""
+def _ece_of_targets(scores, annotations, n_bins, strategy, targets: Callable[[PatternBins], np.ndarray]) -> float:
+    """ECE of targets that depend on the response pattern only: ``targets(cells)`` per pattern."""
     cells = pattern_bins(scores, annotations, n_bins, strategy)
-    return cells.moments(targets(cells.patterns, cells.pattern_counts)).ece
+    return cells.moments(targets(cells)).ece
 
 
 def noise_corrected_ece(
@@ -480,13 +491,13 @@ def noise_corrected_ece(
     float
     """
     return _ece_of_targets(
-        scores, annotations, n_bins, strategy, lambda patterns, counts: _corrected_labels(patterns, channels, weights, prevalence, counts=counts)
+        scores, annotations, n_bins, strategy, lambda cells: cells.corrected_targets(channels, weights, prevalence)
     )
 
 
 def soft_vote_ece(scores, annotations, n_bins=15, strategy="uniform") -> float:
     """Naive ECE against the mean observed response of each item (biased, paper App. B.3)."""
-    return _ece_of_targets(scores, annotations, n_bins, strategy, lambda patterns, _: _soft_vote(patterns))
+    return _ece_of_targets(scores, annotations, n_bins, strategy, lambda cells: _soft_vote(cells.patterns))
 
 
 def majority_vote_ece(scores, annotations, n_bins=15, strategy="uniform", ties="half") -> float:
@@ -495,7 +506,7 @@ def majority_vote_ece(scores, annotations, n_bins=15, strategy="uniform", ties="
     ``ties`` as in :func:`majority_vote_labels`.
     """
     ties = v.as_choice(ties, "ties", TIE_RULES)
-    return _ece_of_targets(scores, annotations, n_bins, strategy, lambda patterns, _: _majority_vote(patterns, ties))
+    return _ece_of_targets(scores, annotations, n_bins, strategy, lambda cells: _majority_vote(cells.patterns, ties))
 
 
 #: How :func:`nc_ece` uses the sample (paper §3, App. C.3–C.4).

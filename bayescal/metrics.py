@@ -284,14 +284,9 @@ def reliability_curve(y_true, y_prob, n_bins=15, strategy="uniform") -> Reliabil
     skips when plotting.  Use ``curve.nonempty`` to select the defined bins.
     """
     labels, scores, bins, strategy = _validated_binary(y_true, y_prob, n_bins, strategy)
-    return binned_curve(labels, scores, bins, strategy)
-
-
-def binned_curve(targets: np.ndarray, scores: np.ndarray, n_bins: int, strategy: str) -> ReliabilityCurve:
-    """Reliability curve of already validated inputs; the targets may be any reals (soft votes)."""
-    index, edges = assign_bins(scores, n_bins, strategy)
-    counts = np.bincount(index, minlength=n_bins)
+    index, edges = assign_bins(scores, bins, strategy)
+    counts = np.bincount(index, minlength=bins)
     with np.errstate(invalid="ignore", divide="ignore"):  # 0/0 -> NaN marks empty bins, as documented
-        mean_predicted = np.bincount(index, weights=scores, minlength=n_bins) / counts
-        mean_target = np.bincount(index, weights=targets, minlength=n_bins) / counts
+        mean_predicted = np.bincount(index, weights=scores, minlength=bins) / counts
+        mean_target = np.bincount(index, weights=labels, minlength=bins) / counts
     return ReliabilityCurve(edges=edges, counts=counts, mean_predicted=mean_predicted, mean_target=mean_target)

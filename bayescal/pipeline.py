@@ -14,10 +14,10 @@ import numpy as np
 
 from . import __version__
 from . import _validation as v
-from .channels import ChannelFitError, dawid_skene_em_counts, grouped_em_counts, score_groups
-from .correction import majority_vote_ece, majority_vote_labels, nc_ece, soft_vote_ece, soft_vote_labels
+from .channels import dawid_skene_em_counts, grouped_em_counts, score_groups
+from .correction import PatternBins, _majority_vote, _soft_vote, pattern_bins
 from .data import AnnotatedScores
-from .metrics import ReliabilityBand, ReliabilityCurve, binned_curve, expected_calibration_error
+from .metrics import ReliabilityBand, ReliabilityCurve, expected_calibration_error, reliability_curve
 
 __all__ = ["MODEL_CHOICES", "Analysis", "analyse", "choose_model", "frequentist_channels", "model_data", "reliability_from_summary"]
 
@@ -111,15 +111,12 @@ def _identification(checks) -> dict:
     return {"status": status, "notes": [str(note) for note in rows["note"] if note]}
 
 
-def _reliability(data: AnnotatedScores, posterior, bins: int, truth) -> dict:
+def _reliability(cells: PatternBins, naive: dict, posterior, scores: np.ndarray, truth) -> dict:
     """Per-bin data of the reliability diagram: the corrected band and the naive curves."""
     band = posterior.reliability_band()
-    curves = {
-        "soft_vote": binned_curve(soft_vote_labels(data.annotations), data.scores, bins, "uniform"),
-        "majority_vote": binned_curve(majority_vote_labels(data.annotations), data.scores, bins, "uniform"),
-    }
+    curves = {name: cells.curve(targets) for name, targets in naive.items()}
     if truth is not None:
-        curves["oracle"] = binned_curve(truth.astype(np.float64), data.scores, bins, "uniform")
+        curves["oracle"] = reliability_curve(truth, scores, band.counts.size)
     return {
         "level": band.level,
         "edges": _finite(band.edges),
@@ -204,15 +201,18 @@ def analyse(data, truth=None, model="auto", priors=None, n_bins=10, interval=0.9
     seed = v.as_seed(seed)
 
     timings = {}
-    with _timed(timings, "compress"):  # every model runs on the (group, pattern) counts
-        counts = data.compress()
+    with _timed(timings, "compress"):
+        counts = data.compress()  # every model runs on the (group, pattern) counts
+        # and every pattern-level ECE (naive votes, NC-ECE with EM channels) on the (bin, pattern) cells
+        cells = pattern_bins(data.scores, data.annotations, bins, "uniform")
+    naive = {"soft_vote": _soft_vote(cells.patterns), "majority_vote": _majority_vote(cells.patterns, "half")}
     with _timed(timings, "em"):
         channel_fit = EM_ON_COUNTS[name](counts, seed=seed)
         frequentist = _undefined(f"{channel_fit.method} failed: {channel_fit.failure}") if channel_fit.failure else None
         if frequentist is None:
             try:
-                frequentist = {"value": nc_ece(data, channel_fit.channels, n_bins=bins).estimate, "estimator": channel_fit.method}
-            except (ChannelFitError, ValueError) as error:
+                frequentist = {"value": cells.moments(cells.corrected_targets(channel_fit.channels)).ece, "estimator": channel_fit.method}
+            except ValueError as error:  # channels that cannot correct (a zero gap)
                 frequentist = _undefined(str(error))
     with _timed(timings, "nuts"):
         fit = fit_bayes(counts, model=name, priors=priors, seed=seed, progress=progress, **(bayes_options or {}))
@@ -264,17 +264,14 @@ def analyse(data, truth=None, model="auto", priors=None, n_bins=10, interval=0.9
         },
         "ece": {
             "n_bins": bins,
-            "naive": {
-                "soft_vote": soft_vote_ece(data.scores, data.annotations, bins),
-                "majority_vote": majority_vote_ece(data.scores, data.annotations, bins),
-            },
+            "naive": {label: cells.moments(targets).ece for label, targets in naive.items()},
             "nc_ece": {
                 "frequentist": frequentist,
                 "posterior": {"median": posterior.median, "interval": [posterior.interval[0], posterior.interval[1]], "level": level},
             },
             "oracle": oracle,
         },
-        "reliability": _reliability(data, posterior, bins, truth),
+        "reliability": _reliability(cells, naive, posterior, data.scores, truth),
         "checks": {
             "verdicts": verdicts(checks),
             "flagged": int(checks["flag"].sum()),
