@@ -270,9 +270,10 @@ def fit_text(summary: dict, checks: bool = True) -> list[str]:
     return lines + (["Model checks:"] + [f"  {line}" for line in summary["checks"]["verdicts"]] if checks else [])
 
 
-def write_fit(out: pathlib.Path, table, input_record: dict, model="auto", priors=None, n_bins=10, seed=0, progress=False, bayes_options=None, read_seconds=None) -> tuple[dict, pathlib.Path]:
-    """Analyse a table and write summary.json, posterior.nc and the report into ``out``.
+def write_fit(out: pathlib.Path, table, input_record: dict, model="auto", priors=None, n_bins=10, seed=0, progress=False, bayes_options=None, read_seconds=None):
+    """Analyse a table and write posterior.nc, the report and summary.json into ``out``.
 
+    Returns the :class:`~bayescal.pipeline.Analysis`, the summary and the report's path.
     ``summary["timings"]`` gets the seconds of every step (``read`` when ``read_seconds`` is
     given, then those of :func:`bayescal.pipeline.analyse`, ``write_posterior`` and ``report``)."""
     from .io import prepare_output, write_atomic, write_json
@@ -281,18 +282,16 @@ def write_fit(out: pathlib.Path, table, input_record: dict, model="auto", priors
 
     analysis = analyse(table.data, truth=table.truth, model=model, priors=priors, n_bins=n_bins, seed=seed, progress=progress, bayes_options=bayes_options)
     summary = dict(analysis.summary, input=input_record)
-    summary["timings"] = {**({"read": round(read_seconds, 3)} if read_seconds is not None else {}), **summary["timings"]}
+    timings = summary["timings"] = {**({"read": round(read_seconds, 3)} if read_seconds is not None else {}), **summary["timings"]}
     prepare_output(out, force=True)
     start = time.perf_counter()
     write_atomic(out / POSTERIOR_FILE, analysis.bayes_fit.save)
-    summary["timings"]["write_posterior"] = round(time.perf_counter() - start, 3)
-    write_json(out / SUMMARY_FILE, summary)
+    timings["write_posterior"] = round(time.perf_counter() - start, 3)
     start = time.perf_counter()
-    report = render_report(out)
-    # The report's own time is known only once it is written; summary.json gets it afterwards.
-    summary["timings"]["report"] = round(time.perf_counter() - start, 3)
+    report = render_report(out, summary)  # the report shows no timings: it is the same when re-rendered
+    timings["report"] = round(time.perf_counter() - start, 3)
     write_json(out / SUMMARY_FILE, summary)
-    return summary, report
+    return analysis, summary, report
 
 
 def run_fit(args) -> str:
@@ -303,7 +302,7 @@ def run_fit(args) -> str:
     priors = read_priors(args.prior) if args.prior is not None else None
     start = time.perf_counter()
     table = _read_input(args)
-    summary, report = write_fit(
+    _, summary, report = write_fit(
         out, table, _input_record(args), model=args.model, priors=priors, n_bins=args.n_bins, seed=args.seed,
         progress=_progress(args), bayes_options=_bayes_options(args), read_seconds=time.perf_counter() - start,
     )
@@ -377,18 +376,6 @@ def _wide_display():
     return pd.option_context("display.width", 200, "display.max_rows", 500)
 
 
-def _bayes_summary(data, n_bins, seed):
-    """Posterior of the Dawid–Skene channels and of NC-ECE, or the reason there is none."""
-    from .inference import fit_bayes
-    from .posterior import posterior_ece
-
-    try:
-        fit = fit_bayes(data, model="dawid_skene", seed=seed, progress=True)
-    except ValueError as error:
-        return None, None, str(error)
-    return fit, posterior_ece(fit, data, n_bins=n_bins, interval=0.9, seed=seed), None
-
-
 def run_demo(condition: str, n: int, seed: int, n_bins: int | str, bayes: bool = True, out="bayescal-demo") -> str:
     """The demo's report as text (the numbers are computed here, printing is the caller's)."""
     simulation = toy_data(n, condition=condition, seed=seed)
@@ -399,7 +386,8 @@ def run_demo(condition: str, n: int, seed: int, n_bins: int | str, bayes: bool =
         estimated, failure = nc_ece(data, "grouped_em", n_bins=n_bins, seed=seed), None
     except ValueError as error:  # a failed or unidentified fit (tiny n): report it, keep the rest
         estimated, failure = None, str(error)
-    fit, posterior, bayes_failure = _bayes_summary(observed, n_bins, seed) if bayes else (None, None, "skipped (--no-bayes)")
+    analysis, summary, report, bayes_failure = _demo_fit(simulation, pathlib.Path(out), n_bins, seed) if bayes else (None, None, None, "skipped (--no-bayes)")
+    fit, posterior = (analysis.bayes_fit, analysis.posterior) if analysis is not None else (None, None)
     truth = simulation.channels
 
     lines = [
@@ -449,15 +437,20 @@ def run_demo(condition: str, n: int, seed: int, n_bins: int | str, bayes: bool =
         "the clean-label ECE. The credible interval carries the channel and the evaluation-sample",
         "uncertainty (posterior_ece, uncertainty='total').",
     ]
-    lines += _model_check_lines(fit, observed, bayes_failure, seed)
+    lines += ["", "Model checks of the Bayesian Dawid–Skene fit (posterior predictive, 95% intervals):"]
+    lines += [f"  {line}" for line in summary["checks"]["verdicts"]] if summary else [f"  not available ({bayes_failure})"]
     lines += _recalibration_lines(simulation, data, estimated, fit, n_bins, bins, seed)
-    if fit is not None:
-        lines += ["", *_demo_report_lines(simulation, pathlib.Path(out), n_bins, seed)]
+    if summary is not None:
+        names = ",".join(observed.annotator_names)
+        command = f"bayescal fit {out}/toy.csv --score score --annotators {names} --truth truth --out {out}/fit --force"
+        lines += ["", f"The same table through {command}:", *(f"  {line}" for line in fit_text(summary, checks=False)), f"Report: {report}"]
     return "\n".join(lines)
 
 
-def _demo_report_lines(simulation, out: pathlib.Path, n_bins, seed: int) -> list[str]:
-    """Write the simulated table as CSV and run ``bayescal fit`` on it; ends with the report path."""
+def _demo_fit(simulation, out: pathlib.Path, n_bins, seed: int):
+    """Write the simulated table as CSV and run ``bayescal fit`` on it: the demo's one Bayesian
+    fit (Dawid–Skene, flat priors).  Returns the analysis, summary and report path, or the
+    reason there are none."""
     import pandas as pd
 
     from .io import prepare_output, read_wide_table, write_table
@@ -466,23 +459,14 @@ def _demo_report_lines(simulation, out: pathlib.Path, n_bins, seed: int) -> list
     names = list(data.annotator_names)
     prepare_output(out, force=True)  # the demo's own directory: rewritten on every run
     table_path = write_table(out / "toy.csv", pd.DataFrame({"score": data.scores, **dict(zip(names, data.annotations.T)), "truth": simulation.labels}))
-    command = f"bayescal fit {table_path} --score score --annotators {','.join(names)} --truth truth --out {out / 'fit'} --force"
     record = {"table": str(table_path), "scores": None, "score": "score", "annotators": names, "truth": "truth", "long": False}
-    with warnings.catch_warnings():
-        # Three annotators make Dawid–Skene saturated: the demo has said so and what it means.
-        warnings.simplefilter("ignore", SaturatedModelWarning)
-        summary, report = write_fit(out / "fit", read_wide_table(table_path, "score", names, truth="truth"), record, n_bins=n_bins, seed=seed, progress=True)
-    return [f"The same table through {command}:", *(f"  {line}" for line in fit_text(summary, checks=False)), f"Report: {report}"]
-
-
-def _model_check_lines(fit, data, failure, seed: int) -> list[str]:
-    """Verdicts of the posterior predictive checks of the Bayesian fit."""
-    lines = ["", "Model checks of the Bayesian Dawid–Skene fit (posterior predictive, 95% intervals):"]
-    if fit is None:
-        return lines + [f"  not available ({failure})"]
-    from .checks import check_model, verdicts
-
-    return lines + [f"  {line}" for line in verdicts(check_model(fit, data, seed=seed))]
+    try:
+        with warnings.catch_warnings():
+            # Three annotators make Dawid–Skene saturated: the demo says so, and what it means.
+            warnings.simplefilter("ignore", SaturatedModelWarning)
+            return (*write_fit(out / "fit", read_wide_table(table_path, "score", names, truth="truth"), record, n_bins=n_bins, seed=seed, progress=True), None)
+    except ValueError as error:  # too few items to fit: report it, keep the rest of the demo
+        return None, None, None, str(error)
 
 
 def _recalibration_lines(simulation, data, estimated, fit, n_bins, bins: str, seed: int) -> list[str]:

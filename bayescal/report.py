@@ -308,7 +308,7 @@ def load_summary(directory) -> dict:
     return summary
 
 
-def render_report(directory) -> pathlib.Path:
+def render_report(directory, summary=None) -> pathlib.Path:
     """Draw the figures and write ``report.html`` from ``summary.json`` and ``posterior.nc``.
 
     Parameters
@@ -316,6 +316,9 @@ def render_report(directory) -> pathlib.Path:
     directory : str or path
         A results directory of ``bayescal fit``.  Nothing is refitted; the figures go to
         ``directory/figures/*.png`` and inline into ``report.html``, each written atomically.
+    summary : dict, optional
+        The directory's summary when the caller holds it (``bayescal fit``, before writing
+        summary.json); by default it is read from summary.json.
 
     Returns
     -------
@@ -325,7 +328,7 @@ def render_report(directory) -> pathlib.Path:
     from .inference import BayesFit
 
     directory = pathlib.Path(directory)
-    summary = load_summary(directory)
+    summary = load_summary(directory) if summary is None else summary
     posterior = directory / POSTERIOR_FILE
     if not posterior.is_file():
         raise FileNotFoundError(f"{posterior}: no such file; the report needs the saved posterior of bayescal fit")

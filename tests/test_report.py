@@ -27,7 +27,7 @@ def results(tmp_path_factory):
     pd.DataFrame({"score": sim.data.scores, **dict(zip(names, sim.data.annotations.T)), "y": sim.labels}).to_csv(folder / "t.csv", index=False)
     table = read_wide_table(folder / "t.csv", "score", names, truth="y")
     options = {"num_chains": 2, "num_warmup": 400, "num_samples": 500}
-    summary, report = cli.write_fit(folder / "out", table, {"table": "t.csv"}, seed=1, bayes_options=options)
+    _, summary, report = cli.write_fit(folder / "out", table, {"table": "t.csv"}, seed=1, bayes_options=options)
     return folder / "out", summary, report
 
 
