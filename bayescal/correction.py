@@ -419,7 +419,7 @@ class PatternBins:
         return _corrected_labels(self.patterns, channels, weights, prevalence, weight_sample, counts=self.pattern_counts)
 
 
-def _validated_patterns(scores, annotations, n_bins, strategy):
+def _validated_patterns(scores, annotations, n_bins):
     scores = v.as_probabilities(scores, "scores")
     annotations = v.as_annotations(annotations, "annotations", n_items=scores.shape[0])
     bins = v.as_n_bins(n_bins, scores.shape[0])
@@ -437,13 +437,13 @@ def pattern_bins(scores, annotations, n_bins, strategy) -> PatternBins:
         bins = v.as_n_bins(n_bins, score_array.size)
         binned = bin_pattern_counts(score_array.astype(np.float64, copy=False), label_array, bins, allow_missing=True)
         if binned is None:  # the plain checks name the argument and the item
-            _validated_patterns(scores, annotations, n_bins, strategy)
+            _validated_patterns(scores, annotations, n_bins)
             raise AssertionError("the compiled checks failed an input the plain checks passed")  # pragma: no cover
         counts, score_sums = binned
         present = np.flatnonzero(counts.any(axis=0))
         patterns = decode_rows(present, label_array.shape[1])[:, 1:].astype(np.int8)
         return PatternBins(patterns, counts[:, present], score_sums, np.linspace(0.0, 1.0, bins + 1))
-    score_array, label_array, bins = _validated_patterns(scores, annotations, n_bins, strategy)
+    score_array, label_array, bins = _validated_patterns(scores, annotations, n_bins)
     index, edges = assign_bins(score_array, bins, strategy)
     rows, counts, inverse = count_rows(np.zeros(score_array.size, dtype=np.int64), label_array, return_inverse=True)
     table = np.zeros((bins, counts.size), dtype=np.int64)

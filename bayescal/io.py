@@ -110,20 +110,26 @@ def _check_values(path: pathlib.Path, frame, checks) -> None:
             raise TableError(f"{path}: column {column!r}, row {found[0]}: expected {expected}; saw {found[1]!r}")
 
 
-def _item_columns(path: pathlib.Path, frame, score: str, truth: str | None) -> tuple[np.ndarray, np.ndarray | None]:
-    """The score column (numbers in [0, 1], no gap) and the truth column (0/1, no gap)."""
-    checks = [(score, None, "a number")] + ([(truth, (0, 1), "0 or 1")] if truth is not None else [])
-    _check_values(path, frame, checks)
-    for column, _, _ in checks:
+def _check_filled(path: pathlib.Path, frame, columns) -> None:
+    """No empty cell in ``columns``."""
+    for column in columns:
         empty = frame[column].isna().to_numpy()
         if empty.any():
             raise TableError(f"{path}: column {column!r}, row {int(np.flatnonzero(empty)[0])}: expected a value; saw an empty cell")
+
+
+def _item_columns(path: pathlib.Path, frame, score: str, truth: str | None) -> np.ndarray | None:
+    """Check the score column (numbers in [0, 1], no gap) and the truth column (0/1, no gap);
+    return the truth labels."""
+    checks = [(score, None, "a number")] + ([(truth, (0, 1), "0 or 1")] if truth is not None else [])
+    _check_values(path, frame, checks)
+    _check_filled(path, frame, [column for column, _, _ in checks])
     scores = frame[score].to_numpy(dtype=np.float64)
     outside = (scores < 0) | (scores > 1)
     if outside.any():
         row = int(np.flatnonzero(outside)[0])
         raise TableError(f"{path}: column {score!r}, row {row}: expected a score in [0, 1]; saw {float(scores[row])!r}")
-    return scores, None if truth is None else frame[truth].to_numpy(dtype=np.int64)
+    return None if truth is None else frame[truth].to_numpy(dtype=np.int64)
 
 
 def _check_labelled(path: pathlib.Path, data: AnnotatedScores, where: str) -> None:
@@ -167,7 +173,7 @@ def read_wide_table(path, score, annotators, groups=None, truth=None) -> Table:
     annotators = list(annotators)
     _require_columns(path, frame, [score, *annotators, *(c for c in (groups, truth) if c is not None)])
     _check_values(path, frame, [(name, (0, 1), "0, 1 or empty") for name in annotators])
-    _, labels = _item_columns(path, frame, score, truth)
+    labels = _item_columns(path, frame, score, truth)
     try:
         data = AnnotatedScores.from_frame(frame, score=score, annotators=annotators, groups=groups)
     except (TypeError, ValueError) as error:
@@ -217,28 +223,26 @@ def read_long_tables(labels_path, scores_path, score, item="item", annotator="an
     _require_columns(labels_path, responses, [item, annotator, label])
     _require_columns(scores_path, frame, [item, score, *(c for c in (truth,) if c is not None)])
     _check_values(labels_path, responses, [(label, (0, 1), "0, 1 or empty")])
-    for column in (item, annotator):
-        empty = responses[column].isna().to_numpy()
-        if empty.any():
-            raise TableError(f"{labels_path}: column {column!r}, row {int(np.flatnonzero(empty)[0])}: expected a value; saw an empty cell")
+    _check_filled(labels_path, responses, [item, annotator])
     _first_duplicate(scores_path, frame, [item], "item id")
     _first_duplicate(labels_path, responses, [item, annotator], "(item, annotator) pair")
     unknown = ~responses[item].isin(frame[item]).to_numpy()
     if unknown.any():
         row = int(np.flatnonzero(unknown)[0])
         raise TableError(f"{labels_path}: column {item!r}, row {row}: item {responses[item].iloc[row]!r} has no row in {scores_path}")
-    labelled = responses[label].notna().groupby(responses[annotator].astype(str), sort=False).any()
+    who = responses[annotator].astype(str)
+    labelled = responses[label].notna().groupby(who, sort=False).any()
     if not labelled.all():
         name = labelled.index[~labelled.to_numpy()][0]
-        row = int(np.flatnonzero(responses[annotator].astype(str).eq(name).to_numpy())[0])
+        row = int(np.flatnonzero(who.eq(name).to_numpy())[0])
         raise TableError(f"{labels_path}: column {label!r}, row {row}: annotator {name!r} gave no label at all (every label is empty); drop the annotator")
     if annotators is not None:
         annotators = list(annotators)
-        absent = [name for name in annotators if not responses[annotator].astype(str).eq(str(name)).any()]
+        absent = [name for name in annotators if not who.eq(str(name)).any()]
         if absent:
             raise TableError(f"{labels_path}: column {annotator!r}: no response from annotator {absent[0]!r}")
-        responses = responses[responses[annotator].astype(str).isin([str(name) for name in annotators])]
-    _, truth_labels = _item_columns(scores_path, frame, score, truth)
+        responses = responses[who.isin([str(name) for name in annotators])]
+    truth_labels = _item_columns(scores_path, frame, score, truth)
     data = AnnotatedScores.from_long(responses, frame, item=item, annotator=annotator, label=label, score=score)
     if annotators is not None:  # the order asked for, not sorted order
         order = [data.annotator_names.index(name) for name in map(str, annotators)]
