@@ -36,7 +36,8 @@ from .priors import Priors
 with warnings.catch_warnings():
     # Import-time noise for bayescal's users: ArviZ 0.23 announces its 1.0 refactor, and numpyro
     # imports tqdm.auto, which warns in Jupyter without ipywidgets (bayescal's bars are plain tqdm).
-    warnings.filterwarnings("ignore", message="ArviZ is undergoing a major refactor", category=FutureWarning)
+    # (The message starts with a newline, and the filter matches from its first character.)
+    warnings.filterwarnings("ignore", message=r"\s*ArviZ is undergoing a major refactor", category=FutureWarning)
     warnings.filterwarnings("ignore", message="IProgress not found")
     import arviz as az
     from numpyro.infer.hmc import hmc

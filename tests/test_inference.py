@@ -224,3 +224,17 @@ def test_fits_on_the_same_pattern_layout_share_compiled_code(monkeypatch):
     assert len(compiled) == 2
     for got, want in zip(shared.draws(), fresh.draws()):
         np.testing.assert_array_equal(got, want)
+
+
+def test_arviz_daily_notice_does_not_reach_users(tmp_path):
+    # ArviZ 0.23 warns once a day, on its first import (a stamp in the user cache folder): a
+    # fresh cache folder makes it warn, and with warnings as errors the import must still work.
+    import os
+    import subprocess
+    import sys
+
+    environment = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    code = "import bayescal.inference; print('imported')"
+    run = subprocess.run([sys.executable, "-W", "error", "-c", code], capture_output=True, text=True, env=environment)
+    assert run.stdout.strip() == "imported", run.stderr
+    assert (tmp_path / "arviz" / "daily_warning").is_file()  # the notice was due, and was filtered
