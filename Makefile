@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP_RUN := $(VENV)/.installed-run
 STAMP_TEST := $(VENV)/.installed-test
 
-.PHONY: demo test clean bench
+.PHONY: demo test check lint clean bench
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "bayescal needs Python >= 3.11; saw " + sys.version'
@@ -25,9 +25,18 @@ $(STAMP_TEST): pyproject.toml | $(BIN)/python
 demo: $(STAMP_RUN)
 	$(BIN)/bayescal demo
 
-# Two workers (pytest-xdist), one per core of the CI machine.
-test: $(STAMP_TEST)
+# Lint and format (ruff, configured in pyproject.toml), then the whole suite on two workers
+# (pytest-xdist), one per core of the CI machine.
+test: lint
 	$(BIN)/python -m pytest -n 2
+
+# The quick loop while editing: lint, then the tests not marked slow.
+check: lint
+	$(BIN)/python -m pytest -n 2 -m "not slow"
+
+lint: $(STAMP_TEST)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

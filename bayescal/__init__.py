@@ -78,6 +78,7 @@ def __getattr__(name: str):
 def __dir__():
     return sorted(list(globals()) + list(_LAZY))
 
+
 __version__ = "0.1.0.dev0"
 
 __all__ = [
@@ -85,12 +86,12 @@ __all__ = [
     "BinnedMoments",
     "ChannelFit",
     "Channels",
+    "HistogramBinning",
     "IdentificationError",
     "NCECEResult",
-    "HistogramBinning",
+    "PatternCounts",
     "PlattScaling",
     "Priors",
-    "PatternCounts",
     "RecalibrationStudy",
     "ReliabilityBand",
     "ReliabilityCurve",

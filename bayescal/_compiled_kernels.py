@@ -36,7 +36,11 @@ def binary_counts(scores, labels, n_bins):
         lane = i & (LANES - 1)  # LANES is a power of two
         counts[lane, 2 * b + digit if ok else bad_cell] += 1
         sums[lane, b if ok else n_bins + 1] += z
-    return counts.sum(axis=0)[:bad_cell].reshape(n_bins + 1, 2), sums[0] + sums[1] + sums[2] + sums[3], counts[:, bad_cell].sum()
+    return (
+        counts.sum(axis=0)[:bad_cell].reshape(n_bins + 1, 2),
+        sums[0] + sums[1] + sums[2] + sums[3],
+        counts[:, bad_cell].sum(),
+    )
 
 
 @cache
@@ -66,6 +70,10 @@ def pattern_kernel(k: int):
             ok &= observed
             counts[b * n_codes + code if ok else bad_cell] += 1
             sums[i & (LANES - 1), b if ok else n_bins + 1] += z
-        return counts[:bad_cell].reshape(n_bins + 1, n_codes), sums[0] + sums[1] + sums[2] + sums[3], counts[bad_cell]
+        return (
+            counts[:bad_cell].reshape(n_bins + 1, n_codes),
+            sums[0] + sums[1] + sums[2] + sums[3],
+            counts[bad_cell],
+        )
 
     return pattern_counts

@@ -48,12 +48,17 @@ def _in_halves(kernel, scores: np.ndarray, rows: np.ndarray, *options):
     # A thread per call, not a pool: nothing to go stale in a forked child, and starting one
     # costs microseconds against the milliseconds of a half of 2^18 items or more.
     second = []
-    worker = threading.Thread(target=lambda: second.append(kernel(scores[half:], rows[half:], *options)), name="bayescal-kernel")
+    worker = threading.Thread(
+        target=lambda: second.append(kernel(scores[half:], rows[half:], *options)),
+        name="bayescal-kernel",
+    )
     worker.start()
     counts, sums, bad = kernel(scores[:half], rows[:half], *options)
     worker.join()
     # A failure in the thread (none is expected of a compiled kernel) is raised here instead.
-    more_counts, more_sums, more_bad = second[0] if second else kernel(scores[half:], rows[half:], *options)
+    more_counts, more_sums, more_bad = (
+        second[0] if second else kernel(scores[half:], rows[half:], *options)
+    )
     return counts + more_counts, sums + more_sums, bad + more_bad
 
 
@@ -70,7 +75,9 @@ def bin_pattern_counts(scores: np.ndarray, rows: np.ndarray, n_bins: int, allow_
     ``code = sum_j (A_ij + 1) 3^(K-1-j)``, as :func:`bayescal.data.count_rows` codes a row."""
     from ._compiled_kernels import pattern_kernel
 
-    return _fold(*_in_halves(pattern_kernel(rows.shape[1]), scores, rows, n_bins, allow_missing), n_bins)
+    return _fold(
+        *_in_halves(pattern_kernel(rows.shape[1]), scores, rows, n_bins, allow_missing), n_bins
+    )
 
 
 def _fold(counts: np.ndarray, sums: np.ndarray, bad: int, n_bins: int):

@@ -33,7 +33,9 @@ def as_numeric_array(value: object, name: str) -> np.ndarray:
     try:
         array = np.asarray(value)
     except (TypeError, ValueError) as exc:  # ragged nested lists, for example
-        raise TypeError(f"{name} must be an array of numbers; saw {_describe(value)} ({exc})") from exc
+        raise TypeError(
+            f"{name} must be an array of numbers; saw {_describe(value)} ({exc})"
+        ) from exc
     if array.dtype == bool:
         return array.astype(np.int64)
     if not np.issubdtype(array.dtype, np.number) or np.issubdtype(array.dtype, np.complexfloating):
@@ -71,7 +73,9 @@ def as_probabilities(value: object, name: str, *, ndim: int = 1) -> np.ndarray:
     outside = (array < 0.0) | (array > 1.0)
     if outside.any():
         index = first_index(outside)
-        raise ValueError(f"{name} must lie in [0, 1]; saw {array[index].item()!r} at {_position(index)}")
+        raise ValueError(
+            f"{name} must lie in [0, 1]; saw {array[index].item()!r} at {_position(index)}"
+        )
     return array
 
 
@@ -94,7 +98,9 @@ def as_binary_labels(value: object, name: str) -> np.ndarray:
     not_binary = ~np.isin(array, (0, 1))
     if not_binary.any():
         index = first_index(not_binary)
-        raise ValueError(f"{name} must contain only 0 and 1; saw {array[index].item()!r} at {_position(index)}")
+        raise ValueError(
+            f"{name} must contain only 0 and 1; saw {array[index].item()!r} at {_position(index)}"
+        )
     return array.astype(np.int64)
 
 
@@ -109,12 +115,20 @@ def as_annotations(value: object, name: str, *, n_items: int | None = None) -> n
     if array.ndim != 2:
         raise ValueError(
             f"{name} must be a 2-D array of shape (n_items, n_annotators); saw shape {array.shape}"
-            + (" (for one annotator pass a column, e.g. labels[:, None])" if array.ndim == 1 else "")
+            + (
+                " (for one annotator pass a column, e.g. labels[:, None])"
+                if array.ndim == 1
+                else ""
+            )
         )
     if array.shape[0] == 0 or array.shape[1] == 0:
-        raise ValueError(f"{name} must have at least one item and one annotator; saw shape {array.shape}")
+        raise ValueError(
+            f"{name} must have at least one item and one annotator; saw shape {array.shape}"
+        )
     if n_items is not None and array.shape[0] != n_items:
-        raise ValueError(f"{name} must have one row per item ({n_items} rows); saw {array.shape[0]} rows")
+        raise ValueError(
+            f"{name} must have one row per item ({n_items} rows); saw {array.shape[0]} rows"
+        )
     invalid = ~np.isin(array, (0, 1, MISSING))
     if invalid.any():
         index = first_index(invalid)
@@ -137,7 +151,9 @@ def check_items_annotated(annotations: np.ndarray, name: str) -> None:
         )
 
 
-def check_same_length(first: np.ndarray, first_name: str, second: np.ndarray, second_name: str) -> None:
+def check_same_length(
+    first: np.ndarray, first_name: str, second: np.ndarray, second_name: str
+) -> None:
     if first.shape[0] != second.shape[0]:
         raise ValueError(
             f"{first_name} and {second_name} must have the same number of items; "
@@ -148,7 +164,9 @@ def check_same_length(first: np.ndarray, first_name: str, second: np.ndarray, se
 def as_int(value: object, name: str, *, minimum: int | None = None) -> int:
     """A Python int (bool and non-integral floats are rejected)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer; saw {_describe(value)} of type {type(value).__name__}")
+        raise TypeError(
+            f"{name} must be an integer; saw {_describe(value)} of type {type(value).__name__}"
+        )
     value = int(value)
     if minimum is not None and value < minimum:
         raise ValueError(f"{name} must be >= {minimum}; saw {value}")
@@ -160,7 +178,7 @@ def as_n_bins(value: object, n_items: int, name: str = "n_bins") -> int:
     if isinstance(value, str):
         if value != "auto":
             raise ValueError(f"{name} must be a positive integer or 'auto'; saw {value!r}")
-        return max(1, int(round(n_items ** (1.0 / 3.0))))
+        return max(1, round(n_items ** (1.0 / 3.0)))
     return as_int(value, name, minimum=1)
 
 

@@ -66,7 +66,9 @@ def _verdicts(value: object, name: str, abstain: bool = True) -> np.ndarray:
     if bad.any():
         index = int(np.argmax(bad))
         described = "0, 1 or -1 (abstain)" if abstain else "0 or 1"
-        raise ValueError(f"{name} must contain only {described}; saw {array[index].item()!r} at position {index}")
+        raise ValueError(
+            f"{name} must contain only {described}; saw {array[index].item()!r} at position {index}"
+        )
     return array.astype(np.int64)
 
 
@@ -119,7 +121,9 @@ def cohens_kappa(a, b) -> float:
         raise ValueError("a and b have no item that both decided; kappa is undefined")
     kappa = float(_kappa_from_table(table))
     if np.isnan(kappa):
-        raise ValueError("kappa is undefined: every decided item falls in one category for both raters (p_e = 1)")
+        raise ValueError(
+            "kappa is undefined: every decided item falls in one category for both raters (p_e = 1)"
+        )
     return kappa
 
 
@@ -133,7 +137,9 @@ class KappaInterval:
     level: float
     n_boot: int
     n_valid: int
-    method: str = "percentile bootstrap, rows resampled with replacement; replicates with p_e = 1 dropped"
+    method: str = (
+        "percentile bootstrap, rows resampled with replacement; replicates with p_e = 1 dropped"
+    )
 
 
 def kappa_interval(a, b, n_boot=2000, level=0.95, seed=0) -> KappaInterval:
@@ -154,7 +160,9 @@ def kappa_interval(a, b, n_boot=2000, level=0.95, seed=0) -> KappaInterval:
     kappas = _kappa_from_table(draws[:, :4].reshape(-1, 2, 2).astype(np.float64))
     valid = kappas[~np.isnan(kappas)]
     if valid.size == 0:
-        raise ValueError(f"no bootstrap replicate of {n_boot} had a defined kappa: the sample is too small for an interval")
+        raise ValueError(
+            f"no bootstrap replicate of {n_boot} had a defined kappa: the sample is too small for an interval"
+        )
     tail = (1.0 - level) / 2.0
     lower, upper = np.quantile(valid, [tail, 1.0 - tail])
     return KappaInterval(estimate, float(lower), float(upper), level, n_boot, int(valid.size))
@@ -237,7 +245,9 @@ def youden_index(pred, truth) -> float:
     """
     rates = error_rates(pred, truth)
     if rates.frr_decided is None or rates.far_decided is None:
-        raise ValueError("youden_index needs decided items of both classes in truth; one class has none")
+        raise ValueError(
+            "youden_index needs decided items of both classes in truth; one class has none"
+        )
     return (1.0 - rates.frr_decided) + (1.0 - rates.far_decided) - 1.0
 
 
@@ -291,7 +301,9 @@ def accuracy_under_label_noise(acc_obs, eta) -> NoiseCorrectedAccuracy:
     acc_obs = v.as_probability(acc_obs, "acc_obs")
     eta = v.as_probability(eta, "eta")
     if eta >= 0.5:
-        raise ValueError(f"eta must be below 0.5 (at 0.5 the labels carry no information); saw {eta!r}")
+        raise ValueError(
+            f"eta must be below 0.5 (at 0.5 the labels carry no information); saw {eta!r}"
+        )
     accuracy = (acc_obs - eta) / (1.0 - 2.0 * eta)
     ceiling = 1.0 - eta
     if acc_obs > ceiling:
@@ -324,11 +336,15 @@ def _pair(value: object, name: str) -> tuple[float, float]:
         return x, x
     values = v.as_finite_vector(value, name)
     if values.size != 2:
-        raise ValueError(f"{name} must be one rate shared by both judges or a pair of rates; saw {values.size} values")
+        raise ValueError(
+            f"{name} must be one rate shared by both judges or a pair of rates; saw {values.size} values"
+        )
     return tuple(v.as_probability(float(x), name) for x in values)
 
 
-def independence_check(sensitivity, specificity, prevalence, observed=None, kappa=None, n=None, level=0.95) -> IndependenceCheck:
+def independence_check(
+    sensitivity, specificity, prevalence, observed=None, kappa=None, n=None, level=0.95
+) -> IndependenceCheck:
     """Do two judges fail independently? (seeds/003, "Do the judges fail independently?")
 
     Under conditional independence given Y, judges with sensitivities ``s_j`` and
@@ -363,10 +379,17 @@ def independence_check(sensitivity, specificity, prevalence, observed=None, kapp
     c1, c2 = _pair(specificity, "specificity")
     pi = v.as_probability(prevalence, "prevalence")
     if (observed is None) == (kappa is None):
-        raise ValueError("independence_check needs exactly one of observed or kappa; saw " + ("both" if observed is not None else "neither"))
+        raise ValueError(
+            "independence_check needs exactly one of observed or kappa; saw "
+            + ("both" if observed is not None else "neither")
+        )
     predicted = pi * (s1 * s2 + (1 - s1) * (1 - s2)) + (1 - pi) * (c1 * c2 + (1 - c1) * (1 - c2))
     if kappa is not None:
-        if isinstance(kappa, bool) or not isinstance(kappa, (int, float)) or not -1.0 <= kappa <= 1.0:
+        if (
+            isinstance(kappa, bool)
+            or not isinstance(kappa, (int, float))
+            or not -1.0 <= kappa <= 1.0
+        ):
             raise ValueError(f"kappa must be a number in [-1, 1]; saw {kappa!r}")
         positive = [pi * s + (1 - pi) * (1 - c) for s, c in ((s1, c1), (s2, c2))]
         chance = positive[0] * positive[1] + (1 - positive[0]) * (1 - positive[1])
@@ -375,9 +398,11 @@ def independence_check(sensitivity, specificity, prevalence, observed=None, kapp
     interval = correlated = None
     if n is not None:
         n = v.as_int(n, "n", minimum=1)
-        interval = wilson_interval(int(round(observed * n)), n, level)
+        interval = wilson_interval(round(observed * n), n, level)
         correlated = predicted < interval[0]
-    return IndependenceCheck(float(predicted), float(observed), float(observed - predicted), interval, correlated)
+    return IndependenceCheck(
+        float(predicted), float(observed), float(observed - predicted), interval, correlated
+    )
 
 
 # --------------------------------------------------------------------------- comparing runs
@@ -403,7 +428,10 @@ def ks_two_sample(x, y) -> tuple[float, float]:
     x = np.sort(v.as_finite_vector(x, "x"))
     y = np.sort(v.as_finite_vector(y, "y"))
     points = np.concatenate([x, y])
-    difference = np.searchsorted(x, points, side="right") / x.size - np.searchsorted(y, points, side="right") / y.size
+    difference = (
+        np.searchsorted(x, points, side="right") / x.size
+        - np.searchsorted(y, points, side="right") / y.size
+    )
     d = float(np.abs(difference).max())
     effective = round(x.size * y.size / (x.size + y.size))
     return d, float(np.clip(stats.kstwo.sf(d, effective), 0.0, 1.0))
@@ -497,7 +525,9 @@ def krippendorff_alpha(data, level="nominal") -> float:
     expected = (np.outer(totals, totals) - np.diag(totals)) * delta
     disagreement_expected = expected.sum() / (n * (n - 1))
     if disagreement_expected == 0:
-        raise ValueError("alpha is undefined: every pairable value is the same, so no disagreement is expected")
+        raise ValueError(
+            "alpha is undefined: every pairable value is the same, so no disagreement is expected"
+        )
     return float(1.0 - (coincidence * delta).sum() / n / disagreement_expected)
 
 
@@ -509,7 +539,9 @@ def _differences(values: np.ndarray, totals: np.ndarray, level: str) -> np.ndarr
         return (c - k) ** 2
     if level == "ratio":
         with np.errstate(invalid="ignore", divide="ignore"):
-            return np.nan_to_num(((c - k) / (c + k)) ** 2)  # 0/0 only where c = k = 0: no difference
+            return np.nan_to_num(
+                ((c - k) / (c + k)) ** 2
+            )  # 0/0 only where c = k = 0: no difference
     cumulative = np.concatenate([[0.0], np.cumsum(totals)])
     i, j = np.meshgrid(np.arange(values.size), np.arange(values.size), indexing="ij")
     low, high = np.minimum(i, j), np.maximum(i, j)
@@ -599,11 +631,22 @@ class CalibrationRecord:
             "abstention_rate_positive": self.rates.abstention_rate_positive,
             "abstention_rate_negative": self.rates.abstention_rate_negative,
         }
-        return pd.DataFrame({self.name: judge, "constant baseline": {key: self.baseline.get(key) for key in judge}}).T
+        return pd.DataFrame(
+            {self.name: judge, "constant baseline": {key: self.baseline.get(key) for key in judge}}
+        ).T
 
 
 def calibration_record(
-    pred, truth, name="judge", provenance="human", n_annotators=1, repeat_rate=0.0, held_out=True, level=0.95, n_boot=2000, seed=0
+    pred,
+    truth,
+    name="judge",
+    provenance="human",
+    n_annotators=1,
+    repeat_rate=0.0,
+    held_out=True,
+    level=0.95,
+    n_boot=2000,
+    seed=0,
 ) -> CalibrationRecord:
     """Everything seeds/003 requires of a calibration record, computed from verdicts and labels.
 
@@ -652,11 +695,17 @@ def calibration_record(
         youden = None
         notes.append(f"youden: {error}")
     if provenance == "proxy":
-        notes.append("labels are a proxy: the figures measure agreement with the proxy, not validity")
+        notes.append(
+            "labels are a proxy: the figures measure agreement with the proxy, not validity"
+        )
     if not held_out:
-        notes.append("fitted on these labels: an implementation diagnostic, not evidence of validity")
+        notes.append(
+            "fitted on these labels: an implementation diagnostic, not evidence of validity"
+        )
     if repeat_rate == 0:
-        notes.append("no repeated labels: the label noise, and so the ceiling on measured accuracy, is unmeasurable")
+        notes.append(
+            "no repeated labels: the label noise, and so the ceiling on measured accuracy, is unmeasurable"
+        )
     positives = int(truth.sum())
     majority = int(positives * 2 >= truth.size)
     constant = np.full(truth.size, majority)
@@ -672,8 +721,22 @@ def calibration_record(
         "youden": 0.0 if 0 < positives < truth.size else None,
     }
     return CalibrationRecord(
-        name, int(truth.size), positives, int(truth.size - positives), provenance, n_annotators, repeat_rate, held_out,
-        accuracy, interval, kappa, rates, youden, baseline, level, tuple(notes),
+        name,
+        int(truth.size),
+        positives,
+        int(truth.size - positives),
+        provenance,
+        n_annotators,
+        repeat_rate,
+        held_out,
+        accuracy,
+        interval,
+        kappa,
+        rates,
+        youden,
+        baseline,
+        level,
+        tuple(notes),
     )
 
 
@@ -710,29 +773,41 @@ class LogitKDEThreshold:
     def log_density(self, y) -> np.ndarray:
         """``log f_Y(y) = log f_Z(logit y) - log y - log(1 - y)`` for new scores in (0, 1)."""
         y = _open_unit(y, "y")
-        return _kde_log_density(special.logit(y), special.logit(self.scores), self.bandwidth) - np.log(y) - np.log1p(-y)
+        return (
+            _kde_log_density(special.logit(y), special.logit(self.scores), self.bandwidth)
+            - np.log(y)
+            - np.log1p(-y)
+        )
 
     def smoothed_percentile(self, r) -> np.ndarray:
         """``F(r) = (1/n) sum_i Phi((logit r - logit r_i) / h)``, the kernel CDF over the peers."""
         r = _open_unit(r, "r")
-        return stats.norm.cdf((special.logit(r)[:, None] - special.logit(self.scores)[None, :]) / self.bandwidth).mean(axis=1)
+        return stats.norm.cdf(
+            (special.logit(r)[:, None] - special.logit(self.scores)[None, :]) / self.bandwidth
+        ).mean(axis=1)
 
 
 def _open_unit(value, name: str) -> np.ndarray:
     array = v.as_finite_vector(np.atleast_1d(value), name)
     if ((array <= 0) | (array >= 1)).any():
         bad = array[(array <= 0) | (array >= 1)][0]
-        raise ValueError(f"{name} must lie strictly inside (0, 1), where the logit is finite; saw {bad!r}")
+        raise ValueError(
+            f"{name} must lie strictly inside (0, 1), where the logit is finite; saw {bad!r}"
+        )
     return array
 
 
 def _kde_log_density(points: np.ndarray, centres: np.ndarray, bandwidth: float) -> np.ndarray:
     """Log of the Gaussian KDE with ``centres`` at ``points`` (logit scale)."""
     z = (points[:, None] - centres[None, :]) / bandwidth
-    return special.logsumexp(-0.5 * z**2, axis=1) - np.log(centres.size * bandwidth * np.sqrt(2 * np.pi))
+    return special.logsumexp(-0.5 * z**2, axis=1) - np.log(
+        centres.size * bandwidth * np.sqrt(2 * np.pi)
+    )
 
 
-def logit_kde_threshold(scores, percentile=5.0, bandwidths=None, n_folds=5, n_boot=500, level=0.95, seed=0) -> LogitKDEThreshold:
+def logit_kde_threshold(
+    scores, percentile=5.0, bandwidths=None, n_folds=5, n_boot=500, level=0.95, seed=0
+) -> LogitKDEThreshold:
     """Density threshold for anomaly triage when labels are scarce (seeds/003).
 
     The KDE is fitted on ``logit(y)`` (a kernel on (0, 1) would leak mass past the boundary)
@@ -751,11 +826,17 @@ def logit_kde_threshold(scores, percentile=5.0, bandwidths=None, n_folds=5, n_bo
     n_folds, n_boot, level, seed
     """
     y = _open_unit(scores, "scores")
-    if isinstance(percentile, bool) or not isinstance(percentile, (int, float)) or not 0 < percentile < 100:
+    if (
+        isinstance(percentile, bool)
+        or not isinstance(percentile, (int, float))
+        or not 0 < percentile < 100
+    ):
         raise ValueError(f"percentile must be a number in (0, 100); saw {percentile!r}")
     n_folds = v.as_int(n_folds, "n_folds", minimum=2)
     if y.size < max(n_folds, 3):
-        raise ValueError(f"scores must hold at least {max(n_folds, 3)} values (n_folds and leave-one-out); saw {y.size}")
+        raise ValueError(
+            f"scores must hold at least {max(n_folds, 3)} values (n_folds and leave-one-out); saw {y.size}"
+        )
     level = v.as_open_probability(level, "level")
     rng = np.random.default_rng(v.as_seed(seed))
     x = special.logit(y)
@@ -770,14 +851,28 @@ def logit_kde_threshold(scores, percentile=5.0, bandwidths=None, n_folds=5, n_bo
         if (candidates <= 0).any():
             raise ValueError(f"bandwidths must be positive; saw {candidates[candidates <= 0][0]!r}")
     folds = rng.permutation(x.size) % n_folds
-    held_out = [sum(_kde_log_density(x[folds == k], x[folds != k], h).sum() for k in range(n_folds)) for h in candidates]
+    held_out = [
+        sum(_kde_log_density(x[folds == k], x[folds != k], h).sum() for k in range(n_folds))
+        for h in candidates
+    ]
     bandwidth = float(candidates[int(np.argmax(held_out))])
     z = (x[:, None] - x[None, :]) / bandwidth
     kernel = -0.5 * z**2
     np.fill_diagonal(kernel, -np.inf)  # leave each point out of its own density
-    loo = special.logsumexp(kernel, axis=1) - np.log((x.size - 1) * bandwidth * np.sqrt(2 * np.pi)) - np.log(y) - np.log1p(-y)
+    loo = (
+        special.logsumexp(kernel, axis=1)
+        - np.log((x.size - 1) * bandwidth * np.sqrt(2 * np.pi))
+        - np.log(y)
+        - np.log1p(-y)
+    )
     threshold = float(np.percentile(loo, percentile))
-    boot = np.percentile(loo[rng.integers(0, loo.size, (v.as_int(n_boot, "n_boot", minimum=1), loo.size))], percentile, axis=1)
+    boot = np.percentile(
+        loo[rng.integers(0, loo.size, (v.as_int(n_boot, "n_boot", minimum=1), loo.size))],
+        percentile,
+        axis=1,
+    )
     tail = (1.0 - level) / 2.0
     interval = (float(np.quantile(boot, tail)), float(np.quantile(boot, 1.0 - tail)))
-    return LogitKDEThreshold(y, bandwidth, loo, threshold, interval, loo < threshold, float(percentile))
+    return LogitKDEThreshold(
+        y, bandwidth, loo, threshold, interval, loo < threshold, float(percentile)
+    )

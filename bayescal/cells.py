@@ -25,7 +25,12 @@ from .correction import WEIGHT_RULES, _check_channels, as_convex_weights, patter
 from .data import AnnotatedScores, PatternCounts, count_rows
 from .metrics import BinnedMoments, assign_bins
 
-__all__ = ["CellStatistics", "cell_statistics", "cell_statistics_from_frame", "noise_corrected_ece_from_cells"]
+__all__ = [
+    "CellStatistics",
+    "cell_statistics",
+    "cell_statistics_from_frame",
+    "noise_corrected_ece_from_cells",
+]
 
 _SUMS = ("counts", "score_sums", "score_squares")
 
@@ -61,7 +66,9 @@ class CellStatistics:
 
     def pattern_counts(self) -> PatternCounts:
         """The (group, pattern) counts every channel estimator and model runs on."""
-        rows, inverse = np.unique(np.column_stack([self.groups, self.patterns]), axis=0, return_inverse=True)
+        rows, inverse = np.unique(
+            np.column_stack([self.groups, self.patterns]), axis=0, return_inverse=True
+        )
         counts = np.bincount(inverse.ravel(), weights=self.counts).astype(np.int64)
         return PatternCounts(rows[:, 0], rows[:, 1:].astype(np.int8), counts, self.annotator_names)
 
@@ -75,12 +82,29 @@ class CellStatistics:
         for part in parts[1:]:
             if part.annotator_names != first.annotator_names or part.n_bins != first.n_bins:
                 raise ValueError("parts must share annotators and n_bins to be combined")
-        keys = np.column_stack([np.concatenate([p.groups for p in parts]), np.concatenate([p.bins for p in parts]), np.concatenate([p.patterns for p in parts])])
+        keys = np.column_stack(
+            [
+                np.concatenate([p.groups for p in parts]),
+                np.concatenate([p.bins for p in parts]),
+                np.concatenate([p.patterns for p in parts]),
+            ]
+        )
         rows, inverse = np.unique(keys, axis=0, return_inverse=True)
-        sums = {name: np.bincount(inverse.ravel(), weights=np.concatenate([getattr(p, name) for p in parts])) for name in _SUMS}
+        sums = {
+            name: np.bincount(
+                inverse.ravel(), weights=np.concatenate([getattr(p, name) for p in parts])
+            )
+            for name in _SUMS
+        }
         return cls(
-            rows[:, 0], rows[:, 1], rows[:, 2:].astype(np.int8), sums["counts"].astype(np.int64), sums["score_sums"], sums["score_squares"],
-            first.n_bins, first.annotator_names,
+            rows[:, 0],
+            rows[:, 1],
+            rows[:, 2:].astype(np.int8),
+            sums["counts"].astype(np.int64),
+            sums["score_sums"],
+            sums["score_squares"],
+            first.n_bins,
+            first.annotator_names,
         )
 
 
@@ -91,13 +115,19 @@ def cell_statistics(data, n_bins=15) -> CellStatistics:
     bins = v.as_int(n_bins, "n_bins", minimum=1)
     bin_index = assign_bins(data.scores, bins, "uniform")[0]
     groups = np.zeros(data.n_items, dtype=np.int64) if data.groups is None else data.groups
-    rows, counts, inverse = count_rows(groups * bins + bin_index, data.annotations, return_inverse=True)
+    rows, counts, inverse = count_rows(
+        groups * bins + bin_index, data.annotations, return_inverse=True
+    )
     group, bin_of_row = np.divmod(rows[:, 0], bins)
     return CellStatistics(
-        group, bin_of_row, rows[:, 1:].astype(np.int8), counts.astype(np.int64),
+        group,
+        bin_of_row,
+        rows[:, 1:].astype(np.int8),
+        counts.astype(np.int64),
         np.bincount(inverse, weights=data.scores, minlength=counts.size),
         np.bincount(inverse, weights=data.scores**2, minlength=counts.size),
-        bins, data.annotator_names,
+        bins,
+        data.annotator_names,
     )
 
 
@@ -108,9 +138,16 @@ def _partition_table(frame, score, annotators, groups, n_bins):
     from .channels import score_groups
 
     group_column = groups if isinstance(groups, str) else None
-    data = AnnotatedScores.from_frame(frame, score=score, annotators=annotators, groups=group_column)
+    data = AnnotatedScores.from_frame(
+        frame, score=score, annotators=annotators, groups=group_column
+    )
     if isinstance(groups, int) and not isinstance(groups, bool) and data.n_items:
-        data = AnnotatedScores(data.scores, data.annotations, groups=score_groups(data.scores, n_groups=groups), annotator_names=data.annotator_names)
+        data = AnnotatedScores(
+            data.scores,
+            data.annotations,
+            groups=score_groups(data.scores, n_groups=groups),
+            annotator_names=data.annotator_names,
+        )
     cells = cell_statistics(data, n_bins)
     table = pd.DataFrame({"group": cells.groups, "bin": cells.bins})
     for j in range(len(annotators)):
@@ -123,8 +160,14 @@ def _partition_table(frame, score, annotators, groups, n_bins):
 def _from_table(table, annotators, n_bins) -> CellStatistics:
     patterns = table[[f"pattern_{j}" for j in range(len(annotators))]].to_numpy().astype(np.int8)
     part = CellStatistics(
-        table["group"].to_numpy(np.int64), table["bin"].to_numpy(np.int64), patterns, table["counts"].to_numpy(np.int64),
-        table["score_sums"].to_numpy(float), table["score_squares"].to_numpy(float), n_bins, tuple(annotators),
+        table["group"].to_numpy(np.int64),
+        table["bin"].to_numpy(np.int64),
+        patterns,
+        table["counts"].to_numpy(np.int64),
+        table["score_sums"].to_numpy(float),
+        table["score_squares"].to_numpy(float),
+        n_bins,
+        tuple(annotators),
     )
     return CellStatistics.combine([part])
 
@@ -160,9 +203,18 @@ def cell_statistics_from_frame(frame, score, annotators, groups=None, n_bins=15)
         import pandas as pd
 
         meta = pd.DataFrame(
-            {"group": pd.Series(dtype="int64"), "bin": pd.Series(dtype="int64"), **{f"pattern_{j}": pd.Series(dtype="int64") for j in range(len(annotators))}, "counts": pd.Series(dtype="int64"), "score_sums": pd.Series(dtype="float64"), "score_squares": pd.Series(dtype="float64")}
+            {
+                "group": pd.Series(dtype="int64"),
+                "bin": pd.Series(dtype="int64"),
+                **{f"pattern_{j}": pd.Series(dtype="int64") for j in range(len(annotators))},
+                "counts": pd.Series(dtype="int64"),
+                "score_sums": pd.Series(dtype="float64"),
+                "score_squares": pd.Series(dtype="float64"),
+            }
         )
-        table = frame.map_partitions(_partition_table, score, annotators, groups, bins, meta=meta).compute()
+        table = frame.map_partitions(
+            _partition_table, score, annotators, groups, bins, meta=meta
+        ).compute()
         return _from_table(table, annotators, bins)
     return _from_table(_partition_table(frame, score, annotators, groups, bins), annotators, bins)
 
@@ -184,10 +236,23 @@ def noise_corrected_ece_from_cells(cells, channels, weights="iv") -> BinnedMomen
         ``.ece`` is the NC-ECE.
     """
     if not isinstance(cells, CellStatistics):
-        raise TypeError(f"cells must be a bayescal.cells.CellStatistics; saw {type(cells).__name__}")
+        raise TypeError(
+            f"cells must be a bayescal.cells.CellStatistics; saw {type(cells).__name__}"
+        )
     channels = _check_channels(channels, cells.patterns.shape[1])
-    rule = v.as_choice(weights, "weights", WEIGHT_RULES) if isinstance(weights, str) else as_convex_weights(weights, channels.n_annotators)
+    rule = (
+        v.as_choice(weights, "weights", WEIGHT_RULES)
+        if isinstance(weights, str)
+        else as_convex_weights(weights, channels.n_annotators)
+    )
     labels = pattern_labels(cells.patterns, cells.counts, channels.a, channels.b, rule)
-    residual = np.bincount(cells.bins, weights=labels * cells.counts - cells.score_sums, minlength=cells.n_bins)
+    residual = np.bincount(
+        cells.bins, weights=labels * cells.counts - cells.score_sums, minlength=cells.n_bins
+    )
     counts = np.bincount(cells.bins, weights=cells.counts, minlength=cells.n_bins).astype(np.int64)
-    return BinnedMoments(edges=np.linspace(0.0, 1.0, cells.n_bins + 1), counts=counts, moments=residual / cells.n_items, n_items=cells.n_items)
+    return BinnedMoments(
+        edges=np.linspace(0.0, 1.0, cells.n_bins + 1),
+        counts=counts,
+        moments=residual / cells.n_items,
+        n_items=cells.n_items,
+    )

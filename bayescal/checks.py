@@ -83,7 +83,9 @@ def _observed_layout(fit: BayesFit, data: AnnotatedScores):
     constant = fit.idata.constant_data
     fitted = {
         (int(g), tuple(p.tolist())): float(c)
-        for g, p, c in zip(constant["pattern_group"].values, constant["patterns"].values, constant["counts"].values)
+        for g, p, c in zip(
+            constant["pattern_group"].values, constant["patterns"].values, constant["counts"].values
+        )
         if c > 0  # a complete design (simulation studies) also lists unseen patterns
     }
     groups = counts.groups if grouped else np.zeros_like(counts.groups)
@@ -104,9 +106,15 @@ def _row_probabilities(fit: BayesFit, design: PatternDesign, grouped: bool) -> n
     import jax
 
     a, b, prevalence = fit.draws()
-    prevalence_of_row = prevalence[:, design.group_index] if grouped else np.repeat(prevalence[:, None], design.group_index.size, axis=1)
+    prevalence_of_row = (
+        prevalence[:, design.group_index]
+        if grouped
+        else np.repeat(prevalence[:, None], design.group_index.size, axis=1)
+    )
     with jax.enable_x64(True):
-        return np.exp(np.asarray(pattern_log_prob(a, b, prevalence_of_row, design.positive, design.negative)))
+        return np.exp(
+            np.asarray(pattern_log_prob(a, b, prevalence_of_row, design.positive, design.negative))
+        )
 
 
 def _replicate(design: PatternDesign, probabilities: np.ndarray, rng) -> np.ndarray:
@@ -116,7 +124,7 @@ def _replicate(design: PatternDesign, probabilities: np.ndarray, rng) -> np.ndar
         rows = rows[rows >= 0]
         cell = probabilities[:, rows]
         # Rows of a cell sum to one up to rounding; renormalise so numpy accepts them.
-        replicated[:, rows] = rng.multinomial(int(round(size)), cell / cell.sum(axis=1, keepdims=True))
+        replicated[:, rows] = rng.multinomial(round(size), cell / cell.sum(axis=1, keepdims=True))
     return replicated
 
 
@@ -136,7 +144,9 @@ def _discrepancy(counts: np.ndarray, expected: np.ndarray, kind: str) -> np.ndar
     return 2.0 * terms.sum(axis=-1)
 
 
-def _statistic_rows(check: str, subjects, observed, replicated, expected, level: float, notes=None) -> list[dict]:
+def _statistic_rows(
+    check: str, subjects, observed, replicated, expected, level: float, notes=None
+) -> list[dict]:
     """Rows comparing observed statistics (m,) with replicated (S, m) and model-expected (S, m) values."""
     tail = (1.0 - level) / 2.0
     lower, upper = np.quantile(replicated, [tail, 1.0 - tail], axis=0)
@@ -199,7 +209,9 @@ def _status_rows(fit: BayesFit, design: PatternDesign, grouped: bool) -> list[di
             "subject": "identification",
             "observed": float(gap_floor.min()),
             "flag": bool(weak),
-            "note": ("weakly identified: " + "; ".join(weak)) if weak else "no sign of weak identification",
+            "note": ("weakly identified: " + "; ".join(weak))
+            if weak
+            else "no sign of weak identification",
         }
     )
     return rows
@@ -243,7 +255,10 @@ def check_model(fit, data, interval=0.95, discrepancy="chi2", seed=0) -> pd.Data
     rows = _status_rows(fit, design, grouped)
 
     label = {"chi2": "Pearson chi-square", "g2": "deviance G^2"}[kind]
-    realised, simulated = _discrepancy(observed, expected, kind), _discrepancy(replicated, expected, kind)
+    realised, simulated = (
+        _discrepancy(observed, expected, kind),
+        _discrepancy(replicated, expected, kind),
+    )
     # The sampled-posterior p-value (Gosselin 2011): one posterior draw, many replicates at it.
     # The ordinary posterior predictive p-value uses the data twice and piles up near 0.5 when
     # the model is true; the sampled one is uniform then, so its flags keep their nominal rate.
@@ -251,7 +266,12 @@ def check_model(fit, data, interval=0.95, discrepancy="chi2", seed=0) -> pd.Data
     at_draw = np.repeat(probabilities[chosen][None], SAMPLED_REPLICATES, axis=0)
     sampled = _discrepancy(_replicate(design, at_draw, rng), expected[chosen], kind)
     for subject, realised_values, simulated_values, note in (
-        (label, realised, simulated, "posterior predictive p-value P(D(y_rep) >= D(y)); observed is the posterior mean of D(y, theta)"),
+        (
+            label,
+            realised,
+            simulated,
+            "posterior predictive p-value P(D(y_rep) >= D(y)); observed is the posterior mean of D(y, theta)",
+        ),
         (
             f"{label}, sampled posterior draw",
             realised[chosen : chosen + 1],
@@ -278,26 +298,52 @@ def check_model(fit, data, interval=0.95, discrepancy="chi2", seed=0) -> pd.Data
     pairs = [(j, k) for j in range(len(names)) for k in range(j + 1, len(names))]
     if pairs:
         both = np.stack([positive[:, j] + negative[:, j] > 0 for j in range(len(names))], axis=1)
-        agree = np.stack([(positive[:, j] * positive[:, k] + negative[:, j] * negative[:, k]) for j, k in pairs], axis=1)
+        agree = np.stack(
+            [(positive[:, j] * positive[:, k] + negative[:, j] * negative[:, k]) for j, k in pairs],
+            axis=1,
+        )
         together = np.stack([(both[:, j] & both[:, k]) * 1.0 for j, k in pairs], axis=1)
         shared = observed @ together
         usable = shared > 0
         ratio = lambda counts: (counts @ agree)[..., usable] / shared[usable]  # noqa: E731
         subjects = [f"{names[j]}-{names[k]}" for (j, k), ok in zip(pairs, usable) if ok]
         notes = [f"{int(n)} items labelled by both" for n in shared[usable]]
-        rows += _statistic_rows("pairwise_agreement", subjects, ratio(observed), ratio(replicated), ratio(expected), level, notes)
+        rows += _statistic_rows(
+            "pairwise_agreement",
+            subjects,
+            ratio(observed),
+            ratio(replicated),
+            ratio(expected),
+            level,
+            notes,
+        )
 
-    rows += _statistic_rows("positive_count", list(names), observed @ positive, replicated @ positive, expected @ positive, level)
+    rows += _statistic_rows(
+        "positive_count",
+        list(names),
+        observed @ positive,
+        replicated @ positive,
+        expected @ positive,
+        level,
+    )
     votes = positive.sum(axis=1).astype(int)
     histogram = np.stack([(votes == k) * 1.0 for k in range(len(names) + 1)], axis=1)
     subjects = [f"{k} positive vote{'s' if k != 1 else ''}" for k in range(len(names) + 1)]
-    rows += _statistic_rows("votes_per_item", subjects, observed @ histogram, replicated @ histogram, expected @ histogram, level)
+    rows += _statistic_rows(
+        "votes_per_item",
+        subjects,
+        observed @ histogram,
+        replicated @ histogram,
+        expected @ histogram,
+        level,
+    )
 
     missing = 1.0 - positive - negative
     patterns = (positive - missing).astype(int)
     group_ids = design.group_ids[design.group_index]
     subjects = [
-        _pattern_name(pattern, names) + (f" (group {int(g)})" if grouped else "") for pattern, g in zip(patterns, group_ids)
+        _pattern_name(pattern, names) + (f" (group {int(g)})" if grouped else "")
+        for pattern, g in zip(patterns, group_ids)
     ]
     rows += _statistic_rows("pattern", subjects, observed, replicated, expected, level)
     return pd.DataFrame(rows, columns=COLUMNS)
@@ -316,11 +362,17 @@ def verdicts(table) -> list[str]:
     classic, sampled = (table[table["check"] == "ppc"].iloc[i] for i in (0, 1))
     p_values = f"sampled-posterior p = {sampled['p_value']:.3f}, posterior predictive p = {classic['p_value']:.3f}"
     if saturated:
-        lines.append(f"Pattern counts ({classic['subject']}): {p_values}; uninformative because the model is saturated.")
+        lines.append(
+            f"Pattern counts ({classic['subject']}): {p_values}; uninformative because the model is saturated."
+        )
     elif sampled["flag"]:
-        lines.append(f"Pattern counts ({classic['subject']}): {p_values}: the counts are unlikely under the model; see the flagged patterns.")
+        lines.append(
+            f"Pattern counts ({classic['subject']}): {p_values}: the counts are unlikely under the model; see the flagged patterns."
+        )
     else:
-        lines.append(f"Pattern counts ({classic['subject']}): {p_values}: the model reproduces the pattern counts.")
+        lines.append(
+            f"Pattern counts ({classic['subject']}): {p_values}: the model reproduces the pattern counts."
+        )
     if saturated:
         lines.append(
             "Pairwise agreement and the other count checks: matched by construction in a saturated model, so "
@@ -333,11 +385,21 @@ def verdicts(table) -> list[str]:
         lines.append(
             f"Pair {row['subject']}: agree on {row['observed']:.3f} of shared items, {direction} often than conditional "
             f"independence predicts ({row['expected']:.3f}, {row['lower']:.3f}-{row['upper']:.3f}): their errors may be "
-            + ("correlated." if direction == "more" else "anti-correlated or the channels differ between items.")
+            + (
+                "correlated."
+                if direction == "more"
+                else "anti-correlated or the channels differ between items."
+            )
         )
     if pairs.empty and (table["check"] == "pairwise_agreement").any():
-        lines.append("Pairwise agreement: every pair agrees as often as conditional independence predicts.")
-    for check, label in (("positive_count", "positive counts"), ("votes_per_item", "votes per item"), ("pattern", "patterns")):
+        lines.append(
+            "Pairwise agreement: every pair agrees as often as conditional independence predicts."
+        )
+    for check, label in (
+        ("positive_count", "positive counts"),
+        ("votes_per_item", "votes per item"),
+        ("pattern", "patterns"),
+    ):
         flagged = table[(table["check"] == check) & table["flag"]]
         if not flagged.empty:
             shown = ", ".join(flagged["subject"].head(4)) + (", ..." if len(flagged) > 4 else "")

@@ -55,7 +55,9 @@ LONG_HELP = "with --long, TABLE holds one row per response (columns --item, --an
 
 def _integer_argument(minimum: int, allow_auto: bool = False):
     """argparse type: an integer >= minimum (or the word 'auto' when allowed)."""
-    expected = {0: "a non-negative integer", 1: "a positive integer"}.get(minimum, f"an integer >= {minimum}") + (" or 'auto'" if allow_auto else "")
+    expected = {0: "a non-negative integer", 1: "a positive integer"}.get(
+        minimum, f"an integer >= {minimum}"
+    ) + (" or 'auto'" if allow_auto else "")
 
     def parse(text: str) -> int | str:
         if allow_auto and text == "auto":
@@ -82,41 +84,93 @@ def _thresholds(text: str) -> list[float]:
     try:
         return [float(x) for x in text.split(",")]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated numbers in (0, 1); saw {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated numbers in (0, 1); saw {text!r}"
+        ) from None
 
 
 def _table_arguments(command: argparse.ArgumentParser) -> None:
     """The input table, its columns and the run options shared by fit, recalibrate and sensitivity."""
-    command.add_argument("table", help="CSV or Parquet file, one row per item (or per response with --long)")
-    command.add_argument("--score", required=True, help="column of the predictor's scores in [0, 1]")
-    command.add_argument("--annotators", type=_names, help="comma-separated annotator columns (wide format; with --long: which annotators to keep)")
-    command.add_argument("--truth", help="column of true 0/1 labels, if known (oracle ECE; never used for fitting)")
+    command.add_argument(
+        "table", help="CSV or Parquet file, one row per item (or per response with --long)"
+    )
+    command.add_argument(
+        "--score", required=True, help="column of the predictor's scores in [0, 1]"
+    )
+    command.add_argument(
+        "--annotators",
+        type=_names,
+        help="comma-separated annotator columns (wide format; with --long: which annotators to keep)",
+    )
+    command.add_argument(
+        "--truth", help="column of true 0/1 labels, if known (oracle ECE; never used for fitting)"
+    )
     long = command.add_argument_group("long format", LONG_HELP)
     long.add_argument("--long", action="store_true", help="TABLE is in long format")
-    long.add_argument("--scores", help="CSV or Parquet table of the items: --item and --score columns (and --truth)")
+    long.add_argument(
+        "--scores",
+        help="CSV or Parquet table of the items: --item and --score columns (and --truth)",
+    )
     long.add_argument("--item", default="item", help="item id column (default: item)")
-    long.add_argument("--annotator", default="annotator", help="annotator column (default: annotator)")
+    long.add_argument(
+        "--annotator", default="annotator", help="annotator column (default: annotator)"
+    )
     long.add_argument("--label", default="label", help="label column, 0/1/empty (default: label)")
     grouping = command.add_mutually_exclusive_group()
-    grouping.add_argument("--groups", type=_integer_argument(2), help="number of equal-width score groups (Hui–Walter)")
-    grouping.add_argument("--thresholds", type=_thresholds, help="comma-separated score cut points of the groups")
-    command.add_argument("--seed", type=_integer_argument(0), default=0, help="random seed (default: 0)")
+    grouping.add_argument(
+        "--groups",
+        type=_integer_argument(2),
+        help="number of equal-width score groups (Hui–Walter)",
+    )
+    grouping.add_argument(
+        "--thresholds", type=_thresholds, help="comma-separated score cut points of the groups"
+    )
+    command.add_argument(
+        "--seed", type=_integer_argument(0), default=0, help="random seed (default: 0)"
+    )
     command.add_argument("--quiet", action="store_true", help="no progress bar")
-    command.add_argument("--json", action="store_true", help="print the machine-readable result on stdout instead of the text summary")
+    command.add_argument(
+        "--json",
+        action="store_true",
+        help="print the machine-readable result on stdout instead of the text summary",
+    )
     command.add_argument("--debug", action="store_true", help="show the traceback of an error")
 
 
 def _sampler_arguments(command: argparse.ArgumentParser) -> None:
-    command.add_argument("--model", choices=MODEL_CHOICES, default="auto", help="Bayesian model (default: auto = Dawid–Skene for 3+ annotators, Hui–Walter for 2)")
-    command.add_argument("--n-bins", type=_integer_argument(1, allow_auto=True), default=10, help="equal-width evaluation bins (default: 10)")
-    command.add_argument("--chains", type=_integer_argument(1), default=4, help="NUTS chains (default: 4)")
-    command.add_argument("--warmup", type=_integer_argument(1), default=1000, help="warm-up iterations per chain (default: 1000)")
-    command.add_argument("--samples", type=_integer_argument(1), default=1000, help="draws per chain (default: 1000)")
+    command.add_argument(
+        "--model",
+        choices=MODEL_CHOICES,
+        default="auto",
+        help="Bayesian model (default: auto = Dawid–Skene for 3+ annotators, Hui–Walter for 2)",
+    )
+    command.add_argument(
+        "--n-bins",
+        type=_integer_argument(1, allow_auto=True),
+        default=10,
+        help="equal-width evaluation bins (default: 10)",
+    )
+    command.add_argument(
+        "--chains", type=_integer_argument(1), default=4, help="NUTS chains (default: 4)"
+    )
+    command.add_argument(
+        "--warmup",
+        type=_integer_argument(1),
+        default=1000,
+        help="warm-up iterations per chain (default: 1000)",
+    )
+    command.add_argument(
+        "--samples", type=_integer_argument(1), default=1000, help="draws per chain (default: 1000)"
+    )
 
 
 def _output_arguments(command: argparse.ArgumentParser, required: bool = True) -> None:
-    command.add_argument("--out", required=required, help="output directory (must not exist unless --force)")
-    command.add_argument("--force", action="store_true", help="write into an existing output directory")
+    command.add_argument(
+        "--out", required=required, help="output directory (must not exist unless --force)"
+    )
+    command.add_argument(
+        "--force", action="store_true", help="write into an existing output directory"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -138,14 +192,32 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         epilog=DEMO_EXAMPLE,
     )
-    demo.add_argument("--condition", choices=TOY_CONDITIONS, default="shifted", help="calibration condition (default: shifted)")
-    demo.add_argument("--n", type=_integer_argument(1), default=8000, help="number of items (default: 8000)")
-    demo.add_argument("--seed", type=_integer_argument(0), default=0, help="random seed (default: 0)")
     demo.add_argument(
-        "--n-bins", type=_integer_argument(1, allow_auto=True), default=10, help="equal-width evaluation bins, or 'auto' = round(n^(1/3)) (default: 10, as in the paper)"
+        "--condition",
+        choices=TOY_CONDITIONS,
+        default="shifted",
+        help="calibration condition (default: shifted)",
     )
-    demo.add_argument("--no-bayes", action="store_true", help="skip the Bayesian fit and the report (quicker)")
-    demo.add_argument("--out", default="bayescal-demo", help="directory of the demo's table and report; its files are rewritten on every run (default: bayescal-demo)")
+    demo.add_argument(
+        "--n", type=_integer_argument(1), default=8000, help="number of items (default: 8000)"
+    )
+    demo.add_argument(
+        "--seed", type=_integer_argument(0), default=0, help="random seed (default: 0)"
+    )
+    demo.add_argument(
+        "--n-bins",
+        type=_integer_argument(1, allow_auto=True),
+        default=10,
+        help="equal-width evaluation bins, or 'auto' = round(n^(1/3)) (default: 10, as in the paper)",
+    )
+    demo.add_argument(
+        "--no-bayes", action="store_true", help="skip the Bayesian fit and the report (quicker)"
+    )
+    demo.add_argument(
+        "--out",
+        default="bayescal-demo",
+        help="directory of the demo's table and report; its files are rewritten on every run (default: bayescal-demo)",
+    )
 
     fit = commands.add_parser(
         "fit",
@@ -161,7 +233,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _table_arguments(fit)
     _sampler_arguments(fit)
-    fit.add_argument("--prior", help='JSON file of Beta priors, e.g. {"sensitivity": [8, 2]} (keys false_positive, sensitivity, prevalence; default flat)')
+    fit.add_argument(
+        "--prior",
+        help='JSON file of Beta priors, e.g. {"sensitivity": [8, 2]} (keys false_positive, sensitivity, prevalence; default flat)',
+    )
     _output_arguments(fit)
 
     report = commands.add_parser(
@@ -185,8 +260,15 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=RECALIBRATE_EXAMPLE,
     )
     _table_arguments(recalibrate)
-    recalibrate.add_argument("--method", choices=METHODS, default="platt", help="recalibration map (default: platt)")
-    recalibrate.add_argument("--n-bins", type=_integer_argument(1, allow_auto=True), default=10, help="bins of the histogram map (default: 10)")
+    recalibrate.add_argument(
+        "--method", choices=METHODS, default="platt", help="recalibration map (default: platt)"
+    )
+    recalibrate.add_argument(
+        "--n-bins",
+        type=_integer_argument(1, allow_auto=True),
+        default=10,
+        help="bins of the histogram map (default: 10)",
+    )
     _output_arguments(recalibrate)
 
     sensitivity = commands.add_parser(
@@ -214,17 +296,33 @@ def _read_input(args):
     if args.long:
         if args.scores is None:
             raise ValueError("--long needs --scores, the table of item scores")
-        table = read_long_tables(args.table, args.scores, args.score, item=args.item, annotator=args.annotator, label=args.label, annotators=args.annotators, truth=args.truth)
+        table = read_long_tables(
+            args.table,
+            args.scores,
+            args.score,
+            item=args.item,
+            annotator=args.annotator,
+            label=args.label,
+            annotators=args.annotators,
+            truth=args.truth,
+        )
     else:
         if args.annotators is None:
-            raise ValueError("--annotators is required for a wide table (or pass --long with --scores)")
+            raise ValueError(
+                "--annotators is required for a wide table (or pass --long with --scores)"
+            )
         if args.scores is not None:
             raise ValueError("--scores is only for --long tables")
         table = read_wide_table(args.table, args.score, args.annotators, truth=args.truth)
     if args.groups is not None or args.thresholds is not None:
         data = table.data
         groups = score_groups(data.scores, thresholds=args.thresholds, n_groups=args.groups)
-        table = dataclasses.replace(table, data=AnnotatedScores(data.scores, data.annotations, groups=groups, annotator_names=data.annotator_names))
+        table = dataclasses.replace(
+            table,
+            data=AnnotatedScores(
+                data.scores, data.annotations, groups=groups, annotator_names=data.annotator_names
+            ),
+        )
     return table
 
 
@@ -249,7 +347,14 @@ def _bayes_options(args) -> dict:
 
 
 def _input_record(args) -> dict:
-    return {"table": str(args.table), "scores": args.scores, "score": args.score, "annotators": args.annotators, "truth": args.truth, "long": args.long}
+    return {
+        "table": str(args.table),
+        "scores": args.scores,
+        "score": args.score,
+        "annotators": args.annotators,
+        "truth": args.truth,
+        "long": args.long,
+    }
 
 
 def fit_text(summary: dict, checks: bool = True) -> list[str]:
@@ -262,15 +367,35 @@ def fit_text(summary: dict, checks: bool = True) -> list[str]:
         f"identification: {summary['identification']['status']}",
         f"  naive ECE (soft vote)         {ece['naive']['soft_vote']:.4f}",
         f"  naive ECE (majority vote)     {ece['naive']['majority_vote']:.4f}",
-        "  NC-ECE (EM channels)          " + (f"{frequentist['value']:.4f}" if frequentist["value"] is not None else f"not available ({frequentist['reason']})"),
+        "  NC-ECE (EM channels)          "
+        + (
+            f"{frequentist['value']:.4f}"
+            if frequentist["value"] is not None
+            else f"not available ({frequentist['reason']})"
+        ),
         f"  NC-ECE (posterior median)     {posterior['median']:.4f}  [{posterior['interval'][0]:.4f}, {posterior['interval'][1]:.4f}] ({posterior['level']:.0%})",
     ]
     if ece["oracle"]["value"] is not None:
         lines.append(f"  oracle ECE (truth column)     {ece['oracle']['value']:.4f}")
-    return lines + (["Model checks:"] + [f"  {line}" for line in summary["checks"]["verdicts"]] if checks else [])
+    return lines + (
+        ["Model checks:"] + [f"  {line}" for line in summary["checks"]["verdicts"]]
+        if checks
+        else []
+    )
 
 
-def write_fit(out: pathlib.Path, table, input_record: dict, model="auto", priors=None, n_bins=10, seed=0, progress=False, bayes_options=None, read_seconds=None):
+def write_fit(
+    out: pathlib.Path,
+    table,
+    input_record: dict,
+    model="auto",
+    priors=None,
+    n_bins=10,
+    seed=0,
+    progress=False,
+    bayes_options=None,
+    read_seconds=None,
+):
     """Analyse a table and write posterior.nc, the report and summary.json into ``out``.
 
     Returns the :class:`~bayescal.pipeline.Analysis`, the summary and the report's path.
@@ -280,15 +405,29 @@ def write_fit(out: pathlib.Path, table, input_record: dict, model="auto", priors
     from .pipeline import analyse
     from .report import POSTERIOR_FILE, SUMMARY_FILE, render_report
 
-    analysis = analyse(table.data, truth=table.truth, model=model, priors=priors, n_bins=n_bins, seed=seed, progress=progress, bayes_options=bayes_options)
+    analysis = analyse(
+        table.data,
+        truth=table.truth,
+        model=model,
+        priors=priors,
+        n_bins=n_bins,
+        seed=seed,
+        progress=progress,
+        bayes_options=bayes_options,
+    )
     summary = dict(analysis.summary, input=input_record)
-    timings = summary["timings"] = {**({"read": round(read_seconds, 3)} if read_seconds is not None else {}), **summary["timings"]}
+    timings = summary["timings"] = {
+        **({"read": round(read_seconds, 3)} if read_seconds is not None else {}),
+        **summary["timings"],
+    }
     prepare_output(out, force=True)
     start = time.perf_counter()
     write_atomic(out / POSTERIOR_FILE, analysis.bayes_fit.save)
     timings["write_posterior"] = round(time.perf_counter() - start, 3)
     start = time.perf_counter()
-    report = render_report(out, summary)  # the report shows no timings: it is the same when re-rendered
+    report = render_report(
+        out, summary
+    )  # the report shows no timings: it is the same when re-rendered
     timings["report"] = round(time.perf_counter() - start, 3)
     write_json(out / SUMMARY_FILE, summary)
     return analysis, summary, report
@@ -303,13 +442,27 @@ def run_fit(args) -> str:
     start = time.perf_counter()
     table = _read_input(args)
     _, summary, report = write_fit(
-        out, table, _input_record(args), model=args.model, priors=priors, n_bins=args.n_bins, seed=args.seed,
-        progress=_progress(args), bayes_options=_bayes_options(args), read_seconds=time.perf_counter() - start,
+        out,
+        table,
+        _input_record(args),
+        model=args.model,
+        priors=priors,
+        n_bins=args.n_bins,
+        seed=args.seed,
+        progress=_progress(args),
+        bayes_options=_bayes_options(args),
+        read_seconds=time.perf_counter() - start,
     )
     if args.json:
         return json.dumps(summary, indent=2, allow_nan=False)
     first, *rest = fit_text(summary)
-    return "\n".join([f"bayescal fit: {first}", *rest, f"Wrote {out / 'summary.json'}, {out / 'posterior.nc'} and the report {report}"])
+    return "\n".join(
+        [
+            f"bayescal fit: {first}",
+            *rest,
+            f"Wrote {out / 'summary.json'}, {out / 'posterior.nc'} and the report {report}",
+        ]
+    )
 
 
 def run_report(args) -> str:
@@ -328,20 +481,34 @@ def run_recalibrate(args) -> str:
     table = _read_input(args)
     channel_fit, data = frequentist_channels(table.data, seed=args.seed)
     if channel_fit.failure:
-        raise ValueError(f"{channel_fit.method} failed ({channel_fit.failure}); the map needs estimated channels")
-    fitted = recalibrate(data, method=args.method, channels=channel_fit.channels, n_bins=args.n_bins)
+        raise ValueError(
+            f"{channel_fit.method} failed ({channel_fit.failure}); the map needs estimated channels"
+        )
+    fitted = recalibrate(
+        data, method=args.method, channels=channel_fit.channels, n_bins=args.n_bins
+    )
     column = f"{args.score}_recalibrated"
     if column in table.frame.columns:
-        raise ValueError(f"the table already has a column {column!r}; rename it before recalibrating")
+        raise ValueError(
+            f"the table already has a column {column!r}; rename it before recalibrating"
+        )
     document = {
         "map": fitted.to_dict(),
-        "channels": {"estimator": channel_fit.method, "a": channel_fit.channels.a.tolist(), "b": channel_fit.channels.b.tolist(), "annotators": list(data.annotator_names)},
+        "channels": {
+            "estimator": channel_fit.method,
+            "a": channel_fit.channels.a.tolist(),
+            "b": channel_fit.channels.b.tolist(),
+            "annotators": list(data.annotator_names),
+        },
         "input": _input_record(args),
         "output_column": column,
     }
     prepare_output(out, force=True)
     write_json(out / "map.json", document)
-    output = write_table(out / f"recalibrated{table.path.suffix.lower()}", table.frame.assign(**{column: fitted.predict(data.scores)}))
+    output = write_table(
+        out / f"recalibrated{table.path.suffix.lower()}",
+        table.frame.assign(**{column: fitted.predict(data.scores)}),
+    )
     if args.json:
         return json.dumps(document, indent=2, allow_nan=False)
     return f"bayescal recalibrate: {fitted!r} fitted to labels corrected by {channel_fit.method}\nWrote {out / 'map.json'} and {output}"
@@ -356,15 +523,36 @@ def run_sensitivity(args) -> str:
     out = _output_directory(args)
     named = read_priors(args.priors, named=True)
     name, why, data = model_data(_read_input(args).data, args.model)
-    result = prior_sensitivity(data, model=name, priors=named, n_bins=args.n_bins, seed=args.seed, progress=_progress(args), **_bayes_options(args))
+    result = prior_sensitivity(
+        data,
+        model=name,
+        priors=named,
+        n_bins=args.n_bins,
+        seed=args.seed,
+        progress=_progress(args),
+        **_bayes_options(args),
+    )
     frame = result.table.reset_index()
     records = json.loads(frame.to_json(orient="records"))
     if out is not None:
         prepare_output(out, force=True)
         write_atomic(out / "sensitivity.csv", frame.to_csv(index=False))
-        write_json(out / "sensitivity.json", {"model": name, "why": why, "reference": result.reference, "level": result.level, "rows": records})
+        write_json(
+            out / "sensitivity.json",
+            {
+                "model": name,
+                "why": why,
+                "reference": result.reference,
+                "level": result.level,
+                "rows": records,
+            },
+        )
     if args.json:
-        return json.dumps({"model": name, "reference": result.reference, "level": result.level, "rows": records}, indent=2, allow_nan=False)
+        return json.dumps(
+            {"model": name, "reference": result.reference, "level": result.level, "rows": records},
+            indent=2,
+            allow_nan=False,
+        )
     with _wide_display():
         text = result.table.round(4).to_string()
     return f"bayescal sensitivity: model {name} ({why}); reference prior {result.reference!r}; {result.level:.0%} intervals\n{text}"
@@ -376,18 +564,28 @@ def _wide_display():
     return pd.option_context("display.width", 200, "display.max_rows", 500)
 
 
-def run_demo(condition: str, n: int, seed: int, n_bins: int | str, bayes: bool = True, out="bayescal-demo") -> str:
+def run_demo(
+    condition: str, n: int, seed: int, n_bins: int | str, bayes: bool = True, out="bayescal-demo"
+) -> str:
     """The demo's report as text (the numbers are computed here, printing is the caller's)."""
     simulation = toy_data(n, condition=condition, seed=seed)
     observed = simulation.data
     # The paper's toy study fits grouped EM on five equal-width score groups (App. G.2).
-    data = AnnotatedScores(observed.scores, observed.annotations, groups=score_groups(observed.scores, n_groups=5))
+    data = AnnotatedScores(
+        observed.scores, observed.annotations, groups=score_groups(observed.scores, n_groups=5)
+    )
     try:
         estimated, failure = nc_ece(data, "grouped_em", n_bins=n_bins, seed=seed), None
     except ValueError as error:  # a failed or unidentified fit (tiny n): report it, keep the rest
         estimated, failure = None, str(error)
-    analysis, summary, report, bayes_failure = _demo_fit(simulation, pathlib.Path(out), n_bins, seed) if bayes else (None, None, None, "skipped (--no-bayes)")
-    fit, posterior = (analysis.bayes_fit, analysis.posterior) if analysis is not None else (None, None)
+    analysis, summary, report, bayes_failure = (
+        _demo_fit(simulation, pathlib.Path(out), n_bins, seed)
+        if bayes
+        else (None, None, None, "skipped (--no-bayes)")
+    )
+    fit, posterior = (
+        (analysis.bayes_fit, analysis.posterior) if analysis is not None else (None, None)
+    )
     truth = simulation.channels
 
     lines = [
@@ -410,15 +608,32 @@ def run_demo(condition: str, n: int, seed: int, n_bins: int | str, bayes: bool =
                 line += f"  {values.mean():>6.3f} [{low:.3f}, {high:.3f}]"
         lines.append(line)
     if estimated is not None or draws is not None:
-        lines.append("(EM: grouped EM on 5 equal-width score groups; posterior: Bayesian Dawid–Skene, NUTS, flat priors)")
+        lines.append(
+            "(EM: grouped EM on 5 equal-width score groups; posterior: Bayesian Dawid–Skene, NUTS, flat priors)"
+        )
 
     rows = [
         ("population ECE  E|m(Z) - Z|  (numerical integral)", f"{simulation.population_ece:.4f}"),
-        ("clean labels  (oracle: only a simulator knows Y)", f"{expected_calibration_error(simulation.labels, data.scores, n_bins):.4f}"),
-        ("soft vote  (naive: mean of the noisy labels)", f"{soft_vote_ece(data.scores, data.annotations, n_bins):.4f}"),
-        ("majority vote  (naive)", f"{majority_vote_ece(data.scores, data.annotations, n_bins):.4f}"),
-        ("NC-ECE  (true channels, inverse-variance weights)", f"{noise_corrected_ece(data.scores, data.annotations, truth, n_bins):.4f}"),
-        ("NC-ECE  (channels estimated by grouped EM)", f"{estimated.estimate:.4f}" if estimated else f"not available ({failure})"),
+        (
+            "clean labels  (oracle: only a simulator knows Y)",
+            f"{expected_calibration_error(simulation.labels, data.scores, n_bins):.4f}",
+        ),
+        (
+            "soft vote  (naive: mean of the noisy labels)",
+            f"{soft_vote_ece(data.scores, data.annotations, n_bins):.4f}",
+        ),
+        (
+            "majority vote  (naive)",
+            f"{majority_vote_ece(data.scores, data.annotations, n_bins):.4f}",
+        ),
+        (
+            "NC-ECE  (true channels, inverse-variance weights)",
+            f"{noise_corrected_ece(data.scores, data.annotations, truth, n_bins):.4f}",
+        ),
+        (
+            "NC-ECE  (channels estimated by grouped EM)",
+            f"{estimated.estimate:.4f}" if estimated else f"not available ({failure})",
+        ),
         (
             "NC-ECE  (posterior median, 90% credible interval)",
             f"{posterior.median:.4f}  [{posterior.interval[0]:.4f}, {posterior.interval[1]:.4f}]"
@@ -437,13 +652,25 @@ def run_demo(condition: str, n: int, seed: int, n_bins: int | str, bayes: bool =
         "the clean-label ECE. The credible interval carries the channel and the evaluation-sample",
         "uncertainty (posterior_ece, uncertainty='total').",
     ]
-    lines += ["", "Model checks of the Bayesian Dawid–Skene fit (posterior predictive, 95% intervals):"]
-    lines += [f"  {line}" for line in summary["checks"]["verdicts"]] if summary else [f"  not available ({bayes_failure})"]
+    lines += [
+        "",
+        "Model checks of the Bayesian Dawid–Skene fit (posterior predictive, 95% intervals):",
+    ]
+    lines += (
+        [f"  {line}" for line in summary["checks"]["verdicts"]]
+        if summary
+        else [f"  not available ({bayes_failure})"]
+    )
     lines += _recalibration_lines(simulation, data, estimated, fit, n_bins, bins, seed)
     if summary is not None:
         names = ",".join(observed.annotator_names)
         command = f"bayescal fit {out}/toy.csv --score score --annotators {names} --truth truth --out {out}/fit --force"
-        lines += ["", f"The same table through {command}:", *(f"  {line}" for line in fit_text(summary, checks=False)), f"Report: {report}"]
+        lines += [
+            "",
+            f"The same table through {command}:",
+            *(f"  {line}" for line in fit_text(summary, checks=False)),
+            f"Report: {report}",
+        ]
     return "\n".join(lines)
 
 
@@ -458,18 +685,46 @@ def _demo_fit(simulation, out: pathlib.Path, n_bins, seed: int):
     data = simulation.data
     names = list(data.annotator_names)
     prepare_output(out, force=True)  # the demo's own directory: rewritten on every run
-    table_path = write_table(out / "toy.csv", pd.DataFrame({"score": data.scores, **dict(zip(names, data.annotations.T)), "truth": simulation.labels}))
-    record = {"table": str(table_path), "scores": None, "score": "score", "annotators": names, "truth": "truth", "long": False}
+    table_path = write_table(
+        out / "toy.csv",
+        pd.DataFrame(
+            {
+                "score": data.scores,
+                **dict(zip(names, data.annotations.T)),
+                "truth": simulation.labels,
+            }
+        ),
+    )
+    record = {
+        "table": str(table_path),
+        "scores": None,
+        "score": "score",
+        "annotators": names,
+        "truth": "truth",
+        "long": False,
+    }
     try:
         with warnings.catch_warnings():
             # Three annotators make Dawid–Skene saturated: the demo says so, and what it means.
             warnings.simplefilter("ignore", SaturatedModelWarning)
-            return (*write_fit(out / "fit", read_wide_table(table_path, "score", names, truth="truth"), record, n_bins=n_bins, seed=seed, progress=True), None)
+            return (
+                *write_fit(
+                    out / "fit",
+                    read_wide_table(table_path, "score", names, truth="truth"),
+                    record,
+                    n_bins=n_bins,
+                    seed=seed,
+                    progress=True,
+                ),
+                None,
+            )
     except ValueError as error:  # too few items to fit: report it, keep the rest of the demo
         return None, None, None, str(error)
 
 
-def _recalibration_lines(simulation, data, estimated, fit, n_bins, bins: str, seed: int) -> list[str]:
+def _recalibration_lines(
+    simulation, data, estimated, fit, n_bins, bins: str, seed: int
+) -> list[str]:
     """Platt scaling fitted on one half of the items and scored on the other: Base, Naive and
     Corrected, by NC-ECE with the EM channels, by the oracle, and by the posterior."""
     half = data.n_items // 2
@@ -481,21 +736,35 @@ def _recalibration_lines(simulation, data, estimated, fit, n_bins, bins: str, se
         "mean of the noisy labels, corrected = fitted to the noise-corrected labels):",
     ]
     if half < 2:
-        return lines + ["  not available (too few items to split)"]
+        return [*lines, "  not available (too few items to split)"]
     em = {}
     if estimated is not None:
         study = recalibration_study(
-            data, fitting, evaluation, methods=["platt"], estimator=estimated.fits[0].channels, n_bins=n_bins, oracle=simulation.labels[half:]
+            data,
+            fitting,
+            evaluation,
+            methods=["platt"],
+            estimator=estimated.fits[0].channels,
+            n_bins=n_bins,
+            oracle=simulation.labels[half:],
         )
         em = study.table.loc["platt"]
     if fit is not None:
         from .posterior import posterior_recalibration  # the Bayesian stack loads only when used
 
-    posterior = posterior_recalibration(fit, fitting, evaluation, method="platt", n_bins=n_bins, seed=seed) if fit is not None else None
+    posterior = (
+        posterior_recalibration(fit, fitting, evaluation, method="platt", n_bins=n_bins, seed=seed)
+        if fit is not None
+        else None
+    )
     header = f"  {'predictor':<11}  {'NC-ECE (EM)':>11}  {'oracle ECE':>10}  NC-ECE posterior median [90% interval]"
     lines.append(header)
     for row, result in (("base", "base"), ("naive", "naive"), ("corrected", "recalibrated")):
-        frequentist = f"{em.loc[row, 'nc_ece']:>11.4f}  {em.loc[row, 'oracle_ece']:>10.4f}" if len(em) else f"{'-':>11}  {'-':>10}"
+        frequentist = (
+            f"{em.loc[row, 'nc_ece']:>11.4f}  {em.loc[row, 'oracle_ece']:>10.4f}"
+            if len(em)
+            else f"{'-':>11}  {'-':>10}"
+        )
         if posterior is not None:
             draws = getattr(posterior, result)
             bayes = f"{draws.median:.4f} [{draws.interval[0]:.4f}, {draws.interval[1]:.4f}]"
@@ -511,10 +780,17 @@ def _use_host_devices(count: int) -> None:
     Only the command line may do this: it changes process-wide state, and it works only before
     JAX starts (later it has no effect, and the chains are vectorised instead)."""
     if "jax" not in sys.modules:
-        os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + f" --xla_force_host_platform_device_count={count}").strip()
+        os.environ["XLA_FLAGS"] = (
+            os.environ.get("XLA_FLAGS", "") + f" --xla_force_host_platform_device_count={count}"
+        ).strip()
 
 
-COMMANDS = {"fit": run_fit, "report": run_report, "recalibrate": run_recalibrate, "sensitivity": run_sensitivity}
+COMMANDS = {
+    "fit": run_fit,
+    "report": run_report,
+    "recalibrate": run_recalibrate,
+    "sensitivity": run_sensitivity,
+}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -522,15 +798,30 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "demo":
         if not args.no_bayes:
             _use_host_devices(4)
-        print(run_demo(args.condition, args.n, args.seed, args.n_bins, bayes=not args.no_bayes, out=args.out))
+        print(
+            run_demo(
+                args.condition,
+                args.n,
+                args.seed,
+                args.n_bins,
+                bayes=not args.no_bayes,
+                out=args.out,
+            )
+        )
         return 0
     _use_host_devices(4)
     try:
         with warnings.catch_warnings():
-            if not args.debug:  # a warning is one line, like an error; --debug keeps Python's format
+            if (
+                not args.debug
+            ):  # a warning is one line, like an error; --debug keeps Python's format
                 warnings.showwarning = _one_line_warning
             print(COMMANDS[args.command](args))
-    except (ValueError, TypeError, OSError) as error:  # bad tables, arguments, files; unidentified models
+    except (
+        ValueError,
+        TypeError,
+        OSError,
+    ) as error:  # bad tables, arguments, files; unidentified models
         if args.debug:
             raise
         print(f"bayescal: error: {error}", file=sys.stderr)

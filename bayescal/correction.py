@@ -33,12 +33,12 @@ from .metrics import BinnedMoments, ReliabilityCurve, assign_bins, binned_moment
 __all__ = [
     "WEIGHT_RULES",
     "Channels",
+    "NCECEResult",
     "aggregation_weights",
     "corrected_labels",
     "label_posterior",
     "majority_vote_ece",
     "majority_vote_labels",
-    "NCECEResult",
     "nc_ece",
     "noise_corrected_ece",
     "soft_vote_ece",
@@ -85,7 +85,9 @@ class Channels:
         a = v.as_probabilities(np.atleast_1d(self.a), "a")
         b = v.as_probabilities(np.atleast_1d(self.b), "b")
         if a.shape != b.shape:
-            raise ValueError(f"a and b must have one entry per annotator each; saw {a.size} and {b.size} entries")
+            raise ValueError(
+                f"a and b must have one entry per annotator each; saw {a.size} and {b.size} entries"
+            )
         a.setflags(write=False)
         b.setflags(write=False)
         object.__setattr__(self, "a", a)
@@ -192,7 +194,9 @@ def aggregation_weights(channels, prevalence=None, rule="iv") -> np.ndarray:
     return rule_weights(channels.a, channels.b, prevalence, rule)
 
 
-def per_annotator_corrections(annotations: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def per_annotator_corrections(
+    annotations: np.ndarray, a: np.ndarray, b: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """``U_ij = (A_ij - a_j) / d_j`` (0 where missing) and the (n, K) mask of observed responses.
 
     ``annotations`` is (n, K); ``a, b`` are (..., K), giving corrections of shape (..., n, K).
@@ -214,7 +218,9 @@ def aggregate(corrected: np.ndarray, observed: np.ndarray, weights: np.ndarray) 
     return np.einsum("...nk,...k->...n", corrected, weights) / mass
 
 
-def plugin_prevalence(corrected: np.ndarray, observed: np.ndarray, counts: np.ndarray | None = None):
+def plugin_prevalence(
+    corrected: np.ndarray, observed: np.ndarray, counts: np.ndarray | None = None
+):
     """App. F.4: mean of the equally weighted corrected labels, clipped to [1e-4, 1 - 1e-4].
 
     ``counts`` weights rows that stand for several items (pattern rows); shape (...,)."""
@@ -240,7 +246,9 @@ def pattern_labels(patterns: np.ndarray, counts: np.ndarray, a, b, rule) -> np.n
     return aggregate(corrected, observed, alpha)
 
 
-def _as_weights(weights: object, channels: Channels, prevalence, corrected, observed, counts=None) -> np.ndarray:
+def _as_weights(
+    weights: object, channels: Channels, prevalence, corrected, observed, counts=None
+) -> np.ndarray:
     if isinstance(weights, str):
         rule = v.as_choice(weights, "weights", WEIGHT_RULES)
         if rule == "iv":
@@ -257,9 +265,13 @@ def as_convex_weights(weights: object, n_annotators: int) -> np.ndarray:
     """Explicit weights: ``n_annotators`` non-negative numbers with a positive sum, normalised."""
     explicit = v.as_finite_vector(weights, "weights")
     if explicit.size != n_annotators:
-        raise ValueError(f"weights must have one entry per annotator ({n_annotators}); saw {explicit.size}")
+        raise ValueError(
+            f"weights must have one entry per annotator ({n_annotators}); saw {explicit.size}"
+        )
     if (explicit < 0).any() or explicit.sum() <= 0:
-        raise ValueError(f"weights must be non-negative with a positive sum (convex weights); saw {explicit.tolist()}")
+        raise ValueError(
+            f"weights must be non-negative with a positive sum (convex weights); saw {explicit.tolist()}"
+        )
     return explicit / explicit.sum()
 
 
@@ -292,7 +304,9 @@ def corrected_labels(annotations, channels, weights="iv", prevalence=None) -> np
     return _corrected_labels(annotations, channels, weights, prevalence)
 
 
-def _corrected_labels(annotations: np.ndarray, channels, weights, prevalence, weight_sample=None, counts=None) -> np.ndarray:
+def _corrected_labels(
+    annotations: np.ndarray, channels, weights, prevalence, weight_sample=None, counts=None
+) -> np.ndarray:
     """:func:`corrected_labels` on an annotation matrix that is already validated.
 
     ``weight_sample`` (validated annotations) is the sample the weights are fitted on, when
@@ -302,9 +316,18 @@ def _corrected_labels(annotations: np.ndarray, channels, weights, prevalence, we
     channels = _check_channels(channels, annotations.shape[1])
     corrected, observed = per_annotator_corrections(annotations, channels.a, channels.b)
     fit_corrected, fit_observed = (
-        (corrected, observed) if weight_sample is None else per_annotator_corrections(weight_sample, channels.a, channels.b)
+        (corrected, observed)
+        if weight_sample is None
+        else per_annotator_corrections(weight_sample, channels.a, channels.b)
     )
-    alpha = _as_weights(weights, channels, prevalence, fit_corrected, fit_observed, None if weight_sample is not None else counts)
+    alpha = _as_weights(
+        weights,
+        channels,
+        prevalence,
+        fit_corrected,
+        fit_observed,
+        None if weight_sample is not None else counts,
+    )
     return aggregate(corrected, observed, alpha)
 
 
@@ -333,13 +356,23 @@ def label_posterior(annotations, channels, prevalence) -> np.ndarray:
     mu = v.as_open_probability(prevalence, "prevalence")
     positive, negative = (annotations == 1) * 1.0, (annotations == 0) * 1.0
     with np.errstate(divide="ignore", invalid="ignore"):
-        log1 = np.log(mu) + special.xlogy(positive, channels.b).sum(axis=1) + special.xlogy(negative, 1 - channels.b).sum(axis=1)
-        log0 = np.log1p(-mu) + special.xlogy(positive, channels.a).sum(axis=1) + special.xlogy(negative, 1 - channels.a).sum(axis=1)
+        log1 = (
+            np.log(mu)
+            + special.xlogy(positive, channels.b).sum(axis=1)
+            + special.xlogy(negative, 1 - channels.b).sum(axis=1)
+        )
+        log0 = (
+            np.log1p(-mu)
+            + special.xlogy(positive, channels.a).sum(axis=1)
+            + special.xlogy(negative, 1 - channels.a).sum(axis=1)
+        )
         posterior = special.expit(log1 - log0)
     impossible = np.isinf(log1) & np.isinf(log0)
     if impossible.any():
         row = int(np.argmax(impossible))
-        raise ValueError(f"annotations: item {row} has a response pattern that the channels make impossible under either label")
+        raise ValueError(
+            f"annotations: item {row} has a response pattern that the channels make impossible under either label"
+        )
     return posterior
 
 
@@ -405,18 +438,26 @@ class PatternBins:
     def moments(self, targets: np.ndarray) -> BinnedMoments:
         """Binned moments of per-pattern targets (P,)."""
         n = int(self.counts.sum())
-        return BinnedMoments(self.edges, self.counts.sum(axis=1), (self.counts @ targets - self.score_sums) / n, n)
+        return BinnedMoments(
+            self.edges, self.counts.sum(axis=1), (self.counts @ targets - self.score_sums) / n, n
+        )
 
     def curve(self, targets: np.ndarray) -> ReliabilityCurve:
         """Reliability curve of per-pattern targets (P,): mean score and mean target per bin (NaN if empty)."""
         items = self.counts.sum(axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):  # 0/0 -> NaN marks empty bins
-            return ReliabilityCurve(self.edges, items, self.score_sums / items, (self.counts @ targets) / items)
+            return ReliabilityCurve(
+                self.edges, items, self.score_sums / items, (self.counts @ targets) / items
+            )
 
-    def corrected_targets(self, channels, weights="iv", prevalence=None, weight_sample=None) -> np.ndarray:
+    def corrected_targets(
+        self, channels, weights="iv", prevalence=None, weight_sample=None
+    ) -> np.ndarray:
         """Corrected label of each pattern (:func:`corrected_labels`; the IV plug-in prevalence
         weighs each pattern by its items)."""
-        return _corrected_labels(self.patterns, channels, weights, prevalence, weight_sample, counts=self.pattern_counts)
+        return _corrected_labels(
+            self.patterns, channels, weights, prevalence, weight_sample, counts=self.pattern_counts
+        )
 
 
 def _validated_patterns(scores, annotations, n_bins):
@@ -431,33 +472,58 @@ def pattern_bins(scores, annotations, n_bins, strategy) -> PatternBins:
     """Validate and group items by (bin, pattern): one compiled pass for equal-width bins and
     up to :data:`bayescal._kernels.MAX_ANNOTATORS` annotators, NumPy otherwise."""
     strategy = v.as_choice(strategy, "strategy", v.BIN_STRATEGIES)
-    score_array, label_array = v.as_numeric_array(scores, "scores"), v.as_numeric_array(annotations, "annotations")
-    simple = score_array.ndim == 1 and label_array.ndim == 2 and score_array.size > 0 and label_array.shape[0] == score_array.size
+    score_array, label_array = (
+        v.as_numeric_array(scores, "scores"),
+        v.as_numeric_array(annotations, "annotations"),
+    )
+    simple = (
+        score_array.ndim == 1
+        and label_array.ndim == 2
+        and score_array.size > 0
+        and label_array.shape[0] == score_array.size
+    )
     if strategy == "uniform" and simple and 0 < label_array.shape[1] <= MAX_ANNOTATORS:
         bins = v.as_n_bins(n_bins, score_array.size)
-        binned = bin_pattern_counts(score_array.astype(np.float64, copy=False), label_array, bins, allow_missing=True)
+        binned = bin_pattern_counts(
+            score_array.astype(np.float64, copy=False), label_array, bins, allow_missing=True
+        )
         if binned is None:  # the plain checks name the argument and the item
             _validated_patterns(scores, annotations, n_bins)
-            raise AssertionError("the compiled checks failed an input the plain checks passed")  # pragma: no cover
+            raise AssertionError(
+                "the compiled checks failed an input the plain checks passed"
+            )  # pragma: no cover
         counts, score_sums = binned
         present = np.flatnonzero(counts.any(axis=0))
         patterns = decode_rows(present, label_array.shape[1])[:, 1:].astype(np.int8)
-        return PatternBins(patterns, counts[:, present], score_sums, np.linspace(0.0, 1.0, bins + 1))
+        return PatternBins(
+            patterns, counts[:, present], score_sums, np.linspace(0.0, 1.0, bins + 1)
+        )
     score_array, label_array, bins = _validated_patterns(scores, annotations, n_bins)
     index, edges = assign_bins(score_array, bins, strategy)
-    rows, counts, inverse = count_rows(np.zeros(score_array.size, dtype=np.int64), label_array, return_inverse=True)
+    rows, counts, inverse = count_rows(
+        np.zeros(score_array.size, dtype=np.int64), label_array, return_inverse=True
+    )
     table = np.zeros((bins, counts.size), dtype=np.int64)
     np.add.at(table, (index, inverse), 1)
-    return PatternBins(rows[:, 1:].astype(np.int8), table, np.bincount(index, weights=score_array, minlength=bins), edges)
+    return PatternBins(
+        rows[:, 1:].astype(np.int8),
+        table,
+        np.bincount(index, weights=score_array, minlength=bins),
+        edges,
+    )
 
 
-def _corrected_moments(data, channels, weights, n_bins: int, strategy: str, weight_sample=None) -> BinnedMoments:
+def _corrected_moments(
+    data, channels, weights, n_bins: int, strategy: str, weight_sample=None
+) -> BinnedMoments:
     """NC-ECE moments of a data set by the pattern route (the one :func:`noise_corrected_ece` takes)."""
     cells = pattern_bins(data.scores, data.annotations, n_bins, strategy)
     return cells.moments(cells.corrected_targets(channels, weights, weight_sample=weight_sample))
 
 
-def _ece_of_targets(scores, annotations, n_bins, strategy, targets: Callable[[PatternBins], np.ndarray]) -> float:
+def _ece_of_targets(
+    scores, annotations, n_bins, strategy, targets: Callable[[PatternBins], np.ndarray]
+) -> float:
     """ECE of targets that depend on the response pattern only: ``targets(cells)`` per pattern."""
     cells = pattern_bins(scores, annotations, n_bins, strategy)
     return cells.moments(targets(cells)).ece
@@ -491,13 +557,19 @@ def noise_corrected_ece(
     float
     """
     return _ece_of_targets(
-        scores, annotations, n_bins, strategy, lambda cells: cells.corrected_targets(channels, weights, prevalence)
+        scores,
+        annotations,
+        n_bins,
+        strategy,
+        lambda cells: cells.corrected_targets(channels, weights, prevalence),
     )
 
 
 def soft_vote_ece(scores, annotations, n_bins=15, strategy="uniform") -> float:
     """Naive ECE against the mean observed response of each item (biased, paper App. B.3)."""
-    return _ece_of_targets(scores, annotations, n_bins, strategy, lambda cells: _soft_vote(cells.patterns))
+    return _ece_of_targets(
+        scores, annotations, n_bins, strategy, lambda cells: _soft_vote(cells.patterns)
+    )
 
 
 def majority_vote_ece(scores, annotations, n_bins=15, strategy="uniform", ties="half") -> float:
@@ -506,7 +578,9 @@ def majority_vote_ece(scores, annotations, n_bins=15, strategy="uniform", ties="
     ``ties`` as in :func:`majority_vote_labels`.
     """
     ties = v.as_choice(ties, "ties", TIE_RULES)
-    return _ece_of_targets(scores, annotations, n_bins, strategy, lambda cells: _majority_vote(cells.patterns, ties))
+    return _ece_of_targets(
+        scores, annotations, n_bins, strategy, lambda cells: _majority_vote(cells.patterns, ties)
+    )
 
 
 #: How :func:`nc_ece` uses the sample (paper §3, App. C.3–C.4).
@@ -544,7 +618,9 @@ def _as_estimator(estimator, options: dict, argument: str = "estimator"):
     """A callable data -> ChannelFit and its name, from a name, a callable, or known Channels.
 
     ``argument`` is the caller's parameter name, for the error message."""
-    from . import channels as estimators  # channels/ builds on Channels defined here: import at call time
+    from . import (
+        channels as estimators,
+    )  # channels/ builds on Channels defined here: import at call time
 
     names = ("dawid_skene_em", "grouped_em", "hui_walter_moments", "hui_walter_gmm", "third_moment")
     if isinstance(estimator, Channels):
@@ -554,8 +630,12 @@ def _as_estimator(estimator, options: dict, argument: str = "estimator"):
         function = getattr(estimators, name)
         return (lambda data: function(data, **options)), name
     if callable(estimator):
-        return (lambda data: estimator(data, **options)), getattr(estimator, "__name__", "custom estimator")
-    raise TypeError(f"{argument} must be one of {names}, a Channels, or a callable; saw {type(estimator).__name__}")
+        return (lambda data: estimator(data, **options)), getattr(
+            estimator, "__name__", "custom estimator"
+        )
+    raise TypeError(
+        f"{argument} must be one of {names}, a Channels, or a callable; saw {type(estimator).__name__}"
+    )
 
 
 def _fit_or_raise(fit_channels, name: str, sample, where: str):
@@ -637,7 +717,9 @@ def nc_ece(
 
     if fit_channels is None:
         if mode != "reuse":
-            raise ValueError(f"mode must be 'reuse' with known channels (nothing is fitted); saw {mode!r}")
+            raise ValueError(
+                f"mode must be 'reuse' with known channels (nothing is fitted); saw {mode!r}"
+            )
         moments = _corrected_moments(data, estimator, weights, bins, strategy)
         return NCECEResult(moments.ece, moments, (), mode, name, data.n_items)
 
@@ -650,19 +732,29 @@ def nc_ece(
         moments = _corrected_moments(data, fit.channels, weights, bins, strategy)
         return NCECEResult(moments.ece, moments, (fit,), mode, name, data.n_items)
     if mode == "split":
-        if isinstance(split_fraction, bool) or not isinstance(split_fraction, (int, float)) or not 0 < split_fraction < 1:
+        if (
+            isinstance(split_fraction, bool)
+            or not isinstance(split_fraction, (int, float))
+            or not 0 < split_fraction < 1
+        ):
             raise ValueError(f"split_fraction must be a number in (0, 1); saw {split_fraction!r}")
         order = rng.permutation(data.n_items)
-        n_fit = int(round(split_fraction * data.n_items))
+        n_fit = round(split_fraction * data.n_items)
         if not 0 < n_fit < data.n_items:
-            raise ValueError(f"split_fraction={split_fraction} leaves an empty sample out of {data.n_items} items")
+            raise ValueError(
+                f"split_fraction={split_fraction} leaves an empty sample out of {data.n_items} items"
+            )
         fit_part, evaluation = data.subset(order[:n_fit]), data.subset(order[n_fit:])
         fit = channels_from(fit_part, "the channel sample")
-        moments = _corrected_moments(evaluation, fit.channels, weights, bins, strategy, fit_part.annotations)
+        moments = _corrected_moments(
+            evaluation, fit.channels, weights, bins, strategy, fit_part.annotations
+        )
         return NCECEResult(moments.ece, moments, (fit,), mode, name, evaluation.n_items)
     n_folds = v.as_int(n_folds, "n_folds", minimum=2)
     if n_folds > data.n_items:
-        raise ValueError(f"n_folds must not exceed the number of items ({data.n_items}); saw {n_folds}")
+        raise ValueError(
+            f"n_folds must not exceed the number of items ({data.n_items}); saw {n_folds}"
+        )
     fold = rng.permutation(data.n_items) % n_folds
     targets = np.empty(data.n_items)
     fits = []

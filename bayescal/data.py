@@ -72,7 +72,9 @@ def _as_groups(groups: object, n_items: int) -> np.ndarray:
     bad = (array < 0) | (array != np.round(array))
     if bad.any():
         index = v.first_index(bad)
-        raise ValueError(f"groups must be non-negative integer ids; saw {array[index].item()!r} at position {index[0]}")
+        raise ValueError(
+            f"groups must be non-negative integer ids; saw {array[index].item()!r} at position {index[0]}"
+        )
     return array.astype(np.int64)
 
 
@@ -83,7 +85,9 @@ def _as_names(names: object, n_annotators: int) -> tuple[str, ...]:
         raise TypeError(f"annotator_names must be a sequence of strings; saw {names!r}")
     names = tuple(str(name) for name in names)
     if len(names) != n_annotators:
-        raise ValueError(f"annotator_names must name each of the {n_annotators} annotator columns; saw {len(names)} names")
+        raise ValueError(
+            f"annotator_names must name each of the {n_annotators} annotator columns; saw {len(names)} names"
+        )
     if len(set(names)) != len(names):
         raise ValueError(f"annotator_names must be unique; saw {list(names)}")
     return names
@@ -122,11 +126,15 @@ class AnnotatedScores:
     def __post_init__(self) -> None:
         scores = v.as_probabilities(self.scores, "scores")
         annotations = v.as_annotations(self.annotations, "annotations", n_items=scores.shape[0])
-        groups = None if self.groups is None else _read_only(_as_groups(self.groups, scores.shape[0]))
+        groups = (
+            None if self.groups is None else _read_only(_as_groups(self.groups, scores.shape[0]))
+        )
         object.__setattr__(self, "scores", _read_only(scores))
         object.__setattr__(self, "annotations", _read_only(annotations))
         object.__setattr__(self, "groups", groups)
-        object.__setattr__(self, "annotator_names", _as_names(self.annotator_names, annotations.shape[1]))
+        object.__setattr__(
+            self, "annotator_names", _as_names(self.annotator_names, annotations.shape[1])
+        )
 
     @property
     def n_items(self) -> int:
@@ -171,11 +179,17 @@ class AnnotatedScores:
         index = np.asarray(items)
         if index.dtype == bool:
             if index.shape != (self.n_items,):
-                raise ValueError(f"items as a boolean mask must have shape ({self.n_items},); saw {index.shape}")
+                raise ValueError(
+                    f"items as a boolean mask must have shape ({self.n_items},); saw {index.shape}"
+                )
         elif not np.issubdtype(index.dtype, np.integer) or index.ndim != 1:
-            raise TypeError(f"items must be a 1-D array of integer positions or a boolean mask; saw dtype {index.dtype}")
+            raise TypeError(
+                f"items must be a 1-D array of integer positions or a boolean mask; saw dtype {index.dtype}"
+            )
         elif index.size and (index.min() < -self.n_items or index.max() >= self.n_items):
-            raise ValueError(f"items must be positions in [0, {self.n_items}); saw values from {index.min()} to {index.max()}")
+            raise ValueError(
+                f"items must be positions in [0, {self.n_items}); saw values from {index.min()} to {index.max()}"
+            )
         return AnnotatedScores(
             scores=self.scores[index],
             annotations=self.annotations[index],
@@ -184,7 +198,9 @@ class AnnotatedScores:
         )
 
     @classmethod
-    def from_frame(cls, frame, score: str, annotators: Sequence[str], groups: str | None = None) -> AnnotatedScores:
+    def from_frame(
+        cls, frame, score: str, annotators: Sequence[str], groups: str | None = None
+    ) -> AnnotatedScores:
         """Build from a wide table: one score column and one column per annotator.
 
         Parameters
@@ -210,19 +226,31 @@ class AnnotatedScores:
 
         if not isinstance(frame, pd.DataFrame):
             raise TypeError(f"frame must be a pandas DataFrame; saw {type(frame).__name__}")
-        if isinstance(annotators, str) or not isinstance(annotators, Sequence) or len(annotators) == 0:
-            raise ValueError(f"annotators must be a non-empty list of column names; saw {annotators!r}")
+        if (
+            isinstance(annotators, str)
+            or not isinstance(annotators, Sequence)
+            or len(annotators) == 0
+        ):
+            raise ValueError(
+                f"annotators must be a non-empty list of column names; saw {annotators!r}"
+            )
         wanted = [score, *annotators] + ([groups] if groups is not None else [])
         missing = [name for name in wanted if name not in frame.columns]
         if missing:
-            raise ValueError(f"frame has no column(s) {missing}; its columns are {list(frame.columns)}")
+            raise ValueError(
+                f"frame has no column(s) {missing}; its columns are {list(frame.columns)}"
+            )
         if len(set(annotators)) != len(annotators):
             raise ValueError(f"annotators must not repeat a column; saw {list(annotators)}")
-        columns = [_annotation_column(frame[name], f"annotator column {name!r}") for name in annotators]
+        columns = [
+            _annotation_column(frame[name], f"annotator column {name!r}") for name in annotators
+        ]
         return cls(
             scores=_numeric_column(frame[score], f"score column {score!r}"),
             annotations=np.column_stack(columns),
-            groups=None if groups is None else _numeric_column(frame[groups], f"groups column {groups!r}"),
+            groups=None
+            if groups is None
+            else _numeric_column(frame[groups], f"groups column {groups!r}"),
             annotator_names=[str(name) for name in annotators],
         )
 
@@ -263,11 +291,15 @@ class AnnotatedScores:
         ):
             absent = [column for column in needed if column not in frame.columns]
             if absent:
-                raise ValueError(f"{name} has no column(s) {absent}; its columns are {list(frame.columns)}")
+                raise ValueError(
+                    f"{name} has no column(s) {absent}; its columns are {list(frame.columns)}"
+                )
         item_index = pd.Index(scores[item])
         if not item_index.is_unique:
             duplicated = item_index[item_index.duplicated()][0]
-            raise ValueError(f"scores must list each item once; item {duplicated!r} appears more than once")
+            raise ValueError(
+                f"scores must list each item once; item {duplicated!r} appears more than once"
+            )
         responses = labels.loc[labels[label].notna(), [item, annotator, label]]
         pairs = responses.duplicated(subset=[item, annotator])
         if pairs.any():
@@ -290,7 +322,9 @@ class AnnotatedScores:
         return cls(
             scores=_numeric_column(scores[score], f"score column {score!r}"),
             annotations=annotations,
-            groups=None if groups is None else _numeric_column(scores[groups], f"groups column {groups!r}"),
+            groups=None
+            if groups is None
+            else _numeric_column(scores[groups], f"groups column {groups!r}"),
             annotator_names=[str(name) for name in names],
         )
 
@@ -310,7 +344,10 @@ def count_rows(groups: np.ndarray, annotations: np.ndarray, return_inverse: bool
     code_space = (int(groups.max()) + 1) * 3**n_annotators
     if code_space >= 2**63:
         rows, inverse, counts = np.unique(
-            np.column_stack([groups, annotations.astype(np.int64)]), axis=0, return_inverse=True, return_counts=True
+            np.column_stack([groups, annotations.astype(np.int64)]),
+            axis=0,
+            return_inverse=True,
+            return_counts=True,
         )
         return (rows, counts, inverse.ravel()) if return_inverse else (rows, counts)
     codes = groups.astype(np.int64)  # a fresh array, updated in place below

@@ -37,7 +37,9 @@ with warnings.catch_warnings():
     # Import-time noise for bayescal's users: ArviZ 0.23 announces its 1.0 refactor, and numpyro
     # imports tqdm.auto, which warns in Jupyter without ipywidgets (bayescal's bars are plain tqdm).
     # (The message starts with a newline, and the filter matches from its first character.)
-    warnings.filterwarnings("ignore", message=r"\s*ArviZ is undergoing a major refactor", category=FutureWarning)
+    warnings.filterwarnings(
+        "ignore", message=r"\s*ArviZ is undergoing a major refactor", category=FutureWarning
+    )
     warnings.filterwarnings("ignore", message="IProgress not found")
     import arviz as az
     from numpyro.infer.hmc import hmc
@@ -101,11 +103,15 @@ class BayesFit:
     def summary(self, interval: float = 0.9) -> pd.DataFrame:
         """Posterior mean, sd and equal-tailed interval of every parameter, with diagnostics."""
         interval = v.as_probability(interval, "interval")
-        table = az.summary(self.idata, var_names=["a", "b", "prevalence"], kind="stats", hdi_prob=interval)
+        table = az.summary(
+            self.idata, var_names=["a", "b", "prevalence"], kind="stats", hdi_prob=interval
+        )
         return table.join(self.diagnostics)
 
     @classmethod
-    def from_run(cls, samples: dict, extra: dict, design: PatternDesign, priors: Priors, model: str, names) -> BayesFit:
+    def from_run(
+        cls, samples: dict, extra: dict, design: PatternDesign, priors: Priors, model: str, names
+    ) -> BayesFit:
         """Pack a :class:`Sampler` run into InferenceData and compute its diagnostics."""
         idata = _inference_data(samples, extra, design, priors, model, names)
         return cls(idata, _diagnostics(idata), model, priors)
@@ -118,7 +124,12 @@ class BayesFit:
     def load(cls, path) -> BayesFit:
         idata = az.from_netcdf(str(path))
         attrs = idata.attrs
-        return cls(idata, _diagnostics(idata), str(attrs["bayescal_model"]), Priors.from_dict(json.loads(attrs["bayescal_priors"])))
+        return cls(
+            idata,
+            _diagnostics(idata),
+            str(attrs["bayescal_model"]),
+            Priors.from_dict(json.loads(attrs["bayescal_priors"])),
+        )
 
     def __repr__(self) -> str:
         chains = self.idata.posterior.sizes["chain"]
@@ -126,8 +137,12 @@ class BayesFit:
 
 
 def _diagnostics(idata) -> pd.DataFrame:
-    with np.errstate(invalid="ignore", divide="ignore"):  # constant draws: NaN, flagged by _check_diagnostics
-        table = az.summary(idata, var_names=["a", "b", "prevalence"], kind="diagnostics", round_to="none")[["r_hat", "ess_bulk", "ess_tail"]]
+    with np.errstate(
+        invalid="ignore", divide="ignore"
+    ):  # constant draws: NaN, flagged by _check_diagnostics
+        table = az.summary(
+            idata, var_names=["a", "b", "prevalence"], kind="diagnostics", round_to="none"
+        )[["r_hat", "ess_bulk", "ess_tail"]]
     return table.assign(divergences=int(idata.sample_stats["diverging"].values.sum()))
 
 
@@ -141,12 +156,16 @@ def _check_diagnostics(diagnostics: pd.DataFrame, stacklevel: int = 3) -> None:
     low = diagnostics.index[(diagnostics[["ess_bulk", "ess_tail"]] < ESS_MIN).any(axis=1)].tolist()
     if low:
         problems.append(f"bulk or tail ESS < {ESS_MIN} for {low}")
-    undefined = diagnostics.index[diagnostics[["r_hat", "ess_bulk", "ess_tail"]].isna().any(axis=1)].tolist()
+    undefined = diagnostics.index[
+        diagnostics[["r_hat", "ess_bulk", "ess_tail"]].isna().any(axis=1)
+    ].tolist()
     if undefined:
         problems.append(f"R-hat or ESS undefined (constant draws?) for {undefined}")
     if problems:
         warnings.warn(
-            "NUTS diagnostics failed: " + "; ".join(problems) + ". Run more warmup/samples or chains, or "
+            "NUTS diagnostics failed: "
+            + "; ".join(problems)
+            + ". Run more warmup/samples or chains, or "
             "check identification (score groups that barely differ, tiny gaps) before using this posterior",
             SamplingWarning,
             stacklevel=stacklevel,
@@ -173,7 +192,15 @@ class Sampler:
     patterns compile once.
     """
 
-    def __init__(self, design: PatternDesign, model: str, num_chains: int, num_warmup: int, num_samples: int, progress: bool = False):
+    def __init__(
+        self,
+        design: PatternDesign,
+        model: str,
+        num_chains: int,
+        num_warmup: int,
+        num_samples: int,
+        progress: bool = False,
+    ):
         self.design = design
         self.model = model
         self.num_chains = num_chains
@@ -186,7 +213,11 @@ class Sampler:
     def _compile(self, prior_params, counts):
         program = partial(MODELS[self.model], self.design)
         info = initialize_model(
-            jax.random.PRNGKey(0), program, dynamic_args=True, model_args=(prior_params,), model_kwargs={"counts": counts}
+            jax.random.PRNGKey(0),
+            program,
+            dynamic_args=True,
+            model_args=(prior_params,),
+            model_kwargs={"counts": counts},
         )
         init_kernel, sample_kernel = hmc(potential_fn_gen=info.potential_fn, algo="NUTS")
         postprocess = info.postprocess_fn
@@ -201,21 +232,44 @@ class Sampler:
             leaves, tree = jax.tree_util.tree_flatten(template)
             keys = jax.random.split(key_init, len(leaves))
             # numpyro's init_to_uniform: uniform in (-2, 2) on the unconstrained scale
-            start = tree.unflatten([jax.random.uniform(k, jnp.shape(x), minval=-2.0, maxval=2.0) for k, x in zip(keys, leaves)])
+            start = tree.unflatten(
+                [
+                    jax.random.uniform(k, jnp.shape(x), minval=-2.0, maxval=2.0)
+                    for k, x in zip(keys, leaves)
+                ]
+            )
             arguments = {"model_args": (prior_params,), "model_kwargs": {"counts": counts}}
             state = init_kernel(start, num_warmup, rng_key=key_run, **arguments)
 
             def step(state, index):
                 state = sample_kernel(state, **arguments)
                 if report is not None:
-                    jax.lax.cond(index % every == 0, lambda i: jax.debug.callback(report, i, every), lambda i: None, index)
-                return state, (state.z, state.diverging, state.energy, state.num_steps, state.accept_prob)
+                    jax.lax.cond(
+                        index % every == 0,
+                        lambda i: jax.debug.callback(report, i, every),
+                        lambda i: None,
+                        index,
+                    )
+                return state, (
+                    state.z,
+                    state.diverging,
+                    state.energy,
+                    state.num_steps,
+                    state.accept_prob,
+                )
 
             # One scan over warmup and sampling compiles the NUTS kernel once; warmup is dropped after.
             _, trace = jax.lax.scan(step, state, jnp.arange(num_warmup + num_samples))
-            z, diverging, energy, num_steps, accept_prob = jax.tree_util.tree_map(lambda x: x[num_warmup:], trace)
+            z, diverging, energy, num_steps, accept_prob = jax.tree_util.tree_map(
+                lambda x: x[num_warmup:], trace
+            )
             constrained = jax.vmap(postprocess(prior_params, counts=counts))(z)
-            return constrained, {"diverging": diverging, "energy": energy, "num_steps": num_steps, "accept_prob": accept_prob}
+            return constrained, {
+                "diverging": diverging,
+                "energy": energy,
+                "num_steps": num_steps,
+                "accept_prob": accept_prob,
+            }
 
         if self.chain_method == "parallel":
             return jax.pmap(one_chain, in_axes=(0, None, None))
@@ -225,8 +279,16 @@ class Sampler:
         """What the compiled code depends on besides its traced arguments (counts, priors)."""
         design = self.design
         return (
-            self.model, self.num_chains, self.num_warmup, self.num_samples, self.chain_method, design.n_groups,
-            design.positive.shape, design.positive.tobytes(), design.negative.tobytes(), design.group_index.tobytes(),
+            self.model,
+            self.num_chains,
+            self.num_warmup,
+            self.num_samples,
+            self.chain_method,
+            design.n_groups,
+            design.positive.shape,
+            design.positive.tobytes(),
+            design.negative.tobytes(),
+            design.group_index.tobytes(),
         )
 
     def _cached_compile(self, prior_params, counts):
@@ -246,16 +308,31 @@ class Sampler:
         return _COMPILED[key]
 
     @classmethod
-    def for_complete_layout(cls, n_annotators: int, num_chains: int, num_warmup: int, num_samples: int) -> Sampler:
+    def for_complete_layout(
+        cls, n_annotators: int, num_chains: int, num_warmup: int, num_samples: int
+    ) -> Sampler:
         """A Dawid–Skene sampler on all 2^K response patterns of K fully observed annotators:
         every simulated data set of that shape fits on it (simulation studies)."""
-        template = PatternCounts(np.zeros(1, np.int64), np.zeros((1, n_annotators), np.int8), np.ones(1, np.int64), tuple(f"a{j}" for j in range(n_annotators)))
-        return cls(PatternDesign.from_counts(template, grouped=False, complete=True), "dawid_skene", num_chains, num_warmup, num_samples)
+        template = PatternCounts(
+            np.zeros(1, np.int64),
+            np.zeros((1, n_annotators), np.int8),
+            np.ones(1, np.int64),
+            tuple(f"a{j}" for j in range(n_annotators)),
+        )
+        return cls(
+            PatternDesign.from_counts(template, grouped=False, complete=True),
+            "dawid_skene",
+            num_chains,
+            num_warmup,
+            num_samples,
+        )
 
     def fit(self, counts: PatternCounts, priors: Priors, seed: int) -> BayesFit:
         """Sample the posterior of ``counts`` (their patterns must be rows of this layout) and
         pack it, with these counts as the observed data, into a :class:`BayesFit`."""
-        design = replace(self.design, counts=self.design.counts_of(counts, grouped=self.model == "hui_walter"))
+        design = replace(
+            self.design, counts=self.design.counts_of(counts, grouped=self.model == "hui_walter")
+        )
         samples, extra = self.run(design.counts, priors, seed)
         return BayesFit.from_run(samples, extra, design, priors, self.model, counts.annotator_names)
 
@@ -268,7 +345,9 @@ class Sampler:
                 self._compiled = self._cached_compile(prior_params, counts)
             keys = jax.random.split(jax.random.PRNGKey(seed), self.num_chains)
             samples, extra = self._compiled(keys, prior_params, counts)
-            return jax.tree_util.tree_map(np.asarray, samples), jax.tree_util.tree_map(np.asarray, extra)
+            return jax.tree_util.tree_map(np.asarray, samples), jax.tree_util.tree_map(
+                np.asarray, extra
+            )
 
 
 #: Compiled samplers by layout and settings, least recently used first (see Sampler._cached_compile).
@@ -287,7 +366,9 @@ def _progress_reporter(total: int, num_chains: int):
 
     def report(index, every):
         if int(np.min(index)) == 0 and (not bars or bars[-1].n >= total):
-            bars.append(tqdm(total=total, desc=f"NUTS ({num_chains} chains)", unit="it", leave=False))
+            bars.append(
+                tqdm(total=total, desc=f"NUTS ({num_chains} chains)", unit="it", leave=False)
+            )
         bar = bars[-1]
         reached = min(int(np.max(index)) + int(every), total)
         if reached > bar.n:
@@ -354,26 +435,36 @@ def fit_bayes(
         raise TypeError(f"progress must be True or False; saw {progress!r}")
     model = v.as_choice(model, "model", tuple(MODELS))
     grouped = model == "hui_walter"
-    require_identified(n_annotators, np.unique(counts.groups).size if grouped else 1, f"fit_bayes(model={model!r})")
+    require_identified(
+        n_annotators, np.unique(counts.groups).size if grouped else 1, f"fit_bayes(model={model!r})"
+    )
     check_annotators(counts)
     if grouped and n_annotators == 2:
         warn_if_groups_inseparable(counts, "fit_bayes(model='hui_walter')")
     design = PatternDesign.from_counts(counts, grouped=grouped)
-    sampler = Sampler(design, model, num_chains, num_warmup, num_samples, progress and sys.stderr.isatty())
+    sampler = Sampler(
+        design, model, num_chains, num_warmup, num_samples, progress and sys.stderr.isatty()
+    )
     fit = sampler.fit(counts, priors, seed)
     _check_diagnostics(fit.diagnostics)
     return fit
 
 
-def _inference_data(samples: dict, extra: dict, design: PatternDesign, priors: Priors, model: str, names) -> az.InferenceData:
+def _inference_data(
+    samples: dict, extra: dict, design: PatternDesign, priors: Priors, model: str, names
+) -> az.InferenceData:
     """Pack a :class:`Sampler` run into InferenceData (groups in the module docstring)."""
     a, b, prevalence = samples["a"], samples["b"], samples["prevalence"]
     grouped = prevalence.ndim == 3
     prevalence_of_row = (
-        prevalence[..., design.group_index] if grouped else np.broadcast_to(prevalence[..., None], a.shape[:2] + design.counts.shape)
+        prevalence[..., design.group_index]
+        if grouped
+        else np.broadcast_to(prevalence[..., None], a.shape[:2] + design.counts.shape)
     )
     with jax.enable_x64(True):
-        log_likelihood = np.asarray(pattern_log_prob(a, b, prevalence_of_row, design.positive, design.negative))
+        log_likelihood = np.asarray(
+            pattern_log_prob(a, b, prevalence_of_row, design.positive, design.negative)
+        )
     # Log prior density of every draw, per parameter, for power-scaling sensitivity (az.psens).
     # Like OrientedChannels.log_prob it omits the constant -log P(a < b): a constant changes no
     # power-scaling weight once the weights are normalised.
@@ -393,7 +484,11 @@ def _inference_data(samples: dict, extra: dict, design: PatternDesign, priors: P
     }
     if grouped:
         dims["prevalence"] = ["group"]
-    coords = {"annotator": list(names), "group": design.group_ids.tolist(), "pattern": np.arange(design.counts.size)}
+    coords = {
+        "annotator": list(names),
+        "group": design.group_ids.tolist(),
+        "pattern": np.arange(design.counts.size),
+    }
     idata = az.from_dict(
         posterior={"a": a, "b": b, "prevalence": prevalence},
         sample_stats={
@@ -404,10 +499,18 @@ def _inference_data(samples: dict, extra: dict, design: PatternDesign, priors: P
         },
         log_likelihood={"counts": log_likelihood},
         observed_data={"counts": design.counts},
-        constant_data={"counts": design.counts, "patterns": patterns.astype(np.int8), "pattern_group": design.group_ids[design.group_index]},
+        constant_data={
+            "counts": design.counts,
+            "patterns": patterns.astype(np.int8),
+            "pattern_group": design.group_ids[design.group_index],
+        },
         coords=coords,
         dims=dims,
-        attrs={"bayescal_model": model, "bayescal_priors": json.dumps(priors.to_dict()), "bayescal_version": __version__},
+        attrs={
+            "bayescal_model": model,
+            "bayescal_priors": json.dumps(priors.to_dict()),
+            "bayescal_version": __version__,
+        },
     )
     # from_dict has no log_prior argument in ArviZ 0.23: add the group as az.psens expects it.
     idata.add_groups(log_prior=az.dict_to_dataset(log_prior, coords=coords, dims=dims))

@@ -22,7 +22,18 @@ import numpy as np
 
 from .data import AnnotatedScores
 
-__all__ = ["Table", "TableError", "prepare_output", "read_json", "read_long_tables", "read_priors", "read_wide_table", "write_atomic", "write_json", "write_table"]
+__all__ = [
+    "Table",
+    "TableError",
+    "prepare_output",
+    "read_json",
+    "read_long_tables",
+    "read_priors",
+    "read_wide_table",
+    "write_atomic",
+    "write_json",
+    "write_table",
+]
 
 #: File suffixes understood by :func:`read_wide_table`.
 TABLE_SUFFIXES = (".csv", ".parquet", ".pq")
@@ -49,11 +60,15 @@ def _read(path: pathlib.Path):
         raise TableError(f"{path}: no such file")
     suffix = path.suffix.lower()
     if suffix not in TABLE_SUFFIXES:
-        raise TableError(f"{path}: expected a table ending in {', '.join(TABLE_SUFFIXES)}; saw {suffix or 'no suffix'!r}")
+        raise TableError(
+            f"{path}: expected a table ending in {', '.join(TABLE_SUFFIXES)}; saw {suffix or 'no suffix'!r}"
+        )
     try:
         return pd.read_csv(path) if suffix == ".csv" else pd.read_parquet(path)
     except Exception as error:  # the parsers raise many types; the user needs the reason, once
-        raise TableError(f"{path}: cannot be read as {suffix[1:].upper()} ({type(error).__name__}: {error})") from None
+        raise TableError(
+            f"{path}: cannot be read as {suffix[1:].upper()} ({type(error).__name__}: {error})"
+        ) from None
 
 
 def _first_bad_row(frame, column: str, allowed=None) -> tuple[int, object] | None:
@@ -97,7 +112,9 @@ class Table:
 def _require_columns(path: pathlib.Path, frame, wanted) -> None:
     missing = [c for c in wanted if c not in frame.columns]
     if missing:
-        raise TableError(f"{path}: no column {missing[0]!r} (columns: {', '.join(map(str, frame.columns))})")
+        raise TableError(
+            f"{path}: no column {missing[0]!r} (columns: {', '.join(map(str, frame.columns))})"
+        )
     if len(frame) == 0:
         raise TableError(f"{path}: the table has no rows")
 
@@ -107,7 +124,9 @@ def _check_values(path: pathlib.Path, frame, checks) -> None:
     for column, allowed, expected in checks:
         found = _first_bad_row(frame, column, allowed)
         if found is not None:
-            raise TableError(f"{path}: column {column!r}, row {found[0]}: expected {expected}; saw {found[1]!r}")
+            raise TableError(
+                f"{path}: column {column!r}, row {found[0]}: expected {expected}; saw {found[1]!r}"
+            )
 
 
 def _check_filled(path: pathlib.Path, frame, columns) -> None:
@@ -115,20 +134,26 @@ def _check_filled(path: pathlib.Path, frame, columns) -> None:
     for column in columns:
         empty = frame[column].isna().to_numpy()
         if empty.any():
-            raise TableError(f"{path}: column {column!r}, row {int(np.flatnonzero(empty)[0])}: expected a value; saw an empty cell")
+            raise TableError(
+                f"{path}: column {column!r}, row {int(np.flatnonzero(empty)[0])}: expected a value; saw an empty cell"
+            )
 
 
 def _item_columns(path: pathlib.Path, frame, score: str, truth: str | None) -> np.ndarray | None:
     """Check the score column (numbers in [0, 1], no gap) and the truth column (0/1, no gap);
     return the truth labels."""
-    checks = [(score, None, "a number")] + ([(truth, (0, 1), "0 or 1")] if truth is not None else [])
+    checks = [(score, None, "a number")] + (
+        [(truth, (0, 1), "0 or 1")] if truth is not None else []
+    )
     _check_values(path, frame, checks)
     _check_filled(path, frame, [column for column, _, _ in checks])
     scores = frame[score].to_numpy(dtype=np.float64)
     outside = (scores < 0) | (scores > 1)
     if outside.any():
         row = int(np.flatnonzero(outside)[0])
-        raise TableError(f"{path}: column {score!r}, row {row}: expected a score in [0, 1]; saw {float(scores[row])!r}")
+        raise TableError(
+            f"{path}: column {score!r}, row {row}: expected a score in [0, 1]; saw {float(scores[row])!r}"
+        )
     return None if truth is None else frame[truth].to_numpy(dtype=np.int64)
 
 
@@ -136,10 +161,14 @@ def _check_labelled(path: pathlib.Path, data: AnnotatedScores, where: str) -> No
     """Every annotator gave a label and every item got one."""
     observed = data.annotations != -1
     for j in np.flatnonzero(~observed.any(axis=0)):
-        raise TableError(f"{path}: {where} {data.annotator_names[j]!r}: the annotator gave no label at all; drop it")
+        raise TableError(
+            f"{path}: {where} {data.annotator_names[j]!r}: the annotator gave no label at all; drop it"
+        )
     unlabelled = ~observed.any(axis=1)
     if unlabelled.any():
-        raise TableError(f"{path}: row {int(np.flatnonzero(unlabelled)[0])}: no annotator labelled this item; drop the row")
+        raise TableError(
+            f"{path}: row {int(np.flatnonzero(unlabelled)[0])}: no annotator labelled this item; drop the row"
+        )
 
 
 def read_wide_table(path, score, annotators, groups=None, truth=None) -> Table:
@@ -171,7 +200,9 @@ def read_wide_table(path, score, annotators, groups=None, truth=None) -> Table:
     path = pathlib.Path(path)
     frame = _read(path)
     annotators = list(annotators)
-    _require_columns(path, frame, [score, *annotators, *(c for c in (groups, truth) if c is not None)])
+    _require_columns(
+        path, frame, [score, *annotators, *(c for c in (groups, truth) if c is not None)]
+    )
     _check_values(path, frame, [(name, (0, 1), "0, 1 or empty") for name in annotators])
     labels = _item_columns(path, frame, score, truth)
     try:
@@ -187,10 +218,21 @@ def _first_duplicate(path: pathlib.Path, frame, columns: list[str], what: str) -
     if duplicated.any():
         row = int(np.flatnonzero(duplicated)[0])
         values = ", ".join(f"{c} {frame[c].iloc[row]!r}" for c in columns)
-        raise TableError(f"{path}: row {row}: duplicated {what} ({values} appears on an earlier row)")
+        raise TableError(
+            f"{path}: row {row}: duplicated {what} ({values} appears on an earlier row)"
+        )
 
 
-def read_long_tables(labels_path, scores_path, score, item="item", annotator="annotator", label="label", annotators=None, truth=None) -> Table:
+def read_long_tables(
+    labels_path,
+    scores_path,
+    score,
+    item="item",
+    annotator="annotator",
+    label="label",
+    annotators=None,
+    truth=None,
+) -> Table:
     """Read a long label table (one row per response) and a score table (one row per item).
 
     Parameters
@@ -229,24 +271,36 @@ def read_long_tables(labels_path, scores_path, score, item="item", annotator="an
     unknown = ~responses[item].isin(frame[item]).to_numpy()
     if unknown.any():
         row = int(np.flatnonzero(unknown)[0])
-        raise TableError(f"{labels_path}: column {item!r}, row {row}: item {responses[item].iloc[row]!r} has no row in {scores_path}")
+        raise TableError(
+            f"{labels_path}: column {item!r}, row {row}: item {responses[item].iloc[row]!r} has no row in {scores_path}"
+        )
     who = responses[annotator].astype(str)
     labelled = responses[label].notna().groupby(who, sort=False).any()
     if not labelled.all():
         name = labelled.index[~labelled.to_numpy()][0]
         row = int(np.flatnonzero(who.eq(name).to_numpy())[0])
-        raise TableError(f"{labels_path}: column {label!r}, row {row}: annotator {name!r} gave no label at all (every label is empty); drop the annotator")
+        raise TableError(
+            f"{labels_path}: column {label!r}, row {row}: annotator {name!r} gave no label at all (every label is empty); drop the annotator"
+        )
     if annotators is not None:
         annotators = list(annotators)
         absent = [name for name in annotators if not who.eq(str(name)).any()]
         if absent:
-            raise TableError(f"{labels_path}: column {annotator!r}: no response from annotator {absent[0]!r}")
+            raise TableError(
+                f"{labels_path}: column {annotator!r}: no response from annotator {absent[0]!r}"
+            )
         responses = responses[who.isin([str(name) for name in annotators])]
     truth_labels = _item_columns(scores_path, frame, score, truth)
-    data = AnnotatedScores.from_long(responses, frame, item=item, annotator=annotator, label=label, score=score)
+    data = AnnotatedScores.from_long(
+        responses, frame, item=item, annotator=annotator, label=label, score=score
+    )
     if annotators is not None:  # the order asked for, not sorted order
         order = [data.annotator_names.index(name) for name in map(str, annotators)]
-        data = AnnotatedScores(data.scores, data.annotations[:, order], annotator_names=[data.annotator_names[j] for j in order])
+        data = AnnotatedScores(
+            data.scores,
+            data.annotations[:, order],
+            annotator_names=[data.annotator_names[j] for j in order],
+        )
     _check_labelled(scores_path, data, "annotator")
     return Table(data, truth_labels, frame, scores_path)
 
@@ -258,7 +312,9 @@ def prepare_output(path, force=False) -> pathlib.Path:
         if not path.is_dir():
             raise FileExistsError(f"{path} exists and is not a directory")
         if not force:
-            raise FileExistsError(f"{path} already exists; choose another directory or pass --force to overwrite its files")
+            raise FileExistsError(
+                f"{path} already exists; choose another directory or pass --force to overwrite its files"
+            )
     path.mkdir(parents=True, exist_ok=True)
     return path
 
@@ -267,7 +323,9 @@ def write_atomic(path, content) -> pathlib.Path:
     """Write text or bytes to ``path`` through a temporary file in the same directory and a rename,
     or, given a callable, call it with the temporary path (for writers that take a file name)."""
     path = pathlib.Path(path)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
+    handle, temporary = tempfile.mkstemp(
+        dir=path.parent, prefix=f".{path.name}.", suffix=".partial"
+    )
     os.close(handle)
     os.chmod(temporary, 0o666 & ~_UMASK)  # mkstemp makes 0600; results are ordinary files
     try:
@@ -289,7 +347,9 @@ def write_json(path, document) -> pathlib.Path:
     try:
         text = json.dumps(document, indent=2, allow_nan=False)
     except ValueError as error:
-        raise ValueError(f"{path}: refusing to write NaN or infinity to JSON ({error}); report undefined values as null with a reason") from None
+        raise ValueError(
+            f"{path}: refusing to write NaN or infinity to JSON ({error}); report undefined values as null with a reason"
+        ) from None
     return write_atomic(path, text + "\n")
 
 
@@ -298,7 +358,9 @@ def write_table(path, frame) -> pathlib.Path:
     path = pathlib.Path(path)
     suffix = path.suffix.lower()
     if suffix not in TABLE_SUFFIXES:
-        raise TableError(f"{path}: expected a table ending in {', '.join(TABLE_SUFFIXES)}; saw {suffix or 'no suffix'!r}")
+        raise TableError(
+            f"{path}: expected a table ending in {', '.join(TABLE_SUFFIXES)}; saw {suffix or 'no suffix'!r}"
+        )
     if suffix == ".csv":
         return write_atomic(path, lambda temporary: frame.to_csv(temporary, index=False))
     return write_atomic(path, lambda temporary: frame.to_parquet(temporary, index=False))
@@ -337,15 +399,28 @@ def read_priors(path, named: bool = False):
 
     def one(values, where: str):
         if not isinstance(values, dict) or set(values) - set(allowed):
-            unknown = sorted(set(values) - set(allowed)) if isinstance(values, dict) else type(values).__name__
-            raise ValueError(f"{path}: {where}: expected an object with keys among {', '.join(allowed)}; saw {unknown}")
+            unknown = (
+                sorted(set(values) - set(allowed))
+                if isinstance(values, dict)
+                else type(values).__name__
+            )
+            raise ValueError(
+                f"{path}: {where}: expected an object with keys among {', '.join(allowed)}; saw {unknown}"
+            )
         try:
-            return Priors(**{key: tuple(pair) if isinstance(pair, list) else pair for key, pair in values.items()})
+            return Priors(
+                **{
+                    key: tuple(pair) if isinstance(pair, list) else pair
+                    for key, pair in values.items()
+                }
+            )
         except (TypeError, ValueError) as error:
             raise ValueError(f"{path}: {where}: {error}") from None
 
     if not named:
         return one(document, "the prior")
     if not isinstance(document, dict) or not document:
-        raise ValueError(f"{path}: expected an object of named priors, e.g. {{\"flat\": {{}}, \"expert\": {{\"sensitivity\": [8, 2]}}}}; saw {type(document).__name__}")
+        raise ValueError(
+            f'{path}: expected an object of named priors, e.g. {{"flat": {{}}, "expert": {{"sensitivity": [8, 2]}}}}; saw {type(document).__name__}'
+        )
     return {str(name): one(values, f"prior {name!r}") for name, values in document.items()}

@@ -166,14 +166,19 @@ def bin_index(scores: np.ndarray, edges: np.ndarray, strategy: str) -> np.ndarra
     return np.searchsorted(edges[1:-1], scores, side="right")
 
 
-def binned_moments(targets: np.ndarray, scores: np.ndarray, n_bins: int, strategy: str) -> BinnedMoments:
+def binned_moments(
+    targets: np.ndarray, scores: np.ndarray, n_bins: int, strategy: str
+) -> BinnedMoments:
     """Calibration moments of already validated inputs (shared by ECE and NC-ECE)."""
     index, edges = assign_bins(scores, n_bins, strategy)
     n = scores.shape[0]
     counts = np.bincount(index, minlength=n_bins)
     # Target and score sums apart, as the pattern route of NC-ECE forms them: with binary
     # targets the first sum is an exact integer, and the two routes agree to the last bit.
-    moments = (np.bincount(index, weights=targets, minlength=n_bins) - np.bincount(index, weights=scores, minlength=n_bins)) / n
+    moments = (
+        np.bincount(index, weights=targets, minlength=n_bins)
+        - np.bincount(index, weights=scores, minlength=n_bins)
+    ) / n
     return BinnedMoments(edges=edges, counts=counts, moments=moments, n_items=n)
 
 
@@ -256,15 +261,24 @@ def _uniform_label_moments(y_true, y_prob, n_bins) -> BinnedMoments:
 
     labels, scores = v.as_numeric_array(y_true, "y_true"), v.as_numeric_array(y_prob, "y_prob")
     if labels.ndim != 1 or scores.ndim != 1 or labels.size == 0 or scores.size == 0:
-        _validated_binary(y_true, y_prob, n_bins, "uniform")  # raises the message naming the argument
+        _validated_binary(
+            y_true, y_prob, n_bins, "uniform"
+        )  # raises the message naming the argument
     v.check_same_length(labels, "y_true", scores, "y_prob")
     bins = v.as_n_bins(n_bins, scores.size)
     binned = binary_bin_counts(scores.astype(np.float64, copy=False), labels, bins)
     if binned is None:  # the plain checks name the argument and the position
         _validated_binary(y_true, y_prob, n_bins, "uniform")
-        raise AssertionError("the compiled checks failed an input the plain checks passed")  # pragma: no cover
+        raise AssertionError(
+            "the compiled checks failed an input the plain checks passed"
+        )  # pragma: no cover
     counts, score_sums = binned
-    return BinnedMoments(np.linspace(0.0, 1.0, bins + 1), counts.sum(axis=1), (counts[:, 1] - score_sums) / scores.size, scores.size)
+    return BinnedMoments(
+        np.linspace(0.0, 1.0, bins + 1),
+        counts.sum(axis=1),
+        (counts[:, 1] - score_sums) / scores.size,
+        scores.size,
+    )
 
 
 def max_calibration_error(y_true, y_prob, n_bins=15, strategy="uniform") -> float:
@@ -286,7 +300,11 @@ def reliability_curve(y_true, y_prob, n_bins=15, strategy="uniform") -> Reliabil
     labels, scores, bins, strategy = _validated_binary(y_true, y_prob, n_bins, strategy)
     index, edges = assign_bins(scores, bins, strategy)
     counts = np.bincount(index, minlength=bins)
-    with np.errstate(invalid="ignore", divide="ignore"):  # 0/0 -> NaN marks empty bins, as documented
+    with np.errstate(
+        invalid="ignore", divide="ignore"
+    ):  # 0/0 -> NaN marks empty bins, as documented
         mean_predicted = np.bincount(index, weights=scores, minlength=bins) / counts
         mean_target = np.bincount(index, weights=labels, minlength=bins) / counts
-    return ReliabilityCurve(edges=edges, counts=counts, mean_predicted=mean_predicted, mean_target=mean_target)
+    return ReliabilityCurve(
+        edges=edges, counts=counts, mean_predicted=mean_predicted, mean_target=mean_target
+    )

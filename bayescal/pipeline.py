@@ -17,9 +17,22 @@ from . import _validation as v
 from .channels import dawid_skene_em_counts, grouped_em_counts, score_groups
 from .correction import PatternBins, _majority_vote, _soft_vote, pattern_bins
 from .data import AnnotatedScores
-from .metrics import ReliabilityBand, ReliabilityCurve, expected_calibration_error, reliability_curve
+from .metrics import (
+    ReliabilityBand,
+    ReliabilityCurve,
+    expected_calibration_error,
+    reliability_curve,
+)
 
-__all__ = ["MODEL_CHOICES", "Analysis", "analyse", "choose_model", "frequentist_channels", "model_data", "reliability_from_summary"]
+__all__ = [
+    "MODEL_CHOICES",
+    "Analysis",
+    "analyse",
+    "choose_model",
+    "frequentist_channels",
+    "model_data",
+    "reliability_from_summary",
+]
 
 #: ``--model`` values of the command line.
 MODEL_CHOICES = ("auto", "dawid-skene", "hui-walter")
@@ -45,8 +58,13 @@ def choose_model(n_annotators: int, model: str, has_groups: bool) -> tuple[str, 
     model = v.as_choice(model, "model", MODEL_CHOICES)
     if model == "auto":
         if n_annotators >= 3:
-            return "dawid_skene", f"auto: {n_annotators} annotators identify the marginal Dawid–Skene model"
-        return "hui_walter", "auto: two annotators need score groups (Hui–Walter)" + ("" if has_groups else f"; {DEFAULT_GROUPS} equal-width groups were formed")
+            return (
+                "dawid_skene",
+                f"auto: {n_annotators} annotators identify the marginal Dawid–Skene model",
+            )
+        return "hui_walter", "auto: two annotators need score groups (Hui–Walter)" + (
+            "" if has_groups else f"; {DEFAULT_GROUPS} equal-width groups were formed"
+        )
     return model.replace("-", "_"), f"chosen: {model}"
 
 
@@ -56,7 +74,12 @@ def model_data(data, model: str = "auto") -> tuple[str, str, AnnotatedScores]:
         raise TypeError(f"data must be a bayescal.AnnotatedScores; saw {type(data).__name__}")
     name, why = choose_model(data.n_annotators, model, data.groups is not None)
     if name == "hui_walter" and data.groups is None:
-        data = AnnotatedScores(data.scores, data.annotations, groups=score_groups(data.scores, n_groups=DEFAULT_GROUPS), annotator_names=data.annotator_names)
+        data = AnnotatedScores(
+            data.scores,
+            data.annotations,
+            groups=score_groups(data.scores, n_groups=DEFAULT_GROUPS),
+            annotator_names=data.annotator_names,
+        )
     return name, why, data
 
 
@@ -87,7 +110,9 @@ def _undefined(reason: str) -> dict:
 
 def _finite(values) -> list:
     """Floats for JSON, ``None`` where a value is undefined (NaN: an empty bin)."""
-    return [float(x) if np.isfinite(x) else None for x in np.asarray(values, dtype=np.float64).ravel()]
+    return [
+        float(x) if np.isfinite(x) else None for x in np.asarray(values, dtype=np.float64).ravel()
+    ]
 
 
 def _interval_entry(draws: np.ndarray, tail: float, diagnostics, parameter: str) -> dict:
@@ -122,7 +147,11 @@ def _reliability(cells: PatternBins, naive: dict, posterior, scores: np.ndarray,
         "edges": _finite(band.edges),
         "counts": [int(n) for n in band.counts],
         "mean_score": _finite(band.mean_predicted),
-        "corrected": {"lower": _finite(band.lower), "median": _finite(band.median), "upper": _finite(band.upper)},
+        "corrected": {
+            "lower": _finite(band.lower),
+            "median": _finite(band.median),
+            "upper": _finite(band.upper),
+        },
         "curves": {name: _finite(curve.mean_target) for name, curve in curves.items()},
     }
 
@@ -130,11 +159,30 @@ def _reliability(cells: PatternBins, naive: dict, posterior, scores: np.ndarray,
 def reliability_from_summary(section: dict):
     """The :class:`~bayescal.metrics.ReliabilityBand` and overlay curves saved by :func:`analyse`."""
     nan = lambda values: np.array([np.nan if x is None else x for x in values], dtype=np.float64)  # noqa: E731
-    edges, counts, mean_score = nan(section["edges"]), np.asarray(section["counts"], dtype=np.int64), nan(section["mean_score"])
+    edges, counts, mean_score = (
+        nan(section["edges"]),
+        np.asarray(section["counts"], dtype=np.int64),
+        nan(section["mean_score"]),
+    )
     corrected = section["corrected"]
-    band = ReliabilityBand(edges, counts, mean_score, nan(corrected["lower"]), nan(corrected["median"]), nan(corrected["upper"]), section["level"])
-    labels = {"soft_vote": "soft vote (naive)", "majority_vote": "majority vote (naive)", "oracle": "oracle (truth column)"}
-    curves = {labels.get(name, name): ReliabilityCurve(edges, counts, mean_score, nan(values)) for name, values in section["curves"].items()}
+    band = ReliabilityBand(
+        edges,
+        counts,
+        mean_score,
+        nan(corrected["lower"]),
+        nan(corrected["median"]),
+        nan(corrected["upper"]),
+        section["level"],
+    )
+    labels = {
+        "soft_vote": "soft vote (naive)",
+        "majority_vote": "majority vote (naive)",
+        "oracle": "oracle (truth column)",
+    }
+    curves = {
+        labels.get(name, name): ReliabilityCurve(edges, counts, mean_score, nan(values))
+        for name, values in section["curves"].items()
+    }
     return band, curves
 
 
@@ -142,11 +190,18 @@ def _record(data: AnnotatedScores, prevalence: np.ndarray, tail: float, truth, b
     """The calibration-record fields of seeds/003 that apply to an evaluation without an anchor
     (and, given a truth column, the full record of the predictor thresholded at 0.5)."""
     labelled = (data.annotations != -1).sum(axis=1)
-    overall = prevalence if prevalence.ndim == 1 else (prevalence * np.bincount(data.groups)[None, :]).sum(axis=1) / data.n_items
+    overall = (
+        prevalence
+        if prevalence.ndim == 1
+        else (prevalence * np.bincount(data.groups)[None, :]).sum(axis=1) / data.n_items
+    )
     low, high = np.quantile(overall, [tail, 1.0 - tail])
     record = {
         "n_items": data.n_items,
-        "class_balance": {"prevalence_posterior_mean": float(overall.mean()), "interval": [float(low), float(high)]},
+        "class_balance": {
+            "prevalence_posterior_mean": float(overall.mean()),
+            "interval": [float(low), float(high)],
+        },
         "provenance": "noisy annotators, no anchor: ECE is measured against noise-corrected labels, not trusted ones",
         "n_annotators": data.n_annotators,
         "repeat_rate": float((labelled >= 2).mean()),
@@ -158,12 +213,28 @@ def _record(data: AnnotatedScores, prevalence: np.ndarray, tail: float, truth, b
         from .agreement import calibration_record
 
         verdicts = (data.scores >= 0.5).astype(np.int64)
-        judged = calibration_record(verdicts, truth, name="predictor (score >= 0.5)", n_annotators=data.n_annotators, repeat_rate=record["repeat_rate"])
+        judged = calibration_record(
+            verdicts,
+            truth,
+            name="predictor (score >= 0.5)",
+            n_annotators=data.n_annotators,
+            repeat_rate=record["repeat_rate"],
+        )
         record["against_truth"] = judged.to_dict()
     return record
 
 
-def analyse(data, truth=None, model="auto", priors=None, n_bins=10, interval=0.9, seed=0, progress=False, bayes_options=None) -> Analysis:
+def analyse(
+    data,
+    truth=None,
+    model="auto",
+    priors=None,
+    n_bins=10,
+    interval=0.9,
+    seed=0,
+    progress=False,
+    bayes_options=None,
+) -> Analysis:
     """Fit and summarise one data set (the work of ``bayescal fit``).
 
     Parameters
@@ -205,17 +276,29 @@ def analyse(data, truth=None, model="auto", priors=None, n_bins=10, interval=0.9
         counts = data.compress()  # every model runs on the (group, pattern) counts
         # and every pattern-level ECE (naive votes, NC-ECE with EM channels) on the (bin, pattern) cells
         cells = pattern_bins(data.scores, data.annotations, bins, "uniform")
-    naive = {"soft_vote": _soft_vote(cells.patterns), "majority_vote": _majority_vote(cells.patterns, "half")}
+    naive = {
+        "soft_vote": _soft_vote(cells.patterns),
+        "majority_vote": _majority_vote(cells.patterns, "half"),
+    }
     with _timed(timings, "em"):
         channel_fit = EM_ON_COUNTS[name](counts, seed=seed)
-        frequentist = _undefined(f"{channel_fit.method} failed: {channel_fit.failure}") if channel_fit.failure else None
+        frequentist = (
+            _undefined(f"{channel_fit.method} failed: {channel_fit.failure}")
+            if channel_fit.failure
+            else None
+        )
         if frequentist is None:
             try:
-                frequentist = {"value": cells.moments(cells.corrected_targets(channel_fit.channels)).ece, "estimator": channel_fit.method}
+                frequentist = {
+                    "value": cells.moments(cells.corrected_targets(channel_fit.channels)).ece,
+                    "estimator": channel_fit.method,
+                }
             except ValueError as error:  # channels that cannot correct (a zero gap)
                 frequentist = _undefined(str(error))
     with _timed(timings, "nuts"):
-        fit = fit_bayes(counts, model=name, priors=priors, seed=seed, progress=progress, **(bayes_options or {}))
+        fit = fit_bayes(
+            counts, model=name, priors=priors, seed=seed, progress=progress, **(bayes_options or {})
+        )
     with _timed(timings, "push_through"):
         posterior = posterior_ece(fit, data, n_bins=bins, interval=level, seed=seed)
     with _timed(timings, "checks"):
@@ -229,19 +312,28 @@ def analyse(data, truth=None, model="auto", priors=None, n_bins=10, interval=0.9
         channels[annotator] = {}
         for label, draws in (("a", a[:, j]), ("b", b[:, j])):
             entry = _interval_entry(draws, tail, diagnostics, f"{label}[{annotator}]")
-            entry["em"] = None if channel_fit.failure else float(getattr(channel_fit.channels, label)[j])
+            entry["em"] = (
+                None if channel_fit.failure else float(getattr(channel_fit.channels, label)[j])
+            )
             channels[annotator][label] = entry
     prevalence_rows = [p for p in diagnostics.index if p.startswith("prevalence")]
     groups = data.groups if data.groups is not None else np.zeros(data.n_items, dtype=np.int64)
     ids, sizes = np.unique(groups, return_counts=True)
-    oracle = _undefined("no truth column given") if truth is None else {"value": expected_calibration_error(truth, data.scores, bins)}
+    oracle = (
+        _undefined("no truth column given")
+        if truth is None
+        else {"value": expected_calibration_error(truth, data.scores, bins)}
+    )
     summary = {
         "bayescal_version": __version__,
         "data": {
             "n_items": data.n_items,
             "annotators": list(data.annotator_names),
             "missing_rate": float((data.annotations == -1).mean()),
-            "missing_by_annotator": {name: float(rate) for name, rate in zip(data.annotator_names, (data.annotations == -1).mean(axis=0))},
+            "missing_by_annotator": {
+                name: float(rate)
+                for name, rate in zip(data.annotator_names, (data.annotations == -1).mean(axis=0))
+            },
             "groups": {str(int(g)): int(n) for g, n in zip(ids, sizes)},
         },
         "model": {
@@ -267,7 +359,11 @@ def analyse(data, truth=None, model="auto", priors=None, n_bins=10, interval=0.9
             "naive": {label: cells.moments(targets).ece for label, targets in naive.items()},
             "nc_ece": {
                 "frequentist": frequentist,
-                "posterior": {"median": posterior.median, "interval": [posterior.interval[0], posterior.interval[1]], "level": level},
+                "posterior": {
+                    "median": posterior.median,
+                    "interval": [posterior.interval[0], posterior.interval[1]],
+                    "level": level,
+                },
             },
             "oracle": oracle,
         },
@@ -276,7 +372,10 @@ def analyse(data, truth=None, model="auto", priors=None, n_bins=10, interval=0.9
             "verdicts": verdicts(checks),
             "flagged": int(checks["flag"].sum()),
             "table": [
-                {column: (value if not isinstance(value, float) or np.isfinite(value) else None) for column, value in row.items()}
+                {
+                    column: (value if not isinstance(value, float) or np.isfinite(value) else None)
+                    for column, value in row.items()
+                }
                 for row in checks.astype(object).to_dict(orient="records")
             ],
         },

@@ -48,8 +48,18 @@ def _observed_in_interval(ax, rows: pd.DataFrame, offset, rotation: int) -> None
     when flagged), all shifted by ``offset``; the observed points are the last collection."""
     position = np.arange(len(rows))
     colours = np.where(rows["flag"].to_numpy(), FLAG_COLOUR, PLAIN_COLOUR)
-    ax.vlines(position, rows["lower"] - offset, rows["upper"] - offset, colors="0.6", linewidth=4, alpha=0.6, label="replicated (interval)")
-    ax.scatter(position, rows["observed"] - offset, c=colours, zorder=4, label="observed (red: outside)")
+    ax.vlines(
+        position,
+        rows["lower"] - offset,
+        rows["upper"] - offset,
+        colors="0.6",
+        linewidth=4,
+        alpha=0.6,
+        label="replicated (interval)",
+    )
+    ax.scatter(
+        position, rows["observed"] - offset, c=colours, zorder=4, label="observed (red: outside)"
+    )
     ax.set_xticks(position, rows["subject"], rotation=rotation, ha="right", fontsize=7)
 
 
@@ -91,7 +101,15 @@ def plot_pairwise_agreement(checks, ax=None):
     """
     rows = _check_rows(checks, "pairwise_agreement")
     ax = _axes(ax, size=(max(5.0, 0.5 * len(rows)), 3.5))
-    ax.scatter(np.arange(len(rows)), rows["expected"], marker="_", s=200, color="0.2", zorder=3, label="predicted (mean)")
+    ax.scatter(
+        np.arange(len(rows)),
+        rows["expected"],
+        marker="_",
+        s=200,
+        color="0.2",
+        zorder=3,
+        label="predicted (mean)",
+    )
     _observed_in_interval(ax, rows, offset=0.0, rotation=45)
     ax.set_ylabel("share of shared items agreed on")
     ax.set_title("Pairwise agreement under conditional independence")
@@ -118,7 +136,9 @@ def plot_prior_sensitivity(result, quantities=None, axes=None):
     from .sensitivity import PriorSensitivity
 
     if not isinstance(result, PriorSensitivity):
-        raise TypeError(f"result must be a bayescal.sensitivity.PriorSensitivity; saw {type(result).__name__}")
+        raise TypeError(
+            f"result must be a bayescal.sensitivity.PriorSensitivity; saw {type(result).__name__}"
+        )
     table = result.table
     available = list(dict.fromkeys(table.index.get_level_values("quantity")))
     if quantities is None:
@@ -132,13 +152,21 @@ def plot_prior_sensitivity(result, quantities=None, axes=None):
 
         columns = min(4, len(quantities))
         rows = int(np.ceil(len(quantities) / columns))
-        _, grid = plt.subplots(rows, columns, figsize=(3.2 * columns, 0.35 * len(priors) * rows + 1.2 * rows), squeeze=False, layout="constrained")
-        for extra in grid.ravel()[len(quantities):]:
+        _, grid = plt.subplots(
+            rows,
+            columns,
+            figsize=(3.2 * columns, 0.35 * len(priors) * rows + 1.2 * rows),
+            squeeze=False,
+            layout="constrained",
+        )
+        for extra in grid.ravel()[len(quantities) :]:
             extra.set_visible(False)
         axes = grid.ravel()[: len(quantities)]
     axes = np.asarray(axes, dtype=object).ravel()
     if axes.size != len(quantities):
-        raise ValueError(f"axes must hold one Axes per quantity ({len(quantities)}); saw {axes.size}")
+        raise ValueError(
+            f"axes must hold one Axes per quantity ({len(quantities)}); saw {axes.size}"
+        )
     position = np.arange(len(priors))
     for ax, quantity in zip(axes, quantities):
         rows = table.xs(quantity, level="quantity").loc[priors]
@@ -149,7 +177,9 @@ def plot_prior_sensitivity(result, quantities=None, axes=None):
         ax.set_yticks(position, priors if leftmost else [""] * len(priors), fontsize=7)
         ax.invert_yaxis()
         ax.set_title(quantity, fontsize=9)
-    axes[0].figure.suptitle(f"Posterior under each prior ({result.level:.0%} intervals; reference in red)", fontsize=9)
+    axes[0].figure.suptitle(
+        f"Posterior under each prior ({result.level:.0%} intervals; reference in red)", fontsize=9
+    )
     return axes
 
 
@@ -157,7 +187,9 @@ def _posterior_ece(posterior):
     from .posterior import PosteriorECE
 
     if not isinstance(posterior, PosteriorECE):
-        raise TypeError(f"posterior must be a bayescal.PosteriorECE; saw {type(posterior).__name__}")
+        raise TypeError(
+            f"posterior must be a bayescal.PosteriorECE; saw {type(posterior).__name__}"
+        )
     return posterior
 
 
@@ -181,18 +213,46 @@ def plot_reliability(posterior, curves=None, ax=None):
     """
     from .metrics import ReliabilityBand, ReliabilityCurve
 
-    band = posterior if isinstance(posterior, ReliabilityBand) else _posterior_ece(posterior).reliability_band()
+    band = (
+        posterior
+        if isinstance(posterior, ReliabilityBand)
+        else _posterior_ece(posterior).reliability_band()
+    )
     curves = {} if curves is None else curves
-    if not isinstance(curves, dict) or not all(isinstance(c, ReliabilityCurve) for c in curves.values()):
+    if not isinstance(curves, dict) or not all(
+        isinstance(c, ReliabilityCurve) for c in curves.values()
+    ):
         raise TypeError("curves must be a dict of name to bayescal.ReliabilityCurve")
     ax = _axes(ax, size=(4.5, 4.5))
     shown = band.nonempty
     confidence = band.mean_predicted[shown]
     ax.plot([0, 1], [0, 1], color="0.6", linestyle=":", linewidth=1, label="perfect calibration")
-    ax.fill_between(confidence, band.lower[shown], band.upper[shown], color=PLAIN_COLOUR, alpha=0.25, label=f"corrected, {band.level:.0%} credible band")
-    ax.plot(confidence, band.median[shown], marker="o", color=PLAIN_COLOUR, label="corrected (posterior median)")
-    for (name, curve), colour in zip(curves.items(), ("tab:green", "tab:orange", "tab:purple", "tab:brown")):
-        ax.plot(curve.mean_predicted[curve.nonempty], curve.mean_target[curve.nonempty], marker="s", markersize=4, color=colour, label=name)
+    ax.fill_between(
+        confidence,
+        band.lower[shown],
+        band.upper[shown],
+        color=PLAIN_COLOUR,
+        alpha=0.25,
+        label=f"corrected, {band.level:.0%} credible band",
+    )
+    ax.plot(
+        confidence,
+        band.median[shown],
+        marker="o",
+        color=PLAIN_COLOUR,
+        label="corrected (posterior median)",
+    )
+    for (name, curve), colour in zip(
+        curves.items(), ("tab:green", "tab:orange", "tab:purple", "tab:brown")
+    ):
+        ax.plot(
+            curve.mean_predicted[curve.nonempty],
+            curve.mean_target[curve.nonempty],
+            marker="s",
+            markersize=4,
+            color=colour,
+            label=name,
+        )
     ax.set_xlabel("mean score in bin")
     ax.set_ylabel("fraction positive in bin")
     ax.set_xlim(0, 1)
@@ -218,13 +278,25 @@ def plot_ece_posterior(posterior, references=None, ax=None):
     posterior = _posterior_ece(posterior)
     references = {} if references is None else references
     if not isinstance(references, dict):
-        raise TypeError(f"references must be a dict of name to value; saw {type(references).__name__}")
+        raise TypeError(
+            f"references must be a dict of name to value; saw {type(references).__name__}"
+        )
     ax = _axes(ax, size=(5.0, 3.2))
     ax.hist(posterior.draws, bins=40, color=PLAIN_COLOUR, alpha=0.6)
-    ax.axvline(posterior.median, color=PLAIN_COLOUR, linewidth=2, label=f"median {posterior.median:.4f}")
+    ax.axvline(
+        posterior.median, color=PLAIN_COLOUR, linewidth=2, label=f"median {posterior.median:.4f}"
+    )
     low, high = posterior.interval
-    ax.axvspan(low, high, color=PLAIN_COLOUR, alpha=0.1, label=f"{posterior.level:.0%} interval [{low:.4f}, {high:.4f}]")
-    for (name, value), colour in zip(references.items(), ("tab:green", "tab:orange", "tab:purple", "tab:brown")):
+    ax.axvspan(
+        low,
+        high,
+        color=PLAIN_COLOUR,
+        alpha=0.1,
+        label=f"{posterior.level:.0%} interval [{low:.4f}, {high:.4f}]",
+    )
+    for (name, value), colour in zip(
+        references.items(), ("tab:green", "tab:orange", "tab:purple", "tab:brown")
+    ):
         ax.axvline(float(value), color=colour, linestyle="--", label=f"{name} {float(value):.4f}")
     ax.set_xlabel("NC-ECE")
     ax.set_ylabel("posterior draws")
@@ -255,7 +327,9 @@ def plot_channels(fit, references=None, level=0.9, ax=None):
     if not isinstance(fit, BayesFit):
         raise TypeError(f"fit must be a bayescal.BayesFit; saw {type(fit).__name__}")
     references = {} if references is None else references
-    if not isinstance(references, dict) or not all(isinstance(c, Channels) for c in references.values()):
+    if not isinstance(references, dict) or not all(
+        isinstance(c, Channels) for c in references.values()
+    ):
         raise TypeError("references must be a dict of name to bayescal.Channels")
     a, b, _ = fit.draws()
     names = fit.annotator_names
@@ -271,7 +345,13 @@ def plot_channels(fit, references=None, level=0.9, ax=None):
             labels.append(f"{kind}[{name}]")
             for (reference, channels), marker in zip(references.items(), ("x", "+", "d", "s")):
                 value = (channels.a if kind == "a" else channels.b)[j]
-                ax.plot(value, y, marker, color="tab:red" if marker == "x" else "tab:green", label=reference if y == 0 else None)
+                ax.plot(
+                    value,
+                    y,
+                    marker,
+                    color="tab:red" if marker == "x" else "tab:green",
+                    label=reference if y == 0 else None,
+                )
     ax.set_yticks(np.arange(len(labels)), labels, fontsize=8)
     ax.invert_yaxis()
     ax.set_xlim(0, 1)
@@ -302,12 +382,21 @@ def plot_toy_study(study, condition="calibrated", ax=None):
     summary = study.summary()
     conditions = list(dict.fromkeys(summary.index.get_level_values("condition")))
     if condition not in conditions:
-        raise ValueError(f"condition must be one of the study's conditions {conditions}; saw {condition!r}")
+        raise ValueError(
+            f"condition must be one of the study's conditions {conditions}; saw {condition!r}"
+        )
     rows = summary.xs(condition, level="condition")
     ax = _axes(ax, size=(5.0, 3.5))
     for method in dict.fromkeys(rows.index.get_level_values("method")):
         curve = rows.xs(method, level="method")
-        ax.errorbar(curve.index, curve["mae_x100"], yerr=curve["mae_se_x100"], marker="o", capsize=3, label=method)
+        ax.errorbar(
+            curve.index,
+            curve["mae_x100"],
+            yerr=curve["mae_se_x100"],
+            marker="o",
+            capsize=3,
+            label=method,
+        )
     ax.set_xscale("log")
     ax.set_xlabel("N")
     ax.set_ylabel("MAE x 100")

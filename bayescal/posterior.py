@@ -100,7 +100,10 @@ class PosteriorECE:
     def bin_accuracy(self) -> np.ndarray:
         """Draws of each bin's corrected mean label ``zbar_l + r_l n / n_l``, shape (S, M)."""
         with np.errstate(invalid="ignore", divide="ignore"):
-            return self.mean_score + self.bin_moments * self.counts.sum(axis=-1, keepdims=True) / self.counts
+            return (
+                self.mean_score
+                + self.bin_moments * self.counts.sum(axis=-1, keepdims=True) / self.counts
+            )
 
     def reliability_band(self) -> ReliabilityBand:
         """Posterior median and ``level`` interval of every bin's corrected mean label (fixed scores).
@@ -111,12 +114,18 @@ class PosteriorECE:
             For a recalibration result, whose bins differ by draw.
         """
         if self.mean_score.ndim != 1:
-            raise ValueError("this posterior has bins that differ by draw (a recalibration result); use posterior_ece of fixed scores")
+            raise ValueError(
+                "this posterior has bins that differ by draw (a recalibration result); use posterior_ece of fixed scores"
+            )
         nonempty = self.counts > 0
         tail = (1.0 - self.level) / 2.0
         quantiles = np.full((3, self.counts.size), np.nan)
-        quantiles[:, nonempty] = np.quantile(self.bin_accuracy()[:, nonempty], [tail, 0.5, 1.0 - tail], axis=0)
-        return ReliabilityBand(self.edges, self.counts, self.mean_score, *quantiles, level=self.level)
+        quantiles[:, nonempty] = np.quantile(
+            self.bin_accuracy()[:, nonempty], [tail, 0.5, 1.0 - tail], axis=0
+        )
+        return ReliabilityBand(
+            self.edges, self.counts, self.mean_score, *quantiles, level=self.level
+        )
 
     def __repr__(self) -> str:
         return (
@@ -150,7 +159,13 @@ def _cells(data: AnnotatedScores, bin_index: np.ndarray) -> _Cells:
     total = np.bincount(inverse, weights=data.scores)
     squares = np.bincount(inverse, weights=data.scores**2)
     mean = total / counts
-    return _Cells(rows[:, 0], rows[:, 1:], counts.astype(np.float64), mean, np.sqrt(np.maximum(squares / counts - mean**2, 0.0)))
+    return _Cells(
+        rows[:, 0],
+        rows[:, 1:],
+        counts.astype(np.float64),
+        mean,
+        np.sqrt(np.maximum(squares / counts - mean**2, 0.0)),
+    )
 
 
 def _as_fit_weights(weights: object, n_annotators: int):
@@ -160,17 +175,25 @@ def _as_fit_weights(weights: object, n_annotators: int):
     return as_convex_weights(weights, n_annotators)
 
 
-def _moment_draws(cells: _Cells, a, b, rule, n_bins: int, uncertainty: str, seed: int) -> np.ndarray:
+def _moment_draws(
+    cells: _Cells, a, b, rule, n_bins: int, uncertainty: str, seed: int
+) -> np.ndarray:
     """Draws (S, M) of the bin moments: O(draws x cells x K), never O(draws x items)."""
-    labels = pattern_labels(cells.patterns, cells.counts, a, b, rule)  # (S, G): the label of each cell
+    labels = pattern_labels(
+        cells.patterns, cells.counts, a, b, rule
+    )  # (S, G): the label of each cell
     membership = np.zeros((cells.bins.size, n_bins))
     membership[np.arange(cells.bins.size), cells.bins] = 1.0
     if uncertainty == "channels":
         return ((labels - cells.mean_score) * cells.counts) @ membership / cells.counts.sum()
     rng = np.random.default_rng(seed)
-    shares = rng.gamma(cells.counts, size=labels.shape)  # cell totals of Dirichlet(1, ..., 1) item weights
+    shares = rng.gamma(
+        cells.counts, size=labels.shape
+    )  # cell totals of Dirichlet(1, ..., 1) item weights
     shares /= shares.sum(axis=1, keepdims=True)
-    scores = cells.mean_score + cells.score_sd / np.sqrt(cells.counts + 1) * rng.standard_normal(labels.shape)
+    scores = cells.mean_score + cells.score_sd / np.sqrt(cells.counts + 1) * rng.standard_normal(
+        labels.shape
+    )
     return (shares * (labels - scores)) @ membership
 
 
@@ -202,7 +225,9 @@ def _checked_draws(fit, samples: dict) -> tuple[np.ndarray, np.ndarray]:
     return a, b
 
 
-def _summary(moments, uncertainty: str, level: float, tolerance: float, edges, counts, mean_score) -> PosteriorECE:
+def _summary(
+    moments, uncertainty: str, level: float, tolerance: float, edges, counts, mean_score
+) -> PosteriorECE:
     """PosteriorECE of bin-moment draws (S, M): raw ``sum_l |r_l|`` and the reported draws."""
     raw = np.abs(moments).sum(axis=1)
     reported = _debiased(moments) if uncertainty == "total" else raw
@@ -340,11 +365,18 @@ class PosteriorRecalibration:
             labels = [name] if draws.ndim == 1 else [f"{name}[{h}]" for h in range(flat.shape[1])]
             for label, column in zip(labels, flat.T):
                 low, high = np.quantile(column, [tail, 1.0 - tail])
-                columns[label] = {"mean": column.mean(), "sd": column.std(ddof=1) if column.size > 1 else 0.0, "lower": low, "upper": high}
+                columns[label] = {
+                    "mean": column.mean(),
+                    "sd": column.std(ddof=1) if column.size > 1 else 0.0,
+                    "lower": low,
+                    "upper": high,
+                }
         return pd.DataFrame(columns).T
 
 
-def _recalibrated_moment_draws(maps, data: AnnotatedScores, labels, cell, n_bins: int, uncertainty: str, seed: int):
+def _recalibrated_moment_draws(
+    maps, data: AnnotatedScores, labels, cell, n_bins: int, uncertainty: str, seed: int
+):
     """Bin moments (S, M) of each draw's recalibrated scores against its corrected labels.
 
     ``labels`` (S, G) are the corrected labels of the evaluation patterns and ``cell`` (n,)
@@ -360,7 +392,10 @@ def _recalibrated_moment_draws(maps, data: AnnotatedScores, labels, cell, n_bins
         rows = slice(start, min(start + step, n_draws))
         predictions = maps.predict(data.scores, rows)  # (s, n)
         size = predictions.shape[0]
-        flat_bins = (bin_index(predictions, np.linspace(0.0, 1.0, n_bins + 1), "uniform") + n_bins * np.arange(size)[:, None]).ravel()
+        flat_bins = (
+            bin_index(predictions, np.linspace(0.0, 1.0, n_bins + 1), "uniform")
+            + n_bins * np.arange(size)[:, None]
+        ).ravel()
         if uncertainty == "total":  # Bayesian bootstrap: Dirichlet(1, ..., 1) item weights per draw
             weights = rng.standard_exponential(predictions.shape)
             weights /= weights.sum(axis=1, keepdims=True)
@@ -368,9 +403,13 @@ def _recalibrated_moment_draws(maps, data: AnnotatedScores, labels, cell, n_bins
             weights = np.full(predictions.shape, 1.0 / n)
         residuals = weights * (labels[rows][:, cell] - predictions)
         total = size * n_bins
-        moments[rows] = np.bincount(flat_bins, weights=residuals.ravel(), minlength=total).reshape(size, n_bins)
+        moments[rows] = np.bincount(flat_bins, weights=residuals.ravel(), minlength=total).reshape(
+            size, n_bins
+        )
         counts[rows] = np.bincount(flat_bins, minlength=total).reshape(size, n_bins)
-        score_sums[rows] = np.bincount(flat_bins, weights=predictions.ravel(), minlength=total).reshape(size, n_bins)
+        score_sums[rows] = np.bincount(
+            flat_bins, weights=predictions.ravel(), minlength=total
+        ).reshape(size, n_bins)
     with np.errstate(invalid="ignore", divide="ignore"):
         return moments, counts, score_sums / counts
 
@@ -435,18 +474,49 @@ def posterior_recalibration(
 
     groups = np.zeros(fit_data.n_items, dtype=np.int64)
     rows, counts, cell = count_rows(groups, fit_data.annotations, return_inverse=True)
-    maps = template._fit_draws(fit_data.scores, cell, pattern_labels(rows[:, 1:], counts, a, b, rule))
+    maps = template._fit_draws(
+        fit_data.scores, cell, pattern_labels(rows[:, 1:], counts, a, b, rule)
+    )
     maps.warn("posterior_recalibration")
 
-    rows, counts, cell = count_rows(np.zeros(eval_data.n_items, dtype=np.int64), eval_data.annotations, return_inverse=True)
-    moments, bin_counts, mean_score = _recalibrated_moment_draws(
-        maps, eval_data, pattern_labels(rows[:, 1:], counts, a, b, rule), cell, bins, uncertainty, seed
+    rows, counts, cell = count_rows(
+        np.zeros(eval_data.n_items, dtype=np.int64), eval_data.annotations, return_inverse=True
     )
-    recalibrated = _summary(moments, uncertainty, level, tolerance, np.linspace(0.0, 1.0, bins + 1), bin_counts, mean_score)
+    moments, bin_counts, mean_score = _recalibrated_moment_draws(
+        maps,
+        eval_data,
+        pattern_labels(rows[:, 1:], counts, a, b, rule),
+        cell,
+        bins,
+        uncertainty,
+        seed,
+    )
+    recalibrated = _summary(
+        moments,
+        uncertainty,
+        level,
+        tolerance,
+        np.linspace(0.0, 1.0, bins + 1),
+        bin_counts,
+        mean_score,
+    )
 
-    options = dict(n_bins=bins, weights=weights, interval=level, uncertainty=uncertainty, tolerance=tolerance, seed=seed)
-    naive_map = _make_map(maps.method, fit_bins, "uniform", eps).fit(fit_data.scores, _soft_vote(fit_data.annotations))
-    naive_scores = AnnotatedScores(naive_map.predict(eval_data.scores), eval_data.annotations, annotator_names=eval_data.annotator_names)
+    options = {
+        "n_bins": bins,
+        "weights": weights,
+        "interval": level,
+        "uncertainty": uncertainty,
+        "tolerance": tolerance,
+        "seed": seed,
+    }
+    naive_map = _make_map(maps.method, fit_bins, "uniform", eps).fit(
+        fit_data.scores, _soft_vote(fit_data.annotations)
+    )
+    naive_scores = AnnotatedScores(
+        naive_map.predict(eval_data.scores),
+        eval_data.annotations,
+        annotator_names=eval_data.annotator_names,
+    )
     return PosteriorRecalibration(
         method=maps.method,
         maps=maps,

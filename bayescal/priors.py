@@ -31,7 +31,9 @@ def _beta_pair(value: object, name: str) -> tuple[float, float]:
     pair = []
     for x in value:
         if isinstance(x, bool) or not isinstance(x, numbers.Real) or not math.isfinite(x) or x <= 0:
-            raise ValueError(f"{name} must hold two positive, finite Beta parameters; saw {tuple(value)!r}")
+            raise ValueError(
+                f"{name} must hold two positive, finite Beta parameters; saw {tuple(value)!r}"
+            )
         pair.append(float(x))
     return pair[0], pair[1]
 

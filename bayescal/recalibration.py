@@ -185,24 +185,36 @@ def _minimise(features, moments, lower, upper, start) -> _Solution:
         free_gradient = np.where(held, 0.0, g)
         done = np.abs(free_gradient).max(axis=1) <= GRADIENT_TOLERANCE
         converged[working[done]] = True
-        working, position, g, held, free_gradient = (x[~done] for x in (working, position, g, held, free_gradient))
+        working, position, g, held, free_gradient = (
+            x[~done] for x in (working, position, g, held, free_gradient)
+        )
         if working.size == 0:
             break
         free = ~held
-        system = np.where(free[:, :, None] & free[:, None, :], hessian[working], identity) + RIDGE * identity
+        system = (
+            np.where(free[:, :, None] & free[:, None, :], hessian[working], identity)
+            + RIDGE * identity
+        )
         direction = -np.linalg.solve(system, free_gradient[..., None])[..., 0]
         step = np.ones(working.size)
         pending = np.arange(working.size)
         for _ in range(MAX_HALVINGS):
-            candidate = np.clip(position[pending] + step[pending, None] * direction[pending], lower, upper)
+            candidate = np.clip(
+                position[pending] + step[pending, None] * direction[pending], lower, upper
+            )
             value, new_gradient, new_hessian = objective(candidate, working[pending])
             decrease = (g[pending] * (candidate - position[pending])).sum(axis=1)
             # Near the optimum the predicted decrease is below the rounding error of the loss and
             # the Armijo test is noise: there Newton converges quadratically, so take the step.
-            accepted = (value <= loss[working[pending]] + ARMIJO * decrease) | (-decrease <= NEGLIGIBLE_DECREASE)
+            accepted = (value <= loss[working[pending]] + ARMIJO * decrease) | (
+                -decrease <= NEGLIGIBLE_DECREASE
+            )
             rows = working[pending[accepted]]
             theta[rows], loss[rows], gradient[rows], hessian[rows] = (
-                candidate[accepted], value[accepted], new_gradient[accepted], new_hessian[accepted]
+                candidate[accepted],
+                value[accepted],
+                new_gradient[accepted],
+                new_hessian[accepted],
             )
             pending = pending[~accepted]
             step[pending] /= 2.0
@@ -263,15 +275,21 @@ class MapDraws:
 
     def predict(self, scores: np.ndarray, rows=slice(None)) -> np.ndarray:
         """Predictions of the maps in ``rows`` for validated ``scores``: shape (len(rows), n)."""
-        return _FAMILIES[self.method]._predict_parameters({k: p[rows] for k, p in self.parameters.items()}, self.settings, scores)
+        return _FAMILIES[self.method]._predict_parameters(
+            {k: p[rows] for k, p in self.parameters.items()}, self.settings, scores
+        )
 
     def map(self, row: int):
         """The fitted map of one target set, as a usable estimator object."""
-        return _FAMILIES[self.method]._from_parameters({k: p[row] for k, p in self.parameters.items()}, self.settings)
+        return _FAMILIES[self.method]._from_parameters(
+            {k: p[row] for k, p in self.parameters.items()}, self.settings
+        )
 
     def mean_map(self):
         """The map whose parameters are the means over the target sets (the posterior-mean map)."""
-        return _FAMILIES[self.method]._from_parameters({k: p.mean(axis=0) for k, p in self.parameters.items()}, self.settings)
+        return _FAMILIES[self.method]._from_parameters(
+            {k: p.mean(axis=0) for k, p in self.parameters.items()}, self.settings
+        )
 
     def warn(self, subject: str, stacklevel: int = 3) -> None:
         """Warn when some fits ended on the parameter box edge or stopped before converging."""
@@ -291,7 +309,9 @@ class MapDraws:
                 f"{MAX_ITERATIONS} Newton iterations without meeting the gradient tolerance {GRADIENT_TOLERANCE:g}"
             )
         if problems:
-            warnings.warn(f"{subject}: " + "; ".join(problems), RecalibrationWarning, stacklevel=stacklevel)
+            warnings.warn(
+                f"{subject}: " + "; ".join(problems), RecalibrationWarning, stacklevel=stacklevel
+            )
 
 
 def _fitting_inputs(scores, targets) -> tuple[np.ndarray, np.ndarray]:
@@ -303,7 +323,9 @@ def _fitting_inputs(scores, targets) -> tuple[np.ndarray, np.ndarray]:
 
 def _as_eps(eps: object) -> float:
     if isinstance(eps, bool) or not isinstance(eps, numbers.Real) or not 0.0 < eps < 0.5:
-        raise ValueError(f"eps must be a number in (0, 0.5) (the input clipping level); saw {eps!r}")
+        raise ValueError(
+            f"eps must be a number in (0, 0.5) (the input clipping level); saw {eps!r}"
+        )
     return float(eps)
 
 
@@ -342,9 +364,13 @@ class _RecalibrationMap:
     def predict(self, scores) -> np.ndarray:
         """Recalibrated probabilities of ``scores`` (array_like in [0, 1])."""
         if not hasattr(self, "converged_"):
-            raise RuntimeError(f"this {type(self).__name__} is not fitted yet: call fit(scores, targets) first")
+            raise RuntimeError(
+                f"this {type(self).__name__} is not fitted yet: call fit(scores, targets) first"
+            )
         scores = v.as_probabilities(scores, "scores")
-        return self._predict_parameters(self._fitted_parameters(), self._fitted_settings(), scores)[0]
+        return self._predict_parameters(self._fitted_parameters(), self._fitted_settings(), scores)[
+            0
+        ]
 
     def _adopt(self, fitted: MapDraws, row: int) -> None:
         for name, values in fitted.parameters.items():
@@ -379,12 +405,20 @@ class _RecalibrationMap:
     def to_dict(self) -> dict:
         """The fitted map as plain JSON values; :func:`map_from_dict` rebuilds it."""
         if not hasattr(self, "converged_"):
-            raise RuntimeError(f"this {type(self).__name__} is not fitted yet: call fit(scores, targets) first")
+            raise RuntimeError(
+                f"this {type(self).__name__} is not fitted yet: call fit(scores, targets) first"
+            )
         plain = lambda value: np.asarray(value).tolist() if isinstance(value, np.ndarray) else value  # noqa: E731
         return {
             "method": self.method,
             "parameters": {name: plain(getattr(self, name + "_")) for name in self.PARAMETERS},
-            "settings": {name: plain(value) for name, value in {**{k: getattr(self, k) for k in self.CONSTRUCTOR}, **self._fitted_settings()}.items()},
+            "settings": {
+                name: plain(value)
+                for name, value in {
+                    **{k: getattr(self, k) for k in self.CONSTRUCTOR},
+                    **self._fitted_settings(),
+                }.items()
+            },
             "converged": self.converged_,
             "on_boundary": self.on_boundary_,
         }
@@ -427,17 +461,30 @@ class _LogisticScaling(_RecalibrationMap):
     def _fit_cells(cls, scores, cell, labels, eps) -> MapDraws:
         """Fit one map per row of ``labels`` (S, G); item i has target ``labels[:, cell[i]]``."""
         features = cls._features(scores, eps)
-        cell_sums = np.column_stack([np.bincount(cell, weights=f, minlength=labels.shape[1]) for f in features.T])
+        cell_sums = np.column_stack(
+            [np.bincount(cell, weights=f, minlength=labels.shape[1]) for f in features.T]
+        )
         moments = labels @ cell_sums / scores.size
         start = cls._start[None, :]
         if labels.shape[0] > 1:
             # Posterior draws give nearby problems: start them all from the mean problem's optimum.
-            start = _minimise(features, moments.mean(axis=0, keepdims=True), cls._lower, cls._upper, start).theta
+            start = _minimise(
+                features, moments.mean(axis=0, keepdims=True), cls._lower, cls._upper, start
+            ).theta
         solution = _minimise(features, moments, cls._lower, cls._upper, start)
-        return MapDraws(cls.method, cls._parameters(solution.theta), solution.converged, solution.on_boundary, solution.n_iter, {"eps": eps})
+        return MapDraws(
+            cls.method,
+            cls._parameters(solution.theta),
+            solution.converged,
+            solution.on_boundary,
+            solution.n_iter,
+            {"eps": eps},
+        )
 
     @classmethod
-    def _predict_parameters(cls, parameters: dict, settings: dict, scores: np.ndarray) -> np.ndarray:
+    def _predict_parameters(
+        cls, parameters: dict, settings: dict, scores: np.ndarray
+    ) -> np.ndarray:
         return special.expit(cls._theta(parameters) @ cls._features(scores, settings["eps"]).T)
 
 
@@ -523,7 +570,12 @@ class PlattScaling(_LogisticScaling):
 
     @classmethod
     def _theta(cls, parameters):
-        return np.column_stack([np.asarray(parameters["slope"]).reshape(-1), np.asarray(parameters["intercept"]).reshape(-1)])
+        return np.column_stack(
+            [
+                np.asarray(parameters["slope"]).reshape(-1),
+                np.asarray(parameters["intercept"]).reshape(-1),
+            ]
+        )
 
     @classmethod
     def _parameters(cls, theta):
@@ -565,7 +617,10 @@ class HistogramBinning(_RecalibrationMap):
 
     def _settings(self) -> dict:
         v.as_n_bins(self.n_bins, 1)  # checks the kind of value now; "auto" is resolved at fit time
-        return {"n_bins": self.n_bins, "strategy": v.as_choice(self.strategy, "strategy", v.BIN_STRATEGIES)}
+        return {
+            "n_bins": self.n_bins,
+            "strategy": v.as_choice(self.strategy, "strategy", v.BIN_STRATEGIES),
+        }
 
     def _fitted_settings(self) -> dict:
         return {"edges": self.edges_, "strategy": self.strategy, "counts": self.counts_}
@@ -579,13 +634,20 @@ class HistogramBinning(_RecalibrationMap):
         """Fit one histogram per row of ``labels`` (S, G); item i has target ``labels[:, cell[i]]``."""
         bins = v.as_n_bins(n_bins, scores.size)
         if bins > scores.size:
-            raise ValueError(f"n_bins must not exceed the number of fitting items ({scores.size}); saw {bins}")
+            raise ValueError(
+                f"n_bins must not exceed the number of fitting items ({scores.size}); saw {bins}"
+            )
         index, edges = assign_bins(scores, bins, strategy)
         counts = np.bincount(index, minlength=bins)
         # Items sharing a (cell, bin) pair share a target in every set: sum over those pairs.
         pairs, pair_counts = np.unique(cell * bins + index, return_counts=True)
         pair_cell, pair_bin = np.divmod(pairs, bins)
-        sums = np.stack([np.bincount(pair_bin, weights=row[pair_cell] * pair_counts, minlength=bins) for row in labels])
+        sums = np.stack(
+            [
+                np.bincount(pair_bin, weights=row[pair_cell] * pair_counts, minlength=bins)
+                for row in labels
+            ]
+        )
         n_sets = labels.shape[0]
         return MapDraws(
             cls.method,
@@ -598,31 +660,45 @@ class HistogramBinning(_RecalibrationMap):
 
     @classmethod
     def _predict_parameters(cls, parameters, settings, scores):
-        return np.asarray(parameters["values"])[:, bin_index(scores, settings["edges"], settings["strategy"])]
+        return np.asarray(parameters["values"])[
+            :, bin_index(scores, settings["edges"], settings["strategy"])
+        ]
 
     def _describe(self) -> str:
         return f"n_bins={self.values_.size}, values=[{', '.join(f'{x:.3f}' for x in self.values_)}]"
 
 
-_FAMILIES = {"temperature": TemperatureScaling, "platt": PlattScaling, "histogram": HistogramBinning}
+_FAMILIES = {
+    "temperature": TemperatureScaling,
+    "platt": PlattScaling,
+    "histogram": HistogramBinning,
+}
 
 
 def map_from_dict(document):
     """Rebuild a fitted map from :meth:`to_dict` output (e.g. the ``map`` of ``bayescal recalibrate``'s map.json)."""
     if not isinstance(document, dict) or not {"method", "parameters", "settings"} <= set(document):
-        raise ValueError(f"document must be a dict with method, parameters and settings (from to_dict); saw {document!r:.80}")
+        raise ValueError(
+            f"document must be a dict with method, parameters and settings (from to_dict); saw {document!r:.80}"
+        )
     family = _FAMILIES[v.as_choice(document["method"], "document['method']", METHODS)]
     settings = dict(document["settings"])
     for name in ("edges", "counts"):
         if name in settings:
             settings[name] = np.asarray(settings[name])
-    return family._from_parameters({k: np.asarray(p, dtype=np.float64) for k, p in document["parameters"].items()}, settings)
+    return family._from_parameters(
+        {k: np.asarray(p, dtype=np.float64) for k, p in document["parameters"].items()}, settings
+    )
 
 
 def _make_map(method: str, n_bins, strategy, eps):
     """An unfitted map of ``method`` whose settings are validated now (errors name the argument)."""
     method = v.as_choice(method, "method", METHODS)
-    made = HistogramBinning(n_bins=n_bins, strategy=strategy) if method == "histogram" else _FAMILIES[method](eps=eps)
+    made = (
+        HistogramBinning(n_bins=n_bins, strategy=strategy)
+        if method == "histogram"
+        else _FAMILIES[method](eps=eps)
+    )
     made._settings()
     return made
 
@@ -641,10 +717,16 @@ def _channels_for(channels, data: AnnotatedScores, where: str) -> Channels:
         )
     if isinstance(channels, ChannelFit):
         if channels.failure is not None:
-            raise ChannelFitError(f"channels: the {channels.method} fit failed ({channels.failure})")
+            raise ChannelFitError(
+                f"channels: the {channels.method} fit failed ({channels.failure})"
+            )
         return channels.channels
     fit_channels, name = _as_estimator(channels, {}, argument="channels")
-    return channels if fit_channels is None else _fit_or_raise(fit_channels, name, data, where).channels
+    return (
+        channels
+        if fit_channels is None
+        else _fit_or_raise(fit_channels, name, data, where).channels
+    )
 
 
 def _targets(data: AnnotatedScores, kind: str, channels: Channels | None, weights) -> np.ndarray:
@@ -655,7 +737,14 @@ def _targets(data: AnnotatedScores, kind: str, channels: Channels | None, weight
 
 
 def recalibrate(
-    data, method="platt", channels=None, targets="corrected", weights="iv", n_bins=10, strategy="uniform", eps=DEFAULT_EPS
+    data,
+    method="platt",
+    channels=None,
+    targets="corrected",
+    weights="iv",
+    n_bins=10,
+    strategy="uniform",
+    eps=DEFAULT_EPS,
 ):
     """Fit a recalibration map to a predictor's scores from noisy annotations (paper §5).
 
@@ -689,7 +778,9 @@ def recalibrate(
     kind = v.as_choice(targets, "targets", TARGETS)
     v.check_items_annotated(data.annotations, "data.annotations")
     fitted_channels = _channels_for(channels, data, "data") if kind == "corrected" else None
-    return _make_map(method, n_bins, strategy, eps).fit(data.scores, _targets(data, kind, fitted_channels, weights))
+    return _make_map(method, n_bins, strategy, eps).fit(
+        data.scores, _targets(data, kind, fitted_channels, weights)
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -720,7 +811,9 @@ class RecalibrationStudy:
 def _check_samples(samples: dict) -> None:
     for name, sample in samples.items():
         if not isinstance(sample, AnnotatedScores):
-            raise TypeError(f"{name} must be a bayescal.AnnotatedScores; saw {type(sample).__name__}")
+            raise TypeError(
+                f"{name} must be a bayescal.AnnotatedScores; saw {type(sample).__name__}"
+            )
         v.check_items_annotated(sample.annotations, f"{name}.annotations")
     (first, reference), *others = samples.items()
     for name, sample in others:
@@ -780,7 +873,9 @@ def recalibration_study(
 
     _check_samples({"channel_data": channel_data, "fit_data": fit_data, "eval_data": eval_data})
     if isinstance(methods, str) or not hasattr(methods, "__iter__"):
-        raise TypeError(f"methods must be a sequence of method names from {METHODS}; saw {methods!r}")
+        raise TypeError(
+            f"methods must be a sequence of method names from {METHODS}; saw {methods!r}"
+        )
     methods = [v.as_choice(m, "methods", METHODS) for m in methods]
     if not methods:
         raise ValueError(f"methods must name at least one of {METHODS}; saw an empty sequence")
@@ -791,7 +886,11 @@ def recalibration_study(
     if estimator_options is not None and not isinstance(estimator_options, dict):
         raise TypeError(f"estimator_options must be a dict; saw {type(estimator_options).__name__}")
     fit_channels, name = _as_estimator(estimator, estimator_options or {})
-    channel_fit = None if fit_channels is None else _fit_or_raise(fit_channels, name, channel_data, "channel_data")
+    channel_fit = (
+        None
+        if fit_channels is None
+        else _fit_or_raise(fit_channels, name, channel_data, "channel_data")
+    )
     channels = estimator if channel_fit is None else channel_fit.channels
 
     fitting_targets = {kind: _targets(fit_data, kind, channels, weights) for kind in TARGETS}
@@ -814,7 +913,9 @@ def recalibration_study(
         rows.append(base)
         index.append((method, "base"))
         for kind in ("naive", "corrected"):
-            fitted = _make_map(method, fit_bins, "uniform", eps).fit(fit_data.scores, fitting_targets[kind])
+            fitted = _make_map(method, fit_bins, "uniform", eps).fit(
+                fit_data.scores, fitting_targets[kind]
+            )
             maps[(method, kind)] = fitted
             rows.append({**evaluated(fitted.predict(eval_data.scores)), "map": fitted._describe()})
             index.append((method, kind))

@@ -20,7 +20,7 @@ import pathlib
 
 from .io import read_json, write_atomic
 
-__all__ = ["REPORT_FILE", "SUMMARY_FILE", "POSTERIOR_FILE", "render_report", "report_html"]
+__all__ = ["POSTERIOR_FILE", "REPORT_FILE", "SUMMARY_FILE", "render_report", "report_html"]
 
 SUMMARY_FILE = "summary.json"
 POSTERIOR_FILE = "posterior.nc"
@@ -70,7 +70,9 @@ def _table(header: list[str], rows: list[str]) -> str:
 
 def _data_section(summary: dict) -> str:
     data = summary["data"]
-    groups = "".join(f"<tr>{_cell(g)}{_cell(n, f'group-{g}-size')}</tr>" for g, n in data["groups"].items())
+    groups = "".join(
+        f"<tr>{_cell(g)}{_cell(n, f'group-{g}-size')}</tr>" for g, n in data["groups"].items()
+    )
     source = summary.get("input", {})
     lines = [
         "<h2>Data</h2>",
@@ -94,7 +96,11 @@ def _data_section(summary: dict) -> str:
 
 
 def _model_section(summary: dict) -> str:
-    model, identification, diagnostics = summary["model"], summary["identification"], summary["diagnostics"]
+    model, identification, diagnostics = (
+        summary["model"],
+        summary["identification"],
+        summary["diagnostics"],
+    )
     priors = ", ".join(f"{name} Beta({a:g}, {b:g})" for name, (a, b) in model["priors"].items())
     notes = "".join(f"<li>{html.escape(note)}</li>" for note in identification["notes"])
     return "\n".join(
@@ -134,13 +140,25 @@ def _channel_section(summary: dict) -> str:
             f"<tr>{_cell(parameter)}{_cell('class proportion', text=True)}{_cell('—')}"
             f"{_cell(_number(value['posterior_mean']))}{_cell(_interval(value))}{_cell(_number(value['r_hat'], 3))}{_cell(_number(value['ess_bulk'], 0))}</tr>"
         )
-    header = ["annotator", "parameter", "EM", "posterior mean", f"{level:.0%} interval", "R-hat", "bulk ESS"]
+    header = [
+        "annotator",
+        "parameter",
+        "EM",
+        "posterior mean",
+        f"{level:.0%} interval",
+        "R-hat",
+        "bulk ESS",
+    ]
     return "<h2>Annotator channels</h2>\n" + _table(header, rows)
 
 
 def _ece_section(summary: dict) -> str:
     ece = summary["ece"]
-    frequentist, posterior, oracle = ece["nc_ece"]["frequentist"], ece["nc_ece"]["posterior"], ece["oracle"]
+    frequentist, posterior, oracle = (
+        ece["nc_ece"]["frequentist"],
+        ece["nc_ece"]["posterior"],
+        ece["oracle"],
+    )
     level = posterior["level"]
     rows = [
         f"<tr>{_cell('naive: soft vote (mean of the votes)', text=True)}{_cell(_number(ece['naive']['soft_vote']), 'naive-soft-vote')}{_cell('biased', text=True)}</tr>",
@@ -151,7 +169,9 @@ def _ece_section(summary: dict) -> str:
         f"{_cell(f'{level:.0%} interval ' + _interval(posterior), 'nc-ece-posterior-interval', text=True)}</tr>",
         f"<tr>{_cell('oracle ECE (truth column)', text=True)}{_cell(_number(oracle['value']), 'oracle-ece')}{_cell(oracle.get('reason', 'true labels'), text=True)}</tr>",
     ]
-    return f"<h2>Expected calibration error ({ece['n_bins']} equal-width bins)</h2>\n" + _table(["estimate", "ECE", "note"], rows)
+    return f"<h2>Expected calibration error ({ece['n_bins']} equal-width bins)</h2>\n" + _table(
+        ["estimate", "ECE", "note"], rows
+    )
 
 
 def _checks_section(summary: dict) -> str:
@@ -176,7 +196,18 @@ def _checks_section(summary: dict) -> str:
             "<h2>Model checks</h2>",
             f'<p>In plain words (<span id="checks-flagged">{checks["flagged"]}</span> rows flagged):</p>',
             f'<ul id="verdicts">{verdicts}</ul>',
-            _table(["check", "subject", "observed", "expected", "replicated interval", "p-value", "flag"], rows),
+            _table(
+                [
+                    "check",
+                    "subject",
+                    "observed",
+                    "expected",
+                    "replicated interval",
+                    "p-value",
+                    "flag",
+                ],
+                rows,
+            ),
         ]
     )
 
@@ -186,7 +217,10 @@ def _record_section(summary: dict) -> str:
     balance = record["class_balance"]
     fields = [
         ("sample size", record["n_items"]),
-        ("class balance (posterior mean prevalence)", f"{balance['prevalence_posterior_mean']:.3f} {_interval(balance, 3)}"),
+        (
+            "class balance (posterior mean prevalence)",
+            f"{balance['prevalence_posterior_mean']:.3f} {_interval(balance, 3)}",
+        ),
         ("label provenance", record["provenance"]),
         ("annotator count", record["n_annotators"]),
         ("repeat rate (items labelled more than once)", f"{record['repeat_rate']:.1%}"),
@@ -195,25 +229,51 @@ def _record_section(summary: dict) -> str:
         ("binning", record["binning"]),
     ]
     rows = [f"<tr>{_cell(name, text=True)}{_cell(value, text=True)}</tr>" for name, value in fields]
-    parts = ["<h2>Calibration record (seeds/003 fields that apply)</h2>", _table(["field", "value"], rows)]
+    parts = [
+        "<h2>Calibration record (seeds/003 fields that apply)</h2>",
+        _table(["field", "value"], rows),
+    ]
     judged = record.get("against_truth")
     if judged is not None:
         rates = judged["rates"]
         kappa = judged["kappa"]
-        accuracy = "—" if judged["accuracy"] is None else f"{judged['accuracy']:.3f} {_interval({'interval': judged['accuracy_interval']}, 3)} (Wilson)"
-        kappa_text = "—" if kappa is None else f"{kappa['estimate']:.3f} [{kappa['lower']:.3f}, {kappa['upper']:.3f}] (bootstrap, {kappa['n_valid']} of {kappa['n_boot']} replicates)"
+        accuracy = (
+            "—"
+            if judged["accuracy"] is None
+            else f"{judged['accuracy']:.3f} {_interval({'interval': judged['accuracy_interval']}, 3)} (Wilson)"
+        )
+        kappa_text = (
+            "—"
+            if kappa is None
+            else f"{kappa['estimate']:.3f} [{kappa['lower']:.3f}, {kappa['upper']:.3f}] (bootstrap, {kappa['n_valid']} of {kappa['n_boot']} replicates)"
+        )
         baseline = judged["baseline"]
         truth_rows = [
-            ("items, positive / negative", f"{judged['n_items']}, {judged['n_positive']} / {judged['n_negative']}"),
+            (
+                "items, positive / negative",
+                f"{judged['n_items']}, {judged['n_positive']} / {judged['n_negative']}",
+            ),
             ("accuracy", accuracy),
             ("Cohen's kappa", kappa_text),
-            ("false accepts / false rejects", f"{rates['false_positive']} / {rates['false_negative']}"),
+            (
+                "false accepts / false rejects",
+                f"{rates['false_positive']} / {rates['false_negative']}",
+            ),
             ("Youden index (prevalence-free)", _number(judged["youden"], 3)),
-            ("baseline: constant predictor", f"always {baseline['predicts']}: accuracy {_number(baseline.get('accuracy'), 3)}"),
+            (
+                "baseline: constant predictor",
+                f"always {baseline['predicts']}: accuracy {_number(baseline.get('accuracy'), 3)}",
+            ),
         ]
         parts += [
             "<p>The predictor as a judge (score ≥ 0.5) against the truth column:</p>",
-            _table(["field", "value"], [f"<tr>{_cell(name, text=True)}{_cell(value, text=True)}</tr>" for name, value in truth_rows]),
+            _table(
+                ["field", "value"],
+                [
+                    f"<tr>{_cell(name, text=True)}{_cell(value, text=True)}</tr>"
+                    for name, value in truth_rows
+                ],
+            ),
         ]
         parts += [f'<p class="note">{html.escape(note)}</p>' for note in judged["notes"]]
     return "\n".join(parts)
@@ -279,20 +339,34 @@ def _figures(summary: dict, fit) -> dict[str, bytes]:
 
     from .correction import Channels
     from .pipeline import reliability_from_summary
-    from .plotting import plot_channels, plot_pairwise_agreement, plot_ppc_residuals, plot_reliability
+    from .plotting import (
+        plot_channels,
+        plot_pairwise_agreement,
+        plot_ppc_residuals,
+        plot_reliability,
+    )
 
     band, curves = reliability_from_summary(summary["reliability"])
     figures = {"reliability": _png(plot_reliability(band, curves))}
     entries = summary["channels"].values()
     references = {}
     if all(entry["a"]["em"] is not None for entry in entries):
-        references["EM"] = Channels(np.array([e["a"]["em"] for e in entries]), np.array([e["b"]["em"] for e in entries]))
-    figures["channels"] = _png(plot_channels(fit, references=references, level=summary["ece"]["nc_ece"]["posterior"]["level"]))
+        references["EM"] = Channels(
+            np.array([e["a"]["em"] for e in entries]), np.array([e["b"]["em"] for e in entries])
+        )
+    figures["channels"] = _png(
+        plot_channels(
+            fit, references=references, level=summary["ece"]["nc_ece"]["posterior"]["level"]
+        )
+    )
     checks = pd.DataFrame(summary["checks"]["table"]).fillna(value=np.nan)
     for column in ("observed", "expected", "lower", "upper", "p_value"):
         checks[column] = checks[column].astype(np.float64)
     checks["flag"] = checks["flag"].astype(bool)
-    for name, plot, check in (("patterns", plot_ppc_residuals, "pattern"), ("agreement", plot_pairwise_agreement, "pairwise_agreement")):
+    for name, plot, check in (
+        ("patterns", plot_ppc_residuals, "pattern"),
+        ("agreement", plot_pairwise_agreement, "pairwise_agreement"),
+    ):
         if (checks["check"] == check).any():
             figures[name] = _png(plot(checks))
     return figures
@@ -302,9 +376,24 @@ def load_summary(directory) -> dict:
     """``summary.json`` of a results directory, with a one-line error when it is absent or broken."""
     path = pathlib.Path(directory) / SUMMARY_FILE
     summary = read_json(path, hint=f"; is {directory} a directory written by bayescal fit?")
-    missing = [key for key in ("data", "model", "identification", "channels", "ece", "reliability", "checks", "record") if key not in summary]
+    missing = [
+        key
+        for key in (
+            "data",
+            "model",
+            "identification",
+            "channels",
+            "ece",
+            "reliability",
+            "checks",
+            "record",
+        )
+        if key not in summary
+    ]
     if not isinstance(summary, dict) or missing:
-        raise ValueError(f"{path}: not a bayescal fit summary (missing {', '.join(missing) or 'everything'}); re-run bayescal fit")
+        raise ValueError(
+            f"{path}: not a bayescal fit summary (missing {', '.join(missing) or 'everything'}); re-run bayescal fit"
+        )
     return summary
 
 
@@ -331,7 +420,9 @@ def render_report(directory, summary=None) -> pathlib.Path:
     summary = load_summary(directory) if summary is None else summary
     posterior = directory / POSTERIOR_FILE
     if not posterior.is_file():
-        raise FileNotFoundError(f"{posterior}: no such file; the report needs the saved posterior of bayescal fit")
+        raise FileNotFoundError(
+            f"{posterior}: no such file; the report needs the saved posterior of bayescal fit"
+        )
     figures = _figures(summary, BayesFit.load(posterior))
     (directory / FIGURE_DIRECTORY).mkdir(exist_ok=True)
     for name, png in figures.items():

@@ -39,7 +39,9 @@ __all__ = ["PriorSensitivity", "power_scaling", "prior_grid", "prior_sensitivity
 PSENS_THRESHOLD = 0.05
 
 
-def prior_grid(false_positive=((1.0, 1.0),), sensitivity=((1.0, 1.0),), prevalence=((1.0, 1.0),)) -> dict[str, Priors]:
+def prior_grid(
+    false_positive=((1.0, 1.0),), sensitivity=((1.0, 1.0),), prevalence=((1.0, 1.0),)
+) -> dict[str, Priors]:
     """Every combination of the given Beta pairs, named by their settings.
 
     Examples
@@ -57,8 +59,12 @@ def prior_grid(false_positive=((1.0, 1.0),), sensitivity=((1.0, 1.0),), prevalen
         try:
             priors = Priors(false_positive=fp, sensitivity=sens, prevalence=prev)
         except ValueError as error:
-            raise ValueError(f"prior grid entry false_positive={fp!r}, sensitivity={sens!r}, prevalence={prev!r}: {error}") from None
-        grid[f"fp={short(priors.false_positive)} sens={short(priors.sensitivity)} prev={short(priors.prevalence)}"] = priors
+            raise ValueError(
+                f"prior grid entry false_positive={fp!r}, sensitivity={sens!r}, prevalence={prev!r}: {error}"
+            ) from None
+        grid[
+            f"fp={short(priors.false_positive)} sens={short(priors.sensitivity)} prev={short(priors.prevalence)}"
+        ] = priors
     return grid
 
 
@@ -70,12 +76,16 @@ def _named_priors(priors) -> dict[str, Priors]:
     elif isinstance(priors, (list, tuple)):
         named = {f"prior {i}": p for i, p in enumerate(priors)}
     else:
-        raise TypeError(f"priors must be a list of bayescal.Priors or a dict of them by name; saw {type(priors).__name__}")
+        raise TypeError(
+            f"priors must be a list of bayescal.Priors or a dict of them by name; saw {type(priors).__name__}"
+        )
     if not named:
         raise ValueError("priors must hold at least one bayescal.Priors; saw none")
     for name, prior in named.items():
         if not isinstance(prior, Priors):
-            raise TypeError(f"priors[{name!r}] must be a bayescal.Priors; saw {type(prior).__name__} {prior!r}")
+            raise TypeError(
+                f"priors[{name!r}] must be a bayescal.Priors; saw {type(prior).__name__} {prior!r}"
+            )
     return named
 
 
@@ -167,7 +177,9 @@ def prior_sensitivity(
     named = _named_priors(priors)
     reference = next(iter(named)) if reference is None else reference
     if reference not in named:
-        raise ValueError(f"reference must be one of the prior names {list(named)}; saw {reference!r}")
+        raise ValueError(
+            f"reference must be one of the prior names {list(named)}; saw {reference!r}"
+        )
     level = v.as_open_probability(interval, "interval")
     bins = v.as_n_bins(n_bins, data.n_items)
     seed = v.as_seed(seed)
@@ -175,7 +187,11 @@ def prior_sensitivity(
         raise TypeError(f"progress must be True or False; saw {progress!r}")
     grouped = model == "hui_walter"
     counts = data.compress()
-    require_identified(data.n_annotators, np.unique(counts.groups).size if grouped else 1, f"prior_sensitivity(model={model!r})")
+    require_identified(
+        data.n_annotators,
+        np.unique(counts.groups).size if grouped else 1,
+        f"prior_sensitivity(model={model!r})",
+    )
     check_annotators(counts)
     design = PatternDesign.from_counts(counts, grouped=grouped)
     sampler = Sampler(
@@ -190,7 +206,9 @@ def prior_sensitivity(
     fits, eces, draws = {}, {}, {}
     for name, prior in named.items():
         fit = sampler.fit(counts, prior, seed)
-        _check_diagnostics(fit.diagnostics.rename(index=lambda p: f"{p} under prior {name!r}"))
+        _check_diagnostics(
+            fit.diagnostics.rename(index=lambda p, prior=name: f"{p} under prior {prior!r}")
+        )
         fits[name] = fit
         eces[name] = posterior_ece(fit, data, n_bins=bins, interval=level, seed=seed)
         draws[name] = _parameter_draws(fit, eces[name])
@@ -203,7 +221,11 @@ def prior_sensitivity(
             ref_low, ref_high = np.quantile(ref, [tail, 1.0 - tail])
             low, high = np.quantile(values, [tail, 1.0 - tail])
             ref_sd = ref.std(ddof=1)
-            overlap = max(0.0, min(high, ref_high) - max(low, ref_low)) / (ref_high - ref_low) if ref_high > ref_low else float(low <= ref_low <= high)
+            overlap = (
+                max(0.0, min(high, ref_high) - max(low, ref_low)) / (ref_high - ref_low)
+                if ref_high > ref_low
+                else float(low <= ref_low <= high)
+            )
             rows.append(
                 {
                     "prior": name,
@@ -249,10 +271,16 @@ def power_scaling(fit) -> pd.DataFrame:
         raise TypeError(f"fit must be a bayescal.BayesFit; saw {type(fit).__name__}")
     idata = fit.idata
     if "log_prior" not in idata.groups():
-        raise ValueError("fit has no log_prior group (saved by an older bayescal?): refit it to run power_scaling")
+        raise ValueError(
+            "fit has no log_prior group (saved by an older bayescal?): refit it to run power_scaling"
+        )
     # The stored log-likelihood is per item of each pattern; psens sums it, so weight by the counts.
     weighted = idata.log_likelihood["counts"] * idata.constant_data["counts"]
-    scaled = az.InferenceData(posterior=idata.posterior, log_likelihood=weighted.to_dataset(name="counts"), log_prior=idata.log_prior)
+    scaled = az.InferenceData(
+        posterior=idata.posterior,
+        log_likelihood=weighted.to_dataset(name="counts"),
+        log_prior=idata.log_prior,
+    )
     names = ["a", "b", "prevalence"]
     with np.errstate(invalid="ignore", divide="ignore"):
         prior = az.psens(scaled, component="prior", var_names=names)
@@ -262,8 +290,17 @@ def power_scaling(fit) -> pd.DataFrame:
         values_prior = np.atleast_1d(prior[name].values)
         values_likelihood = np.atleast_1d(likelihood[name].values)
         labels = (
-            [f"{name}[{x}]" for x in prior[name].coords[prior[name].dims[0]].values] if prior[name].dims else [name]
+            [f"{name}[{x}]" for x in prior[name].coords[prior[name].dims[0]].values]
+            if prior[name].dims
+            else [name]
         )
-        for label, p, l in zip(labels, values_prior, values_likelihood):
-            rows.append({"parameter": label, "prior": float(p), "likelihood": float(l), "diagnosis": _diagnosis(p, l)})
+        for label, p, lik in zip(labels, values_prior, values_likelihood):
+            rows.append(
+                {
+                    "parameter": label,
+                    "prior": float(p),
+                    "likelihood": float(lik),
+                    "diagnosis": _diagnosis(p, lik),
+                }
+            )
     return pd.DataFrame(rows).set_index("parameter")

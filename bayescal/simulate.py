@@ -9,6 +9,7 @@ against (App. F.5).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -31,7 +32,9 @@ __all__ = [
 
 #: The three annotators of §6.1: false-positive rates (0.08, 0.13, 0.18) and false-negative
 #: rates (0.16, 0.11, 0.06), i.e. sensitivities (0.84, 0.89, 0.94).
-TOY_CHANNELS = Channels.from_error_rates(false_positive=(0.08, 0.13, 0.18), false_negative=(0.16, 0.11, 0.06))
+TOY_CHANNELS = Channels.from_error_rates(
+    false_positive=(0.08, 0.13, 0.18), false_negative=(0.16, 0.11, 0.06)
+)
 
 #: Conditions of §6.1; only ``m`` changes between them.
 TOY_CONDITIONS = ("calibrated", "shifted", "nonlinear")
@@ -63,11 +66,19 @@ class _ScoreLaw:
     lower: float
     upper: float
 
-    def expectation(self, function: Callable[[float], float], z_low: float = 0.0, z_high: float = 1.0) -> float:
+    def expectation(
+        self, function: Callable[[float], float], z_low: float = 0.0, z_high: float = 1.0
+    ) -> float:
         """``E[function(Z) 1{z_low <= Z <= z_high}]`` by adaptive quadrature over t."""
-        ends = sorted(float(np.clip(self.inverse(z), self.lower, self.upper)) for z in (z_low, z_high))
+        ends = sorted(
+            float(np.clip(self.inverse(z), self.lower, self.upper)) for z in (z_low, z_high)
+        )
         value, _ = integrate.quad(
-            lambda t: function(float(self.score_of(t))) * self.density(t), *ends, limit=500, epsabs=1e-13, epsrel=1e-10
+            lambda t: function(float(self.score_of(t))) * self.density(t),
+            *ends,
+            limit=500,
+            epsabs=1e-13,
+            epsrel=1e-10,
         )
         return float(value)
 
@@ -106,7 +117,9 @@ class Simulation:
         n_bins = v.as_int(n_bins, "n_bins", minimum=1)
         residual = lambda z: np.asarray(self.calibration(z)).item() - z  # noqa: E731
         edges = np.linspace(0.0, 1.0, n_bins + 1)
-        return np.array([self.score_law.expectation(residual, lo, hi) for lo, hi in zip(edges[:-1], edges[1:])])
+        return np.array(
+            [self.score_law.expectation(residual, lo, hi) for lo, hi in itertools.pairwise(edges)]
+        )
 
     def population_binned_ece(self, n_bins: int) -> float:
         """``sum_l |r_l|`` over ``n_bins`` equal-width bins (see :meth:`population_bin_moments`)."""
@@ -125,7 +138,13 @@ def _toy_input_density(x):
 
 
 # Beyond |x| = 14 the toy's input mixture has mass below 1e-30: nothing an integral can see.
-_TOY_LAW = _ScoreLaw(lambda x: special.expit(0.3 - x), lambda z: 0.3 - special.logit(z), _toy_input_density, -14.0, 14.0)
+_TOY_LAW = _ScoreLaw(
+    lambda x: special.expit(0.3 - x),
+    lambda z: 0.3 - special.logit(z),
+    _toy_input_density,
+    -14.0,
+    14.0,
+)
 _UNIFORM_LAW = _ScoreLaw(lambda t: t, lambda z: z, lambda t: 1.0, 0.0, 1.0)
 
 
@@ -139,7 +158,9 @@ def _simulation(scores, calibration, channels, rng, law: _ScoreLaw) -> Simulatio
     """Draw labels and annotations for ``scores``; the population ECE is integrated once m is checked."""
     m = np.asarray(calibration(scores), dtype=np.float64)
     if m.shape != scores.shape or not np.all(np.isfinite(m)) or (m < 0).any() or (m > 1).any():
-        raise ValueError("calibration must map an array of scores in [0, 1] to probabilities in [0, 1], elementwise")
+        raise ValueError(
+            "calibration must map an array of scores in [0, 1] to probabilities in [0, 1], elementwise"
+        )
     labels = (rng.random(scores.shape) < m).astype(np.int64)
     data = AnnotatedScores(scores, _annotate(labels, channels, rng))
     population_ece = law.expectation(lambda z: abs(np.asarray(calibration(z)).item() - z))
@@ -209,7 +230,9 @@ def simulate_annotated(n: int, channels: Channels, calibration=None, seed: int =
     return _simulation(scores, calibration, channels, rng, _UNIFORM_LAW)
 
 
-def simulate_dependent(n: int, channels: Channels, pair=(0, 1), shared_error=0.05, calibration=None, seed: int = 0) -> Simulation:
+def simulate_dependent(
+    n: int, channels: Channels, pair=(0, 1), shared_error=0.05, calibration=None, seed: int = 0
+) -> Simulation:
     """Like :func:`simulate_annotated`, but two annotators share an error component.
 
     On a random ``shared_error`` share of the items both annotators of ``pair`` give the wrong
@@ -241,11 +264,17 @@ def simulate_dependent(n: int, channels: Channels, pair=(0, 1), shared_error=0.0
         raise ValueError(f"pair must be two annotator indices (j, k); saw {pair!r}")
     members = [v.as_int(x, "pair", minimum=0) for x in pair]
     if members[0] == members[1] or max(members) >= channels.n_annotators:
-        raise ValueError(f"pair must be two different annotator indices below {channels.n_annotators}; saw {tuple(pair)!r}")
+        raise ValueError(
+            f"pair must be two different annotator indices below {channels.n_annotators}; saw {tuple(pair)!r}"
+        )
     rng = np.random.default_rng([v.as_seed(seed), 1])
     misled = rng.random(simulation.data.n_items) < rho
     annotations = simulation.data.annotations.copy()
     annotations[np.ix_(misled, members)] = (1 - simulation.labels[misled])[:, None]
     a, b = channels.a.copy(), channels.b.copy()
     a[members], b[members] = rho + (1 - rho) * a[members], (1 - rho) * b[members]
-    return replace(simulation, data=AnnotatedScores(simulation.data.scores, annotations), channels=Channels(a, b))
+    return replace(
+        simulation,
+        data=AnnotatedScores(simulation.data.scores, annotations),
+        channels=Channels(a, b),
+    )

@@ -24,10 +24,10 @@ import jax.numpy as jnp
 import numpy as np
 import numpyro
 import numpyro.distributions as dist
+from bayescal.models import OrientedChannels
 from numpyro.infer import MCMC, NUTS
 
 import bayescal as bc
-from bayescal.models import OrientedChannels
 
 A = np.array([0.10, 0.15, 0.20])
 B = np.array([0.85, 0.90, 0.80])
@@ -60,10 +60,21 @@ def per_item_model(positive, prior_params):
 def per_item_fit(data, num_chains, num_warmup, num_samples):
     with jax.enable_x64(True):
         positive = jnp.asarray(data.annotations, dtype=jnp.float64)
-        mcmc = MCMC(NUTS(per_item_model), num_warmup=num_warmup, num_samples=num_samples, num_chains=num_chains,
-                    chain_method="vectorized", progress_bar=False)
+        mcmc = MCMC(
+            NUTS(per_item_model),
+            num_warmup=num_warmup,
+            num_samples=num_samples,
+            num_chains=num_chains,
+            chain_method="vectorized",
+            progress_bar=False,
+        )
         start = time.perf_counter()
-        mcmc.run(jax.random.PRNGKey(0), positive, jnp.asarray(bc.Priors().as_array()), extra_fields=("num_steps",))
+        mcmc.run(
+            jax.random.PRNGKey(0),
+            positive,
+            jnp.asarray(bc.Priors().as_array()),
+            extra_fields=("num_steps",),
+        )
         elapsed = time.perf_counter() - start
         steps = int(np.asarray(mcmc.get_extra_fields()["num_steps"]).sum())
     return elapsed, steps, np.asarray(mcmc.get_samples()["channel"]).mean(axis=0)
@@ -79,7 +90,9 @@ def count_fit(data):
 
 def main() -> None:
     warnings.simplefilter("ignore")
-    print(f"machine: {platform.machine()}, Python {platform.python_version()}, jax {jax.__version__}, numpyro {numpyro.__version__}\n")
+    print(
+        f"machine: {platform.machine()}, Python {platform.python_version()}, jax {jax.__version__}, numpyro {numpyro.__version__}\n"
+    )
 
     data = simulate(1_000_000, seed=1)
     count_s, _, fit = count_fit(data)
@@ -92,7 +105,9 @@ def main() -> None:
         flush=True,
     )
 
-    print("| n | count-based fit (s) | per-item fit (s) | per-item / count-based | leapfrog steps (count / per item) |")
+    print(
+        "| n | count-based fit (s) | per-item fit (s) | per-item / count-based | leapfrog steps (count / per item) |"
+    )
     print("|---:|---:|---:|---:|---:|")
     times = {}
     for n in (1_000, 100_000, 10_000_000):
@@ -100,7 +115,10 @@ def main() -> None:
         count_s, count_steps, _ = count_fit(data)
         item_s, item_steps, _ = per_item_fit(data, 4, 1000, 1000)
         times[n] = count_s
-        print(f"| {n:.0e} | {count_s:.1f} | {item_s:.1f} | {item_s / count_s:.1f}x | {count_steps} / {item_steps} |", flush=True)
+        print(
+            f"| {n:.0e} | {count_s:.1f} | {item_s:.1f} | {item_s / count_s:.1f}x | {count_steps} / {item_steps} |",
+            flush=True,
+        )
     print(f"\ncount-based fit time at 10^7 / at 10^3: {times[10_000_000] / times[1_000]:.2f}x")
 
 

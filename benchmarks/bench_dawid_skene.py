@@ -51,11 +51,19 @@ def crowdkit_fit(labels: np.ndarray):
     from crowdkit.aggregation import DawidSkene
 
     n, k = labels.shape
-    frame = pd.DataFrame({"task": np.repeat(np.arange(n), k), "worker": np.tile(np.arange(k), n), "label": labels.ravel().astype(int)})
+    frame = pd.DataFrame(
+        {
+            "task": np.repeat(np.arange(n), k),
+            "worker": np.tile(np.arange(k), n),
+            "label": labels.ravel().astype(int),
+        }
+    )
     start = time.perf_counter()
     model = DawidSkene().fit(frame)
     elapsed = time.perf_counter() - start
-    errors = model.errors_  # P(observed label | true label), index (worker, observed), columns true label
+    errors = (
+        model.errors_
+    )  # P(observed label | true label), index (worker, observed), columns true label
     a = np.array([errors.loc[(j, 1), 0] for j in range(k)])
     b = np.array([errors.loc[(j, 1), 1] for j in range(k)])
     return elapsed, a, b, float(model.priors_[1])
@@ -63,13 +71,19 @@ def crowdkit_fit(labels: np.ndarray):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000, 10_000_000])
-    parser.add_argument("--crowdkit-max", type=int, default=1_000_000, help="largest n also run through crowd-kit")
+    parser.add_argument(
+        "--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000, 10_000_000]
+    )
+    parser.add_argument(
+        "--crowdkit-max", type=int, default=1_000_000, help="largest n also run through crowd-kit"
+    )
     parser.add_argument("--repeats", type=int, default=7)
     args = parser.parse_args()
     warnings.simplefilter("ignore", bc.channels.SaturatedModelWarning)
 
-    print(f"machine: {platform.machine()}, Python {platform.python_version()}, K = {A.size}, default n_starts = 10\n")
+    print(
+        f"machine: {platform.machine()}, Python {platform.python_version()}, K = {A.size}, default n_starts = 10\n"
+    )
     print(
         "| n | patterns | compress (ms) | EM on counts (ms) | EM iterations | bayescal total (ms) "
         "| crowd-kit (s) | crowd-kit / bayescal | max abs diff (a, b) | bayescal max error vs truth |"
@@ -79,8 +93,10 @@ def main() -> None:
         labels = simulate(n, seed=n % 1000)
         data = bc.AnnotatedScores(np.full(n, 0.5), labels)
         compress_s, counts = median_time(data.compress, args.repeats)
-        em_s, em_fit = median_time(lambda: dawid_skene_em_counts(counts), args.repeats)
-        total_s, fit = median_time(lambda: bc.dawid_skene_em(data), args.repeats)
+        em_s, em_fit = median_time(
+            lambda counts=counts: dawid_skene_em_counts(counts), args.repeats
+        )
+        total_s, fit = median_time(lambda data=data: bc.dawid_skene_em(data), args.repeats)
         ours = np.concatenate([fit.channels.a, fit.channels.b])
         error = np.max(np.abs(ours - np.concatenate([A, B])))
         row = (

@@ -41,15 +41,26 @@ def loop_platt(fit, data):
     for s in range(a.shape[0]):
         corrected, observed = per_annotator_corrections(data.annotations, a[s], b[s])
         prevalence = float(plugin_prevalence(corrected, observed))
-        targets = bc.corrected_labels(data.annotations, bc.Channels(a[s], b[s]), prevalence=prevalence)
+        targets = bc.corrected_labels(
+            data.annotations, bc.Channels(a[s], b[s]), prevalence=prevalence
+        )
         moment = targets @ features / targets.size
 
-        def loss_and_gradient(theta):
+        def loss_and_gradient(theta, moment=moment):
             eta = features @ theta
-            return np.logaddexp(0, eta).mean() - theta @ moment, special.expit(eta) @ features / eta.size - moment
+            return np.logaddexp(0, eta).mean() - theta @ moment, special.expit(
+                eta
+            ) @ features / eta.size - moment
 
         start = results[s - 1] if s else np.array([1.0, 0.0])
-        solution = optimize.minimize(loss_and_gradient, start, jac=True, method="L-BFGS-B", bounds=[(-10, 10)] * 2, options={"gtol": 1e-10, "ftol": 1e-15})
+        solution = optimize.minimize(
+            loss_and_gradient,
+            start,
+            jac=True,
+            method="L-BFGS-B",
+            bounds=[(-10, 10)] * 2,
+            options={"gtol": 1e-10, "ftol": 1e-15},
+        )
         results[s] = solution.x
     return results
 
@@ -62,8 +73,10 @@ def main() -> None:
     fit_data = data.subset(np.arange(N_CHANNEL, N_CHANNEL + N_FIT))
     eval_data = data.subset(np.arange(N_CHANNEL + N_FIT, data.n_items))
     fit = bc.fit_bayes(channel_data, num_chains=4, num_warmup=500, num_samples=250, progress=False)
-    print(f"Machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}; "
-          f"{fit.n_draws} draws, {N_FIT} fitting items, {N_EVAL} evaluation items\n")
+    print(
+        f"Machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}; "
+        f"{fit.n_draws} draws, {N_FIT} fitting items, {N_EVAL} evaluation items\n"
+    )
 
     rows = []
     results = {}
@@ -78,19 +91,28 @@ def main() -> None:
     ours = results["platt"].maps.parameters
     difference = np.abs(np.column_stack([ours["slope"], ours["intercept"]]) - looped).max()
 
-    print("| method | posterior_recalibration (s) | per-draw loop, maps only (s) | ratio | max abs parameter diff |")
+    print(
+        "| method | posterior_recalibration (s) | per-draw loop, maps only (s) | ratio | max abs parameter diff |"
+    )
     print("|---|---:|---:|---:|---:|")
     for method, seconds in rows:
         if method == "platt":
-            print(f"| {method} | {seconds:.1f} | {loop_seconds:.1f} | {loop_seconds / seconds:.1f}x | {difference:.1e} |")
+            print(
+                f"| {method} | {seconds:.1f} | {loop_seconds:.1f} | {loop_seconds / seconds:.1f}x | {difference:.1e} |"
+            )
         else:
             print(f"| {method} | {seconds:.1f} | - | - | - |")
     print()
     oracle = simulation.calibration(eval_data.scores)
-    print("| method | base NC-ECE [90%] | naive | corrected | oracle ECE base -> corrected (posterior-mean map) |")
+    print(
+        "| method | base NC-ECE [90%] | naive | corrected | oracle ECE base -> corrected (posterior-mean map) |"
+    )
     print("|---|---|---|---|---|")
     for method, result in results.items():
-        cells = [f"{r.median:.4f} [{r.interval[0]:.4f}, {r.interval[1]:.4f}]" for r in (result.base, result.naive, result.recalibrated)]
+        cells = [
+            f"{r.median:.4f} [{r.interval[0]:.4f}, {r.interval[1]:.4f}]"
+            for r in (result.base, result.naive, result.recalibrated)
+        ]
         before = bc.calibration_moments(oracle, eval_data.scores, 15).ece
         after = bc.calibration_moments(oracle, result.map.predict(eval_data.scores), 15).ece
         print(f"| {method} | {' | '.join(cells)} | {before:.4f} -> {after:.4f} |")

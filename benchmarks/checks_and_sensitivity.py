@@ -29,12 +29,23 @@ def uniformity() -> None:
     print("### p-values when the model is true (100 replicates, n = 2000, K = 5)\n")
     print("| p-value | 5% | 10% | 25% | 50% | 75% | 90% | 95% | share < 0.05 | KS p vs uniform |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    for sampled, label in ((True, "sampled posterior draw (Gosselin 2011)"), (False, "posterior predictive")):
-        p = ppc[ppc["subject"].str.endswith("sampled posterior draw") == sampled]["p_value"].to_numpy()
-        quantiles = " | ".join(f"{q:.2f}" for q in np.quantile(p, [0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95]))
-        print(f"| {label} | {quantiles} | {(p < 0.05).mean():.2f} | {stats.kstest(p, 'uniform').pvalue:.3f} |")
+    for sampled, label in (
+        (True, "sampled posterior draw (Gosselin 2011)"),
+        (False, "posterior predictive"),
+    ):
+        p = ppc[ppc["subject"].str.endswith("sampled posterior draw") == sampled][
+            "p_value"
+        ].to_numpy()
+        quantiles = " | ".join(
+            f"{q:.2f}" for q in np.quantile(p, [0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95])
+        )
+        print(
+            f"| {label} | {quantiles} | {(p < 0.05).mean():.2f} | {stats.kstest(p, 'uniform').pvalue:.3f} |"
+        )
     pairs = table[table["check"] == "pairwise_agreement"]
-    print(f"\nPairwise-agreement flags under the model: {pairs['flag'].mean():.3f} of {len(pairs)} pair checks.")
+    print(
+        f"\nPairwise-agreement flags under the model: {pairs['flag'].mean():.3f} of {len(pairs)} pair checks."
+    )
     for check in ("positive_count", "votes_per_item", "pattern"):
         rows = table[table["check"] == check]
         print(f"{check} flags under the model: {rows['flag'].mean():.3f} of {len(rows)}.")
@@ -45,7 +56,9 @@ def detection() -> None:
     pairs = table[table["check"] == "pairwise_agreement"]
     rates = pairs.groupby("subject")["flag"].mean()
     ppc = table[(table["check"] == "ppc") & table["subject"].str.endswith("sampled posterior draw")]
-    print("\n### A pair with shared errors (30 replicates, n = 5000, a0 and a1 wrong together on 5% of items)\n")
+    print(
+        "\n### A pair with shared errors (30 replicates, n = 5000, a0 and a1 wrong together on 5% of items)\n"
+    )
     print("| pair | " + " | ".join(rates.index) + " |")
     print("|---|" + "---|" * len(rates))
     print("| flagged | " + " | ".join(f"{r:.2f}" for r in rates) + " |")
@@ -66,9 +79,13 @@ def sensitivity() -> None:
     for prior in grid.values():
         bc.fit_bayes(data, priors=prior, progress=False)
     separate_seconds = time.perf_counter() - start
-    print(f"\n### Prior sensitivity on the toy data (shifted, n = 8000, {len(grid)} priors, 4 chains x 1000 draws)\n")
-    print(f"prior_sensitivity (one compilation): {grid_seconds:.1f} s; {len(grid)} separate fit_bayes calls: "
-          f"{separate_seconds:.1f} s ({separate_seconds / grid_seconds:.1f}x).\n")
+    print(
+        f"\n### Prior sensitivity on the toy data (shifted, n = 8000, {len(grid)} priors, 4 chains x 1000 draws)\n"
+    )
+    print(
+        f"prior_sensitivity (one compilation): {grid_seconds:.1f} s; {len(grid)} separate fit_bayes calls: "
+        f"{separate_seconds:.1f} s ({separate_seconds / grid_seconds:.1f}x).\n"
+    )
     table = result.table
     columns = ["nc_ece", "a[a0]", "b[a0]", "a[a2]", "b[a2]", "prevalence"]
     print("| prior | " + " | ".join(f"{c} mean [90%] (shift)" for c in columns) + " |")
@@ -77,12 +94,20 @@ def sensitivity() -> None:
         cells = []
         for quantity in columns:
             row = table.loc[(name, quantity)]
-            cells.append(f"{row['mean']:.3f} [{row['lower']:.3f}, {row['upper']:.3f}] ({row['shift']:+.2f})")
+            cells.append(
+                f"{row['mean']:.3f} [{row['lower']:.3f}, {row['upper']:.3f}] ({row['shift']:+.2f})"
+            )
         print(f"| {name} | " + " | ".join(cells) + " |")
     print("\nPower-scaling diagnoses (diagnosis, prior / likelihood sensitivity):\n")
     for name in ("fp=(1,9) sens=(9,1) prev=(1,1)", "conflicting"):
         diagnosed = power_scaling(result.fits[name])
-        print(f"- {name}: " + ", ".join(f"{p} {row['diagnosis']} ({row['prior']:.3f}/{row['likelihood']:.3f})" for p, row in diagnosed.iterrows()))
+        print(
+            f"- {name}: "
+            + ", ".join(
+                f"{p} {row['diagnosis']} ({row['prior']:.3f}/{row['likelihood']:.3f})"
+                for p, row in diagnosed.iterrows()
+            )
+        )
 
 
 if __name__ == "__main__":

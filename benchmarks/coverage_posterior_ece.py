@@ -17,11 +17,17 @@ def main() -> None:
     parser.add_argument("--replicates", type=int, default=100)
     parser.add_argument("--first-seed", type=int, default=2000)
     args = parser.parse_args()
-    print(f"replicates per condition: {args.replicates}, seeds {args.first_seed}..{args.first_seed + args.replicates - 1}\n")
-    print("| condition | uncertainty | 90% interval covers population binned ECE | lower end <= 0.005 | mean width | mean target |")
+    print(
+        f"replicates per condition: {args.replicates}, seeds {args.first_seed}..{args.first_seed + args.replicates - 1}\n"
+    )
+    print(
+        "| condition | uncertainty | 90% interval covers population binned ECE | lower end <= 0.005 | mean width | mean target |"
+    )
     print("|---|---|---:|---:|---:|---:|")
     for condition in ("shifted", "nonlinear", "calibrated"):
-        table = posterior_coverage(condition, replicates=args.replicates, first_seed=args.first_seed)
+        table = posterior_coverage(
+            condition, replicates=args.replicates, first_seed=args.first_seed
+        )
         for uncertainty, rows in table.groupby("uncertainty", sort=False):
             print(
                 f"| {condition} | {uncertainty} | {rows['covered'].mean():.0%} | {rows['lower_below_0.005'].mean():.0%} "

@@ -20,7 +20,9 @@ import pandas as pd
 
 import bayescal as bc
 
-CHANNELS = bc.Channels(a=np.array([0.05, 0.10, 0.15, 0.20, 0.10]), b=np.array([0.80, 0.85, 0.90, 0.75, 0.95]))
+CHANNELS = bc.Channels(
+    a=np.array([0.05, 0.10, 0.15, 0.20, 0.10]), b=np.array([0.80, 0.85, 0.90, 0.75, 0.95])
+)
 STEPS = ["read", "compress", "em", "nuts", "push_through", "checks", "write_posterior", "report"]
 
 
@@ -39,7 +41,22 @@ def write_table(path: pathlib.Path, n: int) -> None:
 def run(table: pathlib.Path, out: pathlib.Path) -> tuple[float, dict]:
     script = pathlib.Path(sys.executable).with_name("bayescal")
     start = time.perf_counter()
-    subprocess.run([str(script), "fit", str(table), "--score", "score", "--annotators", "a0,a1,a2,a3,a4", "--out", str(out), "--quiet"], check=True, capture_output=True)
+    subprocess.run(
+        [
+            str(script),
+            "fit",
+            str(table),
+            "--score",
+            "score",
+            "--annotators",
+            "a0,a1,a2,a3,a4",
+            "--out",
+            str(out),
+            "--quiet",
+        ],
+        check=True,
+        capture_output=True,
+    )
     wall = time.perf_counter() - start
     return wall, json.loads((out / "summary.json").read_text())
 
@@ -62,9 +79,22 @@ def main() -> None:
     print("| " + " | ".join(columns) + " |")
     print("|" + "---:|" * len(columns))
     for row in rows:
-        print("| " + " | ".join(f"{row[c]:,}" if c == "rows" else f"{row[c]:.4f}" if c == "NC-ECE median" else f"{row[c]:.2f}" for c in columns) + " |")
+        print(
+            "| "
+            + " | ".join(
+                f"{row[c]:,}"
+                if c == "rows"
+                else f"{row[c]:.4f}"
+                if c == "NC-ECE median"
+                else f"{row[c]:.2f}"
+                for c in columns
+            )
+            + " |"
+        )
     big = rows[-1]
-    print(f"\n10^6 rows: {big['wall']:.1f} s end to end (target < 120 s); NUTS {big['nuts']:.1f} s = {big['nuts'] / big['wall']:.0%} of it")
+    print(
+        f"\n10^6 rows: {big['wall']:.1f} s end to end (target < 120 s); NUTS {big['nuts']:.1f} s = {big['nuts'] / big['wall']:.0%} of it"
+    )
 
 
 if __name__ == "__main__":

@@ -47,7 +47,9 @@ def sklearn_ece(labels, scores):
 
     prob_true, prob_pred = calibration_curve(labels, scores, n_bins=N_BINS, strategy="uniform")
     edges = np.linspace(0.0, 1.0, N_BINS + 1)
-    counts = np.bincount(np.searchsorted(edges[1:-1], scores), minlength=N_BINS)  # sklearn's own bin ids
+    counts = np.bincount(
+        np.searchsorted(edges[1:-1], scores), minlength=N_BINS
+    )  # sklearn's own bin ids
     return float(np.sum(counts[counts > 0] / scores.size * np.abs(prob_true - prob_pred)))
 
 
@@ -61,14 +63,23 @@ def main() -> None:
     rng = np.random.default_rng(0)
     scores = rng.random(N)
     labels = (rng.random(N) < 0.1 + 0.8 * scores).astype(np.int64)
-    annotations = np.where(rng.random((N, 3)) < np.where(labels[:, None] == 1, CHANNELS.b, CHANNELS.a), 1, 0).astype(np.int8)
+    annotations = np.where(
+        rng.random((N, 3)) < np.where(labels[:, None] == 1, CHANNELS.b, CHANNELS.a), 1, 0
+    ).astype(np.int8)
 
-    print(f"Machine: {platform.machine()}, Python {platform.python_version()}, NumPy {np.__version__}; n = {N:,}, {N_BINS} equal-width bins")
-    print(f"scores float64, labels int64, annotations int8 (n x 3); best of {REPEATS} after a warm-up\n")
+    print(
+        f"Machine: {platform.machine()}, Python {platform.python_version()}, NumPy {np.__version__}; n = {N:,}, {N_BINS} equal-width bins"
+    )
+    print(
+        f"scores float64, labels int64, annotations int8 (n x 3); best of {REPEATS} after a warm-up\n"
+    )
     floor, _ = best_time(lambda: scores.sum() + labels.sum())
     rows = [
         ("memory floor (sum of each input)", floor, None),
-        ("bayescal.expected_calibration_error", *best_time(lambda: bc.expected_calibration_error(labels, scores, N_BINS))),
+        (
+            "bayescal.expected_calibration_error",
+            *best_time(lambda: bc.expected_calibration_error(labels, scores, N_BINS)),
+        ),
         ("NumPy two-bincount", *best_time(lambda: numpy_two_bincount(labels, scores))),
         ("netcal ECE", *best_time(lambda: netcal_ece(labels, scores))),
         ("scikit-learn calibration_curve ECE", *best_time(lambda: sklearn_ece(labels, scores))),
@@ -79,8 +90,16 @@ def main() -> None:
     floor_nc, _ = best_time(lambda: scores.sum() + annotations.sum())
     rows = [
         ("memory floor (sum of each input)", floor_nc, None),
-        ("bayescal.noise_corrected_ece", *best_time(lambda: bc.noise_corrected_ece(scores, annotations, CHANNELS, N_BINS))),
-        ("NumPy: corrected labels, two-bincount", *best_time(lambda: numpy_two_bincount(bc.corrected_labels(annotations, CHANNELS), scores))),
+        (
+            "bayescal.noise_corrected_ece",
+            *best_time(lambda: bc.noise_corrected_ece(scores, annotations, CHANNELS, N_BINS)),
+        ),
+        (
+            "NumPy: corrected labels, two-bincount",
+            *best_time(
+                lambda: numpy_two_bincount(bc.corrected_labels(annotations, CHANNELS), scores)
+            ),
+        ),
     ]
     print("\nNC-ECE, three annotators, known channels")
     _table(rows, floor_nc)

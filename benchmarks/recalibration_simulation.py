@@ -14,8 +14,10 @@ def main() -> None:
     table = recalibration_simulation(replicates=REPLICATES)
     metrics = ["oracle_ece", "nc_ece", "soft_vote_ece"]
     summary = table.groupby(["method", "fit"], sort=False)[metrics].agg(["mean", "std"])
-    print(f"{REPLICATES} replicates, n = 12 000 in thirds, two annotators, shifted m, grouped EM on 5 score groups; "
-          "mean (sd) over replicates, 15 equal-width bins of the transformed score\n")
+    print(
+        f"{REPLICATES} replicates, n = 12 000 in thirds, two annotators, shifted m, grouped EM on 5 score groups; "
+        "mean (sd) over replicates, 15 equal-width bins of the transformed score\n"
+    )
     print("| method | fit | oracle ECE | NC-ECE | soft-vote ECE |")
     print("|---|---|---|---|---|")
     for (method, fit), row in summary.iterrows():

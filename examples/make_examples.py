@@ -20,16 +20,27 @@ CHANNELS = bc.Channels(a=np.array([0.08, 0.15, 0.10, 0.25]), b=np.array([0.85, 0
 
 
 def main(folder: pathlib.Path = HERE) -> None:
-    simulation = bc.simulate_annotated(3000, CHANNELS, calibration=lambda z: 0.5 + 0.7 * (z - 0.5), seed=2026)
+    simulation = bc.simulate_annotated(
+        3000, CHANNELS, calibration=lambda z: 0.5 + 0.7 * (z - 0.5), seed=2026
+    )
     labels = simulation.data.annotations.astype(np.float64)
     rng = np.random.default_rng(7)
     labels[rng.random(labels.shape[0]) < 0.2, 3] = np.nan
-    table = pd.DataFrame({"item": [f"q{i:04d}" for i in range(labels.shape[0])], "score": simulation.data.scores.round(4)})
+    table = pd.DataFrame(
+        {
+            "item": [f"q{i:04d}" for i in range(labels.shape[0])],
+            "score": simulation.data.scores.round(4),
+        }
+    )
     for j, name in enumerate(("ann", "bob", "cy", "dee")):
         table[name] = pd.array(labels[:, j], dtype="Int64")
     table["truth"] = simulation.labels
     table.to_csv(folder / "judged.csv", index=False)
-    priors = {"flat": {}, "sensitive judges": {"sensitivity": [8, 2]}, "careful judges": {"false_positive": [2, 8]}}
+    priors = {
+        "flat": {},
+        "sensitive judges": {"sensitivity": [8, 2]},
+        "careful judges": {"false_positive": [2, 8]},
+    }
     (folder / "priors.json").write_text(json.dumps(priors, indent=2) + "\n")
 
 

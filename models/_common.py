@@ -39,7 +39,9 @@ class _OrderedUnitPair(constraints._SingletonConstraint):
         return (x[..., 0] > 0) & (x[..., 0] < x[..., 1]) & (x[..., 1] < 1)
 
     def feasible_like(self, prototype):
-        return jnp.broadcast_to(jnp.array([0.25, 0.75], dtype=jnp.result_type(prototype)), jnp.shape(prototype))
+        return jnp.broadcast_to(
+            jnp.array([0.25, 0.75], dtype=jnp.result_type(prototype)), jnp.shape(prototype)
+        )
 
 
 ordered_unit_pair = _OrderedUnitPair()
@@ -83,15 +85,21 @@ class OrientedChannels(dist.Distribution):
     compiled sampler serves every prior of a sensitivity study.
     """
 
-    arg_constraints = {"false_positive": constraints.positive, "sensitivity": constraints.positive}
+    # numpyro's Distribution declares these as plain class attributes; they are never mutated.
+    arg_constraints = {  # noqa: RUF012
+        "false_positive": constraints.positive,
+        "sensitivity": constraints.positive,
+    }
     support = ordered_unit_pair
-    reparametrized_params = []
+    reparametrized_params = []  # noqa: RUF012
 
     def __init__(self, false_positive, sensitivity, validate_args=None):
         # each argument: array (..., 2) of Beta parameters (alpha, beta)
         self.false_positive = jnp.asarray(false_positive)
         self.sensitivity = jnp.asarray(sensitivity)
-        batch_shape = jnp.broadcast_shapes(self.false_positive.shape[:-1], self.sensitivity.shape[:-1])
+        batch_shape = jnp.broadcast_shapes(
+            self.false_positive.shape[:-1], self.sensitivity.shape[:-1]
+        )
         super().__init__(batch_shape=batch_shape, event_shape=(2,), validate_args=validate_args)
 
     def _betas(self):
@@ -154,7 +162,9 @@ class PatternDesign:
         return int(self.positive.shape[1])
 
     @classmethod
-    def from_counts(cls, pattern_counts: PatternCounts, grouped: bool, complete: bool = False) -> PatternDesign:
+    def from_counts(
+        cls, pattern_counts: PatternCounts, grouped: bool, complete: bool = False
+    ) -> PatternDesign:
         groups = pattern_counts.groups if grouped else np.zeros_like(pattern_counts.groups)
         patterns = pattern_counts.patterns.astype(np.int64)
         group_ids, group_index = np.unique(groups, return_inverse=True)
@@ -168,14 +178,20 @@ class PatternDesign:
         missing = 1.0 - self.positive - self.negative
         layout = {
             (int(self.group_ids[g]), tuple(row)): r
-            for r, (g, row) in enumerate(zip(self.group_index, (self.positive - missing).astype(np.int64)))
+            for r, (g, row) in enumerate(
+                zip(self.group_index, (self.positive - missing).astype(np.int64))
+            )
         }
         counts = np.zeros(self.counts.shape)
         groups = pattern_counts.groups if grouped else np.zeros_like(pattern_counts.groups)
-        for g, pattern, count in zip(groups, pattern_counts.patterns.astype(np.int64), pattern_counts.counts):
+        for g, pattern, count in zip(
+            groups, pattern_counts.patterns.astype(np.int64), pattern_counts.counts
+        ):
             key = (int(g), tuple(pattern))
             if key not in layout:
-                raise ValueError(f"pattern {pattern.tolist()} of group {int(g)} is not a row of this design")
+                raise ValueError(
+                    f"pattern {pattern.tolist()} of group {int(g)} is not a row of this design"
+                )
             counts[layout[key]] += count
         return counts
 
@@ -187,7 +203,9 @@ class PatternDesign:
                 f"the complete pattern layout is limited to {MAX_COMPLETE_ANNOTATORS} annotators; saw {n_annotators}"
             )
         observed = patterns >= 0
-        cells, cell_of_row = np.unique(np.column_stack([group_index, observed]), axis=0, return_inverse=True)
+        cells, cell_of_row = np.unique(
+            np.column_stack([group_index, observed]), axis=0, return_inverse=True
+        )
         rows, row_group, cell_rows, lookup = [], [], [], {}
         for c, cell in enumerate(cells):
             mask = cell[1:].astype(bool)
@@ -224,11 +242,15 @@ def pattern_log_prob(a, b, prevalence_of_row, positive, negative):
 
     ``a, b`` have shape (..., K) and ``prevalence_of_row`` (..., P); returns (..., P).
     """
-    log0 = jnp.log1p(-prevalence_of_row) + jnp.einsum("pk,...k->...p", positive, jnp.log(a)) + jnp.einsum(
-        "pk,...k->...p", negative, jnp.log1p(-a)
+    log0 = (
+        jnp.log1p(-prevalence_of_row)
+        + jnp.einsum("pk,...k->...p", positive, jnp.log(a))
+        + jnp.einsum("pk,...k->...p", negative, jnp.log1p(-a))
     )
-    log1 = jnp.log(prevalence_of_row) + jnp.einsum("pk,...k->...p", positive, jnp.log(b)) + jnp.einsum(
-        "pk,...k->...p", negative, jnp.log1p(-b)
+    log1 = (
+        jnp.log(prevalence_of_row)
+        + jnp.einsum("pk,...k->...p", positive, jnp.log(b))
+        + jnp.einsum("pk,...k->...p", negative, jnp.log1p(-b))
     )
     return jnp.logaddexp(log0, log1)
 
@@ -263,13 +285,17 @@ def channel_program(design: PatternDesign, prior_params, grouped: bool, counts=N
         numpyro.factor("pattern_counts", jnp.dot(counts, log_p))
         return
     if design.cell_rows is None:
-        raise ValueError("prior-predictive sampling needs a complete design (PatternDesign.from_counts(..., complete=True))")
+        raise ValueError(
+            "prior-predictive sampling needs a complete design (PatternDesign.from_counts(..., complete=True))"
+        )
     pad = design.cell_rows < 0
     cell_probs = jnp.where(pad, 0.0, jnp.exp(log_p)[np.where(pad, 0, design.cell_rows)])
     cell_counts = numpyro.sample(
         "cell_counts",
         dist.Multinomial(
-            total_count=jnp.asarray(design.cell_sizes), probs=cell_probs, total_count_max=int(design.cell_sizes.max())
+            total_count=jnp.asarray(design.cell_sizes),
+            probs=cell_probs,
+            total_count_max=int(design.cell_sizes.max()),
         ),
     )
     rows = design.cell_rows[~pad]

@@ -33,7 +33,9 @@ def test_cohens_kappa_by_hand_on_the_decided_subset():
     p_o = 35 / 50
     p_e = (25 / 50) * (30 / 50) + (25 / 50) * (20 / 50)
     assert cohens_kappa(a, b) == pytest.approx((p_o - p_e) / (1 - p_e))
-    with pytest.raises(ValueError, match=r"kappa is undefined: every decided item falls in one category"):
+    with pytest.raises(
+        ValueError, match=r"kappa is undefined: every decided item falls in one category"
+    ):
         cohens_kappa([1, 1, 1], [1, 1, 1])
     with pytest.raises(ValueError, match="no item that both decided"):
         cohens_kappa([ABSTAIN, 1], [0, ABSTAIN])
@@ -61,7 +63,10 @@ def test_error_rates_in_both_forms_and_the_labeled_identity():
     assert (rates.true_negative, rates.false_positive, rates.abstained_negative) == (7, 1, 2)
     assert rates.frr_decided == pytest.approx(2 / 8) and rates.frr_labeled == pytest.approx(4 / 10)
     assert rates.far_decided == pytest.approx(1 / 8) and rates.far_labeled == pytest.approx(3 / 10)
-    for decided, labeled, share in ((rates.frr_decided, rates.frr_labeled, rates.abstention_rate_positive), (rates.far_decided, rates.far_labeled, rates.abstention_rate_negative)):
+    for decided, labeled, share in (
+        (rates.frr_decided, rates.frr_labeled, rates.abstention_rate_positive),
+        (rates.far_decided, rates.far_labeled, rates.abstention_rate_negative),
+    ):
         assert labeled == pytest.approx(decided * (1 - share) + share)  # seeds/003
     assert youden_index(pred, truth) == pytest.approx(6 / 8 + 7 / 8 - 1)
     assert error_rates([1, 1], [1, 1]).far_decided is None  # an empty slice has no rate
@@ -76,27 +81,35 @@ def test_wilson_interval_matches_scipy_and_a_hand_value():
     # k = 8, n = 10, z = 1.96: (0.8 + 0.19208 +- 1.96 sqrt(0.016 + 0.009604)) / 1.38416
     z = stats.norm.ppf(0.975)
     half = z * np.sqrt(0.8 * 0.2 / 10 + z**2 / 400)
-    assert wilson_interval(8, 10) == pytest.approx(((0.8 + z**2 / 20 - half) / (1 + z**2 / 10), (0.8 + z**2 / 20 + half) / (1 + z**2 / 10)))
+    assert wilson_interval(8, 10) == pytest.approx(
+        ((0.8 + z**2 / 20 - half) / (1 + z**2 / 10), (0.8 + z**2 / 20 + half) / (1 + z**2 / 10))
+    )
     with pytest.raises(ValueError, match="k must not exceed n"):
         wilson_interval(11, 10)
 
 
 def test_accuracy_under_label_noise_inverts_and_states_the_ceiling():
     result = accuracy_under_label_noise(0.82, 0.1)
-    assert result.accuracy == pytest.approx((0.82 - 0.1) / 0.8) and result.ceiling == pytest.approx(0.9)
+    assert result.accuracy == pytest.approx((0.82 - 0.1) / 0.8) and result.ceiling == pytest.approx(
+        0.9
+    )
     assert not result.at_ceiling
     # Forward model: a judge of accuracy 0.9 against labels with 10% noise measures 0.82.
     assert 0.9 * 0.9 + 0.1 * 0.1 == pytest.approx(0.82)
     with pytest.warns(UserWarning, match="exceeds the ceiling"):
         above = accuracy_under_label_noise(0.95, 0.1)
     assert above.at_ceiling and above.accuracy > 1
-    with pytest.raises(ValueError, match="eta must be below 0.5"):
+    with pytest.raises(ValueError, match=r"eta must be below 0\.5"):
         accuracy_under_label_noise(0.8, 0.5)
 
 
 def test_independence_check_reproduces_the_seeds_example():
-    check = independence_check(sensitivity=0.8, specificity=0.9, prevalence=0.75, observed=0.95, n=300)
-    assert round(check.predicted, 2) == pytest.approx(0.72) and check.predicted == pytest.approx(0.715)
+    check = independence_check(
+        sensitivity=0.8, specificity=0.9, prevalence=0.75, observed=0.95, n=300
+    )
+    assert round(check.predicted, 2) == pytest.approx(0.72) and check.predicted == pytest.approx(
+        0.715
+    )
     assert check.correlated and check.gap == pytest.approx(0.235)
     # Recovered from kappa: p_o = kappa (1 - p_e) + p_e with the judges' positive rates.
     positive = 0.75 * 0.8 + 0.25 * 0.1
@@ -112,7 +125,9 @@ def test_independence_check_reproduces_the_seeds_example():
 def test_mcnemar_exact_is_capped_and_matches_scipy():
     assert mcnemar_exact(1, 1) == 1.0 and mcnemar_exact(2, 2) == 1.0 and mcnemar_exact(0, 0) == 1.0
     for b, c in ((3, 9), (0, 7), (12, 4), (30, 45)):
-        assert mcnemar_exact(b, c) == pytest.approx(stats.binomtest(b, b + c, 0.5).pvalue, rel=1e-12)
+        assert mcnemar_exact(b, c) == pytest.approx(
+            stats.binomtest(b, b + c, 0.5).pvalue, rel=1e-12
+        )
     assert mcnemar_exact(0, 5) == pytest.approx(2 * 0.5**5)
 
 
@@ -127,7 +142,10 @@ def test_ks_two_sample_matches_scipy():
 def test_holm_sidak_step_down():
     result = holm_sidak([0.01, 0.04, 0.03, 0.005], alpha=0.05)
     # sorted 0.005, 0.01, 0.03, 0.04 against 1 - 0.95^(1/4), 1 - 0.95^(1/3), 1 - 0.95^(1/2), 0.05
-    np.testing.assert_allclose(result.thresholds[[3, 0, 2, 1]], [1 - 0.95 ** (1 / 4), 1 - 0.95 ** (1 / 3), 1 - 0.95**0.5, 0.05])
+    np.testing.assert_allclose(
+        result.thresholds[[3, 0, 2, 1]],
+        [1 - 0.95 ** (1 / 4), 1 - 0.95 ** (1 / 3), 1 - 0.95**0.5, 0.05],
+    )
     assert result.reject.tolist() == [True, False, False, True]  # stops at 0.03 > 0.0253
     assert holm_sidak([0.001, 0.002], 0.05).reject.all()
     assert not holm_sidak([0.2, 0.001], 0.05).reject[0]
@@ -141,8 +159,18 @@ def test_krippendorff_alpha_reproduces_krippendorffs_worked_example():
     ratio 0.797.  Rows are units, columns observers A-D."""
     data = np.array(
         [
-            [1, 1, nan, 1], [2, 2, 3, 2], [3, 3, 3, 3], [3, 3, 3, 3], [2, 2, 2, 2], [1, 2, 3, 4],
-            [4, 4, 4, 4], [1, 1, 2, 1], [2, 2, 2, 2], [nan, 5, 5, 5], [nan, nan, 1, 1], [nan, 3, nan, nan],
+            [1, 1, nan, 1],
+            [2, 2, 3, 2],
+            [3, 3, 3, 3],
+            [3, 3, 3, 3],
+            [2, 2, 2, 2],
+            [1, 2, 3, 4],
+            [4, 4, 4, 4],
+            [1, 1, 2, 1],
+            [2, 2, 2, 2],
+            [nan, 5, 5, 5],
+            [nan, nan, 1, 1],
+            [nan, 3, nan, nan],
         ]
     )
     published = {"nominal": 0.743, "ordinal": 0.815, "interval": 0.849, "ratio": 0.797}
@@ -151,7 +179,10 @@ def test_krippendorff_alpha_reproduces_krippendorffs_worked_example():
     assert krippendorff_alpha([[1, 1], [2, 2], [3, 3]]) == 1.0
     with pytest.raises(ValueError, match="alpha is undefined: every pairable value is the same"):
         krippendorff_alpha([[1, 1], [1, 1]])
-    with pytest.raises(ValueError, match="level must be one of 'nominal', 'ordinal', 'interval', 'ratio'; saw 'kappa'"):
+    with pytest.raises(
+        ValueError,
+        match="level must be one of 'nominal', 'ordinal', 'interval', 'ratio'; saw 'kappa'",
+    ):
         krippendorff_alpha(data, "kappa")
 
 
@@ -160,17 +191,38 @@ def test_calibration_record_carries_every_field_and_a_baseline():
     truth = (rng.random(500) < 0.3).astype(int)
     pred = np.where(rng.random(500) < 0.88, truth, 1 - truth)
     pred[rng.random(500) < 0.05] = ABSTAIN
-    record = calibration_record(pred, truth, name="llm judge", provenance="proxy", n_annotators=2, repeat_rate=0.2, held_out=False, n_boot=500)
+    record = calibration_record(
+        pred,
+        truth,
+        name="llm judge",
+        provenance="proxy",
+        n_annotators=2,
+        repeat_rate=0.2,
+        held_out=False,
+        n_boot=500,
+    )
     assert (record.n_items, record.n_positive + record.n_negative) == (500, 500)
-    assert record.kappa.n_boot == 500 and record.accuracy_interval[0] < record.accuracy < record.accuracy_interval[1]
-    assert record.baseline["predicts"] == 0 and record.baseline["accuracy"] == pytest.approx(1 - truth.mean())
-    assert any("proxy" in note for note in record.notes) and any("fitted on these labels" in note for note in record.notes)
+    assert (
+        record.kappa.n_boot == 500
+        and record.accuracy_interval[0] < record.accuracy < record.accuracy_interval[1]
+    )
+    assert record.baseline["predicts"] == 0 and record.baseline["accuracy"] == pytest.approx(
+        1 - truth.mean()
+    )
+    assert any("proxy" in note for note in record.notes) and any(
+        "fitted on these labels" in note for note in record.notes
+    )
     frame = record.to_frame()
     assert list(frame.index) == ["llm judge", "constant baseline"]
     assert frame.loc["llm judge", "far_labeled"] == record.rates.far_labeled
     parsed = json.loads(record.to_json())
-    assert parsed["accuracy_interval_method"].startswith("Wilson") and parsed["kappa"]["method"].startswith("percentile bootstrap")
-    assert parsed["rates"]["abstained_positive"] == record.rates.abstained_positive and parsed["kappa"]["n_valid"] > 0
+    assert parsed["accuracy_interval_method"].startswith("Wilson") and parsed["kappa"][
+        "method"
+    ].startswith("percentile bootstrap")
+    assert (
+        parsed["rates"]["abstained_positive"] == record.rates.abstained_positive
+        and parsed["kappa"]["n_valid"] > 0
+    )
     with pytest.raises(ValueError, match=r"provenance must be one of 'human', 'proxy'; saw 'gold'"):
         calibration_record(pred, truth, provenance="gold")
 
@@ -187,8 +239,18 @@ def test_logit_kde_threshold_flags_the_low_density_tail():
     # Leave-one-out: a point's own kernel is excluded.
     i = 5
     others = np.delete(scores, i)
-    own = np.log(np.mean(stats.norm.pdf((np.log(scores[i] / (1 - scores[i])) - np.log(others / (1 - others))) / result.bandwidth)) / result.bandwidth)
-    assert result.loo_log_density[i] == pytest.approx(own - np.log(scores[i]) - np.log1p(-scores[i]))
+    own = np.log(
+        np.mean(
+            stats.norm.pdf(
+                (np.log(scores[i] / (1 - scores[i])) - np.log(others / (1 - others)))
+                / result.bandwidth
+            )
+        )
+        / result.bandwidth
+    )
+    assert result.loo_log_density[i] == pytest.approx(
+        own - np.log(scores[i]) - np.log1p(-scores[i])
+    )
     assert 0 < result.smoothed_percentile([0.5])[0] < result.smoothed_percentile([0.9])[0] < 1
     with pytest.raises(ValueError, match=r"scores must lie strictly inside \(0, 1\)"):
         logit_kde_threshold([0.2, 0.5, 1.0])
@@ -197,16 +259,31 @@ def test_logit_kde_threshold_flags_the_low_density_tail():
 @pytest.mark.parametrize(
     "call, message",
     [
-        (lambda: cohens_kappa([1, 2], [1, 0]), r"a must contain only 0, 1 or -1 \(abstain\); saw 2 at position 1"),
-        (lambda: cohens_kappa([1, 0], [1]), "a and b must have the same number of items; saw 2 and 1"),
-        (lambda: error_rates([1, 0], [1, ABSTAIN]), "truth must contain only 0 or 1; saw -1 at position 1"),
+        (
+            lambda: cohens_kappa([1, 2], [1, 0]),
+            r"a must contain only 0, 1 or -1 \(abstain\); saw 2 at position 1",
+        ),
+        (
+            lambda: cohens_kappa([1, 0], [1]),
+            "a and b must have the same number of items; saw 2 and 1",
+        ),
+        (
+            lambda: error_rates([1, 0], [1, ABSTAIN]),
+            "truth must contain only 0 or 1; saw -1 at position 1",
+        ),
         (lambda: kappa_interval([1, 0], [1, 0], n_boot=0), "n_boot must be >= 1; saw 0"),
         (lambda: wilson_interval(1, 10, level=1.5), r"level must be a number in \[0, 1\]"),
         (lambda: mcnemar_exact(-1, 2), "b must be >= 0; saw -1"),
         (lambda: ks_two_sample([], [1.0]), "x must be a non-empty 1-D array"),
         (lambda: krippendorff_alpha([1, 2, 3]), r"data must be a 2-D array \(units x raters\)"),
-        (lambda: independence_check(1.2, 0.9, 0.5, observed=0.8), r"sensitivity must be a number in \[0, 1\]; saw 1.2"),
-        (lambda: logit_kde_threshold([0.2, 0.4, 0.6], percentile=100), r"percentile must be a number in \(0, 100\)"),
+        (
+            lambda: independence_check(1.2, 0.9, 0.5, observed=0.8),
+            r"sensitivity must be a number in \[0, 1\]; saw 1.2",
+        ),
+        (
+            lambda: logit_kde_threshold([0.2, 0.4, 0.6], percentile=100),
+            r"percentile must be a number in \(0, 100\)",
+        ),
     ],
 )
 def test_bad_input_names_the_argument(call, message):

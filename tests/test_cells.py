@@ -5,7 +5,12 @@ import pandas as pd
 import pytest
 
 import bayescal as bc
-from bayescal.cells import CellStatistics, cell_statistics, cell_statistics_from_frame, noise_corrected_ece_from_cells
+from bayescal.cells import (
+    CellStatistics,
+    cell_statistics,
+    cell_statistics_from_frame,
+    noise_corrected_ece_from_cells,
+)
 from bayescal.channels import grouped_em_counts
 
 ANNOTATORS = ["ann", "bob", "cy"]
@@ -19,9 +24,16 @@ def table():
     labels = sim.data.annotations.astype(float)
     labels[rng.random(labels.shape) < 0.1] = np.nan
     labels[np.isnan(labels).all(axis=1), 0] = 1.0
-    frame = pd.DataFrame({"p": sim.data.scores, **{name: labels[:, j] for j, name in enumerate(ANNOTATORS)}})
+    frame = pd.DataFrame(
+        {"p": sim.data.scores, **{name: labels[:, j] for j, name in enumerate(ANNOTATORS)}}
+    )
     data = bc.AnnotatedScores.from_frame(frame, score="p", annotators=ANNOTATORS)
-    grouped = bc.AnnotatedScores(data.scores, data.annotations, groups=bc.score_groups(data.scores, n_groups=5), annotator_names=data.annotator_names)
+    grouped = bc.AnnotatedScores(
+        data.scores,
+        data.annotations,
+        groups=bc.score_groups(data.scores, n_groups=5),
+        annotator_names=data.annotator_names,
+    )
     return frame, grouped
 
 
@@ -43,15 +55,26 @@ def test_cells_hold_exactly_what_the_items_give(table):
     np.testing.assert_array_equal(counts.patterns, expected.patterns)
     np.testing.assert_array_equal(counts.counts, expected.counts)
     bins = np.minimum((data.scores * 10).astype(int), 9)
-    np.testing.assert_allclose(np.bincount(cells.bins, weights=cells.score_sums), np.bincount(bins, weights=data.scores), rtol=1e-12)
+    np.testing.assert_allclose(
+        np.bincount(cells.bins, weights=cells.score_sums),
+        np.bincount(bins, weights=data.scores),
+        rtol=1e-12,
+    )
     fit = bc.grouped_em(data)
     moments = noise_corrected_ece_from_cells(cells, fit.channels)
-    reference = bc.calibration_moments(bc.corrected_labels(data.annotations, fit.channels), data.scores, 10)
+    reference = bc.calibration_moments(
+        bc.corrected_labels(data.annotations, fit.channels), data.scores, 10
+    )
     np.testing.assert_allclose(moments.moments, reference.moments, atol=1e-15)
     np.testing.assert_array_equal(moments.counts, reference.counts)
-    assert moments.ece == pytest.approx(bc.noise_corrected_ece(data.scores, data.annotations, fit.channels, 10), abs=1e-14)
+    assert moments.ece == pytest.approx(
+        bc.noise_corrected_ece(data.scores, data.annotations, fit.channels, 10), abs=1e-14
+    )
     equal = noise_corrected_ece_from_cells(cells, fit.channels, weights="equal").ece
-    assert equal == pytest.approx(bc.noise_corrected_ece(data.scores, data.annotations, fit.channels, 10, weights="equal"), abs=1e-14)
+    assert equal == pytest.approx(
+        bc.noise_corrected_ece(data.scores, data.annotations, fit.channels, 10, weights="equal"),
+        abs=1e-14,
+    )
 
 
 def test_parts_combine_to_the_whole(table):
@@ -60,20 +83,32 @@ def test_parts_combine_to_the_whole(table):
     assert_same_cells(CellStatistics.combine(halves), cell_statistics(data, 10))
 
 
-def test_dask_partitions_of_parquet_files_on_a_local_cluster_equal_the_in_memory_result(table, tmp_path):
+def test_dask_partitions_of_parquet_files_on_a_local_cluster_equal_the_in_memory_result(
+    table, tmp_path
+):
     import dask.dataframe as dd
     from distributed import Client, LocalCluster
 
     frame, data = table
     for k, part in enumerate(np.array_split(np.arange(len(frame)), 6)):
         frame.iloc[part].to_parquet(tmp_path / f"part-{k}.parquet")
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, Client(cluster):
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        Client(cluster),
+    ):
         ddf = dd.read_parquet(str(tmp_path))
         assert ddf.npartitions == 6
-        on_dask = cell_statistics_from_frame(ddf, score="p", annotators=ANNOTATORS, groups=5, n_bins=10)
+        on_dask = cell_statistics_from_frame(
+            ddf, score="p", annotators=ANNOTATORS, groups=5, n_bins=10
+        )
     in_memory = cell_statistics(data, n_bins=10)
     assert_same_cells(on_dask, in_memory)
-    assert_same_cells(cell_statistics_from_frame(frame, score="p", annotators=ANNOTATORS, groups=5, n_bins=10), in_memory)
+    assert_same_cells(
+        cell_statistics_from_frame(frame, score="p", annotators=ANNOTATORS, groups=5, n_bins=10),
+        in_memory,
+    )
     # The fit on the partition-wise counts and its NC-ECE are those of the in-memory data.
     fit = grouped_em_counts(on_dask.pattern_counts())
     direct = bc.grouped_em(data)
@@ -87,23 +122,36 @@ def test_dask_partitions_of_parquet_files_on_a_local_cluster_equal_the_in_memory
 def test_bad_input_is_reported_with_the_column(table):
     frame, data = table
     with pytest.raises(ValueError, match="bob"):
-        cell_statistics_from_frame(frame.assign(bob=frame["bob"].fillna(0) + 2), score="p", annotators=ANNOTATORS)
+        cell_statistics_from_frame(
+            frame.assign(bob=frame["bob"].fillna(0) + 2), score="p", annotators=ANNOTATORS
+        )
     with pytest.raises(TypeError, match="annotators must be a sequence of column names; saw 'ann'"):
         cell_statistics_from_frame(frame, score="p", annotators="ann")
     with pytest.raises(ValueError, match="n_bins must be >= 1; saw 0"):
         cell_statistics(data, n_bins=0)
-    with pytest.raises(TypeError, match="cells must be a bayescal.cells.CellStatistics; saw AnnotatedScores"):
+    with pytest.raises(
+        TypeError, match=r"cells must be a bayescal\.cells\.CellStatistics; saw AnnotatedScores"
+    ):
         noise_corrected_ece_from_cells(data, bc.Channels([0.1] * 3, [0.9] * 3))
     cells = cell_statistics(data, 10)
     with pytest.raises(ValueError, match="parts must share annotators and n_bins"):
         CellStatistics.combine([cells, cell_statistics(data, 5)])
 
 
-@pytest.mark.filterwarnings("ignore::bayescal.inference.SamplingWarning")  # short chains: only the draws are compared
+@pytest.mark.filterwarnings(
+    "ignore::bayescal.inference.SamplingWarning"
+)  # short chains: only the draws are compared
 def test_fit_bayes_runs_on_pattern_counts_alone(table):
     _, data = table
     counts = cell_statistics(data, 10).pattern_counts()
-    settings = dict(model="hui_walter", num_chains=1, num_warmup=100, num_samples=100, seed=2, progress=False)
+    settings = {
+        "model": "hui_walter",
+        "num_chains": 1,
+        "num_warmup": 100,
+        "num_samples": 100,
+        "seed": 2,
+        "progress": False,
+    }
     from_counts, from_items = bc.fit_bayes(counts, **settings), bc.fit_bayes(data, **settings)
     for got, want in zip(from_counts.draws(), from_items.draws()):
         np.testing.assert_array_equal(got, want)

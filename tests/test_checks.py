@@ -16,7 +16,9 @@ from .helpers import fake_fit
 
 def constant_fit(data, a, b, prevalence, draws=200):
     """A fit whose every draw is the same parameter value."""
-    return fake_fit(data, np.tile(a, (draws, 1)), np.tile(b, (draws, 1)), np.full(draws, prevalence))
+    return fake_fit(
+        data, np.tile(a, (draws, 1)), np.tile(b, (draws, 1)), np.full(draws, prevalence)
+    )
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +44,9 @@ def test_seeds_003_example_of_predicted_agreement():
     table = check_model(constant_fit(data, [0.1] * 3, [0.8] * 3, 0.75), data)
     expected = rows(table, "pairwise_agreement")["expected"]
     assert np.allclose(expected, 0.75 * (0.8**2 + 0.2**2) + 0.25 * (0.1**2 + 0.9**2))
-    assert float(expected.iloc[0]) == pytest.approx(0.72, abs=0.0051)  # 0.715, which seeds/003 rounds to 0.72
+    assert float(expected.iloc[0]) == pytest.approx(
+        0.72, abs=0.0051
+    )  # 0.715, which seeds/003 rounds to 0.72
 
 
 def test_observed_statistics_are_the_datas_own(five):
@@ -51,13 +55,19 @@ def test_observed_statistics_are_the_datas_own(five):
     a = data.annotations
     seen = a != -1
     names = data.annotator_names
-    np.testing.assert_array_equal(rows(table, "positive_count").loc[list(names), "observed"], (a == 1).sum(axis=0))
+    np.testing.assert_array_equal(
+        rows(table, "positive_count").loc[list(names), "observed"], (a == 1).sum(axis=0)
+    )
     votes = (a == 1).sum(axis=1)
-    np.testing.assert_array_equal(rows(table, "votes_per_item")["observed"], np.bincount(votes, minlength=6))
+    np.testing.assert_array_equal(
+        rows(table, "votes_per_item")["observed"], np.bincount(votes, minlength=6)
+    )
     pairs = rows(table, "pairwise_agreement")
     for j, k in itertools.combinations(range(5), 2):
         both = seen[:, j] & seen[:, k]
-        assert pairs.loc[f"{names[j]}-{names[k]}", "observed"] == pytest.approx((a[both, j] == a[both, k]).mean())
+        assert pairs.loc[f"{names[j]}-{names[k]}", "observed"] == pytest.approx(
+            (a[both, j] == a[both, k]).mean()
+        )
     patterns = rows(table, "pattern")
     assert patterns["observed"].sum() == data.n_items
     counts = data.compress()
@@ -73,16 +83,27 @@ def test_expected_pattern_counts_sum_the_latent_label_out(five):
     counts = data.compress()
     for pattern, _ in zip(counts.patterns[:12], counts.counts[:12]):
         seen = pattern >= 0
-        cell = ((data.annotations >= 0) == seen).all(axis=1).sum()  # items with this missingness mask
-        given = lambda rate: np.prod(np.where(pattern[seen] == 1, rate[seen], 1 - rate[seen]))  # noqa: E731
+        cell = (
+            ((data.annotations >= 0) == seen).all(axis=1).sum()
+        )  # items with this missingness mask
+        given = lambda rate, pattern=pattern, seen=seen: np.prod(  # noqa: E731
+            np.where(pattern[seen] == 1, rate[seen], 1 - rate[seen])
+        )
         name = " ".join(f"{n}={'-' if x < 0 else x}" for n, x in zip(data.annotator_names, pattern))
-        assert patterns.loc[name, "expected"] == pytest.approx(cell * (mu * given(b) + (1 - mu) * given(a)), rel=1e-9)
+        assert patterns.loc[name, "expected"] == pytest.approx(
+            cell * (mu * given(b) + (1 - mu) * given(a)), rel=1e-9
+        )
 
 
 def test_saturation_and_identification_are_stated():
     sim = bc.toy_data(800, seed=1)
-    saturated = rows(check_model(constant_fit(sim.data, sim.channels.a, sim.channels.b, 0.5), sim.data), "model")
-    assert saturated.loc["saturation", "flag"] and "saturated: 7 parameters for 7 free cells" in saturated.loc["saturation", "note"]
+    saturated = rows(
+        check_model(constant_fit(sim.data, sim.channels.a, sim.channels.b, 0.5), sim.data), "model"
+    )
+    assert (
+        saturated.loc["saturation", "flag"]
+        and "saturated: 7 parameters for 7 free cells" in saturated.loc["saturation", "note"]
+    )
     five = bc.simulate_annotated(800, FIVE_ANNOTATORS, seed=1).data
     table = check_model(constant_fit(five, FIVE_ANNOTATORS.a, FIVE_ANNOTATORS.b, 0.5), five)
     status = rows(table, "model")
@@ -99,41 +120,62 @@ def test_saturation_and_identification_are_stated():
 def test_grouped_fit_checks_use_the_score_groups():
     channels = bc.Channels([0.1, 0.2], [0.8, 0.9])
     sim = bc.simulate_annotated(3000, channels, calibration=lambda z: 0.1 + 0.8 * z, seed=3)
-    data = bc.AnnotatedScores(sim.data.scores, sim.data.annotations, groups=bc.score_groups(sim.data.scores, n_groups=3))
-    fit = bc.fit_bayes(data, model="hui_walter", num_chains=2, num_warmup=500, num_samples=1000, progress=False)
+    data = bc.AnnotatedScores(
+        sim.data.scores, sim.data.annotations, groups=bc.score_groups(sim.data.scores, n_groups=3)
+    )
+    fit = bc.fit_bayes(
+        data, model="hui_walter", num_chains=2, num_warmup=500, num_samples=1000, progress=False
+    )
     table = check_model(fit, data)
     status = rows(table, "model")
     assert status.loc["saturation", "observed"] == 2  # 3 groups x 3 free cells - (4 + 3) parameters
     assert rows(table, "pattern").index[0].endswith("(group 0)")
-    with pytest.raises(ValueError, match=r"data must have the fit's score groups \[0, 1, 2\]; saw no groups"):
+    with pytest.raises(
+        ValueError, match=r"data must have the fit's score groups \[0, 1, 2\]; saw no groups"
+    ):
         check_model(fit, sim.data)
-    regrouped = bc.AnnotatedScores(sim.data.scores, sim.data.annotations, groups=bc.score_groups(sim.data.scores, n_groups=2))
-    with pytest.raises(ValueError, match=r"data must have the fit's score groups \[0, 1, 2\]; saw \[0, 1\]"):
+    regrouped = bc.AnnotatedScores(
+        sim.data.scores, sim.data.annotations, groups=bc.score_groups(sim.data.scores, n_groups=2)
+    )
+    with pytest.raises(
+        ValueError, match=r"data must have the fit's score groups \[0, 1, 2\]; saw \[0, 1\]"
+    ):
         check_model(fit, regrouped)
 
 
 def test_mismatched_fit_and_data_and_bad_arguments_raise(five):
     data, fit = five
     renamed = bc.AnnotatedScores(data.scores, data.annotations, annotator_names=list("vwxyz"))
-    with pytest.raises(ValueError, match=r"data must have the fit's annotators \['a0', 'a1', 'a2', 'a3', 'a4'\]; saw \['v', 'w'"):
+    with pytest.raises(
+        ValueError,
+        match=r"data must have the fit's annotators \['a0', 'a1', 'a2', 'a3', 'a4'\]; saw \['v', 'w'",
+    ):
         check_model(fit, renamed)
-    with pytest.raises(ValueError, match="data are not the data this fit was fitted to: their pattern counts differ"):
+    with pytest.raises(
+        ValueError,
+        match="data are not the data this fit was fitted to: their pattern counts differ",
+    ):
         check_model(fit, data.subset(np.arange(100)))
-    with pytest.raises(TypeError, match="fit must be a bayescal.BayesFit; saw ChannelFit"):
+    with pytest.raises(TypeError, match=r"fit must be a bayescal\.BayesFit; saw ChannelFit"):
         check_model(bc.dawid_skene_em(data), data)
-    with pytest.raises(TypeError, match="data must be a bayescal.AnnotatedScores; saw ndarray"):
+    with pytest.raises(TypeError, match=r"data must be a bayescal\.AnnotatedScores; saw ndarray"):
         check_model(fit, data.annotations)
     with pytest.raises(ValueError, match="discrepancy must be one of 'chi2', 'g2'; saw 'kl'"):
         check_model(fit, data, discrepancy="kl")
     with pytest.raises(ValueError, match="interval must lie strictly between 0 and 1; saw 1"):
         check_model(fit, data, interval=1)
-    with pytest.raises(TypeError, match="table must be the DataFrame returned by bayescal.checks.check_model"):
+    with pytest.raises(
+        TypeError, match=r"table must be the DataFrame returned by bayescal\.checks\.check_model"
+    ):
         verdicts(data)
 
 
 def test_deviance_and_seed_reproducibility(five):
     data, fit = five
-    first, again = check_model(fit, data, discrepancy="g2", seed=5), check_model(fit, data, discrepancy="g2", seed=5)
+    first, again = (
+        check_model(fit, data, discrepancy="g2", seed=5),
+        check_model(fit, data, discrepancy="g2", seed=5),
+    )
     assert first.equals(again)
     ppc = rows(first, "ppc")
     assert list(ppc.index) == ["deviance G^2", "deviance G^2, sampled posterior draw"]
@@ -149,10 +191,14 @@ def test_shared_errors_simulation_keeps_each_annotators_channel():
     # Given Y, the pair's errors coincide more often than independence allows; other pairs do not.
     wrong = a != labels[:, None]
     assert (wrong[:, 1] & wrong[:, 3]).mean() > 2 * (wrong[:, 1].mean() * wrong[:, 3].mean())
-    assert (wrong[:, 0] & wrong[:, 2]).mean() == pytest.approx(wrong[:, 0].mean() * wrong[:, 2].mean(), rel=0.1)
+    assert (wrong[:, 0] & wrong[:, 2]).mean() == pytest.approx(
+        wrong[:, 0].mean() * wrong[:, 2].mean(), rel=0.1
+    )
     untouched = bc.simulate_annotated(200_000, FIVE_ANNOTATORS, seed=0)
     np.testing.assert_array_equal(untouched.labels, labels)
-    with pytest.raises(ValueError, match=r"pair must be two different annotator indices below 5; saw \(2, 2\)"):
+    with pytest.raises(
+        ValueError, match=r"pair must be two different annotator indices below 5; saw \(2, 2\)"
+    ):
         simulate_dependent(10, FIVE_ANNOTATORS, pair=(2, 2))
     with pytest.raises(ValueError, match=r"shared_error must be a number in \[0, 1\]; saw 1.5"):
         simulate_dependent(10, FIVE_ANNOTATORS, shared_error=1.5)
@@ -171,7 +217,9 @@ def test_p_values_are_roughly_uniform_when_the_model_is_true():
     sampled = ppc[ppc["subject"].str.endswith("sampled posterior draw")]["p_value"].to_numpy()
     classic = ppc[~ppc["subject"].str.endswith("sampled posterior draw")]["p_value"].to_numpy()
     assert stats.kstest(sampled, "uniform").pvalue > 0.01
-    assert (sampled < 0.05).mean() <= 0.10 and (sampled < 0.5).mean() == pytest.approx(0.5, abs=0.15)
+    assert (sampled < 0.05).mean() <= 0.10 and (sampled < 0.5).mean() == pytest.approx(
+        0.5, abs=0.15
+    )
     assert (classic < 0.05).mean() <= 0.05  # conservative, never anti-conservative
     pairs = table[table["check"] == "pairwise_agreement"]
     assert pairs["flag"].mean() <= 0.05

@@ -10,12 +10,14 @@ import numpy as np
 import pytest
 
 import bayescal as bc
-
 from bayescal import cli
 
 
 def _figures(text):
-    return {label.strip(): float(value) for label, value in re.findall(r"^  (\S.+?)\s+(\d\.\d{4})$", text, re.M)}
+    return {
+        label.strip(): float(value)
+        for label, value in re.findall(r"^  (\S.+?)\s+(\d\.\d{4})$", text, re.M)
+    }
 
 
 def test_demo_prints_the_ece_figures_and_the_population_value(capsys, tmp_path):
@@ -32,39 +34,71 @@ def test_demo_prints_the_ece_figures_and_the_population_value(capsys, tmp_path):
     estimated = figures["NC-ECE  (channels estimated by grouped EM)"]
     assert abs(estimated - oracle) < abs(soft - oracle)
     assert "EM: grouped EM on 5 equal-width score groups" in out
-    posterior = re.search(r"posterior median, 90% credible interval\)\s+(\d\.\d{4})  \[(\d\.\d{4}), (\d\.\d{4})\]", out)
+    posterior = re.search(
+        r"posterior median, 90% credible interval\)\s+(\d\.\d{4})  \[(\d\.\d{4}), (\d\.\d{4})\]",
+        out,
+    )
     median, low, high = (float(x) for x in posterior.groups())
     assert low <= median <= high and low <= oracle <= high
     # Model checks: the three-annotator Dawid–Skene model is saturated, and the demo says so.
-    assert "Model checks of the Bayesian Dawid–Skene fit (posterior predictive, 95% intervals):" in out
+    assert (
+        "Model checks of the Bayesian Dawid–Skene fit (posterior predictive, 95% intervals):" in out
+    )
     assert "  Model: saturated: 7 parameters for 7 free cells" in out
     assert "conditional independence cannot be tested here" in out
     # Recalibration section: Platt fitted on one half, scored on the other.
-    assert "Recalibration by Platt scaling, fitted on items 0-3999 and evaluated on items 4000-7999" in out
+    assert (
+        "Recalibration by Platt scaling, fitted on items 0-3999 and evaluated on items 4000-7999"
+        in out
+    )
     rows = {
         name: (float(em), float(oracle_ece), float(med), float(lo), float(hi))
         for name, em, oracle_ece, med, lo, hi in re.findall(
-            r"^  (base|naive|corrected)\s+(\d\.\d{4})\s+(\d\.\d{4})\s+(\d\.\d{4}) \[(\d\.\d{4}), (\d\.\d{4})\]$", out, re.M
+            r"^  (base|naive|corrected)\s+(\d\.\d{4})\s+(\d\.\d{4})\s+(\d\.\d{4}) \[(\d\.\d{4}), (\d\.\d{4})\]$",
+            out,
+            re.M,
         )
     }
     assert set(rows) == {"base", "naive", "corrected"}
-    for em, oracle_ece, med, lo, hi in rows.values():
+    for _em, _oracle_ece, med, lo, hi in rows.values():
         assert lo <= med <= hi
     # Shifted toy: corrected fitting beats naive fitting and the original scores, by the oracle,
     # by NC-ECE with EM channels and by the posterior median.
     for column in (0, 1, 2):
         assert rows["corrected"][column] < rows["naive"][column] < rows["base"][column]
     # Last, the simulated table goes through bayescal fit, and the demo ends with the report's path.
-    assert f"The same table through bayescal fit {tmp_path / 'demo' / 'toy.csv'} --score score --annotators a0,a1,a2 --truth truth" in out
+    assert (
+        f"The same table through bayescal fit {tmp_path / 'demo' / 'toy.csv'} --score score --annotators a0,a1,a2 --truth truth"
+        in out
+    )
     report = tmp_path / "demo" / "fit" / "report.html"
     assert out.rstrip().splitlines()[-1] == f"Report: {report}" and report.is_file()
     summary = json.loads((tmp_path / "demo" / "fit" / "summary.json").read_text())
     assert f"  oracle ECE (truth column)     {summary['ece']['oracle']['value']:.4f}" in out
-    assert round(summary["ece"]["oracle"]["value"], 4) == figures["clean labels  (oracle: only a simulator knows Y)"]
+    assert (
+        round(summary["ece"]["oracle"]["value"], 4)
+        == figures["clean labels  (oracle: only a simulator knows Y)"]
+    )
 
 
 def test_demo_options(capsys):
-    assert cli.main(["demo", "--condition", "calibrated", "--n", "500", "--seed", "3", "--n-bins", "auto", "--no-bayes"]) == 0
+    assert (
+        cli.main(
+            [
+                "demo",
+                "--condition",
+                "calibrated",
+                "--n",
+                "500",
+                "--seed",
+                "3",
+                "--n-bins",
+                "auto",
+                "--no-bayes",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "condition 'calibrated', n = 500, seed = 3" in out
     assert "round(n^(1/3)) equal-width bins" in out
@@ -105,19 +139,30 @@ QUICK = ["--chains", "2", "--warmup", "400", "--samples", "500", "--quiet"]
 def run(*argv, cwd=None):
     """The installed console script in a subprocess, as a user runs it."""
     script = pathlib.Path(sys.executable).with_name("bayescal")
-    return subprocess.run([str(script), *map(str, argv)], capture_output=True, text=True, cwd=cwd, timeout=600)
+    return subprocess.run(
+        [str(script), *map(str, argv)], capture_output=True, text=True, cwd=cwd, timeout=600
+    )
 
 
 @pytest.fixture(scope="module")
 def judged_table(tmp_path_factory):
-    import bayescal as bc
     import pandas as pd
+
+    import bayescal as bc
 
     folder = tmp_path_factory.mktemp("fit")
     sim = bc.toy_data(1500, seed=4)
     labels = sim.data.annotations.astype(float)
     labels[::7, 1] = float("nan")
-    pd.DataFrame({"p": sim.data.scores, "ann": labels[:, 0], "bob": labels[:, 1], "cy": labels[:, 2], "y": sim.labels}).to_csv(folder / "judged.csv", index=False)
+    pd.DataFrame(
+        {
+            "p": sim.data.scores,
+            "ann": labels[:, 0],
+            "bob": labels[:, 1],
+            "cy": labels[:, 2],
+            "y": sim.labels,
+        }
+    ).to_csv(folder / "judged.csv", index=False)
     return folder
 
 
@@ -131,7 +176,20 @@ def test_fit_report_and_refusal_in_a_subprocess(judged_table):
     table = judged_table / "judged.csv"
     before = (table.read_bytes(), table.stat().st_mtime_ns)
     out = judged_table / "results"
-    result = run("fit", table, "--score", "p", "--annotators", "ann,bob,cy", "--truth", "y", "--out", out, "--json", *QUICK)
+    result = run(
+        "fit",
+        table,
+        "--score",
+        "p",
+        "--annotators",
+        "ann,bob,cy",
+        "--truth",
+        "y",
+        "--out",
+        out,
+        "--json",
+        *QUICK,
+    )
     assert result.returncode == 0, result.stderr
     printed = json.loads(result.stdout, parse_constant=no_constants)
     summary = json.loads((out / "summary.json").read_text(), parse_constant=no_constants)
@@ -139,16 +197,40 @@ def test_fit_report_and_refusal_in_a_subprocess(judged_table):
     ece = summary["ece"]
     assert set(ece) == {"n_bins", "naive", "nc_ece", "oracle"}
     low, high = ece["nc_ece"]["posterior"]["interval"]
-    assert low <= ece["nc_ece"]["posterior"]["median"] <= high and ece["nc_ece"]["posterior"]["level"] == 0.9
-    assert abs(ece["nc_ece"]["frequentist"]["value"] - ece["oracle"]["value"]) < abs(ece["naive"]["soft_vote"] - ece["oracle"]["value"])
-    assert summary["data"]["n_items"] == 1500 and summary["input"]["annotators"] == ["ann", "bob", "cy"]
-    assert summary["model"]["name"] == "dawid_skene" and summary["model"]["chains"] == 2 and summary["model"]["draws_per_chain"] == 500
-    assert summary["channels"]["bob"]["b"]["interval"][0] < summary["channels"]["bob"]["b"]["posterior_mean"]
+    assert (
+        low <= ece["nc_ece"]["posterior"]["median"] <= high
+        and ece["nc_ece"]["posterior"]["level"] == 0.9
+    )
+    assert abs(ece["nc_ece"]["frequentist"]["value"] - ece["oracle"]["value"]) < abs(
+        ece["naive"]["soft_vote"] - ece["oracle"]["value"]
+    )
+    assert summary["data"]["n_items"] == 1500 and summary["input"]["annotators"] == [
+        "ann",
+        "bob",
+        "cy",
+    ]
+    assert (
+        summary["model"]["name"] == "dawid_skene"
+        and summary["model"]["chains"] == 2
+        and summary["model"]["draws_per_chain"] == 500
+    )
+    assert (
+        summary["channels"]["bob"]["b"]["interval"][0]
+        < summary["channels"]["bob"]["b"]["posterior_mean"]
+    )
     assert bc.BayesFit.load(out / "posterior.nc").annotator_names == ("ann", "bob", "cy")
     # bob's missing labels add a cell of two-annotator patterns: 10 free cells for 7 parameters.
-    assert summary["checks"]["verdicts"][0] == "Model: 3 degrees of freedom (10 free cells, 7 parameters)."
+    assert (
+        summary["checks"]["verdicts"][0]
+        == "Model: 3 degrees of freedom (10 free cells, 7 parameters)."
+    )
     assert summary["identification"]["status"] == "identified"
-    assert sorted(p.name for p in (out / "figures").iterdir()) == ["agreement.png", "channels.png", "patterns.png", "reliability.png"]
+    assert sorted(p.name for p in (out / "figures").iterdir()) == [
+        "agreement.png",
+        "channels.png",
+        "patterns.png",
+        "reliability.png",
+    ]
     report = (out / "report.html").read_text()
     assert f'id="nc-ece-posterior-median">{ece["nc_ece"]["posterior"]["median"]:.4f}<' in report
     assert (table.read_bytes(), table.stat().st_mtime_ns) == before  # the input is only read
@@ -157,7 +239,10 @@ def test_fit_report_and_refusal_in_a_subprocess(judged_table):
     # The directory exists now: refused without --force, before any fitting.
     refused = run("fit", table, "--score", "p", "--annotators", "ann,bob,cy", "--out", out, *QUICK)
     assert refused.returncode == 2 and refused.stdout == ""
-    assert refused.stderr == f"bayescal: error: {out} already exists; choose another directory or pass --force to overwrite its files\n"
+    assert (
+        refused.stderr
+        == f"bayescal: error: {out} already exists; choose another directory or pass --force to overwrite its files\n"
+    )
 
     # Re-rendering reads the saved results only: a summary edited by hand shows up in the report.
     summary["ece"]["naive"]["soft_vote"] = 0.98765
@@ -168,7 +253,11 @@ def test_fit_report_and_refusal_in_a_subprocess(judged_table):
     assert rendered.stdout.strip() == f"Wrote {out / 'report.html'}"
     assert 'id="naive-soft-vote">0.9877<' in (out / "report.html").read_text()
     missing = run("report", judged_table / "nowhere")
-    assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "summary.json: no such file" in missing.stderr
+    assert (
+        missing.returncode == 2
+        and missing.stderr.count("\n") == 1
+        and "summary.json: no such file" in missing.stderr
+    )
 
 
 def test_fit_long_format_with_two_annotators_in_a_subprocess(judged_table):
@@ -180,24 +269,61 @@ def test_fit_long_format_with_two_annotators_in_a_subprocess(judged_table):
     long.to_parquet(judged_table / "labels.parquet")
     out = judged_table / "long"
     result = run(
-        "fit", judged_table / "labels.parquet", "--long", "--scores", judged_table / "scores.parquet", "--score", "p",
-        "--annotator", "rater", "--label", "vote", "--groups", "3", "--out", out, *QUICK,
+        "fit",
+        judged_table / "labels.parquet",
+        "--long",
+        "--scores",
+        judged_table / "scores.parquet",
+        "--score",
+        "p",
+        "--annotator",
+        "rater",
+        "--label",
+        "vote",
+        "--groups",
+        "3",
+        "--out",
+        out,
+        *QUICK,
     )
     assert result.returncode == 0, result.stderr
     assert "model hui_walter (auto: two annotators need score groups (Hui–Walter))" in result.stdout
     assert result.stdout.strip().endswith(f"and the report {out / 'report.html'}")
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["data"]["annotators"] == ["ann", "cy"] and sorted(summary["data"]["groups"]) == ["0", "1", "2"]
+    assert summary["data"]["annotators"] == ["ann", "cy"] and sorted(summary["data"]["groups"]) == [
+        "0",
+        "1",
+        "2",
+    ]
     assert summary["input"]["long"] is True
 
 
 @pytest.mark.filterwarnings("default::bayescal.channels.SaturatedModelWarning")
-@pytest.mark.filterwarnings("default::bayescal.inference.SamplingWarning")  # short runs may warn too
+@pytest.mark.filterwarnings(
+    "default::bayescal.inference.SamplingWarning"
+)  # short runs may warn too
 def test_fit_prints_warnings_as_one_line_each(judged_table, capsys):
     out = judged_table / "warned"
-    assert cli.main(["fit", str(judged_table / "judged.csv"), "--score", "p", "--annotators", "ann,bob,cy", "--out", str(out), *QUICK]) == 0
+    assert (
+        cli.main(
+            [
+                "fit",
+                str(judged_table / "judged.csv"),
+                "--score",
+                "p",
+                "--annotators",
+                "ann,bob,cy",
+                "--out",
+                str(out),
+                *QUICK,
+            ]
+        )
+        == 0
+    )
     lines = capsys.readouterr().err.splitlines()
-    assert "bayescal: warning: dawid_skene_em: the model is saturated" in lines[0] and lines[0].endswith("(SaturatedModelWarning)")
+    assert "bayescal: warning: dawid_skene_em: the model is saturated" in lines[0] and lines[
+        0
+    ].endswith("(SaturatedModelWarning)")
     assert all(line.startswith("bayescal: warning: ") for line in lines)
 
 
@@ -211,14 +337,36 @@ def test_recalibrate_writes_the_map_and_the_table_with_one_added_column(judged_t
     table = judged_table / f"recal{suffix}"
     source.to_csv(table, index=False) if suffix == ".csv" else source.to_parquet(table, index=False)
     out = judged_table / f"recal-out{suffix}"
-    result = run("recalibrate", table, "--score", "p", "--annotators", "ann,bob,cy", "--method", "platt", "--out", out)
+    result = run(
+        "recalibrate",
+        table,
+        "--score",
+        "p",
+        "--annotators",
+        "ann,bob,cy",
+        "--method",
+        "platt",
+        "--out",
+        out,
+    )
     assert result.returncode == 0, result.stderr
     document = json.loads((out / "map.json").read_text())
-    assert document["map"]["method"] == "platt" and document["channels"]["estimator"] == "dawid_skene_em"
-    written = pd.read_csv(out / "recalibrated.csv") if suffix == ".csv" else pd.read_parquet(out / "recalibrated.parquet")
-    assert list(written.columns) == list(source.columns) + ["p_recalibrated"]
+    assert (
+        document["map"]["method"] == "platt"
+        and document["channels"]["estimator"] == "dawid_skene_em"
+    )
+    written = (
+        pd.read_csv(out / "recalibrated.csv")
+        if suffix == ".csv"
+        else pd.read_parquet(out / "recalibrated.parquet")
+    )
+    assert list(written.columns) == [*list(source.columns), "p_recalibrated"]
     pd.testing.assert_frame_equal(written[source.columns], source)
-    np.testing.assert_allclose(written["p_recalibrated"], map_from_dict(document["map"]).predict(source["p"].to_numpy()), rtol=1e-12)
+    np.testing.assert_allclose(
+        written["p_recalibrated"],
+        map_from_dict(document["map"]).predict(source["p"].to_numpy()),
+        rtol=1e-12,
+    )
     # The toy predictor is shifted: the corrected map moves the scores towards the truth.
     before = bc.expected_calibration_error(source["y"], source["p"], 10)
     assert bc.expected_calibration_error(source["y"], written["p_recalibrated"], 10) < before / 2
@@ -229,51 +377,122 @@ def test_recalibrate_histogram_on_long_tables(judged_table):
 
     wide = pd.read_csv(judged_table / "judged.csv").rename_axis("item").reset_index()
     wide[["item", "p"]].to_csv(judged_table / "scores.csv", index=False)
-    wide.melt(id_vars="item", value_vars=["ann", "bob", "cy"], var_name="annotator", value_name="label").to_csv(judged_table / "labels.csv", index=False)
+    wide.melt(
+        id_vars="item", value_vars=["ann", "bob", "cy"], var_name="annotator", value_name="label"
+    ).to_csv(judged_table / "labels.csv", index=False)
     out = judged_table / "recal-long"
-    result = run("recalibrate", judged_table / "labels.csv", "--long", "--scores", judged_table / "scores.csv", "--score", "p", "--method", "histogram", "--out", out, "--json")
+    result = run(
+        "recalibrate",
+        judged_table / "labels.csv",
+        "--long",
+        "--scores",
+        judged_table / "scores.csv",
+        "--score",
+        "p",
+        "--method",
+        "histogram",
+        "--out",
+        out,
+        "--json",
+    )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["map"]["method"] == "histogram"
     written = pd.read_csv(out / "recalibrated.csv")
-    assert list(written.columns) == ["item", "p", "p_recalibrated"] and len(np.unique(written["p_recalibrated"])) <= 10
+    assert (
+        list(written.columns) == ["item", "p", "p_recalibrated"]
+        and len(np.unique(written["p_recalibrated"])) <= 10
+    )
 
 
 def test_sensitivity_prints_and_writes_the_table(judged_table):
     priors = judged_table / "priors.json"
-    priors.write_text(json.dumps({"flat": {}, "sharp": {"sensitivity": [40, 4], "false_positive": [4, 40]}}))
+    priors.write_text(
+        json.dumps({"flat": {}, "sharp": {"sensitivity": [40, 4], "false_positive": [4, 40]}})
+    )
     out = judged_table / "sensitivity"
-    result = run("sensitivity", judged_table / "judged.csv", "--score", "p", "--annotators", "ann,bob,cy", "--priors", priors, "--out", out, *QUICK)
+    result = run(
+        "sensitivity",
+        judged_table / "judged.csv",
+        "--score",
+        "p",
+        "--annotators",
+        "ann,bob,cy",
+        "--priors",
+        priors,
+        "--out",
+        out,
+        *QUICK,
+    )
     assert result.returncode == 0, result.stderr
     assert "reference prior 'flat'" in result.stdout and "nc_ece" in result.stdout
     rows = json.loads((out / "sensitivity.json").read_text())["rows"]
     assert {row["prior"] for row in rows} == {"flat", "sharp"} and len(rows) == 2 * 8
     assert all(row["shift"] == 0 for row in rows if row["prior"] == "flat")
     assert any(abs(row["shift"]) > 0.1 for row in rows if row["prior"] == "sharp")
-    assert (out / "sensitivity.csv").read_text().startswith("prior,quantity,mean,sd,lower,upper,shift,interval_overlap")
+    assert (
+        (out / "sensitivity.csv")
+        .read_text()
+        .startswith("prior,quantity,mean,sd,lower,upper,shift,interval_overlap")
+    )
 
 
 def _bad_tables(folder):
     """Every bad-table case of the issue: (files to write, arguments, message)."""
     import pandas as pd
 
-    good = pd.DataFrame({"item": ["i1", "i2", "i3"], "p": [0.2, 0.5, 0.9], "ann": [0, 1, 1], "bob": [1.0, None, 0.0]})
-    long = pd.DataFrame({"item": ["i1", "i2", "i2"], "annotator": ["ann", "ann", "bob"], "label": [0, 1, 1]})
+    good = pd.DataFrame(
+        {
+            "item": ["i1", "i2", "i3"],
+            "p": [0.2, 0.5, 0.9],
+            "ann": [0, 1, 1],
+            "bob": [1.0, None, 0.0],
+        }
+    )
+    long = pd.DataFrame(
+        {"item": ["i1", "i2", "i2"], "annotator": ["ann", "ann", "bob"], "label": [0, 1, 1]}
+    )
     wide = ["--score", "p", "--annotators", "ann,bob"]
     return {
-        "missing column": (good.drop(columns="bob"), None, wide, "bad.csv: no column 'bob' (columns: item, p, ann)"),
-        "non-numeric score": (good.assign(p=["0.2", "high", "0.9"]), None, wide, "bad.csv: column 'p', row 1: expected a number; saw 'high'"),
-        "label other than 0/1/empty": (good.assign(ann=[0, 1, 7]), None, wide, "bad.csv: column 'ann', row 2: expected 0, 1 or empty; saw 7"),
-        "empty annotator column": (good.assign(bob=None), None, wide, "bad.csv: column 'bob': the annotator gave no label at all; drop it"),
+        "missing column": (
+            good.drop(columns="bob"),
+            None,
+            wide,
+            "bad.csv: no column 'bob' (columns: item, p, ann)",
+        ),
+        "non-numeric score": (
+            good.assign(p=["0.2", "high", "0.9"]),
+            None,
+            wide,
+            "bad.csv: column 'p', row 1: expected a number; saw 'high'",
+        ),
+        "label other than 0/1/empty": (
+            good.assign(ann=[0, 1, 7]),
+            None,
+            wide,
+            "bad.csv: column 'ann', row 2: expected 0, 1 or empty; saw 7",
+        ),
+        "empty annotator column": (
+            good.assign(bob=None),
+            None,
+            wide,
+            "bad.csv: column 'bob': the annotator gave no label at all; drop it",
+        ),
         "duplicated item id (long)": (
-            long, good[["item", "p"]].assign(item=["i1", "i2", "i1"]), ["--score", "p", "--long"],
+            long,
+            good[["item", "p"]].assign(item=["i1", "i2", "i1"]),
+            ["--score", "p", "--long"],
             "scores.csv: row 2: duplicated item id (item 'i1' appears on an earlier row)",
         ),
         "duplicated response (long)": (
-            pd.concat([long, long.iloc[[1]]]), good[["item", "p"]], ["--score", "p", "--long"],
+            pd.concat([long, long.iloc[[1]]]),
+            good[["item", "p"]],
+            ["--score", "p", "--long"],
             "bad.csv: row 3: duplicated (item, annotator) pair (item 'i2', annotator 'ann' appears on an earlier row)",
         ),
         "empty annotator (long)": (
-            long.assign(label=[0, 1, None]), good[["item", "p"]], ["--score", "p", "--long"],
+            long.assign(label=[0, 1, None]),
+            good[["item", "p"]],
+            ["--score", "p", "--long"],
             "bad.csv: column 'label', row 2: annotator 'bob' gave no label at all (every label is empty); drop the annotator",
         ),
     }
@@ -289,7 +508,11 @@ def test_bad_tables_exit_2_with_one_line_naming_column_and_row(tmp_path, case, c
         arguments = [*arguments, "--scores", tmp_path / "scores.csv"]
     result = run(command, tmp_path / "bad.csv", *arguments, "--out", tmp_path / "out")
     assert result.returncode == 2 and result.stdout == ""
-    assert result.stderr.count("\n") == 1 and result.stderr.startswith("bayescal: error: ") and "Traceback" not in result.stderr
+    assert (
+        result.stderr.count("\n") == 1
+        and result.stderr.startswith("bayescal: error: ")
+        and "Traceback" not in result.stderr
+    )
     assert message in result.stderr
     assert not (tmp_path / "out").exists()
 
@@ -297,9 +520,15 @@ def test_bad_tables_exit_2_with_one_line_naming_column_and_row(tmp_path, case, c
 @pytest.mark.parametrize(
     "arguments, message",
     [
-        (["--score", "p"], "--annotators is required for a wide table (or pass --long with --scores)"),
+        (
+            ["--score", "p"],
+            "--annotators is required for a wide table (or pass --long with --scores)",
+        ),
         (["--score", "p", "--long"], "--long needs --scores, the table of item scores"),
-        (["--score", "p", "--annotators", "ann", "--prior", "absent.json"], "absent.json: no such file"),
+        (
+            ["--score", "p", "--annotators", "ann", "--prior", "absent.json"],
+            "absent.json: no such file",
+        ),
     ],
 )
 def test_bad_arguments_of_fit_exit_2(tmp_path, arguments, message):
@@ -313,7 +542,17 @@ def test_bad_arguments_of_fit_exit_2(tmp_path, arguments, message):
 
 def test_debug_shows_the_traceback(tmp_path):
     (tmp_path / "t.csv").write_text("p,ann\n0.5,1\n")
-    result = run("fit", tmp_path / "t.csv", "--score", "p", "--annotators", "zed", "--out", tmp_path / "out", "--debug")
+    result = run(
+        "fit",
+        tmp_path / "t.csv",
+        "--score",
+        "p",
+        "--annotators",
+        "zed",
+        "--out",
+        tmp_path / "out",
+        "--debug",
+    )
     assert result.returncode == 1 and "Traceback" in result.stderr and "TableError" in result.stderr
 
 
@@ -325,19 +564,37 @@ def test_every_command_has_help_with_an_example(command):
 
 @pytest.mark.parametrize("quiet", [False, True])
 def test_progress_bar_on_a_terminal_unless_quiet(judged_table, quiet):
+    import fcntl
     import os
     import pty
-
-    import fcntl
     import struct
     import termios
 
     parent, child = pty.openpty()  # standard error is a terminal, as in a shell
-    fcntl.ioctl(child, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))  # tqdm draws nothing 0 columns wide
+    fcntl.ioctl(
+        child, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0)
+    )  # tqdm draws nothing 0 columns wide
     script = pathlib.Path(sys.executable).with_name("bayescal")
-    argv = [str(script), "fit", str(judged_table / "judged.csv"), "--score", "p", "--annotators", "ann,bob,cy",
-            "--out", str(judged_table / f"tty-{quiet}"), "--chains", "2", "--warmup", "50", "--samples", "50"]
-    process = subprocess.Popen(argv + (["--quiet"] if quiet else []), stdout=subprocess.DEVNULL, stderr=child)
+    argv = [
+        str(script),
+        "fit",
+        str(judged_table / "judged.csv"),
+        "--score",
+        "p",
+        "--annotators",
+        "ann,bob,cy",
+        "--out",
+        str(judged_table / f"tty-{quiet}"),
+        "--chains",
+        "2",
+        "--warmup",
+        "50",
+        "--samples",
+        "50",
+    ]
+    process = subprocess.Popen(
+        argv + (["--quiet"] if quiet else []), stdout=subprocess.DEVNULL, stderr=child
+    )
     os.close(child)
     seen = b""
     while True:

@@ -57,7 +57,9 @@ def test_zero_gap_cannot_be_inverted():
 
 def test_gap_too_small_for_float64_is_rejected_not_turned_into_nan():
     ch = bc.Channels([0.3, 0.3], [0.3 + 1e-15, 0.9])
-    with pytest.raises(ValueError, match=r"annotator 0 has gap b - a = [0-9.]+e-1[56] .* cannot be inverted"):
+    with pytest.raises(
+        ValueError, match=r"annotator 0 has gap b - a = [0-9.]+e-1[56] .* cannot be inverted"
+    ):
         bc.noise_corrected_ece([0.5], [[1, 0]], ch)
 
 
@@ -74,7 +76,9 @@ def test_iv_weights_hand_computed():
 def test_other_weight_rules_hand_computed():
     assert bc.aggregation_weights(CH, rule="equal") == pytest.approx([0.5, 0.5])
     assert bc.aggregation_weights(CH, rule="gap") == pytest.approx([0.8 / 1.3, 0.5 / 1.3])
-    assert bc.aggregation_weights(CH, rule="squared_gap") == pytest.approx([0.64 / 0.89, 0.25 / 0.89])
+    assert bc.aggregation_weights(CH, rule="squared_gap") == pytest.approx(
+        [0.64 / 0.89, 0.25 / 0.89]
+    )
 
 
 def test_iv_variance_floor_gives_equal_weights_for_perfect_annotators():
@@ -89,12 +93,17 @@ def test_weight_rules_bad_input():
         bc.aggregation_weights(CH, 1.5)
     with pytest.raises(TypeError, match=r"prevalence must be a number"):
         bc.aggregation_weights(CH, "half")
-    with pytest.raises(ValueError, match=r"rule must be one of 'iv', 'equal', 'gap', 'squared_gap'; saw 'median'"):
+    with pytest.raises(
+        ValueError, match=r"rule must be one of 'iv', 'equal', 'gap', 'squared_gap'; saw 'median'"
+    ):
         bc.aggregation_weights(CH, 0.5, "median")
     with pytest.raises(TypeError, match=r"channels must be a bayescal.Channels; saw tuple"):
         bc.aggregation_weights(([0.1], [0.9]), 0.5)
     flipped = bc.Channels([0.1, 0.7], [0.9, 0.2])
-    with pytest.raises(ValueError, match=r"rule 'gap' needs positively oriented channels .* annotator 1 has gap -0.5"):
+    with pytest.raises(
+        ValueError,
+        match=r"rule 'gap' needs positively oriented channels .* annotator 1 has gap -0.5",
+    ):
         bc.aggregation_weights(flipped, rule="gap")
 
 
@@ -116,7 +125,9 @@ def test_explicit_weights_renormalise_over_observed_annotators():
 
 def test_iv_plugin_prevalence_rule_of_appendix_f4():
     # equally weighted corrected labels average (0.3625 - 0.125 + 1.6) / 3 = 0.6125
-    expected = bc.corrected_labels(ANNOTATIONS, CH, weights=bc.aggregation_weights(CH, 0.6125, "iv"))
+    expected = bc.corrected_labels(
+        ANNOTATIONS, CH, weights=bc.aggregation_weights(CH, 0.6125, "iv")
+    )
     assert bc.corrected_labels(ANNOTATIONS, CH) == pytest.approx(expected, abs=1e-15)
 
 
@@ -140,13 +151,22 @@ def test_corrected_labels_are_unbiased_per_class():
 
 
 def test_corrected_labels_bad_input():
-    with pytest.raises(ValueError, match=r"channels must describe every annotator column \(2\); saw 3"):
+    with pytest.raises(
+        ValueError, match=r"channels must describe every annotator column \(2\); saw 3"
+    ):
         bc.corrected_labels(ANNOTATIONS, bc.Channels([0.1] * 3, [0.9] * 3))
-    with pytest.raises(ValueError, match=r"annotations must contain only 0, 1 or -1 \(missing\); saw 2 at row 1, column 0"):
+    with pytest.raises(
+        ValueError,
+        match=r"annotations must contain only 0, 1 or -1 \(missing\); saw 2 at row 1, column 0",
+    ):
         bc.corrected_labels([[1, 0], [2, 1]], CH)
-    with pytest.raises(ValueError, match=r"annotations must be a 2-D array .* saw shape \(3,\) \(for one annotator"):
+    with pytest.raises(
+        ValueError, match=r"annotations must be a 2-D array .* saw shape \(3,\) \(for one annotator"
+    ):
         bc.corrected_labels([1, 0, 1], CH)
-    with pytest.raises(ValueError, match=r"annotations must contain only 0, 1 or -1 \(missing\); saw nan"):
+    with pytest.raises(
+        ValueError, match=r"annotations must contain only 0, 1 or -1 \(missing\); saw nan"
+    ):
         bc.corrected_labels([[1.0, math.nan]], CH)
     with pytest.raises(ValueError, match=r"1 item\(s\) with no observed annotation \(rows 1\)"):
         bc.corrected_labels([[1, 0], [-1, -1]], CH)
@@ -154,9 +174,13 @@ def test_corrected_labels_bad_input():
         bc.corrected_labels(ANNOTATIONS, CH, weights=[1, 1, 1])
     with pytest.raises(ValueError, match=r"weights must be non-negative with a positive sum"):
         bc.corrected_labels(ANNOTATIONS, CH, weights=[1, -1])
-    with pytest.raises(ValueError, match=r"weights give zero total weight to the annotators observed on item 2"):
+    with pytest.raises(
+        ValueError, match=r"weights give zero total weight to the annotators observed on item 2"
+    ):
         bc.corrected_labels(ANNOTATIONS, CH, weights=[1, 0])
-    with pytest.raises(ValueError, match=r"weights must be one of 'iv', 'equal', 'gap', 'squared_gap'; saw 'best'"):
+    with pytest.raises(
+        ValueError, match=r"weights must be one of 'iv', 'equal', 'gap', 'squared_gap'; saw 'best'"
+    ):
         bc.corrected_labels(ANNOTATIONS, CH, weights="best")
     with pytest.raises(ValueError, match=r"prevalence must be a number in \[0, 1\]; saw -0.2"):
         bc.corrected_labels(ANNOTATIONS, CH, prevalence=-0.2)
@@ -190,11 +214,15 @@ def test_naive_targets_hand_computed():
 
 
 @pytest.mark.parametrize(
-    "function", [bc.noise_corrected_ece, bc.soft_vote_ece, bc.majority_vote_ece], ids=lambda f: f.__name__
+    "function",
+    [bc.noise_corrected_ece, bc.soft_vote_ece, bc.majority_vote_ece],
+    ids=lambda f: f.__name__,
 )
 def test_ece_functions_bad_input(function):
     extra = (CH,) if function is bc.noise_corrected_ece else ()
-    with pytest.raises(ValueError, match=r"annotations must have one row per item \(2 rows\); saw 3 rows"):
+    with pytest.raises(
+        ValueError, match=r"annotations must have one row per item \(2 rows\); saw 3 rows"
+    ):
         function([0.2, 0.8], ANNOTATIONS, *extra)
     with pytest.raises(ValueError, match=r"scores must lie in \[0, 1\]; saw 1.5 at position 0"):
         function([1.5, 0.2, 0.8], ANNOTATIONS, *extra)
@@ -209,7 +237,9 @@ def test_ece_functions_bad_input(function):
 
 
 def test_majority_vote_bad_ties():
-    with pytest.raises(ValueError, match=r"ties must be one of 'half', 'positive', 'negative'; saw 'coin'"):
+    with pytest.raises(
+        ValueError, match=r"ties must be one of 'half', 'positive', 'negative'; saw 'coin'"
+    ):
         bc.majority_vote_ece([0.5], [[1, 0]], ties="coin")
 
 
@@ -235,7 +265,9 @@ def test_appendix_d1_same_data_give_either_ece_depending_on_assumed_channels():
     # so the binned ECE of both linear residuals equals their ECE.
     sim = bc.simulate_annotated(400_000, MODEL_1[0], MODEL_1[1], seed=11)
     for channels, expected in ((MODEL_1[0], 1 / 8), (MODEL_2[0], 5 / 32)):
-        estimate = bc.noise_corrected_ece(sim.data.scores, sim.data.annotations, channels, n_bins=20)
+        estimate = bc.noise_corrected_ece(
+            sim.data.scores, sim.data.annotations, channels, n_bins=20
+        )
         assert estimate == pytest.approx(expected, abs=0.004)
 
 
@@ -243,10 +275,10 @@ def test_appendix_d1_same_data_give_either_ece_depending_on_assumed_channels():
 
 
 def _population_moments(n_bins):
-    # m(z) - z = 0.25 - 0.5 z on Z ~ U(0, 1): r_l = integral over [l h, (l + 1) h] of 0.25 - 0.5 z
+    # m(z) - z = 0.25 - 0.5 z on Z ~ U(0, 1): r_k = integral over [k h, (k + 1) h] of 0.25 - 0.5 z
     h = 1.0 / n_bins
-    l = np.arange(n_bins)
-    return 0.25 * h - 0.25 * ((l + 1) ** 2 - l**2) * h**2
+    k = np.arange(n_bins)
+    return 0.25 * h - 0.25 * ((k + 1) ** 2 - k**2) * h**2
 
 
 @pytest.mark.slow
@@ -288,7 +320,9 @@ def test_label_posterior_is_the_dawid_skene_e_step():
         assert p == pytest.approx(like1 / (like1 + like0), rel=1e-12)
     perfect = bc.label_posterior([[1], [0]], bc.Channels([0.0], [1.0]), 0.5)
     np.testing.assert_array_equal(perfect, [1.0, 0.0])
-    with pytest.raises(ValueError, match="prevalence must lie strictly between 0 and 1; saw 1.0"):
+    with pytest.raises(ValueError, match=r"prevalence must lie strictly between 0 and 1; saw 1\.0"):
         bc.label_posterior(annotations, channels, 1.0)
-    with pytest.raises(ValueError, match="item 0 has a response pattern that the channels make impossible"):
+    with pytest.raises(
+        ValueError, match="item 0 has a response pattern that the channels make impossible"
+    ):
         bc.label_posterior([[1, 0]], bc.Channels([0.0, 0.0], [1.0, 1.0]), 0.5)

@@ -38,7 +38,9 @@ def test_compress_counts_group_pattern_rows():
         groups=[0, 0, 0, 1, 1, 1],
     )
     counts = data.compress()
-    rows = {(g, tuple(p)): c for g, p, c in zip(counts.groups, counts.patterns.tolist(), counts.counts)}
+    rows = {
+        (g, tuple(p)): c for g, p, c in zip(counts.groups, counts.patterns.tolist(), counts.counts)
+    }
     assert rows == {(0, (0, 0)): 2, (0, (1, -1)): 1, (1, (0, 0)): 1, (1, (1, 1)): 2}
     assert counts.n_items == 6 and counts.n_patterns == 4
     assert counts.annotator_names == ("a0", "a1")
@@ -57,12 +59,16 @@ def test_compress_without_groups_uses_group_zero_and_preserves_totals():
 
 
 def test_subset_keeps_names_and_groups():
-    data = bc.AnnotatedScores([0.1, 0.5, 0.9], [[0], [1], [1]], groups=[0, 1, 1], annotator_names=["ann"])
+    data = bc.AnnotatedScores(
+        [0.1, 0.5, 0.9], [[0], [1], [1]], groups=[0, 1, 1], annotator_names=["ann"]
+    )
     part = data.subset([2, 0])
     assert part.scores.tolist() == [0.9, 0.1] and part.groups.tolist() == [1, 0]
     assert part.annotator_names == ("ann",)
     assert data.subset(np.array([True, False, True])).n_items == 2
-    with pytest.raises(ValueError, match=r"items must be positions in \[0, 3\); saw values from 0 to 5"):
+    with pytest.raises(
+        ValueError, match=r"items must be positions in \[0, 3\); saw values from 0 to 5"
+    ):
         data.subset([0, 5])
     with pytest.raises(ValueError, match=r"boolean mask must have shape \(3,\)"):
         data.subset([True, False])
@@ -73,20 +79,72 @@ def test_subset_keeps_names_and_groups():
 @pytest.mark.parametrize(
     "kwargs, error, match",
     [
-        ({"scores": [0.2, math.nan], "annotations": [[0], [1]]}, ValueError, r"scores must be finite; saw nan at position 1"),
-        ({"scores": [0.2, 1.1], "annotations": [[0], [1]]}, ValueError, r"scores must lie in \[0, 1\]; saw 1.1"),
+        (
+            {"scores": [0.2, math.nan], "annotations": [[0], [1]]},
+            ValueError,
+            r"scores must be finite; saw nan at position 1",
+        ),
+        (
+            {"scores": [0.2, 1.1], "annotations": [[0], [1]]},
+            ValueError,
+            r"scores must lie in \[0, 1\]; saw 1.1",
+        ),
         ({"scores": [], "annotations": np.zeros((0, 1))}, ValueError, r"scores must not be empty"),
-        ({"scores": [0.2, 0.3], "annotations": [[0], [1], [1]]}, ValueError, r"one row per item \(2 rows\); saw 3"),
-        ({"scores": [0.2, 0.3], "annotations": [[0], [3]]}, ValueError, r"saw 3 at row 1, column 0"),
-        ({"scores": [0.2, 0.3], "annotations": [0, 1]}, ValueError, r"annotations must be a 2-D array"),
-        ({"scores": [0.2, 0.3], "annotations": np.zeros((2, 0))}, ValueError, r"at least one item and one annotator"),
-        ({"scores": [0.2, 0.3], "annotations": [[0], [1]], "groups": [0, -1]}, ValueError, r"groups must be non-negative integer ids; saw -1 at position 1"),
-        ({"scores": [0.2, 0.3], "annotations": [[0], [1]], "groups": [0, 0.5]}, ValueError, r"groups must be non-negative integer ids; saw 0.5"),
-        ({"scores": [0.2, 0.3], "annotations": [[0], [1]], "groups": [0]}, ValueError, r"groups must have one entry per item \(2\); saw 1"),
-        ({"scores": [0.2, 0.3], "annotations": [[0], [1]], "annotator_names": ["x", "y"]}, ValueError, r"annotator_names must name each of the 1"),
-        ({"scores": [0.2, 0.3], "annotations": [[0, 1], [1, 1]], "annotator_names": ["x", "x"]}, ValueError, r"annotator_names must be unique"),
-        ({"scores": [0.2, 0.3], "annotations": [[0], [1]], "annotator_names": "x"}, TypeError, r"annotator_names must be a sequence of strings"),
-        ({"scores": ["a", "b"], "annotations": [[0], [1]]}, TypeError, r"scores must hold real numbers"),
+        (
+            {"scores": [0.2, 0.3], "annotations": [[0], [1], [1]]},
+            ValueError,
+            r"one row per item \(2 rows\); saw 3",
+        ),
+        (
+            {"scores": [0.2, 0.3], "annotations": [[0], [3]]},
+            ValueError,
+            r"saw 3 at row 1, column 0",
+        ),
+        (
+            {"scores": [0.2, 0.3], "annotations": [0, 1]},
+            ValueError,
+            r"annotations must be a 2-D array",
+        ),
+        (
+            {"scores": [0.2, 0.3], "annotations": np.zeros((2, 0))},
+            ValueError,
+            r"at least one item and one annotator",
+        ),
+        (
+            {"scores": [0.2, 0.3], "annotations": [[0], [1]], "groups": [0, -1]},
+            ValueError,
+            r"groups must be non-negative integer ids; saw -1 at position 1",
+        ),
+        (
+            {"scores": [0.2, 0.3], "annotations": [[0], [1]], "groups": [0, 0.5]},
+            ValueError,
+            r"groups must be non-negative integer ids; saw 0.5",
+        ),
+        (
+            {"scores": [0.2, 0.3], "annotations": [[0], [1]], "groups": [0]},
+            ValueError,
+            r"groups must have one entry per item \(2\); saw 1",
+        ),
+        (
+            {"scores": [0.2, 0.3], "annotations": [[0], [1]], "annotator_names": ["x", "y"]},
+            ValueError,
+            r"annotator_names must name each of the 1",
+        ),
+        (
+            {"scores": [0.2, 0.3], "annotations": [[0, 1], [1, 1]], "annotator_names": ["x", "x"]},
+            ValueError,
+            r"annotator_names must be unique",
+        ),
+        (
+            {"scores": [0.2, 0.3], "annotations": [[0], [1]], "annotator_names": "x"},
+            TypeError,
+            r"annotator_names must be a sequence of strings",
+        ),
+        (
+            {"scores": ["a", "b"], "annotations": [[0], [1]]},
+            TypeError,
+            r"scores must hold real numbers",
+        ),
     ],
 )
 def test_bad_input(kwargs, error, match):
@@ -107,7 +165,9 @@ def test_from_frame_maps_nan_to_missing_and_keeps_names():
             "grp": [0, 1, 1],
         }
     )
-    data = bc.AnnotatedScores.from_frame(table, score="p", annotators=["ann", "bob", "cy"], groups="grp")
+    data = bc.AnnotatedScores.from_frame(
+        table, score="p", annotators=["ann", "bob", "cy"], groups="grp"
+    )
     assert data.annotations.tolist() == [[0, -1, 1], [1, 1, -1], [1, 0, 0]]
     assert data.annotator_names == ("ann", "bob", "cy")
     assert data.groups.tolist() == [0, 1, 1]
@@ -136,13 +196,37 @@ def test_from_frame_round_trips_through_csv_and_parquet(tmp_path):
     "kwargs, error, match",
     [
         ({"score": "q", "annotators": ["ann"]}, ValueError, r"frame has no column\(s\) \['q'\]"),
-        ({"score": "p", "annotators": []}, ValueError, r"annotators must be a non-empty list of column names"),
+        (
+            {"score": "p", "annotators": []},
+            ValueError,
+            r"annotators must be a non-empty list of column names",
+        ),
         ({"score": "p", "annotators": "ann"}, ValueError, r"annotators must be a non-empty list"),
-        ({"score": "p", "annotators": ["ann", "ann"]}, ValueError, r"annotators must not repeat a column"),
-        ({"score": "p", "annotators": ["bad"]}, ValueError, r"annotator column 'bad' must contain only 0, 1 or NaN \(missing\); saw 2.0 at row 1"),
-        ({"score": "p", "annotators": ["text"]}, TypeError, r"annotator column 'text' must hold numbers"),
-        ({"score": "p", "annotators": ["ann"], "groups": "nope"}, ValueError, r"frame has no column\(s\) \['nope'\]"),
-        ({"score": "text", "annotators": ["ann"]}, TypeError, r"score column 'text' must hold numbers"),
+        (
+            {"score": "p", "annotators": ["ann", "ann"]},
+            ValueError,
+            r"annotators must not repeat a column",
+        ),
+        (
+            {"score": "p", "annotators": ["bad"]},
+            ValueError,
+            r"annotator column 'bad' must contain only 0, 1 or NaN \(missing\); saw 2.0 at row 1",
+        ),
+        (
+            {"score": "p", "annotators": ["text"]},
+            TypeError,
+            r"annotator column 'text' must hold numbers",
+        ),
+        (
+            {"score": "p", "annotators": ["ann"], "groups": "nope"},
+            ValueError,
+            r"frame has no column\(s\) \['nope'\]",
+        ),
+        (
+            {"score": "text", "annotators": ["ann"]},
+            TypeError,
+            r"score column 'text' must hold numbers",
+        ),
     ],
 )
 def test_from_frame_bad_input(kwargs, error, match):
@@ -173,13 +257,17 @@ def _long_tables():
             "y": [1, 0, 1, 0, np.nan, 1],
         }
     )
-    scores = pd.DataFrame({"task": ["i3", "i1", "i2", "i4"], "prob": [0.3, 0.9, 0.6, 0.5], "g": [0, 1, 1, 0]})
+    scores = pd.DataFrame(
+        {"task": ["i3", "i1", "i2", "i4"], "prob": [0.3, 0.9, 0.6, 0.5], "g": [0, 1, 1, 0]}
+    )
     return labels, scores
 
 
 def test_from_long_pivots_in_score_table_order():
     labels, scores = _long_tables()
-    data = bc.AnnotatedScores.from_long(labels, scores, item="task", annotator="worker", label="y", score="prob", groups="g")
+    data = bc.AnnotatedScores.from_long(
+        labels, scores, item="task", annotator="worker", label="y", score="prob", groups="g"
+    )
     assert data.annotator_names == ("w1", "w2", "w3")
     assert data.scores.tolist() == [0.3, 0.9, 0.6, 0.5]
     # i3: w1=0, w2 NaN (missing), w3=1; i1: w1=0, w2=1; i2: w1=1; i4: no labels at all
@@ -193,8 +281,12 @@ def test_from_long_agrees_with_from_frame():
     wide.loc[::4, "a2"] = np.nan
     wide["item"] = np.arange(300)
     wide["score"] = sim.data.scores
-    long = wide.melt(id_vars=["item"], value_vars=["a0", "a1", "a2"], var_name="annotator", value_name="label")
-    from_long = bc.AnnotatedScores.from_long(long.sample(frac=1.0, random_state=0), wide[["item", "score"]])
+    long = wide.melt(
+        id_vars=["item"], value_vars=["a0", "a1", "a2"], var_name="annotator", value_name="label"
+    )
+    from_long = bc.AnnotatedScores.from_long(
+        long.sample(frac=1.0, random_state=0), wide[["item", "score"]]
+    )
     from_wide = bc.AnnotatedScores.from_frame(wide, "score", ["a0", "a1", "a2"])
     assert np.array_equal(from_long.annotations, from_wide.annotations)
     assert from_long.annotator_names == from_wide.annotator_names
@@ -203,26 +295,65 @@ def test_from_long_agrees_with_from_frame():
 @pytest.mark.parametrize(
     "edit, error, match",
     [
-        (lambda l, s: (l.assign(y=[1, 0, 1, 0, 1, 5]), s), ValueError, r"label column 'y' must contain only 0, 1 or NaN"),
-        (lambda l, s: (pd.concat([l, l.iloc[:1]]), s), ValueError, r"at most one label per \(item, annotator\); item 'i1' has several from annotator 'w2'"),
-        (lambda l, s: (l, s[s.task != "i2"]), ValueError, r"labels mention item 'i2', which has no row in scores"),
-        (lambda l, s: (l, pd.concat([s, s.iloc[:1]])), ValueError, r"scores must list each item once; item 'i3'"),
-        (lambda l, s: (l.drop(columns="worker"), s), ValueError, r"labels has no column\(s\) \['worker'\]"),
-        (lambda l, s: (l, s.drop(columns="prob")), ValueError, r"scores has no column\(s\) \['prob'\]"),
-        (lambda l, s: (l.assign(y=np.nan), s), ValueError, r"labels must contain at least one non-missing label"),
-        (lambda l, s: (l, s.assign(prob=[0.3, 1.9, 0.6, 0.5])), ValueError, r"scores must lie in \[0, 1\]; saw 1.9 at position 1"),
-        (lambda l, s: (l.to_dict(), s), TypeError, r"labels must be a pandas DataFrame"),
+        (
+            lambda lab, s: (lab.assign(y=[1, 0, 1, 0, 1, 5]), s),
+            ValueError,
+            r"label column 'y' must contain only 0, 1 or NaN",
+        ),
+        (
+            lambda lab, s: (pd.concat([lab, lab.iloc[:1]]), s),
+            ValueError,
+            r"at most one label per \(item, annotator\); item 'i1' has several from annotator 'w2'",
+        ),
+        (
+            lambda lab, s: (lab, s[s.task != "i2"]),
+            ValueError,
+            r"labels mention item 'i2', which has no row in scores",
+        ),
+        (
+            lambda lab, s: (lab, pd.concat([s, s.iloc[:1]])),
+            ValueError,
+            r"scores must list each item once; item 'i3'",
+        ),
+        (
+            lambda lab, s: (lab.drop(columns="worker"), s),
+            ValueError,
+            r"labels has no column\(s\) \['worker'\]",
+        ),
+        (
+            lambda lab, s: (lab, s.drop(columns="prob")),
+            ValueError,
+            r"scores has no column\(s\) \['prob'\]",
+        ),
+        (
+            lambda lab, s: (lab.assign(y=np.nan), s),
+            ValueError,
+            r"labels must contain at least one non-missing label",
+        ),
+        (
+            lambda lab, s: (lab, s.assign(prob=[0.3, 1.9, 0.6, 0.5])),
+            ValueError,
+            r"scores must lie in \[0, 1\]; saw 1.9 at position 1",
+        ),
+        (lambda lab, s: (lab.to_dict(), s), TypeError, r"labels must be a pandas DataFrame"),
     ],
 )
 def test_from_long_bad_input(edit, error, match):
     labels, scores = edit(*_long_tables())
     with pytest.raises(error, match=match):
-        bc.AnnotatedScores.from_long(labels, scores, item="task", annotator="worker", label="y", score="prob")
+        bc.AnnotatedScores.from_long(
+            labels, scores, item="task", annotator="worker", label="y", score="prob"
+        )
 
 
 @pytest.mark.parametrize(
     "n, n_annotators, n_groups",
-    [(2000, 3, 1), (2000, 5, 7), (3000, 14, 4), (500, 40, 3)],  # bincount, bincount, sort, beyond int64
+    [
+        (2000, 3, 1),
+        (2000, 5, 7),
+        (3000, 14, 4),
+        (500, 40, 3),
+    ],  # bincount, bincount, sort, beyond int64
 )
 def test_compress_agrees_with_a_row_sort_reference(n, n_annotators, n_groups):
     rng = np.random.default_rng(n_annotators)

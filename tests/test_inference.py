@@ -13,7 +13,9 @@ FAST = {"progress": False}  # default 4 chains x (1000 warmup + 1000 draws): fas
 
 def _grouped(sim, n_groups):
     data = sim.data
-    return bc.AnnotatedScores(data.scores, data.annotations, groups=bc.score_groups(data.scores, n_groups=n_groups))
+    return bc.AnnotatedScores(
+        data.scores, data.annotations, groups=bc.score_groups(data.scores, n_groups=n_groups)
+    )
 
 
 @pytest.fixture(scope="module")
@@ -23,9 +25,16 @@ def toy_fit():
 
 
 def test_fit_holds_one_inference_data_with_every_group(toy_fit):
-    sim, fit = toy_fit
+    _sim, fit = toy_fit
     idata = fit.idata
-    for group in ("posterior", "sample_stats", "log_likelihood", "log_prior", "observed_data", "constant_data"):
+    for group in (
+        "posterior",
+        "sample_stats",
+        "log_likelihood",
+        "log_prior",
+        "observed_data",
+        "constant_data",
+    ):
         assert group in idata.groups()
     assert idata.posterior["a"].dims == ("chain", "draw", "annotator")
     assert list(idata.posterior["annotator"].values) == ["a0", "a1", "a2"]
@@ -44,13 +53,23 @@ def test_fit_holds_one_inference_data_with_every_group(toy_fit):
 def test_log_prior_group_holds_the_beta_log_densities_of_each_draw():
     sim = bc.toy_data(500, seed=2)
     priors = bc.Priors(false_positive=(2, 8), sensitivity=(8, 2), prevalence=(3, 3))
-    fit = bc.fit_bayes(sim.data, priors=priors, num_chains=2, num_warmup=300, num_samples=1000, **FAST)
+    fit = bc.fit_bayes(
+        sim.data, priors=priors, num_chains=2, num_warmup=300, num_samples=1000, **FAST
+    )
     a, b, prevalence = fit.draws()
     log_prior = fit.idata.log_prior
     # Beta(2, 8) log density by hand: log(x (1 - x)^7 / B(2, 8)) with B(2, 8) = 1/72.
-    np.testing.assert_allclose(log_prior["a"].values.reshape(a.shape), np.log(72 * a * (1 - a) ** 7), rtol=1e-10)
-    np.testing.assert_allclose(log_prior["b"].values.reshape(b.shape), np.log(72 * b**7 * (1 - b)), rtol=1e-10)
-    np.testing.assert_allclose(log_prior["prevalence"].values.reshape(prevalence.shape), np.log(30 * prevalence**2 * (1 - prevalence) ** 2), rtol=1e-10)
+    np.testing.assert_allclose(
+        log_prior["a"].values.reshape(a.shape), np.log(72 * a * (1 - a) ** 7), rtol=1e-10
+    )
+    np.testing.assert_allclose(
+        log_prior["b"].values.reshape(b.shape), np.log(72 * b**7 * (1 - b)), rtol=1e-10
+    )
+    np.testing.assert_allclose(
+        log_prior["prevalence"].values.reshape(prevalence.shape),
+        np.log(30 * prevalence**2 * (1 - prevalence) ** 2),
+        rtol=1e-10,
+    )
 
 
 def test_fit_leaves_the_global_jax_configuration_alone(toy_fit):
@@ -74,7 +93,9 @@ def test_save_and_load_round_trip_exactly(toy_fit, tmp_path):
         assert np.array_equal(mine, theirs)
     assert loaded.priors == fit.priors and loaded.model == fit.model
     assert loaded.diagnostics.equals(fit.diagnostics)
-    assert np.array_equal(loaded.idata.log_likelihood["counts"].values, fit.idata.log_likelihood["counts"].values)
+    assert np.array_equal(
+        loaded.idata.log_likelihood["counts"].values, fit.idata.log_likelihood["counts"].values
+    )
 
 
 def test_too_short_runs_warn():
@@ -84,8 +105,9 @@ def test_too_short_runs_warn():
 
 
 def test_one_compiled_sampler_serves_new_counts_and_priors():
-    from bayescal.inference import Sampler
     from bayescal.models import PatternDesign
+
+    from bayescal.inference import Sampler
 
     sim = bc.toy_data(3000, seed=4)
     design = PatternDesign.from_counts(sim.data.compress(), grouped=False, complete=True)
@@ -105,15 +127,22 @@ def test_chains_run_in_parallel_only_with_enough_devices(monkeypatch):
     monkeypatch.setattr(jax, "local_device_count", lambda: 4)
     assert chain_method(4) == "parallel"
     monkeypatch.setattr(jax, "local_device_count", lambda: 2)
-    assert chain_method(4) == "vectorized"  # one computation for all chains, never one after another
+    assert (
+        chain_method(4) == "vectorized"
+    )  # one computation for all chains, never one after another
     assert chain_method(1) == "vectorized"
 
 
 def test_non_identified_configurations_fail_before_sampling():
     two = bc.simulate_annotated(500, bc.Channels([0.1, 0.2], [0.8, 0.9]), seed=1)
-    with pytest.raises(IdentificationError, match=r"fit_bayes\(model='dawid_skene'\): two annotators"):
+    with pytest.raises(
+        IdentificationError, match=r"fit_bayes\(model='dawid_skene'\): two annotators"
+    ):
         bc.fit_bayes(two.data)
-    with pytest.raises(IdentificationError, match=r"fit_bayes\(model='hui_walter'\): two annotators without score groups"):
+    with pytest.raises(
+        IdentificationError,
+        match=r"fit_bayes\(model='hui_walter'\): two annotators without score groups",
+    ):
         bc.fit_bayes(two.data, model="hui_walter")
     one = bc.simulate_annotated(500, bc.Channels(0.1, 0.9), seed=1)
     with pytest.raises(IdentificationError, match=r"one annotator"):
@@ -123,8 +152,16 @@ def test_non_identified_configurations_fail_before_sampling():
 @pytest.mark.parametrize(
     "kwargs, error, match",
     [
-        ({"model": "rasch"}, ValueError, r"model must be one of 'dawid_skene', 'hui_walter'; saw 'rasch'"),
-        ({"priors": {"prevalence": (1, 1)}}, TypeError, r"priors must be a bayescal.Priors; saw dict"),
+        (
+            {"model": "rasch"},
+            ValueError,
+            r"model must be one of 'dawid_skene', 'hui_walter'; saw 'rasch'",
+        ),
+        (
+            {"priors": {"prevalence": (1, 1)}},
+            TypeError,
+            r"priors must be a bayescal.Priors; saw dict",
+        ),
         ({"num_chains": 0}, ValueError, r"num_chains must be >= 1; saw 0"),
         ({"num_samples": 2.5}, TypeError, r"num_samples must be an integer"),
         ({"seed": -1}, ValueError, r"seed must be >= 0"),
@@ -178,11 +215,15 @@ def test_flat_prior_posterior_means_agree_with_em():
     sim = bc.simulate_annotated(50_000, channels, lambda z: 0.2 + 0.5 * np.asarray(z), seed=40)
     bayes, em = bc.fit_bayes(sim.data, **FAST), bc.dawid_skene_em(sim.data)
     mean = bayes.posterior_mean()
-    assert mean.a == pytest.approx(em.channels.a, abs=0.01) and mean.b == pytest.approx(em.channels.b, abs=0.01)
+    assert mean.a == pytest.approx(em.channels.a, abs=0.01) and mean.b == pytest.approx(
+        em.channels.b, abs=0.01
+    )
     two = _grouped(bc.simulate_annotated(50_000, bc.Channels([0.1, 0.2], [0.85, 0.9]), seed=41), 3)
     bayes2, em2 = bc.fit_bayes(two, model="hui_walter", **FAST), bc.grouped_em(two)
     mean2 = bayes2.posterior_mean()
-    assert mean2.a == pytest.approx(em2.channels.a, abs=0.01) and mean2.b == pytest.approx(em2.channels.b, abs=0.01)
+    assert mean2.a == pytest.approx(em2.channels.a, abs=0.01) and mean2.b == pytest.approx(
+        em2.channels.b, abs=0.01
+    )
     assert bayes2.draws()[2].mean(axis=0) == pytest.approx(em2.prevalence, abs=0.01)
 
 
@@ -190,7 +231,14 @@ def test_progress_reporter_moves_one_bar_forward_per_run():
     from bayescal.inference import _progress_reporter
 
     report = _progress_reporter(100, num_chains=2)
-    for index in (0, 0, 10, 50, 10, 90):  # parallel chains report the same index twice, out of order
+    for index in (
+        0,
+        0,
+        10,
+        50,
+        10,
+        90,
+    ):  # parallel chains report the same index twice, out of order
         report(np.array(index), 10)
     # a second run of the same sampler opens a new bar
     report(np.array(0), 10)
@@ -198,27 +246,45 @@ def test_progress_reporter_moves_one_bar_forward_per_run():
 
 
 def test_sampler_with_progress_bar_runs_under_vmap(capsys):
-    from bayescal.inference import Sampler
     from bayescal.models import PatternDesign
 
-    design = PatternDesign.from_counts(bc.toy_data(500, seed=1).data.compress(), grouped=False, complete=True)
-    samples, _ = Sampler(design, "dawid_skene", 2, 50, 50, progress=True).run(design.counts, bc.Priors(), seed=0)
+    from bayescal.inference import Sampler
+
+    design = PatternDesign.from_counts(
+        bc.toy_data(500, seed=1).data.compress(), grouped=False, complete=True
+    )
+    samples, _ = Sampler(design, "dawid_skene", 2, 50, 50, progress=True).run(
+        design.counts, bc.Priors(), seed=0
+    )
     assert samples["a"].shape == (2, 50, 3)
     assert "NUTS (2 chains)" in capsys.readouterr().err
 
 
-@pytest.mark.filterwarnings("ignore::bayescal.inference.SamplingWarning")  # short chains: only the draws are compared
+@pytest.mark.filterwarnings(
+    "ignore::bayescal.inference.SamplingWarning"
+)  # short chains: only the draws are compared
 def test_fits_on_the_same_pattern_layout_share_compiled_code(monkeypatch):
     from bayescal import inference
 
     compiled = []
     original = inference.Sampler._compile
-    monkeypatch.setattr(inference.Sampler, "_compile", lambda self, *args: compiled.append(self) or original(self, *args))
-    settings = dict(num_chains=2, num_warmup=123, num_samples=77, progress=False)  # settings no other test uses
+    monkeypatch.setattr(
+        inference.Sampler,
+        "_compile",
+        lambda self, *args: compiled.append(self) or original(self, *args),
+    )
+    settings = {
+        "num_chains": 2,
+        "num_warmup": 123,
+        "num_samples": 77,
+        "progress": False,
+    }  # settings no other test uses
     first, second = bc.toy_data(600, seed=1).data, bc.toy_data(900, seed=2).data
     bc.fit_bayes(first, **settings)
     shared = bc.fit_bayes(second, priors=bc.Priors(sensitivity=(8, 2)), **settings)
-    assert len(compiled) == 1  # a new sample and a new prior, same 8 patterns: no second compilation
+    assert (
+        len(compiled) == 1
+    )  # a new sample and a new prior, same 8 patterns: no second compilation
     inference._COMPILED.clear()
     fresh = bc.fit_bayes(second, priors=bc.Priors(sensitivity=(8, 2)), **settings)
     assert len(compiled) == 2
@@ -235,6 +301,8 @@ def test_arviz_daily_notice_does_not_reach_users(tmp_path):
 
     environment = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
     code = "import bayescal.inference; print('imported')"
-    run = subprocess.run([sys.executable, "-W", "error", "-c", code], capture_output=True, text=True, env=environment)
+    run = subprocess.run(
+        [sys.executable, "-W", "error", "-c", code], capture_output=True, text=True, env=environment
+    )
     assert run.stdout.strip() == "imported", run.stderr
     assert (tmp_path / "arviz" / "daily_warning").is_file()  # the notice was due, and was filtered

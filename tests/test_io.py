@@ -8,12 +8,23 @@ import pandas as pd
 import pytest
 
 import bayescal as bc
-from bayescal.io import TableError, prepare_output, read_long_tables, read_priors, read_wide_table, write_atomic, write_json, write_table
+from bayescal.io import (
+    TableError,
+    prepare_output,
+    read_long_tables,
+    read_priors,
+    read_wide_table,
+    write_atomic,
+    write_json,
+    write_table,
+)
 
 
 @pytest.fixture()
 def table():
-    return pd.DataFrame({"p": [0.1, 0.6, 0.9], "ann": [0, 1, 1], "bob": [0.0, np.nan, 1.0], "y": [0, 1, 1]})
+    return pd.DataFrame(
+        {"p": [0.1, 0.6, 0.9], "ann": [0, 1, 1], "bob": [0.0, np.nan, 1.0], "y": [0, 1, 1]}
+    )
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".parquet"])
@@ -32,12 +43,24 @@ def test_reads_csv_and_parquet_the_same_way(table, tmp_path, suffix):
     "change, message",
     [
         (lambda t: t.drop(columns="bob"), r"no column 'bob'"),
-        (lambda t: t.assign(p=["0.1", "high", "0.9"]), r"column 'p', row 1: expected a number; saw 'high'"),
+        (
+            lambda t: t.assign(p=["0.1", "high", "0.9"]),
+            r"column 'p', row 1: expected a number; saw 'high'",
+        ),
         (lambda t: t.assign(ann=[0, 2, 1]), r"column 'ann', row 1: expected 0, 1 or empty; saw 2"),
         (lambda t: t.assign(bob=np.nan), r"column 'bob': the annotator gave no label at all"),
-        (lambda t: t.assign(p=[0.1, 1.2, 0.9]), r"column 'p', row 1: expected a score in \[0, 1\]; saw 1.2"),
-        (lambda t: t.assign(p=[0.1, np.nan, 0.9]), r"column 'p', row 1: expected a value; saw an empty cell"),
-        (lambda t: t.assign(ann=[0, np.nan, 1], bob=[0, np.nan, 1]), r"row 1: no annotator labelled this item"),
+        (
+            lambda t: t.assign(p=[0.1, 1.2, 0.9]),
+            r"column 'p', row 1: expected a score in \[0, 1\]; saw 1.2",
+        ),
+        (
+            lambda t: t.assign(p=[0.1, np.nan, 0.9]),
+            r"column 'p', row 1: expected a value; saw an empty cell",
+        ),
+        (
+            lambda t: t.assign(ann=[0, np.nan, 1], bob=[0, np.nan, 1]),
+            r"row 1: no annotator labelled this item",
+        ),
         (lambda t: t.assign(y=[0, 1, 5]), r"column 'y', row 2: expected 0 or 1; saw 5"),
         (lambda t: t.iloc[:0], "the table has no rows"),
     ],
@@ -54,7 +77,9 @@ def test_missing_and_unknown_files(tmp_path):
     with pytest.raises(TableError, match="no such file"):
         read_wide_table(tmp_path / "absent.csv", "p", ["a"])
     (tmp_path / "t.xlsx").write_text("x")
-    with pytest.raises(TableError, match=r"expected a table ending in .csv, .parquet, .pq; saw '.xlsx'"):
+    with pytest.raises(
+        TableError, match=r"expected a table ending in .csv, .parquet, .pq; saw '.xlsx'"
+    ):
         read_wide_table(tmp_path / "t.xlsx", "p", ["a"])
     (tmp_path / "broken.parquet").write_text("not parquet")
     with pytest.raises(TableError, match="cannot be read as PARQUET"):
@@ -64,7 +89,9 @@ def test_missing_and_unknown_files(tmp_path):
 def test_output_directory_is_never_overwritten_without_force(tmp_path):
     out = prepare_output(tmp_path / "run")
     (out / "summary.json").write_text("{}")
-    with pytest.raises(FileExistsError, match="already exists; choose another directory or pass --force"):
+    with pytest.raises(
+        FileExistsError, match="already exists; choose another directory or pass --force"
+    ):
         prepare_output(out)
     assert prepare_output(out, force=True) == out and (out / "summary.json").exists()
 
@@ -92,7 +119,12 @@ def test_a_fit_saves_atomically_as_netcdf(tmp_path):
     from tests.helpers import fake_fit
 
     sim = bc.toy_data(300, seed=0)
-    fit = fake_fit(sim.data, np.tile(sim.channels.a, (20, 1)), np.tile(sim.channels.b, (20, 1)), np.full(20, 0.5))
+    fit = fake_fit(
+        sim.data,
+        np.tile(sim.channels.a, (20, 1)),
+        np.tile(sim.channels.b, (20, 1)),
+        np.full(20, 0.5),
+    )
     path = write_atomic(tmp_path / "posterior.nc", fit.save)
     loaded = bc.BayesFit.load(path)
     np.testing.assert_array_equal(loaded.draws()[0], fit.draws()[0])
@@ -108,14 +140,29 @@ def test_written_files_have_ordinary_permissions(tmp_path):
 @pytest.fixture()
 def long_tables(tmp_path):
     scores = pd.DataFrame({"id": ["x", "y", "z"], "p": [0.2, 0.5, 0.9], "y": [0, 1, 1]})
-    labels = pd.DataFrame({"id": ["x", "x", "y", "z", "z"], "who": ["bob", "ann", "ann", "ann", "bob"], "vote": [0, 1, 1, 0, np.nan]})
+    labels = pd.DataFrame(
+        {
+            "id": ["x", "x", "y", "z", "z"],
+            "who": ["bob", "ann", "ann", "ann", "bob"],
+            "vote": [0, 1, 1, 0, np.nan],
+        }
+    )
     return tmp_path, scores, labels
 
 
 def _read_long(folder, scores, labels, **options):
     scores.to_csv(folder / "scores.csv", index=False)
     labels.to_csv(folder / "labels.csv", index=False)
-    return read_long_tables(folder / "labels.csv", folder / "scores.csv", "p", item="id", annotator="who", label="vote", truth="y", **options)
+    return read_long_tables(
+        folder / "labels.csv",
+        folder / "scores.csv",
+        "p",
+        item="id",
+        annotator="who",
+        label="vote",
+        truth="y",
+        **options,
+    )
 
 
 def test_long_format_matches_the_wide_table(long_tables):
@@ -132,14 +179,35 @@ def test_long_format_matches_the_wide_table(long_tables):
 @pytest.mark.parametrize(
     "change, message",
     [
-        (lambda s, l: (s.assign(id=["x", "y", "x"]), l), r"scores.csv: row 2: duplicated item id \(id 'x' appears on an earlier row\)"),
-        (lambda s, l: (s, pd.concat([l, l.iloc[[0]]])), r"labels.csv: row 5: duplicated \(item, annotator\) pair \(id 'x', who 'bob'"),
-        (lambda s, l: (s, l.assign(vote=[0, 1, 3, 0, 1])), r"labels.csv: column 'vote', row 2: expected 0, 1 or empty; saw 3"),
-        (lambda s, l: (s, l.assign(id=["x", "x", "w", "z", "z"])), r"labels.csv: column 'id', row 2: item 'w' has no row in"),
-        (lambda s, l: (s, l.drop(columns="who")), r"labels.csv: no column 'who'"),
-        (lambda s, l: (s.assign(p=[0.2, "?", 0.9]), l), r"scores.csv: column 'p', row 1: expected a number; saw '\?'"),
-        (lambda s, l: (s, l.assign(who=["bob", "ann", np.nan, "ann", "bob"])), r"labels.csv: column 'who', row 2: expected a value"),
-        (lambda s, l: (s, l.assign(vote=[np.nan, 1, 1, 0, np.nan])), r"labels.csv: column 'vote', row 0: annotator 'bob' gave no label at all"),
+        (
+            lambda s, lab: (s.assign(id=["x", "y", "x"]), lab),
+            r"scores.csv: row 2: duplicated item id \(id 'x' appears on an earlier row\)",
+        ),
+        (
+            lambda s, lab: (s, pd.concat([lab, lab.iloc[[0]]])),
+            r"labels.csv: row 5: duplicated \(item, annotator\) pair \(id 'x', who 'bob'",
+        ),
+        (
+            lambda s, lab: (s, lab.assign(vote=[0, 1, 3, 0, 1])),
+            r"labels.csv: column 'vote', row 2: expected 0, 1 or empty; saw 3",
+        ),
+        (
+            lambda s, lab: (s, lab.assign(id=["x", "x", "w", "z", "z"])),
+            r"labels.csv: column 'id', row 2: item 'w' has no row in",
+        ),
+        (lambda s, lab: (s, lab.drop(columns="who")), r"labels.csv: no column 'who'"),
+        (
+            lambda s, lab: (s.assign(p=[0.2, "?", 0.9]), lab),
+            r"scores.csv: column 'p', row 1: expected a number; saw '\?'",
+        ),
+        (
+            lambda s, lab: (s, lab.assign(who=["bob", "ann", np.nan, "ann", "bob"])),
+            r"labels.csv: column 'who', row 2: expected a value",
+        ),
+        (
+            lambda s, lab: (s, lab.assign(vote=[np.nan, 1, 1, 0, np.nan])),
+            r"labels.csv: column 'vote', row 0: annotator 'bob' gave no label at all",
+        ),
     ],
 )
 def test_bad_long_tables_give_one_line(long_tables, change, message):
@@ -174,8 +242,14 @@ def test_priors_files(tmp_path):
     assert list(named) == ["flat", "expert"] and named["expert"].false_positive == (2.0, 8.0)
     for text, message in [
         ("{not json", "not valid JSON"),
-        (json.dumps({"sensitivty": [8, 2]}), r"the prior: expected an object with keys among false_positive, sensitivity, prevalence; saw \['sensitivty'\]"),
-        (json.dumps({"sensitivity": [8, -2]}), "the prior: sensitivity must hold two positive, finite Beta parameters"),
+        (
+            json.dumps({"sensitivty": [8, 2]}),
+            r"the prior: expected an object with keys among false_positive, sensitivity, prevalence; saw \['sensitivty'\]",
+        ),
+        (
+            json.dumps({"sensitivity": [8, -2]}),
+            "the prior: sensitivity must hold two positive, finite Beta parameters",
+        ),
     ]:
         path.write_text(text)
         with pytest.raises(ValueError, match=message):

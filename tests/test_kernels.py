@@ -23,8 +23,13 @@ def _sample(n, k, seed=0):
 def test_binary_ece_equals_the_numpy_moments(n_bins):
     scores, annotations = _sample(3000, 1)
     labels = (annotations[:, 0] == 1).astype(np.int64)
-    expected = binned_moments(labels.astype(float), scores, n_bins, "uniform").ece  # sums in another order
-    values = {bc.expected_calibration_error(labels.astype(dtype), scores, n_bins) for dtype in (np.int8, np.int64, np.float64, bool)}
+    expected = binned_moments(
+        labels.astype(float), scores, n_bins, "uniform"
+    ).ece  # sums in another order
+    values = {
+        bc.expected_calibration_error(labels.astype(dtype), scores, n_bins)
+        for dtype in (np.int8, np.int64, np.float64, bool)
+    }
     assert len(values) == 1 and values.pop() == pytest.approx(expected, rel=1e-12)
 
 
@@ -34,34 +39,56 @@ def test_nc_ece_equals_the_per_item_route(k):
     channels = bc.Channels(np.linspace(0.05, 0.3, k), np.linspace(0.95, 0.7, k))
     for strategy in ("uniform", "quantile"):
         per_item = binned_moments(corrected_labels(annotations, channels), scores, 10, strategy).ece
-        assert bc.noise_corrected_ece(scores, annotations, channels, 10, strategy) == pytest.approx(per_item, rel=1e-12, abs=1e-15)
+        assert bc.noise_corrected_ece(scores, annotations, channels, 10, strategy) == pytest.approx(
+            per_item, rel=1e-12, abs=1e-15
+        )
         soft = binned_moments(bc.soft_vote_labels(annotations), scores, 10, strategy).ece
-        assert bc.soft_vote_ece(scores, annotations, 10, strategy) == pytest.approx(soft, rel=1e-12, abs=1e-15)
+        assert bc.soft_vote_ece(scores, annotations, 10, strategy) == pytest.approx(
+            soft, rel=1e-12, abs=1e-15
+        )
 
 
 def test_pattern_bins_count_every_item_once():
     scores, annotations = _sample(2000, 4)
     cells = pattern_bins(scores, annotations, 9, "uniform")
-    assert cells.counts.sum() == 2000 and len({tuple(p) for p in cells.patterns}) == len(cells.patterns)
+    assert cells.counts.sum() == 2000 and len({tuple(p) for p in cells.patterns}) == len(
+        cells.patterns
+    )
     np.testing.assert_allclose(cells.score_sums.sum(), scores.sum(), rtol=1e-13)
     numpy_route = pattern_bins(scores, annotations, 9, "quantile")
-    assert numpy_route.counts.sum() == 2000 and sorted(map(tuple, numpy_route.patterns)) == sorted(map(tuple, cells.patterns))
+    assert numpy_route.counts.sum() == 2000 and sorted(map(tuple, numpy_route.patterns)) == sorted(
+        map(tuple, cells.patterns)
+    )
 
 
 @pytest.mark.parametrize(
     "change, message",
     [
-        (lambda z, a: (np.where(np.arange(z.size) == 5, np.nan, z), a), r"scores must be finite; saw nan at position 5"),
-        (lambda z, a: (np.where(np.arange(z.size) == 7, 1.5, z), a), r"scores must lie in \[0, 1\]; saw 1.5 at position 7"),
-        (lambda z, a: (z, np.where(np.arange(z.size)[:, None] == 9, 2, a)), r"annotations must contain only 0, 1 or -1 \(missing\); saw 2 at row 9"),
-        (lambda z, a: (z, np.where(np.arange(z.size)[:, None] == 11, -1, a)), r"annotations has 1 item\(s\) with no observed annotation \(rows 11\)"),
+        (
+            lambda z, a: (np.where(np.arange(z.size) == 5, np.nan, z), a),
+            r"scores must be finite; saw nan at position 5",
+        ),
+        (
+            lambda z, a: (np.where(np.arange(z.size) == 7, 1.5, z), a),
+            r"scores must lie in \[0, 1\]; saw 1.5 at position 7",
+        ),
+        (
+            lambda z, a: (z, np.where(np.arange(z.size)[:, None] == 9, 2, a)),
+            r"annotations must contain only 0, 1 or -1 \(missing\); saw 2 at row 9",
+        ),
+        (
+            lambda z, a: (z, np.where(np.arange(z.size)[:, None] == 11, -1, a)),
+            r"annotations has 1 item\(s\) with no observed annotation \(rows 11\)",
+        ),
     ],
 )
 def test_bad_input_found_by_the_compiled_pass_gets_the_usual_message(change, message):
     scores, annotations = _sample(50, 3)
     bad_scores, bad_annotations = change(scores, annotations)
     with pytest.raises(ValueError, match=message):
-        bc.noise_corrected_ece(bad_scores, bad_annotations, bc.Channels([0.1, 0.2, 0.1], [0.9, 0.8, 0.85]), 10)
+        bc.noise_corrected_ece(
+            bad_scores, bad_annotations, bc.Channels([0.1, 0.2, 0.1], [0.9, 0.8, 0.85]), 10
+        )
 
 
 def test_bad_labels_found_by_the_compiled_pass_name_y_true():
@@ -89,8 +116,15 @@ def test_the_kernel_refuses_every_kind_of_bad_item(scores, rows, allow_missing):
 
 
 def test_scores_of_exactly_one_go_to_the_last_bin():
-    counts, sums = bin_pattern_counts(np.array([1.0, 1.0, 0.99, 0.0]), np.array([[1], [0], [1], [0]]), 4, False)
-    assert counts.tolist() == [[0, 1, 0], [0, 0, 0], [0, 0, 0], [0, 1, 2]] and sums.tolist() == [0.0, 0.0, 0.0, 2.99]
+    counts, sums = bin_pattern_counts(
+        np.array([1.0, 1.0, 0.99, 0.0]), np.array([[1], [0], [1], [0]]), 4, False
+    )
+    assert counts.tolist() == [[0, 1, 0], [0, 0, 0], [0, 0, 0], [0, 1, 2]] and sums.tolist() == [
+        0.0,
+        0.0,
+        0.0,
+        2.99,
+    ]
 
 
 def test_large_inputs_run_in_two_threads_and_keep_perfect_channels_exact():
@@ -103,7 +137,9 @@ def test_large_inputs_run_in_two_threads_and_keep_perfect_channels_exact():
     perfect = bc.Channels([0.0, 0.0], [1.0, 1.0])
     clean = bc.expected_calibration_error(labels, scores, 12)
     assert bc.noise_corrected_ece(scores, np.column_stack([labels, labels]), perfect, 12) == clean
-    assert clean == pytest.approx(binned_moments(labels.astype(float), scores, 12, "uniform").ece, rel=1e-12)
+    assert clean == pytest.approx(
+        binned_moments(labels.astype(float), scores, 12, "uniform").ece, rel=1e-12
+    )
     bad = scores.copy()
     bad[n - 3] = np.nan  # in the second half, the other thread's
     with pytest.raises(ValueError, match=f"y_prob must be finite; saw nan at position {n - 3}"):
@@ -118,7 +154,9 @@ def _ece_in_child(queue):
     queue.put(bc.expected_calibration_error((scores > 0.5).astype(int), scores, 10))
 
 
-@pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")  # JAX, if a test imported it, warns on any fork
+@pytest.mark.filterwarnings(
+    "ignore:os.fork:RuntimeWarning"
+)  # JAX, if a test imported it, warns on any fork
 def test_a_forked_child_computes_with_its_own_threads():
     import multiprocessing
 
@@ -126,7 +164,9 @@ def test_a_forked_child_computes_with_its_own_threads():
 
     rng = np.random.default_rng(1)
     scores = rng.random(THREADED_FROM + 1)
-    expected = bc.expected_calibration_error((scores > 0.5).astype(int), scores, 10)  # the parent's threads exist now
+    expected = bc.expected_calibration_error(
+        (scores > 0.5).astype(int), scores, 10
+    )  # the parent's threads exist now
     context = multiprocessing.get_context("fork")
     queue = context.Queue()
     child = context.Process(target=_ece_in_child, args=(queue,))

@@ -33,7 +33,9 @@ def loop_ece(y, p, n_bins):
 
 
 def test_seed_example_overconfident():
-    assert bc.expected_calibration_error([1, 0, 1, 0], [0.9] * 4, n_bins=5) == pytest.approx(0.4, abs=1e-15)
+    assert bc.expected_calibration_error([1, 0, 1, 0], [0.9] * 4, n_bins=5) == pytest.approx(
+        0.4, abs=1e-15
+    )
 
 
 def test_seed_example_two_bins():
@@ -115,7 +117,9 @@ def test_agrees_with_loop_reference_on_random_data(n_bins):
     rng = np.random.default_rng(n_bins)
     p = rng.random(997) ** 2
     y = (rng.random(997) < np.sqrt(p)).astype(int)
-    assert bc.expected_calibration_error(y, p, n_bins) == pytest.approx(loop_ece(y, p, n_bins), abs=1e-12)
+    assert bc.expected_calibration_error(y, p, n_bins) == pytest.approx(
+        loop_ece(y, p, n_bins), abs=1e-12
+    )
 
 
 def test_mce_hand_computed():
@@ -140,8 +144,12 @@ def test_permutation_invariance(data, n_bins, strategy, random):
     y, p = data
     order = list(range(len(y)))
     random.shuffle(order)
-    shuffled = bc.expected_calibration_error([y[i] for i in order], [p[i] for i in order], n_bins, strategy)
-    assert shuffled == pytest.approx(bc.expected_calibration_error(y, p, n_bins, strategy), abs=1e-12)
+    shuffled = bc.expected_calibration_error(
+        [y[i] for i in order], [p[i] for i in order], n_bins, strategy
+    )
+    assert shuffled == pytest.approx(
+        bc.expected_calibration_error(y, p, n_bins, strategy), abs=1e-12
+    )
 
 
 @given(labels_and_scores, bin_counts, strategies)
@@ -157,7 +165,9 @@ def test_ece_in_unit_interval_and_below_mce(data, n_bins, strategy):
 @given(labels_and_scores, bin_counts)
 def test_uniform_strategy_matches_loop_reference(data, n_bins):
     y, p = data
-    assert bc.expected_calibration_error(y, p, n_bins) == pytest.approx(loop_ece(y, p, n_bins), abs=1e-12)
+    assert bc.expected_calibration_error(y, p, n_bins) == pytest.approx(
+        loop_ece(y, p, n_bins), abs=1e-12
+    )
 
 
 @given(
@@ -181,8 +191,12 @@ def test_reliability_curve_reproduces_ece(data, n_bins, strategy):
     y, p = data
     curve = bc.reliability_curve(y, p, n_bins, strategy)
     ok = curve.nonempty
-    from_curve = np.sum(curve.counts[ok] / len(y) * np.abs(curve.mean_target[ok] - curve.mean_predicted[ok]))
-    assert from_curve == pytest.approx(bc.expected_calibration_error(y, p, n_bins, strategy), abs=1e-12)
+    from_curve = np.sum(
+        curve.counts[ok] / len(y) * np.abs(curve.mean_target[ok] - curve.mean_predicted[ok])
+    )
+    assert from_curve == pytest.approx(
+        bc.expected_calibration_error(y, p, n_bins, strategy), abs=1e-12
+    )
     assert curve.counts.sum() == len(y)
 
 
@@ -198,8 +212,20 @@ METRICS = [bc.expected_calibration_error, bc.max_calibration_error, bc.reliabili
         ([1, 0], [0.5, math.nan], {}, ValueError, r"y_prob must be finite; saw nan at position 1"),
         ([1, 0], [0.5, math.inf], {}, ValueError, r"y_prob must be finite"),
         ([1, 0], [0.5, 1.2], {}, ValueError, r"y_prob must lie in \[0, 1\]; saw 1.2 at position 1"),
-        ([1, 0], [-0.1, 0.5], {}, ValueError, r"y_prob must lie in \[0, 1\]; saw -0.1 at position 0"),
-        ([1, 2], [0.5, 0.5], {}, ValueError, r"y_true must contain only 0 and 1; saw 2 at position 1"),
+        (
+            [1, 0],
+            [-0.1, 0.5],
+            {},
+            ValueError,
+            r"y_prob must lie in \[0, 1\]; saw -0.1 at position 0",
+        ),
+        (
+            [1, 2],
+            [0.5, 0.5],
+            {},
+            ValueError,
+            r"y_true must contain only 0 and 1; saw 2 at position 1",
+        ),
         ([1, 0.5], [0.5, 0.5], {}, ValueError, r"y_true must contain only 0 and 1"),
         ([1, 0, 1], [0.5, 0.5], {}, ValueError, r"same number of items; saw 3 and 2"),
         ([], [], {}, ValueError, r"y_true must not be empty"),
@@ -208,8 +234,20 @@ METRICS = [bc.expected_calibration_error, bc.max_calibration_error, bc.reliabili
         ([1, 0], [0.5, 0.5], {"n_bins": 0}, ValueError, r"n_bins must be >= 1; saw 0"),
         ([1, 0], [0.5, 0.5], {"n_bins": 2.5}, TypeError, r"n_bins must be an integer"),
         ([1, 0], [0.5, 0.5], {"n_bins": True}, TypeError, r"n_bins must be an integer"),
-        ([1, 0], [0.5, 0.5], {"n_bins": "many"}, ValueError, r"n_bins must be a positive integer or 'auto'"),
-        ([1, 0], [0.5, 0.5], {"strategy": "kmeans"}, ValueError, r"strategy must be one of 'uniform', 'quantile'; saw 'kmeans'"),
+        (
+            [1, 0],
+            [0.5, 0.5],
+            {"n_bins": "many"},
+            ValueError,
+            r"n_bins must be a positive integer or 'auto'",
+        ),
+        (
+            [1, 0],
+            [0.5, 0.5],
+            {"strategy": "kmeans"},
+            ValueError,
+            r"strategy must be one of 'uniform', 'quantile'; saw 'kmeans'",
+        ),
     ],
 )
 def test_bad_input_is_rejected_with_a_named_message(metric, y, p, kwargs, error, match):
@@ -226,5 +264,8 @@ def test_calibration_moments_bad_targets():
 
 def test_calibration_moments_accept_targets_outside_unit_interval():
     moments = bc.calibration_moments([1.5, -0.5], [0.25, 0.75], n_bins=2)
-    assert moments.moments.tolist() == [pytest.approx((1.5 - 0.25) / 2), pytest.approx((-0.5 - 0.75) / 2)]
+    assert moments.moments.tolist() == [
+        pytest.approx((1.5 - 0.25) / 2),
+        pytest.approx((-0.5 - 0.75) / 2),
+    ]
     assert moments.ece == pytest.approx(1.25)

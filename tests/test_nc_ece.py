@@ -11,13 +11,17 @@ pytestmark = pytest.mark.filterwarnings("ignore::bayescal.channels.SaturatedMode
 
 def _grouped(sim, n_groups=5):
     data = sim.data
-    return bc.AnnotatedScores(data.scores, data.annotations, groups=bc.score_groups(data.scores, n_groups=n_groups))
+    return bc.AnnotatedScores(
+        data.scores, data.annotations, groups=bc.score_groups(data.scores, n_groups=n_groups)
+    )
 
 
 def test_known_channels_give_noise_corrected_ece():
     sim = bc.toy_data(4000, seed=1)
     result = bc.nc_ece(sim.data, sim.channels, n_bins=10)
-    assert result.estimate == bc.noise_corrected_ece(sim.data.scores, sim.data.annotations, sim.channels, 10)
+    assert result.estimate == bc.noise_corrected_ece(
+        sim.data.scores, sim.data.annotations, sim.channels, 10
+    )
     assert result.fits == () and result.estimator == "known channels" and result.n_evaluated == 4000
 
 
@@ -25,31 +29,42 @@ def test_reuse_equals_correction_with_the_fitted_channels():
     sim = bc.toy_data(4000, seed=2)
     result = bc.nc_ece(sim.data, "dawid_skene_em", n_bins=10)
     (fit,) = result.fits
-    assert result.estimate == bc.noise_corrected_ece(sim.data.scores, sim.data.annotations, fit.channels, 10)
+    assert result.estimate == bc.noise_corrected_ece(
+        sim.data.scores, sim.data.annotations, fit.channels, 10
+    )
     assert result.estimate == pytest.approx(result.moments.ece)
 
 
 def test_split_fits_on_one_part_and_evaluates_the_other():
     sim = bc.toy_data(4000, seed=3)
-    result = bc.nc_ece(sim.data, "dawid_skene_em", mode="split", split_fraction=0.25, n_bins=10, seed=4)
+    result = bc.nc_ece(
+        sim.data, "dawid_skene_em", mode="split", split_fraction=0.25, n_bins=10, seed=4
+    )
     assert result.n_evaluated == 3000 and result.moments.counts.sum() == 3000
     assert result.fits[0].group_counts.sum() == 1000
 
 
 def test_crossfit_sums_held_out_moments_before_the_absolute_value():
     sim = bc.toy_data(6000, seed=5)
-    result = bc.nc_ece(sim.data, "dawid_skene_em", mode="crossfit", n_folds=3, n_bins=10, weights="equal", seed=6)
+    result = bc.nc_ece(
+        sim.data, "dawid_skene_em", mode="crossfit", n_folds=3, n_bins=10, weights="equal", seed=6
+    )
     assert len(result.fits) == 3
     # Rebuild: the fold assignment is a seeded permutation mod F; each fold is corrected with
     # the channels fitted without it, and the moments are taken over all items at once.
     fold = np.random.default_rng(6).permutation(6000) % 3
     targets = np.empty(6000)
     for k, fit in enumerate(result.fits):
-        targets[fold == k] = bc.corrected_labels(sim.data.annotations[fold == k], fit.channels, weights="equal")
+        targets[fold == k] = bc.corrected_labels(
+            sim.data.annotations[fold == k], fit.channels, weights="equal"
+        )
     expected = bc.calibration_moments(targets, sim.data.scores, 10)
     assert result.moments.moments == pytest.approx(expected.moments, abs=1e-15)
     # Summing before |.| can only be smaller than averaging the folds' own ECEs.
-    per_fold = [bc.calibration_moments(targets[fold == k], sim.data.scores[fold == k], 10).ece for k in range(3)]
+    per_fold = [
+        bc.calibration_moments(targets[fold == k], sim.data.scores[fold == k], 10).ece
+        for k in range(3)
+    ]
     assert result.estimate <= np.mean(per_fold) + 1e-12
 
 
@@ -73,20 +88,37 @@ def test_estimator_options_and_callables_are_passed_through():
 
 
 def test_failed_fit_raises_with_the_fold():
-    sim = bc.simulate_annotated(3000, bc.Channels([0.1, 0.15, 0.2, 0.85], [0.9, 0.8, 0.85, 0.1]), seed=9)
-    with pytest.raises(ChannelFitError, match=r"dawid_skene_em failed on the training folds of fold 0: .*annotator 'a3' has b < a"):
+    sim = bc.simulate_annotated(
+        3000, bc.Channels([0.1, 0.15, 0.2, 0.85], [0.9, 0.8, 0.85, 0.1]), seed=9
+    )
+    with pytest.raises(
+        ChannelFitError,
+        match=r"dawid_skene_em failed on the training folds of fold 0: .*annotator 'a3' has b < a",
+    ):
         bc.nc_ece(sim.data, "dawid_skene_em", mode="crossfit")
 
 
 @pytest.mark.parametrize(
     "kwargs, error, match",
     [
-        ({"mode": "jackknife"}, ValueError, r"mode must be one of 'reuse', 'split', 'crossfit'; saw 'jackknife'"),
+        (
+            {"mode": "jackknife"},
+            ValueError,
+            r"mode must be one of 'reuse', 'split', 'crossfit'; saw 'jackknife'",
+        ),
         ({"estimator": "bayes"}, ValueError, r"estimator must be one of 'dawid_skene_em'"),
-        ({"estimator": 3}, TypeError, r"estimator must be one of .* a Channels, or a callable; saw int"),
+        (
+            {"estimator": 3},
+            TypeError,
+            r"estimator must be one of .* a Channels, or a callable; saw int",
+        ),
         ({"estimator_options": [1]}, TypeError, r"estimator_options must be a dict; saw list"),
         ({"mode": "crossfit", "n_folds": 1}, ValueError, r"n_folds must be >= 2; saw 1"),
-        ({"mode": "split", "split_fraction": 1.5}, ValueError, r"split_fraction must be a number in \(0, 1\); saw 1.5"),
+        (
+            {"mode": "split", "split_fraction": 1.5},
+            ValueError,
+            r"split_fraction must be a number in \(0, 1\); saw 1.5",
+        ),
         ({"n_bins": 0}, ValueError, r"n_bins must be >= 1"),
         ({"seed": -1}, ValueError, r"seed must be >= 0"),
     ],
@@ -113,9 +145,14 @@ def test_toy_study_sanity_estimated_channels_close_to_true_channels():
     for seed in range(60):
         sim = bc.toy_data(8000, "calibrated", seed=seed)
         data = _grouped(sim)
-        errors["true"].append(bc.nc_ece(data, sim.channels, n_bins=10).estimate - sim.population_ece)
+        errors["true"].append(
+            bc.nc_ece(data, sim.channels, n_bins=10).estimate - sim.population_ece
+        )
         for mode in ("reuse", "crossfit"):
-            errors[mode].append(bc.nc_ece(data, "grouped_em", mode=mode, n_bins=10, seed=seed).estimate - sim.population_ece)
+            errors[mode].append(
+                bc.nc_ece(data, "grouped_em", mode=mode, n_bins=10, seed=seed).estimate
+                - sim.population_ece
+            )
     mae = {name: np.mean(np.abs(values)) for name, values in errors.items()}
     assert mae["reuse"] < 1.5 * mae["true"], mae
     assert mae["crossfit"] < 1.5 * mae["true"], mae

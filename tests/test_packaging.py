@@ -13,14 +13,31 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 @pytest.mark.slow
 def test_wheel_ships_the_package_and_the_models(tmp_path):
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", str(tmp_path), str(ROOT)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(tmp_path),
+            str(ROOT),
+        ],
         check=True,
         capture_output=True,
     )
     (wheel,) = tmp_path.glob("bayescal-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    expected = {f"bayescal/{p.relative_to(ROOT / 'bayescal').as_posix()}" for p in (ROOT / "bayescal").rglob("*.py")}
-    expected |= {f"bayescal/models/{p.relative_to(ROOT / 'models').as_posix()}" for p in (ROOT / "models").rglob("*.py")}
+    expected = {
+        f"bayescal/{p.relative_to(ROOT / 'bayescal').as_posix()}"
+        for p in (ROOT / "bayescal").rglob("*.py")
+    }
+    expected |= {
+        f"bayescal/models/{p.relative_to(ROOT / 'models').as_posix()}"
+        for p in (ROOT / "models").rglob("*.py")
+    }
     assert "bayescal/models/__init__.py" in names
     assert expected <= names, sorted(expected - names)
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))

@@ -4,13 +4,13 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-import bayescal as bc  # noqa: E402
-from bayescal.checks import check_model  # noqa: E402
-from bayescal.plotting import (  # noqa: E402
+import bayescal as bc
+from bayescal.checks import check_model
+from bayescal.plotting import (
     plot_channels,
     plot_ece_posterior,
     plot_pairwise_agreement,
@@ -18,17 +18,22 @@ from bayescal.plotting import (  # noqa: E402
     plot_prior_sensitivity,
     plot_reliability,
 )
-from bayescal.sensitivity import prior_sensitivity  # noqa: E402
-from bayescal.studies.checks import FIVE_ANNOTATORS  # noqa: E402
+from bayescal.sensitivity import prior_sensitivity
+from bayescal.studies.checks import FIVE_ANNOTATORS
 
-from .helpers import fake_fit  # noqa: E402
+from .helpers import fake_fit
 
 
 @pytest.fixture(scope="module")
 def table():
     data = bc.simulate_annotated(1500, FIVE_ANNOTATORS, seed=2).data
     draws = 100
-    fit = fake_fit(data, np.tile(FIVE_ANNOTATORS.a, (draws, 1)), np.tile(FIVE_ANNOTATORS.b, (draws, 1)), np.full(draws, 0.5))
+    fit = fake_fit(
+        data,
+        np.tile(FIVE_ANNOTATORS.a, (draws, 1)),
+        np.tile(FIVE_ANNOTATORS.b, (draws, 1)),
+        np.full(draws, 0.5),
+    )
     return check_model(fit, data)
 
 
@@ -54,19 +59,32 @@ def test_pairwise_plot_marks_flagged_pairs_red(table):
 
 
 def test_prior_sensitivity_plot_has_a_panel_per_quantity():
-    result = prior_sensitivity(bc.toy_data(200, seed=0).data, priors=[bc.Priors(), bc.Priors(sensitivity=(8, 2))], num_chains=2, num_warmup=500, num_samples=1000)
+    result = prior_sensitivity(
+        bc.toy_data(200, seed=0).data,
+        priors=[bc.Priors(), bc.Priors(sensitivity=(8, 2))],
+        num_chains=2,
+        num_warmup=500,
+        num_samples=1000,
+    )
     axes = plot_prior_sensitivity(result, quantities=["nc_ece", "b[a0]"])
     assert [ax.get_title() for ax in axes] == ["nc_ece", "b[a0]"]
-    np.testing.assert_allclose(axes[1].collections[-1].get_offsets()[:, 0], result.table.xs("b[a0]", level="quantity")["mean"])
+    np.testing.assert_allclose(
+        axes[1].collections[-1].get_offsets()[:, 0],
+        result.table.xs("b[a0]", level="quantity")["mean"],
+    )
     with pytest.raises(ValueError, match=r"quantities must be among .*; saw \['c\[a0\]'\]"):
         plot_prior_sensitivity(result, quantities=["c[a0]"])
-    with pytest.raises(TypeError, match="result must be a bayescal.sensitivity.PriorSensitivity"):
+    with pytest.raises(
+        TypeError, match=r"result must be a bayescal\.sensitivity\.PriorSensitivity"
+    ):
         plot_prior_sensitivity(result.table)
     plt.close("all")
 
 
 def test_plots_reject_other_objects(table):
-    with pytest.raises(TypeError, match="checks must be the DataFrame returned by bayescal.checks.check_model"):
+    with pytest.raises(
+        TypeError, match=r"checks must be the DataFrame returned by bayescal\.checks\.check_model"
+    ):
         plot_ppc_residuals(table["subject"])
     with pytest.raises(ValueError, match="checks has no 'pairwise_agreement' rows to plot"):
         plot_pairwise_agreement(table[table["check"] != "pairwise_agreement"])
@@ -90,7 +108,9 @@ def test_reliability_diagram_draws_the_posterior_median_and_overlaid_curves(toy_
     np.testing.assert_allclose(corrected.get_ydata(), np.median(posterior.bin_accuracy(), axis=0))
     np.testing.assert_allclose(overlaid.get_ydata(), oracle.mean_target)
     assert overlaid.get_label() == "oracle"
-    with pytest.raises(TypeError, match="curves must be a dict of name to bayescal.ReliabilityCurve"):
+    with pytest.raises(
+        TypeError, match=r"curves must be a dict of name to bayescal\.ReliabilityCurve"
+    ):
         plot_reliability(posterior, {"oracle": oracle.mean_target})
     plt.close("all")
 
@@ -100,12 +120,21 @@ def test_ece_posterior_and_channel_forest(toy_posterior):
     ax = plot_ece_posterior(posterior, {"oracle": 0.09})
     assert ax.get_lines()[0].get_xdata()[0] == posterior.median
     ax = plot_channels(fit, {"true": sim.channels})
-    assert [t.get_text() for t in ax.get_yticklabels()] == ["a[a0]", "a[a1]", "a[a2]", "b[a0]", "b[a1]", "b[a2]"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == [
+        "a[a0]",
+        "a[a1]",
+        "a[a2]",
+        "b[a0]",
+        "b[a1]",
+        "b[a2]",
+    ]
     marked = [line.get_xdata()[0] for line in ax.get_lines() if line.get_marker() == "x"]
     np.testing.assert_allclose(marked, np.concatenate([sim.channels.a, sim.channels.b]))
-    with pytest.raises(TypeError, match="posterior must be a bayescal.PosteriorECE; saw BayesFit"):
+    with pytest.raises(
+        TypeError, match=r"posterior must be a bayescal\.PosteriorECE; saw BayesFit"
+    ):
         plot_ece_posterior(fit)
-    with pytest.raises(TypeError, match="references must be a dict of name to bayescal.Channels"):
+    with pytest.raises(TypeError, match=r"references must be a dict of name to bayescal\.Channels"):
         plot_channels(fit, {"true": (0.1, 0.9)})
     plt.close("all")
 
@@ -114,9 +143,17 @@ def test_toy_study_figure_plots_the_mae_of_every_method():
     from bayescal.plotting import plot_toy_study
     from bayescal.studies import toy_study
 
-    study = toy_study(conditions=["calibrated"], sizes=[500, 1000], replicates=3, methods=("true channels", "EM split"))
+    study = toy_study(
+        conditions=["calibrated"],
+        sizes=[500, 1000],
+        replicates=3,
+        methods=("true channels", "EM split"),
+    )
     ax = plot_toy_study(study)
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["true channels", "EM split"]
-    with pytest.raises(ValueError, match=r"condition must be one of the study's conditions \['calibrated'\]; saw 'shifted'"):
+    with pytest.raises(
+        ValueError,
+        match=r"condition must be one of the study's conditions \['calibrated'\]; saw 'shifted'",
+    ):
         plot_toy_study(study, condition="shifted")
     plt.close("all")

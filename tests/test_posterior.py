@@ -27,7 +27,12 @@ def varied():
 def test_channel_draws_reproduce_item_level_nc_ece_exactly(varied, weights):
     data, fit, a, b = varied
     result = bc.posterior_ece(fit, data, n_bins=10, weights=weights, uncertainty="channels")
-    expected = [bc.noise_corrected_ece(data.scores, data.annotations, bc.Channels(a[s], b[s]), 10, weights=weights) for s in range(40)]
+    expected = [
+        bc.noise_corrected_ece(
+            data.scores, data.annotations, bc.Channels(a[s], b[s]), 10, weights=weights
+        )
+        for s in range(40)
+    ]
     assert result.raw_draws == pytest.approx(expected, abs=1e-12)
     assert np.array_equal(result.draws, result.raw_draws)  # no debiasing for the literal method
 
@@ -38,14 +43,21 @@ def test_bayesian_bootstrap_matches_an_exact_item_level_bootstrap():
     # against Dirichlet(1, ..., 1) weights on every item.
     sim = bc.toy_data(300, "shifted", seed=9)
     draws = 4000
-    fit = fake_fit(sim.data, np.tile(sim.channels.a, (draws, 1)), np.tile(sim.channels.b, (draws, 1)), np.full(draws, 0.45))
+    fit = fake_fit(
+        sim.data,
+        np.tile(sim.channels.a, (draws, 1)),
+        np.tile(sim.channels.b, (draws, 1)),
+        np.full(draws, 0.45),
+    )
     ours = bc.posterior_ece(fit, sim.data, n_bins=5, uncertainty="total", seed=1).raw_draws
     u = bc.corrected_labels(sim.data.annotations, sim.channels)
     bins = np.minimum((sim.data.scores * 5).astype(int), 4)
     rng = np.random.default_rng(2)
     weights = rng.dirichlet(np.ones(300), size=draws)
     residual = (u - sim.data.scores)[None, :] * weights
-    exact = np.abs(np.stack([residual[:, bins == l].sum(axis=1) for l in range(5)], axis=1)).sum(axis=1)
+    exact = np.abs(np.stack([residual[:, bins == k].sum(axis=1) for k in range(5)], axis=1)).sum(
+        axis=1
+    )
     assert ours.mean() == pytest.approx(exact.mean(), rel=0.02)
     assert ours.std() == pytest.approx(exact.std(), rel=0.06)
     for q in (0.05, 0.5, 0.95):
@@ -78,13 +90,21 @@ def test_result_fields_and_reliability_bands(varied):
 @pytest.mark.parametrize(
     "kwargs, error, match",
     [
-        ({"uncertainty": "all"}, ValueError, r"uncertainty must be one of 'total', 'channels'; saw 'all'"),
+        (
+            {"uncertainty": "all"},
+            ValueError,
+            r"uncertainty must be one of 'total', 'channels'; saw 'all'",
+        ),
         ({"interval": 1.0}, ValueError, r"interval must lie strictly between 0 and 1; saw 1.0"),
         ({"interval": 1.5}, ValueError, r"interval must be a number in \[0, 1\]"),
         ({"tolerance": -0.1}, ValueError, r"tolerance must be a number in \[0, 1\]"),
         ({"n_bins": 0}, ValueError, r"n_bins must be >= 1"),
         ({"weights": "best"}, ValueError, r"weights must be one of"),
-        ({"weights": [1, 2]}, ValueError, r"weights must have one entry per annotator \(3\); saw 2"),
+        (
+            {"weights": [1, 2]},
+            ValueError,
+            r"weights must have one entry per annotator \(3\); saw 2",
+        ),
         ({"weights": [1, -1, 1]}, ValueError, r"weights must be non-negative with a positive sum"),
         ({"seed": -4}, ValueError, r"seed must be >= 0"),
     ],
@@ -98,8 +118,12 @@ def test_bad_input(varied, kwargs, error, match):
 @pytest.mark.filterwarnings("ignore::bayescal.inference.SamplingWarning")
 def test_data_must_match_the_fit(varied):
     data, fit, _, _ = varied
-    four = bc.AnnotatedScores(data.scores, np.column_stack([data.annotations, data.annotations[:, 0]]))
-    with pytest.raises(ValueError, match=r"data must have the fit's 3 annotators \['a0', 'a1', 'a2'\]; saw 4"):
+    four = bc.AnnotatedScores(
+        data.scores, np.column_stack([data.annotations, data.annotations[:, 0]])
+    )
+    with pytest.raises(
+        ValueError, match=r"data must have the fit's 3 annotators \['a0', 'a1', 'a2'\]; saw 4"
+    ):
         bc.posterior_ece(fit, four)
     with pytest.raises(TypeError, match=r"fit must be a bayescal.BayesFit"):
         bc.posterior_ece(object(), data)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import bayescal as bc
-from bayescal.correction import plugin_prevalence, per_annotator_corrections
+from bayescal.correction import per_annotator_corrections, plugin_prevalence
 from bayescal.posterior import posterior_ece, posterior_recalibration
 from bayescal.recalibration import HistogramBinning, PlattScaling, TemperatureScaling
 
@@ -26,19 +26,31 @@ def setting():
 def draw_labels(data, a, b):
     """Corrected labels of one draw with IV weights and the draw's App. F.4 plug-in prevalence."""
     corrected, observed = per_annotator_corrections(data.annotations, a, b)
-    return bc.corrected_labels(data.annotations, bc.Channels(a, b), prevalence=float(plugin_prevalence(corrected, observed)))
+    return bc.corrected_labels(
+        data.annotations,
+        bc.Channels(a, b),
+        prevalence=float(plugin_prevalence(corrected, observed)),
+    )
 
 
 @pytest.mark.parametrize("method", ["temperature", "platt", "histogram"])
 def test_every_draw_is_the_single_fit_to_that_draws_corrected_labels(method, setting):
     fit_data, eval_data, fit, a, b = setting
-    result = posterior_recalibration(fit, fit_data, eval_data, method=method, uncertainty="channels")
+    result = posterior_recalibration(
+        fit, fit_data, eval_data, method=method, uncertainty="channels"
+    )
     assert result.maps.n_draws == 30 and result.maps.converged.all()
     for s in (0, 11, 29):
         single = FAMILIES[method]().fit(fit_data.scores, draw_labels(fit_data, a[s], b[s]))
-        np.testing.assert_allclose(result.maps.predict(eval_data.scores, slice(s, s + 1))[0], single.predict(eval_data.scores), atol=1e-8)
+        np.testing.assert_allclose(
+            result.maps.predict(eval_data.scores, slice(s, s + 1))[0],
+            single.predict(eval_data.scores),
+            atol=1e-8,
+        )
         # The draw's NC-ECE is its map's predictions scored against its own corrected labels.
-        expected = bc.noise_corrected_ece(single.predict(eval_data.scores), eval_data.annotations, bc.Channels(a[s], b[s]), 15)
+        expected = bc.noise_corrected_ece(
+            single.predict(eval_data.scores), eval_data.annotations, bc.Channels(a[s], b[s]), 15
+        )
         assert result.recalibrated.raw_draws[s] == pytest.approx(expected, abs=1e-8)
     mean_map = result.map
     grid = np.linspace(0, 1, 11)
@@ -49,7 +61,7 @@ def test_every_draw_is_the_single_fit_to_that_draws_corrected_labels(method, set
 
 
 def test_base_and_naive_rows_are_posterior_ece_of_the_original_and_naive_scores(setting):
-    fit_data, eval_data, fit, a, b = setting
+    fit_data, eval_data, fit, _a, _b = setting
     result = posterior_recalibration(fit, fit_data, eval_data, method="platt", seed=4)
     base = posterior_ece(fit, eval_data, seed=4)
     np.testing.assert_array_equal(result.base.draws, base.draws)
@@ -63,34 +75,53 @@ def test_base_and_naive_rows_are_posterior_ece_of_the_original_and_naive_scores(
     assert table.loc["corrected", "median"] < 0.5 * table.loc["base", "median"]
     summary = result.parameter_summary()
     assert list(summary.index) == ["slope", "intercept"]
-    assert summary.loc["slope", "lower"] <= summary.loc["slope", "mean"] <= summary.loc["slope", "upper"]
+    assert (
+        summary.loc["slope", "lower"]
+        <= summary.loc["slope", "mean"]
+        <= summary.loc["slope", "upper"]
+    )
     assert result.recalibrated.bin_accuracy().shape == (30, 15)
 
 
 def test_total_uncertainty_is_wider_than_channel_uncertainty(setting):
     fit_data, eval_data, fit, _, _ = setting
-    total = posterior_recalibration(fit, fit_data, eval_data, method="histogram", uncertainty="total")
-    channels = posterior_recalibration(fit, fit_data, eval_data, method="histogram", uncertainty="channels")
+    total = posterior_recalibration(
+        fit, fit_data, eval_data, method="histogram", uncertainty="total"
+    )
+    channels = posterior_recalibration(
+        fit, fit_data, eval_data, method="histogram", uncertainty="channels"
+    )
     assert np.std(total.recalibrated.raw_draws) > 2 * np.std(channels.recalibrated.raw_draws)
     np.testing.assert_allclose(total.recalibrated.counts.sum(axis=1), eval_data.n_items)
-    again = posterior_recalibration(fit, fit_data, eval_data, method="histogram", uncertainty="total")
+    again = posterior_recalibration(
+        fit, fit_data, eval_data, method="histogram", uncertainty="total"
+    )
     np.testing.assert_array_equal(total.recalibrated.draws, again.recalibrated.draws)
 
 
 def test_posterior_recalibration_rejects_bad_input(setting):
     fit_data, eval_data, fit, _, _ = setting
-    with pytest.raises(TypeError, match="fit must be a bayescal.BayesFit; saw Channels"):
+    with pytest.raises(TypeError, match=r"fit must be a bayescal\.BayesFit; saw Channels"):
         posterior_recalibration(bc.Channels([0.1], [0.9]), fit_data, eval_data)
     two = bc.AnnotatedScores(eval_data.scores, eval_data.annotations[:, :2])
-    with pytest.raises(ValueError, match=r"eval_data must have the fit's 3 annotators \['a0', 'a1', 'a2'\]; saw 2"):
+    with pytest.raises(
+        ValueError, match=r"eval_data must have the fit's 3 annotators \['a0', 'a1', 'a2'\]; saw 2"
+    ):
         posterior_recalibration(fit, fit_data, two)
-    with pytest.raises(TypeError, match="fit_data must be a bayescal.AnnotatedScores"):
+    with pytest.raises(TypeError, match=r"fit_data must be a bayescal\.AnnotatedScores"):
         posterior_recalibration(fit, fit_data.scores, eval_data)
-    with pytest.raises(ValueError, match=r"method must be one of 'temperature', 'platt', 'histogram'; saw 'isotonic'"):
+    with pytest.raises(
+        ValueError,
+        match=r"method must be one of 'temperature', 'platt', 'histogram'; saw 'isotonic'",
+    ):
         posterior_recalibration(fit, fit_data, eval_data, method="isotonic")
     with pytest.raises(ValueError, match=r"eps must be a number in \(0, 0.5\)"):
         posterior_recalibration(fit, fit_data, eval_data, eps=0.7)
     with pytest.raises(ValueError, match=r"interval must lie strictly between 0 and 1"):
         posterior_recalibration(fit, fit_data, eval_data, interval=1.0)
-    with pytest.raises(ValueError, match=r"n_bins must not exceed the number of fitting items \(5\)"):
-        posterior_recalibration(fit, fit_data.subset(np.arange(5)), eval_data, method="histogram", fit_bins=10)
+    with pytest.raises(
+        ValueError, match=r"n_bins must not exceed the number of fitting items \(5\)"
+    ):
+        posterior_recalibration(
+            fit, fit_data.subset(np.arange(5)), eval_data, method="histogram", fit_bins=10
+        )

@@ -24,7 +24,10 @@ def test_dict_round_trip():
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        ({"false_positive": (0, 1)}, r"false_positive must hold two positive, finite Beta parameters; saw \(0, 1\)"),
+        (
+            {"false_positive": (0, 1)},
+            r"false_positive must hold two positive, finite Beta parameters; saw \(0, 1\)",
+        ),
         ({"sensitivity": (1, -2)}, r"sensitivity must hold two positive, finite Beta parameters"),
         ({"prevalence": (1, math.inf)}, r"prevalence must hold two positive, finite"),
         ({"prevalence": (1,)}, r"prevalence must be a pair \(alpha, beta\)"),

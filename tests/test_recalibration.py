@@ -46,7 +46,9 @@ def test_corrected_log_loss_equals_the_log_loss_and_stays_finite():
     eta = np.array([-3.0, 0.0, 2.5])
     u = np.array([0.0, 1.0, 0.3])
     p = special.expit(eta)
-    np.testing.assert_allclose(corrected_log_loss(eta, u), -u * np.log(p) - (1 - u) * np.log1p(-p), rtol=1e-12)
+    np.testing.assert_allclose(
+        corrected_log_loss(eta, u), -u * np.log(p) - (1 - u) * np.log1p(-p), rtol=1e-12
+    )
     # Far logits and targets outside [0, 1]: finite, and linear in the target.
     extreme = corrected_log_loss([800.0, -800.0], [1.7, -0.4])
     np.testing.assert_allclose(extreme, [800.0 - 1.7 * 800.0, -0.4 * 800.0])
@@ -64,7 +66,9 @@ def test_softplus_terms_gradient_and_hessian_match_finite_differences():
         up, g_up, _ = _softplus_terms(theta + shift, features)
         down, g_down, _ = _softplus_terms(theta - shift, features)
         np.testing.assert_allclose(gradient[:, k], (up - down) / (2 * h), rtol=1e-7, atol=1e-9)
-        np.testing.assert_allclose(hessian[:, :, k], (g_up - g_down) / (2 * h), rtol=1e-6, atol=1e-9)
+        np.testing.assert_allclose(
+            hessian[:, :, k], (g_up - g_down) / (2 * h), rtol=1e-6, atol=1e-9
+        )
     np.testing.assert_allclose(value, np.logaddexp(0, theta @ features.T).mean(axis=1), rtol=1e-13)
 
 
@@ -85,26 +89,38 @@ def test_platt_on_clean_labels_matches_unpenalised_logistic_regression(shifted_s
 
     z, y = shifted_sample
     fitted = PlattScaling().fit(z, y)
-    reference = LogisticRegression(C=1e12, tol=1e-12, max_iter=10_000).fit(special.logit(z)[:, None], y)
+    reference = LogisticRegression(C=1e12, tol=1e-12, max_iter=10_000).fit(
+        special.logit(z)[:, None], y
+    )
     assert fitted.slope_ == pytest.approx(reference.coef_[0, 0], abs=1e-5)
     assert fitted.intercept_ == pytest.approx(reference.intercept_[0], abs=1e-5)
     # The simulated truth is sigma(0.65 logit z - 0.3): recovered within sampling error.
-    assert fitted.slope_ == pytest.approx(0.65, abs=0.06) and fitted.intercept_ == pytest.approx(-0.3, abs=0.1)
+    assert fitted.slope_ == pytest.approx(0.65, abs=0.06) and fitted.intercept_ == pytest.approx(
+        -0.3, abs=0.1
+    )
 
 
 @pytest.mark.parametrize("family, intercept", [(TemperatureScaling, False), (PlattScaling, True)])
-def test_fit_minimises_the_corrected_loss_like_a_bounded_quasi_newton(family, intercept, shifted_sample):
+def test_fit_minimises_the_corrected_loss_like_a_bounded_quasi_newton(
+    family, intercept, shifted_sample
+):
     """Targets outside [0, 1] (corrected labels): the projected Newton optimum equals L-BFGS-B's."""
     z, y = shifted_sample
     targets = (y - 0.1) / 0.75  # corrected labels of a channel with a = 0.1, b = 0.85
     fitted = family().fit(z, targets)
     logits = special.logit(z)
     if intercept:
-        theta, bounds, start = np.array([fitted.slope_, fitted.intercept_]), [(-10, 10)] * 2, [1.0, 0.0]
+        theta, bounds, start = (
+            np.array([fitted.slope_, fitted.intercept_]),
+            [(-10, 10)] * 2,
+            [1.0, 0.0],
+        )
     else:
         theta, bounds, start = np.array([1 / fitted.temperature_]), [(0.05, 20)], [1.0]
     objective = lambda t: reference_loss(np.append(t, 0.0), logits, targets, intercept)  # noqa: E731
-    reference = optimize.minimize(objective, start, method="L-BFGS-B", bounds=bounds, options={"ftol": 1e-15, "gtol": 1e-12})
+    reference = optimize.minimize(
+        objective, start, method="L-BFGS-B", bounds=bounds, options={"ftol": 1e-15, "gtol": 1e-12}
+    )
     np.testing.assert_allclose(theta, reference.x, atol=1e-4)
     assert objective(theta) <= reference.fun + 1e-12
     assert fitted.converged_ and not fitted.on_boundary_
@@ -116,19 +132,32 @@ def test_a_fit_that_ends_on_the_box_edge_warns_and_satisfies_the_kkt_conditions(
     gradient pointing out of the box, and the fit says so."""
     rng = np.random.default_rng(1)
     z = rng.random(2000)
-    targets = np.where(z > 0.5, 4.0, -3.0)  # "more than certain" on each side: the loss falls without bound
+    targets = np.where(
+        z > 0.5, 4.0, -3.0
+    )  # "more than certain" on each side: the loss falls without bound
     with pytest.warns(RecalibrationWarning, match="edge of the parameter box"):
         fitted = family().fit(z, targets)
     assert fitted.on_boundary_
     logits = special.logit(z)
     intercept = family is PlattScaling
-    theta = np.array([fitted.slope_, fitted.intercept_]) if intercept else np.array([1 / fitted.temperature_, 0.0])
-    lower, upper = (np.array([-10.0, -10.0]), np.array([10.0, 10.0])) if intercept else (np.array([0.05]), np.array([20.0]))
+    theta = (
+        np.array([fitted.slope_, fitted.intercept_])
+        if intercept
+        else np.array([1 / fitted.temperature_, 0.0])
+    )
+    lower, upper = (
+        (np.array([-10.0, -10.0]), np.array([10.0, 10.0]))
+        if intercept
+        else (np.array([0.05]), np.array([20.0]))
+    )
     h = 1e-6
     for k in range(lower.size):
         shift = np.zeros(2)
         shift[k] = h
-        slope = (reference_loss(theta + shift, logits, targets, intercept) - reference_loss(theta - shift, logits, targets, intercept)) / (2 * h)
+        slope = (
+            reference_loss(theta + shift, logits, targets, intercept)
+            - reference_loss(theta - shift, logits, targets, intercept)
+        ) / (2 * h)
         if theta[k] <= lower[k]:
             assert slope >= -1e-6  # at a lower bound the loss must not decrease inwards
         elif theta[k] >= upper[k]:
@@ -184,7 +213,11 @@ def test_with_perfect_channels_the_corrected_fit_is_the_clean_fit(method, shifte
     data = bc.AnnotatedScores(z, np.column_stack([y, y, y]).astype(int))
     perfect = bc.Channels([0.0, 0.0, 0.0], [1.0, 1.0, 1.0])
     corrected = recalibrate(data, method, channels=perfect)
-    clean = {"temperature": TemperatureScaling(), "platt": PlattScaling(), "histogram": HistogramBinning()}[method].fit(z, y)
+    clean = {
+        "temperature": TemperatureScaling(),
+        "platt": PlattScaling(),
+        "histogram": HistogramBinning(),
+    }[method].fit(z, y)
     grid = np.linspace(0, 1, 101)
     np.testing.assert_array_equal(corrected.predict(grid), clean.predict(grid))
 
@@ -200,7 +233,10 @@ def test_recalibrate_accepts_known_channels_a_channel_fit_or_an_estimator_name()
     targets = bc.corrected_labels(sim.data.annotations, fit.channels)
     assert by_fit.slope_ == PlattScaling().fit(sim.data.scores, targets).slope_
     naive = recalibrate(sim.data, "platt", targets="naive")
-    assert naive.slope_ == PlattScaling().fit(sim.data.scores, sim.data.annotations.mean(axis=1)).slope_
+    assert (
+        naive.slope_
+        == PlattScaling().fit(sim.data.scores, sim.data.annotations.mean(axis=1)).slope_
+    )
     assert abs(by_fit.slope_ - 0.65) < abs(naive.slope_ - 0.65)  # naive targets shrink the slope
 
 
@@ -210,13 +246,17 @@ def test_recalibration_study_table_layout_and_its_identity_row():
     parts = [sim.data.subset(np.arange(k * 2000, (k + 1) * 2000)) for k in range(3)]
     oracle = sim.calibration(parts[2].scores)
     study = recalibration_study(*parts, methods=["platt", "histogram"], oracle=oracle, n_bins=10)
-    assert list(study.table.index) == [(m, f) for m in ("platt", "histogram") for f in ("base", "naive", "corrected")]
+    assert list(study.table.index) == [
+        (m, f) for m in ("platt", "histogram") for f in ("base", "naive", "corrected")
+    ]
     assert list(study.table.columns) == ["nc_ece", "soft_vote_ece", "oracle_ece", "map"]
     base = study.table.loc[("platt", "base")]
     z, annotations = parts[2].scores, parts[2].annotations
     assert base["oracle_ece"] == pytest.approx(bc.calibration_moments(oracle, z, 10).ece)
     assert base["soft_vote_ece"] == pytest.approx(bc.soft_vote_ece(z, annotations, 10))
-    assert base["nc_ece"] == pytest.approx(bc.noise_corrected_ece(z, annotations, study.channels, 10))
+    assert base["nc_ece"] == pytest.approx(
+        bc.noise_corrected_ece(z, annotations, study.channels, 10)
+    )
     corrected = study.maps[("platt", "corrected")]
     assert study.table.loc[("platt", "corrected"), "nc_ece"] == pytest.approx(
         bc.noise_corrected_ece(corrected.predict(z), annotations, study.channels, 10)
@@ -257,7 +297,7 @@ def test_recalibration_simulation_is_reproducible_and_validates():
     assert list(first["seed"].unique()) == [7, 8] and len(first) == 6
     with pytest.raises(ValueError, match="n must be >= 300; saw 30"):
         recalibration_simulation(n=30)
-    with pytest.raises(TypeError, match="channels must be a bayescal.Channels; saw list"):
+    with pytest.raises(TypeError, match=r"channels must be a bayescal\.Channels; saw list"):
         recalibration_simulation(channels=[0.1, 0.9])
 
 
@@ -270,7 +310,12 @@ def test_recalibration_simulation_is_reproducible_and_validates():
         ([0.2, 1.3], [0, 1], ValueError, r"scores must lie in \[0, 1\]; saw 1.3 at position 1"),
         ([0.2, 0.4], [0, np.nan], ValueError, r"targets must be finite; saw nan at position 1"),
         ([], [], ValueError, r"scores must not be empty"),
-        ([0.2, 0.4], [1.0], ValueError, r"scores and targets must have the same number of items; saw 2 and 1"),
+        (
+            [0.2, 0.4],
+            [1.0],
+            ValueError,
+            r"scores and targets must have the same number of items; saw 2 and 1",
+        ),
         ([0.2, 0.4], "ab", TypeError, r"targets must be an array of numbers"),
     ],
 )
@@ -281,9 +326,13 @@ def test_fit_rejects_bad_input(family, scores, targets, error, message):
 
 
 def test_histogram_needs_at_least_as_many_items_as_bins():
-    with pytest.raises(ValueError, match=r"n_bins must not exceed the number of fitting items \(3\); saw 10"):
+    with pytest.raises(
+        ValueError, match=r"n_bins must not exceed the number of fitting items \(3\); saw 10"
+    ):
         HistogramBinning(n_bins=10).fit([0.1, 0.5, 0.9], [0, 1, 1])
-    with pytest.raises(ValueError, match=r"strategy must be one of 'uniform', 'quantile'; saw 'equal'"):
+    with pytest.raises(
+        ValueError, match=r"strategy must be one of 'uniform', 'quantile'; saw 'equal'"
+    ):
         HistogramBinning(strategy="equal").fit([0.1, 0.5, 0.9], [0, 1, 1])
 
 
@@ -305,11 +354,15 @@ def test_predict_before_fit_and_on_bad_scores():
 @pytest.mark.filterwarnings("ignore::bayescal.channels.SaturatedModelWarning")
 def test_recalibrate_rejects_bad_arguments():
     sim = bc.toy_data(300, seed=0)
-    with pytest.raises(TypeError, match="data must be a bayescal.AnnotatedScores; saw ndarray"):
+    with pytest.raises(TypeError, match=r"data must be a bayescal\.AnnotatedScores; saw ndarray"):
         recalibrate(sim.data.scores)
-    with pytest.raises(ValueError, match=r"method must be one of 'temperature', 'platt', 'histogram'; saw 'beta'"):
+    with pytest.raises(
+        ValueError, match=r"method must be one of 'temperature', 'platt', 'histogram'; saw 'beta'"
+    ):
         recalibrate(sim.data, "beta", channels=sim.channels)
-    with pytest.raises(ValueError, match=r"targets must be one of 'corrected', 'naive'; saw 'clean'"):
+    with pytest.raises(
+        ValueError, match=r"targets must be one of 'corrected', 'naive'; saw 'clean'"
+    ):
         recalibrate(sim.data, channels=sim.channels, targets="clean")
     with pytest.raises(ValueError, match="channels are required for corrected targets"):
         recalibrate(sim.data)
@@ -317,23 +370,34 @@ def test_recalibrate_rejects_bad_arguments():
         recalibrate(sim.data, channels="em")
     fit = bc.dawid_skene_em(sim.data)
     failed = dataclasses.replace(fit, channels=None, prevalence=None, failure="complex roots")
-    with pytest.raises(bc.channels.ChannelFitError, match=r"channels: the dawid_skene_em fit failed \(complex roots\)"):
+    with pytest.raises(
+        bc.channels.ChannelFitError,
+        match=r"channels: the dawid_skene_em fit failed \(complex roots\)",
+    ):
         recalibrate(sim.data, channels=failed)
 
 
 def test_recalibration_study_rejects_mismatched_samples_and_bad_settings():
     sim = bc.toy_data(900, seed=1)
     parts = [sim.data.subset(np.arange(k * 300, (k + 1) * 300)) for k in range(3)]
-    renamed = bc.AnnotatedScores(parts[2].scores, parts[2].annotations, annotator_names=["x", "y", "z"])
-    with pytest.raises(ValueError, match=r"eval_data must have the annotators of channel_data \['a0', 'a1', 'a2'\]; saw \['x', 'y', 'z'\]"):
+    renamed = bc.AnnotatedScores(
+        parts[2].scores, parts[2].annotations, annotator_names=["x", "y", "z"]
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"eval_data must have the annotators of channel_data \['a0', 'a1', 'a2'\]; saw \['x', 'y', 'z'\]",
+    ):
         recalibration_study(parts[0], parts[1], renamed)
-    with pytest.raises(TypeError, match="fit_data must be a bayescal.AnnotatedScores"):
+    with pytest.raises(TypeError, match=r"fit_data must be a bayescal\.AnnotatedScores"):
         recalibration_study(parts[0], None, parts[2])
     with pytest.raises(ValueError, match="methods must name at least one"):
         recalibration_study(*parts, methods=[])
     with pytest.raises(TypeError, match="methods must be a sequence of method names"):
         recalibration_study(*parts, methods="platt")
-    with pytest.raises(ValueError, match=r"oracle and eval_data.scores must have the same number of items; saw 3 and 300"):
+    with pytest.raises(
+        ValueError,
+        match=r"oracle and eval_data.scores must have the same number of items; saw 3 and 300",
+    ):
         recalibration_study(*parts, oracle=[0, 1, 1])
 
 
@@ -354,7 +418,9 @@ def test_a_fitted_map_survives_json(method):
     np.testing.assert_array_equal(rebuilt.predict(fresh), fitted.predict(fresh))
     with pytest.raises(RuntimeError, match="not fitted yet"):
         type(fitted)().to_dict()
-    with pytest.raises(ValueError, match="document must be a dict with method, parameters and settings"):
+    with pytest.raises(
+        ValueError, match="document must be a dict with method, parameters and settings"
+    ):
         map_from_dict({"method": method})
     with pytest.raises(ValueError, match="method"):
         map_from_dict({**document, "method": "isotonic"})

@@ -2,7 +2,6 @@
 
 import base64
 import json
-import pathlib
 import re
 import shutil
 
@@ -16,18 +15,35 @@ from bayescal.report import CAPTIONS, load_summary, render_report, report_html
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 #: The flags a headless Chromium needs on a machine without network or sandbox (the machine notes).
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
     folder = tmp_path_factory.mktemp("report")
-    sim = bc.simulate_annotated(1200, bc.Channels([0.1, 0.2, 0.15, 0.3], [0.85, 0.9, 0.8, 0.75]), calibration=lambda z: 0.2 + 0.6 * z, seed=3)
+    sim = bc.simulate_annotated(
+        1200,
+        bc.Channels([0.1, 0.2, 0.15, 0.3], [0.85, 0.9, 0.8, 0.75]),
+        calibration=lambda z: 0.2 + 0.6 * z,
+        seed=3,
+    )
     names = ["ann", "bob", "cy", "dee"]
-    pd.DataFrame({"score": sim.data.scores, **dict(zip(names, sim.data.annotations.T)), "y": sim.labels}).to_csv(folder / "t.csv", index=False)
+    pd.DataFrame(
+        {"score": sim.data.scores, **dict(zip(names, sim.data.annotations.T)), "y": sim.labels}
+    ).to_csv(folder / "t.csv", index=False)
     table = read_wide_table(folder / "t.csv", "score", names, truth="y")
     options = {"num_chains": 2, "num_warmup": 400, "num_samples": 500}
-    _, summary, report = cli.write_fit(folder / "out", table, {"table": "t.csv"}, seed=1, bayes_options=options)
+    _, summary, report = cli.write_fit(
+        folder / "out", table, {"table": "t.csv"}, seed=1, bayes_options=options
+    )
     return folder / "out", summary, report
 
 
@@ -38,10 +54,15 @@ def _text(element_id: str, page: str) -> str:
 
 
 def test_report_is_one_self_contained_file(results):
-    out, summary, report = results
+    out, _summary, report = results
     page = report.read_text()
     assert not re.search(r"(src|href)=\"(?!data:)", page), "every image is inline"
-    assert "<script" not in page and "<link" not in page and "http://" not in page and "https://" not in page
+    assert (
+        "<script" not in page
+        and "<link" not in page
+        and "http://" not in page
+        and "https://" not in page
+    )
     images = re.findall(r'src="data:image/png;base64,([^"]+)"', page)
     assert len(images) == len(CAPTIONS) == 4
     for name, encoded in zip(("channels", "reliability", "patterns", "agreement"), images):
@@ -56,7 +77,10 @@ def test_key_numbers_are_the_summary_numbers(results):
     ece = summary["ece"]
     posterior = ece["nc_ece"]["posterior"]
     assert _text("nc-ece-posterior-median", page) == f"{posterior['median']:.4f}"
-    assert _text("nc-ece-posterior-interval", page) == f"90% interval [{posterior['interval'][0]:.4f}, {posterior['interval'][1]:.4f}]"
+    assert (
+        _text("nc-ece-posterior-interval", page)
+        == f"90% interval [{posterior['interval'][0]:.4f}, {posterior['interval'][1]:.4f}]"
+    )
     assert _text("nc-ece-frequentist", page) == f"{ece['nc_ece']['frequentist']['value']:.4f}"
     assert _text("naive-soft-vote", page) == f"{ece['naive']['soft_vote']:.4f}"
     assert _text("naive-majority-vote", page) == f"{ece['naive']['majority_vote']:.4f}"
@@ -65,7 +89,10 @@ def test_key_numbers_are_the_summary_numbers(results):
     assert _text("missing-rate", page) == "0.0%" and _text("missing-dee", page) == "0.0%"
     assert _text("identification-status", page) == "identified"
     bob = summary["channels"]["bob"]["b"]
-    assert _text("b-bob-posterior", page) == f"{bob['posterior_mean']:.4f}" and _text("b-bob-em", page) == f"{bob['em']:.4f}"
+    assert (
+        _text("b-bob-posterior", page) == f"{bob['posterior_mean']:.4f}"
+        and _text("b-bob-em", page) == f"{bob['em']:.4f}"
+    )
     for verdict in summary["checks"]["verdicts"]:
         assert verdict.replace("'", "&#x27;") in page
     record = summary["record"]
@@ -84,11 +111,13 @@ def test_the_report_is_rendered_from_saved_results_without_refitting(results, mo
     monkeypatch.setattr(bc.inference.Sampler, "run", refuse)
     monkeypatch.setattr("bayescal.pipeline.analyse", refuse)
     assert render_report(out) == report
-    assert report.read_text() == before  # the same figures, byte for byte, from summary.json and posterior.nc
+    assert (
+        report.read_text() == before
+    )  # the same figures, byte for byte, from summary.json and posterior.nc
 
 
 def test_the_summary_says_null_with_a_reason_never_nan(results):
-    out, summary, _ = results
+    out, _summary, _ = results
 
     def refuse(name):
         raise AssertionError(f"summary.json holds {name}")
@@ -96,34 +125,48 @@ def test_the_summary_says_null_with_a_reason_never_nan(results):
     saved = json.loads((out / "summary.json").read_text(), parse_constant=refuse)
     band = saved["reliability"]
     assert len(band["counts"]) == saved["ece"]["n_bins"] == 10
-    assert all(low <= mid <= high for low, mid, high in zip(band["corrected"]["lower"], band["corrected"]["median"], band["corrected"]["upper"]) if mid is not None)
+    assert all(
+        low <= mid <= high
+        for low, mid, high in zip(
+            band["corrected"]["lower"], band["corrected"]["median"], band["corrected"]["upper"]
+        )
+        if mid is not None
+    )
 
 
 def test_loading_a_directory_that_is_not_a_fit(tmp_path):
-    with pytest.raises(FileNotFoundError, match="summary.json: no such file; is .* a directory written by bayescal fit"):
+    with pytest.raises(
+        FileNotFoundError,
+        match=r"summary\.json: no such file; is .* a directory written by bayescal fit",
+    ):
         load_summary(tmp_path)
     (tmp_path / "summary.json").write_text("{broken")
-    with pytest.raises(ValueError, match="summary.json: not valid JSON"):
+    with pytest.raises(ValueError, match=r"summary\.json: not valid JSON"):
         load_summary(tmp_path)
     (tmp_path / "summary.json").write_text(json.dumps({"data": {}}))
-    with pytest.raises(ValueError, match=r"not a bayescal fit summary \(missing model, identification"):
+    with pytest.raises(
+        ValueError, match=r"not a bayescal fit summary \(missing model, identification"
+    ):
         load_summary(tmp_path)
 
 
 def test_report_html_checks_its_arguments(results):
     _, summary, _ = results
-    with pytest.raises(TypeError, match="summary must be the dict of summary.json; saw list"):
+    with pytest.raises(TypeError, match=r"summary must be the dict of summary\.json; saw list"):
         report_html([], {})
     with pytest.raises(ValueError, match=r"figures must be named among .*; saw \['histogram'\]"):
         report_html(summary, {"histogram": b""})
     assert "<img" not in report_html(summary, {})  # figures are optional
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium); .ci/run installs it, so CI runs this test")
+@pytest.mark.skipif(
+    CHROMIUM is None,
+    reason="Chromium is not installed (apt-get install chromium); .ci/run installs it, so CI runs this test",
+)
 def test_a_reader_sees_the_key_numbers_in_chromium(results, tmp_path):
     from playwright.sync_api import sync_playwright
 
-    out, summary, report = results
+    _out, summary, report = results
     posterior = summary["ece"]["nc_ece"]["posterior"]
     visible = {
         "nc-ece-posterior-median": f"{posterior['median']:.4f}",
@@ -146,8 +189,12 @@ def test_a_reader_sees_the_key_numbers_in_chromium(results, tmp_path):
             assert text in locator.inner_text(), element
         body = page.inner_text("body")  # the rendered text: what a reader can see
         assert "Identification status: identified" in body and "Reliability diagram" in body
-        images = page.evaluate("Array.from(document.images).map(image => [image.complete, image.naturalWidth, image.naturalHeight])")
-        assert len(images) == 4 and all(complete and width > 300 and height > 200 for complete, width, height in images)
+        images = page.evaluate(
+            "Array.from(document.images).map(image => [image.complete, image.naturalWidth, image.naturalHeight])"
+        )
+        assert len(images) == 4 and all(
+            complete and width > 300 and height > 200 for complete, width, height in images
+        )
         screenshot = tmp_path / "report.png"
         page.screenshot(path=str(screenshot), full_page=True)
         height = page.evaluate("document.documentElement.scrollHeight")

@@ -27,7 +27,11 @@ def test_toy_calibration_functions_hand_computed():
 
 
 def test_toy_data_is_seeded_and_shaped():
-    first, again, other = bc.toy_data(500, seed=1), bc.toy_data(500, seed=1), bc.toy_data(500, seed=2)
+    first, again, other = (
+        bc.toy_data(500, seed=1),
+        bc.toy_data(500, seed=1),
+        bc.toy_data(500, seed=2),
+    )
     assert np.array_equal(first.data.annotations, again.data.annotations)
     assert np.array_equal(first.data.scores, again.data.scores)
     assert not np.array_equal(first.data.scores, other.data.scores)
@@ -97,11 +101,27 @@ def test_simulate_annotated_defaults_and_prevalence():
     [
         (lambda: bc.toy_data(0), ValueError, r"n must be >= 1; saw 0"),
         (lambda: bc.toy_data(10.5), TypeError, r"n must be an integer"),
-        (lambda: bc.toy_data(10, "wavy"), ValueError, r"condition must be one of 'calibrated', 'shifted', 'nonlinear'; saw 'wavy'"),
+        (
+            lambda: bc.toy_data(10, "wavy"),
+            ValueError,
+            r"condition must be one of 'calibrated', 'shifted', 'nonlinear'; saw 'wavy'",
+        ),
         (lambda: bc.toy_data(10, seed=-1), ValueError, r"seed must be >= 0; saw -1"),
-        (lambda: bc.simulate_annotated(10, ([0.1], [0.9])), TypeError, r"channels must be a bayescal.Channels"),
-        (lambda: bc.simulate_annotated(10, bc.Channels(0.1, 0.9), calibration=0.5), TypeError, r"calibration must be a callable"),
-        (lambda: bc.simulate_annotated(10, bc.Channels(0.1, 0.9), calibration=lambda z: 2 * z), ValueError, r"calibration must map an array of scores"),
+        (
+            lambda: bc.simulate_annotated(10, ([0.1], [0.9])),
+            TypeError,
+            r"channels must be a bayescal.Channels",
+        ),
+        (
+            lambda: bc.simulate_annotated(10, bc.Channels(0.1, 0.9), calibration=0.5),
+            TypeError,
+            r"calibration must be a callable",
+        ),
+        (
+            lambda: bc.simulate_annotated(10, bc.Channels(0.1, 0.9), calibration=lambda z: 2 * z),
+            ValueError,
+            r"calibration must map an array of scores",
+        ),
     ],
 )
 def test_bad_input(call, error, match):

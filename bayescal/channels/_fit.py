@@ -197,7 +197,9 @@ def warn_if_groups_inseparable(counts: PatternCounts, method: str, stacklevel: i
         )
 
 
-def orient(a: np.ndarray, b: np.ndarray, prevalence: np.ndarray, anchor: int | None, names: tuple[str, ...]):
+def orient(
+    a: np.ndarray, b: np.ndarray, prevalence: np.ndarray, anchor: int | None, names: tuple[str, ...]
+):
     """Apply the global label exchange if needed; return ``(a, b, prevalence, failure)``.
 
     With ``anchor=None`` the orientation with the larger total gap is chosen and every
@@ -213,11 +215,21 @@ def orient(a: np.ndarray, b: np.ndarray, prevalence: np.ndarray, anchor: int | N
     if small.size:
         j = int(small[0])
         if gap[j] < 0:
-            return a, b, prevalence, (
-                f"annotator {names[j]!r} has b < a (gap {gap[j]:.4g}) when the others are positively "
-                "oriented; name an anchor annotator to allow adversarial annotators"
+            return (
+                a,
+                b,
+                prevalence,
+                (
+                    f"annotator {names[j]!r} has b < a (gap {gap[j]:.4g}) when the others are positively "
+                    "oriented; name an anchor annotator to allow adversarial annotators"
+                ),
             )
-        return a, b, prevalence, f"annotator {names[j]!r} has an estimated gap {gap[j]:.3g} below {MIN_GAP:g}"
+        return (
+            a,
+            b,
+            prevalence,
+            f"annotator {names[j]!r} has an estimated gap {gap[j]:.3g} below {MIN_GAP:g}",
+        )
     return a, b, prevalence, None
 
 
@@ -236,15 +248,34 @@ def group_layout(counts: PatternCounts) -> tuple[np.ndarray, np.ndarray, np.ndar
     return group_ids, index, np.bincount(index, weights=counts.counts).astype(np.int64)
 
 
-def fitted(method, counts, group_ids, group_counts, a, b, prevalence, anchor, marginal, **extra) -> ChannelFit:
+def fitted(
+    method, counts, group_ids, group_counts, a, b, prevalence, anchor, marginal, **extra
+) -> ChannelFit:
     """Orient raw estimates and package them (or the failure) as a :class:`ChannelFit`."""
     prevalence = np.asarray(prevalence, dtype=np.float64)
-    bad = [name for name, x in (("a", a), ("b", b), ("prevalence", prevalence)) if not np.all(np.isfinite(x))]
+    bad = [
+        name
+        for name, x in (("a", a), ("b", b), ("prevalence", prevalence))
+        if not np.all(np.isfinite(x))
+    ]
     if bad:
-        return failed(method, counts, group_ids, group_counts, f"non-finite estimate of {', '.join(bad)}", **extra)
-    a, b, prevalence, failure = orient(np.asarray(a, float), np.asarray(b, float), prevalence, anchor, counts.annotator_names)
+        return failed(
+            method,
+            counts,
+            group_ids,
+            group_counts,
+            f"non-finite estimate of {', '.join(bad)}",
+            **extra,
+        )
+    a, b, prevalence, failure = orient(
+        np.asarray(a, float), np.asarray(b, float), prevalence, anchor, counts.annotator_names
+    )
     if failure is None:
-        outside = [name for name, x in (("a", a), ("b", b), ("prevalence", prevalence)) if (x < 0).any() or (x > 1).any()]
+        outside = [
+            name
+            for name, x in (("a", a), ("b", b), ("prevalence", prevalence))
+            if (x < 0).any() or (x > 1).any()
+        ]
         if outside:
             failure = f"infeasible estimate: {', '.join(outside)} outside [0, 1]"
     if failure is not None:

@@ -77,8 +77,14 @@ class _Design:
 
         ``a, b`` are (K, R) and ``mu`` is (L, R)."""
         a, b, mu = (np.clip(x, EPS, 1 - EPS) for x in (a, b, mu))
-        log_joint0 = np.log1p(-mu)[self.group_index] + self.positive @ np.log(a) + self.negative @ np.log1p(-a)
-        log_joint1 = np.log(mu)[self.group_index] + self.positive @ np.log(b) + self.negative @ np.log1p(-b)
+        log_joint0 = (
+            np.log1p(-mu)[self.group_index]
+            + self.positive @ np.log(a)
+            + self.negative @ np.log1p(-a)
+        )
+        log_joint1 = (
+            np.log(mu)[self.group_index] + self.positive @ np.log(b) + self.negative @ np.log1p(-b)
+        )
         log_marginal = np.logaddexp(log_joint0, log_joint1)
         return self.counts @ log_marginal, np.exp(log_joint1 - log_marginal)
 
@@ -110,13 +116,17 @@ def _run_em(design: _Design, a, b, mu, tol: float, max_iter: int):
         if not active.any() or iteration == max_iter:
             break
         new_a, new_b, new_mu = design.m_step(posterior)
-        a, b, mu = (np.where(active, new, old) for new, old in ((new_a, a), (new_b, b), (new_mu, mu)))
+        a, b, mu = (
+            np.where(active, new, old) for new, old in ((new_a, a), (new_b, b), (new_mu, mu))
+        )
         n_iter += active
         previous = loglik
     return a, b, mu, loglik, converged, n_iter
 
 
-def _starts(design: _Design, counts: PatternCounts, n_starts: int, seed: int, init) -> tuple[np.ndarray, ...]:
+def _starts(
+    design: _Design, counts: PatternCounts, n_starts: int, seed: int, init
+) -> tuple[np.ndarray, ...]:
     """(K, R), (K, R), (L, R) starting values: ``init``, third moment, majority vote, then random."""
     n_annotators, n_groups = design.positive.shape[1], design.group_counts.size
     columns: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
@@ -138,7 +148,11 @@ def _starts(design: _Design, counts: PatternCounts, n_starts: int, seed: int, in
     rng = np.random.default_rng(seed)
     while len(columns) < n_starts:
         columns.append(
-            (rng.uniform(0.02, 0.45, n_annotators), rng.uniform(0.55, 0.98, n_annotators), rng.uniform(0.1, 0.9, n_groups))
+            (
+                rng.uniform(0.02, 0.45, n_annotators),
+                rng.uniform(0.55, 0.98, n_annotators),
+                rng.uniform(0.1, 0.9, n_groups),
+            )
         )
     columns = columns[:n_starts]
     return tuple(np.stack([column[i] for column in columns], axis=1) for i in range(3))
@@ -150,25 +164,47 @@ def _as_init(init, n_annotators: int, n_groups: int):
         init = init.require()
         init = (init.channels.a, init.channels.b, init.prevalence)
     if not isinstance(init, tuple) or len(init) != 3:
-        raise TypeError(f"init must be a ChannelFit or a tuple (a, b, prevalence); saw {type(init).__name__}")
+        raise TypeError(
+            f"init must be a ChannelFit or a tuple (a, b, prevalence); saw {type(init).__name__}"
+        )
     a = v.as_probabilities(np.atleast_1d(init[0]), "init a")
     b = v.as_probabilities(np.atleast_1d(init[1]), "init b")
     mu = v.as_probabilities(np.atleast_1d(init[2]), "init prevalence")
     if a.size != n_annotators or b.size != n_annotators:
-        raise ValueError(f"init must give one a and one b per annotator ({n_annotators}); saw {a.size} and {b.size}")
+        raise ValueError(
+            f"init must give one a and one b per annotator ({n_annotators}); saw {a.size} and {b.size}"
+        )
     if mu.size == 1:
         mu = np.full(n_groups, mu[0])
     elif mu.size != n_groups:
-        raise ValueError(f"init prevalence must be one value or one per score group ({n_groups}); saw {mu.size}")
+        raise ValueError(
+            f"init prevalence must be one value or one per score group ({n_groups}); saw {mu.size}"
+        )
     return a, b, mu
 
 
-def _fit_em(counts: PatternCounts, method: str, marginal: bool, n_starts, tol, max_iter, seed, anchor, init, stacklevel: int) -> ChannelFit:
+def _fit_em(
+    counts: PatternCounts,
+    method: str,
+    marginal: bool,
+    n_starts,
+    tol,
+    max_iter,
+    seed,
+    anchor,
+    init,
+    stacklevel: int,
+) -> ChannelFit:
     """Shared body of both EM estimators once identification is settled."""
     n_starts = v.as_int(n_starts, "n_starts", minimum=1)
     max_iter = v.as_int(max_iter, "max_iter", minimum=1)
     seed = v.as_seed(seed)
-    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not tol > 0 or not np.isfinite(tol):
+    if (
+        isinstance(tol, bool)
+        or not isinstance(tol, (int, float))
+        or not tol > 0
+        or not np.isfinite(tol)
+    ):
         raise ValueError(f"tol must be a positive number; saw {tol!r}")
     n_annotators = counts.patterns.shape[1]
     anchor = as_anchor(anchor, n_annotators)
@@ -176,19 +212,38 @@ def _fit_em(counts: PatternCounts, method: str, marginal: bool, n_starts, tol, m
     design = _Design.from_counts(counts)
     group_ids, _, group_counts = group_layout(counts)
     start = None if init is None else _as_init(init, n_annotators, group_ids.size)
-    a, b, mu, loglik, converged, n_iter = _run_em(design, *_starts(design, counts, n_starts, seed, start), tol, max_iter)
+    a, b, mu, loglik, converged, n_iter = _run_em(
+        design, *_starts(design, counts, n_starts, seed, start), tol, max_iter
+    )
     candidates = [
         fitted(
-            method, counts, group_ids, group_counts, a[:, r], b[:, r], mu[:, r], anchor, marginal,
-            loglik=float(loglik[r]), converged=bool(converged[r]), n_iter=int(n_iter[r]),
+            method,
+            counts,
+            group_ids,
+            group_counts,
+            a[:, r],
+            b[:, r],
+            mu[:, r],
+            anchor,
+            marginal,
+            loglik=float(loglik[r]),
+            converged=bool(converged[r]),
+            n_iter=int(n_iter[r]),
         )
         for r in range(a.shape[1])
     ]
     admissible = [fit for fit in candidates if fit.ok]
     if not admissible:
         best = max(candidates, key=lambda fit: fit.loglik)
-        return failed(method, counts, group_ids, group_counts, f"no start gave an admissible fit; the best one: {best.failure}",
-                      loglik=best.loglik, n_iter=best.n_iter)
+        return failed(
+            method,
+            counts,
+            group_ids,
+            group_counts,
+            f"no start gave an admissible fit; the best one: {best.failure}",
+            loglik=best.loglik,
+            n_iter=best.n_iter,
+        )
     best = max(admissible, key=lambda fit: fit.loglik)
     if not best.converged:
         warnings.warn(
@@ -200,7 +255,9 @@ def _fit_em(counts: PatternCounts, method: str, marginal: bool, n_starts, tol, m
     return best
 
 
-def dawid_skene_em(data, n_starts=10, tol=1e-8, max_iter=1000, seed=0, anchor=None, init=None) -> ChannelFit:
+def dawid_skene_em(
+    data, n_starts=10, tol=1e-8, max_iter=1000, seed=0, anchor=None, init=None
+) -> ChannelFit:
     """Marginal Dawid–Skene EM: K >= 3 annotators, one class proportion (paper §4.3, App. F.2).
 
     Score groups, if any, are ignored.  Starts: ``init`` if given, the third-moment inverse
@@ -228,21 +285,35 @@ def dawid_skene_em(data, n_starts=10, tol=1e-8, max_iter=1000, seed=0, anchor=No
     ChannelFit
         With a single ``prevalence``; K = 3 is saturated (:class:`SaturatedModelWarning`).
     """
-    return dawid_skene_em_counts(as_data(data).compress(), n_starts, tol, max_iter, seed, anchor, init)
+    return dawid_skene_em_counts(
+        as_data(data).compress(), n_starts, tol, max_iter, seed, anchor, init
+    )
 
 
-def dawid_skene_em_counts(counts: PatternCounts, n_starts=10, tol=1e-8, max_iter=1000, seed=0, anchor=None, init=None) -> ChannelFit:
+def dawid_skene_em_counts(
+    counts: PatternCounts, n_starts=10, tol=1e-8, max_iter=1000, seed=0, anchor=None, init=None
+) -> ChannelFit:
     """:func:`dawid_skene_em` on pattern counts already compressed (no O(n) work at all)."""
     n_annotators = counts.patterns.shape[1]
     if n_annotators < 3:
         require_identified(n_annotators, 1, "dawid_skene_em")
     if n_annotators == 3:
-        warn_saturated("dawid_skene_em", "three annotators, one class proportion: 7 cells for 7 parameters", stacklevel=4)
-    merged = PatternCounts(np.zeros_like(counts.groups), counts.patterns, counts.counts, counts.annotator_names)
-    return _fit_em(merged, "dawid_skene_em", True, n_starts, tol, max_iter, seed, anchor, init, stacklevel=4)
+        warn_saturated(
+            "dawid_skene_em",
+            "three annotators, one class proportion: 7 cells for 7 parameters",
+            stacklevel=4,
+        )
+    merged = PatternCounts(
+        np.zeros_like(counts.groups), counts.patterns, counts.counts, counts.annotator_names
+    )
+    return _fit_em(
+        merged, "dawid_skene_em", True, n_starts, tol, max_iter, seed, anchor, init, stacklevel=4
+    )
 
 
-def grouped_em(data, n_starts=10, tol=1e-8, max_iter=1000, seed=0, anchor=None, init=None) -> ChannelFit:
+def grouped_em(
+    data, n_starts=10, tol=1e-8, max_iter=1000, seed=0, anchor=None, init=None
+) -> ChannelFit:
     """Grouped EM: channels shared across score groups, one class proportion per group
     (the paper's joint score-bin EM, §4.2 and App. D.5, G.3).
 
@@ -268,7 +339,9 @@ def grouped_em(data, n_starts=10, tol=1e-8, max_iter=1000, seed=0, anchor=None, 
     return grouped_em_counts(as_data(data).compress(), n_starts, tol, max_iter, seed, anchor, init)
 
 
-def grouped_em_counts(counts: PatternCounts, n_starts=10, tol=1e-8, max_iter=1000, seed=0, anchor=None, init=None) -> ChannelFit:
+def grouped_em_counts(
+    counts: PatternCounts, n_starts=10, tol=1e-8, max_iter=1000, seed=0, anchor=None, init=None
+) -> ChannelFit:
     """:func:`grouped_em` on (group, pattern) counts already compressed, e.g. the
     partition-wise counts of a table larger than memory (:mod:`bayescal.cells`)."""
     if not isinstance(counts, PatternCounts):
@@ -279,5 +352,9 @@ def grouped_em_counts(counts: PatternCounts, n_starts=10, tol=1e-8, max_iter=100
     if n_annotators == 2:
         warn_if_groups_inseparable(counts, "grouped_em", stacklevel=4)
     if (n_annotators, n_groups) in ((2, 2), (3, 1)):
-        warn_saturated("grouped_em", f"{n_annotators} annotators, {n_groups} group(s)", stacklevel=4)
-    return _fit_em(counts, "grouped_em", False, n_starts, tol, max_iter, seed, anchor, init, stacklevel=4)
+        warn_saturated(
+            "grouped_em", f"{n_annotators} annotators, {n_groups} group(s)", stacklevel=4
+        )
+    return _fit_em(
+        counts, "grouped_em", False, n_starts, tol, max_iter, seed, anchor, init, stacklevel=4
+    )

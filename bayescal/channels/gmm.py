@@ -70,7 +70,12 @@ def _objective(x, observed, weights, scale):
 def _two_group_start(counts: PatternCounts, group_ids: np.ndarray, group_counts: np.ndarray):
     """The closed-form estimate on the groups merged into a low and a high half (or None)."""
     cut = group_ids[np.searchsorted(np.cumsum(group_counts), group_counts.sum() / 2)]
-    halves = PatternCounts((counts.groups > cut).astype(np.int64), counts.patterns, counts.counts, counts.annotator_names)
+    halves = PatternCounts(
+        (counts.groups > cut).astype(np.int64),
+        counts.patterns,
+        counts.counts,
+        counts.annotator_names,
+    )
     if np.unique(halves.groups).size < 2:
         return None
     with warnings.catch_warnings():
@@ -121,7 +126,11 @@ def hui_walter_gmm_counts(counts: PatternCounts, n_starts=10, seed=0, anchor=Non
     n_groups = group_ids.size
     bounds = [(0.0, 1.0)] * (4 + n_groups)
     constraints = [
-        {"type": "ineq", "fun": lambda x, j=j: 1.0 - x[2 * j] - x[2 * j + 1], "jac": lambda x, j=j: -_unit(2 * j, 2 * j + 1, x.size)}
+        {
+            "type": "ineq",
+            "fun": lambda x, j=j: 1.0 - x[2 * j] - x[2 * j + 1],
+            "jac": lambda x, j=j: -_unit(2 * j, 2 * j + 1, x.size),
+        }
         for j in (0, 1)
     ]
     starts = []
@@ -134,27 +143,52 @@ def hui_walter_gmm_counts(counts: PatternCounts, n_starts=10, seed=0, anchor=Non
     while len(starts) < n_starts:
         a0 = rng.uniform(0.0, 0.4, 2)
         d0 = rng.uniform(0.2, 1.0 - a0)
-        starts.append(np.concatenate([[a0[0], d0[0], a0[1], d0[1]], rng.uniform(0.05, 0.95, n_groups)]))
+        starts.append(
+            np.concatenate([[a0[0], d0[0], a0[1], d0[1]], rng.uniform(0.05, 0.95, n_groups)])
+        )
     scale = sizes.sum()
     candidates = []
     for x0 in starts[:n_starts]:
         result = optimize.minimize(
-            _objective, x0, args=(observed, weights, scale), jac=True, method="SLSQP",
-            bounds=bounds, constraints=constraints, options={"maxiter": 500, "ftol": 1e-12},
+            _objective,
+            x0,
+            args=(observed, weights, scale),
+            jac=True,
+            method="SLSQP",
+            bounds=bounds,
+            constraints=constraints,
+            options={"maxiter": 500, "ftol": 1e-12},
         )
         x = result.x
         a = np.array([x[0], x[2]])
         candidates.append(
             fitted(
-                method, counts, group_ids, group_counts, a, a + np.array([x[1], x[3]]), x[4:], anchor, marginal=False,
-                objective=float(result.fun * scale), converged=bool(result.success), n_iter=int(result.nit),
+                method,
+                counts,
+                group_ids,
+                group_counts,
+                a,
+                a + np.array([x[1], x[3]]),
+                x[4:],
+                anchor,
+                marginal=False,
+                objective=float(result.fun * scale),
+                converged=bool(result.success),
+                n_iter=int(result.nit),
             )
         )
     admissible = [fit for fit in candidates if fit.ok]
     if not admissible:
         best = min(candidates, key=lambda fit: fit.objective)
-        return failed(method, counts, group_ids, group_counts, f"no start gave an admissible fit; the best one: {best.failure}",
-                      objective=best.objective, n_iter=best.n_iter)
+        return failed(
+            method,
+            counts,
+            group_ids,
+            group_counts,
+            f"no start gave an admissible fit; the best one: {best.failure}",
+            objective=best.objective,
+            n_iter=best.n_iter,
+        )
     return min(admissible, key=lambda fit: (not fit.converged, fit.objective))
 
 

@@ -44,7 +44,10 @@ def score_groups(scores, thresholds=None, n_groups=None, strategy="uniform") -> 
     """
     scores = v.as_probabilities(scores, "scores")
     if (thresholds is None) == (n_groups is None):
-        raise ValueError("score_groups needs exactly one of thresholds or n_groups; saw " + ("both" if thresholds is not None else "neither"))
+        raise ValueError(
+            "score_groups needs exactly one of thresholds or n_groups; saw "
+            + ("both" if thresholds is not None else "neither")
+        )
     if n_groups is not None:
         n_groups = v.as_int(n_groups, "n_groups", minimum=1)
         strategy = v.as_choice(strategy, "strategy", v.BIN_STRATEGIES)

@@ -32,7 +32,9 @@ from ._fit import (
 __all__ = ["hui_walter_moments", "third_moment"]
 
 
-def group_moments(counts: PatternCounts, columns: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def group_moments(
+    counts: PatternCounts, columns: tuple[int, ...]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per group, over the items on which every annotator in ``columns`` answered:
     the item count ``n_g`` (L,), the means ``E[A_j]`` (L, len(columns)) and the mean of the
     product ``E[prod_j A_j]`` (L,)."""
@@ -65,7 +67,9 @@ class TwoAnnotatorMoments:
     covariance: np.ndarray  # (L,) Cov(A_1, A_2 | g) over the items both answered
 
 
-def two_annotator_moments(counts: PatternCounts, method: str, max_groups: int | None = None) -> TwoAnnotatorMoments:
+def two_annotator_moments(
+    counts: PatternCounts, method: str, max_groups: int | None = None
+) -> TwoAnnotatorMoments:
     """Checks shared by the Hui–Walter estimators, then their group moments.
 
     Raises for an unidentified set-up, a wrong number of annotators or groups, unusable
@@ -75,9 +79,13 @@ def two_annotator_moments(counts: PatternCounts, method: str, max_groups: int | 
     group_ids, _, group_counts = group_layout(counts)
     require_identified(n_annotators, group_ids.size, method)
     if n_annotators != 2:
-        raise ValueError(f"{method} needs exactly two annotators; saw {n_annotators} (use dawid_skene_em or grouped_em)")
+        raise ValueError(
+            f"{method} needs exactly two annotators; saw {n_annotators} (use dawid_skene_em or grouped_em)"
+        )
     if max_groups is not None and group_ids.size > max_groups:
-        raise ValueError(f"{method} needs exactly two score groups; saw {group_ids.size} (use hui_walter_gmm for more)")
+        raise ValueError(
+            f"{method} needs exactly two score groups; saw {group_ids.size} (use hui_walter_gmm for more)"
+        )
     check_annotators(counts)
     both, pair_means, product = group_moments(counts, (0, 1))
     small = np.flatnonzero(both < MIN_GROUP_ITEMS)
@@ -90,7 +98,9 @@ def two_annotator_moments(counts: PatternCounts, method: str, max_groups: int | 
     # warnings point at the user's call: public function -> *_counts -> here
     warn_if_groups_inseparable(counts, method, stacklevel=5)
     if group_ids.size == 2:
-        warn_saturated(method, "two annotators, two groups: 6 moments for 6 parameters", stacklevel=5)
+        warn_saturated(
+            method, "two annotators, two groups: 6 moments for 6 parameters", stacklevel=5
+        )
     singles = [group_moments(counts, (j,)) for j in (0, 1)]
     return TwoAnnotatorMoments(
         group_ids=group_ids,
@@ -140,24 +150,40 @@ def hui_walter_moments_counts(counts: PatternCounts, anchor=None) -> ChannelFit:
     q1, q2 = moments.mean[:, 0], moments.mean[:, 1]
     step1 = q1[1] - q1[0]
     if abs(step1) < 1e-12:
-        return fail(f"zero denominator: annotator {counts.annotator_names[0]!r} has the same mean response in both groups")
+        return fail(
+            f"zero denominator: annotator {counts.annotator_names[0]!r} has the same mean response in both groups"
+        )
     beta = (q2[1] - q2[0]) / step1
     if beta == 0:
-        return fail(f"zero denominator: annotator {counts.annotator_names[1]!r} has the same mean response in both groups")
+        return fail(
+            f"zero denominator: annotator {counts.annotator_names[1]!r} has the same mean response in both groups"
+        )
     h = moments.covariance / beta + q1**2
     # h_g = u q_1g - v on both groups: slope u = a1 + b1, intercept -v = -a1 b1.
     u = (h[1] - h[0]) / step1
     v_ = u * q1[0] - h[0]
     discriminant = u * u - 4 * v_
     if discriminant < 0:
-        return fail(f"complex roots: the discriminant (a1 + b1)^2 - 4 a1 b1 = {discriminant:.3g} is negative")
+        return fail(
+            f"complex roots: the discriminant (a1 + b1)^2 - 4 a1 b1 = {discriminant:.3g} is negative"
+        )
     d1 = np.sqrt(discriminant)
     a1 = (u - d1) / 2
     a2 = q2[0] - beta * (q1[0] - a1)
     a = np.array([a1, a2])
     b = a + np.array([d1, beta * d1])
     prevalence = (q1 - a1) / d1
-    return fitted(method, counts, moments.group_ids, moments.group_counts, a, b, prevalence, anchor, marginal=False)
+    return fitted(
+        method,
+        counts,
+        moments.group_ids,
+        moments.group_counts,
+        a,
+        b,
+        prevalence,
+        anchor,
+        marginal=False,
+    )
 
 
 def third_moment(data, anchor=None, triple=None) -> ChannelFit:
@@ -190,7 +216,9 @@ def third_moment_counts(counts: PatternCounts, anchor=None, triple=None) -> Chan
     """:func:`third_moment` on pattern counts already compressed."""
     method = "third_moment"
     n_annotators = counts.patterns.shape[1]
-    marginal = PatternCounts(np.zeros_like(counts.groups), counts.patterns, counts.counts, counts.annotator_names)
+    marginal = PatternCounts(
+        np.zeros_like(counts.groups), counts.patterns, counts.counts, counts.annotator_names
+    )
     group_ids, _, group_counts = group_layout(marginal)
     if n_annotators < 3:
         require_identified(n_annotators, 1, method)
@@ -201,14 +229,18 @@ def third_moment_counts(counts: PatternCounts, anchor=None, triple=None) -> Chan
         covariance[j, k] = covariance[k, j] = _pair_covariance(marginal, j, k)[0]
     triple = _as_triple(triple, n_annotators) if triple is not None else _best_triple(covariance)
     if n_annotators == 3:
-        warn_saturated(method, "three annotators, one class proportion: 7 cells for 7 parameters", stacklevel=4)
+        warn_saturated(
+            method, "three annotators, one class proportion: 7 cells for 7 parameters", stacklevel=4
+        )
     fail = partial(failed, method, counts, group_ids, group_counts, converged=True)
     first, second, third = triple
     c12, c13, c23 = covariance[first, second], covariance[first, third], covariance[second, third]
     product = c12 * c13 * c23
     if not product > 0:
         names = [counts.annotator_names[j] for j in triple]
-        return fail(f"annotators {names} have pairwise covariances whose product is {product:.3g} <= 0: no latent class explains them")
+        return fail(
+            f"annotators {names} have pairwise covariances whose product is {product:.3g} <= 0: no latent class explains them"
+        )
     t = np.sign(c12 * c13) * _central_third_moment(counts, triple) / np.sqrt(product)
     mu = (1 - t / np.sqrt(t * t + 4)) / 2
     spread = mu * (1 - mu)
@@ -218,7 +250,9 @@ def third_moment_counts(counts: PatternCounts, anchor=None, triple=None) -> Chan
     observed = (counts.patterns != v.MISSING) * counts.counts[:, None]
     q = ((counts.patterns == 1) * counts.counts[:, None]).sum(axis=0) / observed.sum(axis=0)
     a = q - mu * gap
-    return fitted(method, counts, group_ids, group_counts, a, a + gap, np.array([mu]), anchor, marginal=True)
+    return fitted(
+        method, counts, group_ids, group_counts, a, a + gap, np.array([mu]), anchor, marginal=True
+    )
 
 
 def _central_third_moment(counts: PatternCounts, triple: tuple[int, int, int]) -> float:
@@ -242,5 +276,7 @@ def _as_triple(triple: object, n_annotators: int) -> tuple[int, int, int]:
         raise ValueError(f"triple must be three annotator indices; saw {triple!r}")
     chosen = tuple(v.as_int(j, "triple", minimum=0) for j in triple)
     if len(set(chosen)) != 3 or max(chosen) >= n_annotators:
-        raise ValueError(f"triple must be three distinct annotator indices in [0, {n_annotators}); saw {list(chosen)}")
+        raise ValueError(
+            f"triple must be three distinct annotator indices in [0, {n_annotators}); saw {list(chosen)}"
+        )
     return chosen

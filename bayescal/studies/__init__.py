@@ -10,4 +10,11 @@ from .recalibration import recalibration_simulation
 from .sbc import simulation_based_calibration
 from .toy import ToyStudy, toy_study
 
-__all__ = ["model_check_study", "posterior_coverage", "recalibration_simulation", "simulation_based_calibration", "ToyStudy", "toy_study"]
+__all__ = [
+    "ToyStudy",
+    "model_check_study",
+    "posterior_coverage",
+    "recalibration_simulation",
+    "simulation_based_calibration",
+    "toy_study",
+]

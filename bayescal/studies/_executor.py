@@ -14,7 +14,11 @@ EXECUTORS = ("local", "process")
 
 
 def _is_dask_client(executor: object) -> bool:
-    return type(executor).__module__.split(".")[0] == "distributed" and hasattr(executor, "submit") and hasattr(executor, "gather")
+    return (
+        type(executor).__module__.split(".")[0] == "distributed"
+        and hasattr(executor, "submit")
+        and hasattr(executor, "gather")
+    )
 
 
 def check_executor(executor: object) -> object:
@@ -25,7 +29,9 @@ def check_executor(executor: object) -> object:
     if isinstance(executor, ThreadPoolExecutor):
         # The estimators silence expected warnings with warnings.catch_warnings, which changes
         # process-wide state and is not thread-safe: threads would leak or lose warnings.
-        raise TypeError("executor must not be a ThreadPoolExecutor (warning filters are not thread-safe); use 'process' or a Dask Client")
+        raise TypeError(
+            "executor must not be a ThreadPoolExecutor (warning filters are not thread-safe); use 'process' or a Dask Client"
+        )
     if isinstance(executor, Executor) or _is_dask_client(executor):
         return executor
     raise TypeError(
@@ -34,7 +40,9 @@ def check_executor(executor: object) -> object:
     )
 
 
-def run_tasks(function, tasks: list[tuple], executor=None, progress: bool = False, description: str = "tasks") -> list:
+def run_tasks(
+    function, tasks: list[tuple], executor=None, progress: bool = False, description: str = "tasks"
+) -> list:
     """``[function(*task) for task in tasks]``, computed by ``executor``, in task order.
 
     ``function`` must be importable by name (a module-level function) for the process pool and

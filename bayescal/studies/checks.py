@@ -59,7 +59,9 @@ def model_check_study(
         raise TypeError(f"channels must be a bayescal.Channels; saw {type(channels).__name__}")
     first_seed = v.as_seed(first_seed)
     # Every replicate is fitted on the complete layout (all 2^K patterns), so the sampler compiles once.
-    sampler = Sampler.for_complete_layout(channels.n_annotators, num_chains, num_warmup, num_samples)
+    sampler = Sampler.for_complete_layout(
+        channels.n_annotators, num_chains, num_warmup, num_samples
+    )
     priors = Priors()
     tables = []
     for seed in range(first_seed, first_seed + replicates):

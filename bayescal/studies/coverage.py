@@ -49,14 +49,23 @@ def posterior_coverage(
     replicates = v.as_int(replicates, "replicates", minimum=1)
     first_seed = v.as_seed(first_seed, "first_seed")
     priors = Priors()
-    sampler = Sampler.for_complete_layout(TOY_CHANNELS.n_annotators, num_chains, num_warmup, num_samples)
+    sampler = Sampler.for_complete_layout(
+        TOY_CHANNELS.n_annotators, num_chains, num_warmup, num_samples
+    )
     rows = []
     for seed in range(first_seed, first_seed + replicates):
         simulation = toy_data(n, condition, seed=seed)
         fit = sampler.fit(simulation.data.compress(), priors, seed)
         target = simulation.population_binned_ece(n_bins)
         for uncertainty in UNCERTAINTY:
-            result = posterior_ece(fit, simulation.data, n_bins=n_bins, interval=interval, uncertainty=uncertainty, seed=seed)
+            result = posterior_ece(
+                fit,
+                simulation.data,
+                n_bins=n_bins,
+                interval=interval,
+                uncertainty=uncertainty,
+                seed=seed,
+            )
             lower, upper = result.interval
             rows.append(
                 {

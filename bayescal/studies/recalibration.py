@@ -73,10 +73,20 @@ def recalibration_simulation(
     for seed in range(first_seed, first_seed + replicates):
         simulation = simulate_annotated(n, channels, calibration=calibration, seed=seed)
         scores = simulation.data.scores
-        data = AnnotatedScores(scores, simulation.data.annotations, groups=score_groups(scores, n_groups=n_groups))
-        channel_part, fit_part, eval_part = (data.subset(np.arange(k * third, (k + 1) * third)) for k in range(3))
+        data = AnnotatedScores(
+            scores, simulation.data.annotations, groups=score_groups(scores, n_groups=n_groups)
+        )
+        channel_part, fit_part, eval_part = (
+            data.subset(np.arange(k * third, (k + 1) * third)) for k in range(3)
+        )
         study = recalibration_study(
-            channel_part, fit_part, eval_part, methods=methods, estimator=estimator, n_bins=n_bins, oracle=calibration(eval_part.scores)
+            channel_part,
+            fit_part,
+            eval_part,
+            methods=methods,
+            estimator=estimator,
+            n_bins=n_bins,
+            oracle=calibration(eval_part.scores),
         )
         tables.append(study.table.reset_index().assign(seed=seed))
     table = pd.concat(tables, ignore_index=True)

@@ -52,7 +52,9 @@ class SBCResult:
 def _template(n_items: int, n_annotators: int, n_groups: int) -> AnnotatedScores:
     """A layout with ``n_items`` spread evenly over ``n_groups`` groups and no missing response."""
     groups = np.arange(n_items) % n_groups
-    return AnnotatedScores(np.full(n_items, 0.5), np.zeros((n_items, n_annotators), dtype=int), groups=groups)
+    return AnnotatedScores(
+        np.full(n_items, 0.5), np.zeros((n_items, n_annotators), dtype=int), groups=groups
+    )
 
 
 def _scalars(samples: dict) -> dict[str, np.ndarray]:
@@ -114,12 +116,20 @@ def simulation_based_calibration(
     n_simulations = v.as_int(n_simulations, "n_simulations", minimum=2)
     grouped = model == "hui_walter"
     n_groups = v.as_int(n_groups, "n_groups", minimum=1) if grouped else 1
-    priors = priors or Priors(false_positive=(2.0, 8.0), sensitivity=(8.0, 2.0), prevalence=(2.0, 2.0))
+    priors = priors or Priors(
+        false_positive=(2.0, 8.0), sensitivity=(8.0, 2.0), prevalence=(2.0, 2.0)
+    )
     seed = v.as_seed(seed)
-    template = _template(v.as_int(n_items, "n_items", minimum=1), v.as_int(n_annotators, "n_annotators", minimum=2), n_groups)
+    template = _template(
+        v.as_int(n_items, "n_items", minimum=1),
+        v.as_int(n_annotators, "n_annotators", minimum=2),
+        n_groups,
+    )
     design = PatternDesign.from_counts(template.compress(), grouped=grouped, complete=True)
     with jax.enable_x64(True):
-        prior_draws = Predictive(MODELS[model], num_samples=n_simulations)(jax.random.PRNGKey(seed), design, priors.as_array())
+        prior_draws = Predictive(MODELS[model], num_samples=n_simulations)(
+            jax.random.PRNGKey(seed), design, priors.as_array()
+        )
         prior_draws = {name: np.asarray(value) for name, value in prior_draws.items()}
     truth = _scalars(prior_draws)
     sampler = Sampler(design, model, 1, num_warmup, num_samples)
@@ -133,6 +143,10 @@ def simulation_based_calibration(
     table = pd.DataFrame(ranks)
     edges = np.linspace(0, n_draws + 1, n_rank_bins + 1)
     p_values = pd.Series(
-        {name: stats.chisquare(np.histogram(column, bins=edges)[0]).pvalue for name, column in table.items()}, name="p_value"
+        {
+            name: stats.chisquare(np.histogram(column, bins=edges)[0]).pvalue
+            for name, column in table.items()
+        },
+        name="p_value",
     )
     return SBCResult(table, p_values, family_level, n_draws)

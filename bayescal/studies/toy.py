@@ -64,7 +64,9 @@ def _bayes(data: AnnotatedScores, settings: _Settings, seed: int):
     from ..posterior import posterior_ece
     from ..priors import Priors
 
-    sampler = Sampler.for_complete_layout(data.n_annotators, settings.num_chains, settings.num_warmup, settings.num_samples)
+    sampler = Sampler.for_complete_layout(
+        data.n_annotators, settings.num_chains, settings.num_warmup, settings.num_samples
+    )
     fit = sampler.fit(data.compress(), Priors(), seed)
     return posterior_ece(fit, data, n_bins=settings.n_bins, interval=settings.interval, seed=seed)
 
@@ -73,21 +75,35 @@ def toy_replicate(condition: str, n: int, seed: int, settings: _Settings) -> lis
     """One replicate: a row per method with its estimate, error and (Bayes) interval."""
     simulation = toy_data(n, condition, seed=seed)
     scores = simulation.data.scores
-    data = AnnotatedScores(scores, simulation.data.annotations, groups=score_groups(scores, n_groups=settings.n_groups))
+    data = AnnotatedScores(
+        scores, simulation.data.annotations, groups=score_groups(scores, n_groups=settings.n_groups)
+    )
     target = simulation.population_ece
-    binned_target = simulation.population_binned_ece(settings.n_bins) if "Bayes" in settings.methods else np.nan
+    binned_target = (
+        simulation.population_binned_ece(settings.n_bins) if "Bayes" in settings.methods else np.nan
+    )
     rows = []
     for method in settings.methods:
-        row = {"condition": condition, "n": n, "seed": seed, "method": method, "population_ece": target}
+        row = {
+            "condition": condition,
+            "n": n,
+            "seed": seed,
+            "method": method,
+            "population_ece": target,
+        }
         interval = (np.nan, np.nan)
         try:
             if method == "true channels":
-                estimate = noise_corrected_ece(scores, data.annotations, TOY_CHANNELS, settings.n_bins)
+                estimate = noise_corrected_ece(
+                    scores, data.annotations, TOY_CHANNELS, settings.n_bins
+                )
             elif method == "Bayes":
                 posterior = _bayes(data, settings, seed)
                 estimate, interval = posterior.median, posterior.interval
             else:
-                estimate = nc_ece(data, "grouped_em", mode=_EM_MODES[method], n_bins=settings.n_bins, seed=seed).estimate
+                estimate = nc_ece(
+                    data, "grouped_em", mode=_EM_MODES[method], n_bins=settings.n_bins, seed=seed
+                ).estimate
             failure = ""
         except ChannelFitError as error:  # a failed channel fit is a result to count, not a crash
             estimate, failure = np.nan, str(error)
@@ -96,7 +112,9 @@ def toy_replicate(condition: str, n: int, seed: int, settings: _Settings) -> lis
             error=estimate - target,
             lower=interval[0],
             upper=interval[1],
-            covered=bool(interval[0] <= binned_target <= interval[1]) if method == "Bayes" and not failure else None,
+            covered=bool(interval[0] <= binned_target <= interval[1])
+            if method == "Bayes" and not failure
+            else None,
             binned_target=binned_target if method == "Bayes" else np.nan,
             failure=failure,
         )
@@ -130,7 +148,10 @@ class ToyStudy:
             {
                 "bias_x100": 100 * grouped.mean(),
                 "mae_x100": 100 * grouped.apply(lambda e: e.abs().mean()),
-                "mae_se_x100": 100 * grouped.apply(lambda e: e.abs().std(ddof=1) / np.sqrt(e.size) if e.size > 1 else np.nan),
+                "mae_se_x100": 100
+                * grouped.apply(
+                    lambda e: e.abs().std(ddof=1) / np.sqrt(e.size) if e.size > 1 else np.nan
+                ),
                 "sd_x100": 100 * grouped.std(ddof=1),
                 "rmse_x100": 100 * grouped.apply(lambda e: np.sqrt((e**2).mean())),
                 "replicates": grouped.size(),
@@ -138,8 +159,14 @@ class ToyStudy:
         )
         bayes = ok[ok["method"] == "Bayes"]
         if not bayes.empty:
-            table["coverage"] = bayes.groupby(["condition", "n", "method"], sort=False)["covered"].mean().astype(float)
-        failures = self.results.groupby(["condition", "n", "method"], sort=False)["failure"].apply(lambda f: int((f != "").sum()))
+            table["coverage"] = (
+                bayes.groupby(["condition", "n", "method"], sort=False)["covered"]
+                .mean()
+                .astype(float)
+            )
+        failures = self.results.groupby(["condition", "n", "method"], sort=False)["failure"].apply(
+            lambda f: int((f != "").sum())
+        )
         return table.join(failures.rename("failures"), how="right")
 
     def table(self, n: int = 8000) -> pd.DataFrame:
@@ -194,10 +221,14 @@ def toy_study(
     ToyStudy
     """
     if isinstance(conditions, str) or not hasattr(conditions, "__iter__"):
-        raise TypeError(f"conditions must be a sequence of condition names from {TOY_CONDITIONS}; saw {conditions!r}")
+        raise TypeError(
+            f"conditions must be a sequence of condition names from {TOY_CONDITIONS}; saw {conditions!r}"
+        )
     conditions = [v.as_choice(c, "conditions", TOY_CONDITIONS) for c in conditions]
     if isinstance(methods, str) or not hasattr(methods, "__iter__"):
-        raise TypeError(f"methods must be a sequence of method names from {TOY_METHODS}; saw {methods!r}")
+        raise TypeError(
+            f"methods must be a sequence of method names from {TOY_METHODS}; saw {methods!r}"
+        )
     methods = tuple(v.as_choice(m, "methods", TOY_METHODS) for m in methods)
     if not hasattr(sizes, "__iter__"):
         raise TypeError(f"sizes must be a sequence of sample sizes; saw {sizes!r}")
@@ -219,6 +250,13 @@ def toy_study(
     check_executor(executor)
     if not isinstance(progress, bool):
         raise TypeError(f"progress must be True or False; saw {progress!r}")
-    tasks = [(c, n, first_seed + r, settings) for c in conditions for n in sizes for r in range(replicates)]
-    rows = run_tasks(toy_replicate, tasks, executor=executor, progress=progress, description="toy study")
+    tasks = [
+        (c, n, first_seed + r, settings)
+        for c in conditions
+        for n in sizes
+        for r in range(replicates)
+    ]
+    rows = run_tasks(
+        toy_replicate, tasks, executor=executor, progress=progress, description="toy study"
+    )
     return ToyStudy(pd.DataFrame([row for replicate in rows for row in replicate]), level)

@@ -21,7 +21,9 @@ def two_annotator_table(table):
 def with_groups(simulation, **kwargs):
     """The simulation's data with score groups from :func:`bayescal.score_groups`."""
     data = simulation.data
-    return bc.AnnotatedScores(data.scores, data.annotations, groups=bc.score_groups(data.scores, **kwargs))
+    return bc.AnnotatedScores(
+        data.scores, data.annotations, groups=bc.score_groups(data.scores, **kwargs)
+    )
 
 
 def hide(data, rate, seed):
@@ -37,4 +39,6 @@ def hide(data, rate, seed):
 
 def channel_error(fit, channels):
     """Mean absolute error over all (a_j, b_j)."""
-    return float(np.mean(np.abs(np.concatenate([fit.channels.a - channels.a, fit.channels.b - channels.b]))))
+    return float(
+        np.mean(np.abs(np.concatenate([fit.channels.a - channels.a, fit.channels.b - channels.b])))
+    )

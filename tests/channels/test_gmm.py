@@ -15,7 +15,11 @@ def test_gradient_matches_finite_differences():
     _, gradient = _objective(x, observed, weights, 1.0)
     step = 1e-6
     numeric = [
-        (_objective(x + step * e, observed, weights, 1.0)[0] - _objective(x - step * e, observed, weights, 1.0)[0]) / (2 * step)
+        (
+            _objective(x + step * e, observed, weights, 1.0)[0]
+            - _objective(x - step * e, observed, weights, 1.0)[0]
+        )
+        / (2 * step)
         for e in np.eye(x.size)
     ]
     assert gradient == pytest.approx(numeric, rel=1e-6, abs=1e-6)

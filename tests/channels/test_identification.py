@@ -16,24 +16,38 @@ from bayescal.channels._fit import orient
 
 from .helpers import two_annotator_table, with_groups
 
-ESTIMATORS = [bc.dawid_skene_em, bc.grouped_em, bc.hui_walter_moments, bc.hui_walter_gmm, bc.third_moment]
+ESTIMATORS = [
+    bc.dawid_skene_em,
+    bc.grouped_em,
+    bc.hui_walter_moments,
+    bc.hui_walter_gmm,
+    bc.third_moment,
+]
 
 
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda f: f.__name__)
 def test_one_annotator_is_not_identified(estimator):
     sim = bc.simulate_annotated(500, bc.Channels(0.2, 0.8), seed=1)
-    with pytest.raises(IdentificationError, match=r"one annotator cannot identify its channel.* Add annotators"):
+    with pytest.raises(
+        IdentificationError, match=r"one annotator cannot identify its channel.* Add annotators"
+    ):
         estimator(with_groups(sim, n_groups=2))
 
 
-@pytest.mark.parametrize("estimator", [bc.grouped_em, bc.hui_walter_moments, bc.hui_walter_gmm], ids=lambda f: f.__name__)
+@pytest.mark.parametrize(
+    "estimator", [bc.grouped_em, bc.hui_walter_moments, bc.hui_walter_gmm], ids=lambda f: f.__name__
+)
 def test_two_annotators_without_groups_are_not_identified(estimator):
     sim = bc.simulate_annotated(500, bc.Channels([0.1, 0.2], [0.8, 0.9]), seed=1)
-    with pytest.raises(IdentificationError, match=r"two annotators without score groups .*score_groups"):
+    with pytest.raises(
+        IdentificationError, match=r"two annotators without score groups .*score_groups"
+    ):
         estimator(sim.data)
 
 
-@pytest.mark.parametrize("estimator", [bc.dawid_skene_em, bc.third_moment], ids=lambda f: f.__name__)
+@pytest.mark.parametrize(
+    "estimator", [bc.dawid_skene_em, bc.third_moment], ids=lambda f: f.__name__
+)
 def test_marginal_estimators_need_three_annotators(estimator):
     sim = bc.simulate_annotated(500, bc.Channels([0.1, 0.2], [0.8, 0.9]), seed=1)
     with pytest.raises(IdentificationError, match=r"two annotators"):
@@ -46,7 +60,9 @@ def test_identification_error_is_a_value_error():
 
 def test_saturated_models_say_so():
     three = bc.toy_data(3000, seed=2).data
-    two = with_groups(bc.simulate_annotated(3000, bc.Channels([0.1, 0.2], [0.8, 0.9]), seed=2), thresholds=0.5)
+    two = with_groups(
+        bc.simulate_annotated(3000, bc.Channels([0.1, 0.2], [0.8, 0.9]), seed=2), thresholds=0.5
+    )
     for estimator, data in (
         (bc.dawid_skene_em, three),
         (bc.third_moment, three),
@@ -54,23 +70,41 @@ def test_saturated_models_say_so():
         (bc.hui_walter_gmm, two),
         (bc.grouped_em, two),
     ):
-        with pytest.warns(SaturatedModelWarning, match=r"saturated .* no degrees of freedom") as record:
+        with pytest.warns(
+            SaturatedModelWarning, match=r"saturated .* no degrees of freedom"
+        ) as record:
             assert estimator(data).ok
         assert record[0].filename == __file__  # the warning points at the caller's line
 
 
 def test_over_identified_models_do_not_warn():
-    four = bc.simulate_annotated(3000, bc.Channels([0.1, 0.2, 0.1, 0.3], [0.8, 0.9, 0.7, 0.9]), seed=2)
+    four = bc.simulate_annotated(
+        3000, bc.Channels([0.1, 0.2, 0.1, 0.3], [0.8, 0.9, 0.7, 0.9]), seed=2
+    )
     bc.dawid_skene_em(four.data)  # warnings are errors in this suite
     bc.grouped_em(with_groups(four, n_groups=3))
-    bc.hui_walter_gmm(with_groups(bc.simulate_annotated(3000, bc.Channels([0.1, 0.2], [0.8, 0.9]), seed=2), n_groups=3))
+    bc.hui_walter_gmm(
+        with_groups(
+            bc.simulate_annotated(3000, bc.Channels([0.1, 0.2], [0.8, 0.9]), seed=2), n_groups=3
+        )
+    )
 
 
 @pytest.mark.filterwarnings("ignore::bayescal.channels.SaturatedModelWarning")
-@pytest.mark.parametrize("estimator", [bc.hui_walter_moments, bc.hui_walter_gmm, bc.grouped_em], ids=lambda f: f.__name__)
+@pytest.mark.parametrize(
+    "estimator", [bc.hui_walter_moments, bc.hui_walter_gmm, bc.grouped_em], ids=lambda f: f.__name__
+)
 def test_groups_that_do_not_separate_warn_of_weak_identification(estimator):
-    flat = bc.simulate_annotated(4000, bc.Channels([0.1, 0.2], [0.8, 0.9]), calibration=lambda z: np.full_like(z, 0.4), seed=3)
-    with pytest.warns(WeakIdentificationWarning, match=r"score groups 0, 1 have response means that differ by less than two standard errors"):
+    flat = bc.simulate_annotated(
+        4000,
+        bc.Channels([0.1, 0.2], [0.8, 0.9]),
+        calibration=lambda z: np.full_like(z, 0.4),
+        seed=3,
+    )
+    with pytest.warns(
+        WeakIdentificationWarning,
+        match=r"score groups 0, 1 have response means that differ by less than two standard errors",
+    ):
         estimator(with_groups(flat, thresholds=0.5))
 
 
@@ -98,15 +132,21 @@ def test_annotator_without_responses_or_with_one_label_is_named(estimator):
         estimator(bc.AnnotatedScores(sim.data.scores, annotations, groups=groups))
 
 
-@pytest.mark.parametrize("estimator", [bc.hui_walter_moments, bc.hui_walter_gmm], ids=lambda f: f.__name__)
+@pytest.mark.parametrize(
+    "estimator", [bc.hui_walter_moments, bc.hui_walter_gmm], ids=lambda f: f.__name__
+)
 def test_too_few_items_in_a_group(estimator):
     data = two_annotator_table([[20, 5, 5, 20], [2, 1, 1, 4]])
-    with pytest.raises(ValueError, match=r"score group 1 has 8 item\(s\) answered by both annotators; at least 10"):
+    with pytest.raises(
+        ValueError, match=r"score group 1 has 8 item\(s\) answered by both annotators; at least 10"
+    ):
         estimator(data)
 
 
 def test_hui_walter_closed_form_group_and_annotator_counts():
-    three_groups = with_groups(bc.simulate_annotated(900, bc.Channels([0.1, 0.2], [0.8, 0.9]), seed=5), n_groups=3)
+    three_groups = with_groups(
+        bc.simulate_annotated(900, bc.Channels([0.1, 0.2], [0.8, 0.9]), seed=5), n_groups=3
+    )
     with pytest.raises(ValueError, match=r"exactly two score groups; saw 3 \(use hui_walter_gmm"):
         bc.hui_walter_moments(three_groups)
     three_annotators = with_groups(bc.toy_data(900, seed=5), thresholds=0.5)
@@ -125,8 +165,16 @@ def test_hui_walter_closed_form_group_and_annotator_counts():
         ({"seed": -3}, ValueError, r"seed must be >= 0; saw -3"),
         ({"anchor": 3}, ValueError, r"anchor must be an annotator index in \[0, 3\); saw 3"),
         ({"init": [0.1, 0.9, 0.5]}, TypeError, r"init must be a ChannelFit or a tuple"),
-        ({"init": ([0.1, 0.1], [0.9, 0.9], 0.5)}, ValueError, r"one a and one b per annotator \(3\); saw 2 and 2"),
-        ({"init": ([0.1] * 3, [0.9] * 3, [0.5, 0.5])}, ValueError, r"one value or one per score group \(1\); saw 2"),
+        (
+            {"init": ([0.1, 0.1], [0.9, 0.9], 0.5)},
+            ValueError,
+            r"one a and one b per annotator \(3\); saw 2 and 2",
+        ),
+        (
+            {"init": ([0.1] * 3, [0.9] * 3, [0.5, 0.5])},
+            ValueError,
+            r"one value or one per score group \(1\); saw 2",
+        ),
         ({"init": ([0.1] * 3, [1.9] * 3, 0.5)}, ValueError, r"init b must lie in \[0, 1\]"),
     ],
 )
@@ -139,7 +187,12 @@ def test_em_arguments(kwargs, error, match):
 def test_em_that_hits_max_iter_warns_and_says_so():
     data = bc.toy_data(3000, seed=6).data
     with pytest.warns(ConvergenceWarning, match=r"did not converge within max_iter=2") as record:
-        fit = bc.grouped_em(bc.AnnotatedScores(data.scores, data.annotations, groups=bc.score_groups(data.scores, n_groups=4)), max_iter=2)
+        fit = bc.grouped_em(
+            bc.AnnotatedScores(
+                data.scores, data.annotations, groups=bc.score_groups(data.scores, n_groups=4)
+            ),
+            max_iter=2,
+        )
     assert fit.converged is False and fit.n_iter == 2 and fit.ok
     assert record[0].filename == __file__
     with pytest.warns(ConvergenceWarning) as record:
@@ -150,15 +203,27 @@ def test_em_that_hits_max_iter_warns_and_says_so():
 # --- failures are reported, not returned as numbers -----------------------------------------
 
 
-@pytest.mark.filterwarnings("ignore::bayescal.channels.SaturatedModelWarning", "ignore::bayescal.channels.WeakIdentificationWarning")
+@pytest.mark.filterwarnings(
+    "ignore::bayescal.channels.SaturatedModelWarning",
+    "ignore::bayescal.channels.WeakIdentificationWarning",
+)
 @pytest.mark.parametrize(
     "table, reason",
     [
-        ([[10, 10, 10, 10], [10, 20, 10, 20]], r"zero denominator: annotator 'a0' has the same mean response in both groups"),
-        ([[8, 6, 22, 24], [28, 15, 16, 29]], r"zero denominator: annotator 'a1' has the same mean response in both groups"),
+        (
+            [[10, 10, 10, 10], [10, 20, 10, 20]],
+            r"zero denominator: annotator 'a0' has the same mean response in both groups",
+        ),
+        (
+            [[8, 6, 22, 24], [28, 15, 16, 29]],
+            r"zero denominator: annotator 'a1' has the same mean response in both groups",
+        ),
         ([[12, 20, 28, 19], [25, 20, 21, 12]], r"complex roots: the discriminant .* is negative"),
         ([[25, 19, 15, 8], [9, 2, 3, 1]], r"infeasible estimate: a, prevalence outside \[0, 1\]"),
-        ([[6, 24, 19, 27], [15, 18, 29, 22]], r"annotator 'a0' has b < a .* name an anchor annotator"),
+        (
+            [[6, 24, 19, 27], [15, 18, 29, 22]],
+            r"annotator 'a0' has b < a .* name an anchor annotator",
+        ),
     ],
 )
 def test_hui_walter_closed_form_reports_failures(table, reason):
@@ -173,7 +238,9 @@ def test_hui_walter_closed_form_reports_failures(table, reason):
 def test_orientation_rules():
     names = ("x", "y", "z")
     a, b, mu = np.array([0.8, 0.7, 0.9]), np.array([0.1, 0.2, 0.05]), np.array([0.3])
-    a2, b2, mu2, failure = orient(a, b, mu, None, names)  # all negative: one global exchange fixes it
+    a2, b2, mu2, failure = orient(
+        a, b, mu, None, names
+    )  # all negative: one global exchange fixes it
     assert failure is None and (b2 > a2).all() and mu2[0] == pytest.approx(0.7)
     a, b = np.array([0.1, 0.2, 0.9]), np.array([0.9, 0.8, 0.1])
     assert "annotator 'z' has b < a" in orient(a, b, mu, None, names)[3]
@@ -184,7 +251,9 @@ def test_orientation_rules():
 
 
 def test_adversarial_annotator_needs_an_anchor():
-    channels = bc.Channels([0.1, 0.15, 0.2, 0.85], [0.9, 0.8, 0.85, 0.1])  # the last one flips labels
+    channels = bc.Channels(
+        [0.1, 0.15, 0.2, 0.85], [0.9, 0.8, 0.85, 0.1]
+    )  # the last one flips labels
     data = bc.simulate_annotated(20_000, channels, seed=7).data
     fit = bc.dawid_skene_em(data)
     assert not fit.ok and "annotator 'a3' has b < a" in fit.failure

@@ -64,7 +64,11 @@ def test_estimators_agree_on_a_large_sample():
     closed = bc.hui_walter_moments(two)
     # EM stops on the change in mean log-likelihood: the default 1e-8 leaves ~1e-4 of parameter
     # error (20x below the sampling error here); a tight tolerance closes the gap.
-    for other, tolerance in ((bc.hui_walter_gmm(two), 1e-6), (bc.grouped_em(two), 5e-4), (bc.grouped_em(two, tol=1e-13), 1e-5)):
+    for other, tolerance in (
+        (bc.hui_walter_gmm(two), 1e-6),
+        (bc.grouped_em(two), 5e-4),
+        (bc.grouped_em(two, tol=1e-13), 1e-5),
+    ):
         assert other.channels.a == pytest.approx(closed.channels.a, abs=tolerance)
         assert other.channels.b == pytest.approx(closed.channels.b, abs=tolerance)
         assert other.prevalence == pytest.approx(closed.prevalence, abs=tolerance)
@@ -81,7 +85,9 @@ def test_missing_responses_are_handled():
     data = hide(bc.simulate_annotated(100_000, channels, RISING, seed=3).data, 0.35, seed=3)
     for estimator in (bc.dawid_skene_em, bc.third_moment):
         assert channel_error(estimator(data), channels) < 0.01
-    two = hide(with_groups(bc.simulate_annotated(100_000, TWO, seed=3), thresholds=0.5), 0.3, seed=4)
+    two = hide(
+        with_groups(bc.simulate_annotated(100_000, TWO, seed=3), thresholds=0.5), 0.3, seed=4
+    )
     for estimator in (bc.hui_walter_moments, bc.hui_walter_gmm, bc.grouped_em):
         assert channel_error(estimator(two), TWO) < 0.01
 
@@ -122,8 +128,18 @@ def textbook_em(labels, groups, a, b, mu, iterations):
 
 
 FIXTURE = [
-    [1, 1, 0], [1, 1, 1], [0, 0, 0], [0, 1, 0], [1, -1, 1], [0, 0, -1],
-    [1, 0, 1], [-1, 1, 1], [0, 0, 1], [1, 1, -1], [0, -1, 0], [1, 1, 1],
+    [1, 1, 0],
+    [1, 1, 1],
+    [0, 0, 0],
+    [0, 1, 0],
+    [1, -1, 1],
+    [0, 0, -1],
+    [1, 0, 1],
+    [-1, 1, 1],
+    [0, 0, 1],
+    [1, 1, -1],
+    [0, -1, 0],
+    [1, 1, 1],
 ]
 FIXTURE_GROUPS = [0, 1, 0, 0, 1, 0, 1, 1, 0, 1, 0, 1]
 

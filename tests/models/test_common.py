@@ -6,12 +6,18 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from bayescal.models import (
+    OrientedChannels,
+    PatternDesign,
+    dawid_skene,
+    hui_walter,
+    pattern_log_prob,
+)
+from bayescal.models._common import OrientedChannelTransform, ordered_unit_pair
 from numpyro.infer import Predictive
 from scipy import stats
 
 import bayescal as bc
-from bayescal.models import OrientedChannels, PatternDesign, dawid_skene, hui_walter, pattern_log_prob
-from bayescal.models._common import OrientedChannelTransform, ordered_unit_pair
 
 
 @pytest.fixture(autouse=True)
@@ -39,7 +45,11 @@ def test_transform_log_det_jacobian_matches_autodiff():
 
 def test_flat_prior_is_uniform_on_the_triangle():
     # Flat Betas conditioned on a < b: a ~ Beta(1, 2), b ~ Beta(2, 1).
-    pairs = np.asarray(OrientedChannels(jnp.array([1.0, 1.0]), jnp.array([1.0, 1.0])).sample(jax.random.PRNGKey(1), (20_000,)))
+    pairs = np.asarray(
+        OrientedChannels(jnp.array([1.0, 1.0]), jnp.array([1.0, 1.0])).sample(
+            jax.random.PRNGKey(1), (20_000,)
+        )
+    )
     assert (pairs[:, 0] < pairs[:, 1]).all()
     assert stats.kstest(pairs[:, 0], stats.beta(1, 2).cdf).pvalue > 0.01
     assert stats.kstest(pairs[:, 1], stats.beta(2, 1).cdf).pvalue > 0.01
@@ -63,16 +73,24 @@ def _data_with_missing(seed=0):
 def test_pattern_probabilities_of_each_cell_sum_to_one():
     design = PatternDesign.from_counts(_data_with_missing().compress(), grouped=True, complete=True)
     a, b, mu = jnp.array([0.1, 0.2, 0.3]), jnp.array([0.8, 0.7, 0.9]), jnp.array([0.3, 0.6])
-    p = np.exp(np.asarray(pattern_log_prob(a, b, mu[design.group_index], design.positive, design.negative)))
+    p = np.exp(
+        np.asarray(pattern_log_prob(a, b, mu[design.group_index], design.positive, design.negative))
+    )
     for rows in design.cell_rows:
         assert p[rows[rows >= 0]].sum() == pytest.approx(1.0, abs=1e-12)
 
 
 def test_pattern_log_prob_hand_computed():
     # pattern (1, 0, missing): (1 - mu) a1 (1 - a2) + mu b1 (1 - b2)
-    design = PatternDesign.from_counts(bc.AnnotatedScores([0.5], [[1, 0, -1]]).compress(), grouped=False)
+    design = PatternDesign.from_counts(
+        bc.AnnotatedScores([0.5], [[1, 0, -1]]).compress(), grouped=False
+    )
     a, b, mu = np.array([0.1, 0.2, 0.3]), np.array([0.8, 0.7, 0.9]), 0.4
-    value = float(pattern_log_prob(jnp.array(a), jnp.array(b), jnp.full(1, mu), design.positive, design.negative)[0])
+    value = float(
+        pattern_log_prob(
+            jnp.array(a), jnp.array(b), jnp.full(1, mu), design.positive, design.negative
+        )[0]
+    )
     assert value == pytest.approx(np.log(0.6 * 0.1 * 0.8 + 0.4 * 0.8 * 0.3), abs=1e-12)
 
 
@@ -88,9 +106,13 @@ def test_complete_design_keeps_the_counts_and_lists_every_combination():
 
 
 def test_counts_of_rejects_a_pattern_outside_the_layout():
-    design = PatternDesign.from_counts(bc.AnnotatedScores([0.5, 0.5], [[1, 0, 1], [0, 0, 1]]).compress(), grouped=False)
+    design = PatternDesign.from_counts(
+        bc.AnnotatedScores([0.5, 0.5], [[1, 0, 1], [0, 0, 1]]).compress(), grouped=False
+    )
     other = bc.AnnotatedScores([0.5], [[1, 1, 1]]).compress()
-    with pytest.raises(ValueError, match=r"pattern \[1, 1, 1\] of group 0 is not a row of this design"):
+    with pytest.raises(
+        ValueError, match=r"pattern \[1, 1, 1\] of group 0 is not a row of this design"
+    ):
         design.counts_of(other, grouped=False)
 
 
@@ -98,7 +120,9 @@ def test_counts_of_rejects_a_pattern_outside_the_layout():
 def test_prior_predictive_draws_counts_per_cell(program, grouped):
     data = _data_with_missing(1)
     design = PatternDesign.from_counts(data.compress(), grouped=grouped, complete=True)
-    draws = Predictive(program, num_samples=50)(jax.random.PRNGKey(2), design, bc.Priors().as_array())
+    draws = Predictive(program, num_samples=50)(
+        jax.random.PRNGKey(2), design, bc.Priors().as_array()
+    )
     counts = np.asarray(draws["counts"])
     assert counts.shape == (50, design.counts.size)
     for rows, size in zip(design.cell_rows, design.cell_sizes):
@@ -111,7 +135,9 @@ def test_prior_predictive_draws_counts_per_cell(program, grouped):
 def test_prior_predictive_needs_a_complete_design():
     design = PatternDesign.from_counts(_data_with_missing().compress(), grouped=False)
     with pytest.raises(ValueError, match=r"prior-predictive sampling needs a complete design"):
-        Predictive(dawid_skene, num_samples=2)(jax.random.PRNGKey(0), design, bc.Priors().as_array())
+        Predictive(dawid_skene, num_samples=2)(
+            jax.random.PRNGKey(0), design, bc.Priors().as_array()
+        )
 
 
 def test_complete_layout_is_limited():

@@ -23,4 +23,6 @@ def test_calibrated_predictor_interval_reaches_zero():
     table = posterior_coverage("calibrated", replicates=30, first_seed=5000)
     total = table[table.uncertainty == "total"]
     assert total["lower_below_0.005"].mean() >= 0.75
-    assert (table[table.uncertainty == "channels"]["lower"] > 0.005).mean() > 0.9  # raw sums never reach 0
+    assert (
+        table[table.uncertainty == "channels"]["lower"] > 0.005
+    ).mean() > 0.9  # raw sums never reach 0

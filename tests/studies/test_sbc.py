@@ -17,7 +17,9 @@ def test_dawid_skene_passes_sbc():
 
 @pytest.mark.slow
 def test_hui_walter_passes_sbc():
-    result = simulation_based_calibration("hui_walter", n_simulations=100, n_annotators=2, n_groups=4, seed=2)
+    result = simulation_based_calibration(
+        "hui_walter", n_simulations=100, n_annotators=2, n_groups=4, seed=2
+    )
     assert result.ranks.shape == (100, 8)
     assert result.passed, result.p_values
 
@@ -26,6 +28,8 @@ def test_hui_walter_passes_sbc():
 def test_sbc_detects_a_fit_with_the_wrong_prior():
     # Negative control: simulate with prevalence ~ Beta(2, 2), fit with Beta(20, 2).
     wrong = bc.Priors(false_positive=(2, 8), sensitivity=(8, 2), prevalence=(20, 2))
-    result = simulation_based_calibration("dawid_skene", n_simulations=100, n_items=100, seed=3, fit_priors=wrong)
+    result = simulation_based_calibration(
+        "dawid_skene", n_simulations=100, n_items=100, seed=3, fit_priors=wrong
+    )
     assert not result.passed
     assert result.p_values["prevalence"] < 0.01 / 7

@@ -1,0 +1,57 @@
+"""Every error and warning class of bayescal, in one place (all re-exported by ``bayescal``).
+
+Errors subclass ``ValueError`` (bad or unusable input) so that ``except ValueError`` still
+catches them; warnings subclass ``UserWarning`` so that one filter silences a family.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ChannelFitError",
+    "ConvergenceWarning",
+    "IdentificationError",
+    "NotFittedError",
+    "RecalibrationWarning",
+    "SamplingWarning",
+    "SaturatedModelWarning",
+    "TableError",
+    "WeakIdentificationWarning",
+]
+
+
+class IdentificationError(ValueError):
+    """The data cannot identify the channel model (Hanada and Futami, App. D.1): one annotator,
+    or two without score groups whose class proportions differ."""
+
+
+class ChannelFitError(ValueError):
+    """A channel fit failed: no feasible, oriented solution with every gap at least 1e-4."""
+
+
+class TableError(ValueError):
+    """A table bayescal cannot use; the message is one line naming the file, column and row."""
+
+
+class NotFittedError(ValueError, AttributeError):
+    """A recalibration map was used before ``fit`` (as scikit-learn's, it is both a
+    ``ValueError`` and an ``AttributeError``)."""
+
+
+class SaturatedModelWarning(UserWarning):
+    """The model has as many parameters as free cells: no degrees of freedom remain to check fit."""
+
+
+class WeakIdentificationWarning(UserWarning):
+    """Score groups barely differ, so the grouped model is close to unidentified."""
+
+
+class ConvergenceWarning(UserWarning):
+    """An iterative fit stopped at its iteration limit before meeting its tolerance."""
+
+
+class RecalibrationWarning(UserWarning):
+    """A recalibration fit ended on the edge of its parameter box or did not converge."""
+
+
+class SamplingWarning(UserWarning):
+    """NUTS diagnostics failed: R-hat above 1.01, ESS below 400, or divergent transitions."""
