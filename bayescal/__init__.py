@@ -5,9 +5,10 @@ correction, simulators).  ``import bayescal`` must not import numpyro, arviz, ma
 dask (DESIGN.md §1); the Bayesian parts will be reached lazily through ``__getattr__``.
 """
 
+from ._version import __version__
 from .channels import (
     ChannelFit,
-    IdentificationError,
+    Channels,
     dawid_skene_em,
     grouped_em,
     hui_walter_gmm,
@@ -16,19 +17,28 @@ from .channels import (
     third_moment,
 )
 from .correction import (
-    Channels,
-    NCECEResult,
     aggregation_weights,
     corrected_labels,
     label_posterior,
     majority_vote_ece,
     majority_vote_labels,
-    nc_ece,
     noise_corrected_ece,
     soft_vote_ece,
     soft_vote_labels,
 )
 from .data import AnnotatedScores, PatternCounts
+from .estimation import NCECEResult, nc_ece
+from .exceptions import (
+    ChannelFitError,
+    ConvergenceWarning,
+    IdentificationError,
+    NotFittedError,
+    RecalibrationWarning,
+    SamplingWarning,
+    SaturatedModelWarning,
+    TableError,
+    WeakIdentificationWarning,
+)
 from .metrics import (
     BinnedMoments,
     ReliabilityBand,
@@ -79,24 +89,31 @@ def __dir__():
     return sorted(list(globals()) + list(_LAZY))
 
 
-__version__ = "0.1.0.dev0"
-
 __all__ = [
     "AnnotatedScores",
     "BinnedMoments",
     "ChannelFit",
+    "ChannelFitError",
     "Channels",
+    "ConvergenceWarning",
     "HistogramBinning",
     "IdentificationError",
     "NCECEResult",
+    "NotFittedError",
     "PatternCounts",
     "PlattScaling",
     "Priors",
     "RecalibrationStudy",
+    "RecalibrationWarning",
     "ReliabilityBand",
     "ReliabilityCurve",
+    "SamplingWarning",
+    "SaturatedModelWarning",
     "Simulation",
+    "TableError",
     "TemperatureScaling",
+    "WeakIdentificationWarning",
+    "__version__",
     "aggregation_weights",
     "calibration_moments",
     "corrected_labels",

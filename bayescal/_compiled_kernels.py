@@ -11,7 +11,8 @@ from functools import cache
 import numba
 import numpy as np
 
-from ._kernels import LANES
+#: Interleaved score accumulators (a power of two): consecutive items do not wait on each other.
+LANES = 4
 
 
 @numba.njit(cache=True, nogil=True, inline="always")

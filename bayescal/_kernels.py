@@ -33,7 +33,6 @@ import numpy as np
 
 #: Largest K handled here: 3^K row codes per bin (59 049 for K = 10).
 MAX_ANNOTATORS = 10
-LANES = 4
 #: From this many items on, the two halves run in two threads.
 THREADED_FROM = 1 << 18
 

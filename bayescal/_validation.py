@@ -17,6 +17,9 @@ import numpy as np
 #: Code for a missing annotation in an annotation matrix (DESIGN.md §2).
 MISSING = -1
 
+#: Code of a judge's explicit abstention ("cannot determine") in a verdict array (seeds/003).
+ABSTAIN = -1
+
 #: Binning strategies understood by :mod:`bayescal.metrics`.
 BIN_STRATEGIES = ("uniform", "quantile")
 
@@ -209,3 +212,19 @@ def as_probability(value: object, name: str) -> float:
 
 def as_seed(value: object, name: str = "seed") -> int:
     return as_int(value, name, minimum=0)
+
+
+def as_verdicts(value: object, name: str, abstain: bool = True) -> np.ndarray:
+    """A 1-D int array of a judge's verdicts 0/1 (and ABSTAIN when allowed), non-empty."""
+    array = as_numeric_array(value, name)
+    if array.ndim != 1 or array.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array; saw shape {array.shape}")
+    allowed = (0, 1, ABSTAIN) if abstain else (0, 1)
+    bad = ~np.isin(array, allowed)
+    if bad.any():
+        index = int(np.argmax(bad))
+        described = "0, 1 or -1 (abstain)" if abstain else "0 or 1"
+        raise ValueError(
+            f"{name} must contain only {described}; saw {array[index].item()!r} at position {index}"
+        )
+    return array.astype(np.int64)

@@ -1,85 +1,50 @@
-"""Checking a judge against trusted labels, and what a calibration record must carry (seeds/003).
+"""Agreement between judges and the statistics of checking one against labels (seeds/003).
 
 A *judge* (a model or a person) gives each item a verdict: 1 (pass / positive), 0 (fail /
 negative), or an explicit abstention, coded :data:`ABSTAIN` (-1), "cannot determine".  Trusted
-labels are 0/1.  The statistics here are those of seeds/003:
-
-- agreement: Cohen's kappa on the decided subset, with a row-resampling bootstrap interval;
-- the two directional error rates, each in a *decided* form (abstentions left out) and a
-  *labeled* form (an abstention counts as a miss), with per-class counts;
-- Wilson intervals for proportions, the label-noise ceiling on measured accuracy, the test of
-  whether two judges fail independently, McNemar's exact test, the two-sample KS test,
-  Holm–Sidak step-down thresholds, Krippendorff's alpha, Youden's index;
-- :func:`calibration_record`, the fields a calibration number must carry;
-- :func:`logit_kde_threshold`, a density threshold for anomaly triage when labels are scarce.
+labels are 0/1.  Here: Cohen's kappa on the decided subset, with a row-resampling bootstrap
+interval; Wilson intervals for proportions; the label-noise ceiling on measured accuracy; the
+test of whether two judges fail independently; McNemar's exact test; the two-sample KS test;
+Holm–Sidak step-down thresholds; Krippendorff's alpha.  The error rates of a judge and the
+calibration record are in :mod:`bayescal.record`, the density threshold for anomaly triage in
+:mod:`bayescal.triage`.
 """
 
 from __future__ import annotations
 
-import json
 import warnings
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
-from scipy import special, stats
+from scipy import stats
 
 from . import _validation as v
+from ._api import moved_names
+from ._validation import ABSTAIN
 
 __all__ = [
     "ABSTAIN",
-    "CalibrationRecord",
-    "ErrorRates",
     "HolmSidak",
     "IndependenceCheck",
     "KappaInterval",
-    "LogitKDEThreshold",
     "NoiseCorrectedAccuracy",
     "accuracy_under_label_noise",
-    "calibration_record",
     "cohens_kappa",
-    "error_rates",
     "holm_sidak",
     "independence_check",
     "kappa_interval",
     "krippendorff_alpha",
     "ks_two_sample",
-    "logit_kde_threshold",
     "mcnemar_exact",
     "wilson_interval",
-    "youden_index",
 ]
-
-#: Code of an explicit abstention ("cannot determine") in a verdict array.
-ABSTAIN = -1
-
-
-# --------------------------------------------------------------------------- inputs
-
-
-def _verdicts(value: object, name: str, abstain: bool = True) -> np.ndarray:
-    """A 1-D int array of 0/1 (and ABSTAIN when allowed), non-empty."""
-    array = v.as_numeric_array(value, name)
-    if array.ndim != 1 or array.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D array; saw shape {array.shape}")
-    allowed = (0, 1, ABSTAIN) if abstain else (0, 1)
-    bad = ~np.isin(array, allowed)
-    if bad.any():
-        index = int(np.argmax(bad))
-        described = "0, 1 or -1 (abstain)" if abstain else "0 or 1"
-        raise ValueError(
-            f"{name} must contain only {described}; saw {array[index].item()!r} at position {index}"
-        )
-    return array.astype(np.int64)
 
 
 def _paired(first, first_name, second, second_name):
-    a = _verdicts(first, first_name)
-    b = _verdicts(second, second_name)
+    a = v.as_verdicts(first, first_name)
+    b = v.as_verdicts(second, second_name)
     v.check_same_length(a, first_name, b, second_name)
     return a, b
-
-
-# --------------------------------------------------------------------------- agreement
 
 
 def _kappa_from_table(table: np.ndarray) -> np.ndarray:
@@ -166,89 +131,6 @@ def kappa_interval(a, b, n_boot=2000, level=0.95, seed=0) -> KappaInterval:
     tail = (1.0 - level) / 2.0
     lower, upper = np.quantile(valid, [tail, 1.0 - tail])
     return KappaInterval(estimate, float(lower), float(upper), level, n_boot, int(valid.size))
-
-
-# --------------------------------------------------------------------------- error rates
-
-
-@dataclass(frozen=True)
-class ErrorRates:
-    """Directional error rates of a judge against 0/1 truth (seeds/003).
-
-    ``far`` (false accept rate) is taken over the fail-labeled slice (truth 0), ``frr`` (false
-    reject rate) over the pass-labeled slice (truth 1).  ``*_decided`` leaves abstentions out;
-    ``*_labeled`` counts an abstention as a miss, so ``r_labeled = r_decided (1 - s) + s`` for
-    the slice's abstention share ``s``.  A rate over an empty slice is None.
-    """
-
-    far_decided: float | None
-    far_labeled: float | None
-    frr_decided: float | None
-    frr_labeled: float | None
-    true_positive: int
-    false_positive: int
-    true_negative: int
-    false_negative: int
-    abstained_positive: int
-    abstained_negative: int
-
-    @property
-    def abstention_rate_positive(self) -> float | None:
-        n = self.true_positive + self.false_negative + self.abstained_positive
-        return self.abstained_positive / n if n else None
-
-    @property
-    def abstention_rate_negative(self) -> float | None:
-        n = self.true_negative + self.false_positive + self.abstained_negative
-        return self.abstained_negative / n if n else None
-
-
-def _ratio(numerator: int, denominator: int) -> float | None:
-    return numerator / denominator if denominator else None
-
-
-def error_rates(pred, truth) -> ErrorRates:
-    """FAR and FRR in decided and labeled form, with per-class counts and abstentions (seeds/003).
-
-    Parameters
-    ----------
-    pred : array_like of int
-        The judge's verdicts: 1 pass, 0 fail, -1 (:data:`ABSTAIN`) cannot determine.
-    truth : array_like of int
-        Trusted 0/1 labels.
-    """
-    pred = _verdicts(pred, "pred")
-    truth = _verdicts(truth, "truth", abstain=False)
-    v.check_same_length(pred, "pred", truth, "truth")
-    count = lambda p, t: int(((pred == p) & (truth == t)).sum())  # noqa: E731
-    tp, fn, ap = count(1, 1), count(0, 1), count(ABSTAIN, 1)
-    tn, fp, an = count(0, 0), count(1, 0), count(ABSTAIN, 0)
-    return ErrorRates(
-        far_decided=_ratio(fp, fp + tn),
-        far_labeled=_ratio(fp + an, fp + tn + an),
-        frr_decided=_ratio(fn, fn + tp),
-        frr_labeled=_ratio(fn + ap, fn + tp + ap),
-        true_positive=tp,
-        false_positive=fp,
-        true_negative=tn,
-        false_negative=fn,
-        abstained_positive=ap,
-        abstained_negative=an,
-    )
-
-
-def youden_index(pred, truth) -> float:
-    """Youden's J = sensitivity + specificity - 1 on the decided subset (Youden 1950).
-
-    Prevalence-free, unlike accuracy and kappa, so it compares across sets with different class
-    balance.  Raises when either class has no decided item.
-    """
-    rates = error_rates(pred, truth)
-    if rates.frr_decided is None or rates.far_decided is None:
-        raise ValueError(
-            "youden_index needs decided items of both classes in truth; one class has none"
-        )
-    return (1.0 - rates.frr_decided) + (1.0 - rates.far_decided) - 1.0
 
 
 # --------------------------------------------------------------------------- intervals and noise
@@ -548,331 +430,21 @@ def _differences(values: np.ndarray, totals: np.ndarray, level: str) -> np.ndarr
     return (cumulative[high + 1] - cumulative[low] - (totals[i] + totals[j]) / 2.0) ** 2
 
 
-# --------------------------------------------------------------------------- calibration record
-
-PROVENANCES = ("human", "proxy")
-
-
-@dataclass(frozen=True)
-class CalibrationRecord:
-    """The fields a calibration number has to carry to be checkable (seeds/003).
-
-    Attributes
-    ----------
-    name : str
-    n_items, n_positive, n_negative : int
-        Sample size and class balance of the labeled items.
-    provenance : str
-        ``"human"`` labels (an anchor) or a ``"proxy"``; a proxy bounds the claim to agreement
-        with that proxy.
-    n_annotators : int
-    repeat_rate : float
-        Share of items labeled more than once; without repeats the label noise, and so the
-        ceiling on measured accuracy, is unmeasurable.
-    held_out : bool
-        False when the judge was tuned on these labels: the numbers are then an
-        implementation diagnostic, not evidence of validity.
-    accuracy, accuracy_interval : float, (float, float)
-        On the decided subset, Wilson interval at ``level`` (``accuracy_interval_method``).
-    kappa : KappaInterval or None
-        Percentile bootstrap (None with a reason in ``notes`` when undefined).
-    rates : ErrorRates
-        FAR / FRR in decided and labeled form, per-class counts and abstentions.
-    youden : float or None
-        Prevalence-free summary on the decided subset.
-    baseline : dict
-        The constant predictor that always says the majority class: what the prior alone buys.
-    level : float
-    notes : tuple of str
-    """
-
-    name: str
-    n_items: int
-    n_positive: int
-    n_negative: int
-    provenance: str
-    n_annotators: int
-    repeat_rate: float
-    held_out: bool
-    accuracy: float | None
-    accuracy_interval: tuple | None
-    kappa: KappaInterval | None
-    rates: ErrorRates
-    youden: float | None
-    baseline: dict
-    level: float
-    notes: tuple
-    accuracy_interval_method: str = "Wilson score interval on the decided subset"
-
-    def to_dict(self) -> dict:
-        """Plain JSON-ready values (None where undefined, never NaN)."""
-        record = asdict(self)
-        record["rates"]["abstention_rate_positive"] = self.rates.abstention_rate_positive
-        record["rates"]["abstention_rate_negative"] = self.rates.abstention_rate_negative
-        return record
-
-    def to_json(self, indent: int = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
-
-    def to_frame(self):
-        """Two rows, the judge and the constant baseline, one column per headline figure."""
-        import pandas as pd
-
-        judge = {
-            "accuracy": self.accuracy,
-            "accuracy_lower": None if self.accuracy_interval is None else self.accuracy_interval[0],
-            "accuracy_upper": None if self.accuracy_interval is None else self.accuracy_interval[1],
-            "kappa": None if self.kappa is None else self.kappa.estimate,
-            "far_decided": self.rates.far_decided,
-            "far_labeled": self.rates.far_labeled,
-            "frr_decided": self.rates.frr_decided,
-            "frr_labeled": self.rates.frr_labeled,
-            "youden": self.youden,
-            "abstention_rate_positive": self.rates.abstention_rate_positive,
-            "abstention_rate_negative": self.rates.abstention_rate_negative,
-        }
-        return pd.DataFrame(
-            {self.name: judge, "constant baseline": {key: self.baseline.get(key) for key in judge}}
-        ).T
-
-
-def calibration_record(
-    pred,
-    truth,
-    name="judge",
-    provenance="human",
-    n_annotators=1,
-    repeat_rate=0.0,
-    held_out=True,
-    level=0.95,
-    n_boot=2000,
-    seed=0,
-) -> CalibrationRecord:
-    """Everything seeds/003 requires of a calibration record, computed from verdicts and labels.
-
-    Parameters
-    ----------
-    pred : array_like of int
-        Verdicts 1 / 0, -1 (:data:`ABSTAIN`) for cannot determine.
-    truth : array_like of int
-        The trusted 0/1 labels.
-    name : str
-    provenance : {"human", "proxy"}
-    n_annotators : int
-        Annotators behind ``truth``.
-    repeat_rate : float in [0, 1]
-        Share of items labeled more than once.
-    held_out : bool
-        Whether the judge never saw (was never tuned on) these labels.
-    level, n_boot, seed
-        Interval level, bootstrap replicates and seed of the kappa interval.
-    """
-    pred = _verdicts(pred, "pred")
-    truth = _verdicts(truth, "truth", abstain=False)
-    v.check_same_length(pred, "pred", truth, "truth")
-    if not isinstance(name, str):
-        raise TypeError(f"name must be a string; saw {type(name).__name__}")
-    provenance = v.as_choice(provenance, "provenance", PROVENANCES)
-    n_annotators = v.as_int(n_annotators, "n_annotators", minimum=1)
-    repeat_rate = v.as_probability(repeat_rate, "repeat_rate")
-    if not isinstance(held_out, bool):
-        raise TypeError(f"held_out must be True or False; saw {held_out!r}")
-    level = v.as_open_probability(level, "level")
-    notes = []
-    rates = error_rates(pred, truth)
-    decided = pred != ABSTAIN
-    correct = int((pred[decided] == truth[decided]).sum())
-    accuracy = correct / int(decided.sum()) if decided.any() else None
-    interval = wilson_interval(correct, int(decided.sum()), level) if decided.any() else None
-    try:
-        kappa = kappa_interval(pred, truth, n_boot=n_boot, level=level, seed=seed)
-    except ValueError as error:
-        kappa = None
-        notes.append(f"kappa: {error}")
-    try:
-        youden = youden_index(pred, truth)
-    except ValueError as error:
-        youden = None
-        notes.append(f"youden: {error}")
-    if provenance == "proxy":
-        notes.append(
-            "labels are a proxy: the figures measure agreement with the proxy, not validity"
-        )
-    if not held_out:
-        notes.append(
-            "fitted on these labels: an implementation diagnostic, not evidence of validity"
-        )
-    if repeat_rate == 0:
-        notes.append(
-            "no repeated labels: the label noise, and so the ceiling on measured accuracy, is unmeasurable"
-        )
-    positives = int(truth.sum())
-    majority = int(positives * 2 >= truth.size)
-    constant = np.full(truth.size, majority)
-    baseline_rates = error_rates(constant, truth)
-    baseline = {
-        "predicts": majority,
-        "accuracy": float(np.mean(constant == truth)),
-        "kappa": 0.0 if 0 < positives < truth.size else None,
-        "far_decided": baseline_rates.far_decided,
-        "far_labeled": baseline_rates.far_labeled,
-        "frr_decided": baseline_rates.frr_decided,
-        "frr_labeled": baseline_rates.frr_labeled,
-        "youden": 0.0 if 0 < positives < truth.size else None,
-    }
-    return CalibrationRecord(
-        name,
-        int(truth.size),
-        positives,
-        int(truth.size - positives),
-        provenance,
-        n_annotators,
-        repeat_rate,
-        held_out,
-        accuracy,
-        interval,
-        kappa,
-        rates,
-        youden,
-        baseline,
-        level,
-        tuple(notes),
-    )
-
-
-# --------------------------------------------------------------------------- anomaly triage
-
-
-@dataclass(frozen=True, eq=False)
-class LogitKDEThreshold:
-    """A Gaussian KDE on the logit scale of scores in (0, 1), with a typicality threshold.
-
-    Attributes
-    ----------
-    bandwidth : float
-        Chosen by cross-validated held-out log-likelihood.
-    loo_log_density : ndarray, shape (n,)
-        ``l_i = log f_(-i)(y_i)`` on the score scale (Jacobian included).
-    threshold : float
-        The ``percentile``-th percentile of ``loo_log_density``.
-    threshold_interval : (float, float)
-        Bootstrap percentile interval of the threshold at ``level``.
-    flagged : ndarray of bool
-        ``loo_log_density < threshold``: unusual against the peers (triage, not a verdict).
-    percentile : float
-    """
-
-    scores: np.ndarray
-    bandwidth: float
-    loo_log_density: np.ndarray
-    threshold: float
-    threshold_interval: tuple
-    flagged: np.ndarray
-    percentile: float
-
-    def log_density(self, y) -> np.ndarray:
-        """``log f_Y(y) = log f_Z(logit y) - log y - log(1 - y)`` for new scores in (0, 1)."""
-        y = _open_unit(y, "y")
-        return (
-            _kde_log_density(special.logit(y), special.logit(self.scores), self.bandwidth)
-            - np.log(y)
-            - np.log1p(-y)
-        )
-
-    def smoothed_percentile(self, r) -> np.ndarray:
-        """``F(r) = (1/n) sum_i Phi((logit r - logit r_i) / h)``, the kernel CDF over the peers."""
-        r = _open_unit(r, "r")
-        return stats.norm.cdf(
-            (special.logit(r)[:, None] - special.logit(self.scores)[None, :]) / self.bandwidth
-        ).mean(axis=1)
-
-
-def _open_unit(value, name: str) -> np.ndarray:
-    array = v.as_finite_vector(np.atleast_1d(value), name)
-    if ((array <= 0) | (array >= 1)).any():
-        bad = array[(array <= 0) | (array >= 1)][0]
-        raise ValueError(
-            f"{name} must lie strictly inside (0, 1), where the logit is finite; saw {bad!r}"
-        )
-    return array
-
-
-def _kde_log_density(points: np.ndarray, centres: np.ndarray, bandwidth: float) -> np.ndarray:
-    """Log of the Gaussian KDE with ``centres`` at ``points`` (logit scale)."""
-    z = (points[:, None] - centres[None, :]) / bandwidth
-    return special.logsumexp(-0.5 * z**2, axis=1) - np.log(
-        centres.size * bandwidth * np.sqrt(2 * np.pi)
-    )
-
-
-def logit_kde_threshold(
-    scores, percentile=5.0, bandwidths=None, n_folds=5, n_boot=500, level=0.95, seed=0
-) -> LogitKDEThreshold:
-    """Density threshold for anomaly triage when labels are scarce (seeds/003).
-
-    The KDE is fitted on ``logit(y)`` (a kernel on (0, 1) would leak mass past the boundary)
-    and mapped back with the Jacobian; the bandwidth maximises the held-out log-likelihood over
-    ``n_folds`` folds; typicality is the leave-one-out log density, and the threshold its
-    ``percentile``-th percentile, with a bootstrap interval.
-
-    Parameters
-    ----------
-    scores : array_like, shape (n,)
-        Scores strictly inside (0, 1); at least ``n_folds`` of them.
-    percentile : float in (0, 100), default 5
-    bandwidths : array_like, optional
-        Candidate bandwidths on the logit scale; default 30 values log-spaced around
-        Silverman's rule (x 0.1 to x 3).
-    n_folds, n_boot, level, seed
-    """
-    y = _open_unit(scores, "scores")
-    if (
-        isinstance(percentile, bool)
-        or not isinstance(percentile, (int, float))
-        or not 0 < percentile < 100
-    ):
-        raise ValueError(f"percentile must be a number in (0, 100); saw {percentile!r}")
-    n_folds = v.as_int(n_folds, "n_folds", minimum=2)
-    if y.size < max(n_folds, 3):
-        raise ValueError(
-            f"scores must hold at least {max(n_folds, 3)} values (n_folds and leave-one-out); saw {y.size}"
-        )
-    level = v.as_open_probability(level, "level")
-    rng = np.random.default_rng(v.as_seed(seed))
-    x = special.logit(y)
-    spread = x.std(ddof=1)
-    if bandwidths is None:
-        if spread == 0:
-            raise ValueError("scores are all equal: a density has no bandwidth to choose")
-        silverman = 1.06 * spread * x.size ** (-0.2)
-        candidates = silverman * np.geomspace(0.1, 3.0, 30)
-    else:
-        candidates = v.as_finite_vector(bandwidths, "bandwidths")
-        if (candidates <= 0).any():
-            raise ValueError(f"bandwidths must be positive; saw {candidates[candidates <= 0][0]!r}")
-    folds = rng.permutation(x.size) % n_folds
-    held_out = [
-        sum(_kde_log_density(x[folds == k], x[folds != k], h).sum() for k in range(n_folds))
-        for h in candidates
-    ]
-    bandwidth = float(candidates[int(np.argmax(held_out))])
-    z = (x[:, None] - x[None, :]) / bandwidth
-    kernel = -0.5 * z**2
-    np.fill_diagonal(kernel, -np.inf)  # leave each point out of its own density
-    loo = (
-        special.logsumexp(kernel, axis=1)
-        - np.log((x.size - 1) * bandwidth * np.sqrt(2 * np.pi))
-        - np.log(y)
-        - np.log1p(-y)
-    )
-    threshold = float(np.percentile(loo, percentile))
-    boot = np.percentile(
-        loo[rng.integers(0, loo.size, (v.as_int(n_boot, "n_boot", minimum=1), loo.size))],
-        percentile,
-        axis=1,
-    )
-    tail = (1.0 - level) / 2.0
-    interval = (float(np.quantile(boot, tail)), float(np.quantile(boot, 1.0 - tail)))
-    return LogitKDEThreshold(
-        y, bandwidth, loo, threshold, interval, loo < threshold, float(percentile)
-    )
+__getattr__ = moved_names(
+    "bayescal.agreement",
+    {
+        **{
+            name: f"bayescal.record:{name}"
+            for name in (
+                "CalibrationRecord",
+                "ErrorRates",
+                "calibration_record",
+                "error_rates",
+                "youden_index",
+            )
+        },
+        **{
+            name: f"bayescal.triage:{name}" for name in ("LogitKDEThreshold", "logit_kde_threshold")
+        },
+    },
+)

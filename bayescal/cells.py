@@ -21,15 +21,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _validation as v
-from .correction import WEIGHT_RULES, _check_channels, as_convex_weights, pattern_labels
 from .data import AnnotatedScores, PatternCounts, count_rows
-from .metrics import BinnedMoments, assign_bins
+from .metrics import assign_bins
 
 __all__ = [
     "CellStatistics",
     "cell_statistics",
     "cell_statistics_from_frame",
-    "noise_corrected_ece_from_cells",
 ]
 
 _SUMS = ("counts", "score_sums", "score_squares")
@@ -135,8 +133,6 @@ def _partition_table(frame, score, annotators, groups, n_bins):
     """The cells of one pandas partition, as a DataFrame (what Dask concatenates)."""
     import pandas as pd
 
-    from .channels import score_groups
-
     group_column = groups if isinstance(groups, str) else None
     data = AnnotatedScores.from_frame(
         frame, score=score, annotators=annotators, groups=group_column
@@ -145,7 +141,8 @@ def _partition_table(frame, score, annotators, groups, n_bins):
         data = AnnotatedScores(
             data.scores,
             data.annotations,
-            groups=score_groups(data.scores, n_groups=groups),
+            # equal-width score groups, as bayescal.score_groups(scores, n_groups=groups)
+            groups=assign_bins(data.scores, groups, "uniform")[0],
             annotator_names=data.annotator_names,
         )
     cells = cell_statistics(data, n_bins)
@@ -217,42 +214,3 @@ def cell_statistics_from_frame(frame, score, annotators, groups=None, n_bins=15)
         ).compute()
         return _from_table(table, annotators, bins)
     return _from_table(_partition_table(frame, score, annotators, groups, bins), annotators, bins)
-
-
-def noise_corrected_ece_from_cells(cells, channels, weights="iv") -> BinnedMoments:
-    """NC-ECE bin moments from cell statistics: the same value as :func:`bayescal.noise_corrected_ece`
-    on the items, with uniform bins, in O(cells) (paper Eq. 7).
-
-    Parameters
-    ----------
-    cells : CellStatistics
-    channels : Channels
-    weights : rule name or array_like, default "iv"
-        As in :func:`bayescal.corrected_labels`; the IV plug-in prevalence averages over items.
-
-    Returns
-    -------
-    BinnedMoments
-        ``.ece`` is the NC-ECE.
-    """
-    if not isinstance(cells, CellStatistics):
-        raise TypeError(
-            f"cells must be a bayescal.cells.CellStatistics; saw {type(cells).__name__}"
-        )
-    channels = _check_channels(channels, cells.patterns.shape[1])
-    rule = (
-        v.as_choice(weights, "weights", WEIGHT_RULES)
-        if isinstance(weights, str)
-        else as_convex_weights(weights, channels.n_annotators)
-    )
-    labels = pattern_labels(cells.patterns, cells.counts, channels.a, channels.b, rule)
-    residual = np.bincount(
-        cells.bins, weights=labels * cells.counts - cells.score_sums, minlength=cells.n_bins
-    )
-    counts = np.bincount(cells.bins, weights=cells.counts, minlength=cells.n_bins).astype(np.int64)
-    return BinnedMoments(
-        edges=np.linspace(0.0, 1.0, cells.n_bins + 1),
-        counts=counts,
-        moments=residual / cells.n_items,
-        n_items=cells.n_items,
-    )

@@ -34,16 +34,12 @@ import sys
 import time
 import warnings
 
-import numpy as np
-
-from . import __version__
-from .channels import SaturatedModelWarning, score_groups
-from .correction import majority_vote_ece, nc_ece, noise_corrected_ece, soft_vote_ece
+from ._version import __version__
+from .analysis import MODEL_CHOICES
+from .channels import score_groups
 from .data import AnnotatedScores
-from .metrics import expected_calibration_error
-from .pipeline import MODEL_CHOICES
-from .recalibration import METHODS, recalibration_study
-from .simulate import TOY_CONDITIONS, toy_data
+from .recalibration import METHODS
+from .simulate import TOY_CONDITIONS
 
 DEMO_EXAMPLE = "example: bayescal demo --condition shifted --n 8000 --seed 0"
 FIT_EXAMPLE = "example: bayescal fit examples/judged.csv --score score --annotators ann,bob,cy,dee --out results"
@@ -357,125 +353,53 @@ def _input_record(args) -> dict:
     }
 
 
-def fit_text(summary: dict, checks: bool = True) -> list[str]:
-    """The text summary of a fit (also the end of the demo, which prints its checks before)."""
-    ece = summary["ece"]
-    frequentist = ece["nc_ece"]["frequentist"]
-    posterior = ece["nc_ece"]["posterior"]
-    lines = [
-        f"{summary['data']['n_items']} items, annotators {', '.join(summary['data']['annotators'])}; model {summary['model']['name']} ({summary['model']['why']})",
-        f"identification: {summary['identification']['status']}",
-        f"  naive ECE (soft vote)         {ece['naive']['soft_vote']:.4f}",
-        f"  naive ECE (majority vote)     {ece['naive']['majority_vote']:.4f}",
-        "  NC-ECE (EM channels)          "
-        + (
-            f"{frequentist['value']:.4f}"
-            if frequentist["value"] is not None
-            else f"not available ({frequentist['reason']})"
-        ),
-        f"  NC-ECE (posterior median)     {posterior['median']:.4f}  [{posterior['interval'][0]:.4f}, {posterior['interval'][1]:.4f}] ({posterior['level']:.0%})",
-    ]
-    if ece["oracle"]["value"] is not None:
-        lines.append(f"  oracle ECE (truth column)     {ece['oracle']['value']:.4f}")
-    return lines + (
-        ["Model checks:"] + [f"  {line}" for line in summary["checks"]["verdicts"]]
-        if checks
-        else []
-    )
-
-
-def write_fit(
-    out: pathlib.Path,
-    table,
-    input_record: dict,
-    model="auto",
-    priors=None,
-    n_bins=10,
-    seed=0,
-    progress=False,
-    bayes_options=None,
-    read_seconds=None,
-):
-    """Analyse a table and write posterior.nc, the report and summary.json into ``out``.
-
-    Returns the :class:`~bayescal.pipeline.Analysis`, the summary and the report's path.
-    ``summary["timings"]`` gets the seconds of every step (``read`` when ``read_seconds`` is
-    given, then those of :func:`bayescal.pipeline.analyse`, ``write_posterior`` and ``report``)."""
-    from .io import prepare_output, write_atomic, write_json
-    from .pipeline import analyse
-    from .report import POSTERIOR_FILE, SUMMARY_FILE, render_report
-
-    analysis = analyse(
-        table.data,
-        truth=table.truth,
-        model=model,
-        priors=priors,
-        n_bins=n_bins,
-        seed=seed,
-        progress=progress,
-        bayes_options=bayes_options,
-    )
-    summary = dict(analysis.summary, input=input_record)
-    timings = summary["timings"] = {
-        **({"read": round(read_seconds, 3)} if read_seconds is not None else {}),
-        **summary["timings"],
-    }
-    prepare_output(out, force=True)
-    start = time.perf_counter()
-    write_atomic(out / POSTERIOR_FILE, analysis.bayes_fit.save)
-    timings["write_posterior"] = round(time.perf_counter() - start, 3)
-    start = time.perf_counter()
-    report = render_report(
-        out, summary
-    )  # the report shows no timings: it is the same when re-rendered
-    timings["report"] = round(time.perf_counter() - start, 3)
-    write_json(out / SUMMARY_FILE, summary)
-    return analysis, summary, report
-
-
 def run_fit(args) -> str:
-    """``bayescal fit``: read, analyse, write the results directory; the text to print."""
+    """``bayescal fit``: read, analyse, write the results folder; the text to print."""
+    from .analysis import analyse
     from .io import read_priors
+    from .results import POSTERIOR_FILE, SUMMARY_FILE, write_analysis
 
     out = _output_directory(args)
     priors = read_priors(args.prior) if args.prior is not None else None
     start = time.perf_counter()
     table = _read_input(args)
-    _, summary, report = write_fit(
-        out,
-        table,
-        _input_record(args),
+    read_seconds = time.perf_counter() - start
+    analysis = analyse(
+        table.data,
+        truth=table.truth,
         model=args.model,
         priors=priors,
         n_bins=args.n_bins,
         seed=args.seed,
         progress=_progress(args),
         bayes_options=_bayes_options(args),
-        read_seconds=time.perf_counter() - start,
+    )
+    summary, report = write_analysis(
+        out, analysis, force=True, input_record=_input_record(args), read_seconds=read_seconds
     )
     if args.json:
-        return json.dumps(summary, indent=2, allow_nan=False)
-    first, *rest = fit_text(summary)
+        return json.dumps(summary.to_dict(), indent=2, allow_nan=False)
+    first, *rest = summary.text()
     return "\n".join(
         [
             f"bayescal fit: {first}",
             *rest,
-            f"Wrote {out / 'summary.json'}, {out / 'posterior.nc'} and the report {report}",
+            f"Wrote {out / SUMMARY_FILE}, {out / POSTERIOR_FILE} and the report {report}",
         ]
     )
 
 
 def run_report(args) -> str:
-    from .report import render_report
+    from .results import render_report
 
     return f"Wrote {render_report(args.directory)}"
 
 
 def run_recalibrate(args) -> str:
     """``bayescal recalibrate``: EM channels, a map fitted to corrected labels, recalibrated scores."""
-    from .io import prepare_output, write_json, write_table
-    from .pipeline import frequentist_channels
+    from .analysis import frequentist_channels
     from .recalibration import recalibrate
+    from .results import write_recalibration
 
     out = _output_directory(args)
     table = _read_input(args)
@@ -487,37 +411,22 @@ def run_recalibrate(args) -> str:
     fitted = recalibrate(
         data, method=args.method, channels=channel_fit.channels, n_bins=args.n_bins
     )
-    column = f"{args.score}_recalibrated"
-    if column in table.frame.columns:
-        raise ValueError(
-            f"the table already has a column {column!r}; rename it before recalibrating"
-        )
-    document = {
-        "map": fitted.to_dict(),
-        "channels": {
-            "estimator": channel_fit.method,
-            "a": channel_fit.channels.a.tolist(),
-            "b": channel_fit.channels.b.tolist(),
-            "annotators": list(data.annotator_names),
-        },
-        "input": _input_record(args),
-        "output_column": column,
-    }
-    prepare_output(out, force=True)
-    write_json(out / "map.json", document)
-    output = write_table(
-        out / f"recalibrated{table.path.suffix.lower()}",
-        table.frame.assign(**{column: fitted.predict(data.scores)}),
+    document, output = write_recalibration(
+        out, table, fitted, channel_fit, f"{args.score}_recalibrated", _input_record(args)
     )
     if args.json:
         return json.dumps(document, indent=2, allow_nan=False)
-    return f"bayescal recalibrate: {fitted!r} fitted to labels corrected by {channel_fit.method}\nWrote {out / 'map.json'} and {output}"
+    return (
+        f"bayescal recalibrate: {fitted!r} fitted to labels corrected by {channel_fit.method}\n"
+        f"Wrote {out / 'map.json'} and {output}"
+    )
 
 
 def run_sensitivity(args) -> str:
     """``bayescal sensitivity``: the prior-sensitivity table."""
-    from .io import prepare_output, read_priors, write_atomic, write_json
-    from .pipeline import model_data
+    from .analysis import model_data
+    from .io import read_priors
+    from .results import write_sensitivity
     from .sensitivity import prior_sensitivity
 
     out = _output_directory(args)
@@ -532,246 +441,21 @@ def run_sensitivity(args) -> str:
         progress=_progress(args),
         **_bayes_options(args),
     )
-    frame = result.table.reset_index()
-    records = json.loads(frame.to_json(orient="records"))
-    if out is not None:
-        prepare_output(out, force=True)
-        write_atomic(out / "sensitivity.csv", frame.to_csv(index=False))
-        write_json(
-            out / "sensitivity.json",
-            {
-                "model": name,
-                "why": why,
-                "reference": result.reference,
-                "level": result.level,
-                "rows": records,
-            },
-        )
+    document = write_sensitivity(out, result, name, why)
     if args.json:
-        return json.dumps(
-            {"model": name, "reference": result.reference, "level": result.level, "rows": records},
-            indent=2,
-            allow_nan=False,
-        )
+        return json.dumps(document, indent=2, allow_nan=False)
     with _wide_display():
         text = result.table.round(4).to_string()
-    return f"bayescal sensitivity: model {name} ({why}); reference prior {result.reference!r}; {result.level:.0%} intervals\n{text}"
+    return (
+        f"bayescal sensitivity: model {name} ({why}); reference prior {result.reference!r}; "
+        f"{result.level:.0%} intervals\n{text}"
+    )
 
 
 def _wide_display():
     import pandas as pd
 
     return pd.option_context("display.width", 200, "display.max_rows", 500)
-
-
-def run_demo(
-    condition: str, n: int, seed: int, n_bins: int | str, bayes: bool = True, out="bayescal-demo"
-) -> str:
-    """The demo's report as text (the numbers are computed here, printing is the caller's)."""
-    simulation = toy_data(n, condition=condition, seed=seed)
-    observed = simulation.data
-    # The paper's toy study fits grouped EM on five equal-width score groups (App. G.2).
-    data = AnnotatedScores(
-        observed.scores, observed.annotations, groups=score_groups(observed.scores, n_groups=5)
-    )
-    try:
-        estimated, failure = nc_ece(data, "grouped_em", n_bins=n_bins, seed=seed), None
-    except ValueError as error:  # a failed or unidentified fit (tiny n): report it, keep the rest
-        estimated, failure = None, str(error)
-    analysis, summary, report, bayes_failure = (
-        _demo_fit(simulation, pathlib.Path(out), n_bins, seed)
-        if bayes
-        else (None, None, None, "skipped (--no-bayes)")
-    )
-    fit, posterior = (
-        (analysis.bayes_fit, analysis.posterior) if analysis is not None else (None, None)
-    )
-    truth = simulation.channels
-
-    lines = [
-        f"bayescal demo: paper §6.1 toy data, condition {condition!r}, n = {n}, seed = {seed}",
-        "",
-        "Annotator channels: false-positive rate a, sensitivity b",
-        f"{'annotator':<9}  {'true a':>6}  {'true b':>6}  {'EM a':>6}  {'EM b':>6}  {'posterior a [90%]':>22}  {'posterior b [90%]':>22}",
-    ]
-    draws = fit.draws() if fit is not None else None
-    for j, name in enumerate(data.annotator_names):
-        line = f"{name:<9}  {truth.a[j]:>6.3f}  {truth.b[j]:>6.3f}"
-        if estimated is not None:
-            fitted = estimated.fits[0].channels
-            line += f"  {fitted.a[j]:>6.3f}  {fitted.b[j]:>6.3f}"
-        else:
-            line += f"  {'-':>6}  {'-':>6}"
-        if draws is not None:
-            for values in (draws[0][:, j], draws[1][:, j]):
-                low, high = np.quantile(values, [0.05, 0.95])
-                line += f"  {values.mean():>6.3f} [{low:.3f}, {high:.3f}]"
-        lines.append(line)
-    if estimated is not None or draws is not None:
-        lines.append(
-            "(EM: grouped EM on 5 equal-width score groups; posterior: Bayesian Dawid–Skene, NUTS, flat priors)"
-        )
-
-    rows = [
-        ("population ECE  E|m(Z) - Z|  (numerical integral)", f"{simulation.population_ece:.4f}"),
-        (
-            "clean labels  (oracle: only a simulator knows Y)",
-            f"{expected_calibration_error(simulation.labels, data.scores, n_bins):.4f}",
-        ),
-        (
-            "soft vote  (naive: mean of the noisy labels)",
-            f"{soft_vote_ece(data.scores, data.annotations, n_bins):.4f}",
-        ),
-        (
-            "majority vote  (naive)",
-            f"{majority_vote_ece(data.scores, data.annotations, n_bins):.4f}",
-        ),
-        (
-            "NC-ECE  (true channels, inverse-variance weights)",
-            f"{noise_corrected_ece(data.scores, data.annotations, truth, n_bins):.4f}",
-        ),
-        (
-            "NC-ECE  (channels estimated by grouped EM)",
-            f"{estimated.estimate:.4f}" if estimated else f"not available ({failure})",
-        ),
-        (
-            "NC-ECE  (posterior median, 90% credible interval)",
-            f"{posterior.median:.4f}  [{posterior.interval[0]:.4f}, {posterior.interval[1]:.4f}]"
-            if posterior
-            else f"not available ({bayes_failure})",
-        ),
-    ]
-    bins = f"{n_bins} equal-width bins" if n_bins != "auto" else "round(n^(1/3)) equal-width bins"
-    width = max(len(label) for label, _ in rows)
-    lines += ["", f"ECE of the predictor ({bins}):"]
-    lines += [f"  {label:<{width}}  {value}" for label, value in rows]
-    lines += [
-        "",
-        "The naive ECEs score the predictor against noisy labels and are biased; NC-ECE uses the",
-        "noisy labels alone (plus channels, known or estimated from the same labels) and estimates",
-        "the clean-label ECE. The credible interval carries the channel and the evaluation-sample",
-        "uncertainty (posterior_ece, uncertainty='total').",
-    ]
-    lines += [
-        "",
-        "Model checks of the Bayesian Dawid–Skene fit (posterior predictive, 95% intervals):",
-    ]
-    lines += (
-        [f"  {line}" for line in summary["checks"]["verdicts"]]
-        if summary
-        else [f"  not available ({bayes_failure})"]
-    )
-    lines += _recalibration_lines(simulation, data, estimated, fit, n_bins, bins, seed)
-    if summary is not None:
-        names = ",".join(observed.annotator_names)
-        command = f"bayescal fit {out}/toy.csv --score score --annotators {names} --truth truth --out {out}/fit --force"
-        lines += [
-            "",
-            f"The same table through {command}:",
-            *(f"  {line}" for line in fit_text(summary, checks=False)),
-            f"Report: {report}",
-        ]
-    return "\n".join(lines)
-
-
-def _demo_fit(simulation, out: pathlib.Path, n_bins, seed: int):
-    """Write the simulated table as CSV and run ``bayescal fit`` on it: the demo's one Bayesian
-    fit (Dawid–Skene, flat priors).  Returns the analysis, summary and report path, or the
-    reason there are none."""
-    import pandas as pd
-
-    from .io import prepare_output, read_wide_table, write_table
-
-    data = simulation.data
-    names = list(data.annotator_names)
-    prepare_output(out, force=True)  # the demo's own directory: rewritten on every run
-    table_path = write_table(
-        out / "toy.csv",
-        pd.DataFrame(
-            {
-                "score": data.scores,
-                **dict(zip(names, data.annotations.T)),
-                "truth": simulation.labels,
-            }
-        ),
-    )
-    record = {
-        "table": str(table_path),
-        "scores": None,
-        "score": "score",
-        "annotators": names,
-        "truth": "truth",
-        "long": False,
-    }
-    try:
-        with warnings.catch_warnings():
-            # Three annotators make Dawid–Skene saturated: the demo says so, and what it means.
-            warnings.simplefilter("ignore", SaturatedModelWarning)
-            return (
-                *write_fit(
-                    out / "fit",
-                    read_wide_table(table_path, "score", names, truth="truth"),
-                    record,
-                    n_bins=n_bins,
-                    seed=seed,
-                    progress=True,
-                ),
-                None,
-            )
-    except ValueError as error:  # too few items to fit: report it, keep the rest of the demo
-        return None, None, None, str(error)
-
-
-def _recalibration_lines(
-    simulation, data, estimated, fit, n_bins, bins: str, seed: int
-) -> list[str]:
-    """Platt scaling fitted on one half of the items and scored on the other: Base, Naive and
-    Corrected, by NC-ECE with the EM channels, by the oracle, and by the posterior."""
-    half = data.n_items // 2
-    fitting, evaluation = data.subset(np.arange(half)), data.subset(np.arange(half, data.n_items))
-    lines = [
-        "",
-        f"Recalibration by Platt scaling, fitted on items 0-{half - 1} and evaluated on items {half}-{data.n_items - 1}",
-        f"(channels from all items; ECE in {bins} of the recalibrated score; naive = fitted to the",
-        "mean of the noisy labels, corrected = fitted to the noise-corrected labels):",
-    ]
-    if half < 2:
-        return [*lines, "  not available (too few items to split)"]
-    em = {}
-    if estimated is not None:
-        study = recalibration_study(
-            data,
-            fitting,
-            evaluation,
-            methods=["platt"],
-            estimator=estimated.fits[0].channels,
-            n_bins=n_bins,
-            oracle=simulation.labels[half:],
-        )
-        em = study.table.loc["platt"]
-    if fit is not None:
-        from .posterior import posterior_recalibration  # the Bayesian stack loads only when used
-
-    posterior = (
-        posterior_recalibration(fit, fitting, evaluation, method="platt", n_bins=n_bins, seed=seed)
-        if fit is not None
-        else None
-    )
-    header = f"  {'predictor':<11}  {'NC-ECE (EM)':>11}  {'oracle ECE':>10}  NC-ECE posterior median [90% interval]"
-    lines.append(header)
-    for row, result in (("base", "base"), ("naive", "naive"), ("corrected", "recalibrated")):
-        frequentist = (
-            f"{em.loc[row, 'nc_ece']:>11.4f}  {em.loc[row, 'oracle_ece']:>10.4f}"
-            if len(em)
-            else f"{'-':>11}  {'-':>10}"
-        )
-        if posterior is not None:
-            draws = getattr(posterior, result)
-            bayes = f"{draws.median:.4f} [{draws.interval[0]:.4f}, {draws.interval[1]:.4f}]"
-        else:
-            bayes = "not available"
-        lines.append(f"  {row:<11}  {frequentist}  {bayes}")
-    return lines
 
 
 def _use_host_devices(count: int) -> None:
@@ -798,6 +482,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "demo":
         if not args.no_bayes:
             _use_host_devices(4)
+        from .demo import run_demo
+
         print(
             run_demo(
                 args.condition,

@@ -27,20 +27,19 @@ from scipy import special
 
 from . import _validation as v
 from ._kernels import MAX_ANNOTATORS, bin_pattern_counts
+from .channels import Channels
 from .data import count_rows, decode_rows
-from .metrics import BinnedMoments, ReliabilityCurve, assign_bins, binned_moments
+from .metrics import BinnedMoments, ReliabilityCurve, assign_bins
 
 __all__ = [
     "WEIGHT_RULES",
-    "Channels",
-    "NCECEResult",
     "aggregation_weights",
     "corrected_labels",
     "label_posterior",
     "majority_vote_ece",
     "majority_vote_labels",
-    "nc_ece",
     "noise_corrected_ece",
+    "noise_corrected_ece_from_cells",
     "soft_vote_ece",
     "soft_vote_labels",
 ]
@@ -61,58 +60,7 @@ MIN_INVERTIBLE_GAP = 1e-12
 TIE_RULES = ("half", "positive", "negative")
 
 
-@dataclass(frozen=True, eq=False)
-class Channels:
-    """Binary noise channels of K annotators (paper §2, Assumption 1).
-
-    Parameters
-    ----------
-    a : array_like, shape (K,)
-        False-positive rates ``a_j = P(A_j = 1 | Y = 0)``, each in [0, 1].
-    b : array_like, shape (K,)
-        Sensitivities ``b_j = P(A_j = 1 | Y = 1)``, each in [0, 1].  The false-negative rate is
-        ``1 - b_j``.
-
-    A scalar is taken as one annotator.  The arrays are stored read-only.  A channel with
-    ``b_j = a_j`` is allowed here (an estimator may find one) but cannot be inverted: the
-    correction functions reject it.
-    """
-
-    a: np.ndarray
-    b: np.ndarray
-
-    def __post_init__(self) -> None:
-        a = v.as_probabilities(np.atleast_1d(self.a), "a")
-        b = v.as_probabilities(np.atleast_1d(self.b), "b")
-        if a.shape != b.shape:
-            raise ValueError(
-                f"a and b must have one entry per annotator each; saw {a.size} and {b.size} entries"
-            )
-        a.setflags(write=False)
-        b.setflags(write=False)
-        object.__setattr__(self, "a", a)
-        object.__setattr__(self, "b", b)
-
-    @classmethod
-    def from_error_rates(cls, false_positive, false_negative) -> Channels:
-        """Channels from false-positive rates ``a_j`` and false-negative rates ``1 - b_j``."""
-        fnr = v.as_probabilities(np.atleast_1d(false_negative), "false_negative")
-        return cls(a=false_positive, b=1.0 - fnr)
-
-    @property
-    def gap(self) -> np.ndarray:
-        """``d_j = b_j - a_j`` (the Youden index); informative when non-zero."""
-        return self.b - self.a
-
-    @property
-    def n_annotators(self) -> int:
-        return int(self.a.size)
-
-    def __repr__(self) -> str:
-        return f"Channels(a={np.round(self.a, 4).tolist()}, b={np.round(self.b, 4).tolist()})"
-
-
-def _check_channels(channels: object, n_annotators: int | None = None) -> Channels:
+def check_channels(channels: object, n_annotators: int | None = None) -> Channels:
     if not isinstance(channels, Channels):
         raise TypeError(f"channels must be a bayescal.Channels; saw {type(channels).__name__}")
     if n_annotators is not None and channels.n_annotators != n_annotators:
@@ -182,7 +130,7 @@ def aggregation_weights(channels, prevalence=None, rule="iv") -> np.ndarray:
     -------
     ndarray, shape (K,)
     """
-    channels = _check_channels(channels)
+    channels = check_channels(channels)
     rule = v.as_choice(rule, "rule", WEIGHT_RULES)
     if rule == "iv":
         if prevalence is None:
@@ -301,10 +249,10 @@ def corrected_labels(annotations, channels, weights="iv", prevalence=None) -> np
     """
     annotations = v.as_annotations(annotations, "annotations")
     v.check_items_annotated(annotations, "annotations")
-    return _corrected_labels(annotations, channels, weights, prevalence)
+    return correct_annotations(annotations, channels, weights, prevalence)
 
 
-def _corrected_labels(
+def correct_annotations(
     annotations: np.ndarray, channels, weights, prevalence, weight_sample=None, counts=None
 ) -> np.ndarray:
     """:func:`corrected_labels` on an annotation matrix that is already validated.
@@ -313,7 +261,7 @@ def _corrected_labels(
     that is not the one being corrected (split and cross-fit NC-ECE, paper App. C.4, F.4).
     ``counts`` says how many items each row stands for (pattern rows), for the plug-in prevalence.
     """
-    channels = _check_channels(channels, annotations.shape[1])
+    channels = check_channels(channels, annotations.shape[1])
     corrected, observed = per_annotator_corrections(annotations, channels.a, channels.b)
     fit_corrected, fit_observed = (
         (corrected, observed)
@@ -352,7 +300,7 @@ def label_posterior(annotations, channels, prevalence) -> np.ndarray:
     ndarray, shape (n,)
     """
     annotations = v.as_annotations(annotations, "annotations")
-    channels = _check_channels(channels, annotations.shape[1])
+    channels = check_channels(channels, annotations.shape[1])
     mu = v.as_open_probability(prevalence, "prevalence")
     positive, negative = (annotations == 1) * 1.0, (annotations == 0) * 1.0
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -380,10 +328,10 @@ def soft_vote_labels(annotations) -> np.ndarray:
     """Mean observed response of each item (the naive "soft vote" target, paper App. B.3)."""
     annotations = v.as_annotations(annotations, "annotations")
     v.check_items_annotated(annotations, "annotations")
-    return _soft_vote(annotations)
+    return soft_vote(annotations)
 
 
-def _soft_vote(annotations: np.ndarray) -> np.ndarray:
+def soft_vote(annotations: np.ndarray) -> np.ndarray:
     observed = annotations != v.MISSING
     return (annotations * observed).sum(axis=1) / observed.sum(axis=1)
 
@@ -401,11 +349,11 @@ def majority_vote_labels(annotations, ties="half") -> np.ndarray:
     annotations = v.as_annotations(annotations, "annotations")
     v.check_items_annotated(annotations, "annotations")
     ties = v.as_choice(ties, "ties", TIE_RULES)
-    return _majority_vote(annotations, ties)
+    return majority_vote(annotations, ties)
 
 
-def _majority_vote(annotations: np.ndarray, ties: str) -> np.ndarray:
-    share = _soft_vote(annotations)
+def majority_vote(annotations: np.ndarray, ties: str) -> np.ndarray:
+    share = soft_vote(annotations)
     tie_value = {"half": 0.5, "positive": 1.0, "negative": 0.0}[ties]
     return np.where(share > 0.5, 1.0, np.where(share < 0.5, 0.0, tie_value))
 
@@ -455,7 +403,7 @@ class PatternBins:
     ) -> np.ndarray:
         """Corrected label of each pattern (:func:`corrected_labels`; the IV plug-in prevalence
         weighs each pattern by its items)."""
-        return _corrected_labels(
+        return correct_annotations(
             self.patterns, channels, weights, prevalence, weight_sample, counts=self.pattern_counts
         )
 
@@ -513,7 +461,7 @@ def pattern_bins(scores, annotations, n_bins, strategy) -> PatternBins:
     )
 
 
-def _corrected_moments(
+def corrected_moments(
     data, channels, weights, n_bins: int, strategy: str, weight_sample=None
 ) -> BinnedMoments:
     """NC-ECE moments of a data set by the pattern route (the one :func:`noise_corrected_ece` takes)."""
@@ -568,7 +516,7 @@ def noise_corrected_ece(
 def soft_vote_ece(scores, annotations, n_bins=15, strategy="uniform") -> float:
     """Naive ECE against the mean observed response of each item (biased, paper App. B.3)."""
     return _ece_of_targets(
-        scores, annotations, n_bins, strategy, lambda cells: _soft_vote(cells.patterns)
+        scores, annotations, n_bins, strategy, lambda cells: soft_vote(cells.patterns)
     )
 
 
@@ -579,192 +527,46 @@ def majority_vote_ece(scores, annotations, n_bins=15, strategy="uniform", ties="
     """
     ties = v.as_choice(ties, "ties", TIE_RULES)
     return _ece_of_targets(
-        scores, annotations, n_bins, strategy, lambda cells: _majority_vote(cells.patterns, ties)
+        scores, annotations, n_bins, strategy, lambda cells: majority_vote(cells.patterns, ties)
     )
 
 
-#: How :func:`nc_ece` uses the sample (paper §3, App. C.3–C.4).
-NC_ECE_MODES = ("reuse", "split", "crossfit")
-
-
-@dataclass(frozen=True, eq=False)
-class NCECEResult:
-    """Noise-corrected ECE with the channel fit(s) it used.
-
-    Attributes
-    ----------
-    estimate : float
-        ``sum_l |r_l|``.
-    moments : BinnedMoments
-        Per-bin corrected moments ``r_l`` over the evaluation items (for ``"crossfit"``, the
-        held-out moments of all folds summed before the absolute value).
-    fits : tuple of ChannelFit
-        One fit (``"reuse"``, ``"split"``), one per fold (``"crossfit"``), none for known channels.
-    mode : str
-    estimator : str
-    n_evaluated : int
-        Number of items the moments average over.
-    """
-
-    estimate: float
-    moments: BinnedMoments
-    fits: tuple
-    mode: str
-    estimator: str
-    n_evaluated: int
-
-
-def _as_estimator(estimator, options: dict, argument: str = "estimator"):
-    """A callable data -> ChannelFit and its name, from a name, a callable, or known Channels.
-
-    ``argument`` is the caller's parameter name, for the error message."""
-    from . import (
-        channels as estimators,
-    )  # channels/ builds on Channels defined here: import at call time
-
-    names = ("dawid_skene_em", "grouped_em", "hui_walter_moments", "hui_walter_gmm", "third_moment")
-    if isinstance(estimator, Channels):
-        return None, "known channels"
-    if isinstance(estimator, str):
-        name = v.as_choice(estimator, argument, names)
-        function = getattr(estimators, name)
-        return (lambda data: function(data, **options)), name
-    if callable(estimator):
-        return (lambda data: estimator(data, **options)), getattr(
-            estimator, "__name__", "custom estimator"
-        )
-    raise TypeError(
-        f"{argument} must be one of {names}, a Channels, or a callable; saw {type(estimator).__name__}"
-    )
-
-
-def _fit_or_raise(fit_channels, name: str, sample, where: str):
-    """Run an estimator from :func:`_as_estimator` on ``sample``; a failed fit raises, naming ``where``."""
-    from .channels import ChannelFitError
-
-    fit = fit_channels(sample)
-    if fit.failure is not None:
-        raise ChannelFitError(f"{name} failed on {where}: {fit.failure}")
-    return fit
-
-
-def nc_ece(
-    data,
-    estimator="dawid_skene_em",
-    mode="reuse",
-    n_bins=15,
-    strategy="uniform",
-    weights="iv",
-    n_folds=5,
-    split_fraction=0.5,
-    seed=0,
-    estimator_options=None,
-) -> NCECEResult:
-    """NC-ECE with channels estimated from the same annotations (paper §3, App. C.3–C.4).
-
-    Modes:
-
-    - ``"reuse"``: channels and weights fitted on all items, evaluated on all items (Prop. 1).
-    - ``"split"``: a seeded random ``split_fraction`` of the items fits channels and weights,
-      the rest is evaluated (Theorem 1).
-    - ``"crossfit"``: ``n_folds`` seeded folds; fold k is corrected with channels and weights
-      fitted without it, and the held-out bin moments of all folds are summed *before* the
-      absolute value, ``r_l = (1/n) sum_k sum_{i in I_k} (U_i^(-k) - Z_i) 1{Z_i in B_l}``
-      (App. C.4).
+def noise_corrected_ece_from_cells(cells, channels, weights="iv") -> BinnedMoments:
+    """NC-ECE bin moments from cell statistics: the same value as :func:`bayescal.noise_corrected_ece`
+    on the items, with uniform bins, in O(cells) (paper Eq. 7).
 
     Parameters
     ----------
-    data : AnnotatedScores
-        Scores, annotations and, for the grouped estimators, ``groups``.
-    estimator : str, Channels or callable, default "dawid_skene_em"
-        ``"dawid_skene_em"``, ``"grouped_em"``, ``"hui_walter_moments"``, ``"hui_walter_gmm"``
-        or ``"third_moment"``; known :class:`Channels` (then only ``mode="reuse"`` makes
-        sense); or a callable ``data -> ChannelFit``.
-    mode : {"reuse", "split", "crossfit"}, default "reuse"
-    n_bins, strategy
-        Evaluation bins, as in :func:`noise_corrected_ece`; they are common to all folds.
+    cells : CellStatistics
+    channels : Channels
     weights : rule name or array_like, default "iv"
-        As in :func:`corrected_labels`; the IV plug-in prevalence comes from the fitting sample.
-    n_folds : int, default 5
-    split_fraction : float in (0, 1), default 0.5
-        Share of the items used to fit channels in ``"split"`` mode.
-    seed : int, default 0
-        Seeds the split or the fold assignment.
-    estimator_options : dict, optional
-        Keyword arguments for the estimator, e.g. ``{"n_starts": 20}``.
+        As in :func:`bayescal.corrected_labels`; the IV plug-in prevalence averages over items.
 
     Returns
     -------
-    NCECEResult
-
-    Raises
-    ------
-    ChannelFitError
-        When a channel fit fails (the message names the fold and the reason).
+    BinnedMoments
+        ``.ece`` is the NC-ECE.
     """
-    from .data import AnnotatedScores
+    from .cells import CellStatistics
 
-    if not isinstance(data, AnnotatedScores):
-        raise TypeError(f"data must be a bayescal.AnnotatedScores; saw {type(data).__name__}")
-    mode = v.as_choice(mode, "mode", NC_ECE_MODES)
-    bins = v.as_n_bins(n_bins, data.n_items)
-    strategy = v.as_choice(strategy, "strategy", v.BIN_STRATEGIES)
-    if estimator_options is not None and not isinstance(estimator_options, dict):
-        raise TypeError(f"estimator_options must be a dict; saw {type(estimator_options).__name__}")
-    fit_channels, name = _as_estimator(estimator, estimator_options or {})
-    seed = v.as_seed(seed)
-    v.check_items_annotated(data.annotations, "data.annotations")
-
-    if fit_channels is None:
-        if mode != "reuse":
-            raise ValueError(
-                f"mode must be 'reuse' with known channels (nothing is fitted); saw {mode!r}"
-            )
-        moments = _corrected_moments(data, estimator, weights, bins, strategy)
-        return NCECEResult(moments.ece, moments, (), mode, name, data.n_items)
-
-    def channels_from(sample, where: str):
-        return _fit_or_raise(fit_channels, name, sample, where)
-
-    rng = np.random.default_rng(seed)
-    if mode == "reuse":
-        fit = channels_from(data, "the whole sample")
-        moments = _corrected_moments(data, fit.channels, weights, bins, strategy)
-        return NCECEResult(moments.ece, moments, (fit,), mode, name, data.n_items)
-    if mode == "split":
-        if (
-            isinstance(split_fraction, bool)
-            or not isinstance(split_fraction, (int, float))
-            or not 0 < split_fraction < 1
-        ):
-            raise ValueError(f"split_fraction must be a number in (0, 1); saw {split_fraction!r}")
-        order = rng.permutation(data.n_items)
-        n_fit = round(split_fraction * data.n_items)
-        if not 0 < n_fit < data.n_items:
-            raise ValueError(
-                f"split_fraction={split_fraction} leaves an empty sample out of {data.n_items} items"
-            )
-        fit_part, evaluation = data.subset(order[:n_fit]), data.subset(order[n_fit:])
-        fit = channels_from(fit_part, "the channel sample")
-        moments = _corrected_moments(
-            evaluation, fit.channels, weights, bins, strategy, fit_part.annotations
+    if not isinstance(cells, CellStatistics):
+        raise TypeError(
+            f"cells must be a bayescal.cells.CellStatistics; saw {type(cells).__name__}"
         )
-        return NCECEResult(moments.ece, moments, (fit,), mode, name, evaluation.n_items)
-    n_folds = v.as_int(n_folds, "n_folds", minimum=2)
-    if n_folds > data.n_items:
-        raise ValueError(
-            f"n_folds must not exceed the number of items ({data.n_items}); saw {n_folds}"
-        )
-    fold = rng.permutation(data.n_items) % n_folds
-    targets = np.empty(data.n_items)
-    fits = []
-    for k in range(n_folds):
-        held_out = fold == k
-        training = data.subset(~held_out)
-        fit = channels_from(training, f"the training folds of fold {k}")
-        targets[held_out] = _corrected_labels(
-            data.annotations[held_out], fit.channels, weights, None, training.annotations
-        )
-        fits.append(fit)
-    moments = binned_moments(targets, data.scores, bins, strategy)
-    return NCECEResult(moments.ece, moments, tuple(fits), mode, name, data.n_items)
+    channels = check_channels(channels, cells.patterns.shape[1])
+    rule = (
+        v.as_choice(weights, "weights", WEIGHT_RULES)
+        if isinstance(weights, str)
+        else as_convex_weights(weights, channels.n_annotators)
+    )
+    labels = pattern_labels(cells.patterns, cells.counts, channels.a, channels.b, rule)
+    residual = np.bincount(
+        cells.bins, weights=labels * cells.counts - cells.score_sums, minlength=cells.n_bins
+    )
+    counts = np.bincount(cells.bins, weights=cells.counts, minlength=cells.n_bins).astype(np.int64)
+    return BinnedMoments(
+        edges=np.linspace(0.0, 1.0, cells.n_bins + 1),
+        counts=counts,
+        moments=residual / cells.n_items,
+        n_items=cells.n_items,
+    )

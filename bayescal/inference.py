@@ -26,28 +26,30 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from . import __version__
 from . import _validation as v
-from .channels._fit import as_data, check_annotators, require_identified, warn_if_groups_inseparable
-from .correction import Channels
+from ._arviz import az
+from ._version import __version__
+from .channels._base import (
+    Channels,
+    as_data,
+    check_annotators,
+    require_identified,
+    warn_if_groups_inseparable,
+)
 from .data import PatternCounts
+from .exceptions import SamplingWarning
 from .priors import Priors
 
 with warnings.catch_warnings():
-    # Import-time noise for bayescal's users: ArviZ 0.23 announces its 1.0 refactor, and numpyro
-    # imports tqdm.auto, which warns in Jupyter without ipywidgets (bayescal's bars are plain tqdm).
-    # (The message starts with a newline, and the filter matches from its first character.)
-    warnings.filterwarnings(
-        "ignore", message=r"\s*ArviZ is undergoing a major refactor", category=FutureWarning
-    )
+    # numpyro imports tqdm.auto, which warns in Jupyter without ipywidgets (bayescal's bars are
+    # plain tqdm): import-time noise for bayescal's users.
     warnings.filterwarnings("ignore", message="IProgress not found")
-    import arviz as az
     from numpyro.infer.hmc import hmc
     from numpyro.infer.util import initialize_model
 
     from .models import PatternDesign, dawid_skene, hui_walter, pattern_log_prob
 
-__all__ = ["MODELS", "BayesFit", "Sampler", "SamplingWarning", "fit_bayes"]
+__all__ = ["MODELS", "BayesFit", "Sampler", "fit_bayes"]
 
 #: Model names and their programs.
 MODELS = {"dawid_skene": dawid_skene, "hui_walter": hui_walter}
@@ -55,10 +57,6 @@ MODELS = {"dawid_skene": dawid_skene, "hui_walter": hui_walter}
 #: Diagnostic thresholds (Vehtari et al. 2021): rank-normalised R-hat and bulk / tail ESS.
 RHAT_MAX = 1.01
 ESS_MIN = 400
-
-
-class SamplingWarning(UserWarning):
-    """NUTS diagnostics failed: R-hat above 1.01, ESS below 400, or divergent transitions."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -146,7 +144,7 @@ def _diagnostics(idata) -> pd.DataFrame:
     return table.assign(divergences=int(idata.sample_stats["diverging"].values.sum()))
 
 
-def _check_diagnostics(diagnostics: pd.DataFrame, stacklevel: int = 3) -> None:
+def check_diagnostics(diagnostics: pd.DataFrame, stacklevel: int = 3) -> None:
     problems = []
     if diagnostics["divergences"].iloc[0] > 0:
         problems.append(f"{diagnostics['divergences'].iloc[0]} divergent transition(s)")
@@ -446,7 +444,7 @@ def fit_bayes(
         design, model, num_chains, num_warmup, num_samples, progress and sys.stderr.isatty()
     )
     fit = sampler.fit(counts, priors, seed)
-    _check_diagnostics(fit.diagnostics)
+    check_diagnostics(fit.diagnostics)
     return fit
 
 

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .data import AnnotatedScores
+from .exceptions import TableError
 
 __all__ = [
     "Table",
-    "TableError",
     "prepare_output",
     "read_json",
     "read_long_tables",
@@ -47,10 +47,6 @@ def _current_umask() -> int:
 
 #: Read once at import: os.umask can only be read by setting it, which is not thread-safe.
 _UMASK = _current_umask()
-
-
-class TableError(ValueError):
-    """A table bayescal cannot use; the message is one line naming the column and row."""
 
 
 def _read(path: pathlib.Path):

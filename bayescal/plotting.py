@@ -321,7 +321,7 @@ def plot_channels(fit, references=None, level=0.9, ax=None):
     -------
     matplotlib Axes
     """
-    from .correction import Channels
+    from .channels import Channels
     from .inference import BayesFit
 
     if not isinstance(fit, BayesFit):

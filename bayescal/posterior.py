@@ -41,11 +41,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _validation as v
-from .correction import WEIGHT_RULES, _soft_vote, as_convex_weights, pattern_labels
+from .correction import WEIGHT_RULES, as_convex_weights, pattern_labels, soft_vote
 from .data import AnnotatedScores, count_rows
 from .inference import BayesFit
 from .metrics import ReliabilityBand, assign_bins, bin_index
-from .recalibration import CHUNK, DEFAULT_EPS, _make_map
+from .recalibration import DEFAULT_EPS, make_map
+from .recalibration._solver import CHUNK
 
 __all__ = ["PosteriorECE", "PosteriorRecalibration", "posterior_ece", "posterior_recalibration"]
 
@@ -464,7 +465,7 @@ def posterior_recalibration(
     PosteriorRecalibration
     """
     a, b = _checked_draws(fit, {"fit_data": fit_data, "eval_data": eval_data})
-    template = _make_map(method, fit_bins, "uniform", eps)
+    template = make_map(method, fit_bins, "uniform", eps)
     rule = _as_fit_weights(weights, fit_data.n_annotators)
     bins = v.as_n_bins(n_bins, eval_data.n_items)
     level = v.as_open_probability(interval, "interval")
@@ -474,7 +475,7 @@ def posterior_recalibration(
 
     groups = np.zeros(fit_data.n_items, dtype=np.int64)
     rows, counts, cell = count_rows(groups, fit_data.annotations, return_inverse=True)
-    maps = template._fit_draws(
+    maps = template.fit_draws(
         fit_data.scores, cell, pattern_labels(rows[:, 1:], counts, a, b, rule)
     )
     maps.warn("posterior_recalibration")
@@ -509,8 +510,8 @@ def posterior_recalibration(
         "tolerance": tolerance,
         "seed": seed,
     }
-    naive_map = _make_map(maps.method, fit_bins, "uniform", eps).fit(
-        fit_data.scores, _soft_vote(fit_data.annotations)
+    naive_map = make_map(maps.method, fit_bins, "uniform", eps).fit(
+        fit_data.scores, soft_vote(fit_data.annotations)
     )
     naive_scores = AnnotatedScores(
         naive_map.predict(eval_data.scores),

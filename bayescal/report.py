@@ -1,14 +1,12 @@
-"""The HTML report of ``bayescal fit``, rendered from saved results alone.
+"""The HTML report of a fit, rendered from its :class:`~bayescal.summary.Summary` and figures.
 
-A results directory holds ``summary.json`` (the numbers, documented in the README) and
-``posterior.nc`` (the channel posterior).  :func:`render_report` reads both, draws the figures
-(PNG, also kept in ``figures/``) and writes ``report.html``: one self-contained file with the
-figures inline as base64 PNG, no script and no network reference, so it can be mailed or
-archived as is.  ``bayescal report DIR`` calls it to re-render without refitting.
-
-:func:`report_html` is the pure part (summary and figure bytes in, HTML text out); every key
-number sits in an element with a stable ``id`` (e.g. ``nc-ece-posterior-median``) so that a
-reader, or a test in a browser, can find it.
+:func:`report_html` gives one self-contained document: figures inline as base64 PNG, no script
+and no network reference, so it can be mailed or archived as is.  Every key number sits in an
+element with a stable ``id`` (e.g. ``nc-ece-posterior-median``) so that a reader, or a test in a
+browser, can find it.  :func:`summary_html` is the same tables without figures, which a notebook
+shows for an :class:`~bayescal.analysis.Analysis`; :func:`draw_figures` draws the figures from
+the summary and the channel posterior.  Reading and writing results folders is
+:mod:`bayescal.results`.
 """
 
 from __future__ import annotations
@@ -16,16 +14,11 @@ from __future__ import annotations
 import base64
 import html
 import io
-import pathlib
 
-from .io import read_json, write_atomic
+from ._html import cell, number, row, table
+from .summary import Summary
 
-__all__ = ["POSTERIOR_FILE", "REPORT_FILE", "SUMMARY_FILE", "render_report", "report_html"]
-
-SUMMARY_FILE = "summary.json"
-POSTERIOR_FILE = "posterior.nc"
-REPORT_FILE = "report.html"
-FIGURE_DIRECTORY = "figures"
+__all__ = ["CAPTIONS", "draw_figures", "report_html", "summary_html"]
 
 #: Figure names and the caption each gets in the report.
 CAPTIONS = {
@@ -49,97 +42,90 @@ img { max-width: 100%; }
 """
 
 
-def _number(value, digits: int = 4) -> str:
-    return "—" if value is None else f"{value:.{digits}f}"
-
-
-def _cell(value, identifier: str | None = None, text: bool = False) -> str:
-    attributes = (f' id="{identifier}"' if identifier else "") + (' class="text"' if text else "")
-    return f"<td{attributes}>{html.escape(str(value))}</td>"
-
-
-def _interval(entry: dict, digits: int = 4) -> str:
-    low, high = entry["interval"]
+def _interval(pair, digits: int = 4) -> str:
+    low, high = pair
     return f"[{low:.{digits}f}, {high:.{digits}f}]"
 
 
-def _table(header: list[str], rows: list[str]) -> str:
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+def _pairs(rows) -> list[str]:
+    """Two-column rows ``(field, value)``, both shown as text."""
+    return [row(cell(name, text=True), cell(value, text=True)) for name, value in rows]
 
 
-def _data_section(summary: dict) -> str:
-    data = summary["data"]
-    groups = "".join(
-        f"<tr>{_cell(g)}{_cell(n, f'group-{g}-size')}</tr>" for g, n in data["groups"].items()
-    )
-    source = summary.get("input", {})
-    lines = [
-        "<h2>Data</h2>",
-        _table(
-            ["quantity", "value"],
-            [
-                f"<tr>{_cell('table')}{_cell(source.get('table', '—'), 'input-table', text=True)}</tr>",
-                f"<tr>{_cell('items')}{_cell(data['n_items'], 'n-items')}</tr>",
-                f"<tr>{_cell('annotators')}{_cell(', '.join(data['annotators']), 'annotators', text=True)}</tr>",
-                f"<tr>{_cell('missing labels')}{_cell(format(data['missing_rate'], '.1%'), 'missing-rate')}</tr>",
-                *(
-                    f"<tr>{_cell(f'… of {name}')}{_cell(format(rate, '.1%'), f'missing-{name}')}</tr>"
-                    for name, rate in data.get("missing_by_annotator", {}).items()
-                ),
-            ],
+def _data_section(summary: Summary) -> str:
+    data = summary.data
+    source = summary.input or {}
+    groups = "".join(row(cell(g), cell(n, f"group-{g}-size")) for g, n in data.groups.items())
+    rows = [
+        row(cell("table"), cell(source.get("table", "—"), "input-table", text=True)),
+        row(cell("items"), cell(data.n_items, "n-items")),
+        row(cell("annotators"), cell(", ".join(data.annotators), "annotators", text=True)),
+        row(cell("missing labels"), cell(format(data.missing_rate, ".1%"), "missing-rate")),
+        *(
+            row(cell(f"… of {name}"), cell(format(rate, ".1%"), f"missing-{name}"))
+            for name, rate in data.missing_by_annotator.items()
         ),
-        "<p>Score groups and their sizes:</p>",
-        _table(["group", "items"], [groups]),
     ]
-    return "\n".join(lines)
-
-
-def _model_section(summary: dict) -> str:
-    model, identification, diagnostics = (
-        summary["model"],
-        summary["identification"],
-        summary["diagnostics"],
-    )
-    priors = ", ".join(f"{name} Beta({a:g}, {b:g})" for name, (a, b) in model["priors"].items())
-    notes = "".join(f"<li>{html.escape(note)}</li>" for note in identification["notes"])
     return "\n".join(
         [
-            "<h2>Model and identification</h2>",
-            f'<p>Model: <b id="model-name">{html.escape(model["name"])}</b> ({html.escape(model["why"])}); priors: {html.escape(priors)}; '
-            f"{model['chains']} chains × {model['draws_per_chain']} draws.</p>",
-            f'<p>Identification status: <span class="status" id="identification-status">{html.escape(identification["status"])}</span></p>',
-            f"<ul>{notes}</ul>",
-            f'<p>Sampling diagnostics: max R-hat <span id="max-r-hat">{_number(diagnostics["max_r_hat"], 3)}</span>, '
-            f'min bulk ESS <span id="min-ess">{_number(diagnostics["min_ess_bulk"], 0)}</span>, '
-            f'divergences <span id="divergences">{diagnostics["divergences"]}</span>.</p>',
+            "<h2>Data</h2>",
+            table(["quantity", "value"], rows),
+            "<p>Score groups and their sizes:</p>",
+            table(["group", "items"], [groups]),
         ]
     )
 
 
-def _channel_section(summary: dict) -> str:
-    level = summary["ece"]["nc_ece"]["posterior"]["level"]
+def _model_section(summary: Summary) -> str:
+    model, identification, diagnostics = summary.model, summary.identification, summary.diagnostics
+    priors = ", ".join(
+        f"{name} Beta({a:g}, {b:g})" for name, (a, b) in model.priors.to_dict().items()
+    )
+    notes = "".join(f"<li>{html.escape(note)}</li>" for note in identification.notes)
+    return "\n".join(
+        [
+            "<h2>Model and identification</h2>",
+            f'<p>Model: <b id="model-name">{html.escape(model.name)}</b> ({html.escape(model.why)}); '
+            f"priors: {html.escape(priors)}; {model.chains} chains × {model.draws_per_chain} draws.</p>",
+            '<p>Identification status: <span class="status" id="identification-status">'
+            f"{html.escape(identification.status)}</span></p>",
+            f"<ul>{notes}</ul>",
+            f'<p>Sampling diagnostics: max R-hat <span id="max-r-hat">{number(diagnostics.max_r_hat, 3)}</span>, '
+            f'min bulk ESS <span id="min-ess">{number(diagnostics.min_ess_bulk, 0)}</span>, '
+            f'divergences <span id="divergences">{diagnostics.divergences}</span>.</p>',
+        ]
+    )
+
+
+def _channel_section(summary: Summary) -> str:
     rows = []
-    for annotator, entry in summary["channels"].items():
+    for annotator, entry in summary.channels.items():
         for label, name in (("a", "false-positive rate a"), ("b", "sensitivity b")):
-            value = entry[label]
-            key = f"{label}-{annotator}"
+            value, key = getattr(entry, label), f"{label}-{annotator}"
             rows.append(
-                "<tr>"
-                + _cell(annotator)
-                + _cell(name, text=True)
-                + _cell(_number(value["em"]), f"{key}-em")
-                + _cell(_number(value["posterior_mean"]), f"{key}-posterior")
-                + _cell(_interval(value), f"{key}-interval")
-                + _cell(_number(value["r_hat"], 3))
-                + _cell(_number(value["ess_bulk"], 0))
-                + "</tr>"
+                row(
+                    cell(annotator),
+                    cell(name, text=True),
+                    cell(number(value.em), f"{key}-em"),
+                    cell(number(value.posterior_mean), f"{key}-posterior"),
+                    cell(_interval(value.interval), f"{key}-interval"),
+                    cell(number(value.r_hat, 3)),
+                    cell(number(value.ess_bulk, 0)),
+                )
             )
-    for parameter, value in summary["prevalence"].items():
+    for parameter, value in summary.prevalence.items():
         rows.append(
-            f"<tr>{_cell(parameter)}{_cell('class proportion', text=True)}{_cell('—')}"
-            f"{_cell(_number(value['posterior_mean']))}{_cell(_interval(value))}{_cell(_number(value['r_hat'], 3))}{_cell(_number(value['ess_bulk'], 0))}</tr>"
+            row(
+                cell(parameter),
+                cell("class proportion", text=True),
+                cell("—"),
+                cell(number(value.posterior_mean)),
+                cell(_interval(value.interval)),
+                cell(number(value.r_hat, 3)),
+                cell(number(value.ess_bulk, 0)),
+            )
         )
+    level = summary.ece.nc_ece.posterior.level
     header = [
         "annotator",
         "parameter",
@@ -149,161 +135,183 @@ def _channel_section(summary: dict) -> str:
         "R-hat",
         "bulk ESS",
     ]
-    return "<h2>Annotator channels</h2>\n" + _table(header, rows)
+    return "<h2>Annotator channels</h2>\n" + table(header, rows)
 
 
-def _ece_section(summary: dict) -> str:
-    ece = summary["ece"]
-    frequentist, posterior, oracle = (
-        ece["nc_ece"]["frequentist"],
-        ece["nc_ece"]["posterior"],
-        ece["oracle"],
-    )
-    level = posterior["level"]
+def _ece_section(summary: Summary) -> str:
+    ece = summary.ece
+    frequentist, posterior, oracle = ece.nc_ece.frequentist, ece.nc_ece.posterior, ece.oracle
     rows = [
-        f"<tr>{_cell('naive: soft vote (mean of the votes)', text=True)}{_cell(_number(ece['naive']['soft_vote']), 'naive-soft-vote')}{_cell('biased', text=True)}</tr>",
-        f"<tr>{_cell('naive: majority vote', text=True)}{_cell(_number(ece['naive']['majority_vote']), 'naive-majority-vote')}{_cell('biased', text=True)}</tr>",
-        f"<tr>{_cell('NC-ECE, EM channels (frequentist)', text=True)}{_cell(_number(frequentist['value']), 'nc-ece-frequentist')}"
-        f"{_cell(frequentist.get('reason', frequentist.get('estimator', '')), text=True)}</tr>",
-        f"<tr>{_cell('NC-ECE, posterior median', text=True)}{_cell(_number(posterior['median']), 'nc-ece-posterior-median')}"
-        f"{_cell(f'{level:.0%} interval ' + _interval(posterior), 'nc-ece-posterior-interval', text=True)}</tr>",
-        f"<tr>{_cell('oracle ECE (truth column)', text=True)}{_cell(_number(oracle['value']), 'oracle-ece')}{_cell(oracle.get('reason', 'true labels'), text=True)}</tr>",
+        row(
+            cell("naive: soft vote (mean of the votes)", text=True),
+            cell(number(ece.naive["soft_vote"]), "naive-soft-vote"),
+            cell("biased", text=True),
+        ),
+        row(
+            cell("naive: majority vote", text=True),
+            cell(number(ece.naive["majority_vote"]), "naive-majority-vote"),
+            cell("biased", text=True),
+        ),
+        row(
+            cell("NC-ECE, EM channels (frequentist)", text=True),
+            cell(number(frequentist.value), "nc-ece-frequentist"),
+            cell(frequentist.reason or frequentist.estimator or "", text=True),
+        ),
+        row(
+            cell("NC-ECE, posterior median", text=True),
+            cell(number(posterior.median), "nc-ece-posterior-median"),
+            cell(
+                f"{posterior.level:.0%} interval " + _interval(posterior.interval),
+                "nc-ece-posterior-interval",
+                text=True,
+            ),
+        ),
+        row(
+            cell("oracle ECE (truth column)", text=True),
+            cell(number(oracle.value), "oracle-ece"),
+            cell(oracle.reason or "true labels", text=True),
+        ),
     ]
-    return f"<h2>Expected calibration error ({ece['n_bins']} equal-width bins)</h2>\n" + _table(
+    return f"<h2>Expected calibration error ({ece.n_bins} equal-width bins)</h2>\n" + table(
         ["estimate", "ECE", "note"], rows
     )
 
 
-def _checks_section(summary: dict) -> str:
-    checks = summary["checks"]
-    verdicts = "".join(f"<li>{html.escape(line)}</li>" for line in checks["verdicts"])
-    rows = []
-    for row in checks["table"]:
-        interval = "—" if row["lower"] is None else f"[{row['lower']:.3g}, {row['upper']:.3g}]"
-        rows.append(
-            ('<tr class="flagged">' if row["flag"] else "<tr>")
-            + _cell(row["check"])
-            + _cell(row["subject"], text=True)
-            + _cell(_number(row["observed"], 3))
-            + _cell(_number(row["expected"], 3))
-            + _cell(interval)
-            + _cell(_number(row["p_value"], 3))
-            + _cell("yes" if row["flag"] else "")
-            + "</tr>"
+def checks_html(checks) -> str:
+    """The model checks: the verdicts in plain words, then the table with flagged rows marked.
+
+    ``checks`` is the :class:`~bayescal.summary.ChecksSummary` of a fit."""
+    verdicts = "".join(f"<li>{html.escape(line)}</li>" for line in checks.verdicts)
+    rows = [
+        row(
+            cell(check.check),
+            cell(check.subject, text=True),
+            cell(number(check.observed, 3)),
+            cell(number(check.expected, 3)),
+            cell("—" if check.lower is None else f"[{check.lower:.3g}, {check.upper:.3g}]"),
+            cell(number(check.p_value, 3)),
+            cell("yes" if check.flag else ""),
+            flagged=check.flag,
         )
+        for check in checks.table
+    ]
+    header = ["check", "subject", "observed", "expected", "replicated interval", "p-value", "flag"]
     return "\n".join(
         [
-            "<h2>Model checks</h2>",
-            f'<p>In plain words (<span id="checks-flagged">{checks["flagged"]}</span> rows flagged):</p>',
+            f'<p>In plain words (<span id="checks-flagged">{checks.flagged}</span> rows flagged):</p>',
             f'<ul id="verdicts">{verdicts}</ul>',
-            _table(
-                [
-                    "check",
-                    "subject",
-                    "observed",
-                    "expected",
-                    "replicated interval",
-                    "p-value",
-                    "flag",
-                ],
-                rows,
-            ),
+            table(header, rows),
         ]
     )
 
 
-def _record_section(summary: dict) -> str:
-    record = summary["record"]
-    balance = record["class_balance"]
+def _record_section(summary: Summary) -> str:
+    record = summary.record
+    balance = record.class_balance
     fields = [
-        ("sample size", record["n_items"]),
+        ("sample size", record.n_items),
         (
             "class balance (posterior mean prevalence)",
-            f"{balance['prevalence_posterior_mean']:.3f} {_interval(balance, 3)}",
+            f"{balance.prevalence_posterior_mean:.3f} {_interval(balance.interval, 3)}",
         ),
-        ("label provenance", record["provenance"]),
-        ("annotator count", record["n_annotators"]),
-        ("repeat rate (items labelled more than once)", f"{record['repeat_rate']:.1%}"),
-        ("fitted or held out", record["fitted_or_held_out"]),
-        ("interval method", record["interval_method"]),
-        ("binning", record["binning"]),
+        ("label provenance", record.provenance),
+        ("annotator count", record.n_annotators),
+        ("repeat rate (items labelled more than once)", f"{record.repeat_rate:.1%}"),
+        ("fitted or held out", record.fitted_or_held_out),
+        ("interval method", record.interval_method),
+        ("binning", record.binning),
     ]
-    rows = [f"<tr>{_cell(name, text=True)}{_cell(value, text=True)}</tr>" for name, value in fields]
     parts = [
         "<h2>Calibration record (seeds/003 fields that apply)</h2>",
-        _table(["field", "value"], rows),
+        table(["field", "value"], _pairs(fields)),
     ]
-    judged = record.get("against_truth")
+    judged = record.against_truth
     if judged is not None:
-        rates = judged["rates"]
-        kappa = judged["kappa"]
         accuracy = (
             "—"
-            if judged["accuracy"] is None
-            else f"{judged['accuracy']:.3f} {_interval({'interval': judged['accuracy_interval']}, 3)} (Wilson)"
+            if judged.accuracy is None
+            else f"{judged.accuracy:.3f} {_interval(judged.accuracy_interval, 3)} (Wilson)"
         )
+        kappa = judged.kappa
         kappa_text = (
             "—"
             if kappa is None
-            else f"{kappa['estimate']:.3f} [{kappa['lower']:.3f}, {kappa['upper']:.3f}] (bootstrap, {kappa['n_valid']} of {kappa['n_boot']} replicates)"
+            else f"{kappa.estimate:.3f} [{kappa.lower:.3f}, {kappa.upper:.3f}] "
+            f"(bootstrap, {kappa.n_valid} of {kappa.n_boot} replicates)"
         )
-        baseline = judged["baseline"]
+        baseline = judged.baseline
         truth_rows = [
             (
                 "items, positive / negative",
-                f"{judged['n_items']}, {judged['n_positive']} / {judged['n_negative']}",
+                f"{judged.n_items}, {judged.n_positive} / {judged.n_negative}",
             ),
             ("accuracy", accuracy),
             ("Cohen's kappa", kappa_text),
             (
                 "false accepts / false rejects",
-                f"{rates['false_positive']} / {rates['false_negative']}",
+                f"{judged.rates.false_positive} / {judged.rates.false_negative}",
             ),
-            ("Youden index (prevalence-free)", _number(judged["youden"], 3)),
+            ("Youden index (prevalence-free)", number(judged.youden, 3)),
             (
                 "baseline: constant predictor",
-                f"always {baseline['predicts']}: accuracy {_number(baseline.get('accuracy'), 3)}",
+                f"always {baseline['predicts']}: accuracy {number(baseline.get('accuracy'), 3)}",
             ),
         ]
         parts += [
             "<p>The predictor as a judge (score ≥ 0.5) against the truth column:</p>",
-            _table(
-                ["field", "value"],
-                [
-                    f"<tr>{_cell(name, text=True)}{_cell(value, text=True)}</tr>"
-                    for name, value in truth_rows
-                ],
-            ),
+            table(["field", "value"], _pairs(truth_rows)),
+            *(f'<p class="note">{html.escape(note)}</p>' for note in judged.notes),
         ]
-        parts += [f'<p class="note">{html.escape(note)}</p>' for note in judged["notes"]]
     return "\n".join(parts)
 
 
 def _figure(name: str, png: bytes) -> str:
     encoded = base64.b64encode(png).decode("ascii")
-    caption = CAPTIONS[name]
-    return f'<figure id="figure-{name}"><img alt="{html.escape(caption)}" src="data:image/png;base64,{encoded}"><figcaption>{html.escape(caption)}</figcaption></figure>'
+    caption = html.escape(CAPTIONS[name])
+    return (
+        f'<figure id="figure-{name}"><img alt="{caption}" src="data:image/png;base64,{encoded}">'
+        f"<figcaption>{caption}</figcaption></figure>"
+    )
 
 
-def report_html(summary: dict, figures: dict[str, bytes]) -> str:
+def _checked(summary) -> Summary:
+    if not isinstance(summary, Summary):
+        raise TypeError(f"summary must be a bayescal.summary.Summary; saw {type(summary).__name__}")
+    return summary
+
+
+def summary_html(summary: Summary) -> str:
+    """The report's tables without its figures: how a notebook shows an analysis."""
+    summary = _checked(summary)
+    return "\n".join(
+        [
+            _ece_section(summary),
+            _channel_section(summary),
+            "<h2>Model checks</h2>",
+            checks_html(summary.checks),
+            _model_section(summary),
+            _data_section(summary),
+        ]
+    )
+
+
+def report_html(summary: Summary, figures: dict[str, bytes]) -> str:
     """The report as one self-contained HTML document.
 
     Parameters
     ----------
-    summary : dict
-        The document of ``summary.json`` (README, "summary.json").
+    summary : Summary
     figures : dict of str to bytes
         PNG images by name (keys of :data:`CAPTIONS`); absent ones are left out.
     """
-    if not isinstance(summary, dict):
-        raise TypeError(f"summary must be the dict of summary.json; saw {type(summary).__name__}")
+    summary = _checked(summary)
     unknown = set(figures) - set(CAPTIONS)
     if unknown:
         raise ValueError(f"figures must be named among {sorted(CAPTIONS)}; saw {sorted(unknown)}")
     shown = lambda *names: [_figure(name, figures[name]) for name in names if name in figures]  # noqa: E731
     body = [
         "<h1>bayescal calibration report</h1>",
-        f'<p class="note">bayescal {html.escape(summary["bayescal_version"])}. NC-ECE is the noise-corrected expected '
+        f'<p class="note">bayescal {html.escape(summary.bayescal_version)}. NC-ECE is the noise-corrected expected '
         "calibration error: the predictor's ECE against the unseen true labels, estimated from the noisy annotators.</p>",
         _data_section(summary),
         _model_section(summary),
@@ -311,7 +319,8 @@ def report_html(summary: dict, figures: dict[str, bytes]) -> str:
         *shown("channels"),
         _ece_section(summary),
         *shown("reliability"),
-        _checks_section(summary),
+        "<h2>Model checks</h2>",
+        checks_html(summary.checks),
         *shown("patterns", "agreement"),
         _record_section(summary),
     ]
@@ -330,15 +339,14 @@ def _png(ax) -> bytes:
     return buffer.getvalue()
 
 
-def _figures(summary: dict, fit) -> dict[str, bytes]:
+def draw_figures(summary: Summary, fit) -> dict[str, bytes]:
+    """The report's figures as PNG bytes, from the summary and the channel posterior ``fit``."""
     import matplotlib
 
     matplotlib.use("Agg")  # files only, on a machine without a screen
     import numpy as np
-    import pandas as pd
 
-    from .correction import Channels
-    from .pipeline import reliability_from_summary
+    from .channels import Channels
     from .plotting import (
         plot_channels,
         plot_pairwise_agreement,
@@ -346,23 +354,18 @@ def _figures(summary: dict, fit) -> dict[str, bytes]:
         plot_reliability,
     )
 
-    band, curves = reliability_from_summary(summary["reliability"])
+    summary = _checked(summary)
+    band, curves = summary.reliability.band_and_curves()
     figures = {"reliability": _png(plot_reliability(band, curves))}
-    entries = summary["channels"].values()
+    entries = summary.channels.values()
     references = {}
-    if all(entry["a"]["em"] is not None for entry in entries):
+    if all(entry.a.em is not None for entry in entries):
         references["EM"] = Channels(
-            np.array([e["a"]["em"] for e in entries]), np.array([e["b"]["em"] for e in entries])
+            np.array([e.a.em for e in entries]), np.array([e.b.em for e in entries])
         )
-    figures["channels"] = _png(
-        plot_channels(
-            fit, references=references, level=summary["ece"]["nc_ece"]["posterior"]["level"]
-        )
-    )
-    checks = pd.DataFrame(summary["checks"]["table"]).fillna(value=np.nan)
-    for column in ("observed", "expected", "lower", "upper", "p_value"):
-        checks[column] = checks[column].astype(np.float64)
-    checks["flag"] = checks["flag"].astype(bool)
+    level = summary.ece.nc_ece.posterior.level
+    figures["channels"] = _png(plot_channels(fit, references=references, level=level))
+    checks = summary.checks.frame()
     for name, plot, check in (
         ("patterns", plot_ppc_residuals, "pattern"),
         ("agreement", plot_pairwise_agreement, "pairwise_agreement"),
@@ -370,61 +373,3 @@ def _figures(summary: dict, fit) -> dict[str, bytes]:
         if (checks["check"] == check).any():
             figures[name] = _png(plot(checks))
     return figures
-
-
-def load_summary(directory) -> dict:
-    """``summary.json`` of a results directory, with a one-line error when it is absent or broken."""
-    path = pathlib.Path(directory) / SUMMARY_FILE
-    summary = read_json(path, hint=f"; is {directory} a directory written by bayescal fit?")
-    missing = [
-        key
-        for key in (
-            "data",
-            "model",
-            "identification",
-            "channels",
-            "ece",
-            "reliability",
-            "checks",
-            "record",
-        )
-        if key not in summary
-    ]
-    if not isinstance(summary, dict) or missing:
-        raise ValueError(
-            f"{path}: not a bayescal fit summary (missing {', '.join(missing) or 'everything'}); re-run bayescal fit"
-        )
-    return summary
-
-
-def render_report(directory, summary=None) -> pathlib.Path:
-    """Draw the figures and write ``report.html`` from ``summary.json`` and ``posterior.nc``.
-
-    Parameters
-    ----------
-    directory : str or path
-        A results directory of ``bayescal fit``.  Nothing is refitted; the figures go to
-        ``directory/figures/*.png`` and inline into ``report.html``, each written atomically.
-    summary : dict, optional
-        The directory's summary when the caller holds it (``bayescal fit``, before writing
-        summary.json); by default it is read from summary.json.
-
-    Returns
-    -------
-    pathlib.Path
-        The report's path.
-    """
-    from .inference import BayesFit
-
-    directory = pathlib.Path(directory)
-    summary = load_summary(directory) if summary is None else summary
-    posterior = directory / POSTERIOR_FILE
-    if not posterior.is_file():
-        raise FileNotFoundError(
-            f"{posterior}: no such file; the report needs the saved posterior of bayescal fit"
-        )
-    figures = _figures(summary, BayesFit.load(posterior))
-    (directory / FIGURE_DIRECTORY).mkdir(exist_ok=True)
-    for name, png in figures.items():
-        write_atomic(directory / FIGURE_DIRECTORY / f"{name}.png", png)
-    return write_atomic(directory / REPORT_FILE, report_html(summary, figures))

@@ -27,8 +27,9 @@ import numpy as np
 import pandas as pd
 
 from . import _validation as v
-from .channels._fit import as_data, check_annotators, require_identified
-from .inference import MODELS, BayesFit, Sampler, _check_diagnostics, az
+from ._arviz import az
+from .channels._base import as_data, check_annotators, require_identified
+from .inference import MODELS, BayesFit, Sampler, check_diagnostics
 from .models import PatternDesign
 from .posterior import PosteriorECE, posterior_ece
 from .priors import Priors
@@ -206,7 +207,7 @@ def prior_sensitivity(
     fits, eces, draws = {}, {}, {}
     for name, prior in named.items():
         fit = sampler.fit(counts, prior, seed)
-        _check_diagnostics(
+        check_diagnostics(
             fit.diagnostics.rename(index=lambda p, prior=name: f"{p} under prior {prior!r}")
         )
         fits[name] = fit

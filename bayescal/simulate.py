@@ -17,7 +17,7 @@ import numpy as np
 from scipy import integrate, special, stats
 
 from . import _validation as v
-from .correction import Channels
+from .channels import Channels
 from .data import AnnotatedScores
 
 __all__ = [

@@ -79,7 +79,7 @@ def main() -> None:
     )
     parser.add_argument("--repeats", type=int, default=7)
     args = parser.parse_args()
-    warnings.simplefilter("ignore", bc.channels.SaturatedModelWarning)
+    warnings.simplefilter("ignore", bc.SaturatedModelWarning)
 
     print(
         f"machine: {platform.machine()}, Python {platform.python_version()}, K = {A.size}, default n_starts = 10\n"

@@ -66,7 +66,7 @@ def loop_platt(fit, data):
 
 
 def main() -> None:
-    warnings.simplefilter("ignore", bc.channels.SaturatedModelWarning)
+    warnings.simplefilter("ignore", bc.SaturatedModelWarning)
     simulation = bc.toy_data(N_CHANNEL + N_FIT + N_EVAL, "shifted", seed=0)
     data = simulation.data
     channel_data = data.subset(np.arange(N_CHANNEL))

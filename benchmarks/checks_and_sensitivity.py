@@ -111,7 +111,7 @@ def sensitivity() -> None:
 
 
 if __name__ == "__main__":
-    warnings.simplefilter("ignore", bc.channels.SaturatedModelWarning)
+    warnings.simplefilter("ignore", bc.SaturatedModelWarning)
     uniformity()
     detection()
     sensitivity()

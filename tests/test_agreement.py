@@ -9,19 +9,17 @@ from scipy import stats
 from bayescal.agreement import (
     ABSTAIN,
     accuracy_under_label_noise,
-    calibration_record,
     cohens_kappa,
-    error_rates,
     holm_sidak,
     independence_check,
     kappa_interval,
     krippendorff_alpha,
     ks_two_sample,
-    logit_kde_threshold,
     mcnemar_exact,
     wilson_interval,
-    youden_index,
 )
+from bayescal.record import calibration_record, error_rates, youden_index
+from bayescal.triage import logit_kde_threshold
 
 nan = np.nan
 

@@ -12,13 +12,21 @@ HEAVY = ("numpyro", "arviz", "matplotlib", "dask", "numba")
 # Modules that must stay numerical: no plotting, no files, no printing, no argv.
 CORES = (
     "_validation",
+    "_api",
+    "_html",
     "data",
     "metrics",
     "correction",
+    "estimation",
     "simulate",
-    "recalibration",
+    "recalibration/_solver",
+    "recalibration/maps",
+    "recalibration/workflow",
     "agreement",
+    "record",
+    "triage",
     "cells",
+    "summary",
     "_kernels",
     "_compiled_kernels",
 )
@@ -129,3 +137,177 @@ def test_plotting_imports_matplotlib_only_when_drawing():
         ).stdout.strip()
         == "False"
     )
+
+
+# --- The layers of DESIGN.md §1: imports point down only, with no cycle ------------------------
+
+#: Every module of the package, bottom first, layer by layer.  A module may import only modules
+#: listed before it (its own layer's earlier entries and every layer below), so the graph is
+#: acyclic by construction; a package (``__init__``) comes after its own modules.
+LAYERS = {
+    "1 foundations": [
+        "_version",
+        "exceptions",
+        "_api",
+        "_validation",
+        "_html",
+        "priors",
+        "_compiled_kernels",
+    ],
+    "2 data and metrics": [
+        "_kernels",
+        "metrics",
+        "data",
+        "cells",
+        "io",
+        "agreement",
+        "record",
+        "triage",
+    ],
+    "3 channels": [
+        "channels._base",
+        "channels.groups",
+        "channels.moments",
+        "channels.gmm",
+        "channels.em",
+        "channels",
+    ],
+    "4 correction": [
+        "correction",
+        "estimation",
+        "simulate",
+        "recalibration._solver",
+        "recalibration.maps",
+        "recalibration.workflow",
+        "recalibration",
+    ],
+    "5 Bayesian": [
+        "_arviz",
+        "models._common",
+        "models.dawid_skene",
+        "models.hui_walter",
+        "models",
+        "inference",
+        "posterior",
+        "checks",
+        "sensitivity",
+    ],
+    "6 studies, reports and the command": [
+        "studies._executor",
+        "studies.toy",
+        "studies.coverage",
+        "studies.sbc",
+        "studies.checks",
+        "studies.recalibration",
+        "studies",
+        "plotting",
+        "summary",
+        "report",
+        "results",
+        "analysis",
+        "demo",
+        "cli",
+    ],
+}
+ORDER = ["bayescal." + name for layer in LAYERS.values() for name in layer] + ["bayescal"]
+
+
+def _module_files() -> dict[str, pathlib.Path]:
+    """Module name -> file, for the package and the NumPyro programs shipped as bayescal.models."""
+    files = {}
+    for base, prefix in ((ROOT / "bayescal", "bayescal"), (ROOT / "models", "bayescal.models")):
+        for path in base.rglob("*.py"):
+            parts = list(path.relative_to(base).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            files[".".join([prefix, *parts])] = path
+    return files
+
+
+FILES = _module_files()
+
+
+def _resolve(importer: str, node: ast.ImportFrom) -> str:
+    """The absolute module name of ``from <module> import ...`` in module ``importer``."""
+    if node.level == 0:
+        return node.module
+    package = importer if FILES[importer].name == "__init__.py" else importer.rpartition(".")[0]
+    for _ in range(node.level - 1):
+        package = package.rpartition(".")[0]
+    return f"{package}.{node.module}" if node.module else package
+
+
+def _edges(importer: str):
+    """(imported module, imported names) of every import in a module, function level included;
+    ``from package import submodule`` counts as an import of the submodule."""
+    for node in ast.walk(ast.parse(FILES[importer].read_text())):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "bayescal":
+                    yield alias.name, ()
+        elif isinstance(node, ast.ImportFrom):
+            module = _resolve(importer, node)
+            if module.split(".")[0] != "bayescal":
+                continue
+            names = []
+            for alias in node.names:
+                if f"{module}.{alias.name}" in FILES:
+                    yield f"{module}.{alias.name}", ()
+                else:
+                    names.append(alias.name)
+            if names or not node.names:
+                yield module, tuple(names)
+
+
+def test_every_module_has_a_place_in_the_layers():
+    assert sorted(set(FILES) - set(ORDER)) == []
+    assert sorted(set(ORDER) - set(FILES)) == []
+
+
+def test_imports_point_down_the_layers_only():
+    rank = {name: i for i, name in enumerate(ORDER)}
+    upward = [
+        f"{importer} -> {imported}"
+        for importer in FILES
+        for imported, _ in _edges(importer)
+        if imported != importer
+        and rank[imported] > rank[importer]
+        # a module inside a package may be imported while its package initialises
+        and not importer.startswith(imported + ".")
+    ]
+    assert upward == []
+
+
+def test_no_module_imports_another_module_s_private_names():
+    private = [
+        f"{importer}: from {imported} import {name}"
+        for importer in FILES
+        for imported, names in _edges(importer)
+        for name in names
+        if name.startswith("_") and name != "__version__" and imported != importer
+    ]
+    assert private == []
+
+
+#: Layers 1 to 4 are numpy/scipy code: no Bayesian stack, plotting or cluster, even inside a
+#: function (numba only in the compiled kernels).
+BELOW_BAYES = [name for layer in list(LAYERS.values())[:4] for name in layer]
+
+
+@pytest.mark.parametrize("module", BELOW_BAYES)
+def test_lower_layers_never_import_the_heavy_stack(module):
+    forbidden = {"numpyro", "jax", "arviz", "matplotlib", "dask", "distributed"}
+    if module != "_compiled_kernels":
+        forbidden.add("numba")
+    tree = ast.parse(FILES["bayescal." + module].read_text())
+    imported = {
+        alias.name.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    } | {
+        node.module.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.level == 0
+    }
+    assert imported & forbidden == set()

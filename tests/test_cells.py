@@ -9,9 +9,9 @@ from bayescal.cells import (
     CellStatistics,
     cell_statistics,
     cell_statistics_from_frame,
-    noise_corrected_ece_from_cells,
 )
 from bayescal.channels import grouped_em_counts
+from bayescal.correction import noise_corrected_ece_from_cells
 
 ANNOTATORS = ["ann", "bob", "cy"]
 
@@ -139,7 +139,7 @@ def test_bad_input_is_reported_with_the_column(table):
 
 
 @pytest.mark.filterwarnings(
-    "ignore::bayescal.inference.SamplingWarning"
+    "ignore::bayescal.exceptions.SamplingWarning"
 )  # short chains: only the draws are compared
 def test_fit_bayes_runs_on_pattern_counts_alone(table):
     _, data = table

@@ -298,9 +298,9 @@ def test_fit_long_format_with_two_annotators_in_a_subprocess(judged_table):
     assert summary["input"]["long"] is True
 
 
-@pytest.mark.filterwarnings("default::bayescal.channels.SaturatedModelWarning")
+@pytest.mark.filterwarnings("default::bayescal.exceptions.SaturatedModelWarning")
 @pytest.mark.filterwarnings(
-    "default::bayescal.inference.SamplingWarning"
+    "default::bayescal.exceptions.SamplingWarning"
 )  # short runs may warn too
 def test_fit_prints_warnings_as_one_line_each(judged_table, capsys):
     out = judged_table / "warned"

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import bayescal as bc
-from bayescal.channels import IdentificationError
-from bayescal.inference import SamplingWarning, chain_method
+from bayescal.exceptions import IdentificationError, SamplingWarning
+from bayescal.inference import chain_method
 
 FAST = {"progress": False}  # default 4 chains x (1000 warmup + 1000 draws): fast once compiled
 
@@ -209,7 +209,7 @@ def test_hui_walter_recovers_two_annotators_with_score_groups(n_groups):
 
 
 @pytest.mark.slow
-@pytest.mark.filterwarnings("ignore::bayescal.channels.SaturatedModelWarning")
+@pytest.mark.filterwarnings("ignore::bayescal.exceptions.SaturatedModelWarning")
 def test_flat_prior_posterior_means_agree_with_em():
     channels = bc.Channels([0.1, 0.15, 0.2, 0.25], [0.8, 0.85, 0.9, 0.95])
     sim = bc.simulate_annotated(50_000, channels, lambda z: 0.2 + 0.5 * np.asarray(z), seed=40)
@@ -261,7 +261,7 @@ def test_sampler_with_progress_bar_runs_under_vmap(capsys):
 
 
 @pytest.mark.filterwarnings(
-    "ignore::bayescal.inference.SamplingWarning"
+    "ignore::bayescal.exceptions.SamplingWarning"
 )  # short chains: only the draws are compared
 def test_fits_on_the_same_pattern_layout_share_compiled_code(monkeypatch):
     from bayescal import inference

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 import bayescal as bc
-from bayescal.channels import ChannelFitError
+from bayescal.exceptions import ChannelFitError
 
-pytestmark = pytest.mark.filterwarnings("ignore::bayescal.channels.SaturatedModelWarning")
+pytestmark = pytest.mark.filterwarnings("ignore::bayescal.exceptions.SaturatedModelWarning")
 
 
 def _grouped(sim, n_groups=5):

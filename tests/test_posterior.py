@@ -22,7 +22,7 @@ def varied():
     return data, fake_fit(data, a, b, rng.uniform(0.4, 0.5, 40)), a, b
 
 
-@pytest.mark.filterwarnings("ignore::bayescal.inference.SamplingWarning")
+@pytest.mark.filterwarnings("ignore::bayescal.exceptions.SamplingWarning")
 @pytest.mark.parametrize("weights", ["iv", "equal", "squared_gap", [0.5, 0.3, 0.2]])
 def test_channel_draws_reproduce_item_level_nc_ece_exactly(varied, weights):
     data, fit, a, b = varied
@@ -37,7 +37,7 @@ def test_channel_draws_reproduce_item_level_nc_ece_exactly(varied, weights):
     assert np.array_equal(result.draws, result.raw_draws)  # no debiasing for the literal method
 
 
-@pytest.mark.filterwarnings("ignore::bayescal.inference.SamplingWarning")
+@pytest.mark.filterwarnings("ignore::bayescal.exceptions.SamplingWarning")
 def test_bayesian_bootstrap_matches_an_exact_item_level_bootstrap():
     # Small data, fixed channels: the cell-level Dirichlet with a normal within-cell score term
     # against Dirichlet(1, ..., 1) weights on every item.
@@ -73,7 +73,7 @@ def test_highest_density_interval():
     assert lo == pytest.approx(-1.645, abs=0.06)
 
 
-@pytest.mark.filterwarnings("ignore::bayescal.inference.SamplingWarning")
+@pytest.mark.filterwarnings("ignore::bayescal.exceptions.SamplingWarning")
 def test_result_fields_and_reliability_bands(varied):
     data, fit, _, _ = varied
     result = bc.posterior_ece(fit, data, n_bins=10, interval=0.8, tolerance=0.05)
@@ -86,7 +86,7 @@ def test_result_fields_and_reliability_bands(varied):
     assert (result.draws <= result.raw_draws + 1e-12).all()  # debiasing only lowers a draw
 
 
-@pytest.mark.filterwarnings("ignore::bayescal.inference.SamplingWarning")
+@pytest.mark.filterwarnings("ignore::bayescal.exceptions.SamplingWarning")
 @pytest.mark.parametrize(
     "kwargs, error, match",
     [
@@ -115,7 +115,7 @@ def test_bad_input(varied, kwargs, error, match):
         bc.posterior_ece(fit, data, **kwargs)
 
 
-@pytest.mark.filterwarnings("ignore::bayescal.inference.SamplingWarning")
+@pytest.mark.filterwarnings("ignore::bayescal.exceptions.SamplingWarning")
 def test_data_must_match_the_fit(varied):
     data, fit, _, _ = varied
     four = bc.AnnotatedScores(

@@ -8,17 +8,17 @@ import pytest
 from scipy import optimize, special
 
 import bayescal as bc
+from bayescal.exceptions import NotFittedError, RecalibrationWarning
 from bayescal.recalibration import (
     HistogramBinning,
     PlattScaling,
-    RecalibrationWarning,
     TemperatureScaling,
-    _make_map,
-    _softplus_terms,
     corrected_log_loss,
+    make_map,
     recalibrate,
     recalibration_study,
 )
+from bayescal.recalibration._solver import softplus_terms
 from bayescal.simulate import toy_calibration
 
 SHIFTED = toy_calibration("shifted")
@@ -58,13 +58,13 @@ def test_softplus_terms_gradient_and_hessian_match_finite_differences():
     rng = np.random.default_rng(0)
     features = np.column_stack([rng.normal(0, 3, 400), np.ones(400)])
     theta = np.array([[0.7, -0.4], [2.0, 1.5], [-1.0, 0.2]])
-    value, gradient, hessian = _softplus_terms(theta, features)
+    value, gradient, hessian = softplus_terms(theta, features)
     h = 1e-6
     for k in range(2):
         shift = np.zeros(2)
         shift[k] = h
-        up, g_up, _ = _softplus_terms(theta + shift, features)
-        down, g_down, _ = _softplus_terms(theta - shift, features)
+        up, g_up, _ = softplus_terms(theta + shift, features)
+        down, g_down, _ = softplus_terms(theta - shift, features)
         np.testing.assert_allclose(gradient[:, k], (up - down) / (2 * h), rtol=1e-7, atol=1e-9)
         np.testing.assert_allclose(
             hessian[:, :, k], (g_up - g_down) / (2 * h), rtol=1e-6, atol=1e-9
@@ -222,7 +222,7 @@ def test_with_perfect_channels_the_corrected_fit_is_the_clean_fit(method, shifte
     np.testing.assert_array_equal(corrected.predict(grid), clean.predict(grid))
 
 
-@pytest.mark.filterwarnings("ignore::bayescal.channels.SaturatedModelWarning")
+@pytest.mark.filterwarnings("ignore::bayescal.exceptions.SaturatedModelWarning")
 def test_recalibrate_accepts_known_channels_a_channel_fit_or_an_estimator_name():
     sim = bc.toy_data(4000, "shifted", seed=2)
     fit = bc.dawid_skene_em(sim.data)
@@ -240,7 +240,7 @@ def test_recalibrate_accepts_known_channels_a_channel_fit_or_an_estimator_name()
     assert abs(by_fit.slope_ - 0.65) < abs(naive.slope_ - 0.65)  # naive targets shrink the slope
 
 
-@pytest.mark.filterwarnings("ignore::bayescal.channels.SaturatedModelWarning")
+@pytest.mark.filterwarnings("ignore::bayescal.exceptions.SaturatedModelWarning")
 def test_recalibration_study_table_layout_and_its_identity_row():
     sim = bc.toy_data(6000, "shifted", seed=3)
     parts = [sim.data.subset(np.arange(k * 2000, (k + 1) * 2000)) for k in range(3)]
@@ -343,7 +343,7 @@ def test_logistic_maps_reject_a_bad_eps(eps):
 
 
 def test_predict_before_fit_and_on_bad_scores():
-    with pytest.raises(RuntimeError, match="this PlattScaling is not fitted yet"):
+    with pytest.raises(NotFittedError, match="this PlattScaling is not fitted yet"):
         PlattScaling().predict([0.5])
     fitted = TemperatureScaling().fit([0.1, 0.9], [0, 1])
     with pytest.raises(ValueError, match=r"scores must lie in \[0, 1\]; saw -0.1"):
@@ -351,7 +351,7 @@ def test_predict_before_fit_and_on_bad_scores():
     assert repr(PlattScaling()) == "PlattScaling(eps=1e-06)"
 
 
-@pytest.mark.filterwarnings("ignore::bayescal.channels.SaturatedModelWarning")
+@pytest.mark.filterwarnings("ignore::bayescal.exceptions.SaturatedModelWarning")
 def test_recalibrate_rejects_bad_arguments():
     sim = bc.toy_data(300, seed=0)
     with pytest.raises(TypeError, match=r"data must be a bayescal\.AnnotatedScores; saw ndarray"):
@@ -371,7 +371,7 @@ def test_recalibrate_rejects_bad_arguments():
     fit = bc.dawid_skene_em(sim.data)
     failed = dataclasses.replace(fit, channels=None, prevalence=None, failure="complex roots")
     with pytest.raises(
-        bc.channels.ChannelFitError,
+        bc.ChannelFitError,
         match=r"channels: the dawid_skene_em fit failed \(complex roots\)",
     ):
         recalibrate(sim.data, channels=failed)
@@ -410,13 +410,13 @@ def test_a_fitted_map_survives_json(method):
     rng = np.random.default_rng(5)
     scores = rng.random(400)
     labels = (rng.random(400) < 0.2 + 0.6 * scores).astype(float)
-    fitted = _make_map(method, 7, "quantile", 1e-6).fit(scores, labels)
+    fitted = make_map(method, 7, "quantile", 1e-6).fit(scores, labels)
     document = json.loads(json.dumps(fitted.to_dict(), allow_nan=False))
     assert document["method"] == method and document["converged"] is True
     rebuilt = map_from_dict(document)
     fresh = rng.random(50)
     np.testing.assert_array_equal(rebuilt.predict(fresh), fitted.predict(fresh))
-    with pytest.raises(RuntimeError, match="not fitted yet"):
+    with pytest.raises(NotFittedError, match="not fitted yet"):
         type(fitted)().to_dict()
     with pytest.raises(
         ValueError, match="document must be a dict with method, parameters and settings"

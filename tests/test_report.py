@@ -9,9 +9,10 @@ import pandas as pd
 import pytest
 
 import bayescal as bc
-from bayescal import cli
+from bayescal.analysis import analyse
 from bayescal.io import read_wide_table
-from bayescal.report import CAPTIONS, load_summary, render_report, report_html
+from bayescal.report import CAPTIONS, report_html
+from bayescal.results import load_summary, render_report, write_analysis
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 #: The flags a headless Chromium needs on a machine without network or sandbox (the machine notes).
@@ -41,9 +42,8 @@ def results(tmp_path_factory):
     ).to_csv(folder / "t.csv", index=False)
     table = read_wide_table(folder / "t.csv", "score", names, truth="y")
     options = {"num_chains": 2, "num_warmup": 400, "num_samples": 500}
-    _, summary, report = cli.write_fit(
-        folder / "out", table, {"table": "t.csv"}, seed=1, bayes_options=options
-    )
+    analysis = analyse(table.data, truth=table.truth, seed=1, bayes_options=options)
+    summary, report = write_analysis(folder / "out", analysis, input_record={"table": "t.csv"})
     return folder / "out", summary, report
 
 
@@ -72,7 +72,8 @@ def test_report_is_one_self_contained_file(results):
 
 
 def test_key_numbers_are_the_summary_numbers(results):
-    _, summary, report = results
+    _, written, report = results
+    summary = written.to_dict()
     page = report.read_text()
     ece = summary["ece"]
     posterior = ece["nc_ece"]["posterior"]
@@ -109,7 +110,7 @@ def test_the_report_is_rendered_from_saved_results_without_refitting(results, mo
         raise AssertionError("the report must not refit")
 
     monkeypatch.setattr(bc.inference.Sampler, "run", refuse)
-    monkeypatch.setattr("bayescal.pipeline.analyse", refuse)
+    monkeypatch.setattr("bayescal.analysis.analyse", refuse)
     assert render_report(out) == report
     assert (
         report.read_text() == before
@@ -145,14 +146,15 @@ def test_loading_a_directory_that_is_not_a_fit(tmp_path):
         load_summary(tmp_path)
     (tmp_path / "summary.json").write_text(json.dumps({"data": {}}))
     with pytest.raises(
-        ValueError, match=r"not a bayescal fit summary \(missing model, identification"
+        ValueError,
+        match=r"not a bayescal fit summary \(missing bayescal_version, model, identification",
     ):
         load_summary(tmp_path)
 
 
 def test_report_html_checks_its_arguments(results):
     _, summary, _ = results
-    with pytest.raises(TypeError, match=r"summary must be the dict of summary\.json; saw list"):
+    with pytest.raises(TypeError, match=r"summary must be a bayescal\.summary\.Summary; saw list"):
         report_html([], {})
     with pytest.raises(ValueError, match=r"figures must be named among .*; saw \['histogram'\]"):
         report_html(summary, {"histogram": b""})
@@ -166,7 +168,8 @@ def test_report_html_checks_its_arguments(results):
 def test_a_reader_sees_the_key_numbers_in_chromium(results, tmp_path):
     from playwright.sync_api import sync_playwright
 
-    _out, summary, report = results
+    _out, written, report = results
+    summary = written.to_dict()
     posterior = summary["ece"]["nc_ece"]["posterior"]
     visible = {
         "nc-ece-posterior-median": f"{posterior['median']:.4f}",

@@ -12,14 +12,8 @@ are positively oriented, or whose ``failure`` says why there is no admissible es
 - :func:`score_groups` — build score groups from thresholds or bins.
 """
 
-from ._fit import (
-    ChannelFit,
-    ChannelFitError,
-    ConvergenceWarning,
-    IdentificationError,
-    SaturatedModelWarning,
-    WeakIdentificationWarning,
-)
+from .._api import moved_names
+from ._base import ChannelFit, Channels
 from .em import dawid_skene_em, dawid_skene_em_counts, grouped_em, grouped_em_counts
 from .gmm import hui_walter_gmm
 from .groups import score_groups
@@ -27,11 +21,7 @@ from .moments import hui_walter_moments, third_moment
 
 __all__ = [
     "ChannelFit",
-    "ChannelFitError",
-    "ConvergenceWarning",
-    "IdentificationError",
-    "SaturatedModelWarning",
-    "WeakIdentificationWarning",
+    "Channels",
     "dawid_skene_em",
     "dawid_skene_em_counts",
     "grouped_em",
@@ -41,3 +31,17 @@ __all__ = [
     "score_groups",
     "third_moment",
 ]
+
+__getattr__ = moved_names(
+    "bayescal.channels",
+    {
+        name: f"bayescal.exceptions:{name}"
+        for name in (
+            "ChannelFitError",
+            "ConvergenceWarning",
+            "IdentificationError",
+            "SaturatedModelWarning",
+            "WeakIdentificationWarning",
+        )
+    },
+)

@@ -24,10 +24,9 @@ import numpy as np
 
 from .. import _validation as v
 from ..data import PatternCounts
-from ._fit import (
+from ..exceptions import ConvergenceWarning, SaturatedModelWarning
+from ._base import (
     ChannelFit,
-    ConvergenceWarning,
-    SaturatedModelWarning,
     as_anchor,
     as_data,
     check_annotators,

@@ -23,10 +23,9 @@ from scipy import optimize
 
 from .. import _validation as v
 from ..data import PatternCounts
-from ._fit import (
+from ..exceptions import SaturatedModelWarning, WeakIdentificationWarning
+from ._base import (
     ChannelFit,
-    SaturatedModelWarning,
-    WeakIdentificationWarning,
     as_anchor,
     as_data,
     failed,

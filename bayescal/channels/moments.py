@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import _validation as v
 from ..data import PatternCounts
-from ._fit import (
+from ._base import (
     MIN_GROUP_ITEMS,
     ChannelFit,
     as_anchor,

@@ -12,8 +12,8 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import _validation as v
+from ..channels import Channels
 from ..checks import check_model
-from ..correction import Channels
 from ..inference import Sampler
 from ..priors import Priors
 from ..simulate import simulate_dependent

@@ -15,8 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _validation as v
-from ..channels import score_groups
-from ..correction import Channels
+from ..channels import Channels, score_groups
 from ..data import AnnotatedScores
 from ..recalibration import METHODS, recalibration_study
 from ..simulate import TOY_CONDITIONS, simulate_annotated, toy_calibration

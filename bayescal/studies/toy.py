@@ -29,9 +29,11 @@ import numpy as np
 import pandas as pd
 
 from .. import _validation as v
-from ..channels import ChannelFitError, score_groups
-from ..correction import nc_ece, noise_corrected_ece
+from ..channels import score_groups
+from ..correction import noise_corrected_ece
 from ..data import AnnotatedScores
+from ..estimation import nc_ece
+from ..exceptions import ChannelFitError
 from ..simulate import TOY_CHANNELS, TOY_CONDITIONS, toy_data
 from ._executor import check_executor, run_tasks
 

@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 
 import bayescal as bc
-from bayescal.channels import (
+from bayescal.channels._base import orient
+from bayescal.exceptions import (
     ConvergenceWarning,
     IdentificationError,
     SaturatedModelWarning,
     WeakIdentificationWarning,
 )
-from bayescal.channels._fit import orient
 
 from .helpers import two_annotator_table, with_groups
 
@@ -90,7 +90,7 @@ def test_over_identified_models_do_not_warn():
     )
 
 
-@pytest.mark.filterwarnings("ignore::bayescal.channels.SaturatedModelWarning")
+@pytest.mark.filterwarnings("ignore::bayescal.exceptions.SaturatedModelWarning")
 @pytest.mark.parametrize(
     "estimator", [bc.hui_walter_moments, bc.hui_walter_gmm, bc.grouped_em], ids=lambda f: f.__name__
 )
@@ -117,7 +117,7 @@ def test_data_must_be_annotated_scores(estimator):
         estimator(np.zeros((10, 3)))
 
 
-@pytest.mark.filterwarnings("ignore::bayescal.channels.SaturatedModelWarning")
+@pytest.mark.filterwarnings("ignore::bayescal.exceptions.SaturatedModelWarning")
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda f: f.__name__)
 def test_annotator_without_responses_or_with_one_label_is_named(estimator):
     k = 2 if estimator in (bc.hui_walter_moments, bc.hui_walter_gmm) else 3
@@ -155,7 +155,7 @@ def test_hui_walter_closed_form_group_and_annotator_counts():
             estimator(three_annotators)
 
 
-@pytest.mark.filterwarnings("ignore::bayescal.channels.SaturatedModelWarning")
+@pytest.mark.filterwarnings("ignore::bayescal.exceptions.SaturatedModelWarning")
 @pytest.mark.parametrize(
     "kwargs, error, match",
     [
@@ -183,7 +183,7 @@ def test_em_arguments(kwargs, error, match):
         bc.dawid_skene_em(bc.toy_data(300, seed=1).data, **kwargs)
 
 
-@pytest.mark.filterwarnings("ignore::bayescal.channels.SaturatedModelWarning")
+@pytest.mark.filterwarnings("ignore::bayescal.exceptions.SaturatedModelWarning")
 def test_em_that_hits_max_iter_warns_and_says_so():
     data = bc.toy_data(3000, seed=6).data
     with pytest.warns(ConvergenceWarning, match=r"did not converge within max_iter=2") as record:
@@ -204,8 +204,8 @@ def test_em_that_hits_max_iter_warns_and_says_so():
 
 
 @pytest.mark.filterwarnings(
-    "ignore::bayescal.channels.SaturatedModelWarning",
-    "ignore::bayescal.channels.WeakIdentificationWarning",
+    "ignore::bayescal.exceptions.SaturatedModelWarning",
+    "ignore::bayescal.exceptions.WeakIdentificationWarning",
 )
 @pytest.mark.parametrize(
     "table, reason",
@@ -231,7 +231,7 @@ def test_hui_walter_closed_form_reports_failures(table, reason):
     assert fit.channels is None and fit.prevalence is None
     assert fit.failure is not None
     assert re.search(reason, fit.failure), fit.failure
-    with pytest.raises(bc.channels.ChannelFitError, match=r"hui_walter_moments failed"):
+    with pytest.raises(bc.ChannelFitError, match=r"hui_walter_moments failed"):
         fit.require()
 
 

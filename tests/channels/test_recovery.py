@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 
 import bayescal as bc
-from bayescal.channels import ConvergenceWarning
+from bayescal.exceptions import ConvergenceWarning
 
 from .helpers import channel_error, hide, with_groups
 
-pytestmark = pytest.mark.filterwarnings("ignore::bayescal.channels.SaturatedModelWarning")
+pytestmark = pytest.mark.filterwarnings("ignore::bayescal.exceptions.SaturatedModelWarning")
 
 RISING = lambda z: 0.2 + 0.5 * np.asarray(z)  # noqa: E731  score-dependent prevalence
 TWO = bc.Channels([0.1, 0.2], [0.85, 0.9])

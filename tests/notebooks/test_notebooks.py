@@ -17,12 +17,32 @@ def test_there_are_notebooks():
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_executes(path, tmp_path):
     notebook = nbformat.read(path, as_version=4)
-    NotebookClient(notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
-    errors = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs if o.output_type == "error"]
+    NotebookClient(
+        notebook,
+        timeout=120,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(tmp_path)}},
+    ).execute()
+    errors = [
+        o
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+        for o in cell.outputs
+        if o.output_type == "error"
+    ]
     assert errors == []
 
 
-PUBLIC_MODULES = {"bayescal", "bayescal.plotting", "bayescal.studies", "bayescal.cells", "bayescal.channels", "bayescal.agreement"}
+PUBLIC_MODULES = {
+    "bayescal",
+    "bayescal.plotting",
+    "bayescal.studies",
+    "bayescal.cells",
+    "bayescal.channels",
+    "bayescal.agreement",
+    "bayescal.record",
+    "bayescal.triage",
+}
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -38,11 +58,21 @@ def test_notebooks_call_only_the_public_api(path):
         for node in ast.walk(tree):
             if isinstance(node, ast.Attribute):
                 dunder = node.attr.startswith("__") and node.attr.endswith("__")
-                assert dunder or not node.attr.startswith("_"), f"{path.name}: private attribute {node.attr!r}"
-            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("bayescal"):
+                assert dunder or not node.attr.startswith("_"), (
+                    f"{path.name}: private attribute {node.attr!r}"
+                )
+            if (
+                isinstance(node, ast.ImportFrom)
+                and node.module
+                and node.module.startswith("bayescal")
+            ):
                 assert node.module in PUBLIC_MODULES, f"{path.name}: imports from {node.module}"
                 assert not any(alias.name.startswith("_") for alias in node.names)
-            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "bc":
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "bc"
+            ):
                 import bayescal
 
                 public = set(bayescal.__all__) | set(bayescal._LAZY)

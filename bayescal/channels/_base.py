@@ -1,4 +1,5 @@
-"""What every channel estimator shares: the result type, orientation, and identification checks.
+"""Annotator channels, and what every channel estimator shares: the result type, orientation and
+identification checks.
 
 Orientation (DESIGN.md §5): the latent label is only defined up to exchanging its two values,
 ``(a_j, b_j, mu) -> (b_j, a_j, 1 - mu)``.  bayescal returns every fit with all annotators
@@ -15,8 +16,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import _validation as v
-from ..correction import Channels
 from ..data import AnnotatedScores, PatternCounts
+from ..exceptions import (
+    ChannelFitError,
+    IdentificationError,
+    SaturatedModelWarning,
+    WeakIdentificationWarning,
+)
 
 #: Estimated gaps below this are rejected (paper: "estimated gaps greater than 10^-4").
 MIN_GAP = 1e-4
@@ -26,24 +32,55 @@ MIN_GAP = 1e-4
 MIN_GROUP_ITEMS = 10
 
 
-class IdentificationError(ValueError):
-    """The data cannot identify the channel model (paper §4, App. D.1)."""
+@dataclass(frozen=True, eq=False)
+class Channels:
+    """Binary noise channels of K annotators (paper §2, Assumption 1).
 
+    Parameters
+    ----------
+    a : array_like, shape (K,)
+        False-positive rates ``a_j = P(A_j = 1 | Y = 0)``, each in [0, 1].
+    b : array_like, shape (K,)
+        Sensitivities ``b_j = P(A_j = 1 | Y = 1)``, each in [0, 1].  The false-negative rate is
+        ``1 - b_j``.
 
-class ChannelFitError(ValueError):
-    """A channel fit failed (no feasible, oriented solution with gaps >= 1e-4)."""
+    A scalar is taken as one annotator.  The arrays are stored read-only.  A channel with
+    ``b_j = a_j`` is allowed here (an estimator may find one) but cannot be inverted: the
+    correction functions reject it.
+    """
 
+    a: np.ndarray
+    b: np.ndarray
 
-class SaturatedModelWarning(UserWarning):
-    """The model has as many parameters as free cells: no degrees of freedom remain to check fit."""
+    def __post_init__(self) -> None:
+        a = v.as_probabilities(np.atleast_1d(self.a), "a")
+        b = v.as_probabilities(np.atleast_1d(self.b), "b")
+        if a.shape != b.shape:
+            raise ValueError(
+                f"a and b must have one entry per annotator each; saw {a.size} and {b.size} entries"
+            )
+        a.setflags(write=False)
+        b.setflags(write=False)
+        object.__setattr__(self, "a", a)
+        object.__setattr__(self, "b", b)
 
+    @classmethod
+    def from_error_rates(cls, false_positive, false_negative) -> Channels:
+        """Channels from false-positive rates ``a_j`` and false-negative rates ``1 - b_j``."""
+        fnr = v.as_probabilities(np.atleast_1d(false_negative), "false_negative")
+        return cls(a=false_positive, b=1.0 - fnr)
 
-class WeakIdentificationWarning(UserWarning):
-    """Score groups barely differ, so the grouped model is close to unidentified."""
+    @property
+    def gap(self) -> np.ndarray:
+        """``d_j = b_j - a_j`` (the Youden index); informative when non-zero."""
+        return self.b - self.a
 
+    @property
+    def n_annotators(self) -> int:
+        return int(self.a.size)
 
-class ConvergenceWarning(UserWarning):
-    """An iterative fit stopped at its iteration limit before meeting its tolerance."""
+    def __repr__(self) -> str:
+        return f"Channels(a={np.round(self.a, 4).tolist()}, b={np.round(self.b, 4).tolist()})"
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,0 +1,355 @@
+"""The whole job on one table: channels, naive ECE, NC-ECE (frequentist and posterior), checks.
+
+:func:`analyse` is what ``bayescal fit`` runs, and what a notebook calls first: it takes an
+:class:`~bayescal.AnnotatedScores` or a DataFrame and returns an :class:`Analysis` that shows
+itself in a notebook, writes its results folder (:meth:`Analysis.report`), gives its summary as
+JSON (:meth:`Analysis.to_json`) and draws its reliability diagram (:meth:`Analysis.plot`).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _validation as v
+from ._api import DEFAULT_LEVEL, DEFAULT_N_BINS
+from ._version import __version__
+from .channels import ChannelFit, dawid_skene_em_counts, grouped_em_counts, score_groups
+from .correction import majority_vote, pattern_bins, soft_vote
+from .data import AnnotatedScores
+from .metrics import expected_calibration_error, reliability_curve
+from .record import calibration_record
+from .summary import (
+    NCECE,
+    AnnotatorChannels,
+    ChannelEstimate,
+    ChecksSummary,
+    ClassBalance,
+    DataSummary,
+    Diagnostics,
+    ECESummary,
+    Estimate,
+    Identification,
+    ModelSummary,
+    ParameterSummary,
+    PosteriorSummary,
+    RecordSummary,
+    ReliabilitySummary,
+    Summary,
+    finite,
+)
+
+__all__ = [
+    "MODEL_CHOICES",
+    "Analysis",
+    "analyse",
+    "choose_model",
+    "frequentist_channels",
+    "model_data",
+]
+
+#: ``model`` values of :func:`analyse` (and ``--model`` of the command line).
+MODEL_CHOICES = ("auto", "dawid-skene", "hui-walter")
+#: Score groups used for two annotators when none are given.
+DEFAULT_GROUPS = 5
+
+
+@dataclass(frozen=True, eq=False)
+class Analysis:
+    """Everything :func:`analyse` computed.
+
+    Attributes
+    ----------
+    data : AnnotatedScores
+        The data the models were fitted to (with score groups for Hui–Walter).
+    channel_fit : ChannelFit
+        The EM estimate (the frequentist baseline).
+    bayes_fit : BayesFit
+    posterior : PosteriorECE
+        The NC-ECE posterior.
+    checks : pandas.DataFrame
+        The model checks of :func:`bayescal.check_model`.
+    summary : Summary
+        Every number of the report (:meth:`to_json` gives it as ``summary.json``).
+    """
+
+    data: AnnotatedScores
+    channel_fit: ChannelFit
+    bayes_fit: object
+    posterior: object
+    checks: object
+    summary: Summary
+
+    def __repr__(self) -> str:
+        posterior = self.summary.ece.nc_ece.posterior
+        low, high = posterior.interval
+        return (
+            f"Analysis({self.data.n_items} items, {self.data.n_annotators} annotators, "
+            f"{self.summary.model.name}: NC-ECE {posterior.median:.4f} [{low:.4f}, {high:.4f}] "
+            f"({posterior.level:.0%}), soft-vote ECE {self.summary.ece.naive['soft_vote']:.4f})"
+        )
+
+    def _repr_html_(self) -> str:
+        from .report import summary_html
+
+        return summary_html(self.summary)
+
+    def to_json(self, *, indent: int = 2) -> str:
+        """``summary.json``: strict JSON (an undefined number is ``null`` with a reason)."""
+        return json.dumps(self.summary.to_dict(), indent=indent, allow_nan=False)
+
+    def report(self, path, *, force: bool = False):
+        """Write the results folder: ``summary.json``, ``posterior.nc``, ``report.html`` and
+        ``figures/*.png``; returns the report's path.  An existing folder is refused unless
+        ``force``."""
+        from .results import write_analysis
+
+        return write_analysis(path, self, force=force)[1]
+
+    def plot(self, *, ax=None):
+        """The reliability diagram with the corrected band and the naive curves; returns Axes."""
+        from .plotting import plot_reliability
+
+        band, curves = self.summary.reliability.band_and_curves()
+        return plot_reliability(band, curves, ax=ax)
+
+
+def choose_model(n_annotators: int, model: str, has_groups: bool) -> tuple[str, str]:
+    """The Bayesian model to fit and why: ``auto`` is Dawid–Skene for K >= 3, Hui–Walter with
+    score groups for K = 2."""
+    model = v.as_choice(model, "model", MODEL_CHOICES)
+    if model == "auto":
+        if n_annotators >= 3:
+            return (
+                "dawid_skene",
+                f"auto: {n_annotators} annotators identify the marginal Dawid–Skene model",
+            )
+        return "hui_walter", "auto: two annotators need score groups (Hui–Walter)" + (
+            "" if has_groups else f"; {DEFAULT_GROUPS} equal-width groups were formed"
+        )
+    return model.replace("-", "_"), f"chosen: {model}"
+
+
+def model_data(data, model: str = "auto") -> tuple[str, str, AnnotatedScores]:
+    """The model to fit, why, and the data it is fitted to (with score groups for Hui–Walter)."""
+    if not isinstance(data, AnnotatedScores):
+        raise TypeError(f"data must be a bayescal.AnnotatedScores; saw {type(data).__name__}")
+    name, why = choose_model(data.n_annotators, model, data.groups is not None)
+    if name == "hui_walter" and data.groups is None:
+        data = AnnotatedScores(
+            data.scores,
+            data.annotations,
+            groups=score_groups(data.scores, n_groups=DEFAULT_GROUPS),
+            annotator_names=data.annotator_names,
+        )
+    return name, why, data
+
+
+#: The EM estimate that matches each Bayesian model, run on pattern counts.
+EM_ON_COUNTS = {"dawid_skene": dawid_skene_em_counts, "hui_walter": grouped_em_counts}
+
+
+def frequentist_channels(data, model: str = "auto", seed: int = 0):
+    """The EM estimate that matches :func:`choose_model`: Dawid–Skene EM, or grouped EM on score
+    groups; returns the :class:`~bayescal.ChannelFit` and the data it was fitted to."""
+    name, _, data = model_data(data, model)
+    return EM_ON_COUNTS[name](data.compress(), seed=v.as_seed(seed)), data
+
+
+@contextmanager
+def _timed(timings: dict, step: str):
+    """Add the wall time of the block to ``timings[step]`` (seconds)."""
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        timings[step] = timings.get(step, 0.0) + time.perf_counter() - start
+
+
+def _record(data: AnnotatedScores, prevalence: np.ndarray, level: float, truth, bins: int):
+    """The calibration-record fields of seeds/003 that apply to an evaluation without an anchor
+    (and, given a truth column, the full record of the predictor thresholded at 0.5)."""
+    labelled = (data.annotations != -1).sum(axis=1)
+    overall = (
+        prevalence
+        if prevalence.ndim == 1
+        else (prevalence * np.bincount(data.groups)[None, :]).sum(axis=1) / data.n_items
+    )
+    tail = (1.0 - level) / 2.0
+    low, high = np.quantile(overall, [tail, 1.0 - tail])
+    repeat_rate = float((labelled >= 2).mean())
+    judged = None
+    if truth is not None:
+        judged = calibration_record(
+            (data.scores >= 0.5).astype(np.int64),
+            truth,
+            name="predictor (score >= 0.5)",
+            n_annotators=data.n_annotators,
+            repeat_rate=repeat_rate,
+        )
+    return RecordSummary(
+        n_items=data.n_items,
+        class_balance=ClassBalance(float(overall.mean()), (float(low), float(high))),
+        provenance="noisy annotators, no anchor: ECE is measured against noise-corrected labels, not trusted ones",
+        n_annotators=data.n_annotators,
+        repeat_rate=repeat_rate,
+        fitted_or_held_out="fitted: the channels are estimated on the items they correct (the paper's reuse mode)",
+        interval_method="equal-tailed posterior interval; channel draws pushed through NC-ECE with a Bayesian bootstrap of the items",
+        binning=f"{bins} equal-width bins",
+        against_truth=judged,
+    )
+
+
+def _channel_sections(fit, channel_fit: ChannelFit, names, level: float):
+    """Per annotator its ``a`` and ``b`` (posterior and EM), and every class proportion."""
+    a, b, prevalence = fit.draws()
+    rows = fit.diagnostics
+
+    def estimate(label: str, j: int, draws) -> ChannelEstimate:
+        em = None if channel_fit.failure else float(getattr(channel_fit.channels, label)[j])
+        return ChannelEstimate.from_draws(draws, level, rows.loc[f"{label}[{names[j]}]"], em=em)
+
+    channels = {
+        name: AnnotatorChannels(estimate("a", j, a[:, j]), estimate("b", j, b[:, j]))
+        for j, name in enumerate(names)
+    }
+    parameters = [p for p in rows.index if p.startswith("prevalence")]
+    prevalences = {
+        row: ParameterSummary.from_draws(draws, level, rows.loc[row])
+        for row, draws in zip(parameters, np.atleast_2d(prevalence.T))
+    }
+    return channels, prevalences
+
+
+def analyse(
+    data,
+    truth=None,
+    model="auto",
+    priors=None,
+    n_bins=DEFAULT_N_BINS,
+    level=DEFAULT_LEVEL,
+    seed=0,
+    progress=False,
+    bayes_options=None,
+) -> Analysis:
+    """Fit and summarise one data set (the work of ``bayescal fit``).
+
+    Parameters
+    ----------
+    data : AnnotatedScores
+        With ``groups`` for Hui–Walter (two annotators get five equal-width groups if none).
+    truth : array_like of 0/1, optional
+        True labels, for the oracle ECE and the calibration record against them.
+    model : {"auto", "dawid-skene", "hui-walter"}
+    priors : Priors, optional
+        Priors of the Bayesian model (default flat, :class:`bayescal.priors.Priors`).
+    n_bins : int or "auto", default 10
+    level : float, default 0.9
+    seed : int, default 0
+    progress : bool, default False
+    bayes_options : dict, optional
+        Extra keyword arguments of :func:`bayescal.fit_bayes` (num_chains, num_warmup, num_samples).
+
+    Returns
+    -------
+    Analysis
+    """
+    from .checks import check_model, verdicts
+    from .inference import fit_bayes
+    from .posterior import posterior_ece
+
+    name, why, data = model_data(data, model)
+    if truth is not None:
+        truth = v.as_binary_labels(truth, "truth")
+        v.check_same_length(truth, "truth", data.scores, "data.scores")
+    bins = v.as_n_bins(n_bins, data.n_items)
+    level = v.as_open_probability(level, "level")
+    seed = v.as_seed(seed)
+
+    timings = {}
+    with _timed(timings, "compress"):
+        counts = data.compress()  # every model runs on the (group, pattern) counts
+        # and every pattern-level ECE (naive votes, NC-ECE with EM channels) on the (bin, pattern) cells
+        cells = pattern_bins(data.scores, data.annotations, bins, "uniform")
+    naive = {
+        "soft_vote": soft_vote(cells.patterns),
+        "majority_vote": majority_vote(cells.patterns, "half"),
+    }
+    with _timed(timings, "em"):
+        channel_fit = EM_ON_COUNTS[name](counts, seed=seed)
+        if channel_fit.failure:
+            frequentist = Estimate(
+                None, reason=f"{channel_fit.method} failed: {channel_fit.failure}"
+            )
+        else:
+            try:
+                value = cells.moments(cells.corrected_targets(channel_fit.channels)).ece
+                frequentist = Estimate(value, estimator=channel_fit.method)
+            except ValueError as error:  # channels that cannot correct (a zero gap)
+                frequentist = Estimate(None, reason=str(error))
+    with _timed(timings, "nuts"):
+        fit = fit_bayes(
+            counts, model=name, priors=priors, seed=seed, progress=progress, **(bayes_options or {})
+        )
+    with _timed(timings, "push_through"):
+        posterior = posterior_ece(fit, data, n_bins=bins, interval=level, seed=seed)
+    with _timed(timings, "checks"):
+        checks = check_model(fit, data, seed=seed)
+
+    curves = {label: cells.curve(targets) for label, targets in naive.items()}
+    if truth is not None:
+        curves["oracle"] = reliability_curve(truth, data.scores, bins)
+    oracle = (
+        Estimate(None, reason="no truth column given")
+        if truth is None
+        else Estimate(expected_calibration_error(truth, data.scores, bins))
+    )
+    groups = data.groups if data.groups is not None else np.zeros(data.n_items, dtype=np.int64)
+    ids, sizes = np.unique(groups, return_counts=True)
+    missing = data.annotations == -1
+    diagnostics = fit.diagnostics
+    channels, prevalences = _channel_sections(fit, channel_fit, data.annotator_names, level)
+    summary = Summary(
+        bayescal_version=__version__,
+        data=DataSummary(
+            n_items=data.n_items,
+            annotators=data.annotator_names,
+            missing_rate=float(missing.mean()),
+            missing_by_annotator={
+                name: float(rate) for name, rate in zip(data.annotator_names, missing.mean(axis=0))
+            },
+            groups={str(int(g)): int(n) for g, n in zip(ids, sizes)},
+        ),
+        model=ModelSummary(
+            name=name,
+            why=why,
+            priors=fit.priors,
+            chains=int(fit.idata.posterior.sizes["chain"]),
+            draws_per_chain=int(fit.idata.posterior.sizes["draw"]),
+        ),
+        identification=Identification.from_checks(checks),
+        channels=channels,
+        prevalence=prevalences,
+        diagnostics=Diagnostics(
+            *finite([diagnostics["r_hat"].max(), diagnostics["ess_bulk"].min()]),
+            int(diagnostics["divergences"].iloc[0]),
+        ),
+        ece=ECESummary(
+            n_bins=bins,
+            naive={label: cells.moments(targets).ece for label, targets in naive.items()},
+            nc_ece=NCECE(
+                frequentist,
+                PosteriorSummary(posterior.median, tuple(posterior.interval), level),
+            ),
+            oracle=oracle,
+        ),
+        reliability=ReliabilitySummary.from_band(posterior.reliability_band(), curves),
+        checks=ChecksSummary.from_table(checks, verdicts(checks)),
+        record=_record(data, fit.draws()[2], level, truth, bins),
+        timings={step: round(seconds, 3) for step, seconds in timings.items()},
+    )
+    return Analysis(data, channel_fit, fit, posterior, checks, summary)

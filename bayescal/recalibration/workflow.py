@@ -1,0 +1,235 @@
+"""Recalibration from annotated data: fit a map to corrected labels, and the split-sample study
+of paper App. E.5 (Base, Naive and Corrected side by side)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import _validation as v
+from ..channels import ChannelFit, Channels
+from ..correction import correct_annotations, soft_vote
+from ..data import AnnotatedScores
+from ..estimation import estimator_function, fit_or_raise
+from ..exceptions import ChannelFitError
+from ..metrics import binned_moments
+from .maps import DEFAULT_EPS, METHODS, make_map
+
+__all__ = ["TARGETS", "RecalibrationStudy", "recalibrate", "recalibration_study"]
+
+#: Fitting targets: corrected labels U, or the naive mean annotator response.
+TARGETS = ("corrected", "naive")
+
+
+def channels_for(channels, data: AnnotatedScores, where: str) -> Channels:
+    """Known channels, the channels of a successful ChannelFit, or an estimator fitted on ``data``."""
+    if channels is None:
+        raise ValueError(
+            "channels are required for corrected targets: pass Channels, a ChannelFit, or an estimator "
+            "name such as 'dawid_skene_em' (or use targets='naive')"
+        )
+    if isinstance(channels, ChannelFit):
+        if channels.failure is not None:
+            raise ChannelFitError(
+                f"channels: the {channels.method} fit failed ({channels.failure})"
+            )
+        return channels.channels
+    fit_channels, name = estimator_function(channels, {}, argument="channels")
+    return (
+        channels if fit_channels is None else fit_or_raise(fit_channels, name, data, where).channels
+    )
+
+
+def targets_of(data: AnnotatedScores, kind: str, channels: Channels | None, weights) -> np.ndarray:
+    """Per-item fitting targets: corrected labels (weights fitted on ``data``) or the soft vote."""
+    if kind == "naive":
+        return soft_vote(data.annotations)
+    return correct_annotations(data.annotations, channels, weights, None)
+
+
+def recalibrate(
+    data,
+    method="platt",
+    channels=None,
+    targets="corrected",
+    weights="iv",
+    n_bins=10,
+    strategy="uniform",
+    eps=DEFAULT_EPS,
+):
+    """Fit a recalibration map to a predictor's scores from noisy annotations (paper §5).
+
+    Parameters
+    ----------
+    data : AnnotatedScores
+        The fitting sample: scores and annotations.
+    method : {"platt", "temperature", "histogram"}, default "platt"
+    channels : Channels, ChannelFit, str or callable
+        The annotator channels for ``targets="corrected"``: known channels, a fitted
+        :class:`bayescal.ChannelFit`, or an estimator name (e.g. ``"dawid_skene_em"``) or
+        callable fitted here on ``data``.  Channels estimated on a separate sample follow the
+        paper's split workflow (App. E.5); see :func:`recalibration_study`.
+    targets : {"corrected", "naive"}, default "corrected"
+        Corrected labels ``U`` (unbiased for Y), or the naive mean annotator response.
+    weights : rule name or array_like, default "iv"
+        How corrected labels are combined (:func:`bayescal.corrected_labels`).
+    n_bins, strategy
+        Fitting bins of ``"histogram"`` (:class:`HistogramBinning`).
+    eps : float, default 1e-6
+        Input clipping of the logistic maps.
+
+    Returns
+    -------
+    TemperatureScaling, PlattScaling or HistogramBinning
+        The fitted map; ``predict(scores)`` gives recalibrated probabilities.
+    """
+    if not isinstance(data, AnnotatedScores):
+        raise TypeError(f"data must be a bayescal.AnnotatedScores; saw {type(data).__name__}")
+    method = v.as_choice(method, "method", METHODS)
+    kind = v.as_choice(targets, "targets", TARGETS)
+    v.check_items_annotated(data.annotations, "data.annotations")
+    fitted_channels = channels_for(channels, data, "data") if kind == "corrected" else None
+    return make_map(method, n_bins, strategy, eps).fit(
+        data.scores, targets_of(data, kind, fitted_channels, weights)
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class RecalibrationStudy:
+    """Base, Naive and Corrected recalibration side by side (paper App. E.5).
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        Index ``(method, fit)`` with ``fit`` in ``base``, ``naive``, ``corrected`` (the base row
+        repeated in every method's block); columns ``nc_ece`` (corrected labels of the
+        evaluation sample), ``soft_vote_ece`` (naive), ``oracle_ece`` (only when ``oracle`` was
+        given) and ``map`` (the fitted parameters).  All ECEs bin the transformed scores.
+    maps : dict
+        ``(method, fit) -> fitted map`` for ``fit`` in ``naive``, ``corrected``.
+    channels : Channels
+        The channels used for fitting and evaluation.
+    channel_fit : ChannelFit or None
+        The channel estimate (None when channels were given).
+    """
+
+    table: object
+    maps: dict
+    channels: Channels
+    channel_fit: object
+
+
+def check_samples(samples: dict) -> None:
+    for name, sample in samples.items():
+        if not isinstance(sample, AnnotatedScores):
+            raise TypeError(
+                f"{name} must be a bayescal.AnnotatedScores; saw {type(sample).__name__}"
+            )
+        v.check_items_annotated(sample.annotations, f"{name}.annotations")
+    (first, reference), *others = samples.items()
+    for name, sample in others:
+        if sample.annotator_names != reference.annotator_names:
+            raise ValueError(
+                f"{name} must have the annotators of {first} {list(reference.annotator_names)}; saw {list(sample.annotator_names)}"
+            )
+
+
+def recalibration_study(
+    channel_data,
+    fit_data,
+    eval_data,
+    methods=METHODS,
+    estimator="dawid_skene_em",
+    weights="iv",
+    fit_bins=10,
+    n_bins=15,
+    eps=DEFAULT_EPS,
+    oracle=None,
+    estimator_options=None,
+) -> RecalibrationStudy:
+    """The split-sample recalibration workflow of paper App. E.5 (Algorithm 1).
+
+    1. Channels are estimated on ``channel_data`` (or given).
+    2. For each method, a map is fitted on ``fit_data`` twice: to the mean annotator responses
+       (Naive) and to the corrected labels (Corrected; IV plug-in weights from ``fit_data``).
+    3. Each predictor (the original scores = Base, and every fitted map) is evaluated on
+       ``eval_data`` with ``n_bins`` equal-width bins of its *transformed* score: NC-ECE with the
+       channels of step 1, the naive soft-vote ECE, and, given ``oracle``, the oracle ECE.
+
+    Parameters
+    ----------
+    channel_data, fit_data, eval_data : AnnotatedScores
+        Three samples with the same annotators (independent samples in the paper's guarantees).
+    methods : sequence of {"temperature", "platt", "histogram"}, default all three
+    estimator : str, callable or Channels, default "dawid_skene_em"
+        As in :func:`bayescal.nc_ece`; known :class:`Channels` skip step 1.  Two annotators
+        need ``"grouped_em"`` or ``"hui_walter_gmm"`` with ``channel_data.groups``.
+    weights : rule name or array_like, default "iv"
+    fit_bins : int, default 10
+        Fitting bins of the histogram map (the paper uses ten equal-width bins).
+    n_bins : int or "auto", default 15
+        Equal-width evaluation bins of the transformed scores.
+    eps : float, default 1e-6
+        Input clipping of the logistic maps.
+    oracle : array_like, shape (n_eval,), optional
+        The true labels of ``eval_data`` or their probabilities ``m(Z)`` (the paper's Gaussian
+        oracle ECE replaces labels by ``m(Z_i)``, App. F.5).
+    estimator_options : dict, optional
+
+    Returns
+    -------
+    RecalibrationStudy
+    """
+    import pandas as pd
+
+    check_samples({"channel_data": channel_data, "fit_data": fit_data, "eval_data": eval_data})
+    if isinstance(methods, str) or not hasattr(methods, "__iter__"):
+        raise TypeError(
+            f"methods must be a sequence of method names from {METHODS}; saw {methods!r}"
+        )
+    methods = [v.as_choice(m, "methods", METHODS) for m in methods]
+    if not methods:
+        raise ValueError(f"methods must name at least one of {METHODS}; saw an empty sequence")
+    evaluation_bins = v.as_n_bins(n_bins, eval_data.n_items)
+    truth = None if oracle is None else v.as_probabilities(oracle, "oracle")
+    if truth is not None:
+        v.check_same_length(truth, "oracle", eval_data.scores, "eval_data.scores")
+    if estimator_options is not None and not isinstance(estimator_options, dict):
+        raise TypeError(f"estimator_options must be a dict; saw {type(estimator_options).__name__}")
+    fit_channels, name = estimator_function(estimator, estimator_options or {})
+    channel_fit = (
+        None
+        if fit_channels is None
+        else fit_or_raise(fit_channels, name, channel_data, "channel_data")
+    )
+    channels = estimator if channel_fit is None else channel_fit.channels
+
+    fitting_targets = {kind: targets_of(fit_data, kind, channels, weights) for kind in TARGETS}
+    evaluation_targets = {
+        "nc_ece": targets_of(eval_data, "corrected", channels, weights),
+        "soft_vote_ece": soft_vote(eval_data.annotations),
+    }
+    if truth is not None:
+        evaluation_targets["oracle_ece"] = truth
+
+    def evaluated(predictions) -> dict:
+        return {
+            column: binned_moments(target, predictions, evaluation_bins, "uniform").ece
+            for column, target in evaluation_targets.items()
+        }
+
+    base = {**evaluated(eval_data.scores), "map": "identity"}
+    rows, index, maps = [], [], {}
+    for method in methods:
+        rows.append(base)
+        index.append((method, "base"))
+        for kind in ("naive", "corrected"):
+            fitted = make_map(method, fit_bins, "uniform", eps).fit(
+                fit_data.scores, fitting_targets[kind]
+            )
+            maps[(method, kind)] = fitted
+            rows.append({**evaluated(fitted.predict(eval_data.scores)), "map": fitted.describe()})
+            index.append((method, kind))
+    table = pd.DataFrame(rows, index=pd.MultiIndex.from_tuples(index, names=["method", "fit"]))
+    return RecalibrationStudy(table, maps, channels, channel_fit)

@@ -1,0 +1,154 @@
+"""Results folders: what ``bayescal fit``, ``recalibrate`` and ``sensitivity`` write, and reading
+a fit's folder back for its report.
+
+A fit's folder holds ``summary.json`` (the numbers, README "summary.json"), ``posterior.nc``
+(the channel posterior), ``report.html`` and ``figures/*.png``.  Every file is written
+atomically (:func:`bayescal.io.write_atomic`); :func:`render_report` redraws the report from
+the saved files alone, without refitting (``bayescal report DIR``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import pathlib
+import time
+
+from .io import prepare_output, read_json, write_atomic, write_json, write_table
+from .report import draw_figures, report_html
+from .summary import Summary
+
+__all__ = [
+    "FIGURE_DIRECTORY",
+    "POSTERIOR_FILE",
+    "REPORT_FILE",
+    "SUMMARY_FILE",
+    "load_summary",
+    "render_report",
+    "write_analysis",
+    "write_recalibration",
+    "write_sensitivity",
+]
+
+SUMMARY_FILE = "summary.json"
+POSTERIOR_FILE = "posterior.nc"
+REPORT_FILE = "report.html"
+FIGURE_DIRECTORY = "figures"
+
+
+def write_analysis(
+    out, analysis, *, force: bool = False, input_record: dict | None = None, read_seconds=None
+) -> tuple[Summary, pathlib.Path]:
+    """Write an :class:`~bayescal.analysis.Analysis` into the folder ``out``.
+
+    Writes ``posterior.nc``, the report with its figures, and ``summary.json`` last (with
+    ``input_record`` as its ``input`` and the seconds of reading, when given, and of writing
+    added to ``timings``).  Returns the summary as written and the report's path.
+    """
+    out = prepare_output(out, force=force)
+    summary = analysis.summary
+    if input_record is not None:
+        summary = dataclasses.replace(summary, input=input_record)
+    if read_seconds is not None:
+        summary = dataclasses.replace(
+            summary, timings={"read": round(read_seconds, 3), **summary.timings}
+        )
+    start = time.perf_counter()
+    write_atomic(out / POSTERIOR_FILE, analysis.bayes_fit.save)
+    written = time.perf_counter()
+    report = render_report(
+        out, summary
+    )  # the report shows no timings: it is the same when re-rendered
+    summary = summary.with_timings(
+        write_posterior=written - start, report=time.perf_counter() - written
+    )
+    write_json(out / SUMMARY_FILE, summary.to_dict())
+    return summary, report
+
+
+def load_summary(directory) -> Summary:
+    """``summary.json`` of a results folder, with a one-line error when it is absent or broken."""
+    path = pathlib.Path(directory) / SUMMARY_FILE
+    document = read_json(path, hint=f"; is {directory} a directory written by bayescal fit?")
+    try:
+        return Summary.from_dict(document)
+    except (KeyError, TypeError, ValueError) as error:
+        raise ValueError(f"{path}: {error}; re-run bayescal fit") from None
+
+
+def render_report(directory, summary: Summary | None = None) -> pathlib.Path:
+    """Draw the figures and write ``report.html`` from ``summary.json`` and ``posterior.nc``.
+
+    Parameters
+    ----------
+    directory : str or path
+        A results folder of ``bayescal fit``.  Nothing is refitted; the figures go to
+        ``directory/figures/*.png`` and inline into ``report.html``, each written atomically.
+    summary : Summary, optional
+        The folder's summary when the caller holds it (``bayescal fit``, before writing
+        summary.json); by default it is read from summary.json.
+
+    Returns
+    -------
+    pathlib.Path
+        The report's path.
+    """
+    from .inference import BayesFit
+
+    directory = pathlib.Path(directory)
+    summary = load_summary(directory) if summary is None else summary
+    posterior = directory / POSTERIOR_FILE
+    if not posterior.is_file():
+        raise FileNotFoundError(
+            f"{posterior}: no such file; the report needs the saved posterior of bayescal fit"
+        )
+    figures = draw_figures(summary, BayesFit.load(posterior))
+    (directory / FIGURE_DIRECTORY).mkdir(exist_ok=True)
+    for name, png in figures.items():
+        write_atomic(directory / FIGURE_DIRECTORY / f"{name}.png", png)
+    return write_atomic(directory / REPORT_FILE, report_html(summary, figures))
+
+
+def write_recalibration(out, table, fitted, channel_fit, column: str, input_record: dict):
+    """``bayescal recalibrate``'s folder: ``map.json`` (the map, the channels it was fitted with
+    and the input) and the input table with the recalibrated scores added as ``column``.
+    Returns the map document and the table's path."""
+    if column in table.frame.columns:
+        raise ValueError(
+            f"the table already has a column {column!r}; rename it before recalibrating"
+        )
+    document = {
+        "map": fitted.to_dict(),
+        "channels": {
+            "estimator": channel_fit.method,
+            "a": channel_fit.channels.a.tolist(),
+            "b": channel_fit.channels.b.tolist(),
+            "annotators": list(channel_fit.annotator_names),
+        },
+        "input": input_record,
+        "output_column": column,
+    }
+    out = prepare_output(out, force=True)
+    write_json(out / "map.json", document)
+    recalibrated = table.frame.assign(**{column: fitted.predict(table.data.scores)})
+    output = write_table(out / f"recalibrated{table.path.suffix.lower()}", recalibrated)
+    return document, output
+
+
+def write_sensitivity(out, result, model: str, why: str) -> dict:
+    """``bayescal sensitivity``'s folder: ``sensitivity.csv`` (the table) and ``sensitivity.json``
+    (the table's rows with the model, the reference prior and the level).  Returns the document
+    (``out=None`` writes nothing)."""
+    frame = result.table.reset_index()
+    document = {
+        "model": model,
+        "why": why,
+        "reference": result.reference,
+        "level": result.level,
+        "rows": json.loads(frame.to_json(orient="records")),
+    }
+    if out is not None:
+        out = prepare_output(out, force=True)
+        write_atomic(out / "sensitivity.csv", frame.to_csv(index=False))
+        write_json(out / "sensitivity.json", document)
+    return document

@@ -1,0 +1,400 @@
+"""The summary of a fit (``summary.json``) as typed, frozen dataclasses.
+
+:func:`bayescal.analyse` fills a :class:`Summary`; :meth:`Summary.to_dict` gives the strict JSON
+document of the README ("summary.json"), and :meth:`Summary.from_dict` reads it back, so the
+report renders from typed fields whether it follows a fit or re-reads a results folder.  An
+undefined number is ``None`` (``null``) with a reason, never NaN.
+
+Each section is a dataclass whose fields are written in their order; a field marked
+``OMIT_NONE`` is left out of the document while it is ``None``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .metrics import ReliabilityBand, ReliabilityCurve
+from .priors import Priors
+from .record import CalibrationRecord
+
+__all__ = [
+    "AnnotatorChannels",
+    "ChannelEstimate",
+    "CheckRow",
+    "ChecksSummary",
+    "DataSummary",
+    "Diagnostics",
+    "ECESummary",
+    "Estimate",
+    "Identification",
+    "ModelSummary",
+    "ParameterSummary",
+    "PosteriorSummary",
+    "RecordSummary",
+    "ReliabilitySummary",
+    "Summary",
+]
+
+
+def finite(values) -> tuple:
+    """Floats for JSON, ``None`` where a value is undefined (NaN: an empty bin)."""
+    return tuple(
+        float(x) if np.isfinite(x) else None for x in np.asarray(values, dtype=np.float64).ravel()
+    )
+
+
+#: Metadata of a field left out of the JSON document while it is ``None``.
+OMIT_NONE = {"omit_none": True}
+
+
+class Section:
+    """A part of :class:`Summary`: converted to and from JSON field by field."""
+
+
+@dataclass(frozen=True)
+class DataSummary(Section):
+    n_items: int
+    annotators: tuple[str, ...]
+    missing_rate: float
+    missing_by_annotator: dict[str, float]
+    #: Items per score group, by group id (one group "0" without groups).
+    groups: dict[str, int]
+
+
+@dataclass(frozen=True)
+class ModelSummary(Section):
+    name: str
+    why: str
+    priors: Priors
+    chains: int
+    draws_per_chain: int
+
+
+@dataclass(frozen=True)
+class Identification(Section):
+    #: ``identified``, ``saturated`` (identified, but its checks cannot fail) or ``weakly identified``.
+    status: str
+    notes: tuple[str, ...]
+
+    @classmethod
+    def from_checks(cls, table) -> Identification:
+        """From the ``model`` rows of a :func:`bayescal.check_model` table."""
+        rows = table[table["check"] == "model"].set_index("subject")
+        flagged = lambda subject: subject in rows.index and bool(rows.loc[subject, "flag"])  # noqa: E731
+        weak, saturated = flagged("identification"), flagged("saturation")
+        status = "weakly identified" if weak else "saturated" if saturated else "identified"
+        return cls(status, tuple(str(note) for note in rows["note"] if note))
+
+
+@dataclass(frozen=True)
+class ParameterSummary(Section):
+    posterior_mean: float
+    interval: tuple[float, float]
+    r_hat: float | None
+    ess_bulk: float | None
+
+    @classmethod
+    def from_draws(cls, draws, level: float, diagnostics, **extra):
+        """Mean and equal-tailed ``level`` interval of the draws, with R-hat and bulk ESS from
+        the parameter's row of :attr:`bayescal.BayesFit.diagnostics`."""
+        tail = (1.0 - level) / 2.0
+        low, high = np.quantile(draws, [tail, 1.0 - tail])
+        r_hat, ess = finite([diagnostics["r_hat"], diagnostics["ess_bulk"]])
+        return cls(float(np.mean(draws)), (float(low), float(high)), r_hat, ess, **extra)
+
+
+@dataclass(frozen=True)
+class ChannelEstimate(ParameterSummary):
+    #: The EM estimate, ``None`` when EM failed.
+    em: float | None = None
+
+
+@dataclass(frozen=True)
+class AnnotatorChannels(Section):
+    a: ChannelEstimate
+    b: ChannelEstimate
+
+
+@dataclass(frozen=True)
+class Diagnostics(Section):
+    max_r_hat: float | None
+    min_ess_bulk: float | None
+    divergences: int
+
+
+@dataclass(frozen=True)
+class Estimate(Section):
+    """A number with where it came from, or ``None`` with the reason there is none."""
+
+    value: float | None
+    estimator: str | None = field(default=None, metadata=OMIT_NONE)
+    reason: str | None = field(default=None, metadata=OMIT_NONE)
+
+
+@dataclass(frozen=True)
+class PosteriorSummary(Section):
+    median: float
+    interval: tuple[float, float]
+    level: float
+
+
+@dataclass(frozen=True)
+class NCECE(Section):
+    frequentist: Estimate
+    posterior: PosteriorSummary
+
+
+@dataclass(frozen=True)
+class ECESummary(Section):
+    n_bins: int
+    #: ``soft_vote`` and ``majority_vote``.
+    naive: dict[str, float]
+    nc_ece: NCECE
+    oracle: Estimate
+
+
+@dataclass(frozen=True)
+class Band(Section):
+    lower: tuple[float | None, ...]
+    median: tuple[float | None, ...]
+    upper: tuple[float | None, ...]
+
+
+@dataclass(frozen=True)
+class ReliabilitySummary(Section):
+    """Per-bin data of the reliability diagram (``None`` for an empty bin)."""
+
+    level: float
+    edges: tuple[float | None, ...]
+    counts: tuple[int, ...]
+    mean_score: tuple[float | None, ...]
+    corrected: Band
+    #: Naive curves (``soft_vote``, ``majority_vote``) and, with a truth column, ``oracle``.
+    curves: dict[str, tuple[float | None, ...]]
+
+    #: How the report's legend names each curve.
+    LABELS: typing.ClassVar[dict[str, str]] = {
+        "soft_vote": "soft vote (naive)",
+        "majority_vote": "majority vote (naive)",
+        "oracle": "oracle (truth column)",
+    }
+
+    @classmethod
+    def from_band(cls, band: ReliabilityBand, curves: dict[str, ReliabilityCurve]):
+        return cls(
+            band.level,
+            finite(band.edges),
+            tuple(int(n) for n in band.counts),
+            finite(band.mean_predicted),
+            Band(finite(band.lower), finite(band.median), finite(band.upper)),
+            {name: finite(curve.mean_target) for name, curve in curves.items()},
+        )
+
+    def band_and_curves(self) -> tuple[ReliabilityBand, dict[str, ReliabilityCurve]]:
+        """The band and the labelled overlay curves, as :func:`bayescal.plotting.plot_reliability` takes them."""
+        nan = lambda values: np.array([np.nan if x is None else x for x in values], dtype=float)  # noqa: E731
+        edges, counts, mean_score = nan(self.edges), np.asarray(self.counts), nan(self.mean_score)
+        corrected = self.corrected
+        band = ReliabilityBand(
+            edges,
+            counts,
+            mean_score,
+            nan(corrected.lower),
+            nan(corrected.median),
+            nan(corrected.upper),
+            self.level,
+        )
+        curves = {
+            self.LABELS.get(name, name): ReliabilityCurve(edges, counts, mean_score, nan(values))
+            for name, values in self.curves.items()
+        }
+        return band, curves
+
+
+@dataclass(frozen=True)
+class CheckRow(Section):
+    """One row of :func:`bayescal.check_model`'s table."""
+
+    check: str
+    subject: str
+    observed: float | None
+    expected: float | None
+    lower: float | None
+    upper: float | None
+    p_value: float | None
+    flag: bool
+    note: str
+
+
+@dataclass(frozen=True)
+class ChecksSummary(Section):
+    verdicts: tuple[str, ...]
+    flagged: int
+    table: tuple[CheckRow, ...]
+
+    @classmethod
+    def from_table(cls, table, verdicts) -> ChecksSummary:
+        """From a :func:`bayescal.check_model` table and its :func:`bayescal.verdicts`."""
+        rows = []
+        for row in table.astype(object).to_dict(orient="records"):
+            values = {
+                name: None if isinstance(x, float) and not np.isfinite(x) else x
+                for name, x in row.items()
+            }
+            rows.append(CheckRow(**{**values, "flag": bool(values["flag"])}))
+        return cls(tuple(verdicts), int(table["flag"].sum()), tuple(rows))
+
+    def frame(self):
+        """The table as a DataFrame, with NaN where a value is undefined (as check_model gives it)."""
+        import pandas as pd
+
+        frame = pd.DataFrame([dataclasses.asdict(row) for row in self.table])
+        for column in ("observed", "expected", "lower", "upper", "p_value"):
+            frame[column] = frame[column].astype(np.float64)
+        return frame.assign(flag=frame["flag"].astype(bool))
+
+
+@dataclass(frozen=True)
+class ClassBalance(Section):
+    prevalence_posterior_mean: float
+    interval: tuple[float, float]
+
+
+@dataclass(frozen=True)
+class RecordSummary(Section):
+    """The calibration-record fields of seeds/003 that apply without an anchor."""
+
+    n_items: int
+    class_balance: ClassBalance
+    provenance: str
+    n_annotators: int
+    repeat_rate: float
+    fitted_or_held_out: str
+    interval_method: str
+    binning: str
+    #: With a truth column: the record of the predictor thresholded at 0.5 against it.
+    against_truth: CalibrationRecord | None = field(default=None, metadata=OMIT_NONE)
+
+
+@dataclass(frozen=True)
+class Summary(Section):
+    """Every number of a fit's report (README, "summary.json").
+
+    ``timings`` (seconds of each step) is the only part that differs between two runs of one
+    command; ``input`` records the table and columns when the fit came from a file.
+    """
+
+    bayescal_version: str
+    data: DataSummary
+    model: ModelSummary
+    identification: Identification
+    #: Per annotator, its false-positive rate ``a`` and sensitivity ``b``.
+    channels: dict[str, AnnotatorChannels]
+    #: ``prevalence``, or ``prevalence[g]`` per score group for Hui–Walter.
+    prevalence: dict[str, ParameterSummary]
+    diagnostics: Diagnostics
+    ece: ECESummary
+    reliability: ReliabilitySummary
+    checks: ChecksSummary
+    record: RecordSummary
+    timings: dict[str, float]
+    input: dict | None = field(default=None, metadata=OMIT_NONE)
+
+    def to_dict(self) -> dict:
+        """The JSON document of ``summary.json`` (plain dicts, lists, numbers, strings, None)."""
+        return _plain(self)
+
+    @classmethod
+    def from_dict(cls, document: dict) -> Summary:
+        """Read a document written by :meth:`to_dict`.
+
+        Raises
+        ------
+        ValueError
+            When a section is missing (the message lists them).
+        """
+        if not isinstance(document, dict):
+            raise ValueError(f"document must be a dict; saw {type(document).__name__}")
+        required = [f.name for f in dataclasses.fields(cls) if f.default is dataclasses.MISSING]
+        missing = [name for name in required if name not in document]
+        if missing:
+            raise ValueError(f"not a bayescal fit summary (missing {', '.join(missing)})")
+        return _build(cls, document)
+
+    def text(self, *, checks: bool = True) -> list[str]:
+        """The summary as the lines ``bayescal fit`` prints (the model checks last)."""
+        ece = self.ece
+        frequentist, posterior = ece.nc_ece.frequentist, ece.nc_ece.posterior
+        low, high = posterior.interval
+        lines = [
+            f"{self.data.n_items} items, annotators {', '.join(self.data.annotators)}; "
+            f"model {self.model.name} ({self.model.why})",
+            f"identification: {self.identification.status}",
+            f"  naive ECE (soft vote)         {ece.naive['soft_vote']:.4f}",
+            f"  naive ECE (majority vote)     {ece.naive['majority_vote']:.4f}",
+            "  NC-ECE (EM channels)          "
+            + (
+                f"{frequentist.value:.4f}"
+                if frequentist.value is not None
+                else f"not available ({frequentist.reason})"
+            ),
+            f"  NC-ECE (posterior median)     {posterior.median:.4f}  [{low:.4f}, {high:.4f}] "
+            f"({posterior.level:.0%})",
+        ]
+        if ece.oracle.value is not None:
+            lines.append(f"  oracle ECE (truth column)     {ece.oracle.value:.4f}")
+        if checks:
+            lines += ["Model checks:", *(f"  {line}" for line in self.checks.verdicts)]
+        return lines
+
+    def with_timings(self, **seconds: float) -> Summary:
+        """A copy with more steps in ``timings`` (rounded to the millisecond)."""
+        timings = {**self.timings, **{k: round(x, 3) for k, x in seconds.items()}}
+        return dataclasses.replace(self, timings=timings)
+
+
+def _plain(value):
+    if isinstance(value, Section):
+        return {
+            f.name: _plain(getattr(value, f.name))
+            for f in dataclasses.fields(value)
+            if not (getattr(value, f.name) is None and f.metadata.get("omit_none"))
+        }
+    if hasattr(value, "to_dict"):  # Priors, CalibrationRecord
+        return value.to_dict()
+    if isinstance(value, dict):
+        return {str(k): _plain(x) for k, x in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(x) for x in value]
+    return value
+
+
+def _build(kind, value):
+    """``value`` (plain JSON) as an instance of the annotated type ``kind``."""
+    if value is None:
+        return None
+    origin, arguments = typing.get_origin(kind), typing.get_args(kind)
+    if origin in (typing.Union, types.UnionType):
+        return _build(next(a for a in arguments if a is not type(None)), value)
+    if isinstance(kind, type) and issubclass(kind, Section):
+        hints = typing.get_type_hints(kind)
+        return kind(
+            **{
+                f.name: _build(hints[f.name], value[f.name])
+                for f in dataclasses.fields(kind)
+                if f.name in value
+            }
+        )
+    if hasattr(kind, "from_dict"):  # Priors, CalibrationRecord
+        return kind.from_dict(value)
+    if origin is dict:
+        return {k: _build(arguments[1], x) for k, x in value.items()}
+    if origin is tuple:
+        item = arguments[0]  # tuple[X, ...] and the pairs tuple[float, float]
+        return tuple(_build(item, x) for x in value)
+    return value
