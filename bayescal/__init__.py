@@ -5,7 +5,9 @@ correction, simulators).  ``import bayescal`` must not import numpyro, arviz, ma
 dask (DESIGN.md §1); the Bayesian parts will be reached lazily through ``__getattr__``.
 """
 
+from ._api import moved_names
 from ._version import __version__
+from .cells import CellStatistics
 from .channels import (
     ChannelFit,
     Channels,
@@ -26,7 +28,7 @@ from .correction import (
     soft_vote_ece,
     soft_vote_labels,
 )
-from .data import AnnotatedScores, PatternCounts
+from .data import AnnotatedScores
 from .estimation import NCECEResult, nc_ece
 from .exceptions import (
     ChannelFitError,
@@ -77,12 +79,16 @@ _LAZY = {
 }
 
 
+#: Names of earlier releases, found for one more release with a DeprecationWarning.
+_moved = moved_names("bayescal", {"PatternCounts": "bayescal.cells:CellStatistics"})
+
+
 def __getattr__(name: str):
     if name in _LAZY:
         import importlib
 
         return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'bayescal' has no attribute {name!r}")
+    return _moved(name)
 
 
 def __dir__():
@@ -92,6 +98,7 @@ def __dir__():
 __all__ = [
     "AnnotatedScores",
     "BinnedMoments",
+    "CellStatistics",
     "ChannelFit",
     "ChannelFitError",
     "Channels",
@@ -100,7 +107,6 @@ __all__ = [
     "IdentificationError",
     "NCECEResult",
     "NotFittedError",
-    "PatternCounts",
     "PlattScaling",
     "Priors",
     "RecalibrationStudy",

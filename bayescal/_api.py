@@ -41,7 +41,7 @@ def old_spellings(*, renamed: dict[str, str] | None = None, was: str | None = No
     renamed = dict(renamed or {})
 
     def decorate(function):
-        signature = inspect.signature(function)
+        signature = inspect.signature(function).replace(return_annotation=inspect.Signature.empty)
         positional = [
             p.name
             for p in signature.parameters.values()

@@ -46,35 +46,38 @@ def binary_counts(scores, labels, n_bins):
 
 @cache
 def pattern_kernel(k: int):
-    """The kernel for rows of K = k annotators: counts per (bin, row code) in (M + 1, 3^k),
-    score sums (M + 2,), number of bad items.  K is a constant of the compiled code, so the loop
-    over a row is unrolled (about a third faster than a length read from the array)."""
+    """The kernel for validated rows of K = k annotators (0, 1, or -1 for missing) and scores in
+    [0, 1]: per (bin, row code) in (M + 1, 3^k) the item counts, score sums and squared-score
+    sums, and per bin (M + 1,) the score sums in lanes, as the binary kernel adds them.  A score
+    of exactly 1 lands in the spare bin M, which the caller folds into bin M - 1.  K is a
+    constant of the compiled code, so the loop over a row is unrolled (about a third faster than
+    a length read from the array)."""
     n_codes = 3**k
 
     @numba.njit(cache=True, nogil=True)
-    def pattern_counts(scores, rows, n_bins, allow_missing):
-        lowest = -1 if allow_missing else 0
-        counts = np.zeros((n_bins + 1) * n_codes + 1, dtype=np.int64)
-        bad_cell = counts.size - 1
-        sums = np.zeros((LANES, n_bins + 2))
+    def pattern_cells(scores, rows, n_bins):
+        size = (n_bins + 1) * n_codes
+        counts = np.zeros(size, dtype=np.int64)
+        sums = np.zeros(size)
+        squares = np.zeros(size)
+        bin_sums = np.zeros((LANES, n_bins + 1))
         for i in range(scores.shape[0]):
             z = scores[i]
-            b, ok = score_bin(z, n_bins)
+            b = np.int64(z * n_bins)  # floor for z >= 0
             code = 0
-            observed = False
             for j in range(k):
-                value = rows[i, j]
-                digit = np.int64(value)
-                ok &= (digit == value) & (digit >= lowest) & (digit <= 1)
-                observed |= digit >= 0
-                code = 3 * code + digit + 1
-            ok &= observed
-            counts[b * n_codes + code if ok else bad_cell] += 1
-            sums[i & (LANES - 1), b if ok else n_bins + 1] += z
+                code = 3 * code + np.int64(rows[i, j]) + 1
+            cell = b * n_codes + code
+            counts[cell] += 1
+            sums[cell] += z
+            squares[cell] += z * z
+            bin_sums[i & (LANES - 1), b] += z
+        shape = (n_bins + 1, n_codes)
         return (
-            counts[:bad_cell].reshape(n_bins + 1, n_codes),
-            sums[0] + sums[1] + sums[2] + sums[3],
-            counts[bad_cell],
+            counts.reshape(shape),
+            sums.reshape(shape),
+            squares.reshape(shape),
+            bin_sums[0] + bin_sums[1] + bin_sums[2] + bin_sums[3],
         )
 
-    return pattern_counts
+    return pattern_cells

@@ -3,22 +3,23 @@
 ECE and NC-ECE are sums over items per evaluation bin (paper Eq. 2 and Eq. 7), and the target
 of an item (its label, or its corrected label) depends only on its label row.  One pass over
 the scores and the label rows therefore gives everything: per (bin, row code) the number of
-items, and per bin the sum of the scores; the metric is then a small matrix product
-(:meth:`bayescal.correction.PatternBins.moments`).
+items and the sums of their scores and squared scores, and per bin the sum of the scores; the
+metric is then a sum over cells (:meth:`bayescal.cells.CellStatistics.moments`).
 
-The pass also checks its input without a branch per item: an item whose score is not in
-[0, 1] (NaN included) or whose row holds anything but 0, 1 (or -1 where missing labels are
-allowed), or no label at all, is counted in a spare "bad" cell instead of a real one.  A
-non-zero bad count makes the caller re-run the plain validators, which raise the usual message
-naming the argument and the position.  A score in (1, 1 + 1/M) lands in the spare bin ``M``,
-which holds exactly the scores equal to 1 (the last bin's closed end, ``min(floor(z M), M -
-1)``) when its score sum equals its count; otherwise it is bad too.
+The binary-label kernel (clean ECE, on arrays a user passes) also checks its input without a
+branch per item: an item whose score is not in [0, 1] (NaN included) or whose label is not 0 or
+1 is counted in a spare "bad" cell instead of a real one, and a non-zero bad count makes the
+caller re-run the plain validators, which raise the usual message naming the argument and the
+position.  The pattern kernel runs on :class:`~bayescal.AnnotatedScores`, validated when built.
+A score of exactly 1 lands in the spare bin ``M`` and is folded into the last bin afterwards
+(``min(floor(z M), M - 1)``); in the binary kernel a score in (1, 1 + 1/M) lands there too,
+which the fold detects (the bin's score sum then exceeds its count) and calls bad.
 
-Scores are summed in LANES interleaved accumulators (item i into lane i % LANES) so that
+Scores are summed per bin in LANES interleaved accumulators (item i into lane i % LANES) so that
 consecutive items do not wait on each other, and from THREADED_FROM items on the two halves of
 the items run in two threads.  The order is fixed by n alone, so results are reproducible to
-the bit, and the binary-label kernel and the pattern kernel sum in the same order, which keeps
-NC-ECE with perfect channels equal to the clean ECE to the last bit.
+the bit, and the binary-label kernel and the pattern kernel sum the bins in the same order,
+which keeps NC-ECE with perfect channels equal to the clean ECE to the last bit.
 
 The compiled functions live in :mod:`bayescal._compiled_kernels`, imported on first use only
 (``import bayescal`` stays light); Numba caches their machine code on disk, so a process loads
@@ -37,9 +38,10 @@ MAX_ANNOTATORS = 10
 THREADED_FROM = 1 << 18
 
 
-def _in_halves(kernel, scores: np.ndarray, rows: np.ndarray, *options):
+def _in_halves(kernel, scores: np.ndarray, rows: np.ndarray, *options) -> tuple:
     """Run a kernel on each half of the items in its own thread (the kernels release the GIL)
-    and add the halves; the split depends on n only, so every kernel sums in the same order."""
+    and add the halves' outputs; the split depends on n only, so every kernel sums in the same
+    order."""
     scores, rows = np.ascontiguousarray(scores), np.ascontiguousarray(rows)
     if scores.shape[0] < THREADED_FROM:
         return kernel(scores, rows, *options)
@@ -52,38 +54,36 @@ def _in_halves(kernel, scores: np.ndarray, rows: np.ndarray, *options):
         name="bayescal-kernel",
     )
     worker.start()
-    counts, sums, bad = kernel(scores[:half], rows[:half], *options)
+    first = kernel(scores[:half], rows[:half], *options)
     worker.join()
     # A failure in the thread (none is expected of a compiled kernel) is raised here instead.
-    more_counts, more_sums, more_bad = (
-        second[0] if second else kernel(scores[half:], rows[half:], *options)
-    )
-    return counts + more_counts, sums + more_sums, bad + more_bad
+    other = second[0] if second else kernel(scores[half:], rows[half:], *options)
+    return tuple(mine + theirs for mine, theirs in zip(first, other))
+
+
+def _folded(array: np.ndarray, n_bins: int) -> np.ndarray:
+    """Bins 0..M-1 of an array indexed by bin first, with the spare bin M added into M - 1."""
+    folded = array[:n_bins].copy()
+    folded[n_bins - 1] += array[n_bins]
+    return folded
 
 
 def binary_bin_counts(scores: np.ndarray, labels: np.ndarray, n_bins: int):
     """``(counts (M, 2) of labels 0 and 1 per bin, score sums (M,))``, or ``None`` for bad input."""
     from ._compiled_kernels import binary_counts
 
-    return _fold(*_in_halves(binary_counts, scores, labels, n_bins), n_bins)
-
-
-def bin_pattern_counts(scores: np.ndarray, rows: np.ndarray, n_bins: int, allow_missing: bool):
-    """``(counts (M, 3^K) per (bin, row code), score sums (M,))``, or ``None`` for bad input.
-
-    ``code = sum_j (A_ij + 1) 3^(K-1-j)``, as :func:`bayescal.data.count_rows` codes a row."""
-    from ._compiled_kernels import pattern_kernel
-
-    return _fold(
-        *_in_halves(pattern_kernel(rows.shape[1]), scores, rows, n_bins, allow_missing), n_bins
-    )
-
-
-def _fold(counts: np.ndarray, sums: np.ndarray, bad: int, n_bins: int):
-    """Fold the spare bin M (scores equal to 1) into bin M - 1; ``None`` when any item was bad."""
+    counts, sums, bad = _in_halves(binary_counts, scores, labels, n_bins)
     if bad or sums[n_bins] != counts[n_bins].sum():  # a score in (1, 1 + 1/M) sums above its count
         return None
-    folded_counts, folded_sums = counts[:n_bins].copy(), sums[:n_bins].copy()
-    folded_counts[-1] += counts[n_bins]
-    folded_sums[-1] += sums[n_bins]
-    return folded_counts, folded_sums
+    return _folded(counts, n_bins), _folded(sums, n_bins)
+
+
+def bin_pattern_cells(scores: np.ndarray, rows: np.ndarray, n_bins: int):
+    """Per (bin, row code) the item counts, score sums and squared-score sums, each (M, 3^K),
+    and per bin the score sums (M,), of validated scores and annotation rows.
+
+    ``code = sum_j (A_ij + 1) 3^(K-1-j)``, as :func:`bayescal.cells.count_rows` codes a row."""
+    from ._compiled_kernels import pattern_kernel
+
+    outputs = _in_halves(pattern_kernel(rows.shape[1]), scores, rows, n_bins)
+    return tuple(_folded(array, n_bins) for array in outputs)

@@ -132,7 +132,11 @@ def as_annotations(value: object, name: str, *, n_items: int | None = None) -> n
         raise ValueError(
             f"{name} must have one row per item ({n_items} rows); saw {array.shape[0]} rows"
         )
-    invalid = ~np.isin(array, (0, 1, MISSING))
+    # Comparisons, not np.isin: a few times faster, and every table passes through here.
+    if np.issubdtype(array.dtype, np.integer):
+        invalid = (array < MISSING) | (array > 1)
+    else:
+        invalid = ~((array == 0) | (array == 1) | (array == MISSING))
     if invalid.any():
         index = first_index(invalid)
         raise ValueError(
@@ -228,3 +232,41 @@ def as_verdicts(value: object, name: str, abstain: bool = True) -> np.ndarray:
             f"{name} must contain only {described}; saw {array[index].item()!r} at position {index}"
         )
     return array.astype(np.int64)
+
+
+def as_group_ids(groups: object, n_items: int) -> np.ndarray:
+    """Non-negative integer score-group ids, one per item (int64)."""
+    array = as_numeric_array(groups, "groups")
+    if array.ndim != 1:
+        raise ValueError(f"groups must be a 1-D array of score-group ids; saw shape {array.shape}")
+    if array.shape[0] != n_items:
+        raise ValueError(f"groups must have one entry per item ({n_items}); saw {array.shape[0]}")
+    check_finite(array.astype(np.float64), "groups")
+    bad = (array < 0) | (array != np.round(array))
+    if bad.any():
+        index = first_index(bad)
+        raise ValueError(
+            f"groups must be non-negative integer ids; saw {array[index].item()!r} at position {index[0]}"
+        )
+    return array.astype(np.int64)
+
+
+def numeric_column(series, name: str) -> np.ndarray:
+    """A table column as float64, NaN where a cell is empty (``name`` describes the column)."""
+    try:
+        return series.to_numpy(dtype=np.float64, na_value=np.nan)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must hold numbers; saw dtype {series.dtype} ({exc})") from exc
+
+
+def annotation_column(series, description: str) -> np.ndarray:
+    """0/1 labels of a table column as int8, NaN -> -1 (missing)."""
+    values = numeric_column(series, description)
+    missing = np.isnan(values)
+    bad = ~missing & ~np.isin(values, (0.0, 1.0))
+    if bad.any():
+        position = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"{description} must contain only 0, 1 or NaN (missing); saw {values[position].item()!r} at row {position}"
+        )
+    return np.where(missing, MISSING, values).astype(np.int8)

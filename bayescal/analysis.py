@@ -18,8 +18,8 @@ import numpy as np
 from . import _validation as v
 from ._api import DEFAULT_LEVEL, DEFAULT_N_BINS
 from ._version import __version__
-from .channels import ChannelFit, dawid_skene_em_counts, grouped_em_counts, score_groups
-from .correction import majority_vote, pattern_bins, soft_vote
+from .channels import ChannelFit, dawid_skene_em, grouped_em, score_groups
+from .correction import cell_targets, majority_vote, soft_vote
 from .data import AnnotatedScores
 from .metrics import expected_calibration_error, reliability_curve
 from .record import calibration_record
@@ -149,15 +149,15 @@ def model_data(data, model: str = "auto") -> tuple[str, str, AnnotatedScores]:
     return name, why, data
 
 
-#: The EM estimate that matches each Bayesian model, run on pattern counts.
-EM_ON_COUNTS = {"dawid_skene": dawid_skene_em_counts, "hui_walter": grouped_em_counts}
+#: The EM estimate that matches each Bayesian model.
+EM_ESTIMATES = {"dawid_skene": dawid_skene_em, "hui_walter": grouped_em}
 
 
 def frequentist_channels(data, model: str = "auto", seed: int = 0):
     """The EM estimate that matches :func:`choose_model`: Dawid–Skene EM, or grouped EM on score
     groups; returns the :class:`~bayescal.ChannelFit` and the data it was fitted to."""
     name, _, data = model_data(data, model)
-    return EM_ON_COUNTS[name](data.compress(), seed=v.as_seed(seed)), data
+    return EM_ESTIMATES[name](data, seed=v.as_seed(seed)), data
 
 
 @contextmanager
@@ -274,20 +274,20 @@ def analyse(
     with _timed(timings, "compress"):
         counts = data.compress()  # every model runs on the (group, pattern) counts
         # and every pattern-level ECE (naive votes, NC-ECE with EM channels) on the (bin, pattern) cells
-        cells = pattern_bins(data.scores, data.annotations, bins, "uniform")
+        cells = data.cells(n_bins=bins, by_group=False)
     naive = {
         "soft_vote": soft_vote(cells.patterns),
         "majority_vote": majority_vote(cells.patterns, "half"),
     }
     with _timed(timings, "em"):
-        channel_fit = EM_ON_COUNTS[name](counts, seed=seed)
+        channel_fit = EM_ESTIMATES[name](counts, seed=seed)
         if channel_fit.failure:
             frequentist = Estimate(
                 None, reason=f"{channel_fit.method} failed: {channel_fit.failure}"
             )
         else:
             try:
-                value = cells.moments(cells.corrected_targets(channel_fit.channels)).ece
+                value = cells.moments(cell_targets(cells, channel_fit.channels)).ece
                 frequentist = Estimate(value, estimator=channel_fit.method)
             except ValueError as error:  # channels that cannot correct (a zero gap)
                 frequentist = Estimate(None, reason=str(error))

@@ -19,17 +19,14 @@ majority vote removes that bias (paper App. B.3): :func:`soft_vote_ece` and
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
 import numpy as np
 from scipy import special
 
 from . import _validation as v
-from ._kernels import MAX_ANNOTATORS, bin_pattern_counts
+from ._api import DEFAULT_N_BINS, old_spellings
+from .cells import CellStatistics
 from .channels import Channels
-from .data import count_rows, decode_rows
-from .metrics import BinnedMoments, ReliabilityCurve, assign_bins
+from .data import AnnotatedScores
 
 __all__ = [
     "WEIGHT_RULES",
@@ -39,7 +36,6 @@ __all__ = [
     "majority_vote_ece",
     "majority_vote_labels",
     "noise_corrected_ece",
-    "noise_corrected_ece_from_cells",
     "soft_vote_ece",
     "soft_vote_labels",
 ]
@@ -358,127 +354,59 @@ def majority_vote(annotations: np.ndarray, ties: str) -> np.ndarray:
     return np.where(share > 0.5, 1.0, np.where(share < 0.5, 0.0, tie_value))
 
 
-@dataclass(frozen=True, eq=False)
-class PatternBins:
-    """Items grouped by (equal-width or quantile evaluation bin, response pattern).
+def evaluation_cells(data, n_bins=None, strategy="uniform") -> CellStatistics:
+    """The (evaluation bin, response pattern) cells an ECE of pattern-level targets runs on.
 
-    Every ECE whose target depends on the response pattern only (NC-ECE, soft and majority
-    votes) is ``r_l = (1/n) (sum_p counts[l, p] t_p - score_sums[l])`` (paper Eq. 7).
-
-    Attributes
-    ----------
-    patterns : ndarray of int8, shape (P, K)
-        The distinct response patterns, -1 for missing.
-    counts : ndarray of int, shape (M, P)
-    score_sums : ndarray, shape (M,)
-    edges : ndarray, shape (M + 1,)
+    ``data`` is an :class:`~bayescal.AnnotatedScores` (binned here, ``n_bins`` defaulting to
+    :data:`bayescal.DEFAULT_N_BINS`) or a :class:`~bayescal.cells.CellStatistics`, whose bins
+    were fixed when it was built (then ``n_bins`` may only repeat them).  Every item needs a
+    response: an item without one has no target.
     """
-
-    patterns: np.ndarray
-    counts: np.ndarray
-    score_sums: np.ndarray
-    edges: np.ndarray
-
-    @property
-    def pattern_counts(self) -> np.ndarray:
-        return self.counts.sum(axis=0)
-
-    def moments(self, targets: np.ndarray) -> BinnedMoments:
-        """Binned moments of per-pattern targets (P,)."""
-        n = int(self.counts.sum())
-        return BinnedMoments(
-            self.edges, self.counts.sum(axis=1), (self.counts @ targets - self.score_sums) / n, n
-        )
-
-    def curve(self, targets: np.ndarray) -> ReliabilityCurve:
-        """Reliability curve of per-pattern targets (P,): mean score and mean target per bin (NaN if empty)."""
-        items = self.counts.sum(axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):  # 0/0 -> NaN marks empty bins
-            return ReliabilityCurve(
-                self.edges, items, self.score_sums / items, (self.counts @ targets) / items
-            )
-
-    def corrected_targets(
-        self, channels, weights="iv", prevalence=None, weight_sample=None
-    ) -> np.ndarray:
-        """Corrected label of each pattern (:func:`corrected_labels`; the IV plug-in prevalence
-        weighs each pattern by its items)."""
-        return correct_annotations(
-            self.patterns, channels, weights, prevalence, weight_sample, counts=self.pattern_counts
-        )
-
-
-def _validated_patterns(scores, annotations, n_bins):
-    scores = v.as_probabilities(scores, "scores")
-    annotations = v.as_annotations(annotations, "annotations", n_items=scores.shape[0])
-    bins = v.as_n_bins(n_bins, scores.shape[0])
-    v.check_items_annotated(annotations, "annotations")
-    return scores, annotations, bins
-
-
-def pattern_bins(scores, annotations, n_bins, strategy) -> PatternBins:
-    """Validate and group items by (bin, pattern): one compiled pass for equal-width bins and
-    up to :data:`bayescal._kernels.MAX_ANNOTATORS` annotators, NumPy otherwise."""
     strategy = v.as_choice(strategy, "strategy", v.BIN_STRATEGIES)
-    score_array, label_array = (
-        v.as_numeric_array(scores, "scores"),
-        v.as_numeric_array(annotations, "annotations"),
-    )
-    simple = (
-        score_array.ndim == 1
-        and label_array.ndim == 2
-        and score_array.size > 0
-        and label_array.shape[0] == score_array.size
-    )
-    if strategy == "uniform" and simple and 0 < label_array.shape[1] <= MAX_ANNOTATORS:
-        bins = v.as_n_bins(n_bins, score_array.size)
-        binned = bin_pattern_counts(
-            score_array.astype(np.float64, copy=False), label_array, bins, allow_missing=True
+    if isinstance(data, CellStatistics):
+        if strategy != "uniform" or n_bins not in (None, data.n_bins):
+            raise ValueError(
+                f"n_bins and strategy are fixed when cells are built; these cells have "
+                f"{data.n_bins} bins, and saw n_bins={n_bins!r}, strategy={strategy!r}"
+            )
+        cells = data
+    elif isinstance(data, AnnotatedScores):
+        cells = data.cells(
+            n_bins=DEFAULT_N_BINS if n_bins is None else n_bins, strategy=strategy, by_group=False
         )
-        if binned is None:  # the plain checks name the argument and the item
-            _validated_patterns(scores, annotations, n_bins)
-            raise AssertionError(
-                "the compiled checks failed an input the plain checks passed"
-            )  # pragma: no cover
-        counts, score_sums = binned
-        present = np.flatnonzero(counts.any(axis=0))
-        patterns = decode_rows(present, label_array.shape[1])[:, 1:].astype(np.int8)
-        return PatternBins(
-            patterns, counts[:, present], score_sums, np.linspace(0.0, 1.0, bins + 1)
+    else:
+        raise TypeError(
+            "data must be a bayescal.AnnotatedScores or bayescal.cells.CellStatistics; saw "
+            f"{type(data).__name__} (since bayescal 0.2 the ECE functions take "
+            "data=AnnotatedScores(scores, annotations) in place of scores and annotations)"
         )
-    score_array, label_array, bins = _validated_patterns(scores, annotations, n_bins)
-    index, edges = assign_bins(score_array, bins, strategy)
-    rows, counts, inverse = count_rows(
-        np.zeros(score_array.size, dtype=np.int64), label_array, return_inverse=True
-    )
-    table = np.zeros((bins, counts.size), dtype=np.int64)
-    np.add.at(table, (index, inverse), 1)
-    return PatternBins(
-        rows[:, 1:].astype(np.int8),
-        table,
-        np.bincount(index, weights=score_array, minlength=bins),
-        edges,
-    )
+    unannotated = (cells.patterns == v.MISSING).all(axis=1)
+    if unannotated.any():
+        if isinstance(data, AnnotatedScores):
+            v.check_items_annotated(data.annotations, "data.annotations")
+        raise ValueError(
+            f"data has {int(cells.counts[unannotated].sum())} item(s) with no observed "
+            "annotation; such items carry no label information: drop them first"
+        )
+    return cells
 
 
-def corrected_moments(
-    data, channels, weights, n_bins: int, strategy: str, weight_sample=None
-) -> BinnedMoments:
-    """NC-ECE moments of a data set by the pattern route (the one :func:`noise_corrected_ece` takes)."""
-    cells = pattern_bins(data.scores, data.annotations, n_bins, strategy)
-    return cells.moments(cells.corrected_targets(channels, weights, weight_sample=weight_sample))
+def cell_targets(
+    cells: CellStatistics, channels, weights="iv", prevalence=None, weight_sample=None
+):
+    """Corrected label of each cell (:func:`corrected_labels`), computed once per response
+    pattern; the IV plug-in prevalence weighs each pattern by its items (paper App. F.4)."""
+    patterns, index = cells.unique_patterns()
+    counts = np.bincount(index, weights=cells.counts, minlength=patterns.shape[0])
+    labels = correct_annotations(patterns, channels, weights, prevalence, weight_sample, counts)
+    return labels[index]
 
 
-def _ece_of_targets(
-    scores, annotations, n_bins, strategy, targets: Callable[[PatternBins], np.ndarray]
-) -> float:
-    """ECE of targets that depend on the response pattern only: ``targets(cells)`` per pattern."""
-    cells = pattern_bins(scores, annotations, n_bins, strategy)
-    return cells.moments(targets(cells)).ece
-
-
+@old_spellings(
+    was="noise_corrected_ece(scores, annotations, channels, n_bins, strategy, weights, prevalence)"
+)
 def noise_corrected_ece(
-    scores, annotations, channels, n_bins=15, strategy="uniform", weights="iv", prevalence=None
+    data, channels, *, n_bins=None, strategy="uniform", weights="iv", prevalence=None
 ) -> float:
     """Noise-corrected ECE with known (or separately estimated) channels (paper Eq. 7).
 
@@ -490,12 +418,12 @@ def noise_corrected_ece(
 
     Parameters
     ----------
-    scores : array_like, shape (n,)
-        Predicted probabilities in [0, 1].
-    annotations : array_like of int, shape (n, K)
-        0/1 labels, ``-1`` for missing.
+    data : AnnotatedScores or CellStatistics
+        Scores and 0/1 annotations (``-1`` for missing), or their cells (e.g. a table larger
+        than memory, :func:`bayescal.cells.cell_statistics_from_frame`).
     channels : Channels
-    n_bins : int or "auto", default 15
+    n_bins : int or "auto", optional
+        Evaluation bins: 10 (:data:`bayescal.DEFAULT_N_BINS`) by default; cells keep their own.
     strategy : {"uniform", "quantile"}, default "uniform"
     weights, prevalence
         As in :func:`corrected_labels`.
@@ -503,70 +431,34 @@ def noise_corrected_ece(
     Returns
     -------
     float
+
+    Examples
+    --------
+    >>> data = AnnotatedScores([0.2, 0.8, 0.9, 0.3], [[0, 0], [1, 1], [1, 0], [0, 1]])
+    >>> perfect = Channels([0.0, 0.0], [1.0, 1.0])
+    >>> round(noise_corrected_ece(data, perfect, n_bins=2, weights="equal"), 4)
+    0.25
     """
-    return _ece_of_targets(
-        scores,
-        annotations,
-        n_bins,
-        strategy,
-        lambda cells: cells.corrected_targets(channels, weights, prevalence),
-    )
+    cells = evaluation_cells(data, n_bins, strategy)
+    return cells.moments(cell_targets(cells, channels, weights, prevalence)).ece
 
 
-def soft_vote_ece(scores, annotations, n_bins=15, strategy="uniform") -> float:
-    """Naive ECE against the mean observed response of each item (biased, paper App. B.3)."""
-    return _ece_of_targets(
-        scores, annotations, n_bins, strategy, lambda cells: soft_vote(cells.patterns)
-    )
+@old_spellings(was="soft_vote_ece(scores, annotations, n_bins, strategy)")
+def soft_vote_ece(data, *, n_bins=None, strategy="uniform") -> float:
+    """Naive ECE against the mean observed response of each item (biased, paper App. B.3).
+
+    ``data``, ``n_bins`` and ``strategy`` as in :func:`noise_corrected_ece`."""
+    cells = evaluation_cells(data, n_bins, strategy)
+    return cells.moments(soft_vote(cells.patterns)).ece
 
 
-def majority_vote_ece(scores, annotations, n_bins=15, strategy="uniform", ties="half") -> float:
+@old_spellings(was="majority_vote_ece(scores, annotations, n_bins, strategy, ties)")
+def majority_vote_ece(data, *, n_bins=None, strategy="uniform", ties="half") -> float:
     """Naive ECE against the majority vote of each item (biased, paper App. B.3).
 
-    ``ties`` as in :func:`majority_vote_labels`.
+    ``data``, ``n_bins`` and ``strategy`` as in :func:`noise_corrected_ece`; ``ties`` as in
+    :func:`majority_vote_labels`.
     """
     ties = v.as_choice(ties, "ties", TIE_RULES)
-    return _ece_of_targets(
-        scores, annotations, n_bins, strategy, lambda cells: majority_vote(cells.patterns, ties)
-    )
-
-
-def noise_corrected_ece_from_cells(cells, channels, weights="iv") -> BinnedMoments:
-    """NC-ECE bin moments from cell statistics: the same value as :func:`bayescal.noise_corrected_ece`
-    on the items, with uniform bins, in O(cells) (paper Eq. 7).
-
-    Parameters
-    ----------
-    cells : CellStatistics
-    channels : Channels
-    weights : rule name or array_like, default "iv"
-        As in :func:`bayescal.corrected_labels`; the IV plug-in prevalence averages over items.
-
-    Returns
-    -------
-    BinnedMoments
-        ``.ece`` is the NC-ECE.
-    """
-    from .cells import CellStatistics
-
-    if not isinstance(cells, CellStatistics):
-        raise TypeError(
-            f"cells must be a bayescal.cells.CellStatistics; saw {type(cells).__name__}"
-        )
-    channels = check_channels(channels, cells.patterns.shape[1])
-    rule = (
-        v.as_choice(weights, "weights", WEIGHT_RULES)
-        if isinstance(weights, str)
-        else as_convex_weights(weights, channels.n_annotators)
-    )
-    labels = pattern_labels(cells.patterns, cells.counts, channels.a, channels.b, rule)
-    residual = np.bincount(
-        cells.bins, weights=labels * cells.counts - cells.score_sums, minlength=cells.n_bins
-    )
-    counts = np.bincount(cells.bins, weights=cells.counts, minlength=cells.n_bins).astype(np.int64)
-    return BinnedMoments(
-        edges=np.linspace(0.0, 1.0, cells.n_bins + 1),
-        counts=counts,
-        moments=residual / cells.n_items,
-        n_items=cells.n_items,
-    )
+    cells = evaluation_cells(data, n_bins, strategy)
+    return cells.moments(majority_vote(cells.patterns, ties)).ece

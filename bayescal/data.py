@@ -9,7 +9,8 @@
 - ``annotator_names`` — the column names when built from a table, ``a0, a1, ...`` otherwise.
 
 Every likelihood in bayescal runs on :meth:`AnnotatedScores.compress`: the distinct
-(group, response pattern) rows and their counts, so that its cost does not grow with n.
+(group, response pattern) cells and their counts, so that its cost does not grow with n; every
+binned ECE runs on :meth:`AnnotatedScores.cells` (:class:`~bayescal.cells.CellStatistics`).
 """
 
 from __future__ import annotations
@@ -20,62 +21,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _validation as v
+from ._api import DEFAULT_N_BINS
+from .cells import CellStatistics
 
-__all__ = ["AnnotatedScores", "PatternCounts"]
-
-
-@dataclass(frozen=True, eq=False)
-class PatternCounts:
-    """Distinct (group, response pattern) rows of a data set with their counts.
-
-    Attributes
-    ----------
-    groups : ndarray of int, shape (P,)
-        Score-group id of each row (0 for every row when the data have no groups).
-    patterns : ndarray of int8, shape (P, K)
-        Response pattern: 0, 1, or -1 for missing.
-    counts : ndarray of int, shape (P,)
-        Number of items with that group and pattern; they sum to ``n_items``.
-    annotator_names : tuple of str
-        Names of the K pattern columns.
-
-    Rows are sorted by group, then lexicographically by pattern.
-    """
-
-    groups: np.ndarray
-    patterns: np.ndarray
-    counts: np.ndarray
-    annotator_names: tuple[str, ...]
-
-    @property
-    def n_patterns(self) -> int:
-        return int(self.counts.size)
-
-    @property
-    def n_items(self) -> int:
-        return int(self.counts.sum())
+__all__ = ["AnnotatedScores"]
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:
-    array = np.array(array)  # own copy: the caller's array may change later
+    """Freeze an array the validators just made (each returns its own copy, never the caller's
+    array, which may change later)."""
     array.setflags(write=False)
     return array
-
-
-def _as_groups(groups: object, n_items: int) -> np.ndarray:
-    array = v.as_numeric_array(groups, "groups")
-    if array.ndim != 1:
-        raise ValueError(f"groups must be a 1-D array of score-group ids; saw shape {array.shape}")
-    if array.shape[0] != n_items:
-        raise ValueError(f"groups must have one entry per item ({n_items}); saw {array.shape[0]}")
-    v.check_finite(array.astype(np.float64), "groups")
-    bad = (array < 0) | (array != np.round(array))
-    if bad.any():
-        index = v.first_index(bad)
-        raise ValueError(
-            f"groups must be non-negative integer ids; saw {array[index].item()!r} at position {index[0]}"
-        )
-    return array.astype(np.int64)
 
 
 def _as_names(names: object, n_annotators: int) -> tuple[str, ...]:
@@ -127,7 +83,9 @@ class AnnotatedScores:
         scores = v.as_probabilities(self.scores, "scores")
         annotations = v.as_annotations(self.annotations, "annotations", n_items=scores.shape[0])
         groups = (
-            None if self.groups is None else _read_only(_as_groups(self.groups, scores.shape[0]))
+            None
+            if self.groups is None
+            else _read_only(v.as_group_ids(self.groups, scores.shape[0]))
         )
         object.__setattr__(self, "scores", _read_only(scores))
         object.__setattr__(self, "annotations", _read_only(annotations))
@@ -156,22 +114,43 @@ class AnnotatedScores:
             f"n_groups={self.n_groups}, missing={missing:.1%})"
         )
 
-    def compress(self) -> PatternCounts:
-        """Distinct (group, response pattern) rows with their counts (DESIGN.md §2).
+    def compress(self) -> CellStatistics:
+        """The distinct (group, response pattern) cells with their counts (DESIGN.md §2).
 
         The likelihood of every channel model depends on the data only through these counts,
         so fitting costs O(number of distinct patterns) rather than O(n).  This pass is the
         only O(nK) step of a fit: each row is encoded as one integer in base 3 (missing, 0, 1)
-        after its group id, and the codes are counted with ``bincount`` when the code space is
-        small, or sorted otherwise.
+        after its group id, and the codes are counted (:meth:`CellStatistics.tabulate`).
         """
-        groups = np.zeros(self.n_items, dtype=np.int64) if self.groups is None else self.groups
-        rows, counts = count_rows(groups, self.annotations)
-        return PatternCounts(
-            groups=_read_only(rows[:, 0]),
-            patterns=_read_only(rows[:, 1:].astype(np.int8)),
-            counts=_read_only(counts.astype(np.int64)),
-            annotator_names=self.annotator_names,
+        return self.cells(n_bins=1, by_group=True)
+
+    def cells(self, *, n_bins=DEFAULT_N_BINS, strategy="uniform", by_group=True) -> CellStatistics:
+        """The items grouped into cells of (score group, evaluation bin, response pattern).
+
+        Parameters
+        ----------
+        n_bins : int or "auto", default 10
+            Evaluation bins (``"auto"`` = ``round(n ** (1/3))``).
+        strategy : {"uniform", "quantile"}, default "uniform"
+            Equal-width or equal-mass bins, as in :func:`bayescal.expected_calibration_error`.
+        by_group : bool, default True
+            Keep the score groups apart; ``False`` pools them (evaluation needs no groups).
+
+        Returns
+        -------
+        CellStatistics
+        """
+        bins = v.as_n_bins(n_bins, self.n_items)
+        strategy = v.as_choice(strategy, "strategy", v.BIN_STRATEGIES)
+        if not isinstance(by_group, bool):
+            raise TypeError(f"by_group must be True or False; saw {by_group!r}")
+        return CellStatistics.tabulate(
+            self.scores,
+            self.annotations,
+            self.annotator_names,
+            groups=self.groups if by_group else None,
+            n_bins=bins,
+            strategy=strategy,
         )
 
     def subset(self, items) -> AnnotatedScores:
@@ -243,14 +222,14 @@ class AnnotatedScores:
         if len(set(annotators)) != len(annotators):
             raise ValueError(f"annotators must not repeat a column; saw {list(annotators)}")
         columns = [
-            _annotation_column(frame[name], f"annotator column {name!r}") for name in annotators
+            v.annotation_column(frame[name], f"annotator column {name!r}") for name in annotators
         ]
         return cls(
-            scores=_numeric_column(frame[score], f"score column {score!r}"),
+            scores=v.numeric_column(frame[score], f"score column {score!r}"),
             annotations=np.column_stack(columns),
             groups=None
             if groups is None
-            else _numeric_column(frame[groups], f"groups column {groups!r}"),
+            else v.numeric_column(frame[groups], f"groups column {groups!r}"),
             annotator_names=[str(name) for name in annotators],
         )
 
@@ -316,81 +295,14 @@ class AnnotatedScores:
         if not names:
             raise ValueError("labels must contain at least one non-missing label")
         columns = pd.Index(names).get_indexer(responses[annotator])
-        values = _annotation_column(responses[label], f"label column {label!r}")
+        values = v.annotation_column(responses[label], f"label column {label!r}")
         annotations = np.full((len(item_index), len(names)), v.MISSING, dtype=np.int8)
         annotations[rows, columns] = values
         return cls(
-            scores=_numeric_column(scores[score], f"score column {score!r}"),
+            scores=v.numeric_column(scores[score], f"score column {score!r}"),
             annotations=annotations,
             groups=None
             if groups is None
-            else _numeric_column(scores[groups], f"groups column {groups!r}"),
+            else v.numeric_column(scores[groups], f"groups column {groups!r}"),
             annotator_names=[str(name) for name in names],
         )
-
-
-#: Largest code space counted with ``bincount`` instead of a sort (a few MB of counters).
-_BINCOUNT_CODES = 1 << 22
-
-
-def count_rows(groups: np.ndarray, annotations: np.ndarray, return_inverse: bool = False):
-    """Distinct rows of ``[group, annotations]`` in sorted order, with their counts (and, if
-    asked, the row of each item).
-
-    A row is coded as ``group * 3^K + sum_j (A_j + 1) 3^(K-1-j)``, so the order of the codes is
-    the lexicographic order of the rows.  Beyond int64 (about K > 38) the rows are sorted as is.
-    """
-    n_annotators = annotations.shape[1]
-    code_space = (int(groups.max()) + 1) * 3**n_annotators
-    if code_space >= 2**63:
-        rows, inverse, counts = np.unique(
-            np.column_stack([groups, annotations.astype(np.int64)]),
-            axis=0,
-            return_inverse=True,
-            return_counts=True,
-        )
-        return (rows, counts, inverse.ravel()) if return_inverse else (rows, counts)
-    codes = groups.astype(np.int64)  # a fresh array, updated in place below
-    for column in annotations.T:
-        codes *= 3
-        codes += column
-        codes += 1
-    if code_space <= _BINCOUNT_CODES:
-        tally = np.bincount(codes, minlength=code_space)
-        present = np.flatnonzero(tally)
-        counts = tally[present]
-    else:
-        present, counts = np.unique(codes, return_counts=True)
-    rows = decode_rows(present, n_annotators)
-    return (rows, counts, np.searchsorted(present, codes)) if return_inverse else (rows, counts)
-
-
-def decode_rows(codes: np.ndarray, n_annotators: int) -> np.ndarray:
-    """Rows ``[group, A_1, ..., A_K]`` (int64) of codes ``group * 3^K + sum_j (A_j + 1) 3^(K-j)``."""
-    rows = np.empty((codes.size, n_annotators + 1), dtype=np.int64)
-    rest = np.asarray(codes, dtype=np.int64)
-    for j in range(n_annotators, 0, -1):
-        rest, digit = np.divmod(rest, 3)
-        rows[:, j] = digit - 1
-    rows[:, 0] = rest
-    return rows
-
-
-def _numeric_column(series, name: str) -> np.ndarray:
-    try:
-        return series.to_numpy(dtype=np.float64, na_value=np.nan)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must hold numbers; saw dtype {series.dtype} ({exc})") from exc
-
-
-def _annotation_column(series, description: str) -> np.ndarray:
-    """0/1 labels of a table column as int8, NaN -> -1 (missing)."""
-    values = _numeric_column(series, description)
-    missing = np.isnan(values)
-    bad = ~missing & ~np.isin(values, (0.0, 1.0))
-    if bad.any():
-        position = int(np.flatnonzero(bad)[0])
-        raise ValueError(
-            f"{description} must contain only 0, 1 or NaN (missing); saw {values[position].item()!r} at row {position}"
-        )
-    return np.where(missing, v.MISSING, values).astype(np.int8)

@@ -85,15 +85,15 @@ def run_demo(
         ),
         (
             "soft vote  (naive: mean of the noisy labels)",
-            f"{soft_vote_ece(data.scores, data.annotations, n_bins):.4f}",
+            f"{soft_vote_ece(data, n_bins=n_bins):.4f}",
         ),
         (
             "majority vote  (naive)",
-            f"{majority_vote_ece(data.scores, data.annotations, n_bins):.4f}",
+            f"{majority_vote_ece(data, n_bins=n_bins):.4f}",
         ),
         (
             "NC-ECE  (true channels, inverse-variance weights)",
-            f"{noise_corrected_ece(data.scores, data.annotations, truth, n_bins):.4f}",
+            f"{noise_corrected_ece(data, truth, n_bins=n_bins):.4f}",
         ),
         (
             "NC-ECE  (channels estimated by grouped EM)",

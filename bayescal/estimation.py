@@ -16,7 +16,7 @@ import numpy as np
 from . import _validation as v
 from . import channels
 from .channels import Channels
-from .correction import correct_annotations, corrected_moments
+from .correction import cell_targets, correct_annotations, evaluation_cells
 from .data import AnnotatedScores
 from .exceptions import ChannelFitError
 from .metrics import BinnedMoments, binned_moments
@@ -73,6 +73,15 @@ def estimator_function(estimator, options: dict, argument: str = "estimator"):
     raise TypeError(
         f"{argument} must be one of {names}, a Channels, or a callable; saw {type(estimator).__name__}"
     )
+
+
+def corrected_moments(
+    data, channels, weights, n_bins, strategy, weight_sample=None
+) -> BinnedMoments:
+    """NC-ECE bin moments of ``data`` with ``channels``; ``weight_sample`` (validated
+    annotations) is the sample the weights are fitted on, when it is not ``data``."""
+    cells = evaluation_cells(data, n_bins, strategy)
+    return cells.moments(cell_targets(cells, channels, weights, weight_sample=weight_sample))
 
 
 def fit_or_raise(fit_channels, name: str, sample, where: str):

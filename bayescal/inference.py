@@ -19,6 +19,7 @@ import warnings
 from collections import OrderedDict
 from dataclasses import dataclass, replace
 from functools import partial
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -27,16 +28,17 @@ import pandas as pd
 from scipy import stats
 
 from . import _validation as v
+from ._api import DEFAULT_LEVEL, old_spellings
 from ._arviz import az
 from ._version import __version__
+from .cells import CellStatistics
 from .channels._base import (
     Channels,
-    as_data,
+    as_counts,
     check_annotators,
     require_identified,
     warn_if_groups_inseparable,
 )
-from .data import PatternCounts
 from .exceptions import SamplingWarning
 from .priors import Priors
 
@@ -49,7 +51,7 @@ with warnings.catch_warnings():
 
     from .models import PatternDesign, dawid_skene, hui_walter, pattern_log_prob
 
-__all__ = ["MODELS", "BayesFit", "Sampler", "fit_bayes"]
+__all__ = ["MODELS", "BayesFit", "ChannelDraws", "Sampler", "fit_bayes"]
 
 #: Model names and their programs.
 MODELS = {"dawid_skene": dawid_skene, "hui_walter": hui_walter}
@@ -57,6 +59,14 @@ MODELS = {"dawid_skene": dawid_skene, "hui_walter": hui_walter}
 #: Diagnostic thresholds (Vehtari et al. 2021): rank-normalised R-hat and bulk / tail ESS.
 RHAT_MAX = 1.01
 ESS_MIN = 400
+
+
+class ChannelDraws(NamedTuple):
+    """Posterior draws of a fit, chains stacked."""
+
+    a: np.ndarray  # (S, K)
+    b: np.ndarray  # (S, K)
+    prevalence: np.ndarray  # (S,), or (S, L) with L score groups
 
 
 @dataclass(frozen=True, eq=False)
@@ -88,21 +98,22 @@ class BayesFit:
         posterior = self.idata.posterior
         return int(posterior.sizes["chain"] * posterior.sizes["draw"])
 
-    def draws(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def draws(self) -> ChannelDraws:
         """``a`` (S, K), ``b`` (S, K) and ``prevalence`` (S,) or (S, L), chains stacked."""
         posterior = self.idata.posterior
         flat = lambda name: posterior[name].values.reshape(self.n_draws, *posterior[name].shape[2:])  # noqa: E731
-        return flat("a"), flat("b"), flat("prevalence")
+        return ChannelDraws(flat("a"), flat("b"), flat("prevalence"))
 
     def posterior_mean(self) -> Channels:
         a, b, _ = self.draws()
         return Channels(a.mean(axis=0), b.mean(axis=0))
 
-    def summary(self, interval: float = 0.9) -> pd.DataFrame:
-        """Posterior mean, sd and equal-tailed interval of every parameter, with diagnostics."""
-        interval = v.as_probability(interval, "interval")
+    @old_spellings(renamed={"interval": "level"})
+    def summary(self, *, level: float = DEFAULT_LEVEL) -> pd.DataFrame:
+        """Posterior mean, sd and highest-density interval of every parameter, with diagnostics."""
+        level = v.as_open_probability(level, "level")
         table = az.summary(
-            self.idata, var_names=["a", "b", "prevalence"], kind="stats", hdi_prob=interval
+            self.idata, var_names=["a", "b", "prevalence"], kind="stats", hdi_prob=level
         )
         return table.join(self.diagnostics)
 
@@ -311,11 +322,10 @@ class Sampler:
     ) -> Sampler:
         """A Dawid–Skene sampler on all 2^K response patterns of K fully observed annotators:
         every simulated data set of that shape fits on it (simulation studies)."""
-        template = PatternCounts(
-            np.zeros(1, np.int64),
+        template = CellStatistics.tabulate(
+            np.zeros(1),
             np.zeros((1, n_annotators), np.int8),
-            np.ones(1, np.int64),
-            tuple(f"a{j}" for j in range(n_annotators)),
+            [f"a{j}" for j in range(n_annotators)],
         )
         return cls(
             PatternDesign.from_counts(template, grouped=False, complete=True),
@@ -325,7 +335,7 @@ class Sampler:
             num_samples,
         )
 
-    def fit(self, counts: PatternCounts, priors: Priors, seed: int) -> BayesFit:
+    def fit(self, counts: CellStatistics, priors: Priors, seed: int) -> BayesFit:
         """Sample the posterior of ``counts`` (their patterns must be rows of this layout) and
         pack it, with these counts as the observed data, into a :class:`BayesFit`."""
         design = replace(
@@ -378,8 +388,10 @@ def _progress_reporter(total: int, num_chains: int):
     return report
 
 
+@old_spellings()
 def fit_bayes(
     data,
+    *,
     model="dawid_skene",
     priors=None,
     num_chains=4,
@@ -392,11 +404,11 @@ def fit_bayes(
 
     Parameters
     ----------
-    data : AnnotatedScores or PatternCounts
+    data : AnnotatedScores or CellStatistics
         ``"dawid_skene"`` needs K >= 3 annotators (groups are ignored); ``"hui_walter"`` uses
-        ``data.groups`` (K >= 3, or K = 2 with at least two score groups).  Pattern counts
-        (``data.compress()``, or :meth:`bayescal.cells.CellStatistics.pattern_counts` of a
-        table larger than memory) are all the model needs.
+        ``data.groups`` (K >= 3, or K = 2 with at least two score groups).  The (group,
+        pattern) counts are all the model needs: cells of a table larger than memory
+        (:func:`bayescal.cells.cell_statistics_from_frame`) serve as well.
     model : {"dawid_skene", "hui_walter"}, default "dawid_skene"
     priors : Priors, optional
         Default: flat Beta(1, 1) priors, conditioned on ``a_j < b_j`` (see :mod:`bayescal.priors`).
@@ -419,8 +431,7 @@ def fit_bayes(
     IdentificationError
         Before sampling, for a configuration the data cannot identify.
     """
-    # Pattern counts alone suffice, e.g. the partition-wise counts of bayescal.cells.
-    counts = data if isinstance(data, PatternCounts) else as_data(data).compress()
+    counts = as_counts(data)
     n_annotators = counts.patterns.shape[1]
     priors = Priors() if priors is None else priors
     if not isinstance(priors, Priors):

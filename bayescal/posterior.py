@@ -41,10 +41,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _validation as v
-from .correction import WEIGHT_RULES, as_convex_weights, pattern_labels, soft_vote
-from .data import AnnotatedScores, count_rows
+from .cells import CellStatistics, count_rows
+from .correction import (
+    WEIGHT_RULES,
+    as_convex_weights,
+    evaluation_cells,
+    pattern_labels,
+    soft_vote,
+)
+from .data import AnnotatedScores
 from .inference import BayesFit
-from .metrics import ReliabilityBand, assign_bins, bin_index
+from .metrics import ReliabilityBand, bin_index
 from .recalibration import DEFAULT_EPS, make_map
 from .recalibration._solver import CHUNK
 
@@ -144,31 +151,6 @@ def highest_density_interval(draws: np.ndarray, level: float) -> tuple[float, fl
     return float(ordered[start]), float(ordered[start + count - 1])
 
 
-@dataclass(frozen=True)
-class _Cells:
-    """Items grouped by (evaluation bin, response pattern)."""
-
-    bins: np.ndarray  # (G,)
-    patterns: np.ndarray  # (G, K)
-    counts: np.ndarray  # (G,)
-    mean_score: np.ndarray  # (G,)
-    score_sd: np.ndarray  # (G,) population SD of the scores in the cell
-
-
-def _cells(data: AnnotatedScores, bin_index: np.ndarray) -> _Cells:
-    rows, counts, inverse = count_rows(bin_index, data.annotations, return_inverse=True)
-    total = np.bincount(inverse, weights=data.scores)
-    squares = np.bincount(inverse, weights=data.scores**2)
-    mean = total / counts
-    return _Cells(
-        rows[:, 0],
-        rows[:, 1:],
-        counts.astype(np.float64),
-        mean,
-        np.sqrt(np.maximum(squares / counts - mean**2, 0.0)),
-    )
-
-
 def _as_fit_weights(weights: object, n_annotators: int):
     """A rule name (weights recomputed per draw) or fixed explicit weights."""
     if isinstance(weights, str):
@@ -176,25 +158,22 @@ def _as_fit_weights(weights: object, n_annotators: int):
     return as_convex_weights(weights, n_annotators)
 
 
-def _moment_draws(
-    cells: _Cells, a, b, rule, n_bins: int, uncertainty: str, seed: int
-) -> np.ndarray:
+def _moment_draws(cells: CellStatistics, a, b, rule, uncertainty: str, seed: int) -> np.ndarray:
     """Draws (S, M) of the bin moments: O(draws x cells x K), never O(draws x items)."""
-    labels = pattern_labels(
-        cells.patterns, cells.counts, a, b, rule
-    )  # (S, G): the label of each cell
-    membership = np.zeros((cells.bins.size, n_bins))
-    membership[np.arange(cells.bins.size), cells.bins] = 1.0
+    patterns, index = cells.unique_patterns()
+    pattern_counts = np.bincount(index, weights=cells.counts, minlength=patterns.shape[0])
+    labels = pattern_labels(patterns, pattern_counts, a, b, rule)[:, index]  # (S, C): each cell's
+    mean_score, score_sd = cells.score_moments()
+    membership = np.zeros((cells.n_cells, cells.n_bins))
+    membership[np.arange(cells.n_cells), cells.bins] = 1.0
     if uncertainty == "channels":
-        return ((labels - cells.mean_score) * cells.counts) @ membership / cells.counts.sum()
+        return ((labels - mean_score) * cells.counts) @ membership / cells.n_items
     rng = np.random.default_rng(seed)
-    shares = rng.gamma(
-        cells.counts, size=labels.shape
-    )  # cell totals of Dirichlet(1, ..., 1) item weights
+    # cell totals of Dirichlet(1, ..., 1) item weights
+    shares = rng.gamma(cells.counts.astype(np.float64), size=labels.shape)
     shares /= shares.sum(axis=1, keepdims=True)
-    scores = cells.mean_score + cells.score_sd / np.sqrt(cells.counts + 1) * rng.standard_normal(
-        labels.shape
-    )
+    noise = rng.standard_normal(labels.shape)
+    scores = mean_score + score_sd / np.sqrt(cells.counts + 1) * noise
     return (shares * (labels - scores)) @ membership
 
 
@@ -210,19 +189,25 @@ def _debiased(moments: np.ndarray) -> np.ndarray:
     return np.where(straddles, shrunk, np.abs(moments)).sum(axis=1)
 
 
-def _checked_draws(fit, samples: dict) -> tuple[np.ndarray, np.ndarray]:
-    """The fit's channel draws ``a, b`` (S, K), after checking that every sample has its annotators."""
+def _checked_draws(fit, samples: dict, cells: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """The fit's channel draws ``a, b`` (S, K), after checking that every sample has its
+    annotators (and is an AnnotatedScores, or, with ``cells``, may be a CellStatistics)."""
     if not isinstance(fit, BayesFit):
         raise TypeError(f"fit must be a bayescal.BayesFit; saw {type(fit).__name__}")
     a, b, _ = fit.draws()
+    kinds = (AnnotatedScores, CellStatistics) if cells else (AnnotatedScores,)
     for name, data in samples.items():
-        if not isinstance(data, AnnotatedScores):
-            raise TypeError(f"{name} must be a bayescal.AnnotatedScores; saw {type(data).__name__}")
+        if not isinstance(data, kinds):
+            expected = " or bayescal.cells.CellStatistics" if cells else ""
+            raise TypeError(
+                f"{name} must be a bayescal.AnnotatedScores{expected}; saw {type(data).__name__}"
+            )
         if data.n_annotators != a.shape[1]:
             raise ValueError(
                 f"{name} must have the fit's {a.shape[1]} annotators {list(fit.annotator_names)}; saw {data.n_annotators}"
             )
-        v.check_items_annotated(data.annotations, f"{name}.annotations")
+        if isinstance(data, AnnotatedScores):
+            v.check_items_annotated(data.annotations, f"{name}.annotations")
     return a, b
 
 
@@ -286,21 +271,19 @@ def posterior_ece(
     -------
     PosteriorECE
     """
-    a, b = _checked_draws(fit, {"data": data})
-    bins = v.as_n_bins(n_bins, data.n_items)
-    strategy = v.as_choice(strategy, "strategy", v.BIN_STRATEGIES)
-    rule = _as_fit_weights(weights, data.n_annotators)
+    a, b = _checked_draws(fit, {"data": data}, cells=True)
+    cells = evaluation_cells(data, n_bins, strategy)
+    rule = _as_fit_weights(weights, cells.n_annotators)
     level = v.as_open_probability(interval, "interval")
     uncertainty = v.as_choice(uncertainty, "uncertainty", UNCERTAINTY)
     tolerance = v.as_probability(tolerance, "tolerance")
     seed = v.as_seed(seed)
 
-    bin_index, edges = assign_bins(data.scores, bins, strategy)
-    moments = _moment_draws(_cells(data, bin_index), a, b, rule, bins, uncertainty, seed)
-    bin_counts = np.bincount(bin_index, minlength=bins)
+    moments = _moment_draws(cells, a, b, rule, uncertainty, seed)
+    bin_counts = cells.bin_counts
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean_score = np.bincount(bin_index, weights=data.scores, minlength=bins) / bin_counts
-    return _summary(moments, uncertainty, level, tolerance, edges, bin_counts, mean_score)
+        mean_score = cells.bin_score_sums / bin_counts
+    return _summary(moments, uncertainty, level, tolerance, cells.edges, bin_counts, mean_score)
 
 
 # --------------------------------------------------------------------------- recalibration

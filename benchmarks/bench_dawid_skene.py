@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 import bayescal as bc
-from bayescal.channels.em import dawid_skene_em_counts
+from bayescal.channels import dawid_skene_em
 
 A = np.array([0.10, 0.15, 0.20, 0.10, 0.25])  # false-positive rates of the K = 5 annotators
 B = np.array([0.85, 0.90, 0.80, 0.70, 0.95])  # sensitivities
@@ -93,14 +93,12 @@ def main() -> None:
         labels = simulate(n, seed=n % 1000)
         data = bc.AnnotatedScores(np.full(n, 0.5), labels)
         compress_s, counts = median_time(data.compress, args.repeats)
-        em_s, em_fit = median_time(
-            lambda counts=counts: dawid_skene_em_counts(counts), args.repeats
-        )
+        em_s, em_fit = median_time(lambda counts=counts: dawid_skene_em(counts), args.repeats)
         total_s, fit = median_time(lambda data=data: bc.dawid_skene_em(data), args.repeats)
         ours = np.concatenate([fit.channels.a, fit.channels.b])
         error = np.max(np.abs(ours - np.concatenate([A, B])))
         row = (
-            f"| {n:.0e} | {counts.n_patterns} | {1e3 * compress_s:.2f} | {1e3 * em_s:.2f} | {em_fit.n_iter} "
+            f"| {n:.0e} | {counts.n_cells} | {1e3 * compress_s:.2f} | {1e3 * em_s:.2f} | {em_fit.n_iter} "
             f"| {1e3 * total_s:.2f} |"
         )
         if n <= args.crowdkit_max:

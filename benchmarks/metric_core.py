@@ -78,7 +78,7 @@ def main() -> None:
         ("memory floor (sum of each input)", floor, None),
         (
             "bayescal.expected_calibration_error",
-            *best_time(lambda: bc.expected_calibration_error(labels, scores, N_BINS)),
+            *best_time(lambda: bc.expected_calibration_error(labels, scores, n_bins=N_BINS)),
         ),
         ("NumPy two-bincount", *best_time(lambda: numpy_two_bincount(labels, scores))),
         ("netcal ECE", *best_time(lambda: netcal_ece(labels, scores))),
@@ -88,11 +88,17 @@ def main() -> None:
     _table(rows, floor)
 
     floor_nc, _ = best_time(lambda: scores.sum() + annotations.sum())
+    data = bc.AnnotatedScores(scores, annotations)
     rows = [
         ("memory floor (sum of each input)", floor_nc, None),
         (
-            "bayescal.noise_corrected_ece",
-            *best_time(lambda: bc.noise_corrected_ece(scores, annotations, CHANNELS, N_BINS)),
+            "bayescal.AnnotatedScores (checks and copies the table, once)",
+            best_time(lambda: bc.AnnotatedScores(scores, annotations))[0],
+            None,
+        ),
+        (
+            "bayescal.noise_corrected_ece on that table",
+            *best_time(lambda: bc.noise_corrected_ece(data, CHANNELS, n_bins=N_BINS)),
         ),
         (
             "NumPy: corrected labels, two-bincount",

@@ -20,7 +20,7 @@ from jax.scipy.special import expit, logit
 from numpyro.distributions import constraints
 from numpyro.distributions.transforms import ParameterFreeTransform, biject_to
 
-from bayescal.data import PatternCounts
+from bayescal.cells import CellStatistics
 
 #: Largest number of annotators for which the complete pattern layout (every response
 #: combination of every observed missingness mask) is built; it has up to 3^K rows per group.
@@ -163,7 +163,7 @@ class PatternDesign:
 
     @classmethod
     def from_counts(
-        cls, pattern_counts: PatternCounts, grouped: bool, complete: bool = False
+        cls, pattern_counts: CellStatistics, grouped: bool, complete: bool = False
     ) -> PatternDesign:
         groups = pattern_counts.groups if grouped else np.zeros_like(pattern_counts.groups)
         patterns = pattern_counts.patterns.astype(np.int64)
@@ -173,7 +173,7 @@ class PatternDesign:
             return cls((patterns == 1) * 1.0, (patterns == 0) * 1.0, group_index, group_ids, counts)
         return cls._complete(patterns, group_index, group_ids, counts)
 
-    def counts_of(self, pattern_counts: PatternCounts, grouped: bool) -> np.ndarray:
+    def counts_of(self, pattern_counts: CellStatistics, grouped: bool) -> np.ndarray:
         """Counts of another data set on this design's rows (same layout, e.g. a replicate)."""
         missing = 1.0 - self.positive - self.negative
         layout = {

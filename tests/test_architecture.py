@@ -157,8 +157,8 @@ LAYERS = {
     "2 data and metrics": [
         "_kernels",
         "metrics",
-        "data",
         "cells",
+        "data",
         "io",
         "agreement",
         "record",

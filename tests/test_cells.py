@@ -5,13 +5,8 @@ import pandas as pd
 import pytest
 
 import bayescal as bc
-from bayescal.cells import (
-    CellStatistics,
-    cell_statistics,
-    cell_statistics_from_frame,
-)
-from bayescal.channels import grouped_em_counts
-from bayescal.correction import noise_corrected_ece_from_cells
+from bayescal.cells import CellStatistics, cell_statistics_from_frame
+from bayescal.correction import cell_targets
 
 ANNOTATORS = ["ann", "bob", "cy"]
 
@@ -42,14 +37,16 @@ def assert_same_cells(first: CellStatistics, second: CellStatistics):
         np.testing.assert_array_equal(getattr(first, field), getattr(second, field))
     np.testing.assert_allclose(first.score_sums, second.score_sums, rtol=1e-12)
     np.testing.assert_allclose(first.score_squares, second.score_squares, rtol=1e-12)
-    assert first.annotator_names == second.annotator_names and first.n_bins == second.n_bins
+    np.testing.assert_allclose(first.bin_score_sums, second.bin_score_sums, rtol=1e-12)
+    np.testing.assert_array_equal(first.edges, second.edges)
+    assert first.annotator_names == second.annotator_names
 
 
 def test_cells_hold_exactly_what_the_items_give(table):
     _, data = table
-    cells = cell_statistics(data, n_bins=10)
+    cells = data.cells(n_bins=10)
     assert cells.n_items == data.n_items
-    counts = cells.pattern_counts()
+    counts = cells.by_pattern()
     expected = data.compress()
     np.testing.assert_array_equal(counts.groups, expected.groups)
     np.testing.assert_array_equal(counts.patterns, expected.patterns)
@@ -61,26 +58,26 @@ def test_cells_hold_exactly_what_the_items_give(table):
         rtol=1e-12,
     )
     fit = bc.grouped_em(data)
-    moments = noise_corrected_ece_from_cells(cells, fit.channels)
+    moments = cells.moments(cell_targets(cells, fit.channels))
     reference = bc.calibration_moments(
         bc.corrected_labels(data.annotations, fit.channels), data.scores, 10
     )
     np.testing.assert_allclose(moments.moments, reference.moments, atol=1e-15)
     np.testing.assert_array_equal(moments.counts, reference.counts)
     assert moments.ece == pytest.approx(
-        bc.noise_corrected_ece(data.scores, data.annotations, fit.channels, 10), abs=1e-14
+        bc.noise_corrected_ece(data, fit.channels, n_bins=10), abs=1e-14
     )
-    equal = noise_corrected_ece_from_cells(cells, fit.channels, weights="equal").ece
+    equal = bc.noise_corrected_ece(cells, fit.channels, weights="equal")
     assert equal == pytest.approx(
-        bc.noise_corrected_ece(data.scores, data.annotations, fit.channels, 10, weights="equal"),
+        bc.noise_corrected_ece(data, fit.channels, n_bins=10, weights="equal"),
         abs=1e-14,
     )
 
 
 def test_parts_combine_to_the_whole(table):
     _, data = table
-    halves = [cell_statistics(data.subset(np.arange(k, data.n_items, 2)), 10) for k in range(2)]
-    assert_same_cells(CellStatistics.combine(halves), cell_statistics(data, 10))
+    halves = [data.subset(np.arange(k, data.n_items, 2)).cells(n_bins=10) for k in range(2)]
+    assert_same_cells(CellStatistics.combine(halves), data.cells(n_bins=10))
 
 
 def test_dask_partitions_of_parquet_files_on_a_local_cluster_equal_the_in_memory_result(
@@ -103,19 +100,19 @@ def test_dask_partitions_of_parquet_files_on_a_local_cluster_equal_the_in_memory
         on_dask = cell_statistics_from_frame(
             ddf, score="p", annotators=ANNOTATORS, groups=5, n_bins=10
         )
-    in_memory = cell_statistics(data, n_bins=10)
+    in_memory = data.cells(n_bins=10)
     assert_same_cells(on_dask, in_memory)
     assert_same_cells(
         cell_statistics_from_frame(frame, score="p", annotators=ANNOTATORS, groups=5, n_bins=10),
         in_memory,
     )
     # The fit on the partition-wise counts and its NC-ECE are those of the in-memory data.
-    fit = grouped_em_counts(on_dask.pattern_counts())
+    fit = bc.grouped_em(on_dask)
     direct = bc.grouped_em(data)
     np.testing.assert_array_equal(fit.channels.a, direct.channels.a)
     np.testing.assert_array_equal(fit.channels.b, direct.channels.b)
-    assert noise_corrected_ece_from_cells(on_dask, fit.channels).ece == pytest.approx(
-        bc.noise_corrected_ece(data.scores, data.annotations, direct.channels, 10), abs=1e-14
+    assert bc.noise_corrected_ece(on_dask, fit.channels) == pytest.approx(
+        bc.noise_corrected_ece(data, direct.channels, n_bins=10), abs=1e-14
     )
 
 
@@ -128,14 +125,19 @@ def test_bad_input_is_reported_with_the_column(table):
     with pytest.raises(TypeError, match="annotators must be a sequence of column names; saw 'ann'"):
         cell_statistics_from_frame(frame, score="p", annotators="ann")
     with pytest.raises(ValueError, match="n_bins must be >= 1; saw 0"):
-        cell_statistics(data, n_bins=0)
+        data.cells(n_bins=0)
+    with pytest.raises(ValueError, match=r"frame has no column\(s\) \['dee'\]"):
+        cell_statistics_from_frame(frame, score="p", annotators=[*ANNOTATORS, "dee"])
     with pytest.raises(
-        TypeError, match=r"cells must be a bayescal\.cells\.CellStatistics; saw AnnotatedScores"
+        TypeError,
+        match=r"data must be a bayescal\.AnnotatedScores or bayescal\.cells\.CellStatistics; saw list",
     ):
-        noise_corrected_ece_from_cells(data, bc.Channels([0.1] * 3, [0.9] * 3))
-    cells = cell_statistics(data, 10)
-    with pytest.raises(ValueError, match="parts must share annotators and n_bins"):
-        CellStatistics.combine([cells, cell_statistics(data, 5)])
+        bc.noise_corrected_ece([0.5], bc.Channels([0.1] * 3, [0.9] * 3))
+    cells = data.cells(n_bins=10)
+    with pytest.raises(ValueError, match="n_bins and strategy are fixed when cells are built"):
+        bc.noise_corrected_ece(cells, bc.Channels([0.1] * 3, [0.9] * 3), n_bins=5)
+    with pytest.raises(ValueError, match="parts must share annotators and bin edges"):
+        CellStatistics.combine([cells, data.cells(n_bins=5)])
 
 
 @pytest.mark.filterwarnings(
@@ -143,7 +145,7 @@ def test_bad_input_is_reported_with_the_column(table):
 )  # short chains: only the draws are compared
 def test_fit_bayes_runs_on_pattern_counts_alone(table):
     _, data = table
-    counts = cell_statistics(data, 10).pattern_counts()
+    counts = data.cells(n_bins=10).by_pattern()
     settings = {
         "model": "hui_walter",
         "num_chains": 1,

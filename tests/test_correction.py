@@ -60,7 +60,7 @@ def test_gap_too_small_for_float64_is_rejected_not_turned_into_nan():
     with pytest.raises(
         ValueError, match=r"annotator 0 has gap b - a = [0-9.]+e-1[56] .* cannot be inverted"
     ):
-        bc.noise_corrected_ece([0.5], [[1, 0]], ch)
+        bc.noise_corrected_ece(bc.AnnotatedScores([0.5], [[1, 0]]), ch)
 
 
 # --- weights ---------------------------------------------------------------------------------
@@ -197,7 +197,13 @@ def test_perfect_channels_give_exactly_the_clean_ece():
     for weights in ("iv", "equal", "gap", "squared_gap"):
         for strategy in ("uniform", "quantile"):
             clean = bc.expected_calibration_error(sim.labels, sim.data.scores, 10, strategy)
-            nc = bc.noise_corrected_ece(sim.data.scores, truth, perfect, 10, strategy, weights)
+            nc = bc.noise_corrected_ece(
+                bc.AnnotatedScores(sim.data.scores, truth),
+                perfect,
+                n_bins=10,
+                strategy=strategy,
+                weights=weights,
+            )
             assert nc == clean
 
 
@@ -209,8 +215,12 @@ def test_naive_targets_hand_computed():
     assert majority_vote_labels(ann, ties="negative").tolist() == [1.0, 0.0, 0.0]
     scores = [0.6, 0.5, 0.2]
     # one bin: |(2/3 + .5 + 0) - (.6 + .5 + .2)| / 3
-    assert bc.soft_vote_ece(scores, ann, n_bins=1) == pytest.approx(abs(7 / 6 - 1.3) / 3)
-    assert bc.majority_vote_ece(scores, ann, n_bins=1) == pytest.approx(abs(1.5 - 1.3) / 3)
+    assert bc.soft_vote_ece(bc.AnnotatedScores(scores, ann), n_bins=1) == pytest.approx(
+        abs(7 / 6 - 1.3) / 3
+    )
+    assert bc.majority_vote_ece(bc.AnnotatedScores(scores, ann), n_bins=1) == pytest.approx(
+        abs(1.5 - 1.3) / 3
+    )
 
 
 @pytest.mark.parametrize(
@@ -220,27 +230,47 @@ def test_naive_targets_hand_computed():
 )
 def test_ece_functions_bad_input(function):
     extra = (CH,) if function is bc.noise_corrected_ece else ()
+
+    def call(scores, annotations, **options):
+        return function(bc.AnnotatedScores(scores, annotations), *extra, **options)
+
     with pytest.raises(
         ValueError, match=r"annotations must have one row per item \(2 rows\); saw 3 rows"
     ):
-        function([0.2, 0.8], ANNOTATIONS, *extra)
+        call([0.2, 0.8], ANNOTATIONS)
     with pytest.raises(ValueError, match=r"scores must lie in \[0, 1\]; saw 1.5 at position 0"):
-        function([1.5, 0.2, 0.8], ANNOTATIONS, *extra)
+        call([1.5, 0.2, 0.8], ANNOTATIONS)
     with pytest.raises(ValueError, match=r"n_bins must be >= 1; saw -3"):
-        function([0.5, 0.2, 0.8], ANNOTATIONS, *extra, n_bins=-3)
+        call([0.5, 0.2, 0.8], ANNOTATIONS, n_bins=-3)
     with pytest.raises(ValueError, match=r"strategy must be one of"):
-        function([0.5, 0.2, 0.8], ANNOTATIONS, *extra, strategy="equal")
+        call([0.5, 0.2, 0.8], ANNOTATIONS, strategy="equal")
     with pytest.raises(ValueError, match=r"item\(s\) with no observed annotation \(rows 0\)"):
-        function([0.5, 0.2], [[-1, -1], [1, 0]], *extra)
+        call([0.5, 0.2], [[-1, -1], [1, 0]])
     with pytest.raises(ValueError, match=r"scores must not be empty"):
-        function([], np.zeros((0, 2)), *extra)
+        call([], np.zeros((0, 2)))
+
+
+@pytest.mark.parametrize(
+    "function",
+    [bc.noise_corrected_ece, bc.soft_vote_ece, bc.majority_vote_ece],
+    ids=lambda f: f.__name__,
+)
+def test_the_old_spelling_of_the_ece_functions_names_the_new_one(function):
+    extra = (CH,) if function is bc.noise_corrected_ece else ()
+    # scores, annotations (and channels) by position, as before 0.2
+    with pytest.raises(
+        TypeError, match=rf"the old spelling was {function.__name__}\(scores, annotations"
+    ):
+        function([0.5, 0.2, 0.8], ANNOTATIONS, *extra, 10)
+    with pytest.raises(TypeError, match=r"data=AnnotatedScores\(scores, annotations\)"):
+        function([0.5, 0.2, 0.8], *extra) if extra else function([0.5, 0.2, 0.8])
 
 
 def test_majority_vote_bad_ties():
     with pytest.raises(
         ValueError, match=r"ties must be one of 'half', 'positive', 'negative'; saw 'coin'"
     ):
-        bc.majority_vote_ece([0.5], [[1, 0]], ties="coin")
+        bc.majority_vote_ece(bc.AnnotatedScores([0.5], [[1, 0]]), ties="coin")
 
 
 # --- App. D.1: one annotator cannot identify ECE ------------------------------------------------
@@ -265,9 +295,7 @@ def test_appendix_d1_same_data_give_either_ece_depending_on_assumed_channels():
     # so the binned ECE of both linear residuals equals their ECE.
     sim = bc.simulate_annotated(400_000, MODEL_1[0], MODEL_1[1], seed=11)
     for channels, expected in ((MODEL_1[0], 1 / 8), (MODEL_2[0], 5 / 32)):
-        estimate = bc.noise_corrected_ece(
-            sim.data.scores, sim.data.annotations, channels, n_bins=20
-        )
+        estimate = bc.noise_corrected_ece(sim.data, channels, n_bins=20)
         assert estimate == pytest.approx(expected, abs=0.004)
 
 

@@ -42,7 +42,7 @@ def test_compress_counts_group_pattern_rows():
         (g, tuple(p)): c for g, p, c in zip(counts.groups, counts.patterns.tolist(), counts.counts)
     }
     assert rows == {(0, (0, 0)): 2, (0, (1, -1)): 1, (1, (0, 0)): 1, (1, (1, 1)): 2}
-    assert counts.n_items == 6 and counts.n_patterns == 4
+    assert counts.n_items == 6 and counts.n_cells == 4
     assert counts.annotator_names == ("a0", "a1")
     # sorted by group, then pattern
     assert counts.groups.tolist() == sorted(counts.groups.tolist())
@@ -52,7 +52,7 @@ def test_compress_without_groups_uses_group_zero_and_preserves_totals():
     sim = bc.toy_data(5000, seed=2)
     counts = sim.data.compress()
     assert set(counts.groups.tolist()) == {0}
-    assert counts.n_patterns <= 8 and counts.n_items == 5000
+    assert counts.n_cells <= 8 and counts.n_items == 5000
     # The compressed counts reproduce every per-annotator positive count.
     positives = (counts.patterns == 1).astype(int).T @ counts.counts
     assert positives.tolist() == (sim.data.annotations == 1).sum(axis=0).tolist()

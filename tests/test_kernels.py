@@ -1,11 +1,12 @@
-"""The compiled one-pass route of ECE and NC-ECE equals the NumPy route, and checks as it reads."""
+"""The compiled one-pass route of ECE and NC-ECE equals the NumPy route; the clean-label pass
+checks its input as it reads."""
 
 import numpy as np
 import pytest
 
 import bayescal as bc
-from bayescal._kernels import MAX_ANNOTATORS, bin_pattern_counts
-from bayescal.correction import corrected_labels, pattern_bins
+from bayescal._kernels import MAX_ANNOTATORS, bin_pattern_cells, binary_bin_counts
+from bayescal.correction import corrected_labels
 from bayescal.metrics import binned_moments
 
 
@@ -37,28 +38,38 @@ def test_binary_ece_equals_the_numpy_moments(n_bins):
 def test_nc_ece_equals_the_per_item_route(k):
     scores, annotations = _sample(4000, k, seed=k)
     channels = bc.Channels(np.linspace(0.05, 0.3, k), np.linspace(0.95, 0.7, k))
+    data = bc.AnnotatedScores(scores, annotations)
     for strategy in ("uniform", "quantile"):
         per_item = binned_moments(corrected_labels(annotations, channels), scores, 10, strategy).ece
-        assert bc.noise_corrected_ece(scores, annotations, channels, 10, strategy) == pytest.approx(
-            per_item, rel=1e-12, abs=1e-15
-        )
+        nc = bc.noise_corrected_ece(data, channels, n_bins=10, strategy=strategy)
+        assert nc == pytest.approx(per_item, rel=1e-12, abs=1e-15)
         soft = binned_moments(bc.soft_vote_labels(annotations), scores, 10, strategy).ece
-        assert bc.soft_vote_ece(scores, annotations, 10, strategy) == pytest.approx(
+        assert bc.soft_vote_ece(data, n_bins=10, strategy=strategy) == pytest.approx(
             soft, rel=1e-12, abs=1e-15
         )
 
 
-def test_pattern_bins_count_every_item_once():
+def test_cells_count_every_item_once_on_both_routes():
     scores, annotations = _sample(2000, 4)
-    cells = pattern_bins(scores, annotations, 9, "uniform")
-    assert cells.counts.sum() == 2000 and len({tuple(p) for p in cells.patterns}) == len(
-        cells.patterns
+    data = bc.AnnotatedScores(scores, annotations)
+    compiled = data.cells(n_bins=9)
+    numpy_route = data.cells(n_bins=9, strategy="quantile")
+    for cells in (compiled, numpy_route):
+        assert cells.n_items == 2000
+        keys = {(int(b), *p) for b, p in zip(cells.bins, cells.patterns)}
+        assert len(keys) == cells.n_cells  # each (bin, pattern) once
+        np.testing.assert_allclose(cells.score_sums.sum(), scores.sum(), rtol=1e-13)
+        np.testing.assert_allclose(cells.bin_score_sums.sum(), scores.sum(), rtol=1e-13)
+        np.testing.assert_allclose(cells.score_squares.sum(), (scores**2).sum(), rtol=1e-13)
+    assert {tuple(p) for p in numpy_route.patterns} == {tuple(p) for p in compiled.patterns}
+    # the compiled route's cells are those of the NumPy route on equal-width bins
+    reference = bc.cells.CellStatistics.tabulate(
+        scores, annotations, data.annotator_names, groups=np.zeros(2000, np.int64), n_bins=9
     )
-    np.testing.assert_allclose(cells.score_sums.sum(), scores.sum(), rtol=1e-13)
-    numpy_route = pattern_bins(scores, annotations, 9, "quantile")
-    assert numpy_route.counts.sum() == 2000 and sorted(map(tuple, numpy_route.patterns)) == sorted(
-        map(tuple, cells.patterns)
-    )
+    for name in ("groups", "bins", "patterns", "counts"):
+        np.testing.assert_array_equal(getattr(compiled, name), getattr(reference, name))
+    for name in ("score_sums", "score_squares", "bin_score_sums"):
+        np.testing.assert_allclose(getattr(compiled, name), getattr(reference, name), rtol=1e-13)
 
 
 @pytest.mark.parametrize(
@@ -78,16 +89,18 @@ def test_pattern_bins_count_every_item_once():
         ),
         (
             lambda z, a: (z, np.where(np.arange(z.size)[:, None] == 11, -1, a)),
-            r"annotations has 1 item\(s\) with no observed annotation \(rows 11\)",
+            r"data\.annotations has 1 item\(s\) with no observed annotation \(rows 11\)",
         ),
     ],
 )
-def test_bad_input_found_by_the_compiled_pass_gets_the_usual_message(change, message):
+def test_bad_input_of_nc_ece_gets_the_usual_message(change, message):
     scores, annotations = _sample(50, 3)
     bad_scores, bad_annotations = change(scores, annotations)
     with pytest.raises(ValueError, match=message):
         bc.noise_corrected_ece(
-            bad_scores, bad_annotations, bc.Channels([0.1, 0.2, 0.1], [0.9, 0.8, 0.85]), 10
+            bc.AnnotatedScores(bad_scores, bad_annotations),
+            bc.Channels([0.1, 0.2, 0.1], [0.9, 0.8, 0.85]),
+            n_bins=10,
         )
 
 
@@ -99,32 +112,36 @@ def test_bad_labels_found_by_the_compiled_pass_name_y_true():
 
 
 @pytest.mark.parametrize(
-    "scores, rows, allow_missing",
+    "scores, labels",
     [
-        ([0.1, np.nan, 0.3], [[1], [0], [1]], False),
-        ([0.1, 1.05, 0.3], [[1], [0], [1]], False),  # in the spare bin's range, but above 1
-        ([0.1, -0.01, 0.3], [[1], [0], [1]], False),
-        ([0.1, np.inf, 0.3], [[1], [0], [1]], False),
-        ([0.1, 0.2, 0.3], [[1], [0.5], [1]], False),
-        ([0.1, 0.2, 0.3], [[1], [-1], [1]], False),  # missing, where it is not allowed
-        ([0.1, 0.2, 0.3], [[1, 0], [-1, -1], [0, 1]], True),  # no label at all
-        ([0.1, 0.2, 0.3], [[1, 0], [2, 1], [0, 1]], True),
+        ([0.1, np.nan, 0.3], [1, 0, 1]),
+        ([0.1, 1.05, 0.3], [1, 0, 1]),  # in the spare bin's range, but above 1
+        ([0.1, -0.01, 0.3], [1, 0, 1]),
+        ([0.1, np.inf, 0.3], [1, 0, 1]),
+        ([0.1, 0.2, 0.3], [1, 0.5, 1]),
+        ([0.1, 0.2, 0.3], [1, -1, 1]),
+        ([0.1, 0.2, 0.3], [1, 2, 1]),
     ],
 )
-def test_the_kernel_refuses_every_kind_of_bad_item(scores, rows, allow_missing):
-    assert bin_pattern_counts(np.array(scores), np.array(rows), 4, allow_missing) is None
+def test_the_binary_kernel_refuses_every_kind_of_bad_item(scores, labels):
+    assert binary_bin_counts(np.array(scores), np.array(labels), 4) is None
 
 
 def test_scores_of_exactly_one_go_to_the_last_bin():
-    counts, sums = bin_pattern_counts(
-        np.array([1.0, 1.0, 0.99, 0.0]), np.array([[1], [0], [1], [0]]), 4, False
+    counts, sums, squares, bin_sums = bin_pattern_cells(
+        np.array([1.0, 1.0, 0.99, 0.0]), np.array([[1], [0], [1], [0]], np.int8), 4
     )
-    assert counts.tolist() == [[0, 1, 0], [0, 0, 0], [0, 0, 0], [0, 1, 2]] and sums.tolist() == [
-        0.0,
-        0.0,
-        0.0,
-        2.99,
-    ]
+    # row codes: -1 -> 0, 0 -> 1, 1 -> 2
+    assert counts.tolist() == [[0, 1, 0], [0, 0, 0], [0, 0, 0], [0, 1, 2]]
+    assert bin_sums.tolist() == [0.0, 0.0, 0.0, 2.99]
+    assert sums[3].tolist() == [0.0, 1.0, 1.99] and squares[3, 2] == pytest.approx(1.9801)
+    label_counts, label_sums = binary_bin_counts(
+        np.array([1.0, 1.0, 0.99, 0.0]), np.array([1, 0, 1, 0]), 4
+    )
+    assert (
+        label_counts.tolist() == [[1, 0], [0, 0], [0, 0], [1, 2]]
+        and label_sums.tolist() == bin_sums.tolist()
+    )
 
 
 def test_large_inputs_run_in_two_threads_and_keep_perfect_channels_exact():
@@ -136,7 +153,8 @@ def test_large_inputs_run_in_two_threads_and_keep_perfect_channels_exact():
     labels = (rng.random(n) < scores).astype(np.int8)
     perfect = bc.Channels([0.0, 0.0], [1.0, 1.0])
     clean = bc.expected_calibration_error(labels, scores, 12)
-    assert bc.noise_corrected_ece(scores, np.column_stack([labels, labels]), perfect, 12) == clean
+    data = bc.AnnotatedScores(scores, np.column_stack([labels, labels]))
+    assert bc.noise_corrected_ece(data, perfect, n_bins=12) == clean
     assert clean == pytest.approx(
         binned_moments(labels.astype(float), scores, 12, "uniform").ece, rel=1e-12
     )

@@ -19,9 +19,7 @@ def _grouped(sim, n_groups=5):
 def test_known_channels_give_noise_corrected_ece():
     sim = bc.toy_data(4000, seed=1)
     result = bc.nc_ece(sim.data, sim.channels, n_bins=10)
-    assert result.estimate == bc.noise_corrected_ece(
-        sim.data.scores, sim.data.annotations, sim.channels, 10
-    )
+    assert result.estimate == bc.noise_corrected_ece(sim.data, sim.channels, n_bins=10)
     assert result.fits == () and result.estimator == "known channels" and result.n_evaluated == 4000
 
 
@@ -29,9 +27,7 @@ def test_reuse_equals_correction_with_the_fitted_channels():
     sim = bc.toy_data(4000, seed=2)
     result = bc.nc_ece(sim.data, "dawid_skene_em", n_bins=10)
     (fit,) = result.fits
-    assert result.estimate == bc.noise_corrected_ece(
-        sim.data.scores, sim.data.annotations, fit.channels, 10
-    )
+    assert result.estimate == bc.noise_corrected_ece(sim.data, fit.channels, n_bins=10)
     assert result.estimate == pytest.approx(result.moments.ece)
 
 

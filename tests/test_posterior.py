@@ -28,9 +28,7 @@ def test_channel_draws_reproduce_item_level_nc_ece_exactly(varied, weights):
     data, fit, a, b = varied
     result = bc.posterior_ece(fit, data, n_bins=10, weights=weights, uncertainty="channels")
     expected = [
-        bc.noise_corrected_ece(
-            data.scores, data.annotations, bc.Channels(a[s], b[s]), 10, weights=weights
-        )
+        bc.noise_corrected_ece(data, bc.Channels(a[s], b[s]), n_bins=10, weights=weights)
         for s in range(40)
     ]
     assert result.raw_draws == pytest.approx(expected, abs=1e-12)

@@ -49,7 +49,9 @@ def test_every_draw_is_the_single_fit_to_that_draws_corrected_labels(method, set
         )
         # The draw's NC-ECE is its map's predictions scored against its own corrected labels.
         expected = bc.noise_corrected_ece(
-            single.predict(eval_data.scores), eval_data.annotations, bc.Channels(a[s], b[s]), 15
+            bc.AnnotatedScores(single.predict(eval_data.scores), eval_data.annotations),
+            bc.Channels(a[s], b[s]),
+            n_bins=15,
         )
         assert result.recalibrated.raw_draws[s] == pytest.approx(expected, abs=1e-8)
     mean_map = result.map

@@ -253,13 +253,17 @@ def test_recalibration_study_table_layout_and_its_identity_row():
     base = study.table.loc[("platt", "base")]
     z, annotations = parts[2].scores, parts[2].annotations
     assert base["oracle_ece"] == pytest.approx(bc.calibration_moments(oracle, z, 10).ece)
-    assert base["soft_vote_ece"] == pytest.approx(bc.soft_vote_ece(z, annotations, 10))
+    assert base["soft_vote_ece"] == pytest.approx(
+        bc.soft_vote_ece(bc.AnnotatedScores(z, annotations), n_bins=10)
+    )
     assert base["nc_ece"] == pytest.approx(
-        bc.noise_corrected_ece(z, annotations, study.channels, 10)
+        bc.noise_corrected_ece(bc.AnnotatedScores(z, annotations), study.channels, n_bins=10)
     )
     corrected = study.maps[("platt", "corrected")]
     assert study.table.loc[("platt", "corrected"), "nc_ece"] == pytest.approx(
-        bc.noise_corrected_ece(corrected.predict(z), annotations, study.channels, 10)
+        bc.noise_corrected_ece(
+            bc.AnnotatedScores(corrected.predict(z), annotations), study.channels, n_bins=10
+        )
     )
     assert study.channel_fit is not None and study.channel_fit.method == "dawid_skene_em"
     without_oracle = recalibration_study(*parts, methods=["temperature"], estimator=sim.channels)

@@ -1,6 +1,7 @@
 """Frequentist estimators of annotator channels (paper §4, App. D, F; DESIGN.md §5).
 
-Every estimator takes an :class:`~bayescal.AnnotatedScores`, runs on its pattern counts
+Every estimator takes an :class:`~bayescal.AnnotatedScores` or the cells of a table
+(:class:`~bayescal.cells.CellStatistics`), runs on the (group, pattern) counts
 (:meth:`~bayescal.AnnotatedScores.compress`), and returns a :class:`ChannelFit` whose channels
 are positively oriented, or whose ``failure`` says why there is no admissible estimate.
 
@@ -14,7 +15,7 @@ are positively oriented, or whose ``failure`` says why there is no admissible es
 
 from .._api import moved_names
 from ._base import ChannelFit, Channels
-from .em import dawid_skene_em, dawid_skene_em_counts, grouped_em, grouped_em_counts
+from .em import dawid_skene_em, grouped_em
 from .gmm import hui_walter_gmm
 from .groups import score_groups
 from .moments import hui_walter_moments, third_moment
@@ -23,9 +24,7 @@ __all__ = [
     "ChannelFit",
     "Channels",
     "dawid_skene_em",
-    "dawid_skene_em_counts",
     "grouped_em",
-    "grouped_em_counts",
     "hui_walter_gmm",
     "hui_walter_moments",
     "score_groups",
@@ -35,13 +34,18 @@ __all__ = [
 __getattr__ = moved_names(
     "bayescal.channels",
     {
-        name: f"bayescal.exceptions:{name}"
-        for name in (
-            "ChannelFitError",
-            "ConvergenceWarning",
-            "IdentificationError",
-            "SaturatedModelWarning",
-            "WeakIdentificationWarning",
-        )
+        **{
+            name: f"bayescal.exceptions:{name}"
+            for name in (
+                "ChannelFitError",
+                "ConvergenceWarning",
+                "IdentificationError",
+                "SaturatedModelWarning",
+                "WeakIdentificationWarning",
+            )
+        },
+        # The estimators take cells as data since 0.2.
+        "dawid_skene_em_counts": "bayescal.channels:dawid_skene_em",
+        "grouped_em_counts": "bayescal.channels:grouped_em",
     },
 )

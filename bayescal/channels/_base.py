@@ -16,7 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import _validation as v
-from ..data import AnnotatedScores, PatternCounts
+from ..cells import CellStatistics
+from ..data import AnnotatedScores
 from ..exceptions import (
     ChannelFitError,
     IdentificationError,
@@ -152,13 +153,27 @@ class ChannelFit:
         )
 
 
+def as_counts(data: object) -> CellStatistics:
+    """The (score group, response pattern) cells every estimator runs on: of an
+    :class:`~bayescal.AnnotatedScores` (:meth:`~bayescal.AnnotatedScores.compress`), or of cells
+    built elsewhere (a table larger than memory, :mod:`bayescal.cells`), pooled over their bins."""
+    if isinstance(data, AnnotatedScores):
+        return data.compress()
+    if isinstance(data, CellStatistics):
+        return data.by_pattern()
+    raise TypeError(
+        "data must be a bayescal.AnnotatedScores or bayescal.cells.CellStatistics; "
+        f"saw {type(data).__name__}"
+    )
+
+
 def as_data(data: object) -> AnnotatedScores:
     if not isinstance(data, AnnotatedScores):
         raise TypeError(f"data must be a bayescal.AnnotatedScores; saw {type(data).__name__}")
     return data
 
 
-def check_annotators(counts: PatternCounts) -> None:
+def check_annotators(counts: CellStatistics) -> None:
     """Every annotator needs responses, and not all the same label (else a_j, b_j are undefined)."""
     for j, name in enumerate(counts.annotator_names):
         column = counts.patterns[:, j]
@@ -199,7 +214,7 @@ def warn_saturated(method: str, why: str, stacklevel: int = 3) -> None:
     )
 
 
-def warn_if_groups_inseparable(counts: PatternCounts, method: str, stacklevel: int = 3) -> None:
+def warn_if_groups_inseparable(counts: CellStatistics, method: str, stacklevel: int = 3) -> None:
     """Warn when no pair of score groups differs in any annotator's mean response by 2 SE.
 
     The grouped model with K = 2 is identified only if the groups' class proportions differ,
@@ -279,7 +294,7 @@ def as_anchor(anchor: object, n_annotators: int) -> int | None:
     return anchor
 
 
-def group_layout(counts: PatternCounts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def group_layout(counts: CellStatistics) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Distinct group ids, each pattern row's group index, and the item count of each group."""
     group_ids, index = np.unique(counts.groups, return_inverse=True)
     return group_ids, index, np.bincount(index, weights=counts.counts).astype(np.int64)

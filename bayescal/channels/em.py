@@ -23,12 +23,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import _validation as v
-from ..data import PatternCounts
+from .._api import old_spellings
+from ..cells import CellStatistics
 from ..exceptions import ConvergenceWarning, SaturatedModelWarning
 from ._base import (
     ChannelFit,
     as_anchor,
-    as_data,
+    as_counts,
     check_annotators,
     failed,
     fitted,
@@ -37,7 +38,7 @@ from ._base import (
     warn_if_groups_inseparable,
     warn_saturated,
 )
-from .moments import third_moment_counts
+from .moments import third_moment
 
 __all__ = ["dawid_skene_em", "grouped_em"]
 
@@ -58,7 +59,7 @@ class _Design:
     group_counts: np.ndarray  # (L,)
 
     @classmethod
-    def from_counts(cls, counts: PatternCounts) -> _Design:
+    def from_counts(cls, counts: CellStatistics) -> _Design:
         _, index, group_counts = group_layout(counts)
         membership = np.zeros((group_counts.size, index.size))
         membership[index, np.arange(index.size)] = 1.0
@@ -124,7 +125,7 @@ def _run_em(design: _Design, a, b, mu, tol: float, max_iter: int):
 
 
 def _starts(
-    design: _Design, counts: PatternCounts, n_starts: int, seed: int, init
+    design: _Design, counts: CellStatistics, n_starts: int, seed: int, init
 ) -> tuple[np.ndarray, ...]:
     """(K, R), (K, R), (L, R) starting values: ``init``, third moment, majority vote, then random."""
     n_annotators, n_groups = design.positive.shape[1], design.group_counts.size
@@ -134,7 +135,7 @@ def _starts(
     if n_annotators >= 3:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SaturatedModelWarning)
-            moment_fit = third_moment_counts(counts)
+            moment_fit = third_moment(counts)
         if moment_fit.ok:
             a0 = np.clip(moment_fit.channels.a, 0.01, 0.49)
             b0 = np.clip(moment_fit.channels.b, 0.51, 0.99)
@@ -183,7 +184,7 @@ def _as_init(init, n_annotators: int, n_groups: int):
 
 
 def _fit_em(
-    counts: PatternCounts,
+    counts: CellStatistics,
     method: str,
     marginal: bool,
     n_starts,
@@ -254,8 +255,9 @@ def _fit_em(
     return best
 
 
+@old_spellings()
 def dawid_skene_em(
-    data, n_starts=10, tol=1e-8, max_iter=1000, seed=0, anchor=None, init=None
+    data, *, n_starts=10, tol=1e-8, max_iter=1000, seed=0, anchor=None, init=None
 ) -> ChannelFit:
     """Marginal Dawid–Skene EM: K >= 3 annotators, one class proportion (paper §4.3, App. F.2).
 
@@ -266,8 +268,9 @@ def dawid_skene_em(
 
     Parameters
     ----------
-    data : AnnotatedScores
-        At least three annotators; missing responses allowed.
+    data : AnnotatedScores or CellStatistics
+        At least three annotators; missing responses allowed.  Cells (e.g. of a table larger
+        than memory, :mod:`bayescal.cells`) are pooled over their bins and groups.
     n_starts : int, default 10
     tol : float, default 1e-8
         Stop when the mean log-likelihood changes by less than this.
@@ -284,15 +287,7 @@ def dawid_skene_em(
     ChannelFit
         With a single ``prevalence``; K = 3 is saturated (:class:`SaturatedModelWarning`).
     """
-    return dawid_skene_em_counts(
-        as_data(data).compress(), n_starts, tol, max_iter, seed, anchor, init
-    )
-
-
-def dawid_skene_em_counts(
-    counts: PatternCounts, n_starts=10, tol=1e-8, max_iter=1000, seed=0, anchor=None, init=None
-) -> ChannelFit:
-    """:func:`dawid_skene_em` on pattern counts already compressed (no O(n) work at all)."""
+    counts = as_counts(data)
     n_annotators = counts.patterns.shape[1]
     if n_annotators < 3:
         require_identified(n_annotators, 1, "dawid_skene_em")
@@ -302,16 +297,23 @@ def dawid_skene_em_counts(
             "three annotators, one class proportion: 7 cells for 7 parameters",
             stacklevel=4,
         )
-    merged = PatternCounts(
-        np.zeros_like(counts.groups), counts.patterns, counts.counts, counts.annotator_names
-    )
     return _fit_em(
-        merged, "dawid_skene_em", True, n_starts, tol, max_iter, seed, anchor, init, stacklevel=4
+        counts.pooled(),
+        "dawid_skene_em",
+        True,
+        n_starts,
+        tol,
+        max_iter,
+        seed,
+        anchor,
+        init,
+        stacklevel=4,
     )
 
 
+@old_spellings()
 def grouped_em(
-    data, n_starts=10, tol=1e-8, max_iter=1000, seed=0, anchor=None, init=None
+    data, *, n_starts=10, tol=1e-8, max_iter=1000, seed=0, anchor=None, init=None
 ) -> ChannelFit:
     """Grouped EM: channels shared across score groups, one class proportion per group
     (the paper's joint score-bin EM, §4.2 and App. D.5, G.3).
@@ -322,9 +324,9 @@ def grouped_em(
 
     Parameters
     ----------
-    data : AnnotatedScores
+    data : AnnotatedScores or CellStatistics
         With ``groups`` (e.g. from :func:`score_groups`); without them this is the marginal
-        model.
+        model.  Cells are pooled over their bins.
     n_starts, tol, max_iter, seed, anchor, init
         As in :func:`dawid_skene_em`; ``init`` prevalence may be one value or one per group.
 
@@ -335,16 +337,7 @@ def grouped_em(
         that barely differ when K = 2 (:class:`WeakIdentificationWarning`); saturation for
         K = 2 with two groups or K = 3 with one (:class:`SaturatedModelWarning`).
     """
-    return grouped_em_counts(as_data(data).compress(), n_starts, tol, max_iter, seed, anchor, init)
-
-
-def grouped_em_counts(
-    counts: PatternCounts, n_starts=10, tol=1e-8, max_iter=1000, seed=0, anchor=None, init=None
-) -> ChannelFit:
-    """:func:`grouped_em` on (group, pattern) counts already compressed, e.g. the
-    partition-wise counts of a table larger than memory (:mod:`bayescal.cells`)."""
-    if not isinstance(counts, PatternCounts):
-        raise TypeError(f"counts must be a bayescal.PatternCounts; saw {type(counts).__name__}")
+    counts = as_counts(data)
     n_annotators = counts.patterns.shape[1]
     n_groups = group_layout(counts)[0].size
     require_identified(n_annotators, n_groups, "grouped_em")

@@ -22,16 +22,17 @@ import numpy as np
 from scipy import optimize
 
 from .. import _validation as v
-from ..data import PatternCounts
+from .._api import old_spellings
+from ..cells import CellStatistics
 from ..exceptions import SaturatedModelWarning, WeakIdentificationWarning
 from ._base import (
     ChannelFit,
     as_anchor,
-    as_data,
+    as_counts,
     failed,
     fitted,
 )
-from .moments import hui_walter_moments_counts, two_annotator_moments
+from .moments import hui_walter_moments, two_annotator_moments
 
 __all__ = ["hui_walter_gmm"]
 
@@ -66,32 +67,28 @@ def _objective(x, observed, weights, scale):
     return value / scale, gradient / scale
 
 
-def _two_group_start(counts: PatternCounts, group_ids: np.ndarray, group_counts: np.ndarray):
+def _two_group_start(counts: CellStatistics, group_ids: np.ndarray, group_counts: np.ndarray):
     """The closed-form estimate on the groups merged into a low and a high half (or None)."""
     cut = group_ids[np.searchsorted(np.cumsum(group_counts), group_counts.sum() / 2)]
-    halves = PatternCounts(
-        (counts.groups > cut).astype(np.int64),
-        counts.patterns,
-        counts.counts,
-        counts.annotator_names,
-    )
+    halves = counts.regrouped({int(g): int(g > cut) for g in group_ids})
     if np.unique(halves.groups).size < 2:
         return None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", (SaturatedModelWarning, WeakIdentificationWarning))
         try:
-            fit = hui_walter_moments_counts(halves)
+            fit = hui_walter_moments(halves)
         except ValueError:  # a half too small for moments: no closed-form start
             return None
     return fit if fit.ok else None
 
 
-def hui_walter_gmm(data, n_starts=10, seed=0, anchor=None) -> ChannelFit:
+@old_spellings()
+def hui_walter_gmm(data, *, n_starts=10, seed=0, anchor=None) -> ChannelFit:
     """Constrained GMM estimate of two annotators' channels from L >= 2 score groups.
 
     Parameters
     ----------
-    data : AnnotatedScores
+    data : AnnotatedScores or CellStatistics
         Two annotators and ``groups`` with at least two ids, each with at least 10 items
         answered by both annotators.
     n_starts : int, default 10
@@ -108,11 +105,7 @@ def hui_walter_gmm(data, n_starts=10, seed=0, anchor=None) -> ChannelFit:
         ``n_iter`` its iteration count; ``prevalence`` has one entry per group.  Two groups are
         saturated (:class:`SaturatedModelWarning`).
     """
-    return hui_walter_gmm_counts(as_data(data).compress(), n_starts, seed, anchor)
-
-
-def hui_walter_gmm_counts(counts: PatternCounts, n_starts=10, seed=0, anchor=None) -> ChannelFit:
-    """:func:`hui_walter_gmm` on pattern counts already compressed."""
+    counts = as_counts(data)
     method = "hui_walter_gmm"
     moments = two_annotator_moments(counts, method)
     n_starts = v.as_int(n_starts, "n_starts", minimum=1)

@@ -11,12 +11,14 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _validation as v
+from .._api import old_spellings
 from ..metrics import assign_bins
 
 __all__ = ["score_groups"]
 
 
-def score_groups(scores, thresholds=None, n_groups=None, strategy="uniform") -> np.ndarray:
+@old_spellings()
+def score_groups(scores, *, thresholds=None, n_groups=None, strategy="uniform") -> np.ndarray:
     """Score-group id of each item.
 
     Parameters

@@ -14,12 +14,13 @@ from itertools import combinations
 import numpy as np
 
 from .. import _validation as v
-from ..data import PatternCounts
+from .._api import old_spellings
+from ..cells import CellStatistics
 from ._base import (
     MIN_GROUP_ITEMS,
     ChannelFit,
     as_anchor,
-    as_data,
+    as_counts,
     check_annotators,
     failed,
     fitted,
@@ -33,7 +34,7 @@ __all__ = ["hui_walter_moments", "third_moment"]
 
 
 def group_moments(
-    counts: PatternCounts, columns: tuple[int, ...]
+    counts: CellStatistics, columns: tuple[int, ...]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per group, over the items on which every annotator in ``columns`` answered:
     the item count ``n_g`` (L,), the means ``E[A_j]`` (L, len(columns)) and the mean of the
@@ -48,7 +49,7 @@ def group_moments(
         return n, means / n[:, None], product / n
 
 
-def _pair_covariance(counts: PatternCounts, j: int, k: int) -> np.ndarray:
+def _pair_covariance(counts: CellStatistics, j: int, k: int) -> np.ndarray:
     """Per-group ``Cov(A_j, A_k)`` on the items where both answered."""
     _, means, product = group_moments(counts, (j, k))
     return product - means[:, 0] * means[:, 1]
@@ -68,7 +69,7 @@ class TwoAnnotatorMoments:
 
 
 def two_annotator_moments(
-    counts: PatternCounts, method: str, max_groups: int | None = None
+    counts: CellStatistics, method: str, max_groups: int | None = None
 ) -> TwoAnnotatorMoments:
     """Checks shared by the Hui–Walter estimators, then their group moments.
 
@@ -95,7 +96,7 @@ def two_annotator_moments(
             f"{method}: score group {int(group_ids[g])} has {int(both[g])} item(s) answered by both "
             f"annotators; at least {MIN_GROUP_ITEMS} are needed for its moments"
         )
-    # warnings point at the user's call: public function -> *_counts -> here
+    # warnings point at the user's call: the old_spellings wrapper -> public function -> here
     warn_if_groups_inseparable(counts, method, stacklevel=5)
     if group_ids.size == 2:
         warn_saturated(
@@ -113,7 +114,8 @@ def two_annotator_moments(
     )
 
 
-def hui_walter_moments(data, anchor=None) -> ChannelFit:
+@old_spellings()
+def hui_walter_moments(data, *, anchor=None) -> ChannelFit:
     """Closed-form Hui–Walter estimator: two annotators, two score groups (paper §4.2, App. D.2).
 
     With group moments ``q_jg = E[A_j | g]`` and ``c_g = Cov(A_1, A_2 | g) = d_1 d_2 mu_g (1 - mu_g)``:
@@ -126,7 +128,7 @@ def hui_walter_moments(data, anchor=None) -> ChannelFit:
 
     Parameters
     ----------
-    data : AnnotatedScores
+    data : AnnotatedScores or CellStatistics
         Two annotator columns and ``groups`` with exactly two distinct ids, each with at least
         10 items answered by both annotators.
     anchor : int, optional
@@ -138,11 +140,7 @@ def hui_walter_moments(data, anchor=None) -> ChannelFit:
         ``prevalence`` has one entry per group.  A zero denominator, complex roots, an
         infeasible probability or a gap below 1e-4 give a fit with ``failure`` set, not numbers.
     """
-    return hui_walter_moments_counts(as_data(data).compress(), anchor)
-
-
-def hui_walter_moments_counts(counts: PatternCounts, anchor=None) -> ChannelFit:
-    """:func:`hui_walter_moments` on pattern counts already compressed."""
+    counts = as_counts(data)
     method = "hui_walter_moments"
     moments = two_annotator_moments(counts, method, max_groups=2)
     anchor = as_anchor(anchor, 2)
@@ -186,7 +184,8 @@ def hui_walter_moments_counts(counts: PatternCounts, anchor=None) -> ChannelFit:
     )
 
 
-def third_moment(data, anchor=None, triple=None) -> ChannelFit:
+@old_spellings()
+def third_moment(data, *, anchor=None, triple=None) -> ChannelFit:
     """Third-moment inverse for K >= 3 annotators, marginal model (paper Prop. D.2).
 
     For an informative triple (1, 2, 3): ``C_jk = Cov(A_j, A_k) = mu (1 - mu) d_j d_k``,
@@ -196,7 +195,7 @@ def third_moment(data, anchor=None, triple=None) -> ChannelFit:
 
     Parameters
     ----------
-    data : AnnotatedScores
+    data : AnnotatedScores or CellStatistics
         At least three annotators.
     anchor : int, optional
         Annotator whose gap must be positive; default: all.
@@ -209,16 +208,10 @@ def third_moment(data, anchor=None, triple=None) -> ChannelFit:
     ChannelFit
         With K = 3 the model is saturated and a :class:`SaturatedModelWarning` says so.
     """
-    return third_moment_counts(as_data(data).compress(), anchor, triple)
-
-
-def third_moment_counts(counts: PatternCounts, anchor=None, triple=None) -> ChannelFit:
-    """:func:`third_moment` on pattern counts already compressed."""
+    counts = as_counts(data)
     method = "third_moment"
     n_annotators = counts.patterns.shape[1]
-    marginal = PatternCounts(
-        np.zeros_like(counts.groups), counts.patterns, counts.counts, counts.annotator_names
-    )
+    marginal = counts.pooled()
     group_ids, _, group_counts = group_layout(marginal)
     if n_annotators < 3:
         require_identified(n_annotators, 1, method)
@@ -255,7 +248,7 @@ def third_moment_counts(counts: PatternCounts, anchor=None, triple=None) -> Chan
     )
 
 
-def _central_third_moment(counts: PatternCounts, triple: tuple[int, int, int]) -> float:
+def _central_third_moment(counts: CellStatistics, triple: tuple[int, int, int]) -> float:
     """``E[(A_1 - q_1)(A_2 - q_2)(A_3 - q_3)]`` over the items on which all three answered."""
     patterns = counts.patterns[:, list(triple)]
     weight = (patterns != v.MISSING).all(axis=1) * counts.counts

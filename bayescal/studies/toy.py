@@ -96,9 +96,7 @@ def toy_replicate(condition: str, n: int, seed: int, settings: _Settings) -> lis
         interval = (np.nan, np.nan)
         try:
             if method == "true channels":
-                estimate = noise_corrected_ece(
-                    scores, data.annotations, TOY_CHANNELS, settings.n_bins
-                )
+                estimate = noise_corrected_ece(data, TOY_CHANNELS, n_bins=settings.n_bins)
             elif method == "Bayes":
                 posterior = _bayes(data, settings, seed)
                 estimate, interval = posterior.median, posterior.interval

@@ -113,7 +113,10 @@ def test_groups_that_do_not_separate_warn_of_weak_identification(estimator):
 
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda f: f.__name__)
 def test_data_must_be_annotated_scores(estimator):
-    with pytest.raises(TypeError, match=r"data must be a bayescal.AnnotatedScores; saw ndarray"):
+    with pytest.raises(
+        TypeError,
+        match=r"data must be a bayescal\.AnnotatedScores or bayescal\.cells\.CellStatistics; saw ndarray",
+    ):
         estimator(np.zeros((10, 3)))
 
 

@@ -102,7 +102,7 @@ def test_complete_design_keeps_the_counts_and_lists_every_combination():
     assert design.cell_sizes.sum() == data.n_items
     assert np.array_equal(design.counts_of(counts, grouped=True), design.counts)
     observed = PatternDesign.from_counts(counts, grouped=True)
-    assert observed.counts.size == counts.n_patterns <= design.counts.size
+    assert observed.counts.size == counts.n_cells <= design.counts.size
 
 
 def test_counts_of_rejects_a_pattern_outside_the_layout():
