@@ -1,11 +1,16 @@
 """bayescal: calibration of a binary predictor judged by several noisy annotators.
 
 The top-level namespace holds the light, numpy/scipy-only API (data model, metrics, noise
-correction, simulators).  ``import bayescal`` must not import numpyro, arviz, matplotlib or
-dask (DESIGN.md §1); the Bayesian parts will be reached lazily through ``__getattr__``.
+correction, channel estimators, recalibration, simulators).  ``import bayescal`` must not
+import numpyro, arviz, matplotlib or dask (DESIGN.md §1); the Bayesian parts, and
+:func:`analyse` (the work of ``bayescal fit``), are reached lazily through ``__getattr__``.
+
+Conventions (``CHANGELOG.md`` lists the changes that brought them): data first, options by
+keyword; intervals at ``level`` (default :data:`DEFAULT_LEVEL`); evaluation bins ``n_bins``
+(default :data:`DEFAULT_N_BINS`).
 """
 
-from ._api import moved_names
+from ._api import DEFAULT_LEVEL, DEFAULT_N_BINS, Interval, moved_names
 from ._version import __version__
 from .cells import CellStatistics
 from .channels import (
@@ -29,7 +34,7 @@ from .correction import (
     soft_vote_labels,
 )
 from .data import AnnotatedScores
-from .estimation import NCECEResult, nc_ece
+from .estimation import NCECEResult, nc_ece_estimate
 from .exceptions import (
     ChannelFitError,
     ConvergenceWarning,
@@ -66,7 +71,7 @@ from .simulate import Simulation, simulate_annotated, simulate_dependent, toy_da
 _LAZY = {
     "fit_bayes": "bayescal.inference",
     "BayesFit": "bayescal.inference",
-    "posterior_ece": "bayescal.posterior",
+    "nc_ece_posterior": "bayescal.posterior",
     "PosteriorECE": "bayescal.posterior",
     "posterior_recalibration": "bayescal.posterior",
     "PosteriorRecalibration": "bayescal.posterior",
@@ -76,11 +81,21 @@ _LAZY = {
     "prior_grid": "bayescal.sensitivity",
     "power_scaling": "bayescal.sensitivity",
     "PriorSensitivity": "bayescal.sensitivity",
+    "ModelChecks": "bayescal.checks",
+    "analyse": "bayescal.analysis",
+    "Analysis": "bayescal.analysis",
 }
 
 
 #: Names of earlier releases, found for one more release with a DeprecationWarning.
-_moved = moved_names("bayescal", {"PatternCounts": "bayescal.cells:CellStatistics"})
+_moved = moved_names(
+    "bayescal",
+    {
+        "PatternCounts": "bayescal.cells:CellStatistics",
+        "nc_ece": "bayescal.estimation:nc_ece_estimate",
+        "posterior_ece": "bayescal.posterior:nc_ece_posterior",
+    },
+)
 
 
 def __getattr__(name: str):
@@ -96,6 +111,8 @@ def __dir__():
 
 
 __all__ = [
+    "DEFAULT_LEVEL",
+    "DEFAULT_N_BINS",
     "AnnotatedScores",
     "BinnedMoments",
     "CellStatistics",
@@ -105,6 +122,7 @@ __all__ = [
     "ConvergenceWarning",
     "HistogramBinning",
     "IdentificationError",
+    "Interval",
     "NCECEResult",
     "NotFittedError",
     "PlattScaling",
@@ -133,7 +151,7 @@ __all__ = [
     "majority_vote_ece",
     "majority_vote_labels",
     "max_calibration_error",
-    "nc_ece",
+    "nc_ece_estimate",
     "noise_corrected_ece",
     "recalibrate",
     "recalibration_study",

@@ -13,14 +13,23 @@ import functools
 import importlib
 import inspect
 import warnings
+from typing import NamedTuple
 
-__all__ = ["DEFAULT_LEVEL", "DEFAULT_N_BINS", "moved_names", "old_spellings"]
+__all__ = ["DEFAULT_LEVEL", "DEFAULT_N_BINS", "Interval", "moved_names", "old_spellings"]
 
 #: Probability mass of every reported interval (credible, predictive or confidence) unless a
 #: call says otherwise.
 DEFAULT_LEVEL = 0.9
 #: Equal-width evaluation bins of every ECE unless a call says otherwise (the paper's choice).
 DEFAULT_N_BINS = 10
+
+
+class Interval(NamedTuple):
+    """An interval ``(lower, upper)``; a result keeps its probability mass as ``level``."""
+
+    lower: float
+    upper: float
+
 
 #: The release that changed the spellings checked here.
 CHANGED_IN = "0.2"

@@ -19,7 +19,7 @@ import numpy as np
 from scipy import stats
 
 from . import _validation as v
-from ._api import moved_names
+from ._api import DEFAULT_LEVEL, moved_names, old_spellings
 from ._validation import ABSTAIN
 
 __all__ = [
@@ -62,7 +62,8 @@ def _decided_table(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.bincount(2 * a[decided] + b[decided], minlength=4).reshape(2, 2).astype(np.float64)
 
 
-def cohens_kappa(a, b) -> float:
+@old_spellings(renamed={"a": "rater1", "b": "rater2"})
+def cohens_kappa(rater1, rater2) -> float:
     """Cohen's kappa on the decided subset (seeds/003; Cohen 1960).
 
     ``kappa = (p_o - p_e) / (1 - p_e)`` with ``p_o`` the observed agreement and
@@ -71,7 +72,7 @@ def cohens_kappa(a, b) -> float:
 
     Parameters
     ----------
-    a, b : array_like of int, shape (n,)
+    rater1, rater2 : array_like of int, shape (n,)
         0/1 verdicts; -1 (:data:`ABSTAIN`) for an abstention, left out.
 
     Raises
@@ -80,10 +81,10 @@ def cohens_kappa(a, b) -> float:
         When no item is decided by both, or every decided item is in one category (p_e = 1:
         kappa is undefined, not 0 or 1).
     """
-    a, b = _paired(a, "a", b, "b")
+    a, b = _paired(rater1, "rater1", rater2, "rater2")
     table = _decided_table(a, b)
     if table.sum() == 0:
-        raise ValueError("a and b have no item that both decided; kappa is undefined")
+        raise ValueError("rater1 and rater2 have no item that both decided; kappa is undefined")
     kappa = float(_kappa_from_table(table))
     if np.isnan(kappa):
         raise ValueError(
@@ -107,7 +108,8 @@ class KappaInterval:
     )
 
 
-def kappa_interval(a, b, n_boot=2000, level=0.95, seed=0) -> KappaInterval:
+@old_spellings(renamed={"a": "rater1", "b": "rater2"})
+def kappa_interval(rater1, rater2, *, n_boot=2000, level=DEFAULT_LEVEL, seed=0) -> KappaInterval:
     """Cohen's kappa with a row-resampling percentile bootstrap interval (seeds/003; Efron 1979).
 
     Each of ``n_boot`` replicates draws the n rows with replacement and recomputes kappa on its
@@ -116,7 +118,7 @@ def kappa_interval(a, b, n_boot=2000, level=0.95, seed=0) -> KappaInterval:
     ``n_boot`` means the sample is too small for the estimate.  Resampling rows is drawing the
     counts of the 2x2 table (and of undecided rows) from a multinomial, which is done here.
     """
-    a, b = _paired(a, "a", b, "b")
+    a, b = _paired(rater1, "rater1", rater2, "rater2")
     n_boot = v.as_int(n_boot, "n_boot", minimum=1)
     level = v.as_open_probability(level, "level")
     estimate = cohens_kappa(a, b)
@@ -136,7 +138,8 @@ def kappa_interval(a, b, n_boot=2000, level=0.95, seed=0) -> KappaInterval:
 # --------------------------------------------------------------------------- intervals and noise
 
 
-def wilson_interval(k, n, level=0.95) -> tuple[float, float]:
+@old_spellings()
+def wilson_interval(k, n, *, level=DEFAULT_LEVEL) -> tuple[float, float]:
     """Wilson score interval for a proportion ``k / n`` (Wilson 1927; seeds/003).
 
     ``(p + z^2/2n +- z sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n)`` with ``z`` the two-sided
@@ -224,8 +227,9 @@ def _pair(value: object, name: str) -> tuple[float, float]:
     return tuple(v.as_probability(float(x), name) for x in values)
 
 
+@old_spellings()
 def independence_check(
-    sensitivity, specificity, prevalence, observed=None, kappa=None, n=None, level=0.95
+    sensitivity, specificity, prevalence, *, observed=None, kappa=None, n=None, level=DEFAULT_LEVEL
 ) -> IndependenceCheck:
     """Do two judges fail independently? (seeds/003, "Do the judges fail independently?")
 
@@ -280,7 +284,7 @@ def independence_check(
     interval = correlated = None
     if n is not None:
         n = v.as_int(n, "n", minimum=1)
-        interval = wilson_interval(round(observed * n), n, level)
+        interval = wilson_interval(round(observed * n), n, level=level)
         correlated = predicted < interval[0]
     return IndependenceCheck(
         float(predicted), float(observed), float(observed - predicted), interval, correlated
@@ -328,7 +332,8 @@ class HolmSidak:
     alpha: float
 
 
-def holm_sidak(pvalues, alpha=0.05) -> HolmSidak:
+@old_spellings()
+def holm_sidak(pvalues, *, alpha=0.05) -> HolmSidak:
     """Holm–Sidak step-down test of m hypotheses (Holm 1979; Sidak 1967; seeds/003).
 
     Sort the p-values ascending and test the j-th smallest against
@@ -353,10 +358,12 @@ def holm_sidak(pvalues, alpha=0.05) -> HolmSidak:
 
 # --------------------------------------------------------------------------- Krippendorff's alpha
 
-ALPHA_LEVELS = ("nominal", "ordinal", "interval", "ratio")
+#: Levels of measurement of Krippendorff's alpha, each with its difference function.
+MEASUREMENTS = ("nominal", "ordinal", "interval", "ratio")
 
 
-def krippendorff_alpha(data, level="nominal") -> float:
+@old_spellings(renamed={"level": "measurement"})
+def krippendorff_alpha(data, *, measurement="nominal") -> float:
     """Krippendorff's alpha, ``1 - D_o / D_e`` (Hayes and Krippendorff 2007; seeds/003).
 
     Parameters
@@ -365,7 +372,7 @@ def krippendorff_alpha(data, level="nominal") -> float:
         Rows are items (units), columns are raters (the project's convention); NaN marks a
         missing value, so raters may differ per item.  Units with fewer than two values are
         not pairable and are left out.
-    level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
+    measurement : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
         The difference function ``delta^2``: 0/1 for nominal; for ordinal, the squared count of
         values between the two ranks, ``(sum_{g=c}^{k} n_g - (n_c + n_k) / 2)^2``;
         ``(c - k)^2`` for interval; ``((c - k) / (c + k))^2`` for ratio.
@@ -383,13 +390,13 @@ def krippendorff_alpha(data, level="nominal") -> float:
     array = v.as_numeric_array(data, "data").astype(np.float64)
     if array.ndim != 2:
         raise ValueError(f"data must be a 2-D array (units x raters); saw shape {array.shape}")
-    level = v.as_choice(level, "level", ALPHA_LEVELS)
+    measurement = v.as_choice(measurement, "measurement", MEASUREMENTS)
     if np.isinf(array).any():
         raise ValueError("data must hold finite values or NaN for missing; saw an infinite value")
     values = np.unique(array[~np.isnan(array)])
     if values.size == 0:
         raise ValueError("data has no values")
-    if level == "ratio" and (values < 0).any():
+    if measurement == "ratio" and (values < 0).any():
         raise ValueError("ratio-level alpha needs non-negative values")
     index = {value: i for i, value in enumerate(values)}
     coincidence = np.zeros((values.size, values.size))
@@ -403,7 +410,7 @@ def krippendorff_alpha(data, level="nominal") -> float:
     n = totals.sum()
     if n < 2:
         raise ValueError("data has fewer than two pairable values (units with at least two raters)")
-    delta = _differences(values, totals, level)
+    delta = _differences(values, totals, measurement)
     expected = (np.outer(totals, totals) - np.diag(totals)) * delta
     disagreement_expected = expected.sum() / (n * (n - 1))
     if disagreement_expected == 0:
@@ -413,13 +420,13 @@ def krippendorff_alpha(data, level="nominal") -> float:
     return float(1.0 - (coincidence * delta).sum() / n / disagreement_expected)
 
 
-def _differences(values: np.ndarray, totals: np.ndarray, level: str) -> np.ndarray:
+def _differences(values: np.ndarray, totals: np.ndarray, measurement: str) -> np.ndarray:
     c, k = np.meshgrid(values, values, indexing="ij")
-    if level == "nominal":
+    if measurement == "nominal":
         return (c != k).astype(np.float64)
-    if level == "interval":
+    if measurement == "interval":
         return (c - k) ** 2
-    if level == "ratio":
+    if measurement == "ratio":
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.nan_to_num(
                 ((c - k) / (c + k)) ** 2

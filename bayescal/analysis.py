@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _validation as v
-from ._api import DEFAULT_LEVEL, DEFAULT_N_BINS
+from ._api import DEFAULT_LEVEL, DEFAULT_N_BINS, old_spellings
 from ._version import __version__
 from .channels import ChannelFit, dawid_skene_em, grouped_em, score_groups
 from .correction import cell_targets, majority_vote, soft_vote
@@ -71,7 +71,7 @@ class Analysis:
     bayes_fit : BayesFit
     posterior : PosteriorECE
         The NC-ECE posterior.
-    checks : pandas.DataFrame
+    checks : ModelChecks
         The model checks of :func:`bayescal.check_model`.
     summary : Summary
         Every number of the report (:meth:`to_json` gives it as ``summary.json``).
@@ -115,7 +115,7 @@ class Analysis:
         from .plotting import plot_reliability
 
         band, curves = self.summary.reliability.band_and_curves()
-        return plot_reliability(band, curves, ax=ax)
+        return plot_reliability(band, curves=curves, ax=ax)
 
 
 def choose_model(n_annotators: int, model: str, has_groups: bool) -> tuple[str, str]:
@@ -134,7 +134,8 @@ def choose_model(n_annotators: int, model: str, has_groups: bool) -> tuple[str, 
     return model.replace("-", "_"), f"chosen: {model}"
 
 
-def model_data(data, model: str = "auto") -> tuple[str, str, AnnotatedScores]:
+@old_spellings()
+def model_data(data, *, model: str = "auto") -> tuple[str, str, AnnotatedScores]:
     """The model to fit, why, and the data it is fitted to (with score groups for Hui–Walter)."""
     if not isinstance(data, AnnotatedScores):
         raise TypeError(f"data must be a bayescal.AnnotatedScores; saw {type(data).__name__}")
@@ -153,11 +154,31 @@ def model_data(data, model: str = "auto") -> tuple[str, str, AnnotatedScores]:
 EM_ESTIMATES = {"dawid_skene": dawid_skene_em, "hui_walter": grouped_em}
 
 
-def frequentist_channels(data, model: str = "auto", seed: int = 0):
+@old_spellings()
+def frequentist_channels(data, *, model: str = "auto", seed: int = 0):
     """The EM estimate that matches :func:`choose_model`: Dawid–Skene EM, or grouped EM on score
     groups; returns the :class:`~bayescal.ChannelFit` and the data it was fitted to."""
-    name, _, data = model_data(data, model)
+    name, _, data = model_data(data, model=model)
     return EM_ESTIMATES[name](data, seed=v.as_seed(seed)), data
+
+
+def _as_table(data, score, annotators, truth):
+    """An AnnotatedScores (built from a DataFrame's columns) and the truth labels."""
+    if type(data).__name__ != "DataFrame":
+        if score is not None or annotators is not None:
+            raise ValueError(
+                f"score and annotators name the columns of a DataFrame; data is a {type(data).__name__}"
+            )
+        return data, truth
+    if score is None or annotators is None:
+        raise ValueError(
+            "a DataFrame needs score= (the score column) and annotators= (the annotator columns)"
+        )
+    if isinstance(truth, str):
+        if truth not in data.columns:
+            raise ValueError(f"truth names no column of data; its columns are {list(data.columns)}")
+        truth = data[truth].to_numpy()
+    return AnnotatedScores.from_frame(data, score=score, annotators=annotators), truth
 
 
 @contextmanager
@@ -185,8 +206,8 @@ def _record(data: AnnotatedScores, prevalence: np.ndarray, level: float, truth, 
     judged = None
     if truth is not None:
         judged = calibration_record(
-            (data.scores >= 0.5).astype(np.int64),
-            truth,
+            y_true=truth,
+            y_pred=(data.scores >= 0.5).astype(np.int64),
             name="predictor (score >= 0.5)",
             n_annotators=data.n_annotators,
             repeat_rate=repeat_rate,
@@ -225,8 +246,12 @@ def _channel_sections(fit, channel_fit: ChannelFit, names, level: float):
     return channels, prevalences
 
 
+@old_spellings()
 def analyse(
     data,
+    *,
+    score=None,
+    annotators=None,
     truth=None,
     model="auto",
     priors=None,
@@ -240,10 +265,14 @@ def analyse(
 
     Parameters
     ----------
-    data : AnnotatedScores
-        With ``groups`` for Hui–Walter (two annotators get five equal-width groups if none).
-    truth : array_like of 0/1, optional
-        True labels, for the oracle ECE and the calibration record against them.
+    data : AnnotatedScores or pandas.DataFrame
+        With ``groups`` for Hui–Walter (two annotators get five equal-width groups if none); a
+        DataFrame has one row per item, read by :meth:`bayescal.AnnotatedScores.from_frame`.
+    score, annotators : str, sequence of str
+        With a DataFrame: the score column and the annotator columns (0, 1 or NaN).
+    truth : array_like of 0/1, or str, optional
+        True labels (with a DataFrame, the name of their column), for the oracle ECE and the
+        calibration record against them; never used for fitting.
     model : {"auto", "dawid-skene", "hui-walter"}
     priors : Priors, optional
         Priors of the Bayesian model (default flat, :class:`bayescal.priors.Priors`).
@@ -258,11 +287,12 @@ def analyse(
     -------
     Analysis
     """
-    from .checks import check_model, verdicts
+    from .checks import check_model
     from .inference import fit_bayes
-    from .posterior import posterior_ece
+    from .posterior import nc_ece_posterior
 
-    name, why, data = model_data(data, model)
+    data, truth = _as_table(data, score, annotators, truth)
+    name, why, data = model_data(data, model=model)
     if truth is not None:
         truth = v.as_binary_labels(truth, "truth")
         v.check_same_length(truth, "truth", data.scores, "data.scores")
@@ -296,17 +326,17 @@ def analyse(
             counts, model=name, priors=priors, seed=seed, progress=progress, **(bayes_options or {})
         )
     with _timed(timings, "push_through"):
-        posterior = posterior_ece(fit, data, n_bins=bins, interval=level, seed=seed)
+        posterior = nc_ece_posterior(cells, fit, level=level, seed=seed)
     with _timed(timings, "checks"):
-        checks = check_model(fit, data, seed=seed)
+        checks = check_model(data, fit, seed=seed)
 
     curves = {label: cells.curve(targets) for label, targets in naive.items()}
     if truth is not None:
-        curves["oracle"] = reliability_curve(truth, data.scores, bins)
+        curves["oracle"] = reliability_curve(truth, data.scores, n_bins=bins)
     oracle = (
         Estimate(None, reason="no truth column given")
         if truth is None
-        else Estimate(expected_calibration_error(truth, data.scores, bins))
+        else Estimate(expected_calibration_error(truth, data.scores, n_bins=bins))
     )
     groups = data.groups if data.groups is not None else np.zeros(data.n_items, dtype=np.int64)
     ids, sizes = np.unique(groups, return_counts=True)
@@ -331,7 +361,7 @@ def analyse(
             chains=int(fit.idata.posterior.sizes["chain"]),
             draws_per_chain=int(fit.idata.posterior.sizes["draw"]),
         ),
-        identification=Identification.from_checks(checks),
+        identification=Identification.from_checks(checks.table),
         channels=channels,
         prevalence=prevalences,
         diagnostics=Diagnostics(
@@ -348,7 +378,7 @@ def analyse(
             oracle=oracle,
         ),
         reliability=ReliabilitySummary.from_band(posterior.reliability_band(), curves),
-        checks=ChecksSummary.from_table(checks, verdicts(checks)),
+        checks=ChecksSummary.from_checks(checks),
         record=_record(data, fit.draws()[2], level, truth, bins),
         timings={step: round(seconds, 3) for step, seconds in timings.items()},
     )

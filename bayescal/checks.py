@@ -19,8 +19,8 @@ with its replicated distribution:
 - ``positive_count``: each annotator's number of positive labels.
 - ``votes_per_item``: the number of items with v positive votes, v = 0 .. K.
 
-A statistic is *flagged* when its observed value lies outside the central ``interval`` of its
-replicated values (for ``ppc``: when the p-value is below ``1 - interval``).  With many
+A statistic is *flagged* when its observed value lies outside the central ``level`` interval of
+its replicated values (for ``ppc``: when the p-value is below ``1 - level``).  With many
 statistics, some flags arise by chance at that rate.
 
 Whether a check *can* see misfit depends on the model: a saturated model (as many parameters
@@ -32,15 +32,19 @@ nearly equal class proportions, annotators with tiny gaps) fits but cannot pin i
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
+from . import _html
 from . import _validation as v
+from ._api import DEFAULT_LEVEL, old_spellings
 from .data import AnnotatedScores
 from .inference import BayesFit
 from .models import PatternDesign, pattern_log_prob
 
-__all__ = ["DISCREPANCIES", "check_model", "verdicts"]
+__all__ = ["DISCREPANCIES", "ModelChecks", "check_model", "verdicts"]
 
 #: Discrepancies of the global check.
 DISCREPANCIES = ("chi2", "g2")
@@ -56,16 +60,54 @@ SAMPLED_REPLICATES = 1000
 COLUMNS = ["check", "subject", "observed", "expected", "lower", "upper", "p_value", "flag", "note"]
 
 
+@dataclass(frozen=True, eq=False)
+class ModelChecks:
+    """Every posterior predictive check of a fit: one table and its verdicts in plain words.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per check and subject (columns in :func:`check_model`).
+    verdicts : tuple of str
+        The table in plain words, most important first (:func:`verdicts`).
+    level : float
+        The central replicated interval outside which a statistic is flagged.
+    """
+
+    table: pd.DataFrame
+    verdicts: tuple[str, ...]
+    level: float
+
+    @property
+    def flagged(self) -> pd.DataFrame:
+        """The rows whose observed statistic lies outside its replicated interval."""
+        return self.table[self.table["flag"]]
+
+    def __repr__(self) -> str:
+        return (
+            f"ModelChecks({len(self.table)} checks at {self.level:.0%}, "
+            f"{len(self.flagged)} flagged; {self.verdicts[0]})"
+        )
+
+    def _repr_html_(self) -> str:
+        return _html.checks_table(self.verdicts, self.table.itertuples())
+
+
 def _pattern_name(pattern: np.ndarray, names) -> str:
     return " ".join(f"{name}={'-' if x < 0 else int(x)}" for name, x in zip(names, pattern))
 
 
 def _observed_layout(fit: BayesFit, data: AnnotatedScores):
     """The data's pattern counts on a complete design, after checking they are the fit's data."""
+    if not isinstance(data, AnnotatedScores):
+        hint = (
+            " (the data come before the fit since bayescal 0.2)"
+            if isinstance(data, BayesFit)
+            else ""
+        )
+        raise TypeError(f"data must be a bayescal.AnnotatedScores; saw {type(data).__name__}{hint}")
     if not isinstance(fit, BayesFit):
         raise TypeError(f"fit must be a bayescal.BayesFit; saw {type(fit).__name__}")
-    if not isinstance(data, AnnotatedScores):
-        raise TypeError(f"data must be a bayescal.AnnotatedScores; saw {type(data).__name__}")
     if data.annotator_names != fit.annotator_names:
         raise ValueError(
             f"data must have the fit's annotators {list(fit.annotator_names)}; saw {list(data.annotator_names)}"
@@ -217,16 +259,20 @@ def _status_rows(fit: BayesFit, design: PatternDesign, grouped: bool) -> list[di
     return rows
 
 
-def check_model(fit, data, interval=0.95, discrepancy="chi2", seed=0) -> pd.DataFrame:
-    """All posterior predictive checks of a fit, as one table (module docstring).
+@old_spellings(
+    renamed={"interval": "level"}, was="check_model(fit, data, interval, discrepancy, seed)"
+)
+def check_model(data, fit, *, level=DEFAULT_LEVEL, discrepancy="chi2", seed=0) -> ModelChecks:
+    """All posterior predictive checks of a fit, as one table with its verdicts (module docstring).
 
     Parameters
     ----------
-    fit : BayesFit
     data : AnnotatedScores
         The data ``fit`` was fitted to (same annotators, score groups and pattern counts).
-    interval : float in (0, 1), default 0.95
-        Central posterior predictive interval; a statistic outside it is flagged.
+    fit : BayesFit
+    level : float in (0, 1), default 0.9
+        Central posterior predictive interval; a statistic outside it is flagged (and the
+        global checks at the p-value ``1 - level``).
     discrepancy : {"chi2", "g2"}, default "chi2"
         Pearson chi-square or deviance for the global ``ppc`` row.
     seed : int, default 0
@@ -234,16 +280,16 @@ def check_model(fit, data, interval=0.95, discrepancy="chi2", seed=0) -> pd.Data
 
     Returns
     -------
-    pandas.DataFrame
-        One row per check and subject, columns ``check``, ``subject``, ``observed``,
+    ModelChecks
+        ``table`` has one row per check and subject, columns ``check``, ``subject``, ``observed``,
         ``expected`` (posterior mean under the model), ``lower`` and ``upper`` (the replicated
         interval), ``p_value``, ``flag`` and ``note``.  ``check`` is one of ``model`` (rows
         ``saturation`` and ``identification``), ``ppc``, ``pairwise_agreement``,
         ``positive_count``, ``votes_per_item`` and ``pattern``; annotators are named by
-        ``data.annotator_names``.  :func:`verdicts` turns it into sentences.
+        ``data.annotator_names``; ``verdicts`` says it in sentences.
     """
     design, grouped = _observed_layout(fit, data)
-    level = v.as_open_probability(interval, "interval")
+    level = v.as_open_probability(level, "level")
     kind = v.as_choice(discrepancy, "discrepancy", DISCREPANCIES)
     rng = np.random.default_rng(v.as_seed(seed))
 
@@ -346,13 +392,23 @@ def check_model(fit, data, interval=0.95, discrepancy="chi2", seed=0) -> pd.Data
         for pattern, g in zip(patterns, group_ids)
     ]
     rows += _statistic_rows("pattern", subjects, observed, replicated, expected, level)
-    return pd.DataFrame(rows, columns=COLUMNS)
+    table = pd.DataFrame(rows, columns=COLUMNS)
+    return ModelChecks(table, tuple(verdicts(table)), level)
 
 
-def verdicts(table) -> list[str]:
-    """Plain-language verdicts of a :func:`check_model` table, most important first."""
+def check_table(checks) -> pd.DataFrame:
+    """The table of a :class:`ModelChecks` (or the table itself), checked for its columns."""
+    table = checks.table if isinstance(checks, ModelChecks) else checks
     if not isinstance(table, pd.DataFrame) or not set(COLUMNS) <= set(table.columns):
-        raise TypeError("table must be the DataFrame returned by bayescal.checks.check_model")
+        raise TypeError(
+            "checks must be the ModelChecks returned by bayescal.check_model (or its table)"
+        )
+    return table
+
+
+def verdicts(checks) -> list[str]:
+    """Plain-language verdicts of :func:`check_model`'s table, most important first."""
+    table = check_table(checks)
     lines = []
     status = table[table["check"] == "model"].set_index("subject")
     saturated = bool(status.loc["saturation", "flag"])

@@ -34,6 +34,7 @@ import sys
 import time
 import warnings
 
+from ._api import DEFAULT_N_BINS
 from ._version import __version__
 from .analysis import MODEL_CHOICES
 from .channels import score_groups
@@ -67,6 +68,17 @@ def _integer_argument(minimum: int, allow_auto: bool = False):
         return value
 
     return parse
+
+
+class _Renamed(argparse.Action):
+    """An option renamed in 0.2: using it is an error that names the new spelling."""
+
+    def __init__(self, option_strings, dest, new: str, **kwargs):
+        super().__init__(option_strings, dest, nargs="?", help=argparse.SUPPRESS, **kwargs)
+        self.new = new
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.error(f"{option_string} is called {self.new} since bayescal 0.2")
 
 
 def _names(text: str) -> list[str]:
@@ -143,8 +155,8 @@ def _sampler_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--n-bins",
         type=_integer_argument(1, allow_auto=True),
-        default=10,
-        help="equal-width evaluation bins (default: 10)",
+        default=DEFAULT_N_BINS,
+        help=f"equal-width evaluation bins (default: {DEFAULT_N_BINS})",
     )
     command.add_argument(
         "--chains", type=_integer_argument(1), default=4, help="NUTS chains (default: 4)"
@@ -203,8 +215,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--n-bins",
         type=_integer_argument(1, allow_auto=True),
-        default=10,
-        help="equal-width evaluation bins, or 'auto' = round(n^(1/3)) (default: 10, as in the paper)",
+        default=DEFAULT_N_BINS,
+        help=f"equal-width evaluation bins, or 'auto' = round(n^(1/3)) (default: {DEFAULT_N_BINS}, as in the paper)",
     )
     demo.add_argument(
         "--no-bayes", action="store_true", help="skip the Bayesian fit and the report (quicker)"
@@ -260,11 +272,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--method", choices=METHODS, default="platt", help="recalibration map (default: platt)"
     )
     recalibrate.add_argument(
-        "--n-bins",
+        "--fit-bins",
         type=_integer_argument(1, allow_auto=True),
         default=10,
-        help="bins of the histogram map (default: 10)",
+        help="bins the histogram map is fitted on (default: 10)",
     )
+    recalibrate.add_argument("--n-bins", action=_Renamed, new="--fit-bins")
     _output_arguments(recalibrate)
 
     sensitivity = commands.add_parser(
@@ -295,7 +308,7 @@ def _read_input(args):
         table = read_long_tables(
             args.table,
             args.scores,
-            args.score,
+            score=args.score,
             item=args.item,
             annotator=args.annotator,
             label=args.label,
@@ -309,7 +322,9 @@ def _read_input(args):
             )
         if args.scores is not None:
             raise ValueError("--scores is only for --long tables")
-        table = read_wide_table(args.table, args.score, args.annotators, truth=args.truth)
+        table = read_wide_table(
+            args.table, score=args.score, annotators=args.annotators, truth=args.truth
+        )
     if args.groups is not None or args.thresholds is not None:
         data = table.data
         groups = score_groups(data.scores, thresholds=args.thresholds, n_groups=args.groups)
@@ -409,7 +424,7 @@ def run_recalibrate(args) -> str:
             f"{channel_fit.method} failed ({channel_fit.failure}); the map needs estimated channels"
         )
     fitted = recalibrate(
-        data, method=args.method, channels=channel_fit.channels, n_bins=args.n_bins
+        data, method=args.method, channels=channel_fit.channels, fit_bins=args.fit_bins
     )
     document, output = write_recalibration(
         out, table, fitted, channel_fit, f"{args.score}_recalibrated", _input_record(args)
@@ -431,7 +446,7 @@ def run_sensitivity(args) -> str:
 
     out = _output_directory(args)
     named = read_priors(args.priors, named=True)
-    name, why, data = model_data(_read_input(args).data, args.model)
+    name, why, data = model_data(_read_input(args).data, model=args.model)
     result = prior_sensitivity(
         data,
         model=name,

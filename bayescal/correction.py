@@ -101,7 +101,8 @@ def rule_weights(a: np.ndarray, b: np.ndarray, prevalence, rule: str) -> np.ndar
     return raw / raw.sum(axis=-1, keepdims=True)
 
 
-def aggregation_weights(channels, prevalence=None, rule="iv") -> np.ndarray:
+@old_spellings()
+def aggregation_weights(channels, *, prevalence=None, rule="iv") -> np.ndarray:
     """Convex weights ``alpha`` for combining corrected labels (paper §4.4, App. F.4).
 
     Rules, each normalised to sum to one:
@@ -219,7 +220,8 @@ def as_convex_weights(weights: object, n_annotators: int) -> np.ndarray:
     return explicit / explicit.sum()
 
 
-def corrected_labels(annotations, channels, weights="iv", prevalence=None) -> np.ndarray:
+@old_spellings()
+def corrected_labels(annotations, channels, *, weights="iv", prevalence=None) -> np.ndarray:
     """Aggregated corrected labels ``U_i = sum_j alpha_j (A_ij - a_j) / d_j`` (paper §3).
 
     With missing responses the weights are renormalised over the annotators each item has:
@@ -332,7 +334,8 @@ def soft_vote(annotations: np.ndarray) -> np.ndarray:
     return (annotations * observed).sum(axis=1) / observed.sum(axis=1)
 
 
-def majority_vote_labels(annotations, ties="half") -> np.ndarray:
+@old_spellings()
+def majority_vote_labels(annotations, *, ties="half") -> np.ndarray:
     """Majority of the observed responses of each item (naive target, paper App. B.3).
 
     Parameters

@@ -18,7 +18,7 @@ from .analysis import analyse
 from .channels import score_groups
 from .correction import majority_vote_ece, noise_corrected_ece, soft_vote_ece
 from .data import AnnotatedScores
-from .estimation import nc_ece
+from .estimation import nc_ece_estimate
 from .exceptions import SaturatedModelWarning
 from .io import prepare_output, read_wide_table, write_table
 from .metrics import expected_calibration_error
@@ -40,7 +40,10 @@ def run_demo(
         observed.scores, observed.annotations, groups=score_groups(observed.scores, n_groups=5)
     )
     try:
-        estimated, failure = nc_ece(data, "grouped_em", n_bins=n_bins, seed=seed), None
+        estimated, failure = (
+            nc_ece_estimate(data, estimator="grouped_em", n_bins=n_bins, seed=seed),
+            None,
+        )
     except ValueError as error:  # a failed or unidentified fit (tiny n): report it, keep the rest
         estimated, failure = None, str(error)
     analysis, summary, report, bayes_failure = (
@@ -81,7 +84,7 @@ def run_demo(
         ("population ECE  E|m(Z) - Z|  (numerical integral)", f"{simulation.population_ece:.4f}"),
         (
             "clean labels  (oracle: only a simulator knows Y)",
-            f"{expected_calibration_error(simulation.labels, data.scores, n_bins):.4f}",
+            f"{expected_calibration_error(simulation.labels, data.scores, n_bins=n_bins):.4f}",
         ),
         (
             "soft vote  (naive: mean of the noisy labels)",
@@ -115,7 +118,7 @@ def run_demo(
         "The naive ECEs score the predictor against noisy labels and are biased; NC-ECE uses the",
         "noisy labels alone (plus channels, known or estimated from the same labels) and estimates",
         "the clean-label ECE. The credible interval carries the channel and the evaluation-sample",
-        "uncertainty (posterior_ece, uncertainty='total').",
+        "uncertainty (nc_ece_posterior, uncertainty='total').",
     ]
     lines += [
         "",
@@ -170,7 +173,7 @@ def _demo_fit(simulation, out: pathlib.Path, n_bins, seed: int):
         with warnings.catch_warnings():
             # Three annotators make Dawid–Skene saturated: the demo says so, and what it means.
             warnings.simplefilter("ignore", SaturatedModelWarning)
-            table = read_wide_table(table_path, "score", names, truth="truth")
+            table = read_wide_table(table_path, score="score", annotators=names, truth="truth")
             analysis = analyse(
                 table.data, truth=table.truth, n_bins=n_bins, seed=seed, progress=True
             )
@@ -211,7 +214,7 @@ def _recalibration_lines(
         from .posterior import posterior_recalibration  # the Bayesian stack loads only when used
 
     posterior = (
-        posterior_recalibration(fit, fitting, evaluation, method="platt", n_bins=n_bins, seed=seed)
+        posterior_recalibration(fitting, evaluation, fit, method="platt", n_bins=n_bins, seed=seed)
         if fit is not None
         else None
     )

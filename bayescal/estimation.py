@@ -15,13 +15,14 @@ import numpy as np
 
 from . import _validation as v
 from . import channels
+from ._api import DEFAULT_N_BINS, old_spellings
 from .channels import Channels
 from .correction import cell_targets, correct_annotations, evaluation_cells
 from .data import AnnotatedScores
 from .exceptions import ChannelFitError
 from .metrics import BinnedMoments, binned_moments
 
-__all__ = ["NC_ECE_MODES", "NCECEResult", "estimator_function", "fit_or_raise", "nc_ece"]
+__all__ = ["NC_ECE_MODES", "NCECEResult", "estimator_function", "fit_or_raise", "nc_ece_estimate"]
 
 
 #: How :func:`nc_ece` uses the sample (paper §3, App. C.3–C.4).
@@ -93,11 +94,13 @@ def fit_or_raise(fit_channels, name: str, sample, where: str):
     return fit
 
 
-def nc_ece(
+@old_spellings()
+def nc_ece_estimate(
     data,
+    *,
     estimator="dawid_skene_em",
     mode="reuse",
-    n_bins=15,
+    n_bins=DEFAULT_N_BINS,
     strategy="uniform",
     weights="iv",
     n_folds=5,

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._api import old_spellings
 from .data import AnnotatedScores
 from .exceptions import TableError
 
@@ -167,7 +168,8 @@ def _check_labelled(path: pathlib.Path, data: AnnotatedScores, where: str) -> No
         )
 
 
-def read_wide_table(path, score, annotators, groups=None, truth=None) -> Table:
+@old_spellings()
+def read_wide_table(path, *, score, annotators, groups=None, truth=None) -> Table:
     """Read a CSV or Parquet table with one row per item.
 
     Parameters
@@ -219,9 +221,11 @@ def _first_duplicate(path: pathlib.Path, frame, columns: list[str], what: str) -
         )
 
 
+@old_spellings()
 def read_long_tables(
     labels_path,
     scores_path,
+    *,
     score,
     item="item",
     annotator="annotator",
@@ -301,7 +305,8 @@ def read_long_tables(
     return Table(data, truth_labels, frame, scores_path)
 
 
-def prepare_output(path, force=False) -> pathlib.Path:
+@old_spellings()
+def prepare_output(path, *, force=False) -> pathlib.Path:
     """Create the output directory; an existing one is refused unless ``force`` (then reused)."""
     path = pathlib.Path(path)
     if path.exists():
@@ -362,7 +367,8 @@ def write_table(path, frame) -> pathlib.Path:
     return write_atomic(path, lambda temporary: frame.to_parquet(temporary, index=False))
 
 
-def read_json(path, hint: str = "") -> object:
+@old_spellings()
+def read_json(path, *, hint: str = "") -> object:
     """A JSON file, with one-line errors for an absent file (``hint`` appended) or bad JSON."""
     path = pathlib.Path(path)
     if not path.is_file():
@@ -373,7 +379,8 @@ def read_json(path, hint: str = "") -> object:
         raise ValueError(f"{path}: not valid JSON ({error})") from None
 
 
-def read_priors(path, named: bool = False):
+@old_spellings()
+def read_priors(path, *, named: bool = False):
     """Priors from a JSON file.
 
     Parameters

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _validation as v
+from ._api import DEFAULT_N_BINS, old_spellings
 
 __all__ = [
     "BinnedMoments",
@@ -191,7 +192,10 @@ def _validated_binary(y_true: object, y_prob: object, n_bins: object, strategy: 
     return labels.astype(np.float64), scores, bins, strategy
 
 
-def calibration_moments(targets, scores, n_bins=15, strategy="uniform") -> BinnedMoments:
+@old_spellings()
+def calibration_moments(
+    targets, scores, *, n_bins=DEFAULT_N_BINS, strategy="uniform"
+) -> BinnedMoments:
     """Per-bin calibration moments ``r_l = (1/n) sum_i (t_i - z_i) 1{z_i in B_l}``.
 
     Parameters
@@ -220,7 +224,10 @@ def calibration_moments(targets, scores, n_bins=15, strategy="uniform") -> Binne
     return binned_moments(target_array, score_array, bins, strategy)
 
 
-def expected_calibration_error(y_true, y_prob, n_bins=15, strategy="uniform") -> float:
+@old_spellings()
+def expected_calibration_error(
+    y_true, y_prob, *, n_bins=DEFAULT_N_BINS, strategy="uniform"
+) -> float:
     """Binned expected calibration error against binary labels (seeds/002; paper Eq. 2).
 
     ``ECE = sum_m |B_m|/n * |acc(B_m) - conf(B_m)| = sum_m |(1/n) sum_{i in B_m} (y_i - p_i)|``
@@ -281,7 +288,8 @@ def _uniform_label_moments(y_true, y_prob, n_bins) -> BinnedMoments:
     )
 
 
-def max_calibration_error(y_true, y_prob, n_bins=15, strategy="uniform") -> float:
+@old_spellings()
+def max_calibration_error(y_true, y_prob, *, n_bins=DEFAULT_N_BINS, strategy="uniform") -> float:
     """Maximum calibration error ``max_m |acc(B_m) - conf(B_m)|`` over non-empty bins (seeds/002).
 
     Parameters and binning as in :func:`expected_calibration_error`.  Always ``>= ECE``.
@@ -290,7 +298,10 @@ def max_calibration_error(y_true, y_prob, n_bins=15, strategy="uniform") -> floa
     return binned_moments(labels, scores, bins, strategy).mce
 
 
-def reliability_curve(y_true, y_prob, n_bins=15, strategy="uniform") -> ReliabilityCurve:
+@old_spellings()
+def reliability_curve(
+    y_true, y_prob, *, n_bins=DEFAULT_N_BINS, strategy="uniform"
+) -> ReliabilityCurve:
     """Per-bin mean prediction and mean label, the data of a reliability diagram (seeds/002).
 
     Parameters and binning as in :func:`expected_calibration_error`.  Empty bins are kept so

@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ._api import DEFAULT_LEVEL, old_spellings
+
 __all__ = [
     "plot_channels",
     "plot_ece_posterior",
@@ -32,11 +34,10 @@ def _axes(ax, size=(7.0, 3.5)):
     return ax
 
 
-def _check_rows(table, check: str) -> pd.DataFrame:
-    from .checks import COLUMNS
+def _check_rows(checks, check: str) -> pd.DataFrame:
+    from .checks import check_table
 
-    if not isinstance(table, pd.DataFrame) or not set(COLUMNS) <= set(table.columns):
-        raise TypeError("checks must be the DataFrame returned by bayescal.checks.check_model")
+    table = check_table(checks)
     rows = table[table["check"] == check]
     if rows.empty:
         raise ValueError(f"checks has no {check!r} rows to plot")
@@ -63,7 +64,8 @@ def _observed_in_interval(ax, rows: pd.DataFrame, offset, rotation: int) -> None
     ax.set_xticks(position, rows["subject"], rotation=rotation, ha="right", fontsize=7)
 
 
-def plot_ppc_residuals(checks, ax=None):
+@old_spellings()
+def plot_ppc_residuals(checks, *, ax=None):
     """Observed minus expected count of every response pattern, with its replicated interval.
 
     Parameters
@@ -86,7 +88,8 @@ def plot_ppc_residuals(checks, ax=None):
     return ax
 
 
-def plot_pairwise_agreement(checks, ax=None):
+@old_spellings()
+def plot_pairwise_agreement(checks, *, ax=None):
     """Observed agreement of every annotator pair against what conditional independence predicts.
 
     Parameters
@@ -117,7 +120,8 @@ def plot_pairwise_agreement(checks, ax=None):
     return ax
 
 
-def plot_prior_sensitivity(result, quantities=None, axes=None):
+@old_spellings()
+def plot_prior_sensitivity(result, *, quantities=None, axes=None):
     """Posterior mean and interval of each quantity under each prior, one panel per quantity.
 
     Parameters
@@ -193,13 +197,14 @@ def _posterior_ece(posterior):
     return posterior
 
 
-def plot_reliability(posterior, curves=None, ax=None):
+@old_spellings()
+def plot_reliability(posterior, *, curves=None, ax=None):
     """Reliability diagram of the corrected labels with a posterior credible band per bin.
 
     Parameters
     ----------
     posterior : PosteriorECE or ReliabilityBand
-        From :func:`bayescal.posterior_ece` (fixed scores), or its ``reliability_band()`` (what
+        From :func:`bayescal.nc_ece_posterior` (fixed scores), or its ``reliability_band()`` (what
         a saved report keeps): the corrected curve is the posterior median of each bin's
         corrected mean label, the band its ``level`` interval.
     curves : dict of str to ReliabilityCurve, optional
@@ -261,7 +266,8 @@ def plot_reliability(posterior, curves=None, ax=None):
     return ax
 
 
-def plot_ece_posterior(posterior, references=None, ax=None):
+@old_spellings()
+def plot_ece_posterior(posterior, *, references=None, ax=None):
     """Histogram of the NC-ECE draws with the median, the credible interval and reference values.
 
     Parameters
@@ -305,7 +311,8 @@ def plot_ece_posterior(posterior, references=None, ax=None):
     return ax
 
 
-def plot_channels(fit, references=None, level=0.9, ax=None):
+@old_spellings()
+def plot_channels(fit, *, references=None, level=DEFAULT_LEVEL, ax=None):
     """Forest plot of every annotator's false-positive rate a and sensitivity b.
 
     Parameters
@@ -362,7 +369,8 @@ def plot_channels(fit, references=None, level=0.9, ax=None):
     return ax
 
 
-def plot_toy_study(study, condition="calibrated", ax=None):
+@old_spellings()
+def plot_toy_study(study, *, condition="calibrated", ax=None):
     """MAE (x 100) of every method against the sample size, with one Monte Carlo SE (paper Figure 1).
 
     Parameters

@@ -40,7 +40,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import _html
 from . import _validation as v
+from ._api import DEFAULT_LEVEL, DEFAULT_N_BINS, Interval, old_spellings
 from .cells import CellStatistics, count_rows
 from .correction import (
     WEIGHT_RULES,
@@ -55,7 +57,7 @@ from .metrics import ReliabilityBand, bin_index
 from .recalibration import DEFAULT_EPS, make_map
 from .recalibration._solver import CHUNK
 
-__all__ = ["PosteriorECE", "PosteriorRecalibration", "posterior_ece", "posterior_recalibration"]
+__all__ = ["PosteriorECE", "PosteriorRecalibration", "nc_ece_posterior", "posterior_recalibration"]
 
 UNCERTAINTY = ("total", "channels")
 
@@ -71,9 +73,9 @@ class PosteriorECE:
     raw_draws : ndarray, shape (S,)
         ``sum_l |r_l|`` of every draw, without debiasing.
     mean, median : float
-    interval : (float, float)
+    interval : Interval
         Equal-tailed credible interval at ``level``.
-    hdi : (float, float)
+    hdi : Interval
         Highest-density interval at ``level``.
     level : float
     uncertainty : str
@@ -94,8 +96,8 @@ class PosteriorECE:
     raw_draws: np.ndarray
     mean: float
     median: float
-    interval: tuple[float, float]
-    hdi: tuple[float, float]
+    interval: Interval
+    hdi: Interval
     level: float
     uncertainty: str
     prob_calibrated: float
@@ -104,6 +106,33 @@ class PosteriorECE:
     edges: np.ndarray
     counts: np.ndarray
     mean_score: np.ndarray
+
+    @property
+    def estimate(self) -> float:
+        """The point estimate: the posterior median."""
+        return self.median
+
+    def _repr_html_(self) -> str:
+        low, high = self.interval
+        rows = [
+            _html.row(_html.cell("posterior median"), _html.cell(_html.number(self.median))),
+            _html.row(_html.cell("posterior mean"), _html.cell(_html.number(self.mean))),
+            _html.row(
+                _html.cell(f"{self.level:.0%} equal-tailed interval"),
+                _html.cell(f"[{low:.4f}, {high:.4f}]"),
+            ),
+            _html.row(
+                _html.cell(f"{self.level:.0%} highest-density interval"),
+                _html.cell(f"[{self.hdi[0]:.4f}, {self.hdi[1]:.4f}]"),
+            ),
+            _html.row(
+                _html.cell(f"P(NC-ECE <= {self.tolerance:g})"),
+                _html.cell(_html.number(self.prob_calibrated, 3)),
+            ),
+            _html.row(_html.cell("uncertainty"), _html.cell(self.uncertainty, text=True)),
+            _html.row(_html.cell("draws"), _html.cell(self.draws.size)),
+        ]
+        return "<p>NC-ECE posterior</p>" + _html.table(["quantity", "value"], rows)
 
     def bin_accuracy(self) -> np.ndarray:
         """Draws of each bin's corrected mean label ``zbar_l + r_l n / n_l``, shape (S, M)."""
@@ -123,7 +152,7 @@ class PosteriorECE:
         """
         if self.mean_score.ndim != 1:
             raise ValueError(
-                "this posterior has bins that differ by draw (a recalibration result); use posterior_ece of fixed scores"
+                "this posterior has bins that differ by draw (a recalibration result); use nc_ece_posterior of fixed scores"
             )
         nonempty = self.counts > 0
         tail = (1.0 - self.level) / 2.0
@@ -142,13 +171,13 @@ class PosteriorECE:
         )
 
 
-def highest_density_interval(draws: np.ndarray, level: float) -> tuple[float, float]:
+def highest_density_interval(draws: np.ndarray, level: float) -> Interval:
     """The narrowest interval holding ``level`` of the sorted draws."""
     ordered = np.sort(draws)
     count = min(max(int(np.ceil(level * ordered.size)), 1), ordered.size)  # draws inside
     spans = ordered[count - 1 :] - ordered[: ordered.size - count + 1]
     start = int(np.argmin(spans))
-    return float(ordered[start]), float(ordered[start + count - 1])
+    return Interval(float(ordered[start]), float(ordered[start + count - 1]))
 
 
 def _as_fit_weights(weights: object, n_annotators: int):
@@ -192,16 +221,22 @@ def _debiased(moments: np.ndarray) -> np.ndarray:
 def _checked_draws(fit, samples: dict, cells: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """The fit's channel draws ``a, b`` (S, K), after checking that every sample has its
     annotators (and is an AnnotatedScores, or, with ``cells``, may be a CellStatistics)."""
-    if not isinstance(fit, BayesFit):
-        raise TypeError(f"fit must be a bayescal.BayesFit; saw {type(fit).__name__}")
-    a, b, _ = fit.draws()
     kinds = (AnnotatedScores, CellStatistics) if cells else (AnnotatedScores,)
     for name, data in samples.items():
         if not isinstance(data, kinds):
             expected = " or bayescal.cells.CellStatistics" if cells else ""
-            raise TypeError(
-                f"{name} must be a bayescal.AnnotatedScores{expected}; saw {type(data).__name__}"
+            hint = (
+                " (the data come before the fit since bayescal 0.2)"
+                if isinstance(data, BayesFit)
+                else ""
             )
+            raise TypeError(
+                f"{name} must be a bayescal.AnnotatedScores{expected}; saw {type(data).__name__}{hint}"
+            )
+    if not isinstance(fit, BayesFit):
+        raise TypeError(f"fit must be a bayescal.BayesFit; saw {type(fit).__name__}")
+    a, b, _ = fit.draws()
+    for name, data in samples.items():
         if data.n_annotators != a.shape[1]:
             raise ValueError(
                 f"{name} must have the fit's {a.shape[1]} annotators {list(fit.annotator_names)}; saw {data.n_annotators}"
@@ -223,7 +258,9 @@ def _summary(
         raw_draws=raw,
         mean=float(reported.mean()),
         median=float(np.median(reported)),
-        interval=(float(np.quantile(reported, tail)), float(np.quantile(reported, 1.0 - tail))),
+        interval=Interval(
+            float(np.quantile(reported, tail)), float(np.quantile(reported, 1.0 - tail))
+        ),
         hdi=highest_density_interval(reported, level),
         level=level,
         uncertainty=uncertainty,
@@ -236,13 +273,18 @@ def _summary(
     )
 
 
-def posterior_ece(
-    fit,
+@old_spellings(
+    renamed={"interval": "level"},
+    was="posterior_ece(fit, data, n_bins, strategy, weights, interval, ...)",
+)
+def nc_ece_posterior(
     data,
-    n_bins=15,
+    fit,
+    *,
+    n_bins=None,
     strategy="uniform",
     weights="iv",
-    interval=0.9,
+    level=DEFAULT_LEVEL,
     uncertainty="total",
     tolerance=0.01,
     seed=0,
@@ -274,7 +316,7 @@ def posterior_ece(
     a, b = _checked_draws(fit, {"data": data}, cells=True)
     cells = evaluation_cells(data, n_bins, strategy)
     rule = _as_fit_weights(weights, cells.n_annotators)
-    level = v.as_open_probability(interval, "interval")
+    level = v.as_open_probability(level, "level")
     uncertainty = v.as_choice(uncertainty, "uncertainty", UNCERTAINTY)
     tolerance = v.as_probability(tolerance, "tolerance")
     seed = v.as_seed(seed)
@@ -398,15 +440,20 @@ def _recalibrated_moment_draws(
         return moments, counts, score_sums / counts
 
 
+@old_spellings(
+    renamed={"interval": "level"},
+    was="posterior_recalibration(fit, fit_data, eval_data, method, ...)",
+)
 def posterior_recalibration(
-    fit,
     fit_data,
     eval_data,
+    fit,
+    *,
     method="platt",
     weights="iv",
     fit_bins=10,
-    n_bins=15,
-    interval=0.9,
+    n_bins=DEFAULT_N_BINS,
+    level=DEFAULT_LEVEL,
     uncertainty="total",
     tolerance=0.01,
     eps=DEFAULT_EPS,
@@ -420,7 +467,7 @@ def posterior_recalibration(
     closed-form projected bin means for histograms), and that map's NC-ECE on ``eval_data``
     with the same draw's corrected labels, in equal-width bins of the transformed score
     (App. E.5).  The Base (original scores) and Naive (map fitted to mean responses) rows are
-    scored by :func:`posterior_ece` on the same evaluation sample, for comparison.
+    scored by :func:`nc_ece_posterior` on the same evaluation sample, for comparison.
 
     Parameters
     ----------
@@ -436,7 +483,7 @@ def posterior_recalibration(
         Equal-width evaluation bins of the transformed scores.
     interval : float in (0, 1), default 0.9
     uncertainty : {"total", "channels"}, default "total"
-        As in :func:`posterior_ece`: ``"total"`` adds a Bayesian bootstrap of the evaluation
+        As in :func:`nc_ece_posterior`: ``"total"`` adds a Bayesian bootstrap of the evaluation
         items to each draw and debiases bins that cannot be told from 0.
     tolerance : float, default 0.01
     eps : float, default 1e-6
@@ -448,10 +495,10 @@ def posterior_recalibration(
     PosteriorRecalibration
     """
     a, b = _checked_draws(fit, {"fit_data": fit_data, "eval_data": eval_data})
-    template = make_map(method, fit_bins, "uniform", eps)
+    template = make_map(method, fit_bins=fit_bins, strategy="uniform", eps=eps)
     rule = _as_fit_weights(weights, fit_data.n_annotators)
     bins = v.as_n_bins(n_bins, eval_data.n_items)
-    level = v.as_open_probability(interval, "interval")
+    level = v.as_open_probability(level, "level")
     uncertainty = v.as_choice(uncertainty, "uncertainty", UNCERTAINTY)
     tolerance = v.as_probability(tolerance, "tolerance")
     seed = v.as_seed(seed)
@@ -488,12 +535,12 @@ def posterior_recalibration(
     options = {
         "n_bins": bins,
         "weights": weights,
-        "interval": level,
+        "level": level,
         "uncertainty": uncertainty,
         "tolerance": tolerance,
         "seed": seed,
     }
-    naive_map = make_map(maps.method, fit_bins, "uniform", eps).fit(
+    naive_map = make_map(maps.method, fit_bins=fit_bins, strategy="uniform", eps=eps).fit(
         fit_data.scores, soft_vote(fit_data.annotations)
     )
     naive_scores = AnnotatedScores(
@@ -506,7 +553,7 @@ def posterior_recalibration(
         maps=maps,
         map=maps.mean_map(),
         recalibrated=recalibrated,
-        base=posterior_ece(fit, eval_data, **options),
-        naive=posterior_ece(fit, naive_scores, **options),
+        base=nc_ece_posterior(eval_data, fit, **options),
+        naive=nc_ece_posterior(naive_scores, fit, **options),
         naive_map=naive_map,
     )

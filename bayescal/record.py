@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from . import _validation as v
+from ._api import DEFAULT_LEVEL, old_spellings
 from ._validation import ABSTAIN
 from .agreement import KappaInterval, kappa_interval, wilson_interval
 
@@ -52,23 +53,32 @@ class ErrorRates:
         return self.abstained_negative / n if n else None
 
 
+def _judged(y_true, y_pred) -> tuple[np.ndarray, np.ndarray]:
+    """Trusted 0/1 labels and a judge's verdicts (0, 1, or ABSTAIN), of one length."""
+    truth = v.as_verdicts(y_true, "y_true", abstain=False)
+    pred = v.as_verdicts(y_pred, "y_pred")
+    v.check_same_length(truth, "y_true", pred, "y_pred")
+    return truth, pred
+
+
 def _ratio(numerator: int, denominator: int) -> float | None:
     return numerator / denominator if denominator else None
 
 
-def error_rates(pred, truth) -> ErrorRates:
+@old_spellings(renamed={"pred": "y_pred", "truth": "y_true"}, was="error_rates(pred, truth)")
+def error_rates(*, y_true, y_pred) -> ErrorRates:
     """FAR and FRR in decided and labeled form, with per-class counts and abstentions (seeds/003).
 
     Parameters
     ----------
-    pred : array_like of int
-        The judge's verdicts: 1 pass, 0 fail, -1 (:data:`ABSTAIN`) cannot determine.
-    truth : array_like of int
+    y_true : array_like of int
         Trusted 0/1 labels.
+    y_pred : array_like of int
+        The judge's verdicts: 1 pass, 0 fail, -1 (:data:`ABSTAIN`) cannot determine.
+
+    Both by keyword in this release: their order changed in 0.2 (it was ``(pred, truth)``).
     """
-    pred = v.as_verdicts(pred, "pred")
-    truth = v.as_verdicts(truth, "truth", abstain=False)
-    v.check_same_length(pred, "pred", truth, "truth")
+    truth, pred = _judged(y_true, y_pred)
     count = lambda p, t: int(((pred == p) & (truth == t)).sum())  # noqa: E731
     tp, fn, ap = count(1, 1), count(0, 1), count(ABSTAIN, 1)
     tn, fp, an = count(0, 0), count(1, 0), count(ABSTAIN, 0)
@@ -86,13 +96,14 @@ def error_rates(pred, truth) -> ErrorRates:
     )
 
 
-def youden_index(pred, truth) -> float:
+@old_spellings(renamed={"pred": "y_pred", "truth": "y_true"}, was="youden_index(pred, truth)")
+def youden_index(*, y_true, y_pred) -> float:
     """Youden's J = sensitivity + specificity - 1 on the decided subset (Youden 1950).
 
     Prevalence-free, unlike accuracy and kappa, so it compares across sets with different class
     balance.  Raises when either class has no decided item.
     """
-    rates = error_rates(pred, truth)
+    rates = error_rates(y_true=y_true, y_pred=y_pred)
     if rates.frr_decided is None or rates.far_decided is None:
         raise ValueError(
             "youden_index needs decided items of both classes in truth; one class has none"
@@ -198,15 +209,19 @@ class CalibrationRecord:
         ).T
 
 
+@old_spellings(
+    renamed={"pred": "y_pred", "truth": "y_true"}, was="calibration_record(pred, truth, name, ...)"
+)
 def calibration_record(
-    pred,
-    truth,
+    *,
+    y_true,
+    y_pred,
     name="judge",
     provenance="human",
     n_annotators=1,
     repeat_rate=0.0,
     held_out=True,
-    level=0.95,
+    level=DEFAULT_LEVEL,
     n_boot=2000,
     seed=0,
 ) -> CalibrationRecord:
@@ -214,14 +229,15 @@ def calibration_record(
 
     Parameters
     ----------
-    pred : array_like of int
-        Verdicts 1 / 0, -1 (:data:`ABSTAIN`) for cannot determine.
-    truth : array_like of int
+    y_true : array_like of int
         The trusted 0/1 labels.
+    y_pred : array_like of int
+        Verdicts 1 / 0, -1 (:data:`ABSTAIN`) for cannot determine.  ``y_true`` and ``y_pred``
+        are passed by keyword in this release: their order changed in 0.2.
     name : str
     provenance : {"human", "proxy"}
     n_annotators : int
-        Annotators behind ``truth``.
+        Annotators behind ``y_true``.
     repeat_rate : float in [0, 1]
         Share of items labeled more than once.
     held_out : bool
@@ -229,9 +245,7 @@ def calibration_record(
     level, n_boot, seed
         Interval level, bootstrap replicates and seed of the kappa interval.
     """
-    pred = v.as_verdicts(pred, "pred")
-    truth = v.as_verdicts(truth, "truth", abstain=False)
-    v.check_same_length(pred, "pred", truth, "truth")
+    truth, pred = _judged(y_true, y_pred)
     if not isinstance(name, str):
         raise TypeError(f"name must be a string; saw {type(name).__name__}")
     provenance = v.as_choice(provenance, "provenance", PROVENANCES)
@@ -241,18 +255,18 @@ def calibration_record(
         raise TypeError(f"held_out must be True or False; saw {held_out!r}")
     level = v.as_open_probability(level, "level")
     notes = []
-    rates = error_rates(pred, truth)
+    rates = error_rates(y_true=truth, y_pred=pred)
     decided = pred != ABSTAIN
     correct = int((pred[decided] == truth[decided]).sum())
     accuracy = correct / int(decided.sum()) if decided.any() else None
-    interval = wilson_interval(correct, int(decided.sum()), level) if decided.any() else None
+    interval = wilson_interval(correct, int(decided.sum()), level=level) if decided.any() else None
     try:
         kappa = kappa_interval(pred, truth, n_boot=n_boot, level=level, seed=seed)
     except ValueError as error:
         kappa = None
         notes.append(f"kappa: {error}")
     try:
-        youden = youden_index(pred, truth)
+        youden = youden_index(y_true=truth, y_pred=pred)
     except ValueError as error:
         youden = None
         notes.append(f"youden: {error}")
@@ -271,7 +285,7 @@ def calibration_record(
     positives = int(truth.sum())
     majority = int(positives * 2 >= truth.size)
     constant = np.full(truth.size, majority)
-    baseline_rates = error_rates(constant, truth)
+    baseline_rates = error_rates(y_true=truth, y_pred=constant)
     baseline = {
         "predicts": majority,
         "accuracy": float(np.mean(constant == truth)),

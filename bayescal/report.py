@@ -15,7 +15,7 @@ import base64
 import html
 import io
 
-from ._html import cell, number, row, table
+from ._html import cell, checks_table, number, row, table
 from .summary import Summary
 
 __all__ = ["CAPTIONS", "draw_figures", "report_html", "summary_html"]
@@ -177,34 +177,6 @@ def _ece_section(summary: Summary) -> str:
     )
 
 
-def checks_html(checks) -> str:
-    """The model checks: the verdicts in plain words, then the table with flagged rows marked.
-
-    ``checks`` is the :class:`~bayescal.summary.ChecksSummary` of a fit."""
-    verdicts = "".join(f"<li>{html.escape(line)}</li>" for line in checks.verdicts)
-    rows = [
-        row(
-            cell(check.check),
-            cell(check.subject, text=True),
-            cell(number(check.observed, 3)),
-            cell(number(check.expected, 3)),
-            cell("—" if check.lower is None else f"[{check.lower:.3g}, {check.upper:.3g}]"),
-            cell(number(check.p_value, 3)),
-            cell("yes" if check.flag else ""),
-            flagged=check.flag,
-        )
-        for check in checks.table
-    ]
-    header = ["check", "subject", "observed", "expected", "replicated interval", "p-value", "flag"]
-    return "\n".join(
-        [
-            f'<p>In plain words (<span id="checks-flagged">{checks.flagged}</span> rows flagged):</p>',
-            f'<ul id="verdicts">{verdicts}</ul>',
-            table(header, rows),
-        ]
-    )
-
-
 def _record_section(summary: Summary) -> str:
     record = summary.record
     balance = record.class_balance
@@ -288,7 +260,7 @@ def summary_html(summary: Summary) -> str:
             _ece_section(summary),
             _channel_section(summary),
             "<h2>Model checks</h2>",
-            checks_html(summary.checks),
+            checks_table(summary.checks.verdicts, summary.checks.table),
             _model_section(summary),
             _data_section(summary),
         ]
@@ -320,7 +292,7 @@ def report_html(summary: Summary, figures: dict[str, bytes]) -> str:
         _ece_section(summary),
         *shown("reliability"),
         "<h2>Model checks</h2>",
-        checks_html(summary.checks),
+        checks_table(summary.checks.verdicts, summary.checks.table),
         *shown("patterns", "agreement"),
         _record_section(summary),
     ]
@@ -356,7 +328,7 @@ def draw_figures(summary: Summary, fit) -> dict[str, bytes]:
 
     summary = _checked(summary)
     band, curves = summary.reliability.band_and_curves()
-    figures = {"reliability": _png(plot_reliability(band, curves))}
+    figures = {"reliability": _png(plot_reliability(band, curves=curves))}
     entries = summary.channels.values()
     references = {}
     if all(entry.a.em is not None for entry in entries):

@@ -14,6 +14,7 @@ import json
 import pathlib
 import time
 
+from ._api import old_spellings
 from .io import prepare_output, read_json, write_atomic, write_json, write_table
 from .report import draw_figures, report_html
 from .summary import Summary
@@ -56,9 +57,8 @@ def write_analysis(
     start = time.perf_counter()
     write_atomic(out / POSTERIOR_FILE, analysis.bayes_fit.save)
     written = time.perf_counter()
-    report = render_report(
-        out, summary
-    )  # the report shows no timings: it is the same when re-rendered
+    # the report shows no timings: it is the same when re-rendered
+    report = render_report(out, summary=summary)
     summary = summary.with_timings(
         write_posterior=written - start, report=time.perf_counter() - written
     )
@@ -76,7 +76,8 @@ def load_summary(directory) -> Summary:
         raise ValueError(f"{path}: {error}; re-run bayescal fit") from None
 
 
-def render_report(directory, summary: Summary | None = None) -> pathlib.Path:
+@old_spellings()
+def render_report(directory, *, summary: Summary | None = None) -> pathlib.Path:
     """Draw the figures and write ``report.html`` from ``summary.json`` and ``posterior.nc``.
 
     Parameters

@@ -27,11 +27,12 @@ import numpy as np
 import pandas as pd
 
 from . import _validation as v
+from ._api import DEFAULT_LEVEL, DEFAULT_N_BINS, old_spellings
 from ._arviz import az
 from .channels._base import as_data, check_annotators, require_identified
 from .inference import MODELS, BayesFit, Sampler, check_diagnostics
 from .models import PatternDesign
-from .posterior import PosteriorECE, posterior_ece
+from .posterior import PosteriorECE, nc_ece_posterior
 from .priors import Priors
 
 __all__ = ["PriorSensitivity", "power_scaling", "prior_grid", "prior_sensitivity"]
@@ -40,8 +41,9 @@ __all__ = ["PriorSensitivity", "power_scaling", "prior_grid", "prior_sensitivity
 PSENS_THRESHOLD = 0.05
 
 
+@old_spellings()
 def prior_grid(
-    false_positive=((1.0, 1.0),), sensitivity=((1.0, 1.0),), prevalence=((1.0, 1.0),)
+    *, false_positive=((1.0, 1.0),), sensitivity=((1.0, 1.0),), prevalence=((1.0, 1.0),)
 ) -> dict[str, Priors]:
     """Every combination of the given Beta pairs, named by their settings.
 
@@ -136,13 +138,15 @@ class PriorSensitivity:
         return others.reindex(others["shift"].abs().sort_values(ascending=False).index).head(count)
 
 
+@old_spellings(renamed={"interval": "level"})
 def prior_sensitivity(
     data,
+    *,
     model="dawid_skene",
     priors=None,
     reference=None,
-    n_bins=15,
-    interval=0.9,
+    n_bins=DEFAULT_N_BINS,
+    level=DEFAULT_LEVEL,
     num_chains=4,
     num_warmup=1000,
     num_samples=1000,
@@ -160,7 +164,7 @@ def prior_sensitivity(
     reference : str, optional
         Name of the reference prior; default the first.
     n_bins : int or "auto", default 15
-        Evaluation bins of NC-ECE (:func:`bayescal.posterior_ece` on ``data``).
+        Evaluation bins of NC-ECE (:func:`bayescal.nc_ece_posterior` on ``data``).
     interval : float in (0, 1), default 0.9
     num_chains, num_warmup, num_samples, seed
         NUTS settings, as in :func:`bayescal.fit_bayes`; every prior uses the same seed.
@@ -181,7 +185,7 @@ def prior_sensitivity(
         raise ValueError(
             f"reference must be one of the prior names {list(named)}; saw {reference!r}"
         )
-    level = v.as_open_probability(interval, "interval")
+    level = v.as_open_probability(level, "level")
     bins = v.as_n_bins(n_bins, data.n_items)
     seed = v.as_seed(seed)
     if not isinstance(progress, bool):
@@ -211,7 +215,7 @@ def prior_sensitivity(
             fit.diagnostics.rename(index=lambda p, prior=name: f"{p} under prior {prior!r}")
         )
         fits[name] = fit
-        eces[name] = posterior_ece(fit, data, n_bins=bins, interval=level, seed=seed)
+        eces[name] = nc_ece_posterior(data, fit, n_bins=bins, level=level, seed=seed)
         draws[name] = _parameter_draws(fit, eces[name])
 
     tail = (1.0 - level) / 2.0

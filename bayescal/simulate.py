@@ -17,6 +17,7 @@ import numpy as np
 from scipy import integrate, special, stats
 
 from . import _validation as v
+from ._api import old_spellings
 from .channels import Channels
 from .data import AnnotatedScores
 
@@ -167,7 +168,8 @@ def _simulation(scores, calibration, channels, rng, law: _ScoreLaw) -> Simulatio
     return Simulation(data, labels, channels, calibration, population_ece, law)
 
 
-def toy_data(n: int, condition: str = "shifted", seed: int = 0) -> Simulation:
+@old_spellings()
+def toy_data(n: int, *, condition: str = "shifted", seed: int = 0) -> Simulation:
     """The toy data of paper §6.1.
 
     ``X ~ ½ N(-1, 1) + ½ N(1, 1)``, ``Z = f(X) = sigma(0.3 - X)``, ``Y | Z ~ Bernoulli(m(Z))``
@@ -193,7 +195,10 @@ def toy_data(n: int, condition: str = "shifted", seed: int = 0) -> Simulation:
     return _simulation(_TOY_LAW.score_of(x), calibration, TOY_CHANNELS, rng, _TOY_LAW)
 
 
-def simulate_annotated(n: int, channels: Channels, calibration=None, seed: int = 0) -> Simulation:
+@old_spellings()
+def simulate_annotated(
+    n: int, channels: Channels, *, calibration=None, seed: int = 0
+) -> Simulation:
     """K conditionally independent annotators on a uniform score with a given calibration.
 
     ``Z ~ Uniform(0, 1)``, ``Y | Z ~ Bernoulli(m(Z))`` and ``A_j | Y ~ Bernoulli(a_j + d_j Y)``.
@@ -230,8 +235,9 @@ def simulate_annotated(n: int, channels: Channels, calibration=None, seed: int =
     return _simulation(scores, calibration, channels, rng, _UNIFORM_LAW)
 
 
+@old_spellings()
 def simulate_dependent(
-    n: int, channels: Channels, pair=(0, 1), shared_error=0.05, calibration=None, seed: int = 0
+    n: int, channels: Channels, *, pair=(0, 1), shared_error=0.05, calibration=None, seed: int = 0
 ) -> Simulation:
     """Like :func:`simulate_annotated`, but two annotators share an error component.
 

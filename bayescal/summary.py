@@ -238,8 +238,9 @@ class ChecksSummary(Section):
     table: tuple[CheckRow, ...]
 
     @classmethod
-    def from_table(cls, table, verdicts) -> ChecksSummary:
-        """From a :func:`bayescal.check_model` table and its :func:`bayescal.verdicts`."""
+    def from_checks(cls, checks) -> ChecksSummary:
+        """From the :class:`~bayescal.checks.ModelChecks` of :func:`bayescal.check_model`."""
+        table = checks.table
         rows = []
         for row in table.astype(object).to_dict(orient="records"):
             values = {
@@ -247,7 +248,7 @@ class ChecksSummary(Section):
                 for name, x in row.items()
             }
             rows.append(CheckRow(**{**values, "flag": bool(values["flag"])}))
-        return cls(tuple(verdicts), int(table["flag"].sum()), tuple(rows))
+        return cls(tuple(checks.verdicts), int(table["flag"].sum()), tuple(rows))
 
     def frame(self):
         """The table as a DataFrame, with NaN where a value is undefined (as check_model gives it)."""

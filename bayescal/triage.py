@@ -13,6 +13,7 @@ import numpy as np
 from scipy import special, stats
 
 from . import _validation as v
+from ._api import DEFAULT_LEVEL, old_spellings
 
 __all__ = ["LogitKDEThreshold", "logit_kde_threshold"]
 
@@ -79,8 +80,9 @@ def _kde_log_density(points: np.ndarray, centres: np.ndarray, bandwidth: float) 
     )
 
 
+@old_spellings()
 def logit_kde_threshold(
-    scores, percentile=5.0, bandwidths=None, n_folds=5, n_boot=500, level=0.95, seed=0
+    scores, *, percentile=5.0, bandwidths=None, n_folds=5, n_boot=500, level=DEFAULT_LEVEL, seed=0
 ) -> LogitKDEThreshold:
     """Density threshold for anomaly triage when labels are scarce (seeds/003).
 

@@ -1,5 +1,5 @@
 """Bayesian Dawid–Skene: the count-based model of bayescal against a per-item-likelihood NumPyro
-model of the same family, and the cost of posterior_ece.
+model of the same family, and the cost of nc_ece_posterior.
 
 Run: ``.venv/bin/python benchmarks/bench_bayes.py`` (prints markdown for benchmarks/RESULTS.md).
 
@@ -8,7 +8,7 @@ Run: ``.venv/bin/python benchmarks/bench_bayes.py`` (prints markdown for benchma
 - Per item: the same model and priors with the likelihood summed over items, run through
   ``numpyro.infer.MCMC`` as a user would write it, with the same settings (about half an hour
   at n = 10^7).
-- ``posterior_ece`` on the 4000 draws of an n = 10^6 fit, against that fit's NUTS time.
+- ``nc_ece_posterior`` on the 4000 draws of an n = 10^6 fit, against that fit's NUTS time.
 
 Both fit times include compilation.
 """
@@ -97,10 +97,10 @@ def main() -> None:
     data = simulate(1_000_000, seed=1)
     count_s, _, fit = count_fit(data)
     start = time.perf_counter()
-    result = bc.posterior_ece(fit, data, n_bins=15)
+    result = bc.nc_ece_posterior(data, fit, n_bins=15)
     ece_s = time.perf_counter() - start
     print(
-        f"posterior_ece, n = 10^6, {result.draws.size} draws: {ece_s:.2f} s against {count_s:.1f} s for the fit "
+        f"nc_ece_posterior, n = 10^6, {result.draws.size} draws: {ece_s:.2f} s against {count_s:.1f} s for the fit "
         f"({100 * ece_s / count_s:.1f}% of it)\n",
         flush=True,
     )

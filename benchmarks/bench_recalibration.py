@@ -67,7 +67,7 @@ def loop_platt(fit, data):
 
 def main() -> None:
     warnings.simplefilter("ignore", bc.SaturatedModelWarning)
-    simulation = bc.toy_data(N_CHANNEL + N_FIT + N_EVAL, "shifted", seed=0)
+    simulation = bc.toy_data(N_CHANNEL + N_FIT + N_EVAL, condition="shifted", seed=0)
     data = simulation.data
     channel_data = data.subset(np.arange(N_CHANNEL))
     fit_data = data.subset(np.arange(N_CHANNEL, N_CHANNEL + N_FIT))
@@ -82,7 +82,7 @@ def main() -> None:
     results = {}
     for method in ("platt", "temperature", "histogram"):
         start = time.perf_counter()
-        results[method] = posterior_recalibration(fit, fit_data, eval_data, method=method)
+        results[method] = posterior_recalibration(fit_data, eval_data, fit, method=method)
         rows.append((method, time.perf_counter() - start))
 
     start = time.perf_counter()
@@ -113,8 +113,8 @@ def main() -> None:
             f"{r.median:.4f} [{r.interval[0]:.4f}, {r.interval[1]:.4f}]"
             for r in (result.base, result.naive, result.recalibrated)
         ]
-        before = bc.calibration_moments(oracle, eval_data.scores, 15).ece
-        after = bc.calibration_moments(oracle, result.map.predict(eval_data.scores), 15).ece
+        before = bc.calibration_moments(oracle, eval_data.scores, n_bins=15).ece
+        after = bc.calibration_moments(oracle, result.map.predict(eval_data.scores), n_bins=15).ece
         print(f"| {method} | {' | '.join(cells)} | {before:.4f} -> {after:.4f} |")
 
 

@@ -66,7 +66,7 @@ def detection() -> None:
 
 
 def sensitivity() -> None:
-    data = bc.toy_data(8000, "shifted", seed=0).data
+    data = bc.toy_data(8000, condition="shifted", seed=0).data
     grid = prior_grid(
         false_positive=[(1, 1), (2, 8), (1, 9)],
         sensitivity=[(1, 1), (8, 2), (9, 1)],

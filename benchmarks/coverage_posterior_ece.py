@@ -1,4 +1,4 @@
-"""Coverage of posterior_ece intervals on the paper's toy study (§6.1): n = 8000, 10 bins, flat priors.
+"""Coverage of nc_ece_posterior intervals on the paper's toy study (§6.1): n = 8000, 10 bins, flat priors.
 
 Run: ``.venv/bin/python benchmarks/coverage_posterior_ece.py --replicates 100 --first-seed 2000``.
 Prints a markdown table for benchmarks/RESULTS.md.  The debiasing rule of bayescal.posterior was
@@ -26,7 +26,7 @@ def main() -> None:
     print("|---|---|---:|---:|---:|---:|")
     for condition in ("shifted", "nonlinear", "calibrated"):
         table = posterior_coverage(
-            condition, replicates=args.replicates, first_seed=args.first_seed
+            condition=condition, replicates=args.replicates, first_seed=args.first_seed
         )
         for uncertainty, rows in table.groupby("uncertainty", sort=False):
             print(

@@ -56,7 +56,7 @@ def test_kappa_interval_drops_degenerate_replicates_and_reports_them():
 def test_error_rates_in_both_forms_and_the_labeled_identity():
     truth = np.array([1] * 10 + [0] * 10)
     pred = np.array([1] * 6 + [0] * 2 + [ABSTAIN] * 2 + [0] * 7 + [1] * 1 + [ABSTAIN] * 2)
-    rates = error_rates(pred, truth)
+    rates = error_rates(y_true=truth, y_pred=pred)
     assert (rates.true_positive, rates.false_negative, rates.abstained_positive) == (6, 2, 2)
     assert (rates.true_negative, rates.false_positive, rates.abstained_negative) == (7, 1, 2)
     assert rates.frr_decided == pytest.approx(2 / 8) and rates.frr_labeled == pytest.approx(4 / 10)
@@ -66,20 +66,24 @@ def test_error_rates_in_both_forms_and_the_labeled_identity():
         (rates.far_decided, rates.far_labeled, rates.abstention_rate_negative),
     ):
         assert labeled == pytest.approx(decided * (1 - share) + share)  # seeds/003
-    assert youden_index(pred, truth) == pytest.approx(6 / 8 + 7 / 8 - 1)
-    assert error_rates([1, 1], [1, 1]).far_decided is None  # an empty slice has no rate
+    assert youden_index(y_true=truth, y_pred=pred) == pytest.approx(6 / 8 + 7 / 8 - 1)
+    assert (
+        error_rates(y_true=[1, 1], y_pred=[1, 1]).far_decided is None
+    )  # an empty slice has no rate
     with pytest.raises(ValueError, match="youden_index needs decided items of both classes"):
-        youden_index([1, 1], [1, 1])
+        youden_index(y_true=[1, 1], y_pred=[1, 1])
 
 
 def test_wilson_interval_matches_scipy_and_a_hand_value():
     for k, n in ((0, 10), (8, 10), (37, 40), (500, 1000)):
         reference = stats.binomtest(k, n).proportion_ci(0.95, method="wilson")
-        assert wilson_interval(k, n) == pytest.approx((reference.low, reference.high), abs=1e-12)
+        assert wilson_interval(k, n, level=0.95) == pytest.approx(
+            (reference.low, reference.high), abs=1e-12
+        )
     # k = 8, n = 10, z = 1.96: (0.8 + 0.19208 +- 1.96 sqrt(0.016 + 0.009604)) / 1.38416
     z = stats.norm.ppf(0.975)
     half = z * np.sqrt(0.8 * 0.2 / 10 + z**2 / 400)
-    assert wilson_interval(8, 10) == pytest.approx(
+    assert wilson_interval(8, 10, level=0.95) == pytest.approx(
         ((0.8 + z**2 / 20 - half) / (1 + z**2 / 10), (0.8 + z**2 / 20 + half) / (1 + z**2 / 10))
     )
     with pytest.raises(ValueError, match="k must not exceed n"):
@@ -145,8 +149,8 @@ def test_holm_sidak_step_down():
         [1 - 0.95 ** (1 / 4), 1 - 0.95 ** (1 / 3), 1 - 0.95**0.5, 0.05],
     )
     assert result.reject.tolist() == [True, False, False, True]  # stops at 0.03 > 0.0253
-    assert holm_sidak([0.001, 0.002], 0.05).reject.all()
-    assert not holm_sidak([0.2, 0.001], 0.05).reject[0]
+    assert holm_sidak([0.001, 0.002], alpha=0.05).reject.all()
+    assert not holm_sidak([0.2, 0.001], alpha=0.05).reject[0]
     with pytest.raises(ValueError, match=r"pvalues must lie in \[0, 1\]"):
         holm_sidak([0.5, 1.5])
 
@@ -173,15 +177,15 @@ def test_krippendorff_alpha_reproduces_krippendorffs_worked_example():
     )
     published = {"nominal": 0.743, "ordinal": 0.815, "interval": 0.849, "ratio": 0.797}
     for level, value in published.items():
-        assert krippendorff_alpha(data, level) == pytest.approx(value, abs=5e-4)
+        assert krippendorff_alpha(data, measurement=level) == pytest.approx(value, abs=5e-4)
     assert krippendorff_alpha([[1, 1], [2, 2], [3, 3]]) == 1.0
     with pytest.raises(ValueError, match="alpha is undefined: every pairable value is the same"):
         krippendorff_alpha([[1, 1], [1, 1]])
     with pytest.raises(
         ValueError,
-        match="level must be one of 'nominal', 'ordinal', 'interval', 'ratio'; saw 'kappa'",
+        match="measurement must be one of 'nominal', 'ordinal', 'interval', 'ratio'; saw 'kappa'",
     ):
-        krippendorff_alpha(data, "kappa")
+        krippendorff_alpha(data, measurement="kappa")
 
 
 def test_calibration_record_carries_every_field_and_a_baseline():
@@ -190,8 +194,8 @@ def test_calibration_record_carries_every_field_and_a_baseline():
     pred = np.where(rng.random(500) < 0.88, truth, 1 - truth)
     pred[rng.random(500) < 0.05] = ABSTAIN
     record = calibration_record(
-        pred,
-        truth,
+        y_true=truth,
+        y_pred=pred,
         name="llm judge",
         provenance="proxy",
         n_annotators=2,
@@ -222,7 +226,7 @@ def test_calibration_record_carries_every_field_and_a_baseline():
         and parsed["kappa"]["n_valid"] > 0
     )
     with pytest.raises(ValueError, match=r"provenance must be one of 'human', 'proxy'; saw 'gold'"):
-        calibration_record(pred, truth, provenance="gold")
+        calibration_record(y_true=truth, y_pred=pred, provenance="gold")
 
 
 def test_logit_kde_threshold_flags_the_low_density_tail():
@@ -259,15 +263,15 @@ def test_logit_kde_threshold_flags_the_low_density_tail():
     [
         (
             lambda: cohens_kappa([1, 2], [1, 0]),
-            r"a must contain only 0, 1 or -1 \(abstain\); saw 2 at position 1",
+            r"rater1 must contain only 0, 1 or -1 \(abstain\); saw 2 at position 1",
         ),
         (
             lambda: cohens_kappa([1, 0], [1]),
-            "a and b must have the same number of items; saw 2 and 1",
+            "rater1 and rater2 must have the same number of items; saw 2 and 1",
         ),
         (
-            lambda: error_rates([1, 0], [1, ABSTAIN]),
-            "truth must contain only 0 or 1; saw -1 at position 1",
+            lambda: error_rates(y_true=[1, ABSTAIN], y_pred=[1, 0]),
+            "y_true must contain only 0 or 1; saw -1 at position 1",
         ),
         (lambda: kappa_interval([1, 0], [1, 0], n_boot=0), "n_boot must be >= 1; saw 0"),
         (lambda: wilson_interval(1, 10, level=1.5), r"level must be a number in \[0, 1\]"),

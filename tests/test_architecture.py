@@ -111,7 +111,7 @@ def test_no_global_random_state_or_jax_config_at_import():
 def test_bayesian_entry_points_are_reached_lazily():
     code = (
         "import sys, bayescal; assert 'numpyro' not in sys.modules; f = bayescal.fit_bayes; "
-        "assert 'numpyro' in sys.modules and callable(bayescal.posterior_ece); print(f.__module__)"
+        "assert 'numpyro' in sys.modules and callable(bayescal.nc_ece_posterior); print(f.__module__)"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True

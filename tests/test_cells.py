@@ -60,7 +60,7 @@ def test_cells_hold_exactly_what_the_items_give(table):
     fit = bc.grouped_em(data)
     moments = cells.moments(cell_targets(cells, fit.channels))
     reference = bc.calibration_moments(
-        bc.corrected_labels(data.annotations, fit.channels), data.scores, 10
+        bc.corrected_labels(data.annotations, fit.channels), data.scores, n_bins=10
     )
     np.testing.assert_allclose(moments.moments, reference.moments, atol=1e-15)
     np.testing.assert_array_equal(moments.counts, reference.counts)

@@ -33,7 +33,8 @@ def five():
     return data, constant_fit(data, FIVE_ANNOTATORS.a, FIVE_ANNOTATORS.b, 0.5)
 
 
-def rows(table, check):
+def rows(checks, check):
+    table = checks.table
     return table[table["check"] == check].set_index("subject")
 
 
@@ -41,7 +42,7 @@ def test_seeds_003_example_of_predicted_agreement():
     """Sensitivity 0.8, specificity 0.9 and 75% positives: independence predicts 0.72 agreement."""
     rng = np.random.default_rng(0)
     data = bc.AnnotatedScores(rng.random(500), rng.integers(0, 2, (500, 3)))
-    table = check_model(constant_fit(data, [0.1] * 3, [0.8] * 3, 0.75), data)
+    table = check_model(data, constant_fit(data, [0.1] * 3, [0.8] * 3, 0.75))
     expected = rows(table, "pairwise_agreement")["expected"]
     assert np.allclose(expected, 0.75 * (0.8**2 + 0.2**2) + 0.25 * (0.1**2 + 0.9**2))
     assert float(expected.iloc[0]) == pytest.approx(
@@ -51,7 +52,7 @@ def test_seeds_003_example_of_predicted_agreement():
 
 def test_observed_statistics_are_the_datas_own(five):
     data, fit = five
-    table = check_model(fit, data)
+    table = check_model(data, fit)
     a = data.annotations
     seen = a != -1
     names = data.annotator_names
@@ -78,7 +79,7 @@ def test_observed_statistics_are_the_datas_own(five):
 
 def test_expected_pattern_counts_sum_the_latent_label_out(five):
     data, fit = five
-    patterns = rows(check_model(fit, data), "pattern")
+    patterns = rows(check_model(data, fit), "pattern")
     a, b, mu = FIVE_ANNOTATORS.a, FIVE_ANNOTATORS.b, 0.5
     counts = data.compress()
     for pattern, _ in zip(counts.patterns[:12], counts.counts[:12]):
@@ -98,18 +99,18 @@ def test_expected_pattern_counts_sum_the_latent_label_out(five):
 def test_saturation_and_identification_are_stated():
     sim = bc.toy_data(800, seed=1)
     saturated = rows(
-        check_model(constant_fit(sim.data, sim.channels.a, sim.channels.b, 0.5), sim.data), "model"
+        check_model(sim.data, constant_fit(sim.data, sim.channels.a, sim.channels.b, 0.5)), "model"
     )
     assert (
         saturated.loc["saturation", "flag"]
         and "saturated: 7 parameters for 7 free cells" in saturated.loc["saturation", "note"]
     )
     five = bc.simulate_annotated(800, FIVE_ANNOTATORS, seed=1).data
-    table = check_model(constant_fit(five, FIVE_ANNOTATORS.a, FIVE_ANNOTATORS.b, 0.5), five)
+    table = check_model(five, constant_fit(five, FIVE_ANNOTATORS.a, FIVE_ANNOTATORS.b, 0.5))
     status = rows(table, "model")
     assert not status.loc["saturation", "flag"] and status.loc["saturation", "observed"] == 20
     assert not status.loc["identification", "flag"]
-    weak = check_model(constant_fit(five, [0.3] * 5, [0.35] + [0.9] * 4, 0.5), five)
+    weak = check_model(five, constant_fit(five, [0.3] * 5, [0.35] + [0.9] * 4, 0.5))
     note = rows(weak, "model").loc["identification", "note"]
     assert "weakly identified" in note and "['a0']" in note
     lines = verdicts(table)
@@ -126,21 +127,21 @@ def test_grouped_fit_checks_use_the_score_groups():
     fit = bc.fit_bayes(
         data, model="hui_walter", num_chains=2, num_warmup=500, num_samples=1000, progress=False
     )
-    table = check_model(fit, data)
+    table = check_model(data, fit)
     status = rows(table, "model")
     assert status.loc["saturation", "observed"] == 2  # 3 groups x 3 free cells - (4 + 3) parameters
     assert rows(table, "pattern").index[0].endswith("(group 0)")
     with pytest.raises(
         ValueError, match=r"data must have the fit's score groups \[0, 1, 2\]; saw no groups"
     ):
-        check_model(fit, sim.data)
+        check_model(sim.data, fit)
     regrouped = bc.AnnotatedScores(
         sim.data.scores, sim.data.annotations, groups=bc.score_groups(sim.data.scores, n_groups=2)
     )
     with pytest.raises(
         ValueError, match=r"data must have the fit's score groups \[0, 1, 2\]; saw \[0, 1\]"
     ):
-        check_model(fit, regrouped)
+        check_model(regrouped, fit)
 
 
 def test_mismatched_fit_and_data_and_bad_arguments_raise(five):
@@ -150,33 +151,55 @@ def test_mismatched_fit_and_data_and_bad_arguments_raise(five):
         ValueError,
         match=r"data must have the fit's annotators \['a0', 'a1', 'a2', 'a3', 'a4'\]; saw \['v', 'w'",
     ):
-        check_model(fit, renamed)
+        check_model(renamed, fit)
     with pytest.raises(
         ValueError,
         match="data are not the data this fit was fitted to: their pattern counts differ",
     ):
-        check_model(fit, data.subset(np.arange(100)))
+        check_model(data.subset(np.arange(100)), fit)
     with pytest.raises(TypeError, match=r"fit must be a bayescal\.BayesFit; saw ChannelFit"):
-        check_model(bc.dawid_skene_em(data), data)
+        check_model(data, bc.dawid_skene_em(data))
     with pytest.raises(TypeError, match=r"data must be a bayescal\.AnnotatedScores; saw ndarray"):
-        check_model(fit, data.annotations)
+        check_model(data.annotations, fit)
     with pytest.raises(ValueError, match="discrepancy must be one of 'chi2', 'g2'; saw 'kl'"):
-        check_model(fit, data, discrepancy="kl")
-    with pytest.raises(ValueError, match="interval must lie strictly between 0 and 1; saw 1"):
-        check_model(fit, data, interval=1)
+        check_model(data, fit, discrepancy="kl")
+    with pytest.raises(ValueError, match="level must lie strictly between 0 and 1; saw 1"):
+        check_model(data, fit, level=1)
     with pytest.raises(
-        TypeError, match=r"table must be the DataFrame returned by bayescal\.checks\.check_model"
+        TypeError, match=r"checks must be the ModelChecks returned by bayescal\.check_model"
     ):
         verdicts(data)
+
+
+def test_the_old_spellings_of_check_model_name_the_new_ones(five):
+    data, fit = five
+    with pytest.raises(TypeError, match=r"saw BayesFit \(the data come before the fit"):
+        check_model(fit, data)
+    with pytest.raises(TypeError, match=r"the argument interval= is called level="):
+        check_model(data, fit, interval=0.95)
+    with pytest.raises(TypeError, match=r"takes 2 positional argument\(s\) \(data, fit\)"):
+        check_model(data, fit, 0.95)
+
+
+def test_model_checks_show_themselves_in_one_line_and_as_the_report_table(five):
+    data, fit = five
+    checks = check_model(data, fit)
+    assert "\n" not in repr(checks) and repr(checks).startswith(
+        f"ModelChecks({len(checks.table)} checks at 90%, {len(checks.flagged)} flagged; Model: "
+    )
+    page = checks._repr_html_()
+    assert page.count("<tr") == len(checks.table) + 1  # a row per check, and the header
+    assert all(line.replace("'", "&#x27;") in page for line in checks.verdicts)
+    assert page.count('class="flagged"') == len(checks.flagged)
 
 
 def test_deviance_and_seed_reproducibility(five):
     data, fit = five
     first, again = (
-        check_model(fit, data, discrepancy="g2", seed=5),
-        check_model(fit, data, discrepancy="g2", seed=5),
+        check_model(data, fit, discrepancy="g2", seed=5),
+        check_model(data, fit, discrepancy="g2", seed=5),
     )
-    assert first.equals(again)
+    assert first.table.equals(again.table) and first.verdicts == again.verdicts
     ppc = rows(first, "ppc")
     assert list(ppc.index) == ["deviance G^2", "deviance G^2, sampled posterior draw"]
     assert (ppc["p_value"].between(0, 1)).all()

@@ -368,8 +368,11 @@ def test_recalibrate_writes_the_map_and_the_table_with_one_added_column(judged_t
         rtol=1e-12,
     )
     # The toy predictor is shifted: the corrected map moves the scores towards the truth.
-    before = bc.expected_calibration_error(source["y"], source["p"], 10)
-    assert bc.expected_calibration_error(source["y"], written["p_recalibrated"], 10) < before / 2
+    before = bc.expected_calibration_error(source["y"], source["p"], n_bins=10)
+    assert (
+        bc.expected_calibration_error(source["y"], written["p_recalibrated"], n_bins=10)
+        < before / 2
+    )
 
 
 def test_recalibrate_histogram_on_long_tables(judged_table):

@@ -52,7 +52,7 @@ def test_zero_gap_cannot_be_inverted():
     with pytest.raises(ValueError, match=r"annotator 1 has gap b - a = 0 .* cannot be inverted"):
         bc.corrected_labels([[1, 0]], ch)
     with pytest.raises(ValueError, match=r"annotator 1 has gap b - a = 0"):
-        bc.aggregation_weights(ch, 0.5)
+        bc.aggregation_weights(ch, prevalence=0.5)
 
 
 def test_gap_too_small_for_float64_is_rejected_not_turned_into_nan():
@@ -70,7 +70,9 @@ def test_iv_weights_hand_computed():
     # v1 = (.5*.1*.9 + .5*.9*.1)/.8^2 = 9/64; v2 = (.5*.2*.8 + .5*.7*.3)/.5^2 = 37/50
     inv1, inv2 = Fraction(64, 9), Fraction(50, 37)
     expected = [float(inv1 / (inv1 + inv2)), float(inv2 / (inv1 + inv2))]
-    assert bc.aggregation_weights(CH, 0.5, "iv") == pytest.approx(expected, abs=1e-15)
+    assert bc.aggregation_weights(CH, prevalence=0.5, rule="iv") == pytest.approx(
+        expected, abs=1e-15
+    )
 
 
 def test_other_weight_rules_hand_computed():
@@ -83,22 +85,22 @@ def test_other_weight_rules_hand_computed():
 
 def test_iv_variance_floor_gives_equal_weights_for_perfect_annotators():
     perfect = bc.Channels([0.0, 0.0], [1.0, 1.0])
-    assert bc.aggregation_weights(perfect, 0.3) == pytest.approx([0.5, 0.5])
+    assert bc.aggregation_weights(perfect, prevalence=0.3) == pytest.approx([0.5, 0.5])
 
 
 def test_weight_rules_bad_input():
     with pytest.raises(ValueError, match=r"prevalence is required for rule 'iv'"):
         bc.aggregation_weights(CH)
     with pytest.raises(ValueError, match=r"prevalence must be a number in \[0, 1\]; saw 1.5"):
-        bc.aggregation_weights(CH, 1.5)
+        bc.aggregation_weights(CH, prevalence=1.5)
     with pytest.raises(TypeError, match=r"prevalence must be a number"):
-        bc.aggregation_weights(CH, "half")
+        bc.aggregation_weights(CH, prevalence="half")
     with pytest.raises(
         ValueError, match=r"rule must be one of 'iv', 'equal', 'gap', 'squared_gap'; saw 'median'"
     ):
-        bc.aggregation_weights(CH, 0.5, "median")
+        bc.aggregation_weights(CH, prevalence=0.5, rule="median")
     with pytest.raises(TypeError, match=r"channels must be a bayescal.Channels; saw tuple"):
-        bc.aggregation_weights(([0.1], [0.9]), 0.5)
+        bc.aggregation_weights(([0.1], [0.9]), prevalence=0.5)
     flipped = bc.Channels([0.1, 0.7], [0.9, 0.2])
     with pytest.raises(
         ValueError,
@@ -126,7 +128,7 @@ def test_explicit_weights_renormalise_over_observed_annotators():
 def test_iv_plugin_prevalence_rule_of_appendix_f4():
     # equally weighted corrected labels average (0.3625 - 0.125 + 1.6) / 3 = 0.6125
     expected = bc.corrected_labels(
-        ANNOTATIONS, CH, weights=bc.aggregation_weights(CH, 0.6125, "iv")
+        ANNOTATIONS, CH, weights=bc.aggregation_weights(CH, prevalence=0.6125, rule="iv")
     )
     assert bc.corrected_labels(ANNOTATIONS, CH) == pytest.approx(expected, abs=1e-15)
 
@@ -134,7 +136,9 @@ def test_iv_plugin_prevalence_rule_of_appendix_f4():
 def test_iv_plugin_prevalence_is_clipped():
     # Every response negative and corrected labels below zero: mu clips to 1e-4.
     ann = np.zeros((4, 2), dtype=int)
-    expected = bc.corrected_labels(ann, CH, weights=bc.aggregation_weights(CH, 1e-4, "iv"))
+    expected = bc.corrected_labels(
+        ann, CH, weights=bc.aggregation_weights(CH, prevalence=1e-4, rule="iv")
+    )
     assert bc.corrected_labels(ann, CH) == pytest.approx(expected, abs=1e-15)
 
 
@@ -196,7 +200,9 @@ def test_perfect_channels_give_exactly_the_clean_ece():
     perfect = bc.Channels([0.0] * 3, [1.0] * 3)
     for weights in ("iv", "equal", "gap", "squared_gap"):
         for strategy in ("uniform", "quantile"):
-            clean = bc.expected_calibration_error(sim.labels, sim.data.scores, 10, strategy)
+            clean = bc.expected_calibration_error(
+                sim.labels, sim.data.scores, n_bins=10, strategy=strategy
+            )
             nc = bc.noise_corrected_ece(
                 bc.AnnotatedScores(sim.data.scores, truth),
                 perfect,
@@ -284,8 +290,12 @@ def test_appendix_d1_pair_has_the_same_response_law_and_different_ece():
     for channels, m in (MODEL_1, MODEL_2):
         q = channels.a + channels.gap * m(z)  # P(A = 1 | Z = z)
         assert q == pytest.approx(0.35 + 0.3 * z, abs=1e-15)
-    assert bc.simulate_annotated(10, *MODEL_1).population_ece == pytest.approx(1 / 8, abs=1e-10)
-    assert bc.simulate_annotated(10, *MODEL_2).population_ece == pytest.approx(5 / 32, abs=1e-10)
+    assert bc.simulate_annotated(
+        10, MODEL_1[0], calibration=MODEL_1[1]
+    ).population_ece == pytest.approx(1 / 8, abs=1e-10)
+    assert bc.simulate_annotated(
+        10, MODEL_2[0], calibration=MODEL_2[1]
+    ).population_ece == pytest.approx(5 / 32, abs=1e-10)
 
 
 @pytest.mark.slow
@@ -293,7 +303,7 @@ def test_appendix_d1_same_data_give_either_ece_depending_on_assumed_channels():
     # Data from model 1 are also data from model 2: NC-ECE with either set of channels is a
     # consistent estimate of that model's ECE.  20 bins put the sign change z = 1/2 on an edge,
     # so the binned ECE of both linear residuals equals their ECE.
-    sim = bc.simulate_annotated(400_000, MODEL_1[0], MODEL_1[1], seed=11)
+    sim = bc.simulate_annotated(400_000, MODEL_1[0], calibration=MODEL_1[1], seed=11)
     for channels, expected in ((MODEL_1[0], 1 / 8), (MODEL_2[0], 5 / 32)):
         estimate = bc.noise_corrected_ece(sim.data, channels, n_bins=20)
         assert estimate == pytest.approx(expected, abs=0.004)
@@ -318,7 +328,7 @@ def test_nc_bin_moments_are_unbiased_and_naive_ones_are_not(missing_rate):
     rng = np.random.default_rng(2024)
     nc, naive = [], []
     for r in range(replicates):
-        data = bc.simulate_annotated(n, channels, calibration, seed=r).data
+        data = bc.simulate_annotated(n, channels, calibration=calibration, seed=r).data
         annotations = data.annotations.copy()
         if missing_rate:
             hidden = rng.random(annotations.shape) < missing_rate
@@ -326,9 +336,9 @@ def test_nc_bin_moments_are_unbiased_and_naive_ones_are_not(missing_rate):
             annotations[hidden] = -1
         # Weights fixed in advance (true prevalence 1/2) so the moments are linear in the labels.
         u = bc.corrected_labels(annotations, channels, weights="iv", prevalence=0.5)
-        nc.append(bc.calibration_moments(u, data.scores, n_bins).moments)
+        nc.append(bc.calibration_moments(u, data.scores, n_bins=n_bins).moments)
         soft = np.where(annotations >= 0, annotations, 0).sum(1) / (annotations >= 0).sum(1)
-        naive.append(bc.calibration_moments(soft, data.scores, n_bins).moments)
+        naive.append(bc.calibration_moments(soft, data.scores, n_bins=n_bins).moments)
     truth = _population_moments(n_bins)
     nc, naive = np.array(nc), np.array(naive)
     se = nc.std(axis=0, ddof=1) / math.sqrt(replicates)

@@ -175,7 +175,9 @@ def test_from_frame_maps_nan_to_missing_and_keeps_names():
 
 def test_from_frame_accepts_booleans():
     table = pd.DataFrame({"p": [0.1, 0.8], "ann": [False, True]})
-    assert bc.AnnotatedScores.from_frame(table, "p", ["ann"]).annotations.tolist() == [[0], [1]]
+    assert bc.AnnotatedScores.from_frame(
+        table, score="p", annotators=["ann"]
+    ).annotations.tolist() == [[0], [1]]
 
 
 def test_from_frame_round_trips_through_csv_and_parquet(tmp_path):
@@ -287,7 +289,7 @@ def test_from_long_agrees_with_from_frame():
     from_long = bc.AnnotatedScores.from_long(
         long.sample(frac=1.0, random_state=0), wide[["item", "score"]]
     )
-    from_wide = bc.AnnotatedScores.from_frame(wide, "score", ["a0", "a1", "a2"])
+    from_wide = bc.AnnotatedScores.from_frame(wide, score="score", annotators=["a0", "a1", "a2"])
     assert np.array_equal(from_long.annotations, from_wide.annotations)
     assert from_long.annotator_names == from_wide.annotator_names
 

@@ -20,13 +20,16 @@ def test_the_shipped_examples_are_reproducible(tmp_path):
 
 def test_the_quickstart_table_reads_and_its_naive_ece_is_biased():
     table = read_wide_table(
-        EXAMPLES / "judged.csv", "score", ["ann", "bob", "cy", "dee"], truth="truth"
+        EXAMPLES / "judged.csv",
+        score="score",
+        annotators=["ann", "bob", "cy", "dee"],
+        truth="truth",
     )
     data = table.data
     assert data.n_items == 3000 and 0.15 < (data.annotations[:, 3] == -1).mean() < 0.25
-    oracle = bc.expected_calibration_error(table.truth, data.scores, 10)
+    oracle = bc.expected_calibration_error(table.truth, data.scores, n_bins=10)
     naive = bc.soft_vote_ece(data, n_bins=10)
-    corrected = bc.nc_ece(data, "dawid_skene_em", n_bins=10).estimate
+    corrected = bc.nc_ece_estimate(data, estimator="dawid_skene_em", n_bins=10).estimate
     assert abs(corrected - oracle) < 0.02 < abs(naive - oracle)  # the quickstart's point
     assert list(read_priors(EXAMPLES / "priors.json", named=True)) == [
         "flat",

@@ -192,7 +192,9 @@ def _within_three_sd(fit, truth_a, truth_b, truth_prevalence):
 @pytest.mark.parametrize("k", [3, 4, 5])
 def test_dawid_skene_recovers_simulated_channels(k):
     channels = bc.Channels(np.linspace(0.08, 0.25, k), np.linspace(0.8, 0.95, k))
-    sim = bc.simulate_annotated(5000, channels, lambda z: 0.2 + 0.5 * np.asarray(z), seed=20 + k)
+    sim = bc.simulate_annotated(
+        5000, channels, calibration=lambda z: 0.2 + 0.5 * np.asarray(z), seed=20 + k
+    )
     fit = bc.fit_bayes(sim.data, **FAST)
     _within_three_sd(fit, channels.a, channels.b, sim.labels.mean())
 
@@ -212,7 +214,9 @@ def test_hui_walter_recovers_two_annotators_with_score_groups(n_groups):
 @pytest.mark.filterwarnings("ignore::bayescal.exceptions.SaturatedModelWarning")
 def test_flat_prior_posterior_means_agree_with_em():
     channels = bc.Channels([0.1, 0.15, 0.2, 0.25], [0.8, 0.85, 0.9, 0.95])
-    sim = bc.simulate_annotated(50_000, channels, lambda z: 0.2 + 0.5 * np.asarray(z), seed=40)
+    sim = bc.simulate_annotated(
+        50_000, channels, calibration=lambda z: 0.2 + 0.5 * np.asarray(z), seed=40
+    )
     bayes, em = bc.fit_bayes(sim.data, **FAST), bc.dawid_skene_em(sim.data)
     mean = bayes.posterior_mean()
     assert mean.a == pytest.approx(em.channels.a, abs=0.01) and mean.b == pytest.approx(

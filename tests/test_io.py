@@ -32,7 +32,7 @@ def test_reads_csv_and_parquet_the_same_way(table, tmp_path, suffix):
     path = tmp_path / f"t{suffix}"
     table.to_csv(path, index=False) if suffix == ".csv" else table.to_parquet(path)
     before = path.read_bytes()
-    read = read_wide_table(path, "p", ["ann", "bob"], truth="y")
+    read = read_wide_table(path, score="p", annotators=["ann", "bob"], truth="y")
     data, truth = read.data, read.truth
     assert data.annotations.tolist() == [[0, 0], [1, -1], [1, 1]] and truth.tolist() == [0, 1, 1]
     assert data.annotator_names == ("ann", "bob")
@@ -69,21 +69,21 @@ def test_bad_tables_give_one_line_naming_column_and_row(table, tmp_path, change,
     path = tmp_path / "bad.csv"
     change(table).to_csv(path, index=False)
     with pytest.raises(TableError, match=message) as error:
-        read_wide_table(path, "p", ["ann", "bob"], truth="y")
+        read_wide_table(path, score="p", annotators=["ann", "bob"], truth="y")
     assert "\n" not in str(error.value) and str(path) in str(error.value)
 
 
 def test_missing_and_unknown_files(tmp_path):
     with pytest.raises(TableError, match="no such file"):
-        read_wide_table(tmp_path / "absent.csv", "p", ["a"])
+        read_wide_table(tmp_path / "absent.csv", score="p", annotators=["a"])
     (tmp_path / "t.xlsx").write_text("x")
     with pytest.raises(
         TableError, match=r"expected a table ending in .csv, .parquet, .pq; saw '.xlsx'"
     ):
-        read_wide_table(tmp_path / "t.xlsx", "p", ["a"])
+        read_wide_table(tmp_path / "t.xlsx", score="p", annotators=["a"])
     (tmp_path / "broken.parquet").write_text("not parquet")
     with pytest.raises(TableError, match="cannot be read as PARQUET"):
-        read_wide_table(tmp_path / "broken.parquet", "p", ["a"])
+        read_wide_table(tmp_path / "broken.parquet", score="p", annotators=["a"])
 
 
 def test_output_directory_is_never_overwritten_without_force(tmp_path):
@@ -156,7 +156,7 @@ def _read_long(folder, scores, labels, **options):
     return read_long_tables(
         folder / "labels.csv",
         folder / "scores.csv",
-        "p",
+        score="p",
         item="id",
         annotator="who",
         label="vote",

@@ -28,7 +28,7 @@ def test_binary_ece_equals_the_numpy_moments(n_bins):
         labels.astype(float), scores, n_bins, "uniform"
     ).ece  # sums in another order
     values = {
-        bc.expected_calibration_error(labels.astype(dtype), scores, n_bins)
+        bc.expected_calibration_error(labels.astype(dtype), scores, n_bins=n_bins)
         for dtype in (np.int8, np.int64, np.float64, bool)
     }
     assert len(values) == 1 and values.pop() == pytest.approx(expected, rel=1e-12)
@@ -106,9 +106,9 @@ def test_bad_input_of_nc_ece_gets_the_usual_message(change, message):
 
 def test_bad_labels_found_by_the_compiled_pass_name_y_true():
     with pytest.raises(ValueError, match=r"y_true must contain only 0 and 1; saw 2 at position 2"):
-        bc.expected_calibration_error([0, 1, 2, 1], [0.1, 0.2, 0.3, 0.4], 5)
+        bc.expected_calibration_error([0, 1, 2, 1], [0.1, 0.2, 0.3, 0.4], n_bins=5)
     with pytest.raises(ValueError, match=r"y_prob must be finite; saw nan at position 1"):
-        bc.expected_calibration_error([0, 1, 0, 1], [0.1, np.nan, 0.3, 0.4], 5)
+        bc.expected_calibration_error([0, 1, 0, 1], [0.1, np.nan, 0.3, 0.4], n_bins=5)
 
 
 @pytest.mark.parametrize(
@@ -152,7 +152,7 @@ def test_large_inputs_run_in_two_threads_and_keep_perfect_channels_exact():
     scores = rng.random(n)
     labels = (rng.random(n) < scores).astype(np.int8)
     perfect = bc.Channels([0.0, 0.0], [1.0, 1.0])
-    clean = bc.expected_calibration_error(labels, scores, 12)
+    clean = bc.expected_calibration_error(labels, scores, n_bins=12)
     data = bc.AnnotatedScores(scores, np.column_stack([labels, labels]))
     assert bc.noise_corrected_ece(data, perfect, n_bins=12) == clean
     assert clean == pytest.approx(
@@ -161,7 +161,7 @@ def test_large_inputs_run_in_two_threads_and_keep_perfect_channels_exact():
     bad = scores.copy()
     bad[n - 3] = np.nan  # in the second half, the other thread's
     with pytest.raises(ValueError, match=f"y_prob must be finite; saw nan at position {n - 3}"):
-        bc.expected_calibration_error(labels, bad, 12)
+        bc.expected_calibration_error(labels, bad, n_bins=12)
 
 
 def _ece_in_child(queue):
@@ -169,7 +169,7 @@ def _ece_in_child(queue):
 
     rng = np.random.default_rng(1)
     scores = rng.random(THREADED_FROM + 1)
-    queue.put(bc.expected_calibration_error((scores > 0.5).astype(int), scores, 10))
+    queue.put(bc.expected_calibration_error((scores > 0.5).astype(int), scores, n_bins=10))
 
 
 @pytest.mark.filterwarnings(
@@ -183,7 +183,7 @@ def test_a_forked_child_computes_with_its_own_threads():
     rng = np.random.default_rng(1)
     scores = rng.random(THREADED_FROM + 1)
     expected = bc.expected_calibration_error(
-        (scores > 0.5).astype(int), scores, 10
+        (scores > 0.5).astype(int), scores, n_bins=10
     )  # the parent's threads exist now
     context = multiprocessing.get_context("fork")
     queue = context.Queue()

@@ -106,7 +106,9 @@ def test_n_bins_auto_is_cube_root_rule():
     p = rng.random(8000)
     y = (rng.random(8000) < p).astype(int)
     assert bc.calibration_moments(y, p, n_bins="auto").counts.size == 20
-    assert bc.expected_calibration_error(y, p, "auto") == bc.expected_calibration_error(y, p, 20)
+    assert bc.expected_calibration_error(y, p, n_bins="auto") == bc.expected_calibration_error(
+        y, p, n_bins=20
+    )
 
 
 # --- reference and invariants --------------------------------------------------------------
@@ -117,7 +119,7 @@ def test_agrees_with_loop_reference_on_random_data(n_bins):
     rng = np.random.default_rng(n_bins)
     p = rng.random(997) ** 2
     y = (rng.random(997) < np.sqrt(p)).astype(int)
-    assert bc.expected_calibration_error(y, p, n_bins) == pytest.approx(
+    assert bc.expected_calibration_error(y, p, n_bins=n_bins) == pytest.approx(
         loop_ece(y, p, n_bins), abs=1e-12
     )
 
@@ -145,18 +147,18 @@ def test_permutation_invariance(data, n_bins, strategy, random):
     order = list(range(len(y)))
     random.shuffle(order)
     shuffled = bc.expected_calibration_error(
-        [y[i] for i in order], [p[i] for i in order], n_bins, strategy
+        [y[i] for i in order], [p[i] for i in order], n_bins=n_bins, strategy=strategy
     )
     assert shuffled == pytest.approx(
-        bc.expected_calibration_error(y, p, n_bins, strategy), abs=1e-12
+        bc.expected_calibration_error(y, p, n_bins=n_bins, strategy=strategy), abs=1e-12
     )
 
 
 @given(labels_and_scores, bin_counts, strategies)
 def test_ece_in_unit_interval_and_below_mce(data, n_bins, strategy):
     y, p = data
-    ece = bc.expected_calibration_error(y, p, n_bins, strategy)
-    mce = bc.max_calibration_error(y, p, n_bins, strategy)
+    ece = bc.expected_calibration_error(y, p, n_bins=n_bins, strategy=strategy)
+    mce = bc.max_calibration_error(y, p, n_bins=n_bins, strategy=strategy)
     assert 0.0 <= ece <= 1.0 + 1e-12
     assert mce >= ece - 1e-12
     assert mce <= 1.0 + 1e-12
@@ -165,7 +167,7 @@ def test_ece_in_unit_interval_and_below_mce(data, n_bins, strategy):
 @given(labels_and_scores, bin_counts)
 def test_uniform_strategy_matches_loop_reference(data, n_bins):
     y, p = data
-    assert bc.expected_calibration_error(y, p, n_bins) == pytest.approx(
+    assert bc.expected_calibration_error(y, p, n_bins=n_bins) == pytest.approx(
         loop_ece(y, p, n_bins), abs=1e-12
     )
 
@@ -183,19 +185,21 @@ def test_zero_when_each_bin_mean_target_equals_mean_score(groups, n_bins, strate
         k = min(k, m)
         y += [1] * k + [0] * (m - k)
         p += [k / m] * m
-    assert bc.expected_calibration_error(y, p, n_bins, strategy) == pytest.approx(0.0, abs=1e-12)
+    assert bc.expected_calibration_error(y, p, n_bins=n_bins, strategy=strategy) == pytest.approx(
+        0.0, abs=1e-12
+    )
 
 
 @given(labels_and_scores, bin_counts, strategies)
 def test_reliability_curve_reproduces_ece(data, n_bins, strategy):
     y, p = data
-    curve = bc.reliability_curve(y, p, n_bins, strategy)
+    curve = bc.reliability_curve(y, p, n_bins=n_bins, strategy=strategy)
     ok = curve.nonempty
     from_curve = np.sum(
         curve.counts[ok] / len(y) * np.abs(curve.mean_target[ok] - curve.mean_predicted[ok])
     )
     assert from_curve == pytest.approx(
-        bc.expected_calibration_error(y, p, n_bins, strategy), abs=1e-12
+        bc.expected_calibration_error(y, p, n_bins=n_bins, strategy=strategy), abs=1e-12
     )
     assert curve.counts.sum() == len(y)
 

@@ -18,14 +18,14 @@ def _grouped(sim, n_groups=5):
 
 def test_known_channels_give_noise_corrected_ece():
     sim = bc.toy_data(4000, seed=1)
-    result = bc.nc_ece(sim.data, sim.channels, n_bins=10)
+    result = bc.nc_ece_estimate(sim.data, estimator=sim.channels, n_bins=10)
     assert result.estimate == bc.noise_corrected_ece(sim.data, sim.channels, n_bins=10)
     assert result.fits == () and result.estimator == "known channels" and result.n_evaluated == 4000
 
 
 def test_reuse_equals_correction_with_the_fitted_channels():
     sim = bc.toy_data(4000, seed=2)
-    result = bc.nc_ece(sim.data, "dawid_skene_em", n_bins=10)
+    result = bc.nc_ece_estimate(sim.data, estimator="dawid_skene_em", n_bins=10)
     (fit,) = result.fits
     assert result.estimate == bc.noise_corrected_ece(sim.data, fit.channels, n_bins=10)
     assert result.estimate == pytest.approx(result.moments.ece)
@@ -33,8 +33,8 @@ def test_reuse_equals_correction_with_the_fitted_channels():
 
 def test_split_fits_on_one_part_and_evaluates_the_other():
     sim = bc.toy_data(4000, seed=3)
-    result = bc.nc_ece(
-        sim.data, "dawid_skene_em", mode="split", split_fraction=0.25, n_bins=10, seed=4
+    result = bc.nc_ece_estimate(
+        sim.data, estimator="dawid_skene_em", mode="split", split_fraction=0.25, n_bins=10, seed=4
     )
     assert result.n_evaluated == 3000 and result.moments.counts.sum() == 3000
     assert result.fits[0].group_counts.sum() == 1000
@@ -42,8 +42,14 @@ def test_split_fits_on_one_part_and_evaluates_the_other():
 
 def test_crossfit_sums_held_out_moments_before_the_absolute_value():
     sim = bc.toy_data(6000, seed=5)
-    result = bc.nc_ece(
-        sim.data, "dawid_skene_em", mode="crossfit", n_folds=3, n_bins=10, weights="equal", seed=6
+    result = bc.nc_ece_estimate(
+        sim.data,
+        estimator="dawid_skene_em",
+        mode="crossfit",
+        n_folds=3,
+        n_bins=10,
+        weights="equal",
+        seed=6,
     )
     assert len(result.fits) == 3
     # Rebuild: the fold assignment is a seeded permutation mod F; each fold is corrected with
@@ -54,11 +60,11 @@ def test_crossfit_sums_held_out_moments_before_the_absolute_value():
         targets[fold == k] = bc.corrected_labels(
             sim.data.annotations[fold == k], fit.channels, weights="equal"
         )
-    expected = bc.calibration_moments(targets, sim.data.scores, 10)
+    expected = bc.calibration_moments(targets, sim.data.scores, n_bins=10)
     assert result.moments.moments == pytest.approx(expected.moments, abs=1e-15)
     # Summing before |.| can only be smaller than averaging the folds' own ECEs.
     per_fold = [
-        bc.calibration_moments(targets[fold == k], sim.data.scores[fold == k], 10).ece
+        bc.calibration_moments(targets[fold == k], sim.data.scores[fold == k], n_bins=10).ece
         for k in range(3)
     ]
     assert result.estimate <= np.mean(per_fold) + 1e-12
@@ -69,17 +75,19 @@ def test_grouped_estimators_run_in_every_mode(estimator):
     channels = bc.Channels([0.1, 0.2], [0.85, 0.9])
     sim = bc.simulate_annotated(8000, channels, seed=7)
     data = _grouped(sim, n_groups=2 if estimator == "hui_walter_moments" else 4)
-    truth = bc.nc_ece(data, channels, n_bins=10).estimate
+    truth = bc.nc_ece_estimate(data, estimator=channels, n_bins=10).estimate
     for mode in ("reuse", "split", "crossfit"):
-        result = bc.nc_ece(data, estimator, mode=mode, n_bins=10, n_folds=3)
+        result = bc.nc_ece_estimate(data, estimator=estimator, mode=mode, n_bins=10, n_folds=3)
         assert abs(result.estimate - truth) < 0.03
 
 
 def test_estimator_options_and_callables_are_passed_through():
     sim = bc.toy_data(3000, seed=8)
-    result = bc.nc_ece(sim.data, "dawid_skene_em", estimator_options={"n_starts": 2, "seed": 5})
+    result = bc.nc_ece_estimate(
+        sim.data, estimator="dawid_skene_em", estimator_options={"n_starts": 2, "seed": 5}
+    )
     assert result.fits[0].ok
-    custom = bc.nc_ece(sim.data, lambda data: bc.third_moment(data))
+    custom = bc.nc_ece_estimate(sim.data, estimator=lambda data: bc.third_moment(data))
     assert custom.fits[0].method == "third_moment"
 
 
@@ -91,7 +99,7 @@ def test_failed_fit_raises_with_the_fold():
         ChannelFitError,
         match=r"dawid_skene_em failed on the training folds of fold 0: .*annotator 'a3' has b < a",
     ):
-        bc.nc_ece(sim.data, "dawid_skene_em", mode="crossfit")
+        bc.nc_ece_estimate(sim.data, estimator="dawid_skene_em", mode="crossfit")
 
 
 @pytest.mark.parametrize(
@@ -121,15 +129,15 @@ def test_failed_fit_raises_with_the_fold():
 )
 def test_bad_input(kwargs, error, match):
     with pytest.raises(error, match=match):
-        bc.nc_ece(bc.toy_data(300, seed=1).data, **kwargs)
+        bc.nc_ece_estimate(bc.toy_data(300, seed=1).data, **kwargs)
 
 
 def test_known_channels_with_a_fitting_mode_is_an_error():
     sim = bc.toy_data(300, seed=1)
     with pytest.raises(ValueError, match=r"mode must be 'reuse' with known channels"):
-        bc.nc_ece(sim.data, sim.channels, mode="split")
+        bc.nc_ece_estimate(sim.data, estimator=sim.channels, mode="split")
     with pytest.raises(TypeError, match=r"data must be a bayescal.AnnotatedScores"):
-        bc.nc_ece(sim.data.annotations)
+        bc.nc_ece_estimate(sim.data.annotations)
 
 
 @pytest.mark.slow
@@ -139,14 +147,17 @@ def test_toy_study_sanity_estimated_channels_close_to_true_channels():
     # estimated channels stays within 1.5x of NC-ECE with the true channels (reuse and cross-fit).
     errors = {"true": [], "reuse": [], "crossfit": []}
     for seed in range(60):
-        sim = bc.toy_data(8000, "calibrated", seed=seed)
+        sim = bc.toy_data(8000, condition="calibrated", seed=seed)
         data = _grouped(sim)
         errors["true"].append(
-            bc.nc_ece(data, sim.channels, n_bins=10).estimate - sim.population_ece
+            bc.nc_ece_estimate(data, estimator=sim.channels, n_bins=10).estimate
+            - sim.population_ece
         )
         for mode in ("reuse", "crossfit"):
             errors[mode].append(
-                bc.nc_ece(data, "grouped_em", mode=mode, n_bins=10, seed=seed).estimate
+                bc.nc_ece_estimate(
+                    data, estimator="grouped_em", mode=mode, n_bins=10, seed=seed
+                ).estimate
                 - sim.population_ece
             )
     mae = {name: np.mean(np.abs(values)) for name, values in errors.items()}

@@ -34,7 +34,7 @@ def table():
         np.tile(FIVE_ANNOTATORS.b, (draws, 1)),
         np.full(draws, 0.5),
     )
-    return check_model(fit, data)
+    return check_model(data, fit).table
 
 
 def test_ppc_residual_plot_shows_every_pattern(table):
@@ -83,7 +83,7 @@ def test_prior_sensitivity_plot_has_a_panel_per_quantity():
 
 def test_plots_reject_other_objects(table):
     with pytest.raises(
-        TypeError, match=r"checks must be the DataFrame returned by bayescal\.checks\.check_model"
+        TypeError, match=r"checks must be the ModelChecks returned by bayescal\.check_model"
     ):
         plot_ppc_residuals(table["subject"])
     with pytest.raises(ValueError, match="checks has no 'pairwise_agreement' rows to plot"):
@@ -97,13 +97,13 @@ def toy_posterior():
     a = np.clip(sim.channels.a + rng.normal(0, 0.01, (200, 3)), 0.01, 0.4)
     b = np.clip(sim.channels.b + rng.normal(0, 0.01, (200, 3)), 0.6, 0.99)
     fit = fake_fit(sim.data, a, b, np.full(200, 0.5))
-    return sim, fit, bc.posterior_ece(fit, sim.data, n_bins=10)
+    return sim, fit, bc.nc_ece_posterior(sim.data, fit, n_bins=10)
 
 
 def test_reliability_diagram_draws_the_posterior_median_and_overlaid_curves(toy_posterior):
     sim, _, posterior = toy_posterior
-    oracle = bc.reliability_curve(sim.labels, sim.data.scores, 10)
-    ax = plot_reliability(posterior, {"oracle": oracle})
+    oracle = bc.reliability_curve(sim.labels, sim.data.scores, n_bins=10)
+    ax = plot_reliability(posterior, curves={"oracle": oracle})
     corrected, overlaid = ax.get_lines()[1], ax.get_lines()[2]
     np.testing.assert_allclose(corrected.get_ydata(), np.median(posterior.bin_accuracy(), axis=0))
     np.testing.assert_allclose(overlaid.get_ydata(), oracle.mean_target)
@@ -111,15 +111,15 @@ def test_reliability_diagram_draws_the_posterior_median_and_overlaid_curves(toy_
     with pytest.raises(
         TypeError, match=r"curves must be a dict of name to bayescal\.ReliabilityCurve"
     ):
-        plot_reliability(posterior, {"oracle": oracle.mean_target})
+        plot_reliability(posterior, curves={"oracle": oracle.mean_target})
     plt.close("all")
 
 
 def test_ece_posterior_and_channel_forest(toy_posterior):
     sim, fit, posterior = toy_posterior
-    ax = plot_ece_posterior(posterior, {"oracle": 0.09})
+    ax = plot_ece_posterior(posterior, references={"oracle": 0.09})
     assert ax.get_lines()[0].get_xdata()[0] == posterior.median
-    ax = plot_channels(fit, {"true": sim.channels})
+    ax = plot_channels(fit, references={"true": sim.channels})
     assert [t.get_text() for t in ax.get_yticklabels()] == [
         "a[a0]",
         "a[a1]",
@@ -135,7 +135,7 @@ def test_ece_posterior_and_channel_forest(toy_posterior):
     ):
         plot_ece_posterior(fit)
     with pytest.raises(TypeError, match=r"references must be a dict of name to bayescal\.Channels"):
-        plot_channels(fit, {"true": (0.1, 0.9)})
+        plot_channels(fit, references={"true": (0.1, 0.9)})
     plt.close("all")
 
 

@@ -1,4 +1,4 @@
-"""posterior_ece: the push-through of channel draws, checked against item-level computations."""
+"""nc_ece_posterior: the push-through of channel draws, checked against item-level computations."""
 
 import numpy as np
 import pytest
@@ -12,7 +12,7 @@ from .helpers import fake_fit
 @pytest.fixture(scope="module")
 def varied():
     rng = np.random.default_rng(5)
-    sim = bc.toy_data(3000, "nonlinear", seed=5)
+    sim = bc.toy_data(3000, condition="nonlinear", seed=5)
     annotations = sim.data.annotations.copy()
     annotations[rng.random(annotations.shape) < 0.2] = -1
     annotations[(annotations == -1).all(axis=1), 0] = 1
@@ -26,7 +26,7 @@ def varied():
 @pytest.mark.parametrize("weights", ["iv", "equal", "squared_gap", [0.5, 0.3, 0.2]])
 def test_channel_draws_reproduce_item_level_nc_ece_exactly(varied, weights):
     data, fit, a, b = varied
-    result = bc.posterior_ece(fit, data, n_bins=10, weights=weights, uncertainty="channels")
+    result = bc.nc_ece_posterior(data, fit, n_bins=10, weights=weights, uncertainty="channels")
     expected = [
         bc.noise_corrected_ece(data, bc.Channels(a[s], b[s]), n_bins=10, weights=weights)
         for s in range(40)
@@ -39,7 +39,7 @@ def test_channel_draws_reproduce_item_level_nc_ece_exactly(varied, weights):
 def test_bayesian_bootstrap_matches_an_exact_item_level_bootstrap():
     # Small data, fixed channels: the cell-level Dirichlet with a normal within-cell score term
     # against Dirichlet(1, ..., 1) weights on every item.
-    sim = bc.toy_data(300, "shifted", seed=9)
+    sim = bc.toy_data(300, condition="shifted", seed=9)
     draws = 4000
     fit = fake_fit(
         sim.data,
@@ -47,7 +47,7 @@ def test_bayesian_bootstrap_matches_an_exact_item_level_bootstrap():
         np.tile(sim.channels.b, (draws, 1)),
         np.full(draws, 0.45),
     )
-    ours = bc.posterior_ece(fit, sim.data, n_bins=5, uncertainty="total", seed=1).raw_draws
+    ours = bc.nc_ece_posterior(sim.data, fit, n_bins=5, uncertainty="total", seed=1).raw_draws
     u = bc.corrected_labels(sim.data.annotations, sim.channels)
     bins = np.minimum((sim.data.scores * 5).astype(int), 4)
     rng = np.random.default_rng(2)
@@ -74,7 +74,7 @@ def test_highest_density_interval():
 @pytest.mark.filterwarnings("ignore::bayescal.exceptions.SamplingWarning")
 def test_result_fields_and_reliability_bands(varied):
     data, fit, _, _ = varied
-    result = bc.posterior_ece(fit, data, n_bins=10, interval=0.8, tolerance=0.05)
+    result = bc.nc_ece_posterior(data, fit, n_bins=10, level=0.8, tolerance=0.05)
     assert result.level == 0.8 and result.uncertainty == "total"
     assert result.interval[0] <= result.median <= result.interval[1]
     assert result.hdi[0] <= result.hdi[1]
@@ -93,8 +93,9 @@ def test_result_fields_and_reliability_bands(varied):
             ValueError,
             r"uncertainty must be one of 'total', 'channels'; saw 'all'",
         ),
-        ({"interval": 1.0}, ValueError, r"interval must lie strictly between 0 and 1; saw 1.0"),
-        ({"interval": 1.5}, ValueError, r"interval must be a number in \[0, 1\]"),
+        ({"level": 1.0}, ValueError, r"level must lie strictly between 0 and 1; saw 1.0"),
+        ({"level": 1.5}, ValueError, r"level must be a number in \[0, 1\]"),
+        ({"interval": 0.9}, TypeError, r"the argument interval= is called level="),
         ({"tolerance": -0.1}, ValueError, r"tolerance must be a number in \[0, 1\]"),
         ({"n_bins": 0}, ValueError, r"n_bins must be >= 1"),
         ({"weights": "best"}, ValueError, r"weights must be one of"),
@@ -110,7 +111,7 @@ def test_result_fields_and_reliability_bands(varied):
 def test_bad_input(varied, kwargs, error, match):
     data, fit, _, _ = varied
     with pytest.raises(error, match=match):
-        bc.posterior_ece(fit, data, **kwargs)
+        bc.nc_ece_posterior(data, fit, **kwargs)
 
 
 @pytest.mark.filterwarnings("ignore::bayescal.exceptions.SamplingWarning")
@@ -122,8 +123,8 @@ def test_data_must_match_the_fit(varied):
     with pytest.raises(
         ValueError, match=r"data must have the fit's 3 annotators \['a0', 'a1', 'a2'\]; saw 4"
     ):
-        bc.posterior_ece(fit, four)
+        bc.nc_ece_posterior(four, fit)
     with pytest.raises(TypeError, match=r"fit must be a bayescal.BayesFit"):
-        bc.posterior_ece(object(), data)
+        bc.nc_ece_posterior(data, object())
     with pytest.raises(TypeError, match=r"data must be a bayescal.AnnotatedScores"):
-        bc.posterior_ece(fit, data.annotations)
+        bc.nc_ece_posterior(data.annotations, fit)

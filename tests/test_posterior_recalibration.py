@@ -5,7 +5,7 @@ import pytest
 
 import bayescal as bc
 from bayescal.correction import per_annotator_corrections, plugin_prevalence
-from bayescal.posterior import posterior_ece, posterior_recalibration
+from bayescal.posterior import nc_ece_posterior, posterior_recalibration
 from bayescal.recalibration import HistogramBinning, PlattScaling, TemperatureScaling
 
 from .helpers import fake_fit
@@ -16,7 +16,7 @@ FAMILIES = {"temperature": TemperatureScaling, "platt": PlattScaling, "histogram
 @pytest.fixture(scope="module")
 def setting():
     rng = np.random.default_rng(8)
-    sim = bc.toy_data(4000, "shifted", seed=8)
+    sim = bc.toy_data(4000, condition="shifted", seed=8)
     fit_data, eval_data = sim.data.subset(np.arange(2000)), sim.data.subset(np.arange(2000, 4000))
     a = np.clip(sim.channels.a + rng.normal(0, 0.02, (30, 3)), 0.01, 0.4)
     b = np.clip(sim.channels.b + rng.normal(0, 0.02, (30, 3)), 0.6, 0.99)
@@ -37,7 +37,7 @@ def draw_labels(data, a, b):
 def test_every_draw_is_the_single_fit_to_that_draws_corrected_labels(method, setting):
     fit_data, eval_data, fit, a, b = setting
     result = posterior_recalibration(
-        fit, fit_data, eval_data, method=method, uncertainty="channels"
+        fit_data, eval_data, fit, method=method, uncertainty="channels"
     )
     assert result.maps.n_draws == 30 and result.maps.converged.all()
     for s in (0, 11, 29):
@@ -51,7 +51,7 @@ def test_every_draw_is_the_single_fit_to_that_draws_corrected_labels(method, set
         expected = bc.noise_corrected_ece(
             bc.AnnotatedScores(single.predict(eval_data.scores), eval_data.annotations),
             bc.Channels(a[s], b[s]),
-            n_bins=15,
+            n_bins=bc.DEFAULT_N_BINS,  # posterior_recalibration's default
         )
         assert result.recalibrated.raw_draws[s] == pytest.approx(expected, abs=1e-8)
     mean_map = result.map
@@ -64,8 +64,8 @@ def test_every_draw_is_the_single_fit_to_that_draws_corrected_labels(method, set
 
 def test_base_and_naive_rows_are_posterior_ece_of_the_original_and_naive_scores(setting):
     fit_data, eval_data, fit, _a, _b = setting
-    result = posterior_recalibration(fit, fit_data, eval_data, method="platt", seed=4)
-    base = posterior_ece(fit, eval_data, seed=4)
+    result = posterior_recalibration(fit_data, eval_data, fit, method="platt", seed=4)
+    base = nc_ece_posterior(eval_data, fit, seed=4)
     np.testing.assert_array_equal(result.base.draws, base.draws)
     naive = PlattScaling().fit(fit_data.scores, fit_data.annotations.mean(axis=1))
     assert result.naive_map.slope_ == naive.slope_
@@ -82,21 +82,21 @@ def test_base_and_naive_rows_are_posterior_ece_of_the_original_and_naive_scores(
         <= summary.loc["slope", "mean"]
         <= summary.loc["slope", "upper"]
     )
-    assert result.recalibrated.bin_accuracy().shape == (30, 15)
+    assert result.recalibrated.bin_accuracy().shape == (30, bc.DEFAULT_N_BINS)
 
 
 def test_total_uncertainty_is_wider_than_channel_uncertainty(setting):
     fit_data, eval_data, fit, _, _ = setting
     total = posterior_recalibration(
-        fit, fit_data, eval_data, method="histogram", uncertainty="total"
+        fit_data, eval_data, fit, method="histogram", uncertainty="total"
     )
     channels = posterior_recalibration(
-        fit, fit_data, eval_data, method="histogram", uncertainty="channels"
+        fit_data, eval_data, fit, method="histogram", uncertainty="channels"
     )
     assert np.std(total.recalibrated.raw_draws) > 2 * np.std(channels.recalibrated.raw_draws)
     np.testing.assert_allclose(total.recalibrated.counts.sum(axis=1), eval_data.n_items)
     again = posterior_recalibration(
-        fit, fit_data, eval_data, method="histogram", uncertainty="total"
+        fit_data, eval_data, fit, method="histogram", uncertainty="total"
     )
     np.testing.assert_array_equal(total.recalibrated.draws, again.recalibrated.draws)
 
@@ -104,26 +104,31 @@ def test_total_uncertainty_is_wider_than_channel_uncertainty(setting):
 def test_posterior_recalibration_rejects_bad_input(setting):
     fit_data, eval_data, fit, _, _ = setting
     with pytest.raises(TypeError, match=r"fit must be a bayescal\.BayesFit; saw Channels"):
-        posterior_recalibration(bc.Channels([0.1], [0.9]), fit_data, eval_data)
+        posterior_recalibration(fit_data, eval_data, bc.Channels([0.1], [0.9]))
     two = bc.AnnotatedScores(eval_data.scores, eval_data.annotations[:, :2])
     with pytest.raises(
         ValueError, match=r"eval_data must have the fit's 3 annotators \['a0', 'a1', 'a2'\]; saw 2"
     ):
-        posterior_recalibration(fit, fit_data, two)
+        posterior_recalibration(fit_data, two, fit)
     with pytest.raises(TypeError, match=r"fit_data must be a bayescal\.AnnotatedScores"):
-        posterior_recalibration(fit, fit_data.scores, eval_data)
+        posterior_recalibration(fit_data.scores, eval_data, fit)
     with pytest.raises(
         ValueError,
         match=r"method must be one of 'temperature', 'platt', 'histogram'; saw 'isotonic'",
     ):
-        posterior_recalibration(fit, fit_data, eval_data, method="isotonic")
+        posterior_recalibration(fit_data, eval_data, fit, method="isotonic")
     with pytest.raises(ValueError, match=r"eps must be a number in \(0, 0.5\)"):
-        posterior_recalibration(fit, fit_data, eval_data, eps=0.7)
-    with pytest.raises(ValueError, match=r"interval must lie strictly between 0 and 1"):
-        posterior_recalibration(fit, fit_data, eval_data, interval=1.0)
+        posterior_recalibration(fit_data, eval_data, fit, eps=0.7)
+    with pytest.raises(ValueError, match=r"level must lie strictly between 0 and 1"):
+        posterior_recalibration(fit_data, eval_data, fit, level=1.0)
     with pytest.raises(
-        ValueError, match=r"n_bins must not exceed the number of fitting items \(5\)"
+        ValueError, match=r"fit_bins must not exceed the number of fitting items \(5\)"
     ):
         posterior_recalibration(
-            fit, fit_data.subset(np.arange(5)), eval_data, method="histogram", fit_bins=10
+            fit_data.subset(np.arange(5)), eval_data, fit, method="histogram", fit_bins=10
         )
+    with pytest.raises(
+        TypeError,
+        match=r"fit_data must be a bayescal\.AnnotatedScores; saw BayesFit \(the data come before the fit",
+    ):
+        posterior_recalibration(fit, fit_data, eval_data)

@@ -180,12 +180,12 @@ def test_temperature_scaling_recovers_a_known_temperature():
 def test_histogram_values_are_projected_bin_means_and_empty_bins_take_the_projected_overall_mean():
     z = np.array([0.05, 0.07, 0.15, 0.95, 0.96])
     u = np.array([1.4, 1.2, -0.3, 0.4, 0.2])
-    fitted = HistogramBinning(n_bins=4).fit(z, u)
+    fitted = HistogramBinning(fit_bins=4).fit(z, u)
     # 0.05, 0.07, 0.15 share bin [0, 0.25) with mean 0.767; 0.95, 0.96 share [0.75, 1] with mean 0.3.
     overall = np.clip(u.mean(), 0, 1)
     np.testing.assert_allclose(fitted.values_, [np.mean([1.4, 1.2, -0.3]), overall, overall, 0.3])
     np.testing.assert_array_equal(fitted.counts_, [3, 0, 0, 2])
-    clipped = HistogramBinning(n_bins=2).fit([0.1, 0.2, 0.8], [1.5, 1.1, -0.2])
+    clipped = HistogramBinning(fit_bins=2).fit([0.1, 0.2, 0.8], [1.5, 1.1, -0.2])
     np.testing.assert_allclose(clipped.values_, [1.0, 0.0])
     np.testing.assert_allclose(fitted.predict([0.0, 0.3, 1.0]), [fitted.values_[0], overall, 0.3])
 
@@ -194,7 +194,7 @@ def test_histogram_quantile_bins_predict_with_the_fitted_edges():
     rng = np.random.default_rng(4)
     z = rng.beta(2, 5, 1000)
     y = (rng.random(1000) < z).astype(float)
-    fitted = HistogramBinning(n_bins=5, strategy="quantile").fit(z, y)
+    fitted = HistogramBinning(fit_bins=5, strategy="quantile").fit(z, y)
     np.testing.assert_allclose(fitted.edges_, np.quantile(z, np.linspace(0, 1, 6)))
     np.testing.assert_array_equal(fitted.counts_, [200] * 5)
     # Prediction on the fitting scores reproduces the bin means exactly.
@@ -212,7 +212,7 @@ def test_with_perfect_channels_the_corrected_fit_is_the_clean_fit(method, shifte
     z, y = shifted_sample
     data = bc.AnnotatedScores(z, np.column_stack([y, y, y]).astype(int))
     perfect = bc.Channels([0.0, 0.0, 0.0], [1.0, 1.0, 1.0])
-    corrected = recalibrate(data, method, channels=perfect)
+    corrected = recalibrate(data, method=method, channels=perfect)
     clean = {
         "temperature": TemperatureScaling(),
         "platt": PlattScaling(),
@@ -224,15 +224,15 @@ def test_with_perfect_channels_the_corrected_fit_is_the_clean_fit(method, shifte
 
 @pytest.mark.filterwarnings("ignore::bayescal.exceptions.SaturatedModelWarning")
 def test_recalibrate_accepts_known_channels_a_channel_fit_or_an_estimator_name():
-    sim = bc.toy_data(4000, "shifted", seed=2)
+    sim = bc.toy_data(4000, condition="shifted", seed=2)
     fit = bc.dawid_skene_em(sim.data)
-    by_fit = recalibrate(sim.data, "platt", channels=fit)
-    by_name = recalibrate(sim.data, "platt", channels="dawid_skene_em")
-    by_channels = recalibrate(sim.data, "platt", channels=fit.channels)
+    by_fit = recalibrate(sim.data, method="platt", channels=fit)
+    by_name = recalibrate(sim.data, method="platt", channels="dawid_skene_em")
+    by_channels = recalibrate(sim.data, method="platt", channels=fit.channels)
     assert by_fit.slope_ == by_name.slope_ == by_channels.slope_
     targets = bc.corrected_labels(sim.data.annotations, fit.channels)
     assert by_fit.slope_ == PlattScaling().fit(sim.data.scores, targets).slope_
-    naive = recalibrate(sim.data, "platt", targets="naive")
+    naive = recalibrate(sim.data, method="platt", targets="naive")
     assert (
         naive.slope_
         == PlattScaling().fit(sim.data.scores, sim.data.annotations.mean(axis=1)).slope_
@@ -242,7 +242,7 @@ def test_recalibrate_accepts_known_channels_a_channel_fit_or_an_estimator_name()
 
 @pytest.mark.filterwarnings("ignore::bayescal.exceptions.SaturatedModelWarning")
 def test_recalibration_study_table_layout_and_its_identity_row():
-    sim = bc.toy_data(6000, "shifted", seed=3)
+    sim = bc.toy_data(6000, condition="shifted", seed=3)
     parts = [sim.data.subset(np.arange(k * 2000, (k + 1) * 2000)) for k in range(3)]
     oracle = sim.calibration(parts[2].scores)
     study = recalibration_study(*parts, methods=["platt", "histogram"], oracle=oracle, n_bins=10)
@@ -252,7 +252,7 @@ def test_recalibration_study_table_layout_and_its_identity_row():
     assert list(study.table.columns) == ["nc_ece", "soft_vote_ece", "oracle_ece", "map"]
     base = study.table.loc[("platt", "base")]
     z, annotations = parts[2].scores, parts[2].annotations
-    assert base["oracle_ece"] == pytest.approx(bc.calibration_moments(oracle, z, 10).ece)
+    assert base["oracle_ece"] == pytest.approx(bc.calibration_moments(oracle, z, n_bins=10).ece)
     assert base["soft_vote_ece"] == pytest.approx(
         bc.soft_vote_ece(bc.AnnotatedScores(z, annotations), n_bins=10)
     )
@@ -326,14 +326,14 @@ def test_recalibration_simulation_is_reproducible_and_validates():
 @pytest.mark.parametrize("family", [TemperatureScaling, PlattScaling, HistogramBinning])
 def test_fit_rejects_bad_input(family, scores, targets, error, message):
     with pytest.raises(error, match=message):
-        family(**({"n_bins": 1} if family is HistogramBinning else {})).fit(scores, targets)
+        family(**({"fit_bins": 1} if family is HistogramBinning else {})).fit(scores, targets)
 
 
 def test_histogram_needs_at_least_as_many_items_as_bins():
     with pytest.raises(
-        ValueError, match=r"n_bins must not exceed the number of fitting items \(3\); saw 10"
+        ValueError, match=r"fit_bins must not exceed the number of fitting items \(3\); saw 10"
     ):
-        HistogramBinning(n_bins=10).fit([0.1, 0.5, 0.9], [0, 1, 1])
+        HistogramBinning(fit_bins=10).fit([0.1, 0.5, 0.9], [0, 1, 1])
     with pytest.raises(
         ValueError, match=r"strategy must be one of 'uniform', 'quantile'; saw 'equal'"
     ):
@@ -363,7 +363,7 @@ def test_recalibrate_rejects_bad_arguments():
     with pytest.raises(
         ValueError, match=r"method must be one of 'temperature', 'platt', 'histogram'; saw 'beta'"
     ):
-        recalibrate(sim.data, "beta", channels=sim.channels)
+        recalibrate(sim.data, method="beta", channels=sim.channels)
     with pytest.raises(
         ValueError, match=r"targets must be one of 'corrected', 'naive'; saw 'clean'"
     ):
@@ -414,7 +414,7 @@ def test_a_fitted_map_survives_json(method):
     rng = np.random.default_rng(5)
     scores = rng.random(400)
     labels = (rng.random(400) < 0.2 + 0.6 * scores).astype(float)
-    fitted = make_map(method, 7, "quantile", 1e-6).fit(scores, labels)
+    fitted = make_map(method, fit_bins=7, strategy="quantile", eps=1e-6).fit(scores, labels)
     document = json.loads(json.dumps(fitted.to_dict(), allow_nan=False))
     assert document["method"] == method and document["converged"] is True
     rebuilt = map_from_dict(document)

@@ -40,7 +40,7 @@ def results(tmp_path_factory):
     pd.DataFrame(
         {"score": sim.data.scores, **dict(zip(names, sim.data.annotations.T)), "y": sim.labels}
     ).to_csv(folder / "t.csv", index=False)
-    table = read_wide_table(folder / "t.csv", "score", names, truth="y")
+    table = read_wide_table(folder / "t.csv", score="score", annotators=names, truth="y")
     options = {"num_chains": 2, "num_warmup": 400, "num_samples": 500}
     analysis = analyse(table.data, truth=table.truth, seed=1, bayes_options=options)
     summary, report = write_analysis(folder / "out", analysis, input_record={"table": "t.csv"})

@@ -40,7 +40,7 @@ def test_toy_data_is_seeded_and_shaped():
 
 
 def test_calibrated_condition_has_zero_population_ece():
-    assert bc.toy_data(10, "calibrated").population_ece == pytest.approx(0.0, abs=1e-14)
+    assert bc.toy_data(10, condition="calibrated").population_ece == pytest.approx(0.0, abs=1e-14)
 
 
 @pytest.mark.slow
@@ -55,7 +55,7 @@ def test_toy_scores_follow_the_mixture_model():
 @pytest.mark.slow
 @pytest.mark.parametrize("condition", ["calibrated", "shifted", "nonlinear"])
 def test_labels_and_channels_follow_the_model(condition):
-    sim = bc.toy_data(200_000, condition, seed=7)
+    sim = bc.toy_data(200_000, condition=condition, seed=7)
     z, y, ann = sim.data.scores, sim.labels, sim.data.annotations
     m = toy_calibration(condition)(z)
     # Y | Z ~ Bernoulli(m(Z)): the residual y - m(z) has mean 0 overall and in the upper half.
@@ -78,7 +78,7 @@ def test_labels_and_channels_follow_the_model(condition):
 @pytest.mark.slow
 @pytest.mark.parametrize("condition", ["shifted", "nonlinear"])
 def test_population_ece_matches_monte_carlo(condition):
-    sim = bc.toy_data(2_000_000, condition, seed=8)
+    sim = bc.toy_data(2_000_000, condition=condition, seed=8)
     z = sim.data.scores
     gaps = np.abs(sim.calibration(z) - z)
     se = gaps.std() / math.sqrt(z.size)
@@ -102,7 +102,7 @@ def test_simulate_annotated_defaults_and_prevalence():
         (lambda: bc.toy_data(0), ValueError, r"n must be >= 1; saw 0"),
         (lambda: bc.toy_data(10.5), TypeError, r"n must be an integer"),
         (
-            lambda: bc.toy_data(10, "wavy"),
+            lambda: bc.toy_data(10, condition="wavy"),
             ValueError,
             r"condition must be one of 'calibrated', 'shifted', 'nonlinear'; saw 'wavy'",
         ),

@@ -17,6 +17,7 @@ import numpy as np
 from scipy import special
 
 from .. import _validation as v
+from .._api import old_spellings
 from ..exceptions import NotFittedError, RecalibrationWarning
 from ..metrics import assign_bins, bin_index
 from ._solver import GRADIENT_TOLERANCE, MAX_ITERATIONS, minimise
@@ -244,7 +245,8 @@ class LogisticScaling(RecalibrationMap):
     _upper: np.ndarray
     _start: np.ndarray
 
-    def __init__(self, eps=DEFAULT_EPS):
+    @old_spellings()
+    def __init__(self, *, eps=DEFAULT_EPS):
         self.eps = eps
 
     def _settings(self) -> dict:
@@ -400,8 +402,9 @@ class HistogramBinning(RecalibrationMap):
 
     Parameters
     ----------
-    n_bins : int or "auto", default 10
+    fit_bins : int or "auto", default 10
         Number of fitting bins ``J`` (``"auto"`` = round(n^(1/3))); at most the number of items.
+        (``n_bins`` always means evaluation bins in bayescal.)
     strategy : {"uniform", "quantile"}, default "uniform"
         Equal-width bins, or equal-mass bins of the fitting scores (edges kept for prediction).
 
@@ -415,17 +418,19 @@ class HistogramBinning(RecalibrationMap):
 
     method = "histogram"
     PARAMETERS = ("values",)
-    CONSTRUCTOR = ("n_bins", "strategy")
+    CONSTRUCTOR = ("fit_bins", "strategy")
     BOX = "values in [0, 1] by projection"
 
-    def __init__(self, n_bins=10, strategy="uniform"):
-        self.n_bins = n_bins
+    @old_spellings(renamed={"n_bins": "fit_bins"})
+    def __init__(self, *, fit_bins=10, strategy="uniform"):
+        self.fit_bins = fit_bins
         self.strategy = strategy
 
     def _settings(self) -> dict:
-        v.as_n_bins(self.n_bins, 1)  # checks the kind of value now; "auto" is resolved at fit time
+        # checks the kind of value now; "auto" is resolved at fit time
+        v.as_n_bins(self.fit_bins, 1, "fit_bins")
         return {
-            "n_bins": self.n_bins,
+            "fit_bins": self.fit_bins,
             "strategy": v.as_choice(self.strategy, "strategy", v.BIN_STRATEGIES),
         }
 
@@ -437,12 +442,12 @@ class HistogramBinning(RecalibrationMap):
         self.counts_ = settings["counts"]
 
     @classmethod
-    def _fit_cells(cls, scores, cell, labels, n_bins, strategy) -> MapDraws:
+    def _fit_cells(cls, scores, cell, labels, fit_bins, strategy) -> MapDraws:
         """Fit one histogram per row of ``labels`` (S, G); item i has target ``labels[:, cell[i]]``."""
-        bins = v.as_n_bins(n_bins, scores.size)
+        bins = v.as_n_bins(fit_bins, scores.size, "fit_bins")
         if bins > scores.size:
             raise ValueError(
-                f"n_bins must not exceed the number of fitting items ({scores.size}); saw {bins}"
+                f"fit_bins must not exceed the number of fitting items ({scores.size}); saw {bins}"
             )
         index, edges = assign_bins(scores, bins, strategy)
         counts = np.bincount(index, minlength=bins)
@@ -462,7 +467,7 @@ class HistogramBinning(RecalibrationMap):
             np.ones(n_sets, bool),
             np.zeros(n_sets, bool),
             np.zeros(n_sets, np.int64),
-            {"edges": edges, "strategy": strategy, "counts": counts, "n_bins": bins},
+            {"edges": edges, "strategy": strategy, "counts": counts, "fit_bins": bins},
         )
 
     @classmethod
@@ -472,7 +477,9 @@ class HistogramBinning(RecalibrationMap):
         ]
 
     def describe(self) -> str:
-        return f"n_bins={self.values_.size}, values=[{', '.join(f'{x:.3f}' for x in self.values_)}]"
+        return (
+            f"fit_bins={self.values_.size}, values=[{', '.join(f'{x:.3f}' for x in self.values_)}]"
+        )
 
 
 FAMILIES = {
@@ -490,6 +497,8 @@ def map_from_dict(document):
         )
     family = FAMILIES[v.as_choice(document["method"], "document['method']", METHODS)]
     settings = dict(document["settings"])
+    if "n_bins" in settings:  # a map.json written before 0.2 named the fitting bins n_bins
+        settings["fit_bins"] = settings.pop("n_bins")
     for name in ("edges", "counts"):
         if name in settings:
             settings[name] = np.asarray(settings[name])
@@ -498,11 +507,11 @@ def map_from_dict(document):
     )
 
 
-def make_map(method: str, n_bins, strategy, eps):
+def make_map(method: str, *, fit_bins, strategy, eps):
     """An unfitted map of ``method`` whose settings are validated now (errors name the argument)."""
     method = v.as_choice(method, "method", METHODS)
     made = (
-        HistogramBinning(n_bins=n_bins, strategy=strategy)
+        HistogramBinning(fit_bins=fit_bins, strategy=strategy)
         if method == "histogram"
         else FAMILIES[method](eps=eps)
     )

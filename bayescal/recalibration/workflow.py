@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import _validation as v
+from .._api import DEFAULT_N_BINS, old_spellings
 from ..channels import ChannelFit, Channels
 from ..correction import correct_annotations, soft_vote
 from ..data import AnnotatedScores
@@ -48,13 +49,15 @@ def targets_of(data: AnnotatedScores, kind: str, channels: Channels | None, weig
     return correct_annotations(data.annotations, channels, weights, None)
 
 
+@old_spellings(renamed={"n_bins": "fit_bins"})
 def recalibrate(
     data,
+    *,
     method="platt",
     channels=None,
     targets="corrected",
     weights="iv",
-    n_bins=10,
+    fit_bins=10,
     strategy="uniform",
     eps=DEFAULT_EPS,
 ):
@@ -74,7 +77,7 @@ def recalibrate(
         Corrected labels ``U`` (unbiased for Y), or the naive mean annotator response.
     weights : rule name or array_like, default "iv"
         How corrected labels are combined (:func:`bayescal.corrected_labels`).
-    n_bins, strategy
+    fit_bins, strategy
         Fitting bins of ``"histogram"`` (:class:`HistogramBinning`).
     eps : float, default 1e-6
         Input clipping of the logistic maps.
@@ -90,7 +93,7 @@ def recalibrate(
     kind = v.as_choice(targets, "targets", TARGETS)
     v.check_items_annotated(data.annotations, "data.annotations")
     fitted_channels = channels_for(channels, data, "data") if kind == "corrected" else None
-    return make_map(method, n_bins, strategy, eps).fit(
+    return make_map(method, fit_bins=fit_bins, strategy=strategy, eps=eps).fit(
         data.scores, targets_of(data, kind, fitted_channels, weights)
     )
 
@@ -135,15 +138,17 @@ def check_samples(samples: dict) -> None:
             )
 
 
+@old_spellings()
 def recalibration_study(
     channel_data,
     fit_data,
     eval_data,
+    *,
     methods=METHODS,
     estimator="dawid_skene_em",
     weights="iv",
     fit_bins=10,
-    n_bins=15,
+    n_bins=DEFAULT_N_BINS,
     eps=DEFAULT_EPS,
     oracle=None,
     estimator_options=None,
@@ -168,7 +173,7 @@ def recalibration_study(
     weights : rule name or array_like, default "iv"
     fit_bins : int, default 10
         Fitting bins of the histogram map (the paper uses ten equal-width bins).
-    n_bins : int or "auto", default 15
+    n_bins : int or "auto", default 10
         Equal-width evaluation bins of the transformed scores.
     eps : float, default 1e-6
         Input clipping of the logistic maps.
@@ -225,7 +230,7 @@ def recalibration_study(
         rows.append(base)
         index.append((method, "base"))
         for kind in ("naive", "corrected"):
-            fitted = make_map(method, fit_bins, "uniform", eps).fit(
+            fitted = make_map(method, fit_bins=fit_bins, strategy="uniform", eps=eps).fit(
                 fit_data.scores, fitting_targets[kind]
             )
             maps[(method, kind)] = fitted

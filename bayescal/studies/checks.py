@@ -12,6 +12,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import _validation as v
+from .._api import DEFAULT_LEVEL, old_spellings
 from ..channels import Channels
 from ..checks import check_model
 from ..inference import Sampler
@@ -24,13 +25,15 @@ __all__ = ["FIVE_ANNOTATORS", "model_check_study"]
 FIVE_ANNOTATORS = Channels([0.10, 0.15, 0.20, 0.10, 0.15], [0.85, 0.90, 0.80, 0.85, 0.90])
 
 
+@old_spellings(renamed={"interval": "level"})
 def model_check_study(
+    *,
     replicates=100,
     n=2000,
     channels=FIVE_ANNOTATORS,
     shared_error=0.0,
     pair=(0, 1),
-    interval=0.95,
+    level=DEFAULT_LEVEL,
     num_chains=2,
     num_warmup=500,
     num_samples=500,
@@ -67,5 +70,5 @@ def model_check_study(
     for seed in range(first_seed, first_seed + replicates):
         data = simulate_dependent(n, channels, pair=pair, shared_error=shared_error, seed=seed).data
         fit = sampler.fit(data.compress(), priors, seed)
-        tables.append(check_model(fit, data, interval=interval, seed=seed).assign(seed=seed))
+        tables.append(check_model(data, fit, level=level, seed=seed).table.assign(seed=seed))
     return pd.concat(tables, ignore_index=True)

@@ -2,7 +2,7 @@
 
 Each replicate simulates the toy data, fits the Bayesian Dawid–Skene model with flat priors
 (one compiled sampler serves every replicate), and records whether each kind of interval of
-:func:`bayescal.posterior_ece` covers the *population binned ECE*
+:func:`bayescal.nc_ece_posterior` covers the *population binned ECE*
 ``sum_l |E[(m(Z) - Z) 1{Z in B_l}]|``, integrated from the simulator.
 """
 
@@ -11,18 +11,21 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import _validation as v
+from .._api import DEFAULT_LEVEL, old_spellings
 from ..inference import Sampler
-from ..posterior import UNCERTAINTY, posterior_ece
+from ..posterior import UNCERTAINTY, nc_ece_posterior
 from ..priors import Priors
 from ..simulate import TOY_CHANNELS, TOY_CONDITIONS, toy_data
 
 
+@old_spellings(renamed={"interval": "level"})
 def posterior_coverage(
+    *,
     condition="shifted",
     replicates=100,
     n=8000,
     n_bins=10,
-    interval=0.9,
+    level=DEFAULT_LEVEL,
     first_seed=0,
     num_chains=4,
     num_warmup=500,
@@ -35,7 +38,7 @@ def posterior_coverage(
     condition : {"calibrated", "shifted", "nonlinear"}
     replicates : int
         Seeds ``first_seed, first_seed + 1, ...`` (the data and the sampler use the same seed).
-    n, n_bins, interval
+    n, n_bins, level
         Sample size, equal-width evaluation bins and credible level.
     num_chains, num_warmup, num_samples
         NUTS settings of every fit.
@@ -54,15 +57,15 @@ def posterior_coverage(
     )
     rows = []
     for seed in range(first_seed, first_seed + replicates):
-        simulation = toy_data(n, condition, seed=seed)
+        simulation = toy_data(n, condition=condition, seed=seed)
         fit = sampler.fit(simulation.data.compress(), priors, seed)
         target = simulation.population_binned_ece(n_bins)
         for uncertainty in UNCERTAINTY:
-            result = posterior_ece(
-                fit,
+            result = nc_ece_posterior(
                 simulation.data,
+                fit,
                 n_bins=n_bins,
-                interval=interval,
+                level=level,
                 uncertainty=uncertainty,
                 seed=seed,
             )

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _validation as v
+from .._api import old_spellings
 from ..channels import Channels, score_groups
 from ..data import AnnotatedScores
 from ..recalibration import METHODS, recalibration_study
@@ -26,9 +27,11 @@ __all__ = ["recalibration_simulation"]
 TWO_ANNOTATORS = Channels([0.10, 0.20], [0.75, 0.90])
 
 
+@old_spellings()
 def recalibration_simulation(
+    *,
     replicates=40,
-    n=12_000,
+    n=12000,
     channels=TWO_ANNOTATORS,
     condition="shifted",
     n_groups=5,

@@ -17,6 +17,7 @@ from numpyro.infer import Predictive
 from scipy import stats
 
 from .. import _validation as v
+from .._api import old_spellings
 from ..data import AnnotatedScores
 from ..inference import MODELS, Sampler
 from ..models import PatternDesign
@@ -68,7 +69,9 @@ def _scalars(samples: dict) -> dict[str, np.ndarray]:
     return out
 
 
+@old_spellings()
 def simulation_based_calibration(
+    *,
     model="dawid_skene",
     n_simulations=100,
     n_items=1000,

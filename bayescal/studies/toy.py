@@ -8,7 +8,7 @@ ECE from the noisy labels alone, with ten equal-width evaluation bins:
   equal-width score groups (App. G.2), fitted on all items, out of fold (5 folds), or on a
   random half with the other half evaluated (:func:`bayescal.nc_ece`);
 - ``Bayes``: the posterior median of NC-ECE under the Bayesian Dawid–Skene model with flat
-  priors (:func:`bayescal.posterior_ece`), with its credible interval.
+  priors (:func:`bayescal.nc_ece_posterior`), with its credible interval.
 
 Errors are measured against the population ECE ``E|m(Z) - Z|`` (App. F.5); summaries give
 bias, MAE and RMSE over replicates (x 100, as the paper reports them), the Monte Carlo standard
@@ -29,10 +29,11 @@ import numpy as np
 import pandas as pd
 
 from .. import _validation as v
+from .._api import DEFAULT_LEVEL, old_spellings
 from ..channels import score_groups
 from ..correction import noise_corrected_ece
 from ..data import AnnotatedScores
-from ..estimation import nc_ece
+from ..estimation import nc_ece_estimate
 from ..exceptions import ChannelFitError
 from ..simulate import TOY_CHANNELS, TOY_CONDITIONS, toy_data
 from ._executor import check_executor, run_tasks
@@ -53,7 +54,7 @@ class _Settings:
     methods: tuple
     n_bins: int
     n_groups: int
-    interval: float
+    level: float
     num_chains: int
     num_warmup: int
     num_samples: int
@@ -63,19 +64,19 @@ def _bayes(data: AnnotatedScores, settings: _Settings, seed: int):
     """Posterior NC-ECE of one replicate; the compiled sampler is shared across replicates of
     a worker by the sampler cache of :mod:`bayescal.inference`."""
     from ..inference import Sampler
-    from ..posterior import posterior_ece
+    from ..posterior import nc_ece_posterior
     from ..priors import Priors
 
     sampler = Sampler.for_complete_layout(
         data.n_annotators, settings.num_chains, settings.num_warmup, settings.num_samples
     )
     fit = sampler.fit(data.compress(), Priors(), seed)
-    return posterior_ece(fit, data, n_bins=settings.n_bins, interval=settings.interval, seed=seed)
+    return nc_ece_posterior(data, fit, n_bins=settings.n_bins, level=settings.level, seed=seed)
 
 
 def toy_replicate(condition: str, n: int, seed: int, settings: _Settings) -> list[dict]:
     """One replicate: a row per method with its estimate, error and (Bayes) interval."""
-    simulation = toy_data(n, condition, seed=seed)
+    simulation = toy_data(n, condition=condition, seed=seed)
     scores = simulation.data.scores
     data = AnnotatedScores(
         scores, simulation.data.annotations, groups=score_groups(scores, n_groups=settings.n_groups)
@@ -101,8 +102,12 @@ def toy_replicate(condition: str, n: int, seed: int, settings: _Settings) -> lis
                 posterior = _bayes(data, settings, seed)
                 estimate, interval = posterior.median, posterior.interval
             else:
-                estimate = nc_ece(
-                    data, "grouped_em", mode=_EM_MODES[method], n_bins=settings.n_bins, seed=seed
+                estimate = nc_ece_estimate(
+                    data,
+                    estimator="grouped_em",
+                    mode=_EM_MODES[method],
+                    n_bins=settings.n_bins,
+                    seed=seed,
                 ).estimate
             failure = ""
         except ChannelFitError as error:  # a failed channel fit is a result to count, not a crash
@@ -133,11 +138,12 @@ class ToyStudy:
         ``error``; for ``Bayes`` also ``lower``, ``upper``, ``binned_target`` and ``covered``
         (NaN / None for the point estimators); ``failure`` is "" or the reason a channel fit
         failed (its estimate is then NaN and it is left out of the summaries, but counted).
-    interval : float
+    level : float
+        Credible level of the Bayesian intervals.
     """
 
     results: pd.DataFrame
-    interval: float
+    level: float
 
     def summary(self) -> pd.DataFrame:
         """Bias, MAE (with its Monte Carlo SE), SD and RMSE of the errors (x 100), coverage and
@@ -178,14 +184,16 @@ class ToyStudy:
         return summary.xs(n, level="n")
 
 
+@old_spellings(renamed={"interval": "level"})
 def toy_study(
+    *,
     conditions=TOY_CONDITIONS,
     sizes=TOY_SIZES,
     replicates=200,
     methods=TOY_METHODS,
     n_bins=10,
     n_groups=5,
-    interval=0.9,
+    level=DEFAULT_LEVEL,
     num_chains=2,
     num_warmup=500,
     num_samples=500,
@@ -206,7 +214,7 @@ def toy_study(
         Equal-width evaluation bins (paper: ten).
     n_groups : int, default 5
         Equal-width score groups of grouped EM (paper: five).
-    interval : float, default 0.9
+    level : float, default 0.9
         Credible level of the Bayesian interval.
     num_chains, num_warmup, num_samples : int
         NUTS settings of the Bayesian fits (one compiled sampler per worker).
@@ -236,7 +244,7 @@ def toy_study(
     if not conditions or not methods or not sizes:
         raise ValueError("conditions, sizes and methods must each name at least one entry")
     replicates = v.as_int(replicates, "replicates", minimum=1)
-    level = v.as_open_probability(interval, "interval")
+    level = v.as_open_probability(level, "level")
     settings = _Settings(
         methods,
         v.as_int(n_bins, "n_bins", minimum=1),

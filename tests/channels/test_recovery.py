@@ -21,7 +21,9 @@ def _marginal_channels(k):
 def _mean_error(estimator, channels, n, replicates, grouped):
     errors = []
     for seed in range(replicates):
-        sim = bc.simulate_annotated(n, channels, RISING if not grouped else None, seed=seed)
+        sim = bc.simulate_annotated(
+            n, channels, calibration=RISING if not grouped else None, seed=seed
+        )
         data = with_groups(sim, thresholds=0.5) if grouped else sim.data
         errors.append(channel_error(estimator(data), channels))
     return np.mean(errors)
@@ -55,7 +57,7 @@ def test_error_halves_when_n_quadruples(estimator, k):
 @pytest.mark.slow
 def test_estimators_agree_on_a_large_sample():
     # Saturated models: the MLE fits the cell frequencies exactly, so EM equals the closed form.
-    sim = bc.simulate_annotated(200_000, _marginal_channels(3), RISING, seed=1)
+    sim = bc.simulate_annotated(200_000, _marginal_channels(3), calibration=RISING, seed=1)
     em, moments = bc.dawid_skene_em(sim.data), bc.third_moment(sim.data)
     assert em.channels.a == pytest.approx(moments.channels.a, abs=1e-4)
     assert em.channels.b == pytest.approx(moments.channels.b, abs=1e-4)
@@ -73,7 +75,7 @@ def test_estimators_agree_on_a_large_sample():
         assert other.channels.b == pytest.approx(closed.channels.b, abs=tolerance)
         assert other.prevalence == pytest.approx(closed.prevalence, abs=tolerance)
     # Over-identified (K = 5): different estimators of the same parameters, within sampling error.
-    five = bc.simulate_annotated(200_000, _marginal_channels(5), RISING, seed=2).data
+    five = bc.simulate_annotated(200_000, _marginal_channels(5), calibration=RISING, seed=2).data
     em5, moments5 = bc.dawid_skene_em(five), bc.third_moment(five)
     assert em5.channels.a == pytest.approx(moments5.channels.a, abs=0.01)
     assert em5.channels.b == pytest.approx(moments5.channels.b, abs=0.01)
@@ -82,7 +84,9 @@ def test_estimators_agree_on_a_large_sample():
 @pytest.mark.slow
 def test_missing_responses_are_handled():
     channels = _marginal_channels(4)
-    data = hide(bc.simulate_annotated(100_000, channels, RISING, seed=3).data, 0.35, seed=3)
+    data = hide(
+        bc.simulate_annotated(100_000, channels, calibration=RISING, seed=3).data, 0.35, seed=3
+    )
     for estimator in (bc.dawid_skene_em, bc.third_moment):
         assert channel_error(estimator(data), channels) < 0.01
     two = hide(
@@ -93,7 +97,7 @@ def test_missing_responses_are_handled():
 
 
 def test_grouped_em_recovers_group_prevalences():
-    sim = bc.simulate_annotated(50_000, _marginal_channels(3), RISING, seed=5)
+    sim = bc.simulate_annotated(50_000, _marginal_channels(3), calibration=RISING, seed=5)
     data = with_groups(sim, n_groups=4)
     fit = bc.grouped_em(data)
     truth = [sim.labels[data.groups == g].mean() for g in fit.group_ids]
@@ -186,6 +190,6 @@ def test_em_log_likelihood_is_the_pattern_likelihood():
 
 
 def test_em_is_deterministic_given_the_seed():
-    data = bc.simulate_annotated(5000, _marginal_channels(4), RISING, seed=9).data
+    data = bc.simulate_annotated(5000, _marginal_channels(4), calibration=RISING, seed=9).data
     first, again = bc.dawid_skene_em(data, seed=3), bc.dawid_skene_em(data, seed=3)
     assert np.array_equal(first.channels.a, again.channels.a) and first.loglik == again.loglik
