@@ -9,13 +9,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib
 import inspect
+import numbers
 import warnings
 from typing import NamedTuple
 
-__all__ = ["DEFAULT_LEVEL", "DEFAULT_N_BINS", "Interval", "moved_names", "old_spellings"]
+import numpy as np
+
+__all__ = ["DEFAULT_LEVEL", "DEFAULT_N_BINS", "Interval", "Result", "moved_names", "old_spellings"]
 
 #: Probability mass of every reported interval (credible, predictive or confidence) unless a
 #: call says otherwise.
@@ -29,6 +33,42 @@ class Interval(NamedTuple):
 
     lower: float
     upper: float
+
+
+#: A nested value is shown whole when its own repr is at most this long.
+SHORT = 60
+
+
+def _brief(value) -> str:
+    """One short token for a field's value: numbers and words as they are, containers by size."""
+    if isinstance(value, bool | str | type(None)) or isinstance(value, numbers.Integral):
+        return repr(value)
+    if isinstance(value, numbers.Real):
+        return f"{float(value):.4g}"
+    if isinstance(value, np.ndarray):
+        return f"<array {value.shape}>"
+    if isinstance(value, dict):
+        return f"<{len(value)} entries>"
+    if isinstance(value, tuple | list) and not hasattr(value, "_fields"):
+        if len(value) <= 4 and all(isinstance(x, numbers.Number | str) for x in value):
+            return "(" + ", ".join(_brief(x) for x in value) + ")"
+        return f"<{len(value)} items>"
+    shape = getattr(value, "shape", None)
+    if isinstance(shape, tuple) and len(shape) == 2:  # a table
+        return f"<{type(value).__name__} {shape[0]} x {shape[1]}>"
+    text = repr(value)
+    return text if len(text) <= SHORT and "\n" not in text else f"<{type(value).__name__}>"
+
+
+class Result:
+    """Mixin of result dataclasses (declared with ``repr=False``): a one-line repr that shows
+    numbers and words and summarises arrays, tables and nested results by their size."""
+
+    def __repr__(self) -> str:
+        shown = ", ".join(
+            f"{f.name}={_brief(getattr(self, f.name))}" for f in dataclasses.fields(self) if f.repr
+        )
+        return f"{type(self).__name__}({shown})"
 
 
 #: The release that changed the spellings checked here.
@@ -75,6 +115,7 @@ def old_spellings(*, renamed: dict[str, str] | None = None, was: str | None = No
                 )
             return function(*args, **kwargs)
 
+        checked.old_spellings = renamed  # what a test of the old spellings calls with
         return checked
 
     return decorate

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import html
 import math
+from typing import NamedTuple
 
-__all__ = ["cell", "checks_table", "number", "row", "table"]
+__all__ = ["ChannelRow", "cell", "channel_table", "checks_table", "number", "row", "table"]
 
 
 def _undefined(value) -> bool:
@@ -65,3 +66,41 @@ def checks_table(verdicts, rows) -> str:
             table(header, body),
         ]
     )
+
+
+class ChannelRow(NamedTuple):
+    """One parameter of a channel fit: an annotator's ``a`` or ``b``, or a class proportion."""
+
+    subject: str
+    parameter: str
+    em: float | None
+    mean: float
+    interval: tuple[float, float]
+    r_hat: float | None
+    ess_bulk: float | None
+    #: Gives the cells stable ids (``{key}-em``, ``{key}-posterior``, ``{key}-interval``).
+    key: str | None = None
+
+
+def _identifier(key: str | None, suffix: str) -> str | None:
+    return None if key is None else f"{key}-{suffix}"
+
+
+def channel_table(rows, level: float) -> str:
+    """The channels' posterior (and EM) estimates, a row per parameter."""
+    body = []
+    for entry in rows:
+        low, high = entry.interval
+        body.append(
+            row(
+                cell(entry.subject),
+                cell(entry.parameter, text=True),
+                cell(number(entry.em), _identifier(entry.key, "em")),
+                cell(number(entry.mean), _identifier(entry.key, "posterior")),
+                cell(f"[{low:.4f}, {high:.4f}]", _identifier(entry.key, "interval")),
+                cell(number(entry.r_hat, 3)),
+                cell(number(entry.ess_bulk, 0)),
+            )
+        )
+    header = ["annotator", "parameter", "EM", "posterior mean", f"{level:.0%} interval", "R-hat"]
+    return table([*header, "bulk ESS"], body)

@@ -14,18 +14,20 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from scipy import stats
 
 from . import _validation as v
-from ._api import DEFAULT_LEVEL, moved_names, old_spellings
+from ._api import DEFAULT_LEVEL, Interval, Result, moved_names, old_spellings
 from ._validation import ABSTAIN
 
 __all__ = [
     "ABSTAIN",
     "HolmSidak",
     "IndependenceCheck",
+    "KSResult",
     "KappaInterval",
     "NoiseCorrectedAccuracy",
     "accuracy_under_label_noise",
@@ -93,8 +95,8 @@ def cohens_kappa(rater1, rater2) -> float:
     return kappa
 
 
-@dataclass(frozen=True)
-class KappaInterval:
+@dataclass(frozen=True, repr=False)
+class KappaInterval(Result):
     """Cohen's kappa with a percentile bootstrap interval over resampled rows."""
 
     estimate: float
@@ -139,7 +141,7 @@ def kappa_interval(rater1, rater2, *, n_boot=2000, level=DEFAULT_LEVEL, seed=0) 
 
 
 @old_spellings()
-def wilson_interval(k, n, *, level=DEFAULT_LEVEL) -> tuple[float, float]:
+def wilson_interval(k, n, *, level=DEFAULT_LEVEL) -> Interval:
     """Wilson score interval for a proportion ``k / n`` (Wilson 1927; seeds/003).
 
     ``(p + z^2/2n +- z sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n)`` with ``z`` the two-sided
@@ -154,11 +156,13 @@ def wilson_interval(k, n, *, level=DEFAULT_LEVEL) -> tuple[float, float]:
     centre = p + z**2 / (2 * n)
     half = z * np.sqrt(p * (1 - p) / n + z**2 / (4 * n**2))
     scale = 1 + z**2 / n
-    return float(max(0.0, (centre - half) / scale)), float(min(1.0, (centre + half) / scale))
+    return Interval(
+        float(max(0.0, (centre - half) / scale)), float(min(1.0, (centre + half) / scale))
+    )
 
 
-@dataclass(frozen=True)
-class NoiseCorrectedAccuracy:
+@dataclass(frozen=True, repr=False)
+class NoiseCorrectedAccuracy(Result):
     """A judge's accuracy against the latent truth, inverted from accuracy against noisy labels."""
 
     observed: float
@@ -204,8 +208,8 @@ def accuracy_under_label_noise(acc_obs, eta) -> NoiseCorrectedAccuracy:
 # --------------------------------------------------------------------------- independence of judges
 
 
-@dataclass(frozen=True)
-class IndependenceCheck:
+@dataclass(frozen=True, repr=False)
+class IndependenceCheck(Result):
     """Predicted pairwise agreement under conditional independence against the observed one."""
 
     predicted: float
@@ -297,34 +301,38 @@ def independence_check(
 def mcnemar_exact(b, c) -> float:
     """Exact two-sided McNemar test on the discordant counts (McNemar 1947; seeds/003).
 
-    ``p = min(1, 2 sum_{k=0}^{min(b,c)} C(b+c, k) 2^-(b+c))``; the cap matters exactly where
-    this form is meant to be used: ``b = c = 1`` would give 1.5 without it.
+    The exact binomial test of ``min(b, c)`` successes in ``b + c`` trials at 1/2
+    (``scipy.stats.binomtest``): ``p = min(1, 2 sum_{k=0}^{min(b,c)} C(b+c, k) 2^-(b+c))``, and
+    1 when there is no discordant pair.
     """
     b = v.as_int(b, "b", minimum=0)
     c = v.as_int(c, "c", minimum=0)
-    return float(min(1.0, 2.0 * stats.binom.cdf(min(b, c), b + c, 0.5)))
+    if b + c == 0:
+        return 1.0
+    return float(stats.binomtest(min(b, c), b + c, 0.5).pvalue)
 
 
-def ks_two_sample(x, y) -> tuple[float, float]:
+class KSResult(NamedTuple):
+    """A two-sample Kolmogorov–Smirnov test."""
+
+    statistic: float
+    pvalue: float
+
+
+def ks_two_sample(x, y) -> KSResult:
     """Two-sample Kolmogorov–Smirnov statistic ``D = sup |F_1 - F_2|`` and its p-value (Smirnov 1948).
 
-    The p-value is the asymptotic one, from the distribution of the one-sample statistic at the
-    effective size ``round(n_1 n_2 / (n_1 + n_2))`` (as ``scipy.stats.ks_2samp(method="asymp")``).
+    ``scipy.stats.ks_2samp`` with the asymptotic p-value: the distribution of the one-sample
+    statistic at the effective size ``round(n_1 n_2 / (n_1 + n_2))``.
     """
-    x = np.sort(v.as_finite_vector(x, "x"))
-    y = np.sort(v.as_finite_vector(y, "y"))
-    points = np.concatenate([x, y])
-    difference = (
-        np.searchsorted(x, points, side="right") / x.size
-        - np.searchsorted(y, points, side="right") / y.size
-    )
-    d = float(np.abs(difference).max())
-    effective = round(x.size * y.size / (x.size + y.size))
-    return d, float(np.clip(stats.kstwo.sf(d, effective), 0.0, 1.0))
+    x = v.as_finite_vector(x, "x")
+    y = v.as_finite_vector(y, "y")
+    result = stats.ks_2samp(x, y, method="asymp")
+    return KSResult(float(result.statistic), float(np.clip(result.pvalue, 0.0, 1.0)))
 
 
-@dataclass(frozen=True)
-class HolmSidak:
+@dataclass(frozen=True, repr=False)
+class HolmSidak(Result):
     """Holm–Sidak step-down decisions, in the order the p-values were given."""
 
     reject: np.ndarray

@@ -12,6 +12,7 @@ import json
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -46,8 +47,9 @@ from .summary import (
 __all__ = [
     "MODEL_CHOICES",
     "Analysis",
+    "EMFit",
+    "ModelChoice",
     "analyse",
-    "choose_model",
     "frequentist_channels",
     "model_data",
 ]
@@ -56,6 +58,21 @@ __all__ = [
 MODEL_CHOICES = ("auto", "dawid-skene", "hui-walter")
 #: Score groups used for two annotators when none are given.
 DEFAULT_GROUPS = 5
+
+
+class ModelChoice(NamedTuple):
+    """The Bayesian model to fit, why, and the data it is fitted to."""
+
+    name: str
+    why: str
+    data: AnnotatedScores
+
+
+class EMFit(NamedTuple):
+    """The EM estimate of the channels and the data it was fitted to."""
+
+    fit: ChannelFit
+    data: AnnotatedScores
 
 
 @dataclass(frozen=True, eq=False)
@@ -118,7 +135,7 @@ class Analysis:
         return plot_reliability(band, curves=curves, ax=ax)
 
 
-def choose_model(n_annotators: int, model: str, has_groups: bool) -> tuple[str, str]:
+def _choose_model(n_annotators: int, model: str, has_groups: bool) -> tuple[str, str]:
     """The Bayesian model to fit and why: ``auto`` is Dawid–Skene for K >= 3, Hui–Walter with
     score groups for K = 2."""
     model = v.as_choice(model, "model", MODEL_CHOICES)
@@ -135,11 +152,11 @@ def choose_model(n_annotators: int, model: str, has_groups: bool) -> tuple[str, 
 
 
 @old_spellings()
-def model_data(data, *, model: str = "auto") -> tuple[str, str, AnnotatedScores]:
+def model_data(data, *, model: str = "auto") -> ModelChoice:
     """The model to fit, why, and the data it is fitted to (with score groups for Hui–Walter)."""
     if not isinstance(data, AnnotatedScores):
         raise TypeError(f"data must be a bayescal.AnnotatedScores; saw {type(data).__name__}")
-    name, why = choose_model(data.n_annotators, model, data.groups is not None)
+    name, why = _choose_model(data.n_annotators, model, data.groups is not None)
     if name == "hui_walter" and data.groups is None:
         data = AnnotatedScores(
             data.scores,
@@ -147,7 +164,7 @@ def model_data(data, *, model: str = "auto") -> tuple[str, str, AnnotatedScores]
             groups=score_groups(data.scores, n_groups=DEFAULT_GROUPS),
             annotator_names=data.annotator_names,
         )
-    return name, why, data
+    return ModelChoice(name, why, data)
 
 
 #: The EM estimate that matches each Bayesian model.
@@ -155,11 +172,11 @@ EM_ESTIMATES = {"dawid_skene": dawid_skene_em, "hui_walter": grouped_em}
 
 
 @old_spellings()
-def frequentist_channels(data, *, model: str = "auto", seed: int = 0):
-    """The EM estimate that matches :func:`choose_model`: Dawid–Skene EM, or grouped EM on score
-    groups; returns the :class:`~bayescal.ChannelFit` and the data it was fitted to."""
+def frequentist_channels(data, *, model: str = "auto", seed: int = 0) -> EMFit:
+    """The EM estimate that matches the Bayesian model of :func:`model_data`: Dawid–Skene EM, or
+    grouped EM on score groups, with the data it was fitted to."""
     name, _, data = model_data(data, model=model)
-    return EM_ESTIMATES[name](data, seed=v.as_seed(seed)), data
+    return EMFit(EM_ESTIMATES[name](data, seed=v.as_seed(seed)), data)
 
 
 def _as_table(data, score, annotators, truth):
@@ -246,7 +263,7 @@ def _channel_sections(fit, channel_fit: ChannelFit, names, level: float):
     return channels, prevalences
 
 
-@old_spellings()
+@old_spellings(renamed={"interval": "level"})
 def analyse(
     data,
     *,

@@ -22,6 +22,7 @@ array with one entry per cell: the container knows no channels.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -30,10 +31,24 @@ from ._api import DEFAULT_N_BINS
 from ._kernels import MAX_ANNOTATORS, bin_pattern_cells
 from .metrics import BinnedMoments, ReliabilityCurve, assign_bins
 
-__all__ = ["CellStatistics", "cell_statistics_from_frame", "count_rows", "decode_rows"]
+__all__ = ["CellStatistics", "PatternIndex", "ScoreMoments", "cell_statistics_from_frame"]
 
 #: The per-cell sums, added when cells are merged.
 SUMS = ("counts", "score_sums", "score_squares")
+
+
+class ScoreMoments(NamedTuple):
+    """Mean and population standard deviation of the scores of each cell."""
+
+    mean: np.ndarray
+    sd: np.ndarray
+
+
+class PatternIndex(NamedTuple):
+    """The distinct response patterns and the pattern of each cell."""
+
+    patterns: np.ndarray
+    index: np.ndarray
 
 
 @dataclass(frozen=True, eq=False)
@@ -117,16 +132,18 @@ class CellStatistics:
                 self.edges, items, self.bin_score_sums / items, target_sums / items
             )
 
-    def score_moments(self) -> tuple[np.ndarray, np.ndarray]:
+    def score_moments(self) -> ScoreMoments:
         """Mean and population standard deviation of the scores of each cell, shape (C,)."""
         mean = self.score_sums / self.counts
-        return mean, np.sqrt(np.maximum(self.score_squares / self.counts - mean**2, 0.0))
+        return ScoreMoments(
+            mean, np.sqrt(np.maximum(self.score_squares / self.counts - mean**2, 0.0))
+        )
 
-    def unique_patterns(self) -> tuple[np.ndarray, np.ndarray]:
+    def unique_patterns(self) -> PatternIndex:
         """The distinct response patterns (P, K) and the pattern of each cell (C,): a target of
         the pattern alone is computed once per pattern and spread with ``targets[index]``."""
         patterns, index = np.unique(self.patterns, axis=0, return_inverse=True)
-        return patterns, index.ravel()
+        return PatternIndex(patterns, index.ravel())
 
     def by_pattern(self) -> CellStatistics:
         """Cells of (score group, pattern), over one bin: what channel models run on."""
@@ -187,54 +204,54 @@ class CellStatistics:
         )
         return stacked._merged(stacked.groups, stacked.bins, first.edges)
 
-    @classmethod
-    def tabulate(
-        cls, scores, annotations, annotator_names, *, groups=None, n_bins=1, strategy="uniform"
-    ) -> CellStatistics:
-        """The cells of validated items: scores (n,) in [0, 1], annotations (n, K) of 0, 1 and
-        -1, optional group ids (n,).
-
-        Equal-width bins without groups and with up to :data:`bayescal._kernels.MAX_ANNOTATORS`
-        annotators take one compiled pass over the items; otherwise the rows are coded and
-        counted with NumPy (:func:`count_rows`).
-        """
-        if strategy == "uniform" and groups is None and annotations.shape[1] <= MAX_ANNOTATORS:
-            counts, sums, squares, bin_sums = bin_pattern_cells(scores, annotations, n_bins)
-            bins, codes = np.nonzero(counts)
-            patterns = decode_rows(codes, annotations.shape[1])[:, 1:].astype(np.int8)
-            return cls(
-                np.zeros(bins.size, dtype=np.int64),
-                bins.astype(np.int64),
-                patterns,
-                counts[bins, codes],
-                sums[bins, codes],
-                squares[bins, codes],
-                bin_sums,
-                np.linspace(0.0, 1.0, n_bins + 1),
-                tuple(annotator_names),
-            )
-        index, edges = assign_bins(scores, n_bins, strategy)
-        group = np.zeros(scores.size, dtype=np.int64) if groups is None else groups
-        rows, counts, inverse = count_rows(group * n_bins + index, annotations, return_inverse=True)
-        group_of_row, bin_of_row = np.divmod(rows[:, 0], n_bins)
-        return cls(
-            group_of_row,
-            bin_of_row,
-            rows[:, 1:].astype(np.int8),
-            counts.astype(np.int64),
-            np.bincount(inverse, weights=scores, minlength=counts.size),
-            np.bincount(inverse, weights=scores**2, minlength=counts.size),
-            np.bincount(index, weights=scores, minlength=n_bins),
-            edges,
-            tuple(annotator_names),
-        )
-
 
 #: Largest code space counted with ``bincount`` instead of a sort (a few MB of counters).
 _BINCOUNT_CODES = 1 << 22
 
 
-def count_rows(groups: np.ndarray, annotations: np.ndarray, return_inverse: bool = False):
+def tabulate(
+    scores, annotations, annotator_names, *, n_bins, groups=None, strategy="uniform"
+) -> CellStatistics:
+    """The cells of validated items: scores (n,) in [0, 1], annotations (n, K) of 0, 1 and
+    -1, optional group ids (n,).
+
+    Equal-width bins without groups and with up to :data:`bayescal._kernels.MAX_ANNOTATORS`
+    annotators take one compiled pass over the items; otherwise the rows are coded and
+    counted with NumPy (:func:`count_rows`).
+    """
+    if strategy == "uniform" and groups is None and annotations.shape[1] <= MAX_ANNOTATORS:
+        counts, sums, squares, bin_sums = bin_pattern_cells(scores, annotations, n_bins)
+        bins, codes = np.nonzero(counts)
+        patterns = decode_rows(codes, annotations.shape[1])[:, 1:].astype(np.int8)
+        return CellStatistics(
+            np.zeros(bins.size, dtype=np.int64),
+            bins.astype(np.int64),
+            patterns,
+            counts[bins, codes],
+            sums[bins, codes],
+            squares[bins, codes],
+            bin_sums,
+            np.linspace(0.0, 1.0, n_bins + 1),
+            tuple(annotator_names),
+        )
+    index, edges = assign_bins(scores, n_bins, strategy)
+    group = np.zeros(scores.size, dtype=np.int64) if groups is None else groups
+    rows, counts, inverse = count_rows(group * n_bins + index, annotations, return_inverse=True)
+    group_of_row, bin_of_row = np.divmod(rows[:, 0], n_bins)
+    return CellStatistics(
+        group_of_row,
+        bin_of_row,
+        rows[:, 1:].astype(np.int8),
+        counts.astype(np.int64),
+        np.bincount(inverse, weights=scores, minlength=counts.size),
+        np.bincount(inverse, weights=scores**2, minlength=counts.size),
+        np.bincount(index, weights=scores, minlength=n_bins),
+        edges,
+        tuple(annotator_names),
+    )
+
+
+def count_rows(groups: np.ndarray, annotations: np.ndarray, *, return_inverse: bool = False):
     """Distinct rows of ``[group, annotations]`` in sorted order, with their counts (and, if
     asked, the row of each item).
 
@@ -294,9 +311,7 @@ def _partition_table(frame, score, annotators, groups, n_bins):
         group_ids = assign_bins(scores, groups, "uniform")[0]
     else:
         group_ids = None
-    cells = CellStatistics.tabulate(
-        scores, np.column_stack(columns), annotators, groups=group_ids, n_bins=n_bins
-    )
+    cells = tabulate(scores, np.column_stack(columns), annotators, groups=group_ids, n_bins=n_bins)
     table = pd.DataFrame({"group": cells.groups, "bin": cells.bins})
     for j in range(len(annotators)):
         table[f"pattern_{j}"] = cells.patterns[:, j].astype(np.int64)

@@ -16,13 +16,13 @@ binned ECE runs on :meth:`AnnotatedScores.cells` (:class:`~bayescal.cells.CellSt
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 import numpy as np
 
 from . import _validation as v
-from ._api import DEFAULT_N_BINS
-from .cells import CellStatistics
+from ._api import DEFAULT_N_BINS, old_spellings
+from .cells import CellStatistics, tabulate
 
 __all__ = ["AnnotatedScores"]
 
@@ -76,6 +76,7 @@ class AnnotatedScores:
 
     scores: np.ndarray
     annotations: np.ndarray
+    _: KW_ONLY
     groups: np.ndarray | None = None
     annotator_names: tuple[str, ...] | None = None
 
@@ -120,7 +121,7 @@ class AnnotatedScores:
         The likelihood of every channel model depends on the data only through these counts,
         so fitting costs O(number of distinct patterns) rather than O(n).  This pass is the
         only O(nK) step of a fit: each row is encoded as one integer in base 3 (missing, 0, 1)
-        after its group id, and the codes are counted (:meth:`CellStatistics.tabulate`).
+        after its group id, and the codes are counted (:func:`bayescal.cells.tabulate`).
         """
         return self.cells(n_bins=1, by_group=True)
 
@@ -144,7 +145,7 @@ class AnnotatedScores:
         strategy = v.as_choice(strategy, "strategy", v.BIN_STRATEGIES)
         if not isinstance(by_group, bool):
             raise TypeError(f"by_group must be True or False; saw {by_group!r}")
-        return CellStatistics.tabulate(
+        return tabulate(
             self.scores,
             self.annotations,
             self.annotator_names,
@@ -177,8 +178,9 @@ class AnnotatedScores:
         )
 
     @classmethod
+    @old_spellings()
     def from_frame(
-        cls, frame, score: str, annotators: Sequence[str], groups: str | None = None
+        cls, frame, *, score: str, annotators: Sequence[str], groups: str | None = None
     ) -> AnnotatedScores:
         """Build from a wide table: one score column and one column per annotator.
 
@@ -234,10 +236,12 @@ class AnnotatedScores:
         )
 
     @classmethod
+    @old_spellings()
     def from_long(
         cls,
         labels,
         scores,
+        *,
         item: str = "item",
         annotator: str = "annotator",
         label: str = "label",
@@ -306,3 +310,7 @@ class AnnotatedScores:
             else v.numeric_column(scores[groups], f"groups column {groups!r}"),
             annotator_names=[str(name) for name in names],
         )
+
+
+# Groups and names by keyword since 0.2: a third positional argument names the new spelling.
+AnnotatedScores.__init__ = old_spellings()(AnnotatedScores.__init__)

@@ -15,7 +15,7 @@ import numpy as np
 
 from . import _validation as v
 from . import channels
-from ._api import DEFAULT_N_BINS, old_spellings
+from ._api import DEFAULT_N_BINS, Result, old_spellings
 from .channels import Channels
 from .correction import cell_targets, correct_annotations, evaluation_cells
 from .data import AnnotatedScores
@@ -29,8 +29,8 @@ __all__ = ["NC_ECE_MODES", "NCECEResult", "estimator_function", "fit_or_raise", 
 NC_ECE_MODES = ("reuse", "split", "crossfit")
 
 
-@dataclass(frozen=True, eq=False)
-class NCECEResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class NCECEResult(Result):
     """Noise-corrected ECE with the channel fit(s) it used.
 
     Attributes
@@ -56,7 +56,7 @@ class NCECEResult:
     n_evaluated: int
 
 
-def estimator_function(estimator, options: dict, argument: str = "estimator"):
+def estimator_function(estimator, options: dict, *, argument: str = "estimator"):
     """A callable data -> ChannelFit and its name, from a name, a callable, or known Channels.
 
     ``argument`` is the caller's parameter name, for the error message."""

@@ -13,6 +13,7 @@ in ``attrs``.
 
 from __future__ import annotations
 
+import html
 import json
 import sys
 import warnings
@@ -27,11 +28,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from . import _html
 from . import _validation as v
 from ._api import DEFAULT_LEVEL, old_spellings
 from ._arviz import az
 from ._version import __version__
-from .cells import CellStatistics
+from .cells import CellStatistics, tabulate
 from .channels._base import (
     Channels,
     as_counts,
@@ -59,6 +61,13 @@ MODELS = {"dawid_skene": dawid_skene, "hui_walter": hui_walter}
 #: Diagnostic thresholds (Vehtari et al. 2021): rank-normalised R-hat and bulk / tail ESS.
 RHAT_MAX = 1.01
 ESS_MIN = 400
+
+
+class SamplerRun(NamedTuple):
+    """One run of a :class:`Sampler`: draws and sample statistics by name, grouped by chain."""
+
+    samples: dict
+    stats: dict
 
 
 class ChannelDraws(NamedTuple):
@@ -143,6 +152,38 @@ class BayesFit:
     def __repr__(self) -> str:
         chains = self.idata.posterior.sizes["chain"]
         return f"BayesFit(model={self.model!r}, annotators={list(self.annotator_names)}, chains={chains}, draws={self.n_draws})"
+
+    def _repr_html_(self) -> str:
+        """The channel table of the report: posterior mean, equal-tailed interval, R-hat, ESS."""
+        level = DEFAULT_LEVEL
+        a, b, prevalence = self.draws()
+        tail = (1.0 - level) / 2.0
+        rows = []
+
+        def add(subject, parameter, draws, row_name):
+            diagnostics = self.diagnostics.loc[row_name]
+            interval = tuple(float(x) for x in np.quantile(draws, [tail, 1.0 - tail]))
+            rows.append(
+                _html.ChannelRow(
+                    subject,
+                    parameter,
+                    None,
+                    float(np.mean(draws)),
+                    interval,
+                    float(diagnostics["r_hat"]),
+                    float(diagnostics["ess_bulk"]),
+                )
+            )
+
+        for j, name in enumerate(self.annotator_names):
+            add(name, "false-positive rate a", a[:, j], f"a[{name}]")
+            add(name, "sensitivity b", b[:, j], f"b[{name}]")
+        parameters = [p for p in self.diagnostics.index if p.startswith("prevalence")]
+        for parameter, draws in zip(parameters, np.atleast_2d(prevalence.T)):
+            add(parameter, "class proportion", draws, parameter)
+        divergences = int(self.diagnostics["divergences"].iloc[0])
+        head = f"<p>{html.escape(repr(self))}; {divergences} divergent transition(s)</p>"
+        return head + _html.channel_table(rows, level)
 
 
 def _diagnostics(idata) -> pd.DataFrame:
@@ -322,10 +363,11 @@ class Sampler:
     ) -> Sampler:
         """A Dawid–Skene sampler on all 2^K response patterns of K fully observed annotators:
         every simulated data set of that shape fits on it (simulation studies)."""
-        template = CellStatistics.tabulate(
+        template = tabulate(
             np.zeros(1),
             np.zeros((1, n_annotators), np.int8),
             [f"a{j}" for j in range(n_annotators)],
+            n_bins=1,
         )
         return cls(
             PatternDesign.from_counts(template, grouped=False, complete=True),
@@ -344,7 +386,7 @@ class Sampler:
         samples, extra = self.run(design.counts, priors, seed)
         return BayesFit.from_run(samples, extra, design, priors, self.model, counts.annotator_names)
 
-    def run(self, counts: np.ndarray, priors: Priors, seed: int) -> tuple[dict, dict]:
+    def run(self, counts: np.ndarray, priors: Priors, seed: int) -> SamplerRun:
         """Posterior samples and sample statistics, grouped by chain, as float64 numpy arrays."""
         with jax.enable_x64(True):
             prior_params = jnp.asarray(priors.as_array())
@@ -353,9 +395,8 @@ class Sampler:
                 self._compiled = self._cached_compile(prior_params, counts)
             keys = jax.random.split(jax.random.PRNGKey(seed), self.num_chains)
             samples, extra = self._compiled(keys, prior_params, counts)
-            return jax.tree_util.tree_map(np.asarray, samples), jax.tree_util.tree_map(
-                np.asarray, extra
-            )
+            as_numpy = partial(jax.tree_util.tree_map, np.asarray)
+            return SamplerRun(as_numpy(samples), as_numpy(extra))
 
 
 #: Compiled samplers by layout and settings, least recently used first (see Sampler._cached_compile).

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._api import old_spellings
+from ._api import Result, old_spellings
 from .data import AnnotatedScores
 from .exceptions import TableError
 
@@ -84,8 +84,8 @@ def _first_bad_row(frame, column: str, allowed=None) -> tuple[int, object] | Non
     return row, value.item() if isinstance(value, np.generic) else value
 
 
-@dataclass(frozen=True, eq=False)
-class Table:
+@dataclass(frozen=True, eq=False, repr=False)
+class Table(Result):
     """A table read for bayescal.
 
     Attributes

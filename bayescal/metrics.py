@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _validation as v
-from ._api import DEFAULT_N_BINS, old_spellings
+from ._api import DEFAULT_N_BINS, Result, old_spellings
 
 __all__ = [
     "BinnedMoments",
@@ -48,8 +48,8 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class BinnedMoments:
+@dataclass(frozen=True, repr=False)
+class BinnedMoments(Result):
     """Per-bin sufficient statistics of a calibration metric.
 
     Attributes
@@ -81,8 +81,8 @@ class BinnedMoments:
         return float(np.max(np.abs(self.moments[nonempty]) * self.n_items / self.counts[nonempty]))
 
 
-@dataclass(frozen=True)
-class ReliabilityCurve:
+@dataclass(frozen=True, repr=False)
+class ReliabilityCurve(Result):
     """Reliability diagram data, one entry per bin.
 
     Attributes
@@ -106,8 +106,8 @@ class ReliabilityCurve:
         return self.counts > 0
 
 
-@dataclass(frozen=True)
-class ReliabilityBand:
+@dataclass(frozen=True, repr=False)
+class ReliabilityBand(Result):
     """Reliability diagram of corrected labels with a credible band, one entry per bin.
 
     The posterior version of :class:`ReliabilityCurve`: each bin's corrected mean label

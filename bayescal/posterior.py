@@ -42,7 +42,7 @@ import numpy as np
 
 from . import _html
 from . import _validation as v
-from ._api import DEFAULT_LEVEL, DEFAULT_N_BINS, Interval, old_spellings
+from ._api import DEFAULT_LEVEL, DEFAULT_N_BINS, Interval, Result, old_spellings
 from .cells import CellStatistics, count_rows
 from .correction import (
     WEIGHT_RULES,
@@ -331,8 +331,8 @@ def nc_ece_posterior(
 # --------------------------------------------------------------------------- recalibration
 
 
-@dataclass(frozen=True, eq=False)
-class PosteriorRecalibration:
+@dataclass(frozen=True, eq=False, repr=False)
+class PosteriorRecalibration(Result):
     """Recalibration with every posterior draw of the channels (paper §5 with DESIGN.md §7).
 
     Attributes
@@ -416,7 +416,7 @@ def _recalibrated_moment_draws(
     step = max(1, CHUNK // n)
     for start in range(0, n_draws, step):
         rows = slice(start, min(start + step, n_draws))
-        predictions = maps.predict(data.scores, rows)  # (s, n)
+        predictions = maps.predict(data.scores, rows=rows)  # (s, n)
         size = predictions.shape[0]
         flat_bins = (
             bin_index(predictions, np.linspace(0.0, 1.0, n_bins + 1), "uniform")

@@ -22,6 +22,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from scipy import integrate, stats
 
+from ._api import old_spellings
+
 __all__ = ["Priors"]
 
 
@@ -38,7 +40,7 @@ def _beta_pair(value: object, name: str) -> tuple[float, float]:
     return pair[0], pair[1]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Priors:
     """Beta priors of the channel models.
 
@@ -82,3 +84,7 @@ class Priors:
     @classmethod
     def from_dict(cls, values: dict) -> Priors:
         return cls(**{name: tuple(pair) for name, pair in values.items()})
+
+
+# Every prior by keyword since 0.2: a positional one names the new spelling.
+Priors.__init__ = old_spellings()(Priors.__init__)

@@ -14,15 +14,15 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from . import _validation as v
-from ._api import DEFAULT_LEVEL, old_spellings
+from ._api import DEFAULT_LEVEL, Result, old_spellings
 from ._validation import ABSTAIN
 from .agreement import KappaInterval, kappa_interval, wilson_interval
 
 __all__ = ["CalibrationRecord", "ErrorRates", "calibration_record", "error_rates", "youden_index"]
 
 
-@dataclass(frozen=True)
-class ErrorRates:
+@dataclass(frozen=True, repr=False)
+class ErrorRates(Result):
     """Directional error rates of a judge against 0/1 truth (seeds/003).
 
     ``far`` (false accept rate) is taken over the fail-labeled slice (truth 0), ``frr`` (false
@@ -114,8 +114,8 @@ def youden_index(*, y_true, y_pred) -> float:
 PROVENANCES = ("human", "proxy")
 
 
-@dataclass(frozen=True)
-class CalibrationRecord:
+@dataclass(frozen=True, repr=False)
+class CalibrationRecord(Result):
     """The fields a calibration number has to carry to be checkable (seeds/003).
 
     Attributes
@@ -184,7 +184,8 @@ class CalibrationRecord:
         values["notes"] = tuple(values["notes"])
         return cls(**values)
 
-    def to_json(self, indent: int = 2) -> str:
+    @old_spellings()
+    def to_json(self, *, indent: int = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
 
     def to_frame(self):

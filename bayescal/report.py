@@ -15,7 +15,7 @@ import base64
 import html
 import io
 
-from ._html import cell, checks_table, number, row, table
+from ._html import ChannelRow, cell, channel_table, checks_table, number, row, table
 from .summary import Summary
 
 __all__ = ["CAPTIONS", "draw_figures", "report_html", "summary_html"]
@@ -101,41 +101,20 @@ def _channel_section(summary: Summary) -> str:
     rows = []
     for annotator, entry in summary.channels.items():
         for label, name in (("a", "false-positive rate a"), ("b", "sensitivity b")):
-            value, key = getattr(entry, label), f"{label}-{annotator}"
-            rows.append(
-                row(
-                    cell(annotator),
-                    cell(name, text=True),
-                    cell(number(value.em), f"{key}-em"),
-                    cell(number(value.posterior_mean), f"{key}-posterior"),
-                    cell(_interval(value.interval), f"{key}-interval"),
-                    cell(number(value.r_hat, 3)),
-                    cell(number(value.ess_bulk, 0)),
-                )
-            )
-    for parameter, value in summary.prevalence.items():
-        rows.append(
-            row(
-                cell(parameter),
-                cell("class proportion", text=True),
-                cell("—"),
-                cell(number(value.posterior_mean)),
-                cell(_interval(value.interval)),
-                cell(number(value.r_hat, 3)),
-                cell(number(value.ess_bulk, 0)),
-            )
-        )
-    level = summary.ece.nc_ece.posterior.level
-    header = [
-        "annotator",
-        "parameter",
-        "EM",
-        "posterior mean",
-        f"{level:.0%} interval",
-        "R-hat",
-        "bulk ESS",
+            value = getattr(entry, label)
+            key = f"{label}-{annotator}"
+            rows.append(ChannelRow(annotator, name, value.em, *_estimates(value), key))
+    rows += [
+        ChannelRow(parameter, "class proportion", None, *_estimates(value))
+        for parameter, value in summary.prevalence.items()
     ]
-    return "<h2>Annotator channels</h2>\n" + table(header, rows)
+    level = summary.ece.nc_ece.posterior.level
+    return "<h2>Annotator channels</h2>\n" + channel_table(rows, level)
+
+
+def _estimates(value) -> tuple:
+    """Posterior mean, interval, R-hat and bulk ESS of a parameter's summary."""
+    return value.posterior_mean, value.interval, value.r_hat, value.ess_bulk
 
 
 def _ece_section(summary: Summary) -> str:

@@ -13,6 +13,7 @@ import dataclasses
 import json
 import pathlib
 import time
+from typing import NamedTuple
 
 from ._api import old_spellings
 from .io import prepare_output, read_json, write_atomic, write_json, write_table
@@ -24,6 +25,7 @@ __all__ = [
     "POSTERIOR_FILE",
     "REPORT_FILE",
     "SUMMARY_FILE",
+    "Written",
     "load_summary",
     "render_report",
     "write_analysis",
@@ -37,9 +39,16 @@ REPORT_FILE = "report.html"
 FIGURE_DIRECTORY = "figures"
 
 
+class Written(NamedTuple):
+    """What :func:`write_analysis` wrote: the summary as written and the report's path."""
+
+    summary: Summary
+    report: pathlib.Path
+
+
 def write_analysis(
     out, analysis, *, force: bool = False, input_record: dict | None = None, read_seconds=None
-) -> tuple[Summary, pathlib.Path]:
+) -> Written:
     """Write an :class:`~bayescal.analysis.Analysis` into the folder ``out``.
 
     Writes ``posterior.nc``, the report with its figures, and ``summary.json`` last (with
@@ -63,7 +72,7 @@ def write_analysis(
         write_posterior=written - start, report=time.perf_counter() - written
     )
     write_json(out / SUMMARY_FILE, summary.to_dict())
-    return summary, report
+    return Written(summary, report)
 
 
 def load_summary(directory) -> Summary:

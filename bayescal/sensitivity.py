@@ -19,6 +19,7 @@ Two complementary studies:
 
 from __future__ import annotations
 
+import html
 import itertools
 import sys
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from . import _validation as v
-from ._api import DEFAULT_LEVEL, DEFAULT_N_BINS, old_spellings
+from ._api import DEFAULT_LEVEL, DEFAULT_N_BINS, Result, old_spellings
 from ._arviz import az
 from .channels._base import as_data, check_annotators, require_identified
 from .inference import MODELS, BayesFit, Sampler, check_diagnostics
@@ -107,8 +108,8 @@ def _parameter_draws(fit: BayesFit, ece: PosteriorECE) -> dict[str, np.ndarray]:
     return draws
 
 
-@dataclass(frozen=True, eq=False)
-class PriorSensitivity:
+@dataclass(frozen=True, eq=False, repr=False)
+class PriorSensitivity(Result):
     """Posteriors of one model under several priors.
 
     Attributes
@@ -132,7 +133,19 @@ class PriorSensitivity:
     reference: str
     level: float
 
-    def largest_shifts(self, count: int = 5) -> pd.DataFrame:
+    def __repr__(self) -> str:
+        return (
+            f"PriorSensitivity({len(self.fits)} priors, reference {self.reference!r}, "
+            f"{self.level:.0%} intervals, largest |shift| {self.table['shift'].abs().max():.3g} sd)"
+        )
+
+    def _repr_html_(self) -> str:
+        return f"<p>{html.escape(repr(self))}</p>" + self.table.round(4).to_html(
+            classes="bayescal-sensitivity"
+        )
+
+    @old_spellings()
+    def largest_shifts(self, *, count: int = 5) -> pd.DataFrame:
         """The ``count`` rows with the largest ``|shift|``, excluding the reference."""
         others = self.table.drop(index=self.reference, level="prior")
         return others.reindex(others["shift"].abs().sort_values(ascending=False).index).head(count)

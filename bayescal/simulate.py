@@ -17,7 +17,7 @@ import numpy as np
 from scipy import integrate, special, stats
 
 from . import _validation as v
-from ._api import old_spellings
+from ._api import Result, old_spellings
 from .channels import Channels
 from .data import AnnotatedScores
 
@@ -84,8 +84,8 @@ class _ScoreLaw:
         return float(value)
 
 
-@dataclass(frozen=True, eq=False)
-class Simulation:
+@dataclass(frozen=True, eq=False, repr=False)
+class Simulation(Result):
     """A simulated data set with the truth behind it.
 
     Attributes

@@ -15,9 +15,11 @@ import dataclasses
 import types
 import typing
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
+from ._api import Result
 from .metrics import ReliabilityBand, ReliabilityCurve
 from .priors import Priors
 from .record import CalibrationRecord
@@ -36,6 +38,7 @@ __all__ = [
     "ParameterSummary",
     "PosteriorSummary",
     "RecordSummary",
+    "ReliabilityDiagram",
     "ReliabilitySummary",
     "Summary",
 ]
@@ -52,11 +55,11 @@ def finite(values) -> tuple:
 OMIT_NONE = {"omit_none": True}
 
 
-class Section:
+class Section(Result):
     """A part of :class:`Summary`: converted to and from JSON field by field."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class DataSummary(Section):
     n_items: int
     annotators: tuple[str, ...]
@@ -66,7 +69,7 @@ class DataSummary(Section):
     groups: dict[str, int]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ModelSummary(Section):
     name: str
     why: str
@@ -75,7 +78,7 @@ class ModelSummary(Section):
     draws_per_chain: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Identification(Section):
     #: ``identified``, ``saturated`` (identified, but its checks cannot fail) or ``weakly identified``.
     status: str
@@ -91,7 +94,7 @@ class Identification(Section):
         return cls(status, tuple(str(note) for note in rows["note"] if note))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ParameterSummary(Section):
     posterior_mean: float
     interval: tuple[float, float]
@@ -108,26 +111,26 @@ class ParameterSummary(Section):
         return cls(float(np.mean(draws)), (float(low), float(high)), r_hat, ess, **extra)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ChannelEstimate(ParameterSummary):
     #: The EM estimate, ``None`` when EM failed.
     em: float | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class AnnotatorChannels(Section):
     a: ChannelEstimate
     b: ChannelEstimate
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Diagnostics(Section):
     max_r_hat: float | None
     min_ess_bulk: float | None
     divergences: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Estimate(Section):
     """A number with where it came from, or ``None`` with the reason there is none."""
 
@@ -136,20 +139,20 @@ class Estimate(Section):
     reason: str | None = field(default=None, metadata=OMIT_NONE)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class PosteriorSummary(Section):
     median: float
     interval: tuple[float, float]
     level: float
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class NCECE(Section):
     frequentist: Estimate
     posterior: PosteriorSummary
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ECESummary(Section):
     n_bins: int
     #: ``soft_vote`` and ``majority_vote``.
@@ -158,14 +161,21 @@ class ECESummary(Section):
     oracle: Estimate
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Band(Section):
     lower: tuple[float | None, ...]
     median: tuple[float | None, ...]
     upper: tuple[float | None, ...]
 
 
-@dataclass(frozen=True)
+class ReliabilityDiagram(NamedTuple):
+    """The corrected band and the labelled overlay curves of a reliability diagram."""
+
+    band: ReliabilityBand
+    curves: dict[str, ReliabilityCurve]
+
+
+@dataclass(frozen=True, repr=False)
 class ReliabilitySummary(Section):
     """Per-bin data of the reliability diagram (``None`` for an empty bin)."""
 
@@ -195,7 +205,7 @@ class ReliabilitySummary(Section):
             {name: finite(curve.mean_target) for name, curve in curves.items()},
         )
 
-    def band_and_curves(self) -> tuple[ReliabilityBand, dict[str, ReliabilityCurve]]:
+    def band_and_curves(self) -> ReliabilityDiagram:
         """The band and the labelled overlay curves, as :func:`bayescal.plotting.plot_reliability` takes them."""
         nan = lambda values: np.array([np.nan if x is None else x for x in values], dtype=float)  # noqa: E731
         edges, counts, mean_score = nan(self.edges), np.asarray(self.counts), nan(self.mean_score)
@@ -213,10 +223,10 @@ class ReliabilitySummary(Section):
             self.LABELS.get(name, name): ReliabilityCurve(edges, counts, mean_score, nan(values))
             for name, values in self.curves.items()
         }
-        return band, curves
+        return ReliabilityDiagram(band, curves)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class CheckRow(Section):
     """One row of :func:`bayescal.check_model`'s table."""
 
@@ -231,7 +241,7 @@ class CheckRow(Section):
     note: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ChecksSummary(Section):
     verdicts: tuple[str, ...]
     flagged: int
@@ -260,13 +270,13 @@ class ChecksSummary(Section):
         return frame.assign(flag=frame["flag"].astype(bool))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ClassBalance(Section):
     prevalence_posterior_mean: float
     interval: tuple[float, float]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class RecordSummary(Section):
     """The calibration-record fields of seeds/003 that apply without an anchor."""
 
@@ -282,7 +292,7 @@ class RecordSummary(Section):
     against_truth: CalibrationRecord | None = field(default=None, metadata=OMIT_NONE)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Summary(Section):
     """Every number of a fit's report (README, "summary.json").
 

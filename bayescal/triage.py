@@ -13,13 +13,13 @@ import numpy as np
 from scipy import special, stats
 
 from . import _validation as v
-from ._api import DEFAULT_LEVEL, old_spellings
+from ._api import DEFAULT_LEVEL, Result, old_spellings
 
 __all__ = ["LogitKDEThreshold", "logit_kde_threshold"]
 
 
-@dataclass(frozen=True, eq=False)
-class LogitKDEThreshold:
+@dataclass(frozen=True, eq=False, repr=False)
+class LogitKDEThreshold(Result):
     """A Gaussian KDE on the logit scale of scores in (0, 1), with a typicality threshold.
 
     Attributes

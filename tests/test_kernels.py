@@ -63,7 +63,7 @@ def test_cells_count_every_item_once_on_both_routes():
         np.testing.assert_allclose(cells.score_squares.sum(), (scores**2).sum(), rtol=1e-13)
     assert {tuple(p) for p in numpy_route.patterns} == {tuple(p) for p in compiled.patterns}
     # the compiled route's cells are those of the NumPy route on equal-width bins
-    reference = bc.cells.CellStatistics.tabulate(
+    reference = bc.cells.tabulate(
         scores, annotations, data.annotator_names, groups=np.zeros(2000, np.int64), n_bins=9
     )
     for name in ("groups", "bins", "patterns", "counts"):

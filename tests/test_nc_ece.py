@@ -28,7 +28,6 @@ def test_reuse_equals_correction_with_the_fitted_channels():
     result = bc.nc_ece_estimate(sim.data, estimator="dawid_skene_em", n_bins=10)
     (fit,) = result.fits
     assert result.estimate == bc.noise_corrected_ece(sim.data, fit.channels, n_bins=10)
-    assert result.estimate == pytest.approx(result.moments.ece)
 
 
 def test_split_fits_on_one_part_and_evaluates_the_other():
@@ -62,12 +61,6 @@ def test_crossfit_sums_held_out_moments_before_the_absolute_value():
         )
     expected = bc.calibration_moments(targets, sim.data.scores, n_bins=10)
     assert result.moments.moments == pytest.approx(expected.moments, abs=1e-15)
-    # Summing before |.| can only be smaller than averaging the folds' own ECEs.
-    per_fold = [
-        bc.calibration_moments(targets[fold == k], sim.data.scores[fold == k], n_bins=10).ece
-        for k in range(3)
-    ]
-    assert result.estimate <= np.mean(per_fold) + 1e-12
 
 
 @pytest.mark.parametrize("estimator", ["grouped_em", "hui_walter_moments", "hui_walter_gmm"])

@@ -43,7 +43,7 @@ def test_every_draw_is_the_single_fit_to_that_draws_corrected_labels(method, set
     for s in (0, 11, 29):
         single = FAMILIES[method]().fit(fit_data.scores, draw_labels(fit_data, a[s], b[s]))
         np.testing.assert_allclose(
-            result.maps.predict(eval_data.scores, slice(s, s + 1))[0],
+            result.maps.predict(eval_data.scores, rows=slice(s, s + 1))[0],
             single.predict(eval_data.scores),
             atol=1e-8,
         )

@@ -79,7 +79,7 @@ def test_table_measures_the_shift_from_the_reference(study):
         table.loc["mild"].loc[channel_rows, "shift"].abs().max()
         < table.loc["conflict"].loc[channel_rows, "shift"].abs().min()
     )
-    assert set(result.largest_shifts(3).index.get_level_values("prior")) == {"conflict"}
+    assert set(result.largest_shifts(count=3).index.get_level_values("prior")) == {"conflict"}
 
 
 def test_power_scaling_diagnoses(study):

@@ -10,11 +10,13 @@ gap is below 1e-4 (paper App. G), is a *failure with a reason*, never a silent v
 
 from __future__ import annotations
 
+import html
 import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
+from .. import _html
 from .. import _validation as v
 from ..cells import CellStatistics
 from ..data import AnnotatedScores
@@ -150,6 +152,41 @@ class ChannelFit:
         return (
             f"ChannelFit(method={self.method!r}, {self.channels!r}, prevalence={prevalence}, "
             f"converged={self.converged}, n_iter={self.n_iter})"
+        )
+
+    def _repr_html_(self) -> str:
+        """The estimate as a table: each annotator's a, b and gap, then the class proportions."""
+        status = html.escape(
+            f"{self.method}: "
+            + (f"failed ({self.failure})" if self.failure else f"converged={self.converged}")
+            + f", {self.n_iter} iterations"
+            + ("" if self.loglik is None else f", log-likelihood {self.loglik:.2f}")
+        )
+        if self.failure is not None:
+            return f"<p>{status}</p>"
+        rows = [
+            _html.row(
+                _html.cell(name),
+                *(_html.cell(_html.number(float(x))) for x in (a, b, b - a)),
+            )
+            for name, a, b in zip(self.annotator_names, self.channels.a, self.channels.b)
+        ]
+        prevalence = [
+            _html.row(
+                _html.cell(f"group {int(g)}"),
+                _html.cell(int(n)),
+                _html.cell(_html.number(float(mu))),
+            )
+            for g, n, mu in zip(self.group_ids, self.group_counts, np.atleast_1d(self.prevalence))
+        ]
+        return "\n".join(
+            [
+                f"<p>{status}</p>",
+                _html.table(
+                    ["annotator", "false-positive rate a", "sensitivity b", "gap b - a"], rows
+                ),
+                _html.table(["score group", "items", "class proportion"], prevalence),
+            ]
         )
 
 

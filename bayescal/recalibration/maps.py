@@ -17,7 +17,7 @@ import numpy as np
 from scipy import special
 
 from .. import _validation as v
-from .._api import old_spellings
+from .._api import Result, old_spellings
 from ..exceptions import NotFittedError, RecalibrationWarning
 from ..metrics import assign_bins, bin_index
 from ._solver import GRADIENT_TOLERANCE, MAX_ITERATIONS, minimise
@@ -49,8 +49,8 @@ def projected_bin_means(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return np.clip(means, 0.0, 1.0)
 
 
-@dataclass(frozen=True, eq=False)
-class MapDraws:
+@dataclass(frozen=True, eq=False, repr=False)
+class MapDraws(Result):
     """Maps of one family fitted to S target sets at once (S = 1 for an ordinary fit).
 
     Attributes
@@ -81,7 +81,7 @@ class MapDraws:
     def n_draws(self) -> int:
         return int(self.converged.size)
 
-    def predict(self, scores: np.ndarray, rows=slice(None)) -> np.ndarray:
+    def predict(self, scores: np.ndarray, *, rows=slice(None)) -> np.ndarray:
         """Predictions of the maps in ``rows`` for validated ``scores``: shape (len(rows), n)."""
         return FAMILIES[self.method]._predict_parameters(
             {k: p[rows] for k, p in self.parameters.items()}, self.settings, scores
@@ -99,7 +99,7 @@ class MapDraws:
             {k: p.mean(axis=0) for k, p in self.parameters.items()}, self.settings
         )
 
-    def warn(self, subject: str, stacklevel: int = 3) -> None:
+    def warn(self, subject: str, *, stacklevel: int = 3) -> None:
         """Warn when some fits ended on the parameter box edge or stopped before converging."""
         problems = []
         if self.on_boundary.any():

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import _validation as v
-from .._api import DEFAULT_N_BINS, old_spellings
+from .._api import DEFAULT_N_BINS, Result, old_spellings
 from ..channels import ChannelFit, Channels
 from ..correction import correct_annotations, soft_vote
 from ..data import AnnotatedScores
@@ -98,8 +98,8 @@ def recalibrate(
     )
 
 
-@dataclass(frozen=True, eq=False)
-class RecalibrationStudy:
+@dataclass(frozen=True, eq=False, repr=False)
+class RecalibrationStudy(Result):
     """Base, Naive and Corrected recalibration side by side (paper App. E.5).
 
     Attributes

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _validation as v
-from .._api import old_spellings
+from .._api import DEFAULT_N_BINS, old_spellings
 from ..channels import Channels, score_groups
 from ..data import AnnotatedScores
 from ..recalibration import METHODS, recalibration_study
@@ -37,7 +37,7 @@ def recalibration_simulation(
     n_groups=5,
     methods=METHODS,
     estimator="grouped_em",
-    n_bins=15,
+    n_bins=DEFAULT_N_BINS,
     first_seed=0,
 ) -> pd.DataFrame:
     """One row per replicate, method and fit (base, naive, corrected).

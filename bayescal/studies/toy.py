@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _validation as v
-from .._api import DEFAULT_LEVEL, old_spellings
+from .._api import DEFAULT_LEVEL, Result, old_spellings
 from ..channels import score_groups
 from ..correction import noise_corrected_ece
 from ..data import AnnotatedScores
@@ -127,8 +127,8 @@ def toy_replicate(condition: str, n: int, seed: int, settings: _Settings) -> lis
     return rows
 
 
-@dataclass(frozen=True, eq=False)
-class ToyStudy:
+@dataclass(frozen=True, eq=False, repr=False)
+class ToyStudy(Result):
     """Per-replicate results of :func:`toy_study` and the paper-style summaries.
 
     Attributes
@@ -175,7 +175,8 @@ class ToyStudy:
         )
         return table.join(failures.rename("failures"), how="right")
 
-    def table(self, n: int = 8000) -> pd.DataFrame:
+    @old_spellings()
+    def table(self, *, n: int = 8000) -> pd.DataFrame:
         """The paper's Table 1 layout at one sample size: rows (condition, method)."""
         summary = self.summary()
         sizes = summary.index.get_level_values("n")

@@ -23,7 +23,7 @@ def test_errors_fall_with_n_and_estimated_channels_stay_close_to_supplied_ones(s
     for condition in ("calibrated", "shifted", "nonlinear"):
         for method in FREQUENTIST:
             assert mae[(condition, 8000, method)] < 0.6 * mae[(condition, 1000, method)]
-    calibrated = study.table(8000).loc["calibrated", "mae_x100"]
+    calibrated = study.table(n=8000).loc["calibrated", "mae_x100"]
     assert (
         abs(calibrated["EM reuse"] - calibrated["true channels"])
         < 0.15 * calibrated["true channels"]
@@ -32,7 +32,7 @@ def test_errors_fall_with_n_and_estimated_channels_stay_close_to_supplied_ones(s
 
 def test_reuse_and_cross_fitting_beat_splitting_at_8000(study):
     """seeds/001 §6.1: at N = 8000 reuse and cross-fitting have similar errors, both below splitting."""
-    table = study.table(8000)["mae_x100"]
+    table = study.table(n=8000)["mae_x100"]
     for condition in ("calibrated", "shifted", "nonlinear"):
         reuse, crossfit, split = (
             table[(condition, m)] for m in ("EM reuse", "EM cross-fit", "EM split")
@@ -45,7 +45,7 @@ def test_summary_layout_and_errors_against_the_population_ece(study):
     results = study.results
     assert set(results["method"]) == set(FREQUENTIST) and (results["failure"] == "").all()
     np.testing.assert_allclose(results["error"], results["estimate"] - results["population_ece"])
-    table = study.table(8000)
+    table = study.table(n=8000)
     assert list(table.columns) == [
         "bias_x100",
         "mae_x100",
@@ -59,7 +59,7 @@ def test_summary_layout_and_errors_against_the_population_ece(study):
     with pytest.raises(
         ValueError, match=r"n must be one of the study's sizes \[1000, 8000\]; saw 4000"
     ):
-        study.table(4000)
+        study.table(n=4000)
 
 
 @pytest.mark.slow

@@ -1,0 +1,216 @@
+"""The API conventions of DESIGN.md §1, checked over every public name (CHANGELOG.md, 0.2).
+
+Public names are those in the ``__all__`` of the modules users import (and the names the top
+level reaches lazily); public methods are their classes' attributes without a leading
+underscore.
+"""
+
+import dataclasses
+import importlib
+import inspect
+
+import pytest
+
+import bayescal as bc
+import bayescal.agreement
+import bayescal.channels
+import bayescal.record
+from bayescal._api import DEFAULT_LEVEL, DEFAULT_N_BINS
+
+PUBLIC_MODULES = [
+    "bayescal",
+    "bayescal.agreement",
+    "bayescal.analysis",
+    "bayescal.cells",
+    "bayescal.channels",
+    "bayescal.checks",
+    "bayescal.correction",
+    "bayescal.estimation",
+    "bayescal.inference",
+    "bayescal.io",
+    "bayescal.metrics",
+    "bayescal.plotting",
+    "bayescal.posterior",
+    "bayescal.recalibration",
+    "bayescal.record",
+    "bayescal.results",
+    "bayescal.sensitivity",
+    "bayescal.simulate",
+    "bayescal.studies",
+    "bayescal.summary",
+    "bayescal.triage",
+]
+
+#: Classes a user builds with options; the other public classes are results bayescal builds.
+INPUTS = {
+    "AnnotatedScores",
+    "Channels",
+    "Priors",
+    "TemperatureScaling",
+    "PlattScaling",
+    "HistogramBinning",
+}
+
+
+def _public_objects() -> dict:
+    found = {}
+    for module_name in PUBLIC_MODULES:
+        module = importlib.import_module(module_name)
+        names = list(module.__all__) + (list(bc._LAZY) if module is bc else [])
+        for name in names:
+            obj = getattr(module, name)
+            if callable(obj) and not (isinstance(obj, type) and issubclass(obj, BaseException)):
+                found[f"{obj.__module__}.{obj.__qualname__}"] = obj
+    return found
+
+
+PUBLIC = _public_objects()
+FUNCTIONS = {name: obj for name, obj in PUBLIC.items() if inspect.isfunction(obj)}
+CLASSES = {name: obj for name, obj in PUBLIC.items() if isinstance(obj, type)}
+METHODS = {
+    # classmethods bound (no cls in the signature); plain methods as functions (self dropped below)
+    f"{name}.{attribute}": getattr(cls, attribute)
+    if isinstance(method, classmethod | staticmethod)
+    else method
+    for name, cls in CLASSES.items()
+    for attribute, method in vars(cls).items()
+    if not attribute.startswith("_") and inspect.isfunction(inspect.unwrap(method))
+}
+CONSTRUCTORS = {name: cls for name, cls in CLASSES.items() if cls.__name__ in INPUTS}
+CALLABLES = {**FUNCTIONS, **METHODS, **CONSTRUCTORS}
+
+
+def _parameters(obj):
+    parameters = list(inspect.signature(obj).parameters.values())
+    return [p for p in parameters if p.name not in ("self", "cls")]
+
+
+def test_the_public_surface_was_found():
+    assert len(FUNCTIONS) > 60 and len(METHODS) > 30 and len(CONSTRUCTORS) == len(INPUTS)
+
+
+@pytest.mark.parametrize("name", sorted(CALLABLES))
+def test_options_are_keyword_only(name):
+    positional_options = [
+        p.name
+        for p in _parameters(CALLABLES[name])
+        if p.default is not p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    assert positional_options == []
+
+
+@pytest.mark.parametrize("name", sorted(CALLABLES))
+def test_one_name_and_one_default_for_levels_and_bins(name):
+    parameters = {p.name: p for p in _parameters(CALLABLES[name])}
+    assert "interval" not in parameters, "the probability of an interval is called level"
+    if "level" in parameters:
+        assert parameters["level"].default in (DEFAULT_LEVEL, parameters["level"].empty)
+    if "n_bins" in parameters:
+        # None: the bins of the data (cells keep theirs; otherwise DEFAULT_N_BINS)
+        assert parameters["n_bins"].default in (DEFAULT_N_BINS, None, parameters["n_bins"].empty)
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS) + sorted(METHODS))
+def test_data_come_first(name):
+    names = [p.name for p in _parameters(CALLABLES[name])]
+    if "data" in names:
+        assert names[0] == "data"
+    if "fit" in names:
+        for data in ("data", "fit_data", "eval_data"):
+            if data in names:
+                assert names.index(data) < names.index("fit")
+    if "y_true" in names:
+        assert names.index("y_true") == min(
+            names.index(n) for n in ("y_true", "y_pred", "y_prob") if n in names
+        )
+    assert not {"scores", "annotations"} <= set(names), "annotated data come as one data argument"
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS) + sorted(METHODS))
+def test_names_say_what_comes_back(name):
+    returned = inspect.signature(CALLABLES[name]).return_annotation
+    if name.rsplit(".", 1)[-1].endswith(("_ece", "_error")):
+        assert returned == "float"
+    assert not str(returned).startswith("tuple"), "a NamedTuple, not a bare tuple"
+
+
+@pytest.mark.parametrize("name", sorted(PUBLIC))
+def test_every_public_name_is_documented(name):
+    assert (PUBLIC[name].__doc__ or "").strip()
+
+
+RESULTS = {
+    name: cls
+    for name, cls in CLASSES.items()
+    if dataclasses.is_dataclass(cls) and cls.__name__ not in INPUTS
+}
+
+
+@pytest.mark.parametrize("name", sorted(RESULTS))
+def test_results_have_their_own_one_line_repr(name):
+    # The generated repr of a dataclass prints arrays, tables and nested results whole.
+    assert not hasattr(RESULTS[name].__repr__, "__wrapped__")
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["Analysis", "BayesFit", "ChannelFit", "ModelChecks", "PosteriorECE", "PriorSensitivity"],
+)
+def test_results_a_notebook_user_looks_at_render_their_tables(name):
+    import bayescal
+
+    assert callable(getattr(getattr(bayescal, name), "_repr_html_", None))
+
+
+#: Callables whose signature changed in 0.2 (``old_spellings`` marks them).
+CHANGED = {name: obj for name, obj in CALLABLES.items() if hasattr(obj, "old_spellings")}
+
+
+def _call(name, *args, **kwargs):
+    obj = CALLABLES[name]
+    if name in CONSTRUCTORS:
+        return obj.__init__(object(), *args, **kwargs)
+    if name in METHODS:
+        return obj(object(), *args, **kwargs)
+    return obj(*args, **kwargs)
+
+
+def test_the_changed_callables_were_found():
+    assert len(CHANGED) > 40
+
+
+@pytest.mark.parametrize("name", sorted(CHANGED))
+def test_an_old_positional_option_raises_a_type_error_naming_the_new_spelling(name):
+    positional = [
+        p
+        for p in _parameters(CALLABLES[name])
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    with pytest.raises(TypeError, match=r"and its options by keyword since bayescal 0\.2"):
+        _call(name, *[object()] * (len(positional) + 1))
+
+
+RENAMED = [
+    (name, old, new) for name, obj in CHANGED.items() for old, new in obj.old_spellings.items()
+]
+
+
+@pytest.mark.parametrize("name, old, new", RENAMED, ids=[f"{n}-{o}" for n, o, _ in RENAMED])
+def test_a_renamed_keyword_raises_a_type_error_naming_the_new_one(name, old, new):
+    with pytest.raises(
+        TypeError, match=rf"the argument {old}= is called {new}= since bayescal 0\.2"
+    ):
+        _call(name, **{old: 0.5})
+
+
+def test_names_moved_in_0_2_resolve_with_a_warning_naming_the_new_place():
+    moves = [
+        (bc, "nc_ece", bc.nc_ece_estimate),
+        (bc, "posterior_ece", bc.nc_ece_posterior),
+        (bc, "PatternCounts", bc.CellStatistics),
+        (bayescal.agreement, "calibration_record", bayescal.record.calibration_record),
+        (bayescal.channels, "grouped_em_counts", bc.grouped_em),
+    ]
+    for module, old, new in moves:
+        with pytest.warns(DeprecationWarning, match=rf"{module.__name__}\.{old} is bayescal\."):
+            assert getattr(module, old) is new
