@@ -70,11 +70,11 @@ from .simulate import Simulation, simulate_annotated, simulate_dependent, toy_da
 #: Heavy parts reached lazily, so that ``import bayescal`` loads neither numpyro nor arviz.
 _LAZY = {
     "fit_bayes": "bayescal.inference",
-    "BayesFit": "bayescal.inference",
+    "BayesFit": "bayescal.bayes_fit",
     "nc_ece_posterior": "bayescal.posterior",
     "PosteriorECE": "bayescal.posterior",
-    "posterior_recalibration": "bayescal.posterior",
-    "PosteriorRecalibration": "bayescal.posterior",
+    "posterior_recalibration": "bayescal.posterior_recalibration",
+    "PosteriorRecalibration": "bayescal.posterior_recalibration",
     "check_model": "bayescal.checks",
     "verdicts": "bayescal.checks",
     "prior_sensitivity": "bayescal.sensitivity",

@@ -440,7 +440,10 @@ def noise_corrected_ece(
     >>> data = AnnotatedScores([0.2, 0.8, 0.9, 0.3], [[0, 0], [1, 1], [1, 0], [0, 1]])
     >>> perfect = Channels([0.0, 0.0], [1.0, 1.0])
     >>> round(noise_corrected_ece(data, perfect, n_bins=2, weights="equal"), 4)
-    0.25
+    0.05
+
+    (Bin [0, 0.5): labels 0 and 0.5 against scores 0.2 and 0.3, residuals summing to 0; bin
+    [0.5, 1]: labels 1 and 0.5 against 0.8 and 0.9, summing to -0.2; so |-0.2| / 4 items.)
     """
     cells = evaluation_cells(data, n_bins, strategy)
     return cells.moments(cell_targets(cells, channels, weights, prevalence)).ece

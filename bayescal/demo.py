@@ -211,7 +211,9 @@ def _recalibration_lines(
         )
         em = study.table.loc["platt"]
     if fit is not None:
-        from .posterior import posterior_recalibration  # the Bayesian stack loads only when used
+        from .posterior_recalibration import (
+            posterior_recalibration,  # the Bayesian stack loads only when used
+        )
 
     posterior = (
         posterior_recalibration(fitting, evaluation, fit, method="platt", n_bins=n_bins, seed=seed)

@@ -3,64 +3,40 @@
 :func:`fit_bayes` builds the pattern design from ``data.compress()``, checks identification
 *before* sampling, samples in float64 (inside ``jax.enable_x64``, so the caller's JAX
 configuration is untouched), runs the chains in parallel when there are enough CPU devices and
-vectorised otherwise (never one after another), and packs everything into an ArviZ
-``InferenceData``: ``posterior`` (a, b, prevalence), ``sample_stats``, ``log_likelihood`` (one
-value per pattern row = per item of that pattern; ``constant_data.counts`` holds how many items
-share it, for LOO weighting), ``log_prior`` (the prior log density of every draw, per
-parameter, for power-scaling sensitivity), ``observed_data``, ``constant_data`` and the priors
-in ``attrs``.
+vectorised otherwise (never one after another), and packs the run into a
+:class:`~bayescal.bayes_fit.BayesFit` (an ArviZ ``InferenceData`` with its diagnostics).
 """
 
 from __future__ import annotations
 
-import html
-import json
 import sys
-import warnings
 from collections import OrderedDict
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import partial
 from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-import pandas as pd
-from scipy import stats
 
-from . import _html
 from . import _validation as v
-from ._api import DEFAULT_LEVEL, old_spellings
-from ._arviz import az
-from ._version import __version__
+from ._api import old_spellings
+from ._stack import hmc, initialize_model
+from .bayes_fit import BayesFit, ChannelDraws, check_diagnostics
 from .cells import CellStatistics, tabulate
 from .channels._base import (
-    Channels,
     as_counts,
     check_annotators,
     require_identified,
     warn_if_groups_inseparable,
 )
-from .exceptions import SamplingWarning
+from .models import PatternDesign, dawid_skene, hui_walter
 from .priors import Priors
-
-with warnings.catch_warnings():
-    # numpyro imports tqdm.auto, which warns in Jupyter without ipywidgets (bayescal's bars are
-    # plain tqdm): import-time noise for bayescal's users.
-    warnings.filterwarnings("ignore", message="IProgress not found")
-    from numpyro.infer.hmc import hmc
-    from numpyro.infer.util import initialize_model
-
-    from .models import PatternDesign, dawid_skene, hui_walter, pattern_log_prob
 
 __all__ = ["MODELS", "BayesFit", "ChannelDraws", "Sampler", "fit_bayes"]
 
 #: Model names and their programs.
 MODELS = {"dawid_skene": dawid_skene, "hui_walter": hui_walter}
-
-#: Diagnostic thresholds (Vehtari et al. 2021): rank-normalised R-hat and bulk / tail ESS.
-RHAT_MAX = 1.01
-ESS_MIN = 400
 
 
 class SamplerRun(NamedTuple):
@@ -68,158 +44,6 @@ class SamplerRun(NamedTuple):
 
     samples: dict
     stats: dict
-
-
-class ChannelDraws(NamedTuple):
-    """Posterior draws of a fit, chains stacked."""
-
-    a: np.ndarray  # (S, K)
-    b: np.ndarray  # (S, K)
-    prevalence: np.ndarray  # (S,), or (S, L) with L score groups
-
-
-@dataclass(frozen=True, eq=False)
-class BayesFit:
-    """A posterior over annotator channels and class proportions.
-
-    Attributes
-    ----------
-    idata : arviz.InferenceData
-        The posterior object (groups listed in the module docstring).
-    diagnostics : pandas.DataFrame
-        One row per parameter: ``r_hat`` (rank-normalised), ``ess_bulk``, ``ess_tail``, and the
-        total ``divergences`` of the run in every row.
-    model : str
-    priors : Priors
-    """
-
-    idata: az.InferenceData
-    diagnostics: pd.DataFrame
-    model: str
-    priors: Priors
-
-    @property
-    def annotator_names(self) -> tuple[str, ...]:
-        return tuple(str(name) for name in self.idata.posterior["annotator"].values)
-
-    @property
-    def n_draws(self) -> int:
-        posterior = self.idata.posterior
-        return int(posterior.sizes["chain"] * posterior.sizes["draw"])
-
-    def draws(self) -> ChannelDraws:
-        """``a`` (S, K), ``b`` (S, K) and ``prevalence`` (S,) or (S, L), chains stacked."""
-        posterior = self.idata.posterior
-        flat = lambda name: posterior[name].values.reshape(self.n_draws, *posterior[name].shape[2:])  # noqa: E731
-        return ChannelDraws(flat("a"), flat("b"), flat("prevalence"))
-
-    def posterior_mean(self) -> Channels:
-        a, b, _ = self.draws()
-        return Channels(a.mean(axis=0), b.mean(axis=0))
-
-    @old_spellings(renamed={"interval": "level"})
-    def summary(self, *, level: float = DEFAULT_LEVEL) -> pd.DataFrame:
-        """Posterior mean, sd and highest-density interval of every parameter, with diagnostics."""
-        level = v.as_open_probability(level, "level")
-        table = az.summary(
-            self.idata, var_names=["a", "b", "prevalence"], kind="stats", hdi_prob=level
-        )
-        return table.join(self.diagnostics)
-
-    @classmethod
-    def from_run(
-        cls, samples: dict, extra: dict, design: PatternDesign, priors: Priors, model: str, names
-    ) -> BayesFit:
-        """Pack a :class:`Sampler` run into InferenceData and compute its diagnostics."""
-        idata = _inference_data(samples, extra, design, priors, model, names)
-        return cls(idata, _diagnostics(idata), model, priors)
-
-    def save(self, path) -> None:
-        """Write the InferenceData to NetCDF; :meth:`load` restores an identical fit."""
-        self.idata.to_netcdf(str(path))
-
-    @classmethod
-    def load(cls, path) -> BayesFit:
-        idata = az.from_netcdf(str(path))
-        attrs = idata.attrs
-        return cls(
-            idata,
-            _diagnostics(idata),
-            str(attrs["bayescal_model"]),
-            Priors.from_dict(json.loads(attrs["bayescal_priors"])),
-        )
-
-    def __repr__(self) -> str:
-        chains = self.idata.posterior.sizes["chain"]
-        return f"BayesFit(model={self.model!r}, annotators={list(self.annotator_names)}, chains={chains}, draws={self.n_draws})"
-
-    def _repr_html_(self) -> str:
-        """The channel table of the report: posterior mean, equal-tailed interval, R-hat, ESS."""
-        level = DEFAULT_LEVEL
-        a, b, prevalence = self.draws()
-        tail = (1.0 - level) / 2.0
-        rows = []
-
-        def add(subject, parameter, draws, row_name):
-            diagnostics = self.diagnostics.loc[row_name]
-            interval = tuple(float(x) for x in np.quantile(draws, [tail, 1.0 - tail]))
-            rows.append(
-                _html.ChannelRow(
-                    subject,
-                    parameter,
-                    None,
-                    float(np.mean(draws)),
-                    interval,
-                    float(diagnostics["r_hat"]),
-                    float(diagnostics["ess_bulk"]),
-                )
-            )
-
-        for j, name in enumerate(self.annotator_names):
-            add(name, "false-positive rate a", a[:, j], f"a[{name}]")
-            add(name, "sensitivity b", b[:, j], f"b[{name}]")
-        parameters = [p for p in self.diagnostics.index if p.startswith("prevalence")]
-        for parameter, draws in zip(parameters, np.atleast_2d(prevalence.T)):
-            add(parameter, "class proportion", draws, parameter)
-        divergences = int(self.diagnostics["divergences"].iloc[0])
-        head = f"<p>{html.escape(repr(self))}; {divergences} divergent transition(s)</p>"
-        return head + _html.channel_table(rows, level)
-
-
-def _diagnostics(idata) -> pd.DataFrame:
-    with np.errstate(
-        invalid="ignore", divide="ignore"
-    ):  # constant draws: NaN, flagged by _check_diagnostics
-        table = az.summary(
-            idata, var_names=["a", "b", "prevalence"], kind="diagnostics", round_to="none"
-        )[["r_hat", "ess_bulk", "ess_tail"]]
-    return table.assign(divergences=int(idata.sample_stats["diverging"].values.sum()))
-
-
-def check_diagnostics(diagnostics: pd.DataFrame, stacklevel: int = 3) -> None:
-    problems = []
-    if diagnostics["divergences"].iloc[0] > 0:
-        problems.append(f"{diagnostics['divergences'].iloc[0]} divergent transition(s)")
-    high = diagnostics.index[diagnostics["r_hat"] > RHAT_MAX].tolist()
-    if high:
-        problems.append(f"R-hat > {RHAT_MAX} for {high}")
-    low = diagnostics.index[(diagnostics[["ess_bulk", "ess_tail"]] < ESS_MIN).any(axis=1)].tolist()
-    if low:
-        problems.append(f"bulk or tail ESS < {ESS_MIN} for {low}")
-    undefined = diagnostics.index[
-        diagnostics[["r_hat", "ess_bulk", "ess_tail"]].isna().any(axis=1)
-    ].tolist()
-    if undefined:
-        problems.append(f"R-hat or ESS undefined (constant draws?) for {undefined}")
-    if problems:
-        warnings.warn(
-            "NUTS diagnostics failed: "
-            + "; ".join(problems)
-            + ". Run more warmup/samples or chains, or "
-            "check identification (score groups that barely differ, tiny gaps) before using this posterior",
-            SamplingWarning,
-            stacklevel=stacklevel,
-        )
 
 
 def chain_method(num_chains: int) -> str:
@@ -498,70 +322,3 @@ def fit_bayes(
     fit = sampler.fit(counts, priors, seed)
     check_diagnostics(fit.diagnostics)
     return fit
-
-
-def _inference_data(
-    samples: dict, extra: dict, design: PatternDesign, priors: Priors, model: str, names
-) -> az.InferenceData:
-    """Pack a :class:`Sampler` run into InferenceData (groups in the module docstring)."""
-    a, b, prevalence = samples["a"], samples["b"], samples["prevalence"]
-    grouped = prevalence.ndim == 3
-    prevalence_of_row = (
-        prevalence[..., design.group_index]
-        if grouped
-        else np.broadcast_to(prevalence[..., None], a.shape[:2] + design.counts.shape)
-    )
-    with jax.enable_x64(True):
-        log_likelihood = np.asarray(
-            pattern_log_prob(a, b, prevalence_of_row, design.positive, design.negative)
-        )
-    # Log prior density of every draw, per parameter, for power-scaling sensitivity (az.psens).
-    # Like OrientedChannels.log_prob it omits the constant -log P(a < b): a constant changes no
-    # power-scaling weight once the weights are normalised.
-    log_prior = {
-        "a": stats.beta.logpdf(a, *priors.false_positive),
-        "b": stats.beta.logpdf(b, *priors.sensitivity),
-        "prevalence": stats.beta.logpdf(prevalence, *priors.prevalence),
-    }
-    missing = 1.0 - design.positive - design.negative
-    patterns = design.positive - missing  # 1, 0, or -1 for missing
-    dims = {
-        "a": ["annotator"],
-        "b": ["annotator"],
-        "counts": ["pattern"],
-        "patterns": ["pattern", "annotator"],
-        "pattern_group": ["pattern"],
-    }
-    if grouped:
-        dims["prevalence"] = ["group"]
-    coords = {
-        "annotator": list(names),
-        "group": design.group_ids.tolist(),
-        "pattern": np.arange(design.counts.size),
-    }
-    idata = az.from_dict(
-        posterior={"a": a, "b": b, "prevalence": prevalence},
-        sample_stats={
-            "diverging": extra["diverging"],
-            "energy": extra["energy"],
-            "n_steps": extra["num_steps"],
-            "acceptance_rate": extra["accept_prob"],
-        },
-        log_likelihood={"counts": log_likelihood},
-        observed_data={"counts": design.counts},
-        constant_data={
-            "counts": design.counts,
-            "patterns": patterns.astype(np.int8),
-            "pattern_group": design.group_ids[design.group_index],
-        },
-        coords=coords,
-        dims=dims,
-        attrs={
-            "bayescal_model": model,
-            "bayescal_priors": json.dumps(priors.to_dict()),
-            "bayescal_version": __version__,
-        },
-    )
-    # from_dict has no log_prior argument in ArviZ 0.23: add the group as az.psens expects it.
-    idata.add_groups(log_prior=az.dict_to_dataset(log_prior, coords=coords, dims=dims))
-    return idata

@@ -29,9 +29,10 @@ import pandas as pd
 
 from . import _validation as v
 from ._api import DEFAULT_LEVEL, DEFAULT_N_BINS, Result, old_spellings
-from ._arviz import az
+from ._stack import az
+from .bayes_fit import BayesFit, check_diagnostics
 from .channels._base import as_data, check_annotators, require_identified
-from .inference import MODELS, BayesFit, Sampler, check_diagnostics
+from .inference import MODELS, Sampler
 from .models import PatternDesign
 from .posterior import PosteriorECE, nc_ece_posterior
 from .priors import Priors

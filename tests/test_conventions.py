@@ -31,6 +31,8 @@ PUBLIC_MODULES = [
     "bayescal.metrics",
     "bayescal.plotting",
     "bayescal.posterior",
+    "bayescal.posterior_recalibration",
+    "bayescal.bayes_fit",
     "bayescal.recalibration",
     "bayescal.record",
     "bayescal.results",

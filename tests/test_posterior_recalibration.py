@@ -5,7 +5,8 @@ import pytest
 
 import bayescal as bc
 from bayescal.correction import per_annotator_corrections, plugin_prevalence
-from bayescal.posterior import nc_ece_posterior, posterior_recalibration
+from bayescal.posterior import nc_ece_posterior
+from bayescal.posterior_recalibration import posterior_recalibration
 from bayescal.recalibration import HistogramBinning, PlattScaling, TemperatureScaling
 
 from .helpers import fake_fit

@@ -1,0 +1,24 @@
+"""The Bayesian stack (ArviZ and NumPyro), imported without its import-time notices.
+
+Every module that uses ArviZ or NumPyro imports it from here (before :mod:`bayescal.models`),
+so that these notices never reach bayescal's users, nor fail a run where warnings are errors:
+
+- ArviZ 0.23 announces its 1.0 refactor with a ``FutureWarning`` on the first import of each
+  day; the message starts with a newline, and a warning filter matches from the first
+  character, hence the leading ``\\s*``;
+- NumPyro imports ``tqdm.auto``, which warns in Jupyter without ipywidgets (bayescal's progress
+  bars are plain tqdm).
+"""
+
+import warnings
+
+with warnings.catch_warnings():
+    warnings.filterwarnings(
+        "ignore", message=r"\s*ArviZ is undergoing a major refactor", category=FutureWarning
+    )
+    warnings.filterwarnings("ignore", message="IProgress not found")
+    import arviz as az
+    from numpyro.infer.hmc import hmc
+    from numpyro.infer.util import initialize_model
+
+__all__ = ["az", "hmc", "initialize_model"]

@@ -1,0 +1,192 @@
+"""What ``bayescal fit``, ``report``, ``recalibrate`` and ``sensitivity`` do with their parsed
+arguments: read the table, run the library, write the results folder, and return the text to
+print (the argument parsing and the printing are :mod:`bayescal.cli`'s).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import pathlib
+import sys
+import time
+
+from .channels import score_groups
+from .data import AnnotatedScores
+
+__all__ = ["run_fit", "run_recalibrate", "run_report", "run_sensitivity"]
+
+
+def _read_input(args):
+    """The Table of the command's arguments (wide, or long with --scores), with score groups."""
+    from .io import read_long_tables, read_wide_table
+
+    if args.long:
+        if args.scores is None:
+            raise ValueError("--long needs --scores, the table of item scores")
+        table = read_long_tables(
+            args.table,
+            args.scores,
+            score=args.score,
+            item=args.item,
+            annotator=args.annotator,
+            label=args.label,
+            annotators=args.annotators,
+            truth=args.truth,
+        )
+    else:
+        if args.annotators is None:
+            raise ValueError(
+                "--annotators is required for a wide table (or pass --long with --scores)"
+            )
+        if args.scores is not None:
+            raise ValueError("--scores is only for --long tables")
+        table = read_wide_table(
+            args.table, score=args.score, annotators=args.annotators, truth=args.truth
+        )
+    if args.groups is not None or args.thresholds is not None:
+        data = table.data
+        groups = score_groups(data.scores, thresholds=args.thresholds, n_groups=args.groups)
+        table = dataclasses.replace(
+            table,
+            data=AnnotatedScores(
+                data.scores, data.annotations, groups=groups, annotator_names=data.annotator_names
+            ),
+        )
+    return table
+
+
+def _output_directory(args) -> pathlib.Path | None:
+    """Refuse an existing --out before any work (not after a long fit)."""
+    from .io import prepare_output
+
+    if args.out is None:
+        return None
+    out = pathlib.Path(args.out)
+    if out.exists() and not args.force:
+        prepare_output(out)
+    return out
+
+
+def _progress(args) -> bool:
+    return not args.quiet and sys.stderr.isatty()
+
+
+def _bayes_options(args) -> dict:
+    return {"num_chains": args.chains, "num_warmup": args.warmup, "num_samples": args.samples}
+
+
+def _input_record(args) -> dict:
+    return {
+        "table": str(args.table),
+        "scores": args.scores,
+        "score": args.score,
+        "annotators": args.annotators,
+        "truth": args.truth,
+        "long": args.long,
+    }
+
+
+def run_fit(args) -> str:
+    """``bayescal fit``: read, analyse, write the results folder; the text to print."""
+    from .analysis import analyse
+    from .io import read_priors
+    from .results import POSTERIOR_FILE, SUMMARY_FILE, write_analysis
+
+    out = _output_directory(args)
+    priors = read_priors(args.prior) if args.prior is not None else None
+    start = time.perf_counter()
+    table = _read_input(args)
+    read_seconds = time.perf_counter() - start
+    analysis = analyse(
+        table.data,
+        truth=table.truth,
+        model=args.model,
+        priors=priors,
+        n_bins=args.n_bins,
+        seed=args.seed,
+        progress=_progress(args),
+        bayes_options=_bayes_options(args),
+    )
+    summary, report = write_analysis(
+        out, analysis, force=True, input_record=_input_record(args), read_seconds=read_seconds
+    )
+    if args.json:
+        return json.dumps(summary.to_dict(), indent=2, allow_nan=False)
+    first, *rest = summary.text()
+    return "\n".join(
+        [
+            f"bayescal fit: {first}",
+            *rest,
+            f"Wrote {out / SUMMARY_FILE}, {out / POSTERIOR_FILE} and the report {report}",
+        ]
+    )
+
+
+def run_report(args) -> str:
+    from .results import render_report
+
+    return f"Wrote {render_report(args.directory)}"
+
+
+def run_recalibrate(args) -> str:
+    """``bayescal recalibrate``: EM channels, a map fitted to corrected labels, recalibrated scores."""
+    from .analysis import frequentist_channels
+    from .recalibration import recalibrate
+    from .results import write_recalibration
+
+    out = _output_directory(args)
+    table = _read_input(args)
+    channel_fit, data = frequentist_channels(table.data, seed=args.seed)
+    if channel_fit.failure:
+        raise ValueError(
+            f"{channel_fit.method} failed ({channel_fit.failure}); the map needs estimated channels"
+        )
+    fitted = recalibrate(
+        data, method=args.method, channels=channel_fit.channels, fit_bins=args.fit_bins
+    )
+    document, output = write_recalibration(
+        out, table, fitted, channel_fit, f"{args.score}_recalibrated", _input_record(args)
+    )
+    if args.json:
+        return json.dumps(document, indent=2, allow_nan=False)
+    return (
+        f"bayescal recalibrate: {fitted!r} fitted to labels corrected by {channel_fit.method}\n"
+        f"Wrote {out / 'map.json'} and {output}"
+    )
+
+
+def run_sensitivity(args) -> str:
+    """``bayescal sensitivity``: the prior-sensitivity table."""
+    from .analysis import model_data
+    from .io import read_priors
+    from .results import write_sensitivity
+    from .sensitivity import prior_sensitivity
+
+    out = _output_directory(args)
+    named = read_priors(args.priors, named=True)
+    name, why, data = model_data(_read_input(args).data, model=args.model)
+    result = prior_sensitivity(
+        data,
+        model=name,
+        priors=named,
+        n_bins=args.n_bins,
+        seed=args.seed,
+        progress=_progress(args),
+        **_bayes_options(args),
+    )
+    document = write_sensitivity(out, result, name, why)
+    if args.json:
+        return json.dumps(document, indent=2, allow_nan=False)
+    with _wide_display():
+        text = result.table.round(4).to_string()
+    return (
+        f"bayescal sensitivity: model {name} ({why}); reference prior {result.reference!r}; "
+        f"{result.level:.0%} intervals\n{text}"
+    )
+
+
+def _wide_display():
+    import pandas as pd
+
+    return pd.option_context("display.width", 200, "display.max_rows", 500)

@@ -1,0 +1,46 @@
+"""The README's quick tour runs as written (its first three code blocks: the analysis of the
+example table, the metrics, the frequentist estimators)."""
+
+import pathlib
+import re
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def _tour_blocks() -> list[str]:
+    readme = (ROOT / "README.md").read_text()
+    tour = readme[readme.index("## Quick tour") : readme.index("| estimator | annotators |")]
+    return re.findall(r"```python\n(.*?)```", tour, flags=re.S)
+
+
+@pytest.mark.slow
+def test_the_quick_tour_runs_and_says_what_it_claims(tmp_path, monkeypatch):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    analysis_block, parts_block, estimators_block = _tour_blocks()
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    names = {}
+    exec(analysis_block, names)
+    analysis = names["analysis"]
+    assert repr(analysis).startswith("Analysis(3000 items, 4 annotators, dawid_skene: NC-ECE ")
+    assert (
+        "<table>" in analysis._repr_html_() and "NC-ECE, posterior median" in analysis._repr_html_()
+    )
+    assert (tmp_path / "results" / "report.html").is_file()
+    assert (tmp_path / "results" / "summary.json").read_text().startswith("{")
+    assert analysis.to_json().startswith('{\n  "bayescal_version"')
+    assert analysis.plot().get_xlabel() != ""
+    # The table's point (README "Quickstart"): the naive ECEs are far from the oracle, NC-ECE is not.
+    ece = analysis.summary.ece
+    assert abs(ece.nc_ece.posterior.median - ece.oracle.value) < 0.02
+    assert abs(ece.naive["soft_vote"] - ece.oracle.value) > 0.04
+    with pytest.raises(FileExistsError, match="results already exists"):
+        analysis.report("results")
+
+    exec(parts_block, names)
+    exec(estimators_block, names)
+    assert names["fit"].ok and names["u"].shape == (8000,)
