@@ -23,14 +23,15 @@ REPEATS = 5
 CHANNELS = bc.Channels(a=np.array([0.08, 0.13, 0.18]), b=np.array([0.84, 0.89, 0.94]))
 
 
-def best_time(function) -> tuple[float, float]:
+def best_time(function) -> tuple[float, float | None]:
+    """Best of REPEATS runs after a warm-up, and the value (None when it is not a number)."""
     value = function()
     times = []
     for _ in range(REPEATS):
         start = time.perf_counter()
         function()
         times.append(time.perf_counter() - start)
-    return min(times), float(value)
+    return min(times), float(value) if isinstance(value, float | np.floating) else None
 
 
 def numpy_two_bincount(targets, scores):
@@ -93,8 +94,7 @@ def main() -> None:
         ("memory floor (sum of each input)", floor_nc, None),
         (
             "bayescal.AnnotatedScores (checks and copies the table, once)",
-            best_time(lambda: bc.AnnotatedScores(scores, annotations))[0],
-            None,
+            *best_time(lambda: bc.AnnotatedScores(scores, annotations)),
         ),
         (
             "bayescal.noise_corrected_ece on that table",
