@@ -7,10 +7,11 @@ import numpyro, arviz, matplotlib or dask (DESIGN.md §1); the Bayesian parts, a
 
 Conventions (``CHANGELOG.md`` lists the changes that brought them): data first, options by
 keyword; intervals at ``level`` (default :data:`DEFAULT_LEVEL`); evaluation bins ``n_bins``
-(default :data:`DEFAULT_N_BINS`).
+(default :data:`DEFAULT_N_BINS`); bins a histogram map is fitted on ``fit_bins`` (default
+:data:`DEFAULT_FIT_BINS`).
 """
 
-from ._api import DEFAULT_LEVEL, DEFAULT_N_BINS, Interval, moved_names
+from ._api import DEFAULT_FIT_BINS, DEFAULT_LEVEL, DEFAULT_N_BINS, Interval, moved_names
 from ._version import __version__
 from .cells import CellStatistics
 from .channels import (
@@ -111,6 +112,7 @@ def __dir__():
 
 
 __all__ = [
+    "DEFAULT_FIT_BINS",
     "DEFAULT_LEVEL",
     "DEFAULT_N_BINS",
     "AnnotatedScores",

@@ -19,13 +19,23 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["DEFAULT_LEVEL", "DEFAULT_N_BINS", "Interval", "Result", "moved_names", "old_spellings"]
+__all__ = [
+    "DEFAULT_FIT_BINS",
+    "DEFAULT_LEVEL",
+    "DEFAULT_N_BINS",
+    "Interval",
+    "Result",
+    "moved_names",
+    "old_spellings",
+]
 
 #: Probability mass of every reported interval (credible, predictive or confidence) unless a
 #: call says otherwise.
 DEFAULT_LEVEL = 0.9
 #: Equal-width evaluation bins of every ECE unless a call says otherwise (the paper's choice).
 DEFAULT_N_BINS = 10
+#: Bins a histogram-binning recalibration map is fitted on unless a call says otherwise.
+DEFAULT_FIT_BINS = 10
 
 
 class Interval(NamedTuple):

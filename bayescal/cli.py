@@ -30,7 +30,7 @@ import os
 import sys
 import warnings
 
-from ._api import DEFAULT_N_BINS
+from ._api import DEFAULT_FIT_BINS, DEFAULT_N_BINS
 from ._version import __version__
 from .analysis import MODEL_CHOICES
 from .commands import run_fit, run_recalibrate, run_report, run_sensitivity
@@ -140,6 +140,15 @@ def _table_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument("--debug", action="store_true", help="show the traceback of an error")
 
 
+def _bins_argument(command: argparse.ArgumentParser, flag: str, default: int, what: str) -> None:
+    command.add_argument(
+        flag,
+        type=_integer_argument(1, allow_auto=True),
+        default=default,
+        help=f"{what}, or 'auto' = round(n^(1/3)) (default: {default})",
+    )
+
+
 def _sampler_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--model",
@@ -147,12 +156,7 @@ def _sampler_arguments(command: argparse.ArgumentParser) -> None:
         default="auto",
         help="Bayesian model (default: auto = Dawid–Skene for 3+ annotators, Hui–Walter for 2)",
     )
-    command.add_argument(
-        "--n-bins",
-        type=_integer_argument(1, allow_auto=True),
-        default=DEFAULT_N_BINS,
-        help=f"equal-width evaluation bins (default: {DEFAULT_N_BINS})",
-    )
+    _bins_argument(command, "--n-bins", DEFAULT_N_BINS, "equal-width evaluation bins")
     command.add_argument(
         "--chains", type=_integer_argument(1), default=4, help="NUTS chains (default: 4)"
     )
@@ -207,12 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--seed", type=_integer_argument(0), default=0, help="random seed (default: 0)"
     )
-    demo.add_argument(
-        "--n-bins",
-        type=_integer_argument(1, allow_auto=True),
-        default=DEFAULT_N_BINS,
-        help=f"equal-width evaluation bins, or 'auto' = round(n^(1/3)) (default: {DEFAULT_N_BINS}, as in the paper)",
-    )
+    _bins_argument(demo, "--n-bins", DEFAULT_N_BINS, "equal-width evaluation bins")
     demo.add_argument(
         "--no-bayes", action="store_true", help="skip the Bayesian fit and the report (quicker)"
     )
@@ -266,11 +265,8 @@ def build_parser() -> argparse.ArgumentParser:
     recalibrate.add_argument(
         "--method", choices=METHODS, default="platt", help="recalibration map (default: platt)"
     )
-    recalibrate.add_argument(
-        "--fit-bins",
-        type=_integer_argument(1, allow_auto=True),
-        default=10,
-        help="bins the histogram map is fitted on (default: 10)",
+    _bins_argument(
+        recalibrate, "--fit-bins", DEFAULT_FIT_BINS, "bins the histogram map is fitted on"
     )
     recalibrate.add_argument("--n-bins", action=_Renamed, new="--fit-bins")
     _output_arguments(recalibrate)

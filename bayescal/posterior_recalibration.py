@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _validation as v
-from ._api import DEFAULT_LEVEL, DEFAULT_N_BINS, Result, old_spellings
+from ._api import DEFAULT_FIT_BINS, DEFAULT_LEVEL, DEFAULT_N_BINS, Result, old_spellings
 from .cells import count_rows
 from .correction import pattern_labels, soft_vote
 from .data import AnnotatedScores
@@ -152,7 +152,7 @@ def posterior_recalibration(
     *,
     method="platt",
     weights="iv",
-    fit_bins=10,
+    fit_bins=DEFAULT_FIT_BINS,
     n_bins=DEFAULT_N_BINS,
     level=DEFAULT_LEVEL,
     uncertainty="total",

@@ -133,6 +133,8 @@ def test_demo_with_too_few_items_reports_the_failed_fit_instead_of_crashing(caps
 
 
 #: Short NUTS runs: the command's plumbing is under test here, not the sampler.
+#: The score and annotator columns of the judged_table fixture.
+JUDGED = ["--score", "p", "--annotators", "ann,bob,cy"]
 QUICK = ["--chains", "2", "--warmup", "400", "--samples", "500", "--quiet"]
 
 
@@ -179,10 +181,7 @@ def test_fit_report_and_refusal_in_a_subprocess(judged_table):
     result = run(
         "fit",
         table,
-        "--score",
-        "p",
-        "--annotators",
-        "ann,bob,cy",
+        *JUDGED,
         "--truth",
         "y",
         "--out",
@@ -237,7 +236,7 @@ def test_fit_report_and_refusal_in_a_subprocess(judged_table):
     assert not [p.name for p in out.iterdir() if p.name.startswith(".")]  # no temporary file left
 
     # The directory exists now: refused without --force, before any fitting.
-    refused = run("fit", table, "--score", "p", "--annotators", "ann,bob,cy", "--out", out, *QUICK)
+    refused = run("fit", table, *JUDGED, "--out", out, *QUICK)
     assert refused.returncode == 2 and refused.stdout == ""
     assert (
         refused.stderr
@@ -309,10 +308,7 @@ def test_fit_prints_warnings_as_one_line_each(judged_table, capsys):
             [
                 "fit",
                 str(judged_table / "judged.csv"),
-                "--score",
-                "p",
-                "--annotators",
-                "ann,bob,cy",
+                *JUDGED,
                 "--out",
                 str(out),
                 *QUICK,
@@ -340,10 +336,7 @@ def test_recalibrate_writes_the_map_and_the_table_with_one_added_column(judged_t
     result = run(
         "recalibrate",
         table,
-        "--score",
-        "p",
-        "--annotators",
-        "ann,bob,cy",
+        *JUDGED,
         "--method",
         "platt",
         "--out",
@@ -416,10 +409,7 @@ def test_sensitivity_prints_and_writes_the_table(judged_table):
     result = run(
         "sensitivity",
         judged_table / "judged.csv",
-        "--score",
-        "p",
-        "--annotators",
-        "ann,bob,cy",
+        *JUDGED,
         "--priors",
         priors,
         "--out",
@@ -582,10 +572,7 @@ def test_progress_bar_on_a_terminal_unless_quiet(judged_table, quiet):
         str(script),
         "fit",
         str(judged_table / "judged.csv"),
-        "--score",
-        "p",
-        "--annotators",
-        "ann,bob,cy",
+        *JUDGED,
         "--out",
         str(judged_table / f"tty-{quiet}"),
         "--chains",

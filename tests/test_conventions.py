@@ -15,7 +15,7 @@ import bayescal as bc
 import bayescal.agreement
 import bayescal.channels
 import bayescal.record
-from bayescal._api import DEFAULT_LEVEL, DEFAULT_N_BINS
+from bayescal._api import DEFAULT_FIT_BINS, DEFAULT_LEVEL, DEFAULT_N_BINS
 
 PUBLIC_MODULES = [
     "bayescal",
@@ -110,6 +110,8 @@ def test_one_name_and_one_default_for_levels_and_bins(name):
     if "n_bins" in parameters:
         # None: the bins of the data (cells keep theirs; otherwise DEFAULT_N_BINS)
         assert parameters["n_bins"].default in (DEFAULT_N_BINS, None, parameters["n_bins"].empty)
+    if "fit_bins" in parameters:
+        assert parameters["fit_bins"].default in (DEFAULT_FIT_BINS, parameters["fit_bins"].empty)
 
 
 @pytest.mark.parametrize("name", sorted(FUNCTIONS) + sorted(METHODS))

@@ -380,6 +380,28 @@ def fitted(
     )
 
 
+def best_start(method, counts, group_ids, group_counts, candidates, loss) -> ChannelFit:
+    """The admissible fit of several starts with the least ``loss(fit)``.
+
+    When no start is admissible, a failed fit that names the failure of the start with the
+    least loss and keeps its ``loglik``, ``objective`` and ``n_iter``.
+    """
+    admissible = [fit for fit in candidates if fit.ok]
+    if admissible:
+        return min(admissible, key=loss)
+    best = min(candidates, key=loss)
+    return failed(
+        method,
+        counts,
+        group_ids,
+        group_counts,
+        f"no start gave an admissible fit; the best one: {best.failure}",
+        loglik=best.loglik,
+        objective=best.objective,
+        n_iter=best.n_iter,
+    )
+
+
 def failed(method, counts, group_ids, group_counts, failure: str, **extra) -> ChannelFit:
     extra.setdefault("converged", False)
     return ChannelFit(

@@ -30,8 +30,8 @@ from ._base import (
     ChannelFit,
     as_anchor,
     as_counts,
+    best_start,
     check_annotators,
-    failed,
     fitted,
     group_layout,
     require_identified,
@@ -232,20 +232,10 @@ def _fit_em(
         )
         for r in range(a.shape[1])
     ]
-    admissible = [fit for fit in candidates if fit.ok]
-    if not admissible:
-        best = max(candidates, key=lambda fit: fit.loglik)
-        return failed(
-            method,
-            counts,
-            group_ids,
-            group_counts,
-            f"no start gave an admissible fit; the best one: {best.failure}",
-            loglik=best.loglik,
-            n_iter=best.n_iter,
-        )
-    best = max(admissible, key=lambda fit: fit.loglik)
-    if not best.converged:
+    best = best_start(
+        method, counts, group_ids, group_counts, candidates, loss=lambda fit: -fit.loglik
+    )
+    if best.ok and not best.converged:
         warnings.warn(
             f"{method}: the best start did not converge within max_iter={max_iter} iterations "
             f"(tol={tol:g} on the change in mean log-likelihood); its estimate is returned with converged=False",

@@ -29,7 +29,7 @@ from ._base import (
     ChannelFit,
     as_anchor,
     as_counts,
-    failed,
+    best_start,
     fitted,
 )
 from .moments import hui_walter_moments, two_annotator_moments
@@ -169,19 +169,14 @@ def hui_walter_gmm(data, *, n_starts=10, seed=0, anchor=None) -> ChannelFit:
                 n_iter=int(result.nit),
             )
         )
-    admissible = [fit for fit in candidates if fit.ok]
-    if not admissible:
-        best = min(candidates, key=lambda fit: fit.objective)
-        return failed(
-            method,
-            counts,
-            group_ids,
-            group_counts,
-            f"no start gave an admissible fit; the best one: {best.failure}",
-            objective=best.objective,
-            n_iter=best.n_iter,
-        )
-    return min(admissible, key=lambda fit: (not fit.converged, fit.objective))
+    return best_start(
+        method,
+        counts,
+        group_ids,
+        group_counts,
+        candidates,
+        loss=lambda fit: (not fit.converged, fit.objective),
+    )
 
 
 def _unit(first: int, second: int, size: int) -> np.ndarray:

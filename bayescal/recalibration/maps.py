@@ -13,7 +13,7 @@ import numpy as np
 from scipy import special
 
 from .. import _validation as v
-from .._api import old_spellings
+from .._api import DEFAULT_FIT_BINS, old_spellings
 from ..metrics import assign_bins, bin_index
 from ._base import MapDraws, RecalibrationMap, as_eps
 from ._solver import minimise
@@ -228,7 +228,7 @@ class HistogramBinning(RecalibrationMap):
     BOX = "values in [0, 1] by projection"
 
     @old_spellings(renamed={"n_bins": "fit_bins"})
-    def __init__(self, *, fit_bins=10, strategy="uniform"):
+    def __init__(self, *, fit_bins=DEFAULT_FIT_BINS, strategy="uniform"):
         self.fit_bins = fit_bins
         self.strategy = strategy
 

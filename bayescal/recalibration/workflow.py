@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import _validation as v
-from .._api import DEFAULT_N_BINS, Result, old_spellings
+from .._api import DEFAULT_FIT_BINS, DEFAULT_N_BINS, Result, old_spellings
 from ..channels import ChannelFit, Channels
 from ..correction import correct_annotations, soft_vote
 from ..data import AnnotatedScores
@@ -57,7 +57,7 @@ def recalibrate(
     channels=None,
     targets="corrected",
     weights="iv",
-    fit_bins=10,
+    fit_bins=DEFAULT_FIT_BINS,
     strategy="uniform",
     eps=DEFAULT_EPS,
 ):
@@ -147,7 +147,7 @@ def recalibration_study(
     methods=METHODS,
     estimator="dawid_skene_em",
     weights="iv",
-    fit_bins=10,
+    fit_bins=DEFAULT_FIT_BINS,
     n_bins=DEFAULT_N_BINS,
     eps=DEFAULT_EPS,
     oracle=None,
