@@ -46,38 +46,43 @@ def binary_counts(scores, labels, n_bins):
 
 @cache
 def pattern_kernel(k: int):
-    """The kernel for validated rows of K = k annotators (0, 1, or -1 for missing) and scores in
-    [0, 1]: per (bin, row code) in (M + 1, 3^k) the item counts, score sums and squared-score
-    sums, and per bin (M + 1,) the score sums in lanes, as the binary kernel adds them.  A score
-    of exactly 1 lands in the spare bin M, which the caller folds into bin M - 1.  K is a
-    constant of the compiled code, so the loop over a row is unrolled (about a third faster than
-    a length read from the array)."""
+    """The kernel for rows of K = k annotators (0, 1, or -1 for missing) and scores in [0, 1]:
+    per (bin, row code) in (M + 1, 3^k) the item counts, score sums and squared-score sums, per
+    bin (M + 1,) the score sums in lanes, as the binary kernel adds them, and the number of bad
+    items.  A score of exactly 1 lands in the spare bin M, which the caller folds into bin M - 1.
+    An item whose score is not in [0, 1 + 1/M) or whose row holds another value goes to a spare
+    "bad" cell (no branch), so no input writes outside the arrays.  K is a constant of the
+    compiled code, so the loop over a row is unrolled (about a third faster than a length read
+    from the array)."""
     n_codes = 3**k
 
     @numba.njit(cache=True, nogil=True)
     def pattern_cells(scores, rows, n_bins):
         size = (n_bins + 1) * n_codes
-        counts = np.zeros(size, dtype=np.int64)
-        sums = np.zeros(size)
-        squares = np.zeros(size)
-        bin_sums = np.zeros((LANES, n_bins + 1))
+        counts = np.zeros(size + 1, dtype=np.int64)
+        sums = np.zeros(size + 1)
+        squares = np.zeros(size + 1)
+        bin_sums = np.zeros((LANES, n_bins + 2))
         for i in range(scores.shape[0]):
             z = scores[i]
-            b = np.int64(z * n_bins)  # floor for z >= 0
+            b, ok = score_bin(z, n_bins)
             code = 0
             for j in range(k):
-                code = 3 * code + np.int64(rows[i, j]) + 1
-            cell = b * n_codes + code
+                digit = np.int64(rows[i, j]) + 1
+                ok &= np.uint64(digit) <= np.uint64(2)
+                code = 3 * code + digit
+            cell = b * n_codes + code if ok else size
             counts[cell] += 1
             sums[cell] += z
             squares[cell] += z * z
-            bin_sums[i & (LANES - 1), b] += z
+            bin_sums[i & (LANES - 1), b if ok else n_bins + 1] += z
         shape = (n_bins + 1, n_codes)
         return (
-            counts.reshape(shape),
-            sums.reshape(shape),
-            squares.reshape(shape),
-            bin_sums[0] + bin_sums[1] + bin_sums[2] + bin_sums[3],
+            counts[:size].reshape(shape),
+            sums[:size].reshape(shape),
+            squares[:size].reshape(shape),
+            (bin_sums[0] + bin_sums[1] + bin_sums[2] + bin_sums[3])[: n_bins + 1],
+            counts[size],
         )
 
     return pattern_cells

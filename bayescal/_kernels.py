@@ -6,12 +6,12 @@ the scores and the label rows therefore gives everything: per (bin, row code) th
 items and the sums of their scores and squared scores, and per bin the sum of the scores; the
 metric is then a sum over cells (:meth:`bayescal.cells.CellStatistics.moments`).
 
-The binary-label kernel (clean ECE, on arrays a user passes) also checks its input without a
-branch per item: an item whose score is not in [0, 1] (NaN included) or whose label is not 0 or
-1 is counted in a spare "bad" cell instead of a real one, and a non-zero bad count makes the
-caller re-run the plain validators, which raise the usual message naming the argument and the
-position.  The pattern kernel runs on :class:`~bayescal.AnnotatedScores`, validated when built.
-A score of exactly 1 lands in the spare bin ``M`` and is folded into the last bin afterwards
+Both kernels also check their input without a branch per item: an item whose score is not in
+[0, 1] (NaN included) or whose label is not 0 or 1 (for patterns: not 0, 1 or -1) is counted in
+a spare "bad" cell instead of a real one, so no input writes outside the arrays, and a non-zero
+bad count makes the caller re-run the plain validators, which raise the usual message naming
+the argument and the position (the pattern kernel's input, :class:`~bayescal.AnnotatedScores`,
+is validated when built, so there it only guards the memory).  A score of exactly 1 lands in the spare bin ``M`` and is folded into the last bin afterwards
 (``min(floor(z M), M - 1)``); in the binary kernel a score in (1, 1 + 1/M) lands there too,
 which the fold detects (the bin's score sum then exceeds its count) and calls bad.
 
@@ -34,6 +34,8 @@ import numpy as np
 
 #: Largest K handled here: 3^K row codes per bin (59 049 for K = 10).
 MAX_ANNOTATORS = 10
+#: Most (bin, row code) cells of one pattern pass: three dense arrays of 8 MB each, per thread.
+MAX_PATTERN_CELLS = 1 << 20
 #: From this many items on, the two halves run in two threads.
 THREADED_FROM = 1 << 18
 
@@ -80,10 +82,14 @@ def binary_bin_counts(scores: np.ndarray, labels: np.ndarray, n_bins: int):
 
 def bin_pattern_cells(scores: np.ndarray, rows: np.ndarray, n_bins: int):
     """Per (bin, row code) the item counts, score sums and squared-score sums, each (M, 3^K),
-    and per bin the score sums (M,), of validated scores and annotation rows.
+    and per bin the score sums (M,); ``None`` if a score is not in [0, 1] or a row holds a value
+    other than 0, 1 and -1 (the caller names the problem).
 
     ``code = sum_j (A_ij + 1) 3^(K-1-j)``, as :func:`bayescal.cells.count_rows` codes a row."""
     from ._compiled_kernels import pattern_kernel
 
-    outputs = _in_halves(pattern_kernel(rows.shape[1]), scores, rows, n_bins)
+    *outputs, bad = _in_halves(pattern_kernel(rows.shape[1]), scores, rows, n_bins)
+    counts, bin_sums = outputs[0], outputs[3]
+    if bad or bin_sums[n_bins] != counts[n_bins].sum():  # as in binary_bin_counts
+        return None
     return tuple(_folded(array, n_bins) for array in outputs)

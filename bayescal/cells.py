@@ -28,7 +28,7 @@ import numpy as np
 
 from . import _validation as v
 from ._api import DEFAULT_N_BINS
-from ._kernels import MAX_ANNOTATORS, bin_pattern_cells
+from ._kernels import MAX_ANNOTATORS, MAX_PATTERN_CELLS, bin_pattern_cells
 from .metrics import BinnedMoments, ReliabilityCurve, assign_bins
 
 __all__ = ["CellStatistics", "PatternIndex", "ScoreMoments", "cell_statistics_from_frame"]
@@ -65,9 +65,10 @@ class CellStatistics:
     score_sums, score_squares : ndarray, shape (C,)
         Sum of the scores and of their squares over each cell's items.
     bin_score_sums : ndarray, shape (M,)
-        Sum of the scores of each bin, added item by item in the order the clean-label ECE adds
-        them (not from the cells), so that NC-ECE with perfect channels equals the clean ECE to
-        the last bit.
+        Sum of the scores of each bin, added item by item (not from the cells).  On the
+        compiled route of :func:`tabulate` (equal-width bins, no groups, up to 10 annotators)
+        they are added in the order the clean-label ECE adds them, so that NC-ECE with perfect
+        channels equals the clean ECE to the last bit; elsewhere they agree to rounding.
     edges : ndarray, shape (M + 1,)
         Evaluation bin edges (``[0, 1]`` for the one bin of :meth:`by_pattern`).
     annotator_names : tuple of str
@@ -215,14 +216,27 @@ def tabulate(
     """The cells of validated items: scores (n,) in [0, 1], annotations (n, K) of 0, 1 and
     -1, optional group ids (n,).
 
-    Equal-width bins without groups and with up to :data:`bayescal._kernels.MAX_ANNOTATORS`
-    annotators take one compiled pass over the items; otherwise the rows are coded and
-    counted with NumPy (:func:`count_rows`).
+    Equal-width bins without groups, with up to :data:`bayescal._kernels.MAX_ANNOTATORS`
+    annotators and at most :data:`bayescal._kernels.MAX_PATTERN_CELLS` (bin, pattern) cells
+    take one compiled pass over the items; otherwise the rows are coded and counted with NumPy
+    (:func:`count_rows`).
     """
-    if strategy == "uniform" and groups is None and annotations.shape[1] <= MAX_ANNOTATORS:
-        counts, sums, squares, bin_sums = bin_pattern_cells(scores, annotations, n_bins)
+    n_annotators = annotations.shape[1]
+    if (
+        strategy == "uniform"
+        and groups is None
+        and n_annotators <= MAX_ANNOTATORS
+        and (n_bins + 1) * 3**n_annotators <= MAX_PATTERN_CELLS
+    ):
+        cells = bin_pattern_cells(scores, annotations, n_bins)
+        if cells is None:
+            raise ValueError(
+                "tabulate takes validated items (scores in [0, 1], annotations of 0, 1 and -1); "
+                "build a bayescal.AnnotatedScores, which names what is wrong"
+            )
+        counts, sums, squares, bin_sums = cells
         bins, codes = np.nonzero(counts)
-        patterns = decode_rows(codes, annotations.shape[1])[:, 1:].astype(np.int8)
+        patterns = decode_rows(codes, n_annotators)[:, 1:].astype(np.int8)
         return CellStatistics(
             np.zeros(bins.size, dtype=np.int64),
             bins.astype(np.int64),

@@ -5,7 +5,13 @@ import numpy as np
 import pytest
 
 import bayescal as bc
-from bayescal._kernels import MAX_ANNOTATORS, bin_pattern_cells, binary_bin_counts
+from bayescal._kernels import (
+    MAX_ANNOTATORS,
+    MAX_PATTERN_CELLS,
+    bin_pattern_cells,
+    binary_bin_counts,
+)
+from bayescal.cells import tabulate
 from bayescal.correction import corrected_labels
 from bayescal.metrics import binned_moments
 
@@ -192,3 +198,37 @@ def test_a_forked_child_computes_with_its_own_threads():
     child.join(timeout=120)
     assert child.exitcode == 0, "the child hung or failed"
     assert queue.get(timeout=5) == expected
+
+
+@pytest.mark.parametrize(
+    "scores, row",
+    [
+        ([0.1, np.nan, 0.3], [1, 0, 1]),
+        ([0.1, 1.05, 0.3], [1, 0, 1]),  # in the spare bin's range, but above 1
+        ([0.1, -0.01, 0.3], [1, 0, 1]),
+        ([0.1, 3.0, 0.3], [1, 0, 1]),  # would index past the arrays
+        ([0.1, 0.2, 0.3], [1, 2, 1]),
+        ([0.1, 0.2, 0.3], [1, -2, 1]),
+    ],
+)
+def test_the_pattern_kernel_refuses_every_kind_of_bad_item(scores, row):
+    rows = np.array([[0, 1], [row[1], 0], [1, 1]], np.int8)
+    assert bin_pattern_cells(np.array(scores), rows, 4) is None
+    with pytest.raises(ValueError, match="tabulate takes validated items"):
+        tabulate(np.array(scores), rows, ("a", "b"), n_bins=4)
+
+
+def test_many_annotators_and_many_bins_take_the_numpy_route_with_the_same_cells():
+    # 201 x 3^10 cells would be three dense arrays of 95 MB each per thread; past
+    # MAX_PATTERN_CELLS the rows are counted with NumPy instead, to the same cells.
+    rng = np.random.default_rng(4)
+    scores = rng.random(500)
+    rows = rng.integers(-1, 2, (500, 10)).astype(np.int8)
+    names = tuple(f"a{j}" for j in range(10))
+    wide = tabulate(scores, rows, names, n_bins=200)
+    assert (200 + 1) * 3**10 > MAX_PATTERN_CELLS
+    by_numpy = tabulate(scores, rows, names, n_bins=200, groups=np.zeros(500, np.int64))
+    assert wide.counts.sum() == 500
+    for field in ("bins", "patterns", "counts"):
+        np.testing.assert_array_equal(getattr(wide, field), getattr(by_numpy, field))
+    np.testing.assert_allclose(wide.score_sums, by_numpy.score_sums, rtol=1e-12)
