@@ -27,6 +27,7 @@ __all__ = [
     "Result",
     "moved_names",
     "old_spellings",
+    "warn_caller",
 ]
 
 #: Probability mass of every reported interval (credible, predictive or confidence) unless a
@@ -36,6 +37,24 @@ DEFAULT_LEVEL = 0.9
 DEFAULT_N_BINS = 10
 #: Bins a histogram-binning recalibration map is fitted on unless a call says otherwise.
 DEFAULT_FIT_BINS = 10
+
+
+def _is_own(module: str) -> bool:
+    """Whether a module is bayescal's (the NumPyro programs are imported as bayescal.models)."""
+    return module == "bayescal" or module.startswith("bayescal.")
+
+
+def warn_caller(message: str, category: type[Warning]) -> None:
+    """Warn at the user's line: the first frame outside bayescal's own files.
+
+    A fixed ``stacklevel`` breaks whenever a wrapper (e.g. :func:`old_spellings`) or a helper
+    adds a frame; walking the stack does not.  (``skip_file_prefixes`` does this from
+    Python 3.12 on.)
+    """
+    frame, level = inspect.currentframe().f_back, 2
+    while frame is not None and _is_own(frame.f_globals.get("__name__", "")):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
 
 
 class Interval(NamedTuple):

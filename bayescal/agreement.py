@@ -12,7 +12,6 @@ calibration record are in :mod:`bayescal.record`, the density threshold for anom
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -20,7 +19,7 @@ import numpy as np
 from scipy import stats
 
 from . import _validation as v
-from ._api import DEFAULT_LEVEL, Interval, Result, moved_names, old_spellings
+from ._api import DEFAULT_LEVEL, Interval, Result, moved_names, old_spellings, warn_caller
 from ._validation import ABSTAIN
 
 __all__ = [
@@ -196,11 +195,10 @@ def accuracy_under_label_noise(acc_obs, eta) -> NoiseCorrectedAccuracy:
     accuracy = (acc_obs - eta) / (1.0 - 2.0 * eta)
     ceiling = 1.0 - eta
     if acc_obs > ceiling:
-        warnings.warn(
+        warn_caller(
             f"acc_obs = {acc_obs} exceeds the ceiling 1 - eta = {ceiling}: the inverted accuracy {accuracy:.4f} "
             "is above 1 (sampling noise, or eta is overstated)",
             UserWarning,
-            stacklevel=2,
         )
     return NoiseCorrectedAccuracy(acc_obs, eta, float(accuracy), ceiling, acc_obs >= ceiling)
 

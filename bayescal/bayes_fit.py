@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import html
 import json
-import warnings
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -23,7 +22,7 @@ from scipy import stats
 
 from . import _html
 from . import _validation as v
-from ._api import DEFAULT_LEVEL, old_spellings
+from ._api import DEFAULT_LEVEL, old_spellings, warn_caller
 from ._stack import az
 from ._version import __version__
 from .channels import Channels
@@ -164,7 +163,7 @@ def _diagnostics(idata) -> pd.DataFrame:
     return table.assign(divergences=int(idata.sample_stats["diverging"].values.sum()))
 
 
-def check_diagnostics(diagnostics: pd.DataFrame, *, stacklevel: int = 3) -> None:
+def check_diagnostics(diagnostics: pd.DataFrame) -> None:
     """Warn (:class:`~bayescal.SamplingWarning`) when R-hat > 1.01, bulk or tail ESS < 400, or
     any transition diverged."""
     problems = []
@@ -182,13 +181,12 @@ def check_diagnostics(diagnostics: pd.DataFrame, *, stacklevel: int = 3) -> None
     if undefined:
         problems.append(f"R-hat or ESS undefined (constant draws?) for {undefined}")
     if problems:
-        warnings.warn(
+        warn_caller(
             "NUTS diagnostics failed: "
             + "; ".join(problems)
             + ". Run more warmup/samples or chains, or "
             "check identification (score groups that barely differ, tiny gaps) before using this posterior",
             SamplingWarning,
-            stacklevel=stacklevel,
         )
 
 

@@ -98,8 +98,9 @@ def test_accuracy_under_label_noise_inverts_and_states_the_ceiling():
     assert not result.at_ceiling
     # Forward model: a judge of accuracy 0.9 against labels with 10% noise measures 0.82.
     assert 0.9 * 0.9 + 0.1 * 0.1 == pytest.approx(0.82)
-    with pytest.warns(UserWarning, match="exceeds the ceiling"):
+    with pytest.warns(UserWarning, match="exceeds the ceiling") as record:
         above = accuracy_under_label_noise(0.95, 0.1)
+    assert record[0].filename == __file__
     assert above.at_ceiling and above.accuracy > 1
     with pytest.raises(ValueError, match=r"eta must be below 0\.5"):
         accuracy_under_label_noise(0.8, 0.5)

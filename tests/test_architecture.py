@@ -315,3 +315,18 @@ def test_lower_layers_never_import_the_heavy_stack(module):
         if isinstance(node, ast.ImportFrom) and node.level == 0
     }
     assert imported & forbidden == set()
+
+
+def test_warnings_find_the_callers_line_by_one_rule():
+    """Every warning goes through _api.warn_caller, which walks past bayescal's frames; a
+    hand-counted stacklevel breaks silently when a wrapper adds a frame."""
+    for path in sorted((ROOT / "bayescal").rglob("*.py")) + sorted((ROOT / "models").rglob("*.py")):
+        if path.name == "_api.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                assert not (
+                    node.func.attr == "warn"
+                    and isinstance(node.func.value, ast.Name)
+                    and node.func.value.id == "warnings"
+                ), f"{path.relative_to(ROOT)}:{node.lineno} calls warnings.warn"

@@ -100,8 +100,9 @@ def test_save_and_load_round_trip_exactly(toy_fit, tmp_path):
 
 def test_too_short_runs_warn():
     sim = bc.toy_data(2000, seed=3)
-    with pytest.warns(SamplingWarning, match=r"NUTS diagnostics failed: .*ESS < 400"):
+    with pytest.warns(SamplingWarning, match=r"NUTS diagnostics failed: .*ESS < 400") as record:
         bc.fit_bayes(sim.data, num_chains=2, num_warmup=30, num_samples=30, progress=False)
+    assert record[0].filename == __file__  # the user's line, past every bayescal frame
 
 
 def test_one_compiled_sampler_serves_new_counts_and_priors():

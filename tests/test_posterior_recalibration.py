@@ -133,3 +133,16 @@ def test_posterior_recalibration_rejects_bad_input(setting):
         match=r"fit_data must be a bayescal\.AnnotatedScores; saw BayesFit \(the data come before the fit",
     ):
         posterior_recalibration(fit, fit_data, eval_data)
+
+
+def test_a_map_on_the_box_edge_warns_at_the_callers_line():
+    # Annotators that follow the score's side exactly: the corrected labels are separated
+    # perfectly by the scores, so every Platt fit runs to the edge of its box.
+    rng = np.random.default_rng(3)
+    scores = rng.random(600)
+    side = (scores > 0.5).astype(np.int8)
+    data = bc.AnnotatedScores(scores, np.column_stack([side, side, side]))
+    fit = fake_fit(data, np.full((4, 3), 0.01), np.full((4, 3), 0.99), np.full(4, 0.5))
+    with pytest.warns(bc.RecalibrationWarning, match="edge of the parameter box") as record:
+        posterior_recalibration(data, data, fit, method="platt")
+    assert record[0].filename == __file__

@@ -135,8 +135,9 @@ def test_a_fit_that_ends_on_the_box_edge_warns_and_satisfies_the_kkt_conditions(
     targets = np.where(
         z > 0.5, 4.0, -3.0
     )  # "more than certain" on each side: the loss falls without bound
-    with pytest.warns(RecalibrationWarning, match="edge of the parameter box"):
+    with pytest.warns(RecalibrationWarning, match="edge of the parameter box") as record:
         fitted = family().fit(z, targets)
+    assert record[0].filename == __file__
     assert fitted.on_boundary_
     logits = special.logit(z)
     intercept = family is PlattScaling

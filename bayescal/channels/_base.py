@@ -11,13 +11,13 @@ gap is below 1e-4 (paper App. G), is a *failure with a reason*, never a silent v
 from __future__ import annotations
 
 import html
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
 from .. import _html
 from .. import _validation as v
+from .._api import warn_caller
 from ..cells import CellStatistics
 from ..data import AnnotatedScores
 from ..exceptions import (
@@ -242,16 +242,15 @@ def require_identified(n_annotators: int, n_groups: int, method: str) -> None:
         )
 
 
-def warn_saturated(method: str, why: str, stacklevel: int = 3) -> None:
-    warnings.warn(
+def warn_saturated(method: str, why: str) -> None:
+    warn_caller(
         f"{method}: the model is saturated ({why}): it has as many parameters as free cells, so it "
         "fits the response frequencies exactly and leaves no degrees of freedom to check its fit",
         SaturatedModelWarning,
-        stacklevel=stacklevel,
     )
 
 
-def warn_if_groups_inseparable(counts: CellStatistics, method: str, stacklevel: int = 3) -> None:
+def warn_if_groups_inseparable(counts: CellStatistics, method: str) -> None:
     """Warn when no pair of score groups differs in any annotator's mean response by 2 SE.
 
     The grouped model with K = 2 is identified only if the groups' class proportions differ,
@@ -277,12 +276,11 @@ def warn_if_groups_inseparable(counts: CellStatistics, method: str, stacklevel: 
             best = max(best, float(np.nanmax(z)))
     if best < 2.0:
         names = ", ".join(str(int(g)) for g in group_ids)
-        warnings.warn(
+        warn_caller(
             f"{method}: score groups {names} have response means that differ by less than two "
             f"standard errors (largest |difference| / SE = {best:.2f}); their class proportions may "
             "not differ, and the two-annotator model is then only weakly identified",
             WeakIdentificationWarning,
-            stacklevel=stacklevel,
         )
 
 

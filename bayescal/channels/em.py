@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import _validation as v
-from .._api import old_spellings
+from .._api import old_spellings, warn_caller
 from ..cells import CellStatistics
 from ..exceptions import ConvergenceWarning, SaturatedModelWarning
 from ._base import (
@@ -193,7 +193,6 @@ def _fit_em(
     seed,
     anchor,
     init,
-    stacklevel: int,
 ) -> ChannelFit:
     """Shared body of both EM estimators once identification is settled."""
     n_starts = v.as_int(n_starts, "n_starts", minimum=1)
@@ -236,11 +235,10 @@ def _fit_em(
         method, counts, group_ids, group_counts, candidates, loss=lambda fit: -fit.loglik
     )
     if best.ok and not best.converged:
-        warnings.warn(
+        warn_caller(
             f"{method}: the best start did not converge within max_iter={max_iter} iterations "
             f"(tol={tol:g} on the change in mean log-likelihood); its estimate is returned with converged=False",
             ConvergenceWarning,
-            stacklevel=stacklevel,
         )
     return best
 
@@ -285,7 +283,6 @@ def dawid_skene_em(
         warn_saturated(
             "dawid_skene_em",
             "three annotators, one class proportion: 7 cells for 7 parameters",
-            stacklevel=4,
         )
     return _fit_em(
         counts.pooled(),
@@ -297,7 +294,6 @@ def dawid_skene_em(
         seed,
         anchor,
         init,
-        stacklevel=4,
     )
 
 
@@ -332,11 +328,7 @@ def grouped_em(
     n_groups = group_layout(counts)[0].size
     require_identified(n_annotators, n_groups, "grouped_em")
     if n_annotators == 2:
-        warn_if_groups_inseparable(counts, "grouped_em", stacklevel=4)
+        warn_if_groups_inseparable(counts, "grouped_em")
     if (n_annotators, n_groups) in ((2, 2), (3, 1)):
-        warn_saturated(
-            "grouped_em", f"{n_annotators} annotators, {n_groups} group(s)", stacklevel=4
-        )
-    return _fit_em(
-        counts, "grouped_em", False, n_starts, tol, max_iter, seed, anchor, init, stacklevel=4
-    )
+        warn_saturated("grouped_em", f"{n_annotators} annotators, {n_groups} group(s)")
+    return _fit_em(counts, "grouped_em", False, n_starts, tol, max_iter, seed, anchor, init)

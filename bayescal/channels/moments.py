@@ -97,11 +97,9 @@ def two_annotator_moments(
             f"annotators; at least {MIN_GROUP_ITEMS} are needed for its moments"
         )
     # warnings point at the user's call: the old_spellings wrapper -> public function -> here
-    warn_if_groups_inseparable(counts, method, stacklevel=5)
+    warn_if_groups_inseparable(counts, method)
     if group_ids.size == 2:
-        warn_saturated(
-            method, "two annotators, two groups: 6 moments for 6 parameters", stacklevel=5
-        )
+        warn_saturated(method, "two annotators, two groups: 6 moments for 6 parameters")
     singles = [group_moments(counts, (j,)) for j in (0, 1)]
     return TwoAnnotatorMoments(
         group_ids=group_ids,
@@ -222,9 +220,7 @@ def third_moment(data, *, anchor=None, triple=None) -> ChannelFit:
         covariance[j, k] = covariance[k, j] = _pair_covariance(marginal, j, k)[0]
     triple = _as_triple(triple, n_annotators) if triple is not None else _best_triple(covariance)
     if n_annotators == 3:
-        warn_saturated(
-            method, "three annotators, one class proportion: 7 cells for 7 parameters", stacklevel=4
-        )
+        warn_saturated(method, "three annotators, one class proportion: 7 cells for 7 parameters")
     fail = partial(failed, method, counts, group_ids, group_counts, converged=True)
     first, second, third = triple
     c12, c13, c23 = covariance[first, second], covariance[first, third], covariance[second, third]

@@ -6,13 +6,12 @@ The families themselves are in :mod:`bayescal.recalibration.maps`.
 from __future__ import annotations
 
 import numbers
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .. import _validation as v
-from .._api import Result
+from .._api import Result, warn_caller
 from ..exceptions import NotFittedError, RecalibrationWarning
 from ._solver import GRADIENT_TOLERANCE, MAX_ITERATIONS
 
@@ -75,7 +74,7 @@ class MapDraws(Result):
             {k: p.mean(axis=0) for k, p in self.parameters.items()}, self.settings
         )
 
-    def warn(self, subject: str, *, stacklevel: int = 3) -> None:
+    def warn(self, subject: str) -> None:
         """Warn when some fits ended on the parameter box edge or stopped before converging."""
         problems = []
         if self.on_boundary.any():
@@ -93,9 +92,7 @@ class MapDraws(Result):
                 f"{MAX_ITERATIONS} Newton iterations without meeting the gradient tolerance {GRADIENT_TOLERANCE:g}"
             )
         if problems:
-            warnings.warn(
-                f"{subject}: " + "; ".join(problems), RecalibrationWarning, stacklevel=stacklevel
-            )
+            warn_caller(f"{subject}: " + "; ".join(problems), RecalibrationWarning)
 
 
 def fitting_inputs(scores, targets) -> tuple[np.ndarray, np.ndarray]:
