@@ -215,7 +215,7 @@ def _record(data: AnnotatedScores, prevalence: np.ndarray, level: float, truth, 
     overall = (
         prevalence
         if prevalence.ndim == 1
-        else (prevalence * np.bincount(data.groups)[None, :]).sum(axis=1) / data.n_items
+        else prevalence @ np.unique(data.groups, return_counts=True)[1] / data.n_items
     )
     tail = (1.0 - level) / 2.0
     low, high = np.quantile(overall, [tail, 1.0 - tail])
@@ -345,7 +345,7 @@ def analyse(
     with _timed(timings, "push_through"):
         posterior = nc_ece_posterior(cells, fit, level=level, seed=seed)
     with _timed(timings, "checks"):
-        checks = check_model(data, fit, seed=seed)
+        checks = check_model(data, fit, level=level, seed=seed)
 
     curves = {label: cells.curve(targets) for label, targets in naive.items()}
     if truth is not None:

@@ -122,7 +122,8 @@ def run_demo(
     ]
     lines += [
         "",
-        "Model checks of the Bayesian Dawid–Skene fit (posterior predictive, 95% intervals):",
+        (summary.checks.heading(of="the Bayesian Dawid–Skene fit") if summary else "Model checks")
+        + ":",
     ]
     lines += (
         [f"  {line}" for line in summary.checks.verdicts]

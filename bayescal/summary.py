@@ -246,6 +246,8 @@ class ChecksSummary(Section):
     verdicts: tuple[str, ...]
     flagged: int
     table: tuple[CheckRow, ...]
+    #: Mass of the posterior predictive intervals (absent from summaries written before 0.2).
+    level: float | None = field(default=None, metadata=OMIT_NONE)
 
     @classmethod
     def from_checks(cls, checks) -> ChecksSummary:
@@ -258,7 +260,15 @@ class ChecksSummary(Section):
                 for name, x in row.items()
             }
             rows.append(CheckRow(**{**values, "flag": bool(values["flag"])}))
-        return cls(tuple(checks.verdicts), int(table["flag"].sum()), tuple(rows))
+        return cls(tuple(checks.verdicts), int(table["flag"].sum()), tuple(rows), checks.level)
+
+    def heading(self, *, of: str = "") -> str:
+        """``Model checks [of ...]`` and the mass of their intervals, as the text and the demo
+        print it."""
+        heading = f"Model checks of {of}" if of else "Model checks"
+        if self.level is None:
+            return heading
+        return f"{heading} (posterior predictive, {self.level:.0%} intervals)"
 
     def frame(self):
         """The table as a DataFrame, with NaN where a value is undefined (as check_model gives it)."""
@@ -360,7 +370,7 @@ class Summary(Section):
         if ece.oracle.value is not None:
             lines.append(f"  oracle ECE (truth column)     {ece.oracle.value:.4f}")
         if checks:
-            lines += ["Model checks:", *(f"  {line}" for line in self.checks.verdicts)]
+            lines += [f"{self.checks.heading()}:", *(f"  {line}" for line in self.checks.verdicts)]
         return lines
 
     def with_timings(self, **seconds: float) -> Summary:

@@ -42,7 +42,7 @@ def test_demo_prints_the_ece_figures_and_the_population_value(capsys, tmp_path):
     assert low <= median <= high and low <= oracle <= high
     # Model checks: the three-annotator Dawid–Skene model is saturated, and the demo says so.
     assert (
-        "Model checks of the Bayesian Dawid–Skene fit (posterior predictive, 95% intervals):" in out
+        "Model checks of the Bayesian Dawid–Skene fit (posterior predictive, 90% intervals):" in out
     )
     assert "  Model: saturated: 7 parameters for 7 free cells" in out
     assert "conditional independence cannot be tested here" in out
@@ -132,9 +132,9 @@ def test_demo_with_too_few_items_reports_the_failed_fit_instead_of_crashing(caps
     assert len(_figures(out)) == 5
 
 
-#: Short NUTS runs: the command's plumbing is under test here, not the sampler.
 #: The score and annotator columns of the judged_table fixture.
 JUDGED = ["--score", "p", "--annotators", "ann,bob,cy"]
+#: Short NUTS runs: the command's plumbing is under test here, not the sampler.
 QUICK = ["--chains", "2", "--warmup", "400", "--samples", "500", "--quiet"]
 
 

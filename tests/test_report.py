@@ -5,6 +5,7 @@ import json
 import re
 import shutil
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -205,3 +206,32 @@ def test_a_reader_sees_the_key_numbers_in_chromium(results, tmp_path):
     assert requests == [report.as_uri()]  # nothing fetched from anywhere else
     png = screenshot.read_bytes()
     assert png.startswith(b"\x89PNG") and int.from_bytes(png[20:24], "big") == height > 2000
+
+
+@pytest.mark.filterwarnings("ignore::bayescal.exceptions.SamplingWarning")
+@pytest.mark.filterwarnings("ignore::bayescal.exceptions.SaturatedModelWarning")
+def test_hui_walter_class_balance_weighs_the_groups_that_hold_items():
+    # Score groups 0 and 2 (group 1 empty): one prevalence column per non-empty group,
+    # weighted by that group's items.
+    sim = bc.simulate_annotated(1500, bc.Channels([0.1, 0.2], [0.85, 0.9]), seed=5)
+    groups = np.where(sim.data.scores < 0.5, 0, 2)
+    data = bc.AnnotatedScores(sim.data.scores, sim.data.annotations, groups=groups)
+    options = {"num_chains": 1, "num_warmup": 200, "num_samples": 200}
+    analysis = analyse(data, seed=2, bayes_options=options)
+    prevalence = analysis.bayes_fit.draws().prevalence
+    assert prevalence.shape[1] == 2
+    sizes = np.array([(groups == 0).sum(), (groups == 2).sum()])
+    expected = (prevalence @ sizes / sizes.sum()).mean()
+    balance = analysis.summary.record.class_balance.prevalence_posterior_mean
+    assert balance == pytest.approx(expected, rel=1e-12)
+
+
+def test_the_checks_keep_their_level_and_old_summaries_still_load(results):
+    out, summary, _ = results
+    document = json.loads((out / "summary.json").read_text())
+    assert document["checks"]["level"] == 0.9  # analyse passes its level to check_model
+    loaded = load_summary(out)
+    assert "Model checks (posterior predictive, 90% intervals):" in loaded.text()
+    del document["checks"]["level"]  # a summary written before 0.2
+    old = bc.summary.Summary.from_dict(document)
+    assert old.checks.level is None and "Model checks:" in old.text()
