@@ -40,8 +40,8 @@ import pandas as pd
 from . import _html
 from . import _validation as v
 from ._api import DEFAULT_LEVEL, old_spellings
+from .bayes_fit import BayesFit
 from .data import AnnotatedScores
-from .inference import BayesFit
 from .models import PatternDesign, pattern_log_prob
 
 __all__ = ["DISCREPANCIES", "ModelChecks", "check_model", "verdicts"]

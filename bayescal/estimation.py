@@ -25,7 +25,7 @@ from .metrics import BinnedMoments, binned_moments
 __all__ = ["NC_ECE_MODES", "NCECEResult", "estimator_function", "fit_or_raise", "nc_ece_estimate"]
 
 
-#: How :func:`nc_ece` uses the sample (paper §3, App. C.3–C.4).
+#: How :func:`nc_ece_estimate` uses the sample (paper §3, App. C.3–C.4).
 NC_ECE_MODES = ("reuse", "split", "crossfit")
 
 

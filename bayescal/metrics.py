@@ -205,7 +205,7 @@ def calibration_moments(
         [0, 1], paper §3).
     scores : array_like, shape (n,)
         Predicted probabilities in [0, 1].
-    n_bins : int or "auto", default 15
+    n_bins : int or "auto", default 10
         ``"auto"`` = ``round(n ** (1/3))`` (seeds/004).
     strategy : {"uniform", "quantile"}, default "uniform"
 
@@ -237,7 +237,7 @@ def expected_calibration_error(
     y_true : array_like of {0, 1}, shape (n,)
     y_prob : array_like, shape (n,)
         Predicted probabilities of class 1, in [0, 1].
-    n_bins : int or "auto", default 15
+    n_bins : int or "auto", default 10
         Number of bins ``M``; ``"auto"`` = ``round(n ** (1/3))``.
     strategy : {"uniform", "quantile"}, default "uniform"
         Equal-width or equal-mass bins (conventions in the module docstring).

@@ -328,8 +328,8 @@ def plot_channels(fit, *, references=None, level=DEFAULT_LEVEL, ax=None):
     -------
     matplotlib Axes
     """
+    from .bayes_fit import BayesFit
     from .channels import Channels
-    from .inference import BayesFit
 
     if not isinstance(fit, BayesFit):
         raise TypeError(f"fit must be a bayescal.BayesFit; saw {type(fit).__name__}")

@@ -43,6 +43,7 @@ import numpy as np
 from . import _html
 from . import _validation as v
 from ._api import DEFAULT_LEVEL, Interval, old_spellings
+from .bayes_fit import BayesFit
 from .cells import CellStatistics
 from .correction import (
     WEIGHT_RULES,
@@ -51,7 +52,6 @@ from .correction import (
     pattern_labels,
 )
 from .data import AnnotatedScores
-from .inference import BayesFit
 from .metrics import ReliabilityBand
 
 __all__ = ["PosteriorECE", "nc_ece_posterior"]
@@ -290,15 +290,17 @@ def nc_ece_posterior(
 
     Parameters
     ----------
-    fit : BayesFit
-    data : AnnotatedScores
+    data : AnnotatedScores or CellStatistics
         Evaluation data with the fit's annotators (the fitting data, or a separate sample).
+    fit : BayesFit
     n_bins, strategy
-        Evaluation bins, as in :func:`bayescal.noise_corrected_ece`.
+        Evaluation bins, as in :func:`bayescal.noise_corrected_ece` (``n_bins`` default: the
+        bins of given cells, else :data:`~bayescal.DEFAULT_N_BINS`).
     weights : rule name or array_like, default "iv"
         Recomputed for every draw (IV weights depend on the draw's channels and on its
         App. F.4 plug-in prevalence).
-    interval : float in (0, 1), default 0.9
+    level : float in (0, 1), default 0.9
+        Mass of the credible interval.
     uncertainty : {"total", "channels"}, default "total"
         See the module docstring.
     tolerance : float, default 0.01

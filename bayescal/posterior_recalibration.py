@@ -172,17 +172,18 @@ def posterior_recalibration(
 
     Parameters
     ----------
-    fit : BayesFit
-        Channel posterior, ideally from a third, independent channel sample (App. E.5).
     fit_data, eval_data : AnnotatedScores
         Fitting and evaluation samples with the fit's annotators.
+    fit : BayesFit
+        Channel posterior, ideally from a third, independent channel sample (App. E.5).
     method : {"platt", "temperature", "histogram"}, default "platt"
     weights : rule name or array_like, default "iv"
     fit_bins : int, default 10
         Fitting bins of the histogram map.
-    n_bins : int or "auto", default 15
+    n_bins : int or "auto", default 10
         Equal-width evaluation bins of the transformed scores.
-    interval : float in (0, 1), default 0.9
+    level : float in (0, 1), default 0.9
+        Mass of the credible intervals.
     uncertainty : {"total", "channels"}, default "total"
         As in :func:`nc_ece_posterior`: ``"total"`` adds a Bayesian bootstrap of the evaluation
         items to each draw and debiases bins that cannot be told from 0.

@@ -103,7 +103,7 @@ def render_report(directory, *, summary: Summary | None = None) -> pathlib.Path:
     pathlib.Path
         The report's path.
     """
-    from .inference import BayesFit
+    from .bayes_fit import BayesFit
 
     directory = pathlib.Path(directory)
     summary = load_summary(directory) if summary is None else summary

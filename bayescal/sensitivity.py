@@ -177,9 +177,10 @@ def prior_sensitivity(
         The priors to compare, e.g. :func:`prior_grid`; a list is named ``"prior 0"``, ...
     reference : str, optional
         Name of the reference prior; default the first.
-    n_bins : int or "auto", default 15
+    n_bins : int or "auto", default 10
         Evaluation bins of NC-ECE (:func:`bayescal.nc_ece_posterior` on ``data``).
-    interval : float in (0, 1), default 0.9
+    level : float in (0, 1), default 0.9
+        Mass of the credible intervals.
     num_chains, num_warmup, num_samples, seed
         NUTS settings, as in :func:`bayescal.fit_bayes`; every prior uses the same seed.
     progress : bool, default False

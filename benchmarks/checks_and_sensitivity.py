@@ -24,7 +24,7 @@ from bayescal.studies import model_check_study
 
 
 def uniformity() -> None:
-    table = model_check_study(replicates=100, n=2000)
+    table = model_check_study(replicates=100, n=2000, level=0.95)  # as in RESULTS.md
     ppc = table[table["check"] == "ppc"]
     print("### p-values when the model is true (100 replicates, n = 2000, K = 5)\n")
     print("| p-value | 5% | 10% | 25% | 50% | 75% | 90% | 95% | share < 0.05 | KS p vs uniform |")
@@ -52,7 +52,7 @@ def uniformity() -> None:
 
 
 def detection() -> None:
-    table = model_check_study(replicates=30, n=5000, shared_error=0.05)
+    table = model_check_study(replicates=30, n=5000, shared_error=0.05, level=0.95)
     pairs = table[table["check"] == "pairwise_agreement"]
     rates = pairs.groupby("subject")["flag"].mean()
     ppc = table[(table["check"] == "ppc") & table["subject"].str.endswith("sampled posterior draw")]

@@ -4,7 +4,7 @@ import numpy as np
 from bayescal.models import PatternDesign
 
 import bayescal as bc
-from bayescal.inference import BayesFit
+from bayescal.bayes_fit import BayesFit
 
 
 def fake_fit(data, a, b, prevalence):

@@ -235,7 +235,7 @@ def test_p_values_are_roughly_uniform_when_the_model_is_true():
     0.96 at 5 / 25 / 50 / 75 / 95% and KS p = 0.10 against uniform; the ordinary posterior
     predictive p-values pile up near 0.5 (5% quantile 0.14, KS p = 0.02), as they are known to.
     No pairwise-agreement check flagged a pair."""
-    table = model_check_study(replicates=100, n=2000)
+    table = model_check_study(replicates=100, n=2000, level=0.95)  # as measured
     ppc = table[table["check"] == "ppc"]
     sampled = ppc[ppc["subject"].str.endswith("sampled posterior draw")]["p_value"].to_numpy()
     classic = ppc[~ppc["subject"].str.endswith("sampled posterior draw")]["p_value"].to_numpy()
@@ -253,7 +253,7 @@ def test_a_pair_with_shared_errors_is_flagged():
     """30 data sets of n = 5000, five annotators, a0 and a1 wrong together on 5% of the items.
 
     Measured (seeds 0-29): the a0-a1 pair is flagged in every replicate."""
-    table = model_check_study(replicates=30, n=5000, shared_error=0.05)
+    table = model_check_study(replicates=30, n=5000, shared_error=0.05, level=0.95)
     pairs = table[table["check"] == "pairwise_agreement"]
     rate = pairs[pairs["subject"] == "a0-a1"]["flag"].mean()
     assert rate >= 0.9

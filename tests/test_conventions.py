@@ -5,9 +5,11 @@ level reaches lazily); public methods are their classes' attributes without a le
 underscore.
 """
 
+import ast
 import dataclasses
 import importlib
 import inspect
+import re
 
 import pytest
 
@@ -218,3 +220,37 @@ def test_names_moved_in_0_2_resolve_with_a_warning_naming_the_new_place():
     for module, old, new in moves:
         with pytest.warns(DeprecationWarning, match=rf"{module.__name__}\.{old} is bayescal\."):
             assert getattr(module, old) is new
+
+
+#: A numpydoc parameter line: "    name[, name] : type[, default value]".
+PARAMETER_LINE = re.compile(r"^    (\*{0,2}\w+(?:, \*{0,2}\w+)*) : (.*)$")
+
+
+def _documented_parameters(obj):
+    """(names, literal default or None) of each line of the docstring's Parameters section."""
+    lines = inspect.getdoc(obj).splitlines() if obj.__doc__ else []
+    lines = [f"    {line}" for line in lines]  # getdoc removed the indent
+    if "    Parameters" not in lines:
+        return
+    for line in lines[lines.index("    Parameters") + 2 :]:
+        if line.strip() in ("Returns", "Raises", "Yields", "Attributes", "Notes", "Examples"):
+            return
+        match = PARAMETER_LINE.match(line)
+        if match:
+            names = [n.lstrip("*") for n in match.group(1).split(", ")]
+            default = re.search(r"default (-?[\d.e+-]+|\"\w+\"|None|True|False)$", match.group(2))
+            yield names, None if default is None else ast.literal_eval(default.group(1))
+
+
+@pytest.mark.parametrize("name", sorted(CALLABLES))
+def test_docstrings_name_the_parameters_and_defaults_the_signature_has(name):
+    """A docstring that says ``interval`` or ``default 15`` after a rename is a wrong manual."""
+    obj = CALLABLES[name]
+    parameters = {p.name: p for p in _parameters(obj)}
+    if isinstance(obj, type):
+        obj = obj.__init__ if obj.__init__.__doc__ and "Parameters" in obj.__init__.__doc__ else obj
+    for names, default in _documented_parameters(obj):
+        for documented in names:
+            assert documented in parameters, f"{documented} is documented but not a parameter"
+            if default is not None and parameters[documented].default is not inspect._empty:
+                assert parameters[documented].default == default, documented

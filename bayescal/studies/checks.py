@@ -49,7 +49,7 @@ def model_check_study(
     channels : Channels, default :data:`FIVE_ANNOTATORS`
     shared_error, pair
         As in :func:`bayescal.simulate.simulate_dependent`; 0 simulates the model itself.
-    interval : float, default 0.95
+    level : float in (0, 1), default 0.9
         Passed to ``check_model``.
     num_chains, num_warmup, num_samples : int
         NUTS settings of every fit.
