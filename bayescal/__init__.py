@@ -37,6 +37,7 @@ from .correction import (
 from .data import AnnotatedScores
 from .estimation import NCECEResult, nc_ece_estimate
 from .exceptions import (
+    BinningWarning,
     ChannelFitError,
     ConvergenceWarning,
     IdentificationError,
@@ -117,6 +118,7 @@ __all__ = [
     "DEFAULT_N_BINS",
     "AnnotatedScores",
     "BinnedMoments",
+    "BinningWarning",
     "CellStatistics",
     "ChannelFit",
     "ChannelFitError",

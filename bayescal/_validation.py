@@ -14,6 +14,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ._api import warn_caller
+from .exceptions import BinningWarning
+
 #: Code for a missing annotation in an annotation matrix (DESIGN.md §2).
 MISSING = -1
 
@@ -158,6 +161,20 @@ def check_items_annotated(annotations: np.ndarray, name: str) -> None:
         )
 
 
+def check_same_annotators(seen: Sequence[str], expected: Sequence[str], name: str, of: str) -> None:
+    """Refuse data whose annotators are not those, in that order, of the fit it meets.
+
+    Channels are per annotator: a fit applied to other annotators' columns (or to the same ones
+    in another order) would correct each column with another annotator's channel and return a
+    wrong number without any sign of it.
+    """
+    if tuple(seen) != tuple(expected):
+        raise ValueError(
+            f"{name} must have the annotators of {of}, in its order: {list(expected)}; "
+            f"saw {list(seen)}"
+        )
+
+
 def check_same_length(
     first: np.ndarray, first_name: str, second: np.ndarray, second_name: str
 ) -> None:
@@ -180,13 +197,32 @@ def as_int(value: object, name: str, *, minimum: int | None = None) -> int:
     return value
 
 
-def as_n_bins(value: object, n_items: int, name: str = "n_bins") -> int:
-    """Number of bins: a positive integer, or ``"auto"`` = round(n^(1/3)) (seeds/004)."""
+def as_n_bins(
+    value: object, n_items: int | None, name: str = "n_bins", *, refuse_sparse: bool = False
+) -> int:
+    """Number of bins: a positive integer, or ``"auto"`` = round(n^(1/3)) (seeds/004).
+
+    More bins than the ``n_items`` they will hold warns (:class:`~bayescal.BinningWarning`):
+    most bins then hold one item or none, and the ECE is mostly the noise of single items.
+    With ``refuse_sparse`` (a fitted histogram, whose empty bins have no value) it is an
+    error.  ``n_items=None`` checks the kind of value only (``"auto"`` is resolved later).
+    """
     if isinstance(value, str):
         if value != "auto":
             raise ValueError(f"{name} must be a positive integer or 'auto'; saw {value!r}")
-        return max(1, round(n_items ** (1.0 / 3.0)))
-    return as_int(value, name, minimum=1)
+        return None if n_items is None else max(1, round(n_items ** (1.0 / 3.0)))
+    bins = as_int(value, name, minimum=1)
+    if n_items is not None and bins > n_items and refuse_sparse:
+        raise ValueError(
+            f"{name} must not exceed the number of fitting items ({n_items}); saw {bins}"
+        )
+    if n_items is not None and bins > n_items:
+        warn_caller(
+            f"{name} = {bins} exceeds the {n_items} item(s) to bin: most bins hold one item or "
+            f"none, so the ECE measures single items' noise; use fewer bins or {name}='auto'",
+            BinningWarning,
+        )
+    return bins
 
 
 def as_choice(value: object, name: str, choices: Sequence[str]) -> str:

@@ -7,6 +7,7 @@ catches them; warnings subclass ``UserWarning`` so that one filter silences a fa
 from __future__ import annotations
 
 __all__ = [
+    "BinningWarning",
     "ChannelFitError",
     "ConvergenceWarning",
     "IdentificationError",
@@ -55,3 +56,8 @@ class RecalibrationWarning(UserWarning):
 
 class SamplingWarning(UserWarning):
     """NUTS diagnostics failed: R-hat above 1.01, ESS below 400, or divergent transitions."""
+
+
+class BinningWarning(UserWarning):
+    """More evaluation bins than items: most bins hold one item or none, and the ECE then
+    measures the noise of single items more than miscalibration."""

@@ -124,7 +124,8 @@ def test_bad_arguments_exit_with_usage_error(argv, message, capsys):
 
 
 def test_demo_with_too_few_items_reports_the_failed_fit_instead_of_crashing(capsys):
-    assert cli.main(["demo", "--n", "2", "--no-bayes"]) == 0
+    with pytest.warns(bc.BinningWarning, match="n_bins = 10 exceeds the 2 item"):
+        assert cli.main(["demo", "--n", "2", "--no-bayes"]) == 0
     out = capsys.readouterr().out
     assert "NC-ECE  (channels estimated by grouped EM)         not available (" in out
     assert "not available (skipped (--no-bayes))" in out

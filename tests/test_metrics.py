@@ -33,9 +33,26 @@ def loop_ece(y, p, n_bins):
 
 
 def test_seed_example_overconfident():
-    assert bc.expected_calibration_error([1, 0, 1, 0], [0.9] * 4, n_bins=5) == pytest.approx(
-        0.4, abs=1e-15
-    )
+    with pytest.warns(bc.BinningWarning, match=r"n_bins = 5 exceeds the 4 item\(s\) to bin"):
+        ece = bc.expected_calibration_error([1, 0, 1, 0], [0.9] * 4, n_bins=5)
+    assert ece == pytest.approx(0.4, abs=1e-15)  # the value is still the seeds' one
+
+
+def test_more_bins_than_items_warns_at_every_entry_point_and_as_many_does_not():
+    data = bc.AnnotatedScores([0.1, 0.4, 0.6, 0.9], [[1, 0], [0, 0], [1, 1], [1, 0]])
+    channels = bc.Channels([0.1, 0.1], [0.9, 0.9])
+    for call in (
+        lambda bins: bc.expected_calibration_error([0, 0, 1, 1], data.scores, n_bins=bins),
+        lambda bins: bc.max_calibration_error([0, 0, 1, 1], data.scores, n_bins=bins),
+        lambda bins: bc.reliability_curve([0, 0, 1, 1], data.scores, n_bins=bins),
+        lambda bins: bc.noise_corrected_ece(data, channels, n_bins=bins),
+        lambda bins: bc.soft_vote_ece(data, n_bins=bins),
+        lambda bins: data.cells(n_bins=bins),
+    ):
+        with pytest.warns(bc.BinningWarning, match="n_bins = 5 exceeds the 4 item") as record:
+            call(5)
+        assert record[0].filename == __file__
+        call(4)  # as many bins as items: no warning (warnings are errors in this suite)
 
 
 def test_seed_example_two_bins():
@@ -79,7 +96,8 @@ def test_edge_value_changes_ece_as_the_convention_says():
 
 
 def test_empty_bins_are_ignored_and_reported():
-    curve = bc.reliability_curve([1, 0, 1], [0.05, 0.05, 0.95], n_bins=10)
+    with pytest.warns(bc.BinningWarning):
+        curve = bc.reliability_curve([1, 0, 1], [0.05, 0.05, 0.95], n_bins=10)
     assert curve.counts.tolist() == [2, 0, 0, 0, 0, 0, 0, 0, 0, 1]
     assert curve.nonempty.sum() == 2
     assert np.isnan(curve.mean_target[1]) and np.isnan(curve.mean_predicted[5])
@@ -141,6 +159,7 @@ bin_counts = st.integers(min_value=1, max_value=25)
 strategies = st.sampled_from(["uniform", "quantile"])
 
 
+@pytest.mark.filterwarnings("ignore::bayescal.exceptions.BinningWarning")  # tiny inputs
 @given(labels_and_scores, bin_counts, strategies, st.randoms(use_true_random=False))
 def test_permutation_invariance(data, n_bins, strategy, random):
     y, p = data
@@ -154,6 +173,7 @@ def test_permutation_invariance(data, n_bins, strategy, random):
     )
 
 
+@pytest.mark.filterwarnings("ignore::bayescal.exceptions.BinningWarning")  # tiny inputs
 @given(labels_and_scores, bin_counts, strategies)
 def test_ece_in_unit_interval_and_below_mce(data, n_bins, strategy):
     y, p = data
@@ -164,6 +184,7 @@ def test_ece_in_unit_interval_and_below_mce(data, n_bins, strategy):
     assert mce <= 1.0 + 1e-12
 
 
+@pytest.mark.filterwarnings("ignore::bayescal.exceptions.BinningWarning")  # tiny inputs
 @given(labels_and_scores, bin_counts)
 def test_uniform_strategy_matches_loop_reference(data, n_bins):
     y, p = data
@@ -172,6 +193,7 @@ def test_uniform_strategy_matches_loop_reference(data, n_bins):
     )
 
 
+@pytest.mark.filterwarnings("ignore::bayescal.exceptions.BinningWarning")  # tiny inputs
 @given(
     st.lists(st.tuples(st.integers(1, 12), st.integers(0, 12)), min_size=1, max_size=12),
     bin_counts,
@@ -190,6 +212,7 @@ def test_zero_when_each_bin_mean_target_equals_mean_score(groups, n_bins, strate
     )
 
 
+@pytest.mark.filterwarnings("ignore::bayescal.exceptions.BinningWarning")  # tiny inputs
 @given(labels_and_scores, bin_counts, strategies)
 def test_reliability_curve_reproduces_ece(data, n_bins, strategy):
     y, p = data
@@ -209,6 +232,7 @@ def test_reliability_curve_reproduces_ece(data, n_bins, strategy):
 METRICS = [bc.expected_calibration_error, bc.max_calibration_error, bc.reliability_curve]
 
 
+@pytest.mark.filterwarnings("ignore::bayescal.exceptions.BinningWarning")  # tiny inputs
 @pytest.mark.parametrize("metric", METRICS)
 @pytest.mark.parametrize(
     "y, p, kwargs, error, match",

@@ -234,7 +234,7 @@ class HistogramBinning(RecalibrationMap):
 
     def _settings(self) -> dict:
         # checks the kind of value now; "auto" is resolved at fit time
-        v.as_n_bins(self.fit_bins, 1, "fit_bins")
+        v.as_n_bins(self.fit_bins, None, "fit_bins")
         return {
             "fit_bins": self.fit_bins,
             "strategy": v.as_choice(self.strategy, "strategy", v.BIN_STRATEGIES),
@@ -250,11 +250,7 @@ class HistogramBinning(RecalibrationMap):
     @classmethod
     def _fit_cells(cls, scores, cell, labels, fit_bins, strategy) -> MapDraws:
         """Fit one histogram per row of ``labels`` (S, G); item i has target ``labels[:, cell[i]]``."""
-        bins = v.as_n_bins(fit_bins, scores.size, "fit_bins")
-        if bins > scores.size:
-            raise ValueError(
-                f"fit_bins must not exceed the number of fitting items ({scores.size}); saw {bins}"
-            )
+        bins = v.as_n_bins(fit_bins, scores.size, "fit_bins", refuse_sparse=True)
         index, edges = assign_bins(scores, bins, strategy)
         counts = np.bincount(index, minlength=bins)
         # Items sharing a (cell, bin) pair share a target in every set: sum over those pairs.
