@@ -108,10 +108,7 @@ def _observed_layout(fit: BayesFit, data: AnnotatedScores):
         raise TypeError(f"data must be a bayescal.AnnotatedScores; saw {type(data).__name__}{hint}")
     if not isinstance(fit, BayesFit):
         raise TypeError(f"fit must be a bayescal.BayesFit; saw {type(fit).__name__}")
-    if data.annotator_names != fit.annotator_names:
-        raise ValueError(
-            f"data must have the fit's annotators {list(fit.annotator_names)}; saw {list(data.annotator_names)}"
-        )
+    v.check_same_annotators(data.annotator_names, fit.annotator_names, "data", "the fit")
     grouped = fit.model == "hui_walter"
     fitted_groups = np.asarray(fit.idata.posterior["group"].values) if grouped else np.array([0])
     if grouped:

@@ -234,10 +234,7 @@ def checked_draws(fit, samples: dict, *, cells: bool = False) -> tuple[np.ndarra
         raise TypeError(f"fit must be a bayescal.BayesFit; saw {type(fit).__name__}")
     a, b, _ = fit.draws()
     for name, data in samples.items():
-        if data.n_annotators != a.shape[1]:
-            raise ValueError(
-                f"{name} must have the fit's {a.shape[1]} annotators {list(fit.annotator_names)}; saw {data.n_annotators}"
-            )
+        v.check_same_annotators(data.annotator_names, fit.annotator_names, name, "the fit")
         if isinstance(data, AnnotatedScores):
             v.check_items_annotated(data.annotations, f"{name}.annotations")
     return a, b

@@ -121,9 +121,15 @@ def test_data_must_match_the_fit(varied):
         data.scores, np.column_stack([data.annotations, data.annotations[:, 0]])
     )
     with pytest.raises(
-        ValueError, match=r"data must have the fit's 3 annotators \['a0', 'a1', 'a2'\]; saw 4"
+        ValueError,
+        match=r"data must have the annotators of the fit, in its order: \['a0', 'a1', 'a2'\]; saw \['a0', 'a1', 'a2', 'a3'\]",
     ):
         bc.nc_ece_posterior(four, fit)
+    others = bc.AnnotatedScores(data.scores, data.annotations, annotator_names=["x", "y", "z"])
+    with pytest.raises(ValueError, match=r"saw \['x', 'y', 'z'\]"):
+        bc.nc_ece_posterior(others, fit)
+    with pytest.raises(ValueError, match=r"saw \['x', 'y', 'z'\]"):
+        bc.nc_ece_posterior(others.cells(), fit)  # cells keep their annotators' names
     with pytest.raises(TypeError, match=r"fit must be a bayescal.BayesFit"):
         bc.nc_ece_posterior(data, object())
     with pytest.raises(TypeError, match=r"data must be a bayescal.AnnotatedScores"):

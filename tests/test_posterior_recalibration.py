@@ -108,9 +108,17 @@ def test_posterior_recalibration_rejects_bad_input(setting):
         posterior_recalibration(fit_data, eval_data, bc.Channels([0.1], [0.9]))
     two = bc.AnnotatedScores(eval_data.scores, eval_data.annotations[:, :2])
     with pytest.raises(
-        ValueError, match=r"eval_data must have the fit's 3 annotators \['a0', 'a1', 'a2'\]; saw 2"
+        ValueError,
+        match=r"eval_data must have the annotators of the fit, in its order: \['a0', 'a1', 'a2'\]; saw \['a0', 'a1'\]",
     ):
         posterior_recalibration(fit_data, two, fit)
+    # The same number of columns in another order would correct each column with another
+    # annotator's channel: refused, for the fitting sample as for the evaluation sample.
+    swapped = bc.AnnotatedScores(
+        fit_data.scores, fit_data.annotations[:, [1, 0, 2]], annotator_names=["a1", "a0", "a2"]
+    )
+    with pytest.raises(ValueError, match=r"fit_data must have the annotators of the fit"):
+        posterior_recalibration(swapped, eval_data, fit)
     with pytest.raises(TypeError, match=r"fit_data must be a bayescal\.AnnotatedScores"):
         posterior_recalibration(fit_data.scores, eval_data, fit)
     with pytest.raises(

@@ -239,6 +239,17 @@ def test_recalibrate_accepts_known_channels_a_channel_fit_or_an_estimator_name()
         == PlattScaling().fit(sim.data.scores, sim.data.annotations.mean(axis=1)).slope_
     )
     assert abs(by_fit.slope_ - 0.65) < abs(naive.slope_ - 0.65)  # naive targets shrink the slope
+    reordered = bc.AnnotatedScores(
+        sim.data.scores, sim.data.annotations[:, [2, 1, 0]], annotator_names=["a2", "a1", "a0"]
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"data must have the annotators of the dawid_skene_em fit, in its order: "
+        r"\['a0', 'a1', 'a2'\]; saw \['a2', 'a1', 'a0'\]",
+    ):
+        recalibrate(reordered, method="platt", channels=fit)
+    with pytest.raises(ValueError, match=r"data must have the annotators of the init fit"):
+        bc.dawid_skene_em(reordered, init=fit)
 
 
 @pytest.mark.filterwarnings("ignore::bayescal.exceptions.SaturatedModelWarning")
@@ -390,7 +401,7 @@ def test_recalibration_study_rejects_mismatched_samples_and_bad_settings():
     )
     with pytest.raises(
         ValueError,
-        match=r"eval_data must have the annotators of channel_data \['a0', 'a1', 'a2'\]; saw \['x', 'y', 'z'\]",
+        match=r"eval_data must have the annotators of channel_data, in its order: \['a0', 'a1', 'a2'\]; saw \['x', 'y', 'z'\]",
     ):
         recalibration_study(parts[0], parts[1], renamed)
     with pytest.raises(TypeError, match=r"fit_data must be a bayescal\.AnnotatedScores"):

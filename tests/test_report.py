@@ -227,7 +227,7 @@ def test_hui_walter_class_balance_weighs_the_groups_that_hold_items():
 
 
 def test_the_checks_keep_their_level_and_old_summaries_still_load(results):
-    out, summary, _ = results
+    out, _, _ = results
     document = json.loads((out / "summary.json").read_text())
     assert document["checks"]["level"] == 0.9  # analyse passes its level to check_model
     loaded = load_summary(out)

@@ -158,9 +158,11 @@ def _starts(
     return tuple(np.stack([column[i] for column in columns], axis=1) for i in range(3))
 
 
-def _as_init(init, n_annotators: int, n_groups: int):
-    """A user start: a successful ChannelFit, or a tuple (a, b, prevalence)."""
+def _as_init(init, names: tuple[str, ...], n_groups: int):
+    """A user start: a successful ChannelFit of these annotators, or a tuple (a, b, prevalence)."""
+    n_annotators = len(names)
     if isinstance(init, ChannelFit):
+        v.check_same_annotators(names, init.annotator_names, "data", "the init fit")
         init = init.require()
         init = (init.channels.a, init.channels.b, init.prevalence)
     if not isinstance(init, tuple) or len(init) != 3:
@@ -210,7 +212,7 @@ def _fit_em(
     check_annotators(counts)
     design = _Design.from_counts(counts)
     group_ids, _, group_counts = group_layout(counts)
-    start = None if init is None else _as_init(init, n_annotators, group_ids.size)
+    start = None if init is None else _as_init(init, counts.annotator_names, group_ids.size)
     a, b, mu, loglik, converged, n_iter = _run_em(
         design, *_starts(design, counts, n_starts, seed, start), tol, max_iter
     )

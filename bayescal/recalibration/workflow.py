@@ -35,6 +35,9 @@ def channels_for(channels, data: AnnotatedScores, where: str) -> Channels:
             raise ChannelFitError(
                 f"channels: the {channels.method} fit failed ({channels.failure})"
             )
+        v.check_same_annotators(
+            data.annotator_names, channels.annotator_names, where, f"the {channels.method} fit"
+        )
         return channels.channels
     fit_channels, name = estimator_function(channels, {}, argument="channels")
     return (
@@ -132,10 +135,7 @@ def check_samples(samples: dict) -> None:
         v.check_items_annotated(sample.annotations, f"{name}.annotations")
     (first, reference), *others = samples.items()
     for name, sample in others:
-        if sample.annotator_names != reference.annotator_names:
-            raise ValueError(
-                f"{name} must have the annotators of {first} {list(reference.annotator_names)}; saw {list(sample.annotator_names)}"
-            )
+        v.check_same_annotators(sample.annotator_names, reference.annotator_names, name, first)
 
 
 @old_spellings()
