@@ -20,7 +20,6 @@ import numbers
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from scipy import integrate, stats
 
 from ._api import old_spellings
 
@@ -70,6 +69,8 @@ class Priors:
     @property
     def orientation_mass(self) -> float:
         """``P(a < b)`` under the unconditioned product of the two channel Betas."""
+        from scipy import integrate, stats  # here: scipy.stats costs 0.7 s to import
+
         fp, sens = stats.beta(*self.false_positive), stats.beta(*self.sensitivity)
         value, _ = integrate.quad(lambda x: fp.pdf(x) * sens.sf(x), 0.0, 1.0, limit=200)
         return float(value)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from . import _validation as v
 from ._api import DEFAULT_LEVEL, Result, old_spellings
@@ -57,7 +57,7 @@ class LogitKDEThreshold(Result):
     def smoothed_percentile(self, r) -> np.ndarray:
         """``F(r) = (1/n) sum_i Phi((logit r - logit r_i) / h)``, the kernel CDF over the peers."""
         r = _open_unit(r, "r")
-        return stats.norm.cdf(
+        return special.ndtr(
             (special.logit(r)[:, None] - special.logit(self.scores)[None, :]) / self.bandwidth
         ).mean(axis=1)
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from scipy import optimize
 
 from .. import _validation as v
 from .._api import old_spellings
@@ -141,6 +140,8 @@ def hui_walter_gmm(data, *, n_starts=10, seed=0, anchor=None) -> ChannelFit:
     scale = sizes.sum()
     candidates = []
     for x0 in starts[:n_starts]:
+        from scipy import optimize  # here: it costs 0.4 s to import
+
         result = optimize.minimize(
             _objective,
             x0,
