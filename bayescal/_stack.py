@@ -1,7 +1,9 @@
 """The Bayesian stack (ArviZ and NumPyro), imported without its import-time notices.
 
 Every module that uses ArviZ or NumPyro imports it from here (before :mod:`bayescal.models`),
-so that these notices never reach bayescal's users, nor fail a run where warnings are errors:
+so that these notices never reach bayescal's users, nor fail a run where warnings are errors.
+ArviZ is imported only when first needed (:func:`arviz`): it costs about two seconds (it
+imports scipy.stats and matplotlib and compiles Numba functions), which a fit does not need.
 
 - ArviZ 0.23 announces its 1.0 refactor with a ``FutureWarning`` on the first import of each
   day; the message starts with a newline, and a warning filter matches from the first
@@ -13,12 +15,20 @@ so that these notices never reach bayescal's users, nor fail a run where warning
 import warnings
 
 with warnings.catch_warnings():
-    warnings.filterwarnings(
-        "ignore", message=r"\s*ArviZ is undergoing a major refactor", category=FutureWarning
-    )
     warnings.filterwarnings("ignore", message="IProgress not found")
-    import arviz as az
+    from numpyro import handlers
+    from numpyro.distributions.transforms import biject_to
     from numpyro.infer.hmc import hmc
-    from numpyro.infer.util import initialize_model
+    from numpyro.infer.util import constrain_fn, potential_energy
 
-__all__ = ["az", "hmc", "initialize_model"]
+__all__ = ["arviz", "biject_to", "constrain_fn", "handlers", "hmc", "potential_energy"]
+
+
+def arviz():
+    """The ``arviz`` module, imported on first use without its notices."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings(
+            "ignore", message=r"\s*ArviZ is undergoing a major refactor", category=FutureWarning
+        )
+        import arviz as az
+    return az

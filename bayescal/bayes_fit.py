@@ -4,33 +4,43 @@ Its groups: ``posterior`` (a, b, prevalence), ``sample_stats``, ``log_likelihood
 per pattern row = per item of that pattern; ``constant_data.counts`` holds how many items share
 it, for LOO weighting), ``log_prior`` (the prior log density of every draw, per parameter, for
 power-scaling sensitivity), ``observed_data``, ``constant_data`` and the priors in ``attrs``.
-The diagnostics (rank-normalised R-hat, bulk and tail ESS, divergences; Vehtari et al. 2021)
-come with it, and :func:`check_diagnostics` warns when they fail.
+The diagnostics (rank-normalised R-hat, bulk and tail ESS, divergences; Vehtari et al. 2021,
+:mod:`bayescal.convergence`) come with it, and :func:`check_diagnostics` warns when they fail.
+
+A fresh fit builds its ``InferenceData`` on first use of :attr:`BayesFit.idata`: the draws,
+the diagnostics and everything computed from them need neither ArviZ (two seconds to import)
+nor the per-pattern log-likelihood.
 """
 
 from __future__ import annotations
 
+import functools
 import html
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import jax
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special
 
 from . import _html
 from . import _validation as v
 from ._api import DEFAULT_LEVEL, old_spellings, warn_caller
-from ._stack import az
+from ._stack import arviz
 from ._version import __version__
 from .channels import Channels
+from .convergence import ess_bulk, ess_tail, rank_normalized_rhat
 from .exceptions import SamplingWarning
 from .models import PatternDesign, pattern_log_prob
 from .priors import Priors
 
 __all__ = ["BayesFit", "ChannelDraws", "check_diagnostics"]
+
+#: InferenceData attributes that record how the sampler ran (BayesFit.run).
+RUN_ATTRIBUTES = ("bayescal_chain_method", "bayescal_compiled_from")
 
 #: Diagnostic thresholds (Vehtari et al. 2021): rank-normalised R-hat and bulk / tail ESS.
 RHAT_MAX = 1.01
@@ -49,35 +59,52 @@ class ChannelDraws(NamedTuple):
 class BayesFit:
     """A posterior over annotator channels and class proportions.
 
+    Built by :func:`bayescal.fit_bayes` (or :meth:`load`), not by hand.
+
     Attributes
     ----------
-    idata : arviz.InferenceData
-        The posterior object (groups listed in the module docstring).
+    chains : dict of str to ndarray
+        The draws by chain: ``a`` and ``b`` (C, D, K), ``prevalence`` (C, D) or (C, D, L).
     diagnostics : pandas.DataFrame
         One row per parameter: ``r_hat`` (rank-normalised), ``ess_bulk``, ``ess_tail``, and the
         total ``divergences`` of the run in every row.
     model : str
     priors : Priors
+    annotator_names : tuple of str
+    group_ids : tuple of int
+        The score groups of the Hui–Walter class proportions (``()`` for Dawid–Skene).
+    run : dict of str to str
+        How the sampler ran: ``chain_method`` (``parallel`` or ``sequential``) and
+        ``compiled_from`` (``compiled``, ``memory`` or ``disk``, see
+        :mod:`bayescal._compile_cache`); also in the InferenceData's attributes.
+    idata : arviz.InferenceData
+        The posterior object (groups in the module docstring), built on first use.
     """
 
-    idata: az.InferenceData
+    chains: dict
     diagnostics: pd.DataFrame
     model: str
     priors: Priors
+    annotator_names: tuple[str, ...]
+    group_ids: tuple[int, ...]
+    run: dict
+    _build_idata: Callable
+
+    @functools.cached_property
+    def idata(self):
+        return self._build_idata()
 
     @property
-    def annotator_names(self) -> tuple[str, ...]:
-        return tuple(str(name) for name in self.idata.posterior["annotator"].values)
+    def num_chains(self) -> int:
+        return int(self.chains["a"].shape[0])
 
     @property
     def n_draws(self) -> int:
-        posterior = self.idata.posterior
-        return int(posterior.sizes["chain"] * posterior.sizes["draw"])
+        return int(self.chains["a"].shape[0] * self.chains["a"].shape[1])
 
     def draws(self) -> ChannelDraws:
         """``a`` (S, K), ``b`` (S, K) and ``prevalence`` (S,) or (S, L), chains stacked."""
-        posterior = self.idata.posterior
-        flat = lambda name: posterior[name].values.reshape(self.n_draws, *posterior[name].shape[2:])  # noqa: E731
+        flat = lambda name: self.chains[name].reshape(self.n_draws, *self.chains[name].shape[2:])  # noqa: E731
         return ChannelDraws(flat("a"), flat("b"), flat("prevalence"))
 
     def posterior_mean(self) -> Channels:
@@ -88,18 +115,39 @@ class BayesFit:
     def summary(self, *, level: float = DEFAULT_LEVEL) -> pd.DataFrame:
         """Posterior mean, sd and highest-density interval of every parameter, with diagnostics."""
         level = v.as_open_probability(level, "level")
-        table = az.summary(
+        table = arviz().summary(
             self.idata, var_names=["a", "b", "prevalence"], kind="stats", hdi_prob=level
         )
         return table.join(self.diagnostics)
 
     @classmethod
     def from_run(
-        cls, samples: dict, extra: dict, design: PatternDesign, priors: Priors, model: str, names
+        cls,
+        samples: dict,
+        extra: dict,
+        design: PatternDesign,
+        priors: Priors,
+        model: str,
+        names,
+        *,
+        run: dict | None = None,
     ) -> BayesFit:
-        """Pack a :class:`Sampler` run into InferenceData and compute its diagnostics."""
-        idata = _inference_data(samples, extra, design, priors, model, names)
-        return cls(idata, _diagnostics(idata), model, priors)
+        """Pack a :class:`Sampler` run, with its diagnostics; ``run`` (how it ran, e.g.
+        ``chain_method``) goes into the InferenceData's attributes as ``bayescal_<name>``."""
+        names = tuple(str(name) for name in names)
+        groups = tuple(int(g) for g in design.group_ids) if samples["prevalence"].ndim == 3 else ()
+        divergences = int(np.sum(extra["diverging"]))
+        run = {name: str(value) for name, value in (run or {}).items()}
+        return cls(
+            {name: np.asarray(samples[name]) for name in ("a", "b", "prevalence")},
+            _diagnostics(samples, names, groups, divergences),
+            model,
+            priors,
+            names,
+            groups,
+            run,
+            functools.partial(_inference_data, samples, extra, design, priors, model, names, run),
+        )
 
     def save(self, path) -> None:
         """Write the InferenceData to NetCDF; :meth:`load` restores an identical fit."""
@@ -107,18 +155,27 @@ class BayesFit:
 
     @classmethod
     def load(cls, path) -> BayesFit:
-        idata = az.from_netcdf(str(path))
-        attrs = idata.attrs
+        idata = arviz().from_netcdf(str(path))
+        attrs, posterior = idata.attrs, idata.posterior
+        chains = {name: posterior[name].values for name in ("a", "b", "prevalence")}
+        names = tuple(str(name) for name in posterior["annotator"].values)
+        groups = (
+            tuple(int(g) for g in posterior["group"].values) if "group" in posterior.dims else ()
+        )
+        divergences = int(idata.sample_stats["diverging"].values.sum())
         return cls(
-            idata,
-            _diagnostics(idata),
+            chains,
+            _diagnostics(chains, names, groups, divergences),
             str(attrs["bayescal_model"]),
             Priors.from_dict(json.loads(attrs["bayescal_priors"])),
+            names,
+            groups,
+            {k.removeprefix("bayescal_"): str(x) for k, x in attrs.items() if k in RUN_ATTRIBUTES},
+            lambda: idata,
         )
 
     def __repr__(self) -> str:
-        chains = self.idata.posterior.sizes["chain"]
-        return f"BayesFit(model={self.model!r}, annotators={list(self.annotator_names)}, chains={chains}, draws={self.n_draws})"
+        return f"BayesFit(model={self.model!r}, annotators={list(self.annotator_names)}, chains={self.num_chains}, draws={self.n_draws})"
 
     def _repr_html_(self) -> str:
         """The channel table of the report: posterior mean, equal-tailed interval, R-hat, ESS."""
@@ -153,14 +210,30 @@ class BayesFit:
         return head + _html.channel_table(rows, level)
 
 
-def _diagnostics(idata) -> pd.DataFrame:
-    with np.errstate(
-        invalid="ignore", divide="ignore"
-    ):  # constant draws: NaN, flagged by check_diagnostics
-        table = az.summary(
-            idata, var_names=["a", "b", "prevalence"], kind="diagnostics", round_to="none"
-        )[["r_hat", "ess_bulk", "ess_tail"]]
-    return table.assign(divergences=int(idata.sample_stats["diverging"].values.sum()))
+def _diagnostics(chains: dict, names: tuple, groups: tuple, divergences: int) -> pd.DataFrame:
+    """R-hat, bulk and tail ESS of every parameter (rows named as ArviZ names them), and the
+    run's divergences in every row."""
+    columns = {}
+    for j, name in enumerate(names):
+        columns[f"a[{name}]"] = chains["a"][:, :, j]
+        columns[f"b[{name}]"] = chains["b"][:, :, j]
+    prevalence = chains["prevalence"]
+    if groups:
+        for g, group in enumerate(groups):
+            columns[f"prevalence[{group}]"] = prevalence[:, :, g]
+    else:
+        columns["prevalence"] = prevalence
+    order = [f"a[{n}]" for n in names] + [f"b[{n}]" for n in names]
+    order += [k for k in columns if k.startswith("prevalence")]
+    return pd.DataFrame(
+        {
+            "r_hat": [rank_normalized_rhat(columns[k]) for k in order],
+            "ess_bulk": [ess_bulk(columns[k]) for k in order],
+            "ess_tail": [ess_tail(columns[k]) for k in order],
+            "divergences": divergences,
+        },
+        index=order,
+    )
 
 
 def check_diagnostics(diagnostics: pd.DataFrame) -> None:
@@ -190,10 +263,21 @@ def check_diagnostics(diagnostics: pd.DataFrame) -> None:
         )
 
 
+def _beta_log_pdf(x, alpha: float, beta: float):
+    """``log Beta(x; alpha, beta) = (alpha-1) log x + (beta-1) log(1-x) - log B(alpha, beta)``
+    (scipy.special, not scipy.stats: the latter costs 0.7 s to import)."""
+    return (
+        special.xlogy(alpha - 1.0, x)
+        + special.xlog1py(beta - 1.0, -x)
+        - special.betaln(alpha, beta)
+    )
+
+
 def _inference_data(
-    samples: dict, extra: dict, design: PatternDesign, priors: Priors, model: str, names
-) -> az.InferenceData:
+    samples: dict, extra: dict, design: PatternDesign, priors: Priors, model: str, names, run: dict
+):
     """Pack a :class:`Sampler` run into InferenceData (groups in the module docstring)."""
+    az = arviz()
     a, b, prevalence = samples["a"], samples["b"], samples["prevalence"]
     grouped = prevalence.ndim == 3
     prevalence_of_row = (
@@ -209,9 +293,9 @@ def _inference_data(
     # Like OrientedChannels.log_prob it omits the constant -log P(a < b): a constant changes no
     # power-scaling weight once the weights are normalised.
     log_prior = {
-        "a": stats.beta.logpdf(a, *priors.false_positive),
-        "b": stats.beta.logpdf(b, *priors.sensitivity),
-        "prevalence": stats.beta.logpdf(prevalence, *priors.prevalence),
+        "a": _beta_log_pdf(a, *priors.false_positive),
+        "b": _beta_log_pdf(b, *priors.sensitivity),
+        "prevalence": _beta_log_pdf(prevalence, *priors.prevalence),
     }
     missing = 1.0 - design.positive - design.negative
     patterns = design.positive - missing  # 1, 0, or -1 for missing
@@ -250,6 +334,7 @@ def _inference_data(
             "bayescal_model": model,
             "bayescal_priors": json.dumps(priors.to_dict()),
             "bayescal_version": __version__,
+            **{f"bayescal_{name}": str(value) for name, value in run.items()},
         },
     )
     # from_dict has no log_prior argument in ArviZ 0.23: add the group as az.psens expects it.

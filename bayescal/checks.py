@@ -110,7 +110,7 @@ def _observed_layout(fit: BayesFit, data: AnnotatedScores):
         raise TypeError(f"fit must be a bayescal.BayesFit; saw {type(fit).__name__}")
     v.check_same_annotators(data.annotator_names, fit.annotator_names, "data", "the fit")
     grouped = fit.model == "hui_walter"
-    fitted_groups = np.asarray(fit.idata.posterior["group"].values) if grouped else np.array([0])
+    fitted_groups = np.array(fit.group_ids if grouped else [0])
     if grouped:
         data_groups = np.array([]) if data.groups is None else np.unique(data.groups)
         if not np.array_equal(data_groups, fitted_groups):

@@ -31,6 +31,7 @@ import sys
 import warnings
 
 from ._api import DEFAULT_FIT_BINS, DEFAULT_N_BINS
+from ._compile_cache import CACHE_ENV
 from ._version import __version__
 from .analysis import MODEL_CHOICES
 from .commands import run_fit, run_recalibrate, run_report, run_sensitivity
@@ -132,12 +133,22 @@ def _table_arguments(command: argparse.ArgumentParser) -> None:
         "--seed", type=_integer_argument(0), default=0, help="random seed (default: 0)"
     )
     command.add_argument("--quiet", action="store_true", help="no progress bar")
+    _cache_argument(command)
     command.add_argument(
         "--json",
         action="store_true",
         help="print the machine-readable result on stdout instead of the text summary",
     )
     command.add_argument("--debug", action="store_true", help="show the traceback of an error")
+
+
+def _cache_argument(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="compile the sampler afresh and keep nothing (default: compiled samplers are kept "
+        "in the per-user cache folder, or $BAYESCAL_CACHE_DIR, for later runs)",
+    )
 
 
 def _bins_argument(command: argparse.ArgumentParser, flag: str, default: int, what: str) -> None:
@@ -215,6 +226,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--no-bayes", action="store_true", help="skip the Bayesian fit and the report (quicker)"
     )
+    _cache_argument(demo)
     demo.add_argument(
         "--out",
         default="bayescal-demo",
@@ -310,6 +322,8 @@ COMMANDS = {
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if getattr(args, "no_cache", False):
+        os.environ[CACHE_ENV] = "off"  # read by bayescal._compile_cache when a sampler is needed
     if args.command == "demo":
         if not args.no_bayes:
             _use_host_devices(4)

@@ -2,8 +2,9 @@
 
 :func:`fit_bayes` builds the pattern design from ``data.compress()``, checks identification
 *before* sampling, samples in float64 (inside ``jax.enable_x64``, so the caller's JAX
-configuration is untouched), runs the chains in parallel when there are enough CPU devices and
-vectorised otherwise (never one after another), and packs the run into a
+configuration is untouched), spreads the chains over the CPU devices there are (one after
+another on a single device; never vectorised, see :class:`Sampler`), keeps compiled samplers
+for later processes (:mod:`bayescal._compile_cache`), and packs the run into a
 :class:`~bayescal.bayes_fit.BayesFit` (an ArviZ ``InferenceData`` with its diagnostics).
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import sys
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from functools import partial
 from typing import NamedTuple
@@ -18,10 +20,13 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.sharding import Mesh
+from jax.sharding import PartitionSpec as P
 
+from . import _compile_cache
 from . import _validation as v
 from ._api import old_spellings
-from ._stack import hmc, initialize_model
+from ._stack import biject_to, constrain_fn, handlers, hmc, potential_energy
 from .bayes_fit import BayesFit, ChannelDraws, check_diagnostics
 from .cells import CellStatistics, tabulate
 from .channels._base import (
@@ -46,24 +51,52 @@ class SamplerRun(NamedTuple):
     stats: dict
 
 
+def chain_devices(num_chains: int) -> list:
+    """The CPU devices the chains run on: as many as divide the chains evenly (each runs
+    ``num_chains / len(devices)`` chains one after another), one device without extra ones."""
+    available = jax.local_devices(backend="cpu")
+    count = max(d for d in range(1, min(len(available), num_chains) + 1) if num_chains % d == 0)
+    return available[:count]
+
+
 def chain_method(num_chains: int) -> str:
-    """``"parallel"`` when every chain gets its own CPU device, ``"vectorized"`` otherwise."""
-    return "parallel" if jax.local_device_count() >= num_chains > 1 else "vectorized"
+    """``"parallel"`` when the chains are spread over CPU devices, ``"sequential"`` otherwise."""
+    return "parallel" if len(chain_devices(num_chains)) > 1 else "sequential"
+
+
+def padded_rows(n_rows: int) -> int:
+    """Rows of a pattern layout after padding: the next power of two (at least 8), so that data
+    sets of similar size share one compiled sampler."""
+    return max(8, 1 << (n_rows - 1).bit_length())
+
+
+def chunk_length(total: int) -> int:
+    """Iterations per compiled call: ``total`` split into at most 20 equal chunks, between
+    which the progress bar moves (one compiled chunk serves every call)."""
+    return total // max(d for d in range(1, 21) if total % d == 0)
 
 
 class Sampler:
-    """One compiled NUTS sampler for a model on a fixed pattern layout.
+    """One compiled NUTS sampler for a model on a pattern layout.
 
-    The design is closed over; the counts and prior parameters are traced arguments.  Warmup
-    (step size and diagonal mass-matrix adaptation) and sampling run as one compiled
-    ``lax.scan`` per chain, vmapped over chains (or ``pmap``-ped when every chain has a CPU
-    device), so repeated :meth:`run` calls with new counts (same layout) or new priors reuse
-    the compiled code: a simulation-based calibration or a prior-sensitivity grid costs its
-    sampling time, not one compilation per fit.  (``numpyro.infer.MCMC.run`` recompiles on every
-    call in numpyro 0.22 when no progress bar is shown, which is why the loop is written here.)
-    Compiled code is also shared between Samplers of the same layout and settings in a process
-    (a small LRU cache), so repeated :func:`fit_bayes` calls on data with the same response
-    patterns compile once.
+    Why it is written this way (each measured on the caries data, issue 15):
+
+    - The chains are never vectorised (``vmap``): batching NUTS's data-dependent loops made
+      tracing and compilation several times slower and made every chain wait for the longest
+      tree.  Each CPU device runs its chains one after another, unbatched; with more than one
+      device (``bayescal`` sets the count before JAX starts; in Python, set ``XLA_FLAGS`` or
+      ``numpyro.set_host_device_count`` first), the chains are spread over them.
+    - No ``numpyro.infer.initialize_model``: it compiled a search for valid initial values on
+      every fit.  Chains start uniform in (-2, 2) on the unconstrained scale, as NumPyro's
+      default does, and the potential is NumPyro's ``potential_energy``.
+    - The layout is padded (:func:`padded_rows`): extra rows have no responses and count 0, so
+      they add exactly 0 to the log-likelihood; no parameter is added.
+    - The counts, the padded design and the prior parameters are arguments of the compiled
+      code, not constants in it, so one executable serves every data set and prior of a layout:
+      shared by Samplers in this process (a small LRU cache) and, across processes, kept on disk
+      (:mod:`bayescal._compile_cache`).
+    - The iterations run in compiled chunks (:func:`chunk_length`), and the progress bar moves
+      between them, so the executable holds no host callback and can be stored.
     """
 
     def __init__(
@@ -81,105 +114,191 @@ class Sampler:
         self.num_warmup = num_warmup
         self.num_samples = num_samples
         self.progress = progress
-        self.chain_method = chain_method(num_chains)
+        self.devices = chain_devices(num_chains)
+        self.chain_method = "parallel" if len(self.devices) > 1 else "sequential"
+        self.rows = padded_rows(design.counts.size)
+        self.chunk = chunk_length(num_warmup + num_samples)
+        #: Where the compiled code came from: "compiled", "memory" or "disk".
+        self.compiled_from = None
         self._compiled = None
 
-    def _compile(self, prior_params, counts):
-        program = partial(MODELS[self.model], self.design)
-        info = initialize_model(
-            jax.random.PRNGKey(0),
-            program,
-            dynamic_args=True,
-            model_args=(prior_params,),
-            model_kwargs={"counts": counts},
+    def _padded(self, counts: np.ndarray) -> tuple:
+        """The design arrays and ``counts`` with zero rows appended up to :attr:`rows`."""
+        design, extra = self.design, self.rows - self.design.counts.size
+        return (
+            np.pad(np.asarray(counts, np.float64), (0, extra)),
+            np.pad(design.positive, ((0, extra), (0, 0))),
+            np.pad(design.negative, ((0, extra), (0, 0))),
+            np.pad(design.group_index, (0, extra)),
         )
-        init_kernel, sample_kernel = hmc(potential_fn_gen=info.potential_fn, algo="NUTS")
-        postprocess = info.postprocess_fn
-        template = info.param_info.z
-        num_warmup, num_samples = self.num_warmup, self.num_samples
-        total = num_warmup + num_samples
-        report = _progress_reporter(total, self.num_chains) if self.progress else None
-        every = max(1, total // 100)  # a host callback per step would cost more than the step
-
-        def one_chain(key, prior_params, counts):
-            key_init, key_run = jax.random.split(key)
-            leaves, tree = jax.tree_util.tree_flatten(template)
-            keys = jax.random.split(key_init, len(leaves))
-            # numpyro's init_to_uniform: uniform in (-2, 2) on the unconstrained scale
-            start = tree.unflatten(
-                [
-                    jax.random.uniform(k, jnp.shape(x), minval=-2.0, maxval=2.0)
-                    for k, x in zip(keys, leaves)
-                ]
-            )
-            arguments = {"model_args": (prior_params,), "model_kwargs": {"counts": counts}}
-            state = init_kernel(start, num_warmup, rng_key=key_run, **arguments)
-
-            def step(state, index):
-                state = sample_kernel(state, **arguments)
-                if report is not None:
-                    jax.lax.cond(
-                        index % every == 0,
-                        lambda i: jax.debug.callback(report, i, every),
-                        lambda i: None,
-                        index,
-                    )
-                return state, (
-                    state.z,
-                    state.diverging,
-                    state.energy,
-                    state.num_steps,
-                    state.accept_prob,
-                )
-
-            # One scan over warmup and sampling compiles the NUTS kernel once; warmup is dropped after.
-            _, trace = jax.lax.scan(step, state, jnp.arange(num_warmup + num_samples))
-            z, diverging, energy, num_steps, accept_prob = jax.tree_util.tree_map(
-                lambda x: x[num_warmup:], trace
-            )
-            constrained = jax.vmap(postprocess(prior_params, counts=counts))(z)
-            return constrained, {
-                "diverging": diverging,
-                "energy": energy,
-                "num_steps": num_steps,
-                "accept_prob": accept_prob,
-            }
-
-        if self.chain_method == "parallel":
-            return jax.pmap(one_chain, in_axes=(0, None, None))
-        return jax.jit(jax.vmap(one_chain, in_axes=(0, None, None)))
 
     def _layout_key(self) -> tuple:
-        """What the compiled code depends on besides its traced arguments (counts, priors)."""
-        design = self.design
+        """What the compiled code depends on besides its arguments."""
         return (
             self.model,
-            self.num_chains,
+            self.design.n_annotators,
+            self.design.n_groups,
+            self.rows,
             self.num_warmup,
-            self.num_samples,
-            self.chain_method,
-            design.n_groups,
-            design.positive.shape,
-            design.positive.tobytes(),
-            design.negative.tobytes(),
-            design.group_index.tobytes(),
+            self.chunk,
+            self.num_chains,
+            len(self.devices),
         )
 
-    def _cached_compile(self, prior_params, counts):
-        """Compiled code shared by every Sampler of the same layout and settings in this process:
-        a second fit of data with the same response patterns (a new sample, another prior, the
-        same table refitted) skips the compilation.  Runs with a progress bar compile their own,
-        since the bar is part of the compiled code."""
-        if self.progress:
-            return self._compile(prior_params, counts)
+    def _chain_kernels(self, prior_params, counts, positive, negative, group_index):
+        """The program on the (padded) design, and NUTS's init and sample kernels for it."""
+        design = replace(self.design, positive=positive, negative=negative, group_index=group_index)
+        program = partial(MODELS[self.model], design)
+        arguments = ((prior_params,), {"counts": counts})
+        init_kernel, sample_kernel = hmc(
+            potential_fn=partial(potential_energy, program, *arguments), algo="NUTS"
+        )
+        return program, arguments, init_kernel, sample_kernel
+
+    def _start(self, key, *shared, kernels=None):
+        """A chain's first NUTS state: uniform in (-2, 2) on the unconstrained scale (NumPyro's
+        ``init_to_uniform``), then the kernel's own initialisation (which also sets up the
+        sample kernel of the same ``kernels``: NumPyro's kernels share state)."""
+        program, arguments, init_kernel, _ = kernels or self._chain_kernels(*shared)
+        key_init, key_run = jax.random.split(key)
+        shapes = _unconstrained_shapes(program, arguments)
+        leaves, tree = jax.tree_util.tree_flatten(shapes)
+        keys = jax.random.split(key_init, len(leaves))
+        z = tree.unflatten(
+            [
+                jax.random.uniform(k, x.shape, x.dtype, minval=-2.0, maxval=2.0)
+                for k, x in zip(keys, leaves)
+            ]
+        )
+        return init_kernel(z, self.num_warmup, rng_key=key_run)
+
+    def _advance(self, state, *shared):
+        """``chunk`` NUTS iterations of one chain from ``state``: the state reached, and each
+        iteration's constrained draws and sample statistics."""
+        kernels = self._chain_kernels(*shared)
+        program, arguments, _, sample_kernel = kernels
+        # NumPyro's sample kernel is configured by its init kernel (they share state): trace
+        # the start abstractly for that; nothing of it is computed here.
+        key = jax.ShapeDtypeStruct((2,), jnp.uint32)
+        jax.eval_shape(lambda k: self._start(k, *shared, kernels=kernels), key)
+
+        def step(state, _):
+            state = sample_kernel(state)
+            stats = (state.diverging, state.energy, state.num_steps, state.accept_prob)
+            return state, (state.z, stats)
+
+        state, (z, stats) = jax.lax.scan(step, state, None, length=self.chunk)
+        draws = jax.lax.map(
+            partial(constrain_fn, program, *arguments, return_deterministic=True), z
+        )
+        return state, ({name: draws[name] for name in ("a", "b", "prevalence")}, stats)
+
+    def _over_devices(self, local, first_spec):
+        """``local`` (this device's share of the chains) run on every device, compiled."""
+        return jax.jit(
+            jax.shard_map(
+                local,
+                mesh=Mesh(np.array(self.devices), ("chain",)),
+                in_specs=(first_spec, *[P()] * 5),
+                out_specs=P("chain"),
+                check_vma=False,
+            )
+        )
+
+    def _programs(self) -> dict:
+        """The two compiled programs: ``start (seed, *shared) -> states`` and ``advance
+        (states, *shared) -> (states, draws)``.  Each device runs its share of the chains one
+        after another (``lax.map`` is a loop, not a batch)."""
+        per_device = self.num_chains // len(self.devices)
+
+        def start(seed, *shared):
+            # every chain's key from the seed, here rather than by the caller: an eager JAX
+            # call compiles on first use, which a process with a stored sampler would pay
+            keys = jax.random.split(jax.random.PRNGKey(seed), self.num_chains)
+            mine = jax.lax.dynamic_slice_in_dim(
+                keys, jax.lax.axis_index("chain") * per_device, per_device
+            )
+            return jax.lax.map(lambda key: self._start(key, *shared), mine)
+
+        def advance(states, *shared):
+            return jax.lax.map(lambda state: self._advance(state, *shared), states)
+
+        return {
+            "start": self._over_devices(start, P()),
+            "advance": self._over_devices(advance, P("chain")),
+        }
+
+    def _compile(self, seed, shared) -> dict:
+        """Trace both programs, then compile them at the same time (XLA compiles without the
+        interpreter lock, so two cores halve the wait)."""
+        programs = self._programs()
+        start = programs["start"].lower(seed, *shared)
+        states = jax.eval_shape(programs["start"], seed, *shared)
+        advance = programs["advance"].lower(states, *shared)
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            compiled = pool.map(lambda lowered: lowered.compile(), (start, advance))
+            return dict(zip(("start", "advance"), compiled))
+
+    def _compiled_programs(self, seed, shared) -> dict:
+        """The compiled programs for this layout: from this process, from disk, or compiled
+        now (and then stored for later processes)."""
         key = self._layout_key()
         if key in _COMPILED:
             _COMPILED.move_to_end(key)
-        else:
-            _COMPILED[key] = self._compile(prior_params, counts)
-            if len(_COMPILED) > COMPILED_CACHE_SIZE:
-                _COMPILED.popitem(last=False)
-        return _COMPILED[key]
+            self.compiled_from = "memory"
+            return _COMPILED[key]
+        compiled = {part: _compile_cache.load((*key, part), self.devices) for part in PARTS}
+        self.compiled_from = "disk"
+        if any(program is None for program in compiled.values()):
+            compiled = self._compile(seed, shared)
+            for part, program in compiled.items():
+                _compile_cache.store((*key, part), program)
+            self.compiled_from = "compiled"
+        _COMPILED[key] = compiled
+        if len(_COMPILED) > COMPILED_CACHE_SIZE:
+            _COMPILED.popitem(last=False)
+        return compiled
+
+    def fit(self, counts: CellStatistics, priors: Priors, seed: int) -> BayesFit:
+        """Sample the posterior of ``counts`` (their patterns must be rows of this layout) and
+        pack it, with these counts as the observed data, into a :class:`BayesFit`."""
+        design = replace(
+            self.design, counts=self.design.counts_of(counts, grouped=self.model == "hui_walter")
+        )
+        samples, extra = self.run(design.counts, priors, seed)
+        run = {"chain_method": self.chain_method, "compiled_from": self.compiled_from}
+        return BayesFit.from_run(
+            samples, extra, design, priors, self.model, counts.annotator_names, run=run
+        )
+
+    def run(self, counts: np.ndarray, priors: Priors, seed: int) -> SamplerRun:
+        """Posterior samples and sample statistics, grouped by chain, as float64 numpy arrays."""
+        total = self.num_warmup + self.num_samples
+        with jax.enable_x64(True):
+            shared = tuple(np.asarray(x) for x in (priors.as_array(), *self._padded(counts)))
+            seed = np.int64(seed)
+            if self._compiled is None:
+                self._compiled = self._compiled_programs(seed, shared)
+            states = self._compiled["start"](seed, *shared)
+            bar = _progress_bar(total, self.num_chains) if self.progress else None
+            pieces = []
+            for _ in range(0, total, self.chunk):
+                states, piece = self._compiled["advance"](states, *shared)
+                pieces.append(jax.tree_util.tree_map(np.asarray, piece))
+                if bar is not None:
+                    bar.update(self.chunk)
+            if bar is not None:
+                bar.close()
+        draws, (diverging, energy, num_steps, accept_prob) = jax.tree_util.tree_map(
+            lambda *parts: np.concatenate(parts, axis=1)[:, self.num_warmup :], *pieces
+        )
+        stats = {
+            "diverging": diverging,
+            "energy": energy,
+            "num_steps": num_steps,
+            "accept_prob": accept_prob,
+        }
+        return SamplerRun(draws, stats)
 
     @classmethod
     def for_complete_layout(
@@ -201,56 +320,35 @@ class Sampler:
             num_samples,
         )
 
-    def fit(self, counts: CellStatistics, priors: Priors, seed: int) -> BayesFit:
-        """Sample the posterior of ``counts`` (their patterns must be rows of this layout) and
-        pack it, with these counts as the observed data, into a :class:`BayesFit`."""
-        design = replace(
-            self.design, counts=self.design.counts_of(counts, grouped=self.model == "hui_walter")
-        )
-        samples, extra = self.run(design.counts, priors, seed)
-        return BayesFit.from_run(samples, extra, design, priors, self.model, counts.annotator_names)
 
-    def run(self, counts: np.ndarray, priors: Priors, seed: int) -> SamplerRun:
-        """Posterior samples and sample statistics, grouped by chain, as float64 numpy arrays."""
-        with jax.enable_x64(True):
-            prior_params = jnp.asarray(priors.as_array())
-            counts = jnp.asarray(counts, dtype=jnp.float64)
-            if self._compiled is None:
-                self._compiled = self._cached_compile(prior_params, counts)
-            keys = jax.random.split(jax.random.PRNGKey(seed), self.num_chains)
-            samples, extra = self._compiled(keys, prior_params, counts)
-            as_numpy = partial(jax.tree_util.tree_map, np.asarray)
-            return SamplerRun(as_numpy(samples), as_numpy(extra))
+def _unconstrained_shapes(program, arguments: tuple) -> dict:
+    """Shapes and dtypes of the program's latent sites on the unconstrained scale (traced
+    abstractly: nothing runs)."""
+
+    def unconstrained():
+        trace = handlers.trace(handlers.seed(program, 0)).get_trace(*arguments[0], **arguments[1])
+        return {
+            name: biject_to(site["fn"].support).inv(site["value"])
+            for name, site in trace.items()
+            if site["type"] == "sample" and not site["is_observed"]
+        }
+
+    return jax.eval_shape(unconstrained)
 
 
-#: Compiled samplers by layout and settings, least recently used first (see Sampler._cached_compile).
+#: The two compiled programs of a sampler (Sampler._programs).
+PARTS = ("start", "advance")
+#: Compiled programs by layout and settings, least recently used first (see
+#: Sampler._compiled_programs).
 _COMPILED: OrderedDict = OrderedDict()
 COMPILED_CACHE_SIZE = 16
 
 
-def _progress_reporter(total: int, num_chains: int):
-    """A host callback moving a tqdm bar to the iteration reached; a new bar opens at iteration 0.
-
-    Vectorised chains call it once per report, parallel chains once per device: it only ever
-    moves the bar forward, so both count right."""
+def _progress_bar(total: int, num_chains: int):
+    """A tqdm bar over the iterations of every chain (moved between compiled chunks)."""
     from tqdm import tqdm
 
-    bars = []
-
-    def report(index, every):
-        if int(np.min(index)) == 0 and (not bars or bars[-1].n >= total):
-            bars.append(
-                tqdm(total=total, desc=f"NUTS ({num_chains} chains)", unit="it", leave=False)
-            )
-        bar = bars[-1]
-        reached = min(int(np.max(index)) + int(every), total)
-        if reached > bar.n:
-            bar.update(reached - bar.n)
-        if bar.n >= total:
-            bar.close()
-
-    report.bars = bars  # one per run, for inspection
-    return report
+    return tqdm(total=total, desc=f"NUTS ({num_chains} chains)", unit="it", leave=False)
 
 
 @old_spellings()
@@ -278,9 +376,12 @@ def fit_bayes(
     priors : Priors, optional
         Default: flat Beta(1, 1) priors, conditioned on ``a_j < b_j`` (see :mod:`bayescal.priors`).
     num_chains, num_warmup, num_samples : int
-        Chains run in parallel on CPU devices when ``jax.local_device_count() >= num_chains``
-        (set ``numpyro.set_host_device_count`` or ``XLA_FLAGS`` before JAX starts), and as one
-        vectorised computation otherwise.
+        The chains are spread over the CPU devices (:func:`chain_devices`); JAX has one unless
+        ``XLA_FLAGS=--xla_force_host_platform_device_count=N`` (or
+        ``numpyro.set_host_device_count(N)``) ran before JAX started, as ``bayescal`` does.
+        On one device they run one after another.  The compiled sampler is kept on disk for
+        later processes (:mod:`bayescal._compile_cache`; ``BAYESCAL_CACHE_DIR=off`` turns it
+        off): the draws are the same with or without it.
     seed : int, default 0
     progress : bool, default True
         Show a progress bar when standard error is a terminal.

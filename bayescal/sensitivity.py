@@ -29,7 +29,7 @@ import pandas as pd
 
 from . import _validation as v
 from ._api import DEFAULT_LEVEL, DEFAULT_N_BINS, Result, old_spellings
-from ._stack import az
+from ._stack import arviz
 from .bayes_fit import BayesFit, check_diagnostics
 from .channels._base import as_data, check_annotators, require_identified
 from .inference import MODELS, Sampler
@@ -103,7 +103,7 @@ def _parameter_draws(fit: BayesFit, ece: PosteriorECE) -> dict[str, np.ndarray]:
     if prevalence.ndim == 1:
         draws["prevalence"] = prevalence
     else:
-        for g, group in enumerate(fit.idata.posterior["group"].values):
+        for g, group in enumerate(fit.group_ids):
             draws[f"prevalence[{group}]"] = prevalence[:, g]
     draws["nc_ece"] = ece.draws
     return draws
@@ -290,6 +290,7 @@ def power_scaling(fit) -> pd.DataFrame:
     if not isinstance(fit, BayesFit):
         raise TypeError(f"fit must be a bayescal.BayesFit; saw {type(fit).__name__}")
     idata = fit.idata
+    az = arviz()
     if "log_prior" not in idata.groups():
         raise ValueError(
             "fit has no log_prior group (saved by an older bayescal?): refit it to run power_scaling"

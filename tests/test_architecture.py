@@ -25,6 +25,7 @@ CORES = (
     "agreement",
     "record",
     "triage",
+    "convergence",
     "cells",
     "summary",
     "_kernels",
@@ -157,6 +158,7 @@ LAYERS = {
     "2 data and metrics": [
         "_kernels",
         "metrics",
+        "convergence",
         "cells",
         "data",
         "io",
@@ -189,6 +191,7 @@ LAYERS = {
         "models.hui_walter",
         "models",
         "bayes_fit",
+        "_compile_cache",
         "inference",
         "posterior",
         "posterior_recalibration",

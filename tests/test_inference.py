@@ -1,12 +1,16 @@
 """fit_bayes: identification before sampling, recovery, agreement with EM, diagnostics, I/O."""
 
+import os
+import subprocess
+import sys
+
 import jax
 import numpy as np
 import pytest
 
 import bayescal as bc
 from bayescal.exceptions import IdentificationError, SamplingWarning
-from bayescal.inference import chain_method
+from bayescal.inference import chain_devices, chain_method, chunk_length, padded_rows
 
 FAST = {"progress": False}  # default 4 chains x (1000 warmup + 1000 draws): fast once compiled
 
@@ -124,14 +128,18 @@ def test_one_compiled_sampler_serves_new_counts_and_priors():
     assert first["a"].shape == (2, 200, 3)
 
 
-def test_chains_run_in_parallel_only_with_enough_devices(monkeypatch):
-    monkeypatch.setattr(jax, "local_device_count", lambda: 4)
-    assert chain_method(4) == "parallel"
-    monkeypatch.setattr(jax, "local_device_count", lambda: 2)
-    assert (
-        chain_method(4) == "vectorized"
-    )  # one computation for all chains, never one after another
-    assert chain_method(1) == "vectorized"
+def test_chains_are_spread_over_the_devices_that_divide_them(monkeypatch):
+    devices = [object() for _ in range(4)]
+    for count, chains, used in ((4, 4, 4), (2, 4, 2), (3, 4, 2), (1, 4, 1), (4, 1, 1), (4, 3, 3)):
+        monkeypatch.setattr(jax, "local_devices", lambda backend=None, n=count: devices[:n])
+        assert len(chain_devices(chains)) == used, (count, chains)
+        assert chain_method(chains) == ("parallel" if used > 1 else "sequential")
+
+
+def test_layouts_pad_to_size_classes_and_runs_split_into_equal_chunks():
+    assert [padded_rows(n) for n in (1, 8, 9, 32, 33, 243)] == [8, 8, 16, 32, 64, 256]
+    assert chunk_length(2000) == 100 and chunk_length(900) == 45 and chunk_length(1009) == 1009
+    assert chunk_length(21) == 3  # 7 chunks: the largest count up to 20 that divides 21
 
 
 def test_non_identified_configurations_fail_before_sampling():
@@ -232,25 +240,7 @@ def test_flat_prior_posterior_means_agree_with_em():
     assert bayes2.draws()[2].mean(axis=0) == pytest.approx(em2.prevalence, abs=0.01)
 
 
-def test_progress_reporter_moves_one_bar_forward_per_run():
-    from bayescal.inference import _progress_reporter
-
-    report = _progress_reporter(100, num_chains=2)
-    for index in (
-        0,
-        0,
-        10,
-        50,
-        10,
-        90,
-    ):  # parallel chains report the same index twice, out of order
-        report(np.array(index), 10)
-    # a second run of the same sampler opens a new bar
-    report(np.array(0), 10)
-    assert [bar.n for bar in report.bars] == [100, 10]
-
-
-def test_sampler_with_progress_bar_runs_under_vmap(capsys):
+def test_the_progress_bar_moves_between_compiled_chunks(capsys):
     from bayescal.models import PatternDesign
 
     from bayescal.inference import Sampler
@@ -290,24 +280,68 @@ def test_fits_on_the_same_pattern_layout_share_compiled_code(monkeypatch):
     assert (
         len(compiled) == 1
     )  # a new sample and a new prior, same 8 patterns: no second compilation
+    assert shared.run["compiled_from"] == "memory"
+    inference._COMPILED.clear()  # as in a new process: the sampler comes from disk
+    stored = bc.fit_bayes(second, priors=bc.Priors(sensitivity=(8, 2)), **settings)
+    assert len(compiled) == 1 and stored.run["compiled_from"] == "disk"
     inference._COMPILED.clear()
+    monkeypatch.setenv("BAYESCAL_CACHE_DIR", "off")
     fresh = bc.fit_bayes(second, priors=bc.Priors(sensitivity=(8, 2)), **settings)
-    assert len(compiled) == 2
-    for got, want in zip(shared.draws(), fresh.draws()):
-        np.testing.assert_array_equal(got, want)
+    assert len(compiled) == 2 and fresh.run["compiled_from"] == "compiled"
+    for got, from_disk, want in zip(shared.draws(), stored.draws(), fresh.draws()):
+        np.testing.assert_array_equal(got, want)  # the same draws, bit for bit, ...
+        np.testing.assert_array_equal(from_disk, want)  # ... however the code was obtained
 
 
 def test_arviz_daily_notice_does_not_reach_users(tmp_path):
     # ArviZ 0.23 warns once a day, on its first import (a stamp in the user cache folder): a
     # fresh cache folder makes it warn, and with warnings as errors the import must still work.
-    import os
-    import subprocess
-    import sys
-
+    # A fit imports ArviZ only when its InferenceData is first used.
     environment = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
-    code = "import bayescal.inference; print('imported')"
+    code = (
+        "import sys, bayescal.inference; assert 'arviz' not in sys.modules; "
+        "from bayescal._stack import arviz; arviz(); print('imported')"
+    )
     run = subprocess.run(
         [sys.executable, "-W", "error", "-c", code], capture_output=True, text=True, env=environment
     )
     assert run.stdout.strip() == "imported", run.stderr
     assert (tmp_path / "arviz" / "daily_warning").is_file()  # the notice was due, and was filtered
+
+
+FIT_IN_A_NEW_PROCESS = """
+import bayescal as bc
+fit = bc.fit_bayes(bc.toy_data(400, seed=3).data, num_chains=2, num_warmup=60, num_samples=40,
+                   progress=False)
+import sys
+assert "arviz" not in sys.modules  # a fit and its diagnostics need no ArviZ
+print(fit.run["compiled_from"], fit.chains["a"].tobytes().hex())
+"""
+
+
+@pytest.mark.slow
+def test_a_second_process_loads_the_stored_sampler_and_draws_the_same(tmp_path):
+    """Issue 15: the compiled sampler outlives the process; a broken file is ignored."""
+
+    def fit(folder):
+        environment = {**os.environ, "BAYESCAL_CACHE_DIR": str(folder)}
+        environment.pop("XLA_FLAGS", None)
+        run = subprocess.run(
+            [sys.executable, "-W", "ignore", "-c", FIT_IN_A_NEW_PROCESS],
+            env=environment,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        source, draws = run.stdout.split()
+        return source, draws
+
+    first, draws = fit(tmp_path)
+    assert first == "compiled"
+    stored = list((tmp_path / "samplers").glob("*.sampler"))
+    assert len(stored) == 2  # the start and the advance programs
+    assert fit(tmp_path) == ("disk", draws)  # a cache hit, the same draws bit for bit
+    stored[1].write_bytes(stored[1].read_bytes()[:1000])  # truncated, e.g. by a full disk
+    assert fit(tmp_path) == ("compiled", draws)  # ignored and rewritten, never an error
+    assert fit(tmp_path) == ("disk", draws)
+    assert fit("off") == ("compiled", draws)  # BAYESCAL_CACHE_DIR=off: no cache at all

@@ -58,6 +58,9 @@ def test_pairwise_plot_marks_flagged_pairs_red(table):
     plt.close(fig)
 
 
+@pytest.mark.filterwarnings(
+    "ignore::bayescal.exceptions.SamplingWarning"
+)  # short chains: a plot test
 def test_prior_sensitivity_plot_has_a_panel_per_quantity():
     result = prior_sensitivity(
         bc.toy_data(200, seed=0).data,
