@@ -21,7 +21,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-import jax
 import numpy as np
 import pandas as pd
 from scipy import special
@@ -73,6 +72,9 @@ class BayesFit:
     annotator_names : tuple of str
     group_ids : tuple of int
         The score groups of the Hui–Walter class proportions (``()`` for Dawid–Skene).
+    fitted_counts : dict
+        The data it was fitted to: items per (score group, response pattern), the pattern a
+        tuple of 0, 1 and -1 (missing); patterns never seen are left out.
     run : dict of str to str
         How the sampler ran: ``chain_method`` (``parallel`` or ``sequential``) and
         ``compiled_from`` (``compiled``, ``memory`` or ``disk``, see
@@ -87,6 +89,7 @@ class BayesFit:
     priors: Priors
     annotator_names: tuple[str, ...]
     group_ids: tuple[int, ...]
+    fitted_counts: dict
     run: dict
     _build_idata: Callable
 
@@ -145,6 +148,7 @@ class BayesFit:
             priors,
             names,
             groups,
+            _fitted_counts(design.group_ids[design.group_index], _patterns(design), design.counts),
             run,
             functools.partial(_inference_data, samples, extra, design, priors, model, names, run),
         )
@@ -170,6 +174,11 @@ class BayesFit:
             Priors.from_dict(json.loads(attrs["bayescal_priors"])),
             names,
             groups,
+            _fitted_counts(
+                idata.constant_data["pattern_group"].values,
+                idata.constant_data["patterns"].values,
+                idata.constant_data["counts"].values,
+            ),
             {k.removeprefix("bayescal_"): str(x) for k, x in attrs.items() if k in RUN_ATTRIBUTES},
             lambda: idata,
         )
@@ -208,6 +217,22 @@ class BayesFit:
         divergences = int(self.diagnostics["divergences"].iloc[0])
         head = f"<p>{html.escape(repr(self))}; {divergences} divergent transition(s)</p>"
         return head + _html.channel_table(rows, level)
+
+
+def _patterns(design: PatternDesign) -> np.ndarray:
+    """The design's rows as responses: 1, 0, or -1 for missing (int8)."""
+    missing = 1.0 - design.positive - design.negative
+    return (design.positive - missing).astype(np.int8)
+
+
+def _fitted_counts(groups, patterns, counts) -> dict:
+    """Items per (group, pattern) of the rows seen (a complete design, as simulation studies
+    use, also lists patterns never seen, with count 0)."""
+    return {
+        (int(g), tuple(int(x) for x in p)): float(c)
+        for g, p, c in zip(groups, patterns, counts)
+        if c > 0
+    }
 
 
 def _diagnostics(chains: dict, names: tuple, groups: tuple, divergences: int) -> pd.DataFrame:
@@ -285,10 +310,9 @@ def _inference_data(
         if grouped
         else np.broadcast_to(prevalence[..., None], a.shape[:2] + design.counts.shape)
     )
-    with jax.enable_x64(True):
-        log_likelihood = np.asarray(
-            pattern_log_prob(a, b, prevalence_of_row, design.positive, design.negative)
-        )
+    log_likelihood = pattern_log_prob(
+        a, b, prevalence_of_row, design.positive, design.negative, xp=np
+    )
     # Log prior density of every draw, per parameter, for power-scaling sensitivity (az.psens).
     # Like OrientedChannels.log_prob it omits the constant -log P(a < b): a constant changes no
     # power-scaling weight once the weights are normalised.
@@ -297,8 +321,7 @@ def _inference_data(
         "b": _beta_log_pdf(b, *priors.sensitivity),
         "prevalence": _beta_log_pdf(prevalence, *priors.prevalence),
     }
-    missing = 1.0 - design.positive - design.negative
-    patterns = design.positive - missing  # 1, 0, or -1 for missing
+    patterns = _patterns(design)
     dims = {
         "a": ["annotator"],
         "b": ["annotator"],
@@ -325,7 +348,7 @@ def _inference_data(
         observed_data={"counts": design.counts},
         constant_data={
             "counts": design.counts,
-            "patterns": patterns.astype(np.int8),
+            "patterns": patterns,
             "pattern_group": design.group_ids[design.group_index],
         },
         coords=coords,

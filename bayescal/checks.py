@@ -119,14 +119,7 @@ def _observed_layout(fit: BayesFit, data: AnnotatedScores):
                 + ("no groups" if data.groups is None else f"{data_groups.tolist()}")
             )
     counts = data.compress()
-    constant = fit.idata.constant_data
-    fitted = {
-        (int(g), tuple(p.tolist())): float(c)
-        for g, p, c in zip(
-            constant["pattern_group"].values, constant["patterns"].values, constant["counts"].values
-        )
-        if c > 0  # a complete design (simulation studies) also lists unseen patterns
-    }
+    fitted = fit.fitted_counts
     groups = counts.groups if grouped else np.zeros_like(counts.groups)
     seen = {}
     for g, p, c in zip(groups, counts.patterns, counts.counts):
@@ -142,18 +135,15 @@ def _observed_layout(fit: BayesFit, data: AnnotatedScores):
 
 def _row_probabilities(fit: BayesFit, design: PatternDesign, grouped: bool) -> np.ndarray:
     """``p(pattern_r | group_r, mask_r, theta_s)`` for every draw and complete-design row: (S, R)."""
-    import jax
-
     a, b, prevalence = fit.draws()
     prevalence_of_row = (
         prevalence[:, design.group_index]
         if grouped
         else np.repeat(prevalence[:, None], design.group_index.size, axis=1)
     )
-    with jax.enable_x64(True):
-        return np.exp(
-            np.asarray(pattern_log_prob(a, b, prevalence_of_row, design.positive, design.negative))
-        )
+    return np.exp(
+        pattern_log_prob(a, b, prevalence_of_row, design.positive, design.negative, xp=np)
+    )
 
 
 def _replicate(design: PatternDesign, probabilities: np.ndarray, rng) -> np.ndarray:

@@ -237,22 +237,24 @@ class PatternDesign:
         )
 
 
-def pattern_log_prob(a, b, prevalence_of_row, positive, negative):
+def pattern_log_prob(a, b, prevalence_of_row, positive, negative, xp=jnp):
     """``log p(s_r | g_r)`` of each row: the latent label summed out by hand (log-sum-exp).
 
-    ``a, b`` have shape (..., K) and ``prevalence_of_row`` (..., P); returns (..., P).
+    ``a, b`` have shape (..., K) and ``prevalence_of_row`` (..., P); returns (..., P).  ``xp``
+    is the array module: ``jax.numpy`` inside a model, ``numpy`` on posterior draws (where a
+    JAX call would compile each operation on first use).
     """
     log0 = (
-        jnp.log1p(-prevalence_of_row)
-        + jnp.einsum("pk,...k->...p", positive, jnp.log(a))
-        + jnp.einsum("pk,...k->...p", negative, jnp.log1p(-a))
+        xp.log1p(-prevalence_of_row)
+        + xp.einsum("pk,...k->...p", positive, xp.log(a))
+        + xp.einsum("pk,...k->...p", negative, xp.log1p(-a))
     )
     log1 = (
-        jnp.log(prevalence_of_row)
-        + jnp.einsum("pk,...k->...p", positive, jnp.log(b))
-        + jnp.einsum("pk,...k->...p", negative, jnp.log1p(-b))
+        xp.log(prevalence_of_row)
+        + xp.einsum("pk,...k->...p", positive, xp.log(b))
+        + xp.einsum("pk,...k->...p", negative, xp.log1p(-b))
     )
-    return jnp.logaddexp(log0, log1)
+    return xp.logaddexp(log0, log1)
 
 
 def channel_program(design: PatternDesign, prior_params, grouped: bool, counts=None) -> None:
