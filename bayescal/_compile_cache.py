@@ -34,7 +34,7 @@ __all__ = ["CACHE_ENV", "cache_directory", "load", "store"]
 #: Environment variable naming the cache folder; the value ``off`` disables the cache.
 CACHE_ENV = "BAYESCAL_CACHE_DIR"
 #: Bump when the stored format or the compiled program changes in a way the key misses.
-FORMAT = 1
+FORMAT = 2
 
 
 def cache_directory() -> pathlib.Path | None:

@@ -28,7 +28,7 @@ import numpy as np
 
 from . import _validation as v
 from ._api import DEFAULT_N_BINS
-from ._kernels import MAX_ANNOTATORS, MAX_PATTERN_CELLS, bin_pattern_cells
+from ._kernels import MAX_ANNOTATORS, MAX_PATTERN_CELLS, THREADED_FROM, bin_pattern_cells
 from .metrics import BinnedMoments, ReliabilityCurve, assign_bins
 
 __all__ = ["CellStatistics", "PatternIndex", "ScoreMoments", "cell_statistics_from_frame"]
@@ -219,7 +219,9 @@ def tabulate(
     Equal-width bins without groups, with up to :data:`bayescal._kernels.MAX_ANNOTATORS`
     annotators and at most :data:`bayescal._kernels.MAX_PATTERN_CELLS` (bin, pattern) cells
     take one compiled pass over the items; otherwise the rows are coded and counted with NumPy
-    (:func:`count_rows`).
+    (:func:`count_rows`).  So do the pattern counts of a fit (one bin) on fewer than
+    :data:`bayescal._kernels.THREADED_FROM` items: NumPy takes under 40 ms there, and a process
+    that only fits then never starts Numba (about half a second).
     """
     n_annotators = annotations.shape[1]
     if (
@@ -227,6 +229,7 @@ def tabulate(
         and groups is None
         and n_annotators <= MAX_ANNOTATORS
         and (n_bins + 1) * 3**n_annotators <= MAX_PATTERN_CELLS
+        and (n_bins > 1 or scores.size >= THREADED_FROM)
     ):
         cells = bin_pattern_cells(scores, annotations, n_bins)
         if cells is None:

@@ -42,6 +42,23 @@ def test_import_bayescal_is_light():
     assert loaded == []
 
 
+def test_the_command_answers_help_and_argument_errors_without_the_heavy_stack():
+    """Issue 15: ``bayescal --help`` and a bad argument answer at once; JAX is imported only
+    when a command needs it (and the JAX flags set by the command still apply then)."""
+    code = (
+        "import sys\n"
+        "from bayescal.cli import main\n"
+        "for argv in (['--help'], ['fit', '--help'], ['fit', 'no-such.csv', '--chains', 'x']):\n"
+        "    try:\n"
+        "        main(argv)\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        f"print('loaded:', *sorted(m for m in sys.modules if m.split('.')[0] in {(*HEAVY, 'jax')!r}))"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.strip().splitlines()[-1] == "loaded:"
+
+
 def test_import_bayescal_does_not_load_pandas_plotting():
     code = "import sys, bayescal; print('pandas.plotting' in sys.modules)"
     assert (
