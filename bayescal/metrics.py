@@ -249,7 +249,7 @@ def expected_calibration_error(
 
     Examples
     --------
-    >>> expected_calibration_error([1, 0, 1, 0], [0.9] * 4, n_bins=5)
+    >>> expected_calibration_error([1, 0, 1, 0], [0.9] * 4, n_bins=2)
     0.4
     """
     if v.as_choice(strategy, "strategy", v.BIN_STRATEGIES) == "uniform":

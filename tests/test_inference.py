@@ -345,3 +345,24 @@ def test_a_second_process_loads_the_stored_sampler_and_draws_the_same(tmp_path):
     assert fit(tmp_path) == ("compiled", draws)  # ignored and rewritten, never an error
     assert fit(tmp_path) == ("disk", draws)
     assert fit("off") == ("compiled", draws)  # BAYESCAL_CACHE_DIR=off: no cache at all
+
+
+@pytest.mark.filterwarnings("ignore::bayescal.exceptions.SamplingWarning")  # short chains
+def test_data_sets_of_similar_size_share_one_compiled_sampler():
+    """Issue 15: layouts are padded with rows of count 0 (never parameters), so 10 and 14
+    response patterns of four annotators both fit on one 16-row sampler."""
+    from bayescal import inference
+
+    settings = {"num_chains": 2, "num_warmup": 31, "num_samples": 31, "progress": False}
+    channels = bc.Channels([0.1, 0.2, 0.15, 0.1], [0.8, 0.9, 0.85, 0.95])
+    small = bc.simulate_annotated(60, channels, seed=1).data
+    large = bc.simulate_annotated(3000, channels, seed=2).data
+    sizes = [data.compress().counts.size for data in (small, large)]
+    assert sizes[0] != sizes[1] and all(8 < size <= 16 for size in sizes), sizes
+    inference._COMPILED.clear()
+    first = bc.fit_bayes(small, **settings)
+    second = bc.fit_bayes(large, **settings)
+    assert first.run["compiled_from"] in ("compiled", "disk")
+    assert second.run["compiled_from"] == "memory"
+    # the padded rows add nothing: the fit's own data are what it holds
+    assert sum(second.fitted_counts.values()) == 3000 and len(second.fitted_counts) == sizes[1]
