@@ -57,14 +57,15 @@ def _read_input(args):
 
 
 def _output_directory(args) -> pathlib.Path | None:
-    """Refuse an existing --out before any work (not after a long fit)."""
+    """Refuse an existing --out (without --force), or a file in its way (with it too), before
+    any work (not after a long fit)."""
     from .io import prepare_output
 
     if args.out is None:
         return None
     out = pathlib.Path(args.out)
-    if out.exists() and not args.force:
-        prepare_output(out)
+    if out.exists():
+        prepare_output(out, force=args.force)
     return out
 
 

@@ -244,6 +244,15 @@ def test_fit_report_and_refusal_in_a_subprocess(judged_table):
         == f"bayescal: error: {out} already exists; choose another directory or pass --force to overwrite its files\n"
     )
 
+    # A file in the way of --out is refused before any fitting, with --force as well.
+    in_the_way = out.parent / "a-file"
+    in_the_way.write_text("keep me")
+    refused = run("fit", table, *JUDGED, "--out", in_the_way, "--force", *QUICK)
+    assert refused.returncode == 2 and refused.stderr == (
+        f"bayescal: error: {in_the_way} exists and is not a directory\n"
+    )
+    assert in_the_way.read_text() == "keep me"
+
     # Re-rendering reads the saved results only: a summary edited by hand shows up in the report.
     summary["ece"]["naive"]["soft_vote"] = 0.98765
     (out / "summary.json").write_text(json.dumps(summary))
