@@ -67,11 +67,13 @@ def test_cells_hold_exactly_what_the_items_give(table):
     assert moments.ece == pytest.approx(
         bc.noise_corrected_ece(data, fit.channels, n_bins=10), abs=1e-14
     )
+    # Equal weights, against the item-level route (corrected label of every item, then bins).
     equal = bc.noise_corrected_ece(cells, fit.channels, weights="equal")
-    assert equal == pytest.approx(
-        bc.noise_corrected_ece(data, fit.channels, n_bins=10, weights="equal"),
-        abs=1e-14,
+    item_level = bc.calibration_moments(
+        bc.corrected_labels(data.annotations, fit.channels, weights="equal"), data.scores, n_bins=10
     )
+    assert equal == pytest.approx(item_level.ece, abs=1e-14)
+    assert equal != pytest.approx(moments.ece, abs=1e-6)  # not the IV-weighted figure
 
 
 def test_parts_combine_to_the_whole(table):

@@ -64,10 +64,19 @@ def test_every_draw_is_the_single_fit_to_that_draws_corrected_labels(method, set
 
 
 def test_base_and_naive_rows_are_posterior_ece_of_the_original_and_naive_scores(setting):
-    fit_data, eval_data, fit, _a, _b = setting
+    fit_data, eval_data, fit, a, b = setting
     result = posterior_recalibration(fit_data, eval_data, fit, method="platt", seed=4)
     base = nc_ece_posterior(eval_data, fit, seed=4)
     np.testing.assert_array_equal(result.base.draws, base.draws)
+    # ... and, independently of nc_ece_posterior, each draw's Base NC-ECE is the ECE of the
+    # evaluation scores against that draw's corrected labels (item by item).
+    by_channels = posterior_recalibration(
+        fit_data, eval_data, fit, method="platt", uncertainty="channels"
+    )
+    for s in (0, 17):
+        labels = draw_labels(eval_data, a[s], b[s])
+        expected = bc.calibration_moments(labels, eval_data.scores, n_bins=bc.DEFAULT_N_BINS).ece
+        assert by_channels.base.raw_draws[s] == pytest.approx(expected, abs=1e-12)
     naive = PlattScaling().fit(fit_data.scores, fit_data.annotations.mean(axis=1))
     assert result.naive_map.slope_ == naive.slope_
     table = result.table()
