@@ -38,7 +38,7 @@ from .channels._base import (
 from .models import PatternDesign, dawid_skene, hui_walter
 from .priors import Priors
 
-__all__ = ["MODELS", "BayesFit", "ChannelDraws", "Sampler", "fit_bayes"]
+__all__ = ["MODELS", "BayesFit", "ChannelDraws", "Sampler", "fit_bayes", "sampler_for"]
 
 #: Model names and their programs.
 MODELS = {"dawid_skene": dawid_skene, "hui_walter": hui_walter}
@@ -404,28 +404,42 @@ def fit_bayes(
         Before sampling, for a configuration the data cannot identify.
     """
     counts = as_counts(data)
-    n_annotators = counts.patterns.shape[1]
     priors = Priors() if priors is None else priors
     if not isinstance(priors, Priors):
         raise TypeError(f"priors must be a bayescal.Priors; saw {type(priors).__name__}")
-    num_chains = v.as_int(num_chains, "num_chains", minimum=1)
-    num_warmup = v.as_int(num_warmup, "num_warmup", minimum=1)
-    num_samples = v.as_int(num_samples, "num_samples", minimum=1)
     seed = v.as_seed(seed)
-    if not isinstance(progress, bool):
-        raise TypeError(f"progress must be True or False; saw {progress!r}")
-    model = v.as_choice(model, "model", tuple(MODELS))
-    grouped = model == "hui_walter"
-    require_identified(
-        n_annotators, np.unique(counts.groups).size if grouped else 1, f"fit_bayes(model={model!r})"
-    )
-    check_annotators(counts)
-    if grouped and n_annotators == 2:
-        warn_if_groups_inseparable(counts, "fit_bayes(model='hui_walter')")
-    design = PatternDesign.from_counts(counts, grouped=grouped)
-    sampler = Sampler(
-        design, model, num_chains, num_warmup, num_samples, progress and sys.stderr.isatty()
+    sampler = sampler_for(
+        counts, model, num_chains, num_warmup, num_samples, progress, caller="fit_bayes"
     )
     fit = sampler.fit(counts, priors, seed)
     check_diagnostics(fit.diagnostics)
     return fit
+
+
+def sampler_for(
+    counts: CellStatistics, model, num_chains, num_warmup, num_samples, progress, *, caller: str
+) -> Sampler:
+    """The checked settings of a fit, identification checked *before* sampling (and weak
+    identification warned of), and the :class:`Sampler` for the data's layout: what
+    :func:`fit_bayes` and :func:`bayescal.prior_sensitivity` share."""
+    num_chains = v.as_int(num_chains, "num_chains", minimum=1)
+    num_warmup = v.as_int(num_warmup, "num_warmup", minimum=1)
+    num_samples = v.as_int(num_samples, "num_samples", minimum=1)
+    if not isinstance(progress, bool):
+        raise TypeError(f"progress must be True or False; saw {progress!r}")
+    model = v.as_choice(model, "model", tuple(MODELS))
+    grouped = model == "hui_walter"
+    n_annotators = counts.patterns.shape[1]
+    where = f"{caller}(model={model!r})"
+    require_identified(n_annotators, np.unique(counts.groups).size if grouped else 1, where)
+    check_annotators(counts)
+    if grouped and n_annotators == 2:
+        warn_if_groups_inseparable(counts, where)
+    return Sampler(
+        PatternDesign.from_counts(counts, grouped=grouped),
+        model,
+        num_chains,
+        num_warmup,
+        num_samples,
+        progress and sys.stderr.isatty(),
+    )

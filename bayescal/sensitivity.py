@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import html
 import itertools
-import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,9 +30,8 @@ from . import _validation as v
 from ._api import DEFAULT_LEVEL, DEFAULT_N_BINS, Result, old_spellings
 from ._stack import arviz
 from .bayes_fit import BayesFit, check_diagnostics
-from .channels._base import as_data, check_annotators, require_identified
-from .inference import MODELS, Sampler
-from .models import PatternDesign
+from .channels._base import as_data
+from .inference import sampler_for
 from .posterior import PosteriorECE, nc_ece_posterior
 from .priors import Priors
 
@@ -193,7 +191,6 @@ def prior_sensitivity(
         diagnostics.
     """
     data = as_data(data)
-    model = v.as_choice(model, "model", tuple(MODELS))
     named = _named_priors(priors)
     reference = next(iter(named)) if reference is None else reference
     if reference not in named:
@@ -203,26 +200,12 @@ def prior_sensitivity(
     level = v.as_open_probability(level, "level")
     bins = v.as_n_bins(n_bins, data.n_items)
     seed = v.as_seed(seed)
-    if not isinstance(progress, bool):
-        raise TypeError(f"progress must be True or False; saw {progress!r}")
-    grouped = model == "hui_walter"
     counts = data.compress()
-    require_identified(
-        data.n_annotators,
-        np.unique(counts.groups).size if grouped else 1,
-        f"prior_sensitivity(model={model!r})",
-    )
-    check_annotators(counts)
-    design = PatternDesign.from_counts(counts, grouped=grouped)
-    sampler = Sampler(
-        design,
-        model,
-        v.as_int(num_chains, "num_chains", minimum=1),
-        v.as_int(num_warmup, "num_warmup", minimum=1),
-        v.as_int(num_samples, "num_samples", minimum=1),
-        progress=progress and sys.stderr.isatty(),
+    sampler = sampler_for(
+        counts, model, num_chains, num_warmup, num_samples, progress, caller="prior_sensitivity"
     )
 
+    cells = data.cells(n_bins=bins)  # the evaluation cells, the same under every prior
     fits, eces, draws = {}, {}, {}
     for name, prior in named.items():
         fit = sampler.fit(counts, prior, seed)
@@ -230,7 +213,7 @@ def prior_sensitivity(
             fit.diagnostics.rename(index=lambda p, prior=name: f"{p} under prior {prior!r}")
         )
         fits[name] = fit
-        eces[name] = nc_ece_posterior(data, fit, n_bins=bins, level=level, seed=seed)
+        eces[name] = nc_ece_posterior(cells, fit, level=level, seed=seed)
         draws[name] = _parameter_draws(fit, eces[name])
 
     tail = (1.0 - level) / 2.0

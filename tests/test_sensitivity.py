@@ -139,3 +139,22 @@ def test_power_scaling_needs_a_log_prior_group():
     del fit.idata.log_prior
     with pytest.raises(ValueError, match="fit has no log_prior group"):
         power_scaling(fit)
+
+
+@pytest.mark.filterwarnings("ignore::bayescal.exceptions.SamplingWarning")  # short chains
+def test_two_annotators_in_groups_that_do_not_differ_are_warned_of_as_in_fit_bayes():
+    # Labels independent of the score: the score groups' class proportions are equal, and
+    # the two-annotator Hui-Walter model is then only weakly identified.
+    rng = np.random.default_rng(5)
+    scores = rng.random(2000)
+    truth = rng.random(2000) < 0.4
+    annotations = np.column_stack(
+        [np.where(truth, rng.random(2000) < 0.9, rng.random(2000) < 0.1) for _ in range(2)]
+    ).astype(np.int8)
+    data = bc.AnnotatedScores(scores, annotations, groups=(scores > 0.5).astype(np.int64))
+    settings = {"num_chains": 1, "num_warmup": 50, "num_samples": 50}
+    with pytest.warns(
+        bc.WeakIdentificationWarning, match=r"prior_sensitivity\(model='hui_walter'\)"
+    ) as record:
+        prior_sensitivity(data, model="hui_walter", priors=[bc.Priors()], **settings)
+    assert record[0].filename == __file__
