@@ -440,3 +440,19 @@ def test_a_fitted_map_survives_json(method):
         map_from_dict({"method": method})
     with pytest.raises(ValueError, match="method"):
         map_from_dict({**document, "method": "isotonic"})
+
+
+def test_a_histogram_map_json_written_before_0_2_still_loads():
+    """0.1 named the fitting bins ``n_bins`` in map.json's settings; such files still load."""
+    import json
+
+    from bayescal.recalibration import map_from_dict
+
+    rng = np.random.default_rng(6)
+    scores = rng.random(300)
+    fitted = HistogramBinning(fit_bins=6).fit(scores, (rng.random(300) < scores).astype(float))
+    document = json.loads(json.dumps(fitted.to_dict(), allow_nan=False))
+    document["settings"]["n_bins"] = document["settings"].pop("fit_bins")  # the 0.1 spelling
+    rebuilt = map_from_dict(document)
+    assert rebuilt.fit_bins == 6
+    np.testing.assert_array_equal(rebuilt.predict(scores), fitted.predict(scores))
