@@ -175,6 +175,26 @@ def check_same_annotators(seen: Sequence[str], expected: Sequence[str], name: st
         )
 
 
+def check_column_roles(roles: dict) -> None:
+    """Refuse a column named in two roles (score, annotator, groups, truth) or an annotator
+    named twice: a truth column also read as an annotator would grade the annotators against
+    themselves, and nothing in the numbers would show it.
+
+    ``roles`` maps a role to a column name, a sequence of names, or ``None`` (not used).
+    """
+    seen = {}
+    for role, columns in roles.items():
+        if columns is None:
+            continue
+        for column in [columns] if isinstance(columns, str) else list(columns):
+            if column in seen:
+                raise ValueError(
+                    f"column {column!r} is named as {seen[column]} and as {role}; "
+                    "each column has one role (annotators are named once each)"
+                )
+            seen[column] = role
+
+
 def check_same_length(
     first: np.ndarray, first_name: str, second: np.ndarray, second_name: str
 ) -> None:

@@ -192,6 +192,7 @@ def _as_table(data, score, annotators, truth):
             "a DataFrame needs score= (the score column) and annotators= (the annotator columns)"
         )
     if isinstance(truth, str):
+        v.check_column_roles({"score": score, "annotator": annotators, "truth": truth})
         if truth not in data.columns:
             raise ValueError(f"truth names no column of data; its columns are {list(data.columns)}")
         truth = data[truth].to_numpy()

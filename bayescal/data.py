@@ -221,8 +221,7 @@ class AnnotatedScores:
             raise ValueError(
                 f"frame has no column(s) {missing}; its columns are {list(frame.columns)}"
             )
-        if len(set(annotators)) != len(annotators):
-            raise ValueError(f"annotators must not repeat a column; saw {list(annotators)}")
+        v.check_column_roles({"score": score, "annotator": annotators, "groups": groups})
         columns = [
             v.annotation_column(frame[name], f"annotator column {name!r}") for name in annotators
         ]

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import _validation as v
 from ._api import Result, old_spellings
 from .data import AnnotatedScores
 from .exceptions import TableError
@@ -198,6 +199,9 @@ def read_wide_table(path, *, score, annotators, groups=None, truth=None) -> Tabl
     path = pathlib.Path(path)
     frame = _read(path)
     annotators = list(annotators)
+    v.check_column_roles(
+        {"score": score, "annotator": annotators, "groups": groups, "truth": truth}
+    )
     _require_columns(
         path, frame, [score, *annotators, *(c for c in (groups, truth) if c is not None)]
     )

@@ -207,7 +207,12 @@ def test_from_frame_round_trips_through_csv_and_parquet(tmp_path):
         (
             {"score": "p", "annotators": ["ann", "ann"]},
             ValueError,
-            r"annotators must not repeat a column",
+            r"column 'ann' is named as annotator and as annotator",
+        ),
+        (
+            {"score": "p", "annotators": ["ann", "p"]},
+            ValueError,
+            r"column 'p' is named as score and as annotator",
         ),
         (
             {"score": "p", "annotators": ["bad"]},

@@ -259,3 +259,18 @@ def test_priors_files(tmp_path):
         read_priors(path, named=True)
     with pytest.raises(FileNotFoundError, match="no such file"):
         read_priors(tmp_path / "absent.json")
+
+
+def test_a_column_in_two_roles_is_refused(table, tmp_path):
+    """The truth column also listed as an annotator would grade the annotators against
+    themselves; refused before reading, as is the score listed as an annotator."""
+    path = tmp_path / "t.csv"
+    table.to_csv(path, index=False)
+    with pytest.raises(ValueError, match=r"column 'y' is named as annotator and as truth"):
+        read_wide_table(path, score="p", annotators=["ann", "bob", "y"], truth="y")
+    with pytest.raises(ValueError, match=r"column 'p' is named as score and as annotator"):
+        read_wide_table(path, score="p", annotators=["ann", "p"])
+    from bayescal.analysis import analyse
+
+    with pytest.raises(ValueError, match=r"column 'y' is named as annotator and as truth"):
+        analyse(table, score="p", annotators=["ann", "y"], truth="y")
