@@ -270,8 +270,12 @@ def as_probability(value: object, name: str) -> float:
     return value
 
 
-def as_seed(value: object, name: str = "seed") -> int:
-    return as_int(value, name, minimum=0)
+def as_seed(value: object, name: str = "seed", *, bits: int | None = None) -> int:
+    """A non-negative integer seed; ``bits`` caps it below ``2**bits`` (JAX keys take 63)."""
+    seed = as_int(value, name, minimum=0)
+    if bits is not None and seed >= 1 << bits:
+        raise ValueError(f"{name} must be below 2**{bits}; saw {seed}")
+    return seed
 
 
 def as_verdicts(value: object, name: str, abstain: bool = True) -> np.ndarray:

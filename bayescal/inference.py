@@ -407,7 +407,7 @@ def fit_bayes(
     priors = Priors() if priors is None else priors
     if not isinstance(priors, Priors):
         raise TypeError(f"priors must be a bayescal.Priors; saw {type(priors).__name__}")
-    seed = v.as_seed(seed)
+    seed = v.as_seed(seed, bits=63)  # the compiled start takes it as an int64
     sampler = sampler_for(
         counts, model, num_chains, num_warmup, num_samples, progress, caller="fit_bayes"
     )

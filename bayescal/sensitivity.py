@@ -199,7 +199,7 @@ def prior_sensitivity(
         )
     level = v.as_open_probability(level, "level")
     bins = v.as_n_bins(n_bins, data.n_items)
-    seed = v.as_seed(seed)
+    seed = v.as_seed(seed, bits=63)  # the compiled start takes it as an int64
     counts = data.compress()
     sampler = sampler_for(
         counts, model, num_chains, num_warmup, num_samples, progress, caller="prior_sensitivity"

@@ -174,6 +174,7 @@ def test_non_identified_configurations_fail_before_sampling():
         ({"num_chains": 0}, ValueError, r"num_chains must be >= 1; saw 0"),
         ({"num_samples": 2.5}, TypeError, r"num_samples must be an integer"),
         ({"seed": -1}, ValueError, r"seed must be >= 0"),
+        ({"seed": 2**63}, ValueError, r"seed must be below 2\*\*63; saw 9223372036854775808"),
         ({"progress": "yes"}, TypeError, r"progress must be True or False"),
     ],
 )
