@@ -313,8 +313,8 @@ def decode_rows(codes: np.ndarray, n_annotators: int) -> np.ndarray:
 
 def _partition_table(frame, score, annotators, groups, n_bins):
     """The cells of one pandas partition, as a DataFrame (what Dask concatenates)."""
-    import pandas as pd
-
+    if len(frame) == 0:  # a partition can be empty, e.g. after a filter
+        return _empty_table(len(annotators))
     scores = v.as_probabilities(v.numeric_column(frame[score], f"score column {score!r}"), "scores")
     columns = [
         v.annotation_column(frame[name], f"annotator column {name!r}") for name in annotators
@@ -329,12 +329,26 @@ def _partition_table(frame, score, annotators, groups, n_bins):
     else:
         group_ids = None
     cells = tabulate(scores, np.column_stack(columns), annotators, groups=group_ids, n_bins=n_bins)
-    table = pd.DataFrame({"group": cells.groups, "bin": cells.bins})
+    columns = {"group": cells.groups, "bin": cells.bins}
     for j in range(len(annotators)):
-        table[f"pattern_{j}"] = cells.patterns[:, j].astype(np.int64)
+        columns[f"pattern_{j}"] = cells.patterns[:, j].astype(np.int64)
     for name in SUMS:
-        table[name] = getattr(cells, name)
-    return table
+        columns[name] = getattr(cells, name)
+    return _empty_table(len(annotators)).assign(**columns)
+
+
+def _empty_table(n_annotators: int):
+    """The columns and dtypes of a partition's cell table, without rows (also Dask's meta)."""
+    import pandas as pd
+
+    columns = ["group", "bin", *(f"pattern_{j}" for j in range(n_annotators)), "counts"]
+    return pd.DataFrame(
+        {
+            **{name: pd.Series(dtype="int64") for name in columns},
+            "score_sums": pd.Series(dtype="float64"),
+            "score_squares": pd.Series(dtype="float64"),
+        }
+    )
 
 
 def _from_table(table, annotators, n_bins) -> CellStatistics:
@@ -391,20 +405,10 @@ def cell_statistics_from_frame(
     if groups is not None and not isinstance(groups, str):
         groups = v.as_int(groups, "groups", minimum=1)
     if type(frame).__module__.split(".")[0] == "dask":
-        import pandas as pd
-
-        meta = pd.DataFrame(
-            {
-                "group": pd.Series(dtype="int64"),
-                "bin": pd.Series(dtype="int64"),
-                **{f"pattern_{j}": pd.Series(dtype="int64") for j in range(len(annotators))},
-                "counts": pd.Series(dtype="int64"),
-                "score_sums": pd.Series(dtype="float64"),
-                "score_squares": pd.Series(dtype="float64"),
-            }
-        )
         table = frame.map_partitions(
-            _partition_table, score, annotators, groups, bins, meta=meta
+            _partition_table, score, annotators, groups, bins, meta=_empty_table(len(annotators))
         ).compute()
+        if len(table) == 0:
+            raise ValueError("frame has no rows (every partition is empty)")
         return _from_table(table, annotators, bins)
     return _from_table(_partition_table(frame, score, annotators, groups, bins), annotators, bins)

@@ -160,3 +160,20 @@ def test_fit_bayes_runs_on_pattern_counts_alone(table):
     for got, want in zip(from_counts.draws(), from_items.draws()):
         np.testing.assert_array_equal(got, want)
     assert from_counts.annotator_names == ("ann", "bob", "cy")
+
+
+def test_empty_dask_partitions_add_nothing_and_an_empty_frame_is_refused(table):
+    import dask.dataframe as dd
+
+    frame, _ = table
+    ordered = frame.sort_values("p", kind="stable").reset_index(drop=True)
+    ddf = dd.from_pandas(ordered, npartitions=4, sort=False)
+    kept = ddf[ddf["p"] < 0.5]  # the partitions of the highest scores are left empty
+    assert 0 in kept.map_partitions(len).compute().tolist()
+    on_dask = cell_statistics_from_frame(kept, score="p", annotators=ANNOTATORS, n_bins=10)
+    low = ordered[ordered["p"] < 0.5]
+    in_memory = cell_statistics_from_frame(low, score="p", annotators=ANNOTATORS, n_bins=10)
+    assert_same_cells(on_dask, in_memory)
+    nothing = ddf[ddf["p"] > 2.0]
+    with pytest.raises(ValueError, match="frame has no rows"):
+        cell_statistics_from_frame(nothing, score="p", annotators=ANNOTATORS, n_bins=10)
