@@ -231,6 +231,8 @@ def as_n_bins(
         if value != "auto":
             raise ValueError(f"{name} must be a positive integer or 'auto'; saw {value!r}")
         return None if n_items is None else max(1, round(n_items ** (1.0 / 3.0)))
+    if isinstance(value, float | np.floating) and float(value).is_integer():
+        value = int(value)  # 10.0, e.g. from a JSON file or a NumPy array, means 10 bins
     bins = as_int(value, name, minimum=1)
     if n_items is not None and bins > n_items and refuse_sparse:
         raise ValueError(

@@ -333,7 +333,7 @@ def ks_two_sample(x, y) -> KSResult:
     return KSResult(float(result.statistic), float(np.clip(result.pvalue, 0.0, 1.0)))
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class HolmSidak(Result):
     """Holm–Sidak step-down decisions, in the order the p-values were given."""
 

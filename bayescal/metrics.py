@@ -48,7 +48,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class BinnedMoments(Result):
     """Per-bin sufficient statistics of a calibration metric.
 
@@ -81,7 +81,7 @@ class BinnedMoments(Result):
         return float(np.max(np.abs(self.moments[nonempty]) * self.n_items / self.counts[nonempty]))
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class ReliabilityCurve(Result):
     """Reliability diagram data, one entry per bin.
 
@@ -106,7 +106,7 @@ class ReliabilityCurve(Result):
         return self.counts > 0
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class ReliabilityBand(Result):
     """Reliability diagram of corrected labels with a credible band, one entry per bin.
 

@@ -134,7 +134,7 @@ class OrientedChannels(dist.Distribution):
 # --- the pattern design -------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class PatternDesign:
     """Rows of (group, response pattern) the likelihood sums over, with their counts.
 

@@ -254,3 +254,38 @@ def test_docstrings_name_the_parameters_and_defaults_the_signature_has(name):
             assert documented in parameters, f"{documented} is documented but not a parameter"
             if default is not None and parameters[documented].default is not inspect._empty:
                 assert parameters[documented].default == default, documented
+
+
+def _package_dataclasses():
+    import pkgutil
+
+    found = {}
+    for info in pkgutil.walk_packages(bc.__path__, "bayescal."):
+        if info.name.startswith(("bayescal.cli", "bayescal.demo")):
+            continue
+        module = importlib.import_module(info.name)
+        for obj in vars(module).values():
+            if isinstance(obj, type) and dataclasses.is_dataclass(obj):
+                found[f"{obj.__module__}.{obj.__qualname__}"] = obj
+    return found
+
+
+@pytest.mark.parametrize("name, cls", sorted(_package_dataclasses().items()))
+def test_dataclasses_holding_arrays_compare_by_identity(name, cls):
+    """``==`` of a generated ``__eq__`` on array fields raises ("truth value of an array is
+    ambiguous") and ``hash`` raises: such dataclasses take ``eq=False`` (issue 16 item 14)."""
+    holds_arrays = any(
+        marker in str(field.type)
+        for field in dataclasses.fields(cls)
+        for marker in ("ndarray", "DataFrame")
+    )
+    if holds_arrays:
+        assert not cls.__dataclass_params__.eq, f"{name} holds arrays: use eq=False"
+
+
+def test_results_with_arrays_compare_and_hash_without_raising():
+    curve = bc.reliability_curve([0, 1, 1, 0], [0.1, 0.8, 0.7, 0.3], n_bins=2)
+    moments = bc.calibration_moments([0, 1, 1, 0], [0.1, 0.8, 0.7, 0.3], n_bins=2)
+    again = bc.reliability_curve([0, 1, 1, 0], [0.1, 0.8, 0.7, 0.3], n_bins=2)
+    assert curve == curve and curve != again  # identity: equal arrays are compared by value
+    assert moments == moments and len({curve, moments}) == 2

@@ -297,3 +297,13 @@ def test_calibration_moments_accept_targets_outside_unit_interval():
         pytest.approx((-0.5 - 0.75) / 2),
     ]
     assert moments.ece == pytest.approx(1.25)
+
+
+def test_integral_float_bins_are_bins():
+    """n_bins=10.0 (from a JSON file, or a NumPy float) means 10 bins (issue 16 item 10)."""
+    y, p = [0, 1, 1, 0, 1, 0, 1, 1], [0.1, 0.8, 0.7, 0.3, 0.9, 0.2, 0.6, 0.4]
+    expected = bc.expected_calibration_error(y, p, n_bins=4)
+    assert bc.expected_calibration_error(y, p, n_bins=4.0) == expected
+    assert bc.expected_calibration_error(y, p, n_bins=np.float64(4)) == expected
+    with pytest.raises(TypeError, match=r"n_bins must be an integer; saw 4.5"):
+        bc.expected_calibration_error(y, p, n_bins=4.5)

@@ -47,7 +47,7 @@ __all__ = ["dawid_skene_em", "grouped_em"]
 EPS = 1e-12
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class _Design:
     """Pattern-count arrays every iteration uses: responses, counts and group membership."""
 

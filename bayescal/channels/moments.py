@@ -55,7 +55,7 @@ def _pair_covariance(counts: CellStatistics, j: int, k: int) -> np.ndarray:
     return product - means[:, 0] * means[:, 1]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class TwoAnnotatorMoments:
     """Per-group moments of two annotators (rows ordered as ``group_ids``)."""
 

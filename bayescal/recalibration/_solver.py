@@ -64,7 +64,7 @@ def corrected_log_loss(logits, targets) -> np.ndarray:
     return np.logaddexp(0.0, logits) - targets * logits
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Solution:
     theta: np.ndarray  # (S, d)
     loss: np.ndarray  # (S,)
