@@ -209,15 +209,14 @@ def _timed(timings: dict, step: str):
         timings[step] = timings.get(step, 0.0) + time.perf_counter() - start
 
 
-def _record(data: AnnotatedScores, prevalence: np.ndarray, level: float, truth, bins: int):
+def _record(
+    data: AnnotatedScores, prevalence: np.ndarray, group_sizes, level: float, truth, bins: int
+):
     """The calibration-record fields of seeds/003 that apply to an evaluation without an anchor
-    (and, given a truth column, the full record of the predictor thresholded at 0.5)."""
+    (and, given a truth column, the full record of the predictor thresholded at 0.5).
+    ``group_sizes``: items per non-empty score group, in the order of the prevalence columns."""
     labelled = (data.annotations != -1).sum(axis=1)
-    overall = (
-        prevalence
-        if prevalence.ndim == 1
-        else prevalence @ np.unique(data.groups, return_counts=True)[1] / data.n_items
-    )
+    overall = prevalence if prevalence.ndim == 1 else prevalence @ group_sizes / data.n_items
     tail = (1.0 - level) / 2.0
     low, high = np.quantile(overall, [tail, 1.0 - tail])
     repeat_rate = float((labelled >= 2).mean())
@@ -397,7 +396,7 @@ def analyse(
         ),
         reliability=ReliabilitySummary.from_band(posterior.reliability_band(), curves),
         checks=ChecksSummary.from_checks(checks),
-        record=_record(data, fit.draws()[2], level, truth, bins),
+        record=_record(data, fit.draws()[2], sizes, level, truth, bins),
         timings={step: round(seconds, 3) for step, seconds in timings.items()},
     )
     return Analysis(data, channel_fit, fit, posterior, checks, summary)

@@ -36,7 +36,7 @@ from .exceptions import SamplingWarning
 from .models import PatternDesign, pattern_log_prob
 from .priors import Priors
 
-__all__ = ["BayesFit", "ChannelDraws", "check_diagnostics"]
+__all__ = ["BayesFit", "ChannelDraws", "check_diagnostics", "named_parameters"]
 
 #: InferenceData attributes that record how the sampler ran (BayesFit.run).
 RUN_ATTRIBUTES = ("bayescal_chain_method", "bayescal_compiled_from")
@@ -235,29 +235,32 @@ def _fitted_counts(groups, patterns, counts) -> dict:
     }
 
 
+def named_parameters(a, b, prevalence, names, groups) -> dict[str, np.ndarray]:
+    """Every scalar parameter by the name ArviZ gives it, in ArviZ's order: ``a[name]`` for
+    each annotator, then ``b[name]``, then ``prevalence`` or ``prevalence[group]``.  The
+    arrays hold the draws on their leading axes ((C, D) by chain, or (S,) stacked) and the
+    annotators or groups on the last."""
+    named = {f"a[{name}]": a[..., j] for j, name in enumerate(names)}
+    named |= {f"b[{name}]": b[..., j] for j, name in enumerate(names)}
+    if groups:
+        named |= {f"prevalence[{group}]": prevalence[..., g] for g, group in enumerate(groups)}
+    else:
+        named["prevalence"] = prevalence
+    return named
+
+
 def _diagnostics(chains: dict, names: tuple, groups: tuple, divergences: int) -> pd.DataFrame:
     """R-hat, bulk and tail ESS of every parameter (rows named as ArviZ names them), and the
     run's divergences in every row."""
-    columns = {}
-    for j, name in enumerate(names):
-        columns[f"a[{name}]"] = chains["a"][:, :, j]
-        columns[f"b[{name}]"] = chains["b"][:, :, j]
-    prevalence = chains["prevalence"]
-    if groups:
-        for g, group in enumerate(groups):
-            columns[f"prevalence[{group}]"] = prevalence[:, :, g]
-    else:
-        columns["prevalence"] = prevalence
-    order = [f"a[{n}]" for n in names] + [f"b[{n}]" for n in names]
-    order += [k for k in columns if k.startswith("prevalence")]
+    named = named_parameters(chains["a"], chains["b"], chains["prevalence"], names, groups)
     return pd.DataFrame(
         {
-            "r_hat": [rank_normalized_rhat(columns[k]) for k in order],
-            "ess_bulk": [ess_bulk(columns[k]) for k in order],
-            "ess_tail": [ess_tail(columns[k]) for k in order],
+            "r_hat": [rank_normalized_rhat(draws) for draws in named.values()],
+            "ess_bulk": [ess_bulk(draws) for draws in named.values()],
+            "ess_tail": [ess_tail(draws) for draws in named.values()],
             "divergences": divergences,
         },
-        index=order,
+        index=list(named),
     )
 
 

@@ -59,9 +59,10 @@ def chain_devices(num_chains: int) -> list:
     return available[:count]
 
 
-def chain_method(num_chains: int) -> str:
-    """``"parallel"`` when the chains are spread over CPU devices, ``"sequential"`` otherwise."""
-    return "parallel" if len(chain_devices(num_chains)) > 1 else "sequential"
+def chain_method(devices: list) -> str:
+    """``"parallel"`` when the chains are spread over several of :func:`chain_devices`,
+    ``"sequential"`` on one."""
+    return "parallel" if len(devices) > 1 else "sequential"
 
 
 def padded_rows(n_rows: int) -> int:
@@ -115,7 +116,7 @@ class Sampler:
         self.num_samples = num_samples
         self.progress = progress
         self.devices = chain_devices(num_chains)
-        self.chain_method = "parallel" if len(self.devices) > 1 else "sequential"
+        self.chain_method = chain_method(self.devices)
         self.rows = padded_rows(design.counts.size)
         self.chunk = chunk_length(num_warmup + num_samples)
         #: Where the compiled code came from: "compiled", "memory" or "disk".

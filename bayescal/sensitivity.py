@@ -29,7 +29,7 @@ import pandas as pd
 from . import _validation as v
 from ._api import DEFAULT_LEVEL, DEFAULT_N_BINS, Result, old_spellings
 from ._stack import arviz
-from .bayes_fit import BayesFit, check_diagnostics
+from .bayes_fit import BayesFit, check_diagnostics, named_parameters
 from .channels._base import as_data
 from .inference import sampler_for
 from .posterior import PosteriorECE, nc_ece_posterior
@@ -94,15 +94,7 @@ def _named_priors(priors) -> dict[str, Priors]:
 
 def _parameter_draws(fit: BayesFit, ece: PosteriorECE) -> dict[str, np.ndarray]:
     """Every scalar quantity of a fit, named for the table: a[name], b[name], prevalence[...], nc_ece."""
-    a, b, prevalence = fit.draws()
-    draws = {}
-    for j, name in enumerate(fit.annotator_names):
-        draws[f"a[{name}]"], draws[f"b[{name}]"] = a[:, j], b[:, j]
-    if prevalence.ndim == 1:
-        draws["prevalence"] = prevalence
-    else:
-        for g, group in enumerate(fit.group_ids):
-            draws[f"prevalence[{group}]"] = prevalence[:, g]
+    draws = named_parameters(*fit.draws(), fit.annotator_names, fit.group_ids)
     draws["nc_ece"] = ece.draws
     return draws
 

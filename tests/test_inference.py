@@ -133,7 +133,7 @@ def test_chains_are_spread_over_the_devices_that_divide_them(monkeypatch):
     for count, chains, used in ((4, 4, 4), (2, 4, 2), (3, 4, 2), (1, 4, 1), (4, 1, 1), (4, 3, 3)):
         monkeypatch.setattr(jax, "local_devices", lambda backend=None, n=count: devices[:n])
         assert len(chain_devices(chains)) == used, (count, chains)
-        assert chain_method(chains) == ("parallel" if used > 1 else "sequential")
+        assert chain_method(chain_devices(chains)) == ("parallel" if used > 1 else "sequential")
 
 
 def test_layouts_pad_to_size_classes_and_runs_split_into_equal_chunks():
