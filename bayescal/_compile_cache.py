@@ -14,9 +14,9 @@ the cache off.
 
 Safety: a file is written to a temporary name and renamed into place, so concurrent processes
 never see half a file (the last writer of identical content wins).  Each file starts with its
-full key (versions of Python, JAX, jaxlib, NumPyro and bayescal, the CPU and the layout): a
-file that does not match, cannot be read or cannot be loaded is ignored (and recompiled over),
-never an error.  Executables are machine code for this CPU; only load folders this user wrote.
+full key (versions of Python, JAX, jaxlib, NumPyro and bayescal, a digest of the source files
+the compiled program is written in, the CPU and the layout): a file that does not match, cannot
+be read or cannot be loaded is ignored (and recompiled over), never an error.  Executables are machine code for this CPU; only load folders this user wrote.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ __all__ = ["CACHE_ENV", "cache_directory", "load", "store"]
 
 #: Environment variable naming the cache folder; the value ``off`` disables the cache.
 CACHE_ENV = "BAYESCAL_CACHE_DIR"
-#: Bump when the stored format or the compiled program changes in a way the key misses.
-FORMAT = 2
+#: Bump when the stored format changes.
+FORMAT = 3
 
 
 def cache_directory() -> pathlib.Path | None:
@@ -68,7 +68,22 @@ def full_key(layout: tuple) -> str:
     from ._version import __version__
 
     versions = (sys.version, jax.__version__, jaxlib.__version__, numpyro.__version__, __version__)
-    return repr((FORMAT, versions, _machine(), layout))
+    return repr((FORMAT, versions, _program_digest(), _machine(), layout))
+
+
+def _program_digest() -> str:
+    """A digest of the files the compiled program is written in (the sampler and the models):
+    an edited model never loads the executable of its previous version, whatever the version
+    number says."""
+    from . import models
+
+    package = pathlib.Path(__file__).parent
+    files = [package / "inference.py", package / "_stack.py"]
+    files += sorted(pathlib.Path(models.__file__).parent.glob("*.py"))
+    digest = hashlib.sha256()
+    for file in files:
+        digest.update(file.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def _path(directory: pathlib.Path, key: str) -> pathlib.Path:

@@ -7,13 +7,16 @@ power-scaling sensitivity), ``observed_data``, ``constant_data`` and the priors 
 The diagnostics (rank-normalised R-hat, bulk and tail ESS, divergences; Vehtari et al. 2021,
 :mod:`bayescal.convergence`) come with it, and :func:`check_diagnostics` warns when they fail.
 
-A fresh fit builds its ``InferenceData`` on first use of :attr:`BayesFit.idata`: the draws,
-the diagnostics and everything computed from them need neither ArviZ (two seconds to import)
-nor the per-pattern log-likelihood.
+A fresh fit builds its groups (arrays, :class:`bayescal._netcdf.Group`) on first use, and wraps
+them in an ``InferenceData`` on first use of :attr:`BayesFit.idata`: the draws, the diagnostics
+and everything computed from them need neither ArviZ (two seconds to import) nor the
+per-pattern log-likelihood, and :meth:`BayesFit.save` / :meth:`BayesFit.load` write and read
+ArviZ's netCDF layout with h5netcdf alone (:mod:`bayescal._netcdf`).
 """
 
 from __future__ import annotations
 
+import datetime
 import functools
 import html
 import json
@@ -25,7 +28,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from . import _html
+from . import _html, _netcdf
 from . import _validation as v
 from ._api import DEFAULT_LEVEL, old_spellings, warn_caller
 from ._stack import arviz
@@ -91,11 +94,18 @@ class BayesFit:
     group_ids: tuple[int, ...]
     fitted_counts: dict
     run: dict
-    _build_idata: Callable
+    _build_groups: Callable  # () -> (attrs, {group name: _netcdf.Group})
+
+    @functools.cached_property
+    def _groups(self) -> tuple[dict, dict]:
+        return self._build_groups()
 
     @functools.cached_property
     def idata(self):
-        return self._build_idata()
+        attrs, groups = self._groups
+        return arviz().InferenceData(
+            attrs=attrs, **{name: group.to_xarray() for name, group in groups.items()}
+        )
 
     @property
     def num_chains(self) -> int:
@@ -150,23 +160,30 @@ class BayesFit:
             groups,
             _fitted_counts(design.group_ids[design.group_index], _patterns(design), design.counts),
             run,
-            functools.partial(_inference_data, samples, extra, design, priors, model, names, run),
+            functools.partial(_groups, samples, extra, design, priors, model, names, run),
         )
 
     def save(self, path) -> None:
-        """Write the InferenceData to NetCDF; :meth:`load` restores an identical fit."""
-        self.idata.to_netcdf(str(path))
+        """Write the InferenceData to netCDF (ArviZ's layout: ``arviz.from_netcdf`` reads it);
+        :meth:`load` restores an identical fit."""
+        _netcdf.write(path, *self._groups)
 
     @classmethod
     def load(cls, path) -> BayesFit:
-        idata = arviz().from_netcdf(str(path))
-        attrs, posterior = idata.attrs, idata.posterior
-        chains = {name: posterior[name].values for name in ("a", "b", "prevalence")}
-        names = tuple(str(name) for name in posterior["annotator"].values)
-        groups = (
-            tuple(int(g) for g in posterior["group"].values) if "group" in posterior.dims else ()
-        )
-        divergences = int(idata.sample_stats["diverging"].values.sum())
+        """The fit :meth:`save` wrote to ``path``.  Raises ``ValueError`` naming the file when
+        it is not a posterior of bayescal."""
+        attrs, stored = _netcdf.read(path)
+        missing = [g for g in ("posterior", "sample_stats", "constant_data") if g not in stored]
+        if missing or "bayescal_model" not in attrs:
+            raise ValueError(
+                f"{path}: not a posterior written by bayescal (missing "
+                f"{missing or ['the bayescal_model attribute']}); write it with BayesFit.save"
+            )
+        posterior, constant_data = stored["posterior"], stored["constant_data"].variables
+        chains = {name: posterior.variables[name][1] for name in ("a", "b", "prevalence")}
+        names = tuple(str(name) for name in posterior.coords["annotator"])
+        groups = tuple(int(g) for g in posterior.coords.get("group", ()))
+        divergences = int(stored["sample_stats"].variables["diverging"][1].sum())
         return cls(
             chains,
             _diagnostics(chains, names, groups, divergences),
@@ -175,12 +192,12 @@ class BayesFit:
             names,
             groups,
             _fitted_counts(
-                idata.constant_data["pattern_group"].values,
-                idata.constant_data["patterns"].values,
-                idata.constant_data["counts"].values,
+                constant_data["pattern_group"][1],
+                constant_data["patterns"][1],
+                constant_data["counts"][1],
             ),
             {k.removeprefix("bayescal_"): str(x) for k, x in attrs.items() if k in RUN_ATTRIBUTES},
-            lambda: idata,
+            lambda: (attrs, stored),
         )
 
     def __repr__(self) -> str:
@@ -301,11 +318,11 @@ def _beta_log_pdf(x, alpha: float, beta: float):
     )
 
 
-def _inference_data(
+def _groups(
     samples: dict, extra: dict, design: PatternDesign, priors: Priors, model: str, names, run: dict
-):
-    """Pack a :class:`Sampler` run into InferenceData (groups in the module docstring)."""
-    az = arviz()
+) -> tuple[dict, dict]:
+    """A :class:`Sampler` run as the InferenceData's attributes and groups (arrays laid out as
+    ArviZ lays them out, :class:`bayescal._netcdf.Group`; groups in the module docstring)."""
     a, b, prevalence = samples["a"], samples["b"], samples["prevalence"]
     grouped = prevalence.ndim == 3
     prevalence_of_row = (
@@ -316,53 +333,61 @@ def _inference_data(
     log_likelihood = pattern_log_prob(
         a, b, prevalence_of_row, design.positive, design.negative, xp=np
     )
-    # Log prior density of every draw, per parameter, for power-scaling sensitivity (az.psens).
-    # Like OrientedChannels.log_prob it omits the constant -log P(a < b): a constant changes no
-    # power-scaling weight once the weights are normalised.
-    log_prior = {
-        "a": _beta_log_pdf(a, *priors.false_positive),
-        "b": _beta_log_pdf(b, *priors.sensitivity),
-        "prevalence": _beta_log_pdf(prevalence, *priors.prevalence),
-    }
-    patterns = _patterns(design)
-    dims = {
-        "a": ["annotator"],
-        "b": ["annotator"],
-        "counts": ["pattern"],
-        "patterns": ["pattern", "annotator"],
-        "pattern_group": ["pattern"],
-    }
-    if grouped:
-        dims["prevalence"] = ["group"]
     coords = {
+        "chain": np.arange(a.shape[0]),
+        "draw": np.arange(a.shape[1]),
         "annotator": list(names),
         "group": design.group_ids.tolist(),
         "pattern": np.arange(design.counts.size),
     }
-    idata = az.from_dict(
-        posterior={"a": a, "b": b, "prevalence": prevalence},
-        sample_stats={
-            "diverging": extra["diverging"],
-            "energy": extra["energy"],
-            "n_steps": extra["num_steps"],
-            "acceptance_rate": extra["accept_prob"],
-        },
-        log_likelihood={"counts": log_likelihood},
-        observed_data={"counts": design.counts},
-        constant_data={
-            "counts": design.counts,
-            "patterns": patterns,
-            "pattern_group": design.group_ids[design.group_index],
-        },
-        coords=coords,
-        dims=dims,
-        attrs={
-            "bayescal_model": model,
-            "bayescal_priors": json.dumps(priors.to_dict()),
-            "bayescal_version": __version__,
-            **{f"bayescal_{name}": str(value) for name, value in run.items()},
-        },
-    )
-    # from_dict has no log_prior argument in ArviZ 0.23: add the group as az.psens expects it.
-    idata.add_groups(log_prior=az.dict_to_dataset(log_prior, coords=coords, dims=dims))
-    return idata
+    draw, annotator = ("chain", "draw"), ("chain", "draw", "annotator")
+    prevalence_dims = (*draw, "group") if grouped else draw
+    stamp = {
+        "created_at": datetime.datetime.now(datetime.UTC).isoformat(),
+        "inference_library": "bayescal",
+        "inference_library_version": __version__,
+    }
+
+    def dataset(variables: dict) -> _netcdf.Group:
+        used = {dim for dims, _ in variables.values() for dim in dims}
+        return _netcdf.Group(variables, {d: c for d, c in coords.items() if d in used}, stamp)
+
+    groups = {
+        "posterior": dataset(
+            {"a": (annotator, a), "b": (annotator, b), "prevalence": (prevalence_dims, prevalence)}
+        ),
+        "sample_stats": dataset(
+            {
+                "diverging": (draw, extra["diverging"]),
+                "energy": (draw, extra["energy"]),
+                "n_steps": (draw, extra["num_steps"]),
+                "acceptance_rate": (draw, extra["accept_prob"]),
+            }
+        ),
+        "log_likelihood": dataset({"counts": ((*draw, "pattern"), log_likelihood)}),
+        # Log prior density of every draw, per parameter, for power-scaling sensitivity
+        # (az.psens).  Like OrientedChannels.log_prob it omits the constant -log P(a < b): a
+        # constant changes no power-scaling weight once the weights are normalised.
+        "log_prior": dataset(
+            {
+                "a": (annotator, _beta_log_pdf(a, *priors.false_positive)),
+                "b": (annotator, _beta_log_pdf(b, *priors.sensitivity)),
+                "prevalence": (prevalence_dims, _beta_log_pdf(prevalence, *priors.prevalence)),
+            }
+        ),
+        "observed_data": dataset({"counts": (("pattern",), design.counts)}),
+        "constant_data": dataset(
+            {
+                "counts": (("pattern",), design.counts),
+                "patterns": (("pattern", "annotator"), _patterns(design)),
+                "pattern_group": (("pattern",), design.group_ids[design.group_index]),
+            }
+        ),
+    }
+    attrs = {
+        "bayescal_model": model,
+        "bayescal_priors": json.dumps(priors.to_dict()),
+        "bayescal_version": __version__,
+        **{f"bayescal_{name}": str(value) for name, value in run.items()},
+    }
+    return attrs, groups

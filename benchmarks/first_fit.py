@@ -38,7 +38,7 @@ PYTHON = sys.executable
 
 #: Each fit_bayes row is the median of this many rounds (the command rows run once per round
 #: and are also medians); the rounds interleave the rows, so drift hits every row alike.
-ROUNDS = 3
+ROUNDS = 5
 
 
 def timed(command: list[str], environment: dict) -> tuple[float, str]:

@@ -25,3 +25,14 @@ def fake_fit(data, a, b, prevalence):
     return BayesFit.from_run(
         samples, extra, design, bc.Priors(), "dawid_skene", data.annotator_names
     )
+
+
+def small_fake_fit():
+    """A fake fit of 300 toy items with given, varied draws (one chain of 20)."""
+    sim = bc.toy_data(300, seed=0)
+    return fake_fit(
+        sim.data,
+        np.tile(sim.channels.a, (20, 1)) + np.linspace(0, 0.01, 20)[:, None],
+        np.tile(sim.channels.b, (20, 1)),
+        np.linspace(0.3, 0.5, 20),
+    )

@@ -207,6 +207,7 @@ LAYERS = {
         "models.dawid_skene",
         "models.hui_walter",
         "models",
+        "_netcdf",
         "bayes_fit",
         "_compile_cache",
         "inference",

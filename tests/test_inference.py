@@ -1,6 +1,7 @@
 """fit_bayes: identification before sampling, recovery, agreement with EM, diagnostics, I/O."""
 
 import os
+import pathlib
 import subprocess
 import sys
 
@@ -367,3 +368,20 @@ def test_data_sets_of_similar_size_share_one_compiled_sampler():
     assert second.run["compiled_from"] == "memory"
     # the padded rows add nothing: the fit's own data are what it holds
     assert sum(second.fitted_counts.values()) == 3000 and len(second.fitted_counts) == sizes[1]
+
+
+def test_an_edited_model_never_loads_the_executable_of_its_previous_version(tmp_path, monkeypatch):
+    """The cache key holds a digest of the files the compiled program is written in, so a
+    changed model compiles anew even when the version number stays."""
+    from bayescal import _compile_cache, models
+
+    copies = tmp_path / "models"
+    copies.mkdir()
+    for source in pathlib.Path(models.__file__).parent.glob("*.py"):
+        (copies / source.name).write_bytes(source.read_bytes())
+    before = _compile_cache.full_key(("layout",))
+    monkeypatch.setattr(models, "__file__", str(copies / "__init__.py"))
+    assert _compile_cache.full_key(("layout",)) == before  # the same files, the same key
+    edited = copies / "_common.py"
+    edited.write_text(edited.read_text() + "\n# an edit\n")
+    assert _compile_cache.full_key(("layout",)) != before

@@ -2,6 +2,9 @@
 
 import json
 import os
+import pathlib
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -18,6 +21,7 @@ from bayescal.io import (
     write_json,
     write_table,
 )
+from tests.helpers import small_fake_fit
 
 
 @pytest.fixture()
@@ -116,15 +120,7 @@ def test_atomic_writes_leave_nothing_half_written(tmp_path):
 
 
 def test_a_fit_saves_atomically_as_netcdf(tmp_path):
-    from tests.helpers import fake_fit
-
-    sim = bc.toy_data(300, seed=0)
-    fit = fake_fit(
-        sim.data,
-        np.tile(sim.channels.a, (20, 1)),
-        np.tile(sim.channels.b, (20, 1)),
-        np.full(20, 0.5),
-    )
+    fit = small_fake_fit()
     path = write_atomic(tmp_path / "posterior.nc", fit.save)
     loaded = bc.BayesFit.load(path)
     np.testing.assert_array_equal(loaded.draws()[0], fit.draws()[0])
@@ -274,3 +270,62 @@ def test_a_column_in_two_roles_is_refused(table, tmp_path):
 
     with pytest.raises(ValueError, match=r"column 'y' is named as annotator and as truth"):
         analyse(table, score="p", annotators=["ann", "y"], truth="y")
+
+
+SAVE_AND_LOAD_WITHOUT_ARVIZ_OR_XARRAY = """
+import sys
+from tests.helpers import small_fake_fit
+import bayescal as bc
+fit = small_fake_fit()
+fit.save(sys.argv[1])
+loaded = bc.BayesFit.load(sys.argv[1])
+assert (loaded.draws()[0] == fit.draws()[0]).all()
+print("arviz" in sys.modules or "xarray" in sys.modules)
+"""
+
+
+def test_a_posterior_is_saved_and_loaded_without_importing_arviz_or_xarray(tmp_path):
+    # ArviZ takes two seconds to import, and xarray imports Dask when it is installed;
+    # bayescal fit writes posterior.nc and its report reads it
+    run = subprocess.run(
+        [sys.executable, "-c", SAVE_AND_LOAD_WITHOUT_ARVIZ_OR_XARRAY, str(tmp_path / "fit.nc")],
+        capture_output=True,
+        text=True,
+        cwd=pathlib.Path(__file__).parents[1],
+    )
+    assert run.stdout.strip() == "False", run.stderr
+
+
+def test_arviz_reads_a_saved_posterior_and_bayescal_reads_one_arviz_wrote(tmp_path):
+    import arviz as az
+    import xarray.testing as xr_testing
+
+    fit = small_fake_fit()
+    fit.save(tmp_path / "ours.nc")
+    theirs = az.from_netcdf(tmp_path / "ours.nc")
+    assert set(theirs.groups()) == set(fit.idata.groups())
+    assert theirs.attrs["bayescal_model"] == "dawid_skene"
+    for group in fit.idata.groups():
+        xr_testing.assert_identical(theirs[group], fit.idata[group])
+    fit.idata.to_netcdf(str(tmp_path / "arviz.nc"))  # ArviZ's own writer
+    loaded = bc.BayesFit.load(tmp_path / "arviz.nc")
+    for mine, back in zip(fit.draws(), loaded.draws()):
+        np.testing.assert_array_equal(mine, back)
+    assert loaded.fitted_counts == fit.fitted_counts and loaded.priors == fit.priors
+
+
+def test_loading_what_is_not_a_bayescal_posterior_says_so(tmp_path):
+    import xarray as xr
+
+    with pytest.raises(FileNotFoundError, match=r"absent\.nc: no such file"):
+        bc.BayesFit.load(tmp_path / "absent.nc")
+    (tmp_path / "text.nc").write_text("a,b\n1,2\n")
+    with pytest.raises(ValueError, match=r"text\.nc: not a netCDF file of a posterior"):
+        bc.BayesFit.load(tmp_path / "text.nc")
+    xr.Dataset({"x": ("i", np.arange(3))}).to_netcdf(tmp_path / "other.nc", engine="h5netcdf")
+    with pytest.raises(
+        ValueError,
+        match=r"other\.nc: not a posterior written by bayescal \(missing \['posterior', "
+        r"'sample_stats', 'constant_data'\]\)",
+    ):
+        bc.BayesFit.load(tmp_path / "other.nc")

@@ -13,9 +13,9 @@ from bayescal.models import (
     hui_walter,
     pattern_log_prob,
 )
-from bayescal.models._common import OrientedChannelTransform, ordered_unit_pair
+from bayescal.models._common import BetaKernel, OrientedChannelTransform, ordered_unit_pair
 from numpyro.infer import Predictive
-from scipy import stats
+from scipy import special, stats
 
 import bayescal as bc
 
@@ -55,11 +55,21 @@ def test_flat_prior_is_uniform_on_the_triangle():
     assert stats.kstest(pairs[:, 1], stats.beta(2, 1).cdf).pvalue > 0.01
 
 
-def test_log_prob_is_the_product_of_the_betas():
+def test_log_prob_is_the_product_of_the_betas_without_their_constants():
     prior = OrientedChannels(jnp.array([2.0, 5.0]), jnp.array([6.0, 2.0]))
-    value = jnp.array([0.2, 0.7])
-    expected = stats.beta(2, 5).logpdf(0.2) + stats.beta(6, 2).logpdf(0.7)
-    assert float(prior.log_prob(value)) == pytest.approx(expected, abs=1e-10)
+    constants = special.betaln(2, 5) + special.betaln(6, 2)
+    for a, b in ((0.2, 0.7), (0.01, 0.99), (0.5, 0.55)):
+        expected = stats.beta(2, 5).logpdf(a) + stats.beta(6, 2).logpdf(b) + constants
+        assert float(prior.log_prob(jnp.array([a, b]))) == pytest.approx(expected, abs=1e-10)
+
+
+def test_beta_kernel_differs_from_the_beta_density_by_its_constant_only():
+    prior = BetaKernel(3.0, 1.5)
+    x = jnp.array([1e-6, 0.3, 0.9, 1 - 1e-6])
+    expected = stats.beta(3.0, 1.5).logpdf(np.asarray(x)) + special.betaln(3.0, 1.5)
+    assert np.allclose(np.asarray(prior.log_prob(x)), expected, atol=1e-10)
+    flat = BetaKernel(1.0, 1.0).log_prob(jnp.array([0.0, 0.5, 1.0]))
+    assert np.array_equal(np.asarray(flat), np.zeros(3))  # x log 0 taken as 0 at alpha = 1
 
 
 def _data_with_missing(seed=0):
