@@ -351,3 +351,22 @@ def test_warnings_find_the_callers_line_by_one_rule():
                     and isinstance(node.func.value, ast.Name)
                     and node.func.value.id == "warnings"
                 ), f"{path.relative_to(ROOT)}:{node.lineno} calls warnings.warn"
+
+
+@pytest.mark.parametrize(
+    "arguments, exit_code",
+    [(["--help"], 0), (["fit", "--help"], 0), (["fit", "absent.csv", "--score", "s"], 2)],
+)
+def test_help_and_argument_errors_never_start_jax(arguments, exit_code, tmp_path):
+    """Issue 15: ``bayescal --help`` and a bad command line answer at once (JAX, NumPyro and
+    the plotting stack take seconds to import and are not needed to say what is wrong)."""
+    code = (
+        "import sys\nfrom bayescal.cli import main\n"
+        "try:\n    code = main(sys.argv[1:])\nexcept SystemExit as stop:\n    code = stop.code\n"
+        "heavy = sorted(m for m in ('jax', 'numpyro', 'arviz', 'matplotlib.pyplot') if m in sys.modules)\n"
+        "print(code, heavy, file=sys.stderr)"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code, *arguments], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert run.stderr.strip().splitlines()[-1] == f"{exit_code} []", run.stderr
