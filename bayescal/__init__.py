@@ -39,6 +39,7 @@ from .estimation import NCECEResult, nc_ece_estimate
 from .exceptions import (
     BinningWarning,
     ChannelFitError,
+    ChannelWarning,
     ConvergenceWarning,
     IdentificationError,
     NotFittedError,
@@ -122,6 +123,7 @@ __all__ = [
     "CellStatistics",
     "ChannelFit",
     "ChannelFitError",
+    "ChannelWarning",
     "Channels",
     "ConvergenceWarning",
     "HistogramBinning",

@@ -51,8 +51,9 @@ DISCREPANCIES = ("chi2", "g2")
 #: A grouped model is called weakly identified when the 5% posterior quantile of the spread of
 #: its group prevalences (max - min) is below this ...
 MIN_PREVALENCE_SPREAD = 0.05
-#: ... and an annotator when the 5% posterior quantile of its gap b - a is below this.
-MIN_GAP = 0.1
+#: ... and an annotator when the 5% posterior quantile of its gap b - a is below this (a
+#: credibility floor of the model checks, not the informativeness threshold ``MIN_GAP``).
+WEAK_GAP_QUANTILE = 0.1
 
 #: Replicates drawn at the single posterior draw of the sampled-posterior p-value.
 SAMPLED_REPLICATES = 1000
@@ -222,9 +223,11 @@ def _status_rows(fit: BayesFit, design: PatternDesign, grouped: bool) -> list[di
     ]
     weak = []
     gap_floor = np.quantile(b - a, 0.05, axis=0)
-    small = [name for name, value in zip(fit.annotator_names, gap_floor) if value < MIN_GAP]
+    small = [
+        name for name, value in zip(fit.annotator_names, gap_floor) if value < WEAK_GAP_QUANTILE
+    ]
     if small:
-        weak.append(f"the 5% posterior quantile of b - a is below {MIN_GAP} for {small}")
+        weak.append(f"the 5% posterior quantile of b - a is below {WEAK_GAP_QUANTILE} for {small}")
     if grouped and prevalence.shape[1] > 1:
         spread = np.quantile(prevalence.max(axis=1) - prevalence.min(axis=1), 0.05)
         if spread < MIN_PREVALENCE_SPREAD:

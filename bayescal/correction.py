@@ -23,10 +23,12 @@ import numpy as np
 from scipy import special
 
 from . import _validation as v
-from ._api import DEFAULT_N_BINS, old_spellings
+from ._api import DEFAULT_N_BINS, old_spellings, warn_caller
 from .cells import CellStatistics
 from .channels import Channels
+from .channels._base import MIN_GAP
 from .data import AnnotatedScores
+from .exceptions import ChannelWarning
 
 __all__ = [
     "WEIGHT_RULES",
@@ -48,15 +50,12 @@ PREVALENCE_CLIP = (1e-4, 1.0 - 1e-4)
 #: ... and each annotator's corrected-noise variance is floored here before inversion.
 VARIANCE_FLOOR = 1e-8
 
-#: Below this |b - a| a channel is treated as uninformative: 1/d and 1/d^2 would overflow float64
-#: long before the correction meant anything (estimators apply their own, larger 1e-4 threshold).
-MIN_INVERTIBLE_GAP = 1e-12
-
 #: How :func:`majority_vote_labels` scores an exact tie.
 TIE_RULES = ("half", "positive", "negative")
 
 
 def check_channels(channels: object, n_annotators: int | None = None) -> Channels:
+    """``channels`` if it is a :class:`Channels` with ``n_annotators`` channels."""
     if not isinstance(channels, Channels):
         raise TypeError(f"channels must be a bayescal.Channels; saw {type(channels).__name__}")
     if n_annotators is not None and channels.n_annotators != n_annotators:
@@ -64,15 +63,55 @@ def check_channels(channels: object, n_annotators: int | None = None) -> Channel
             f"channels must describe every annotator column ({n_annotators}); "
             f"saw {channels.n_annotators} channel(s)"
         )
-    flat = np.abs(channels.gap) < MIN_INVERTIBLE_GAP
-    if flat.any():
-        j = int(np.flatnonzero(flat)[0])
-        raise ValueError(
-            f"channels: annotator {j} has gap b - a = {channels.gap[j].item():.3g} (a = {channels.a[j].item()!r}, "
-            f"b = {channels.b[j].item()!r}), so its labels carry no information about Y and cannot be "
-            "inverted; drop that annotator"
-        )
     return channels
+
+
+def screen_channels(
+    channels: object, n_annotators: int | None = None, names=None
+) -> tuple[Channels, np.ndarray]:
+    """The one rule for channels the correction meets (DESIGN.md §4).
+
+    An annotator with ``|b_j - a_j| < MIN_GAP`` (1e-4) carries no information about Y: it gets
+    weight 0 (its labels are treated as missing), with one :class:`~bayescal.ChannelWarning`
+    naming every such annotator; an error only when none is informative.  A negatively
+    oriented one (``b_j < a_j``) is corrected as it is, with a warning unless the channels say
+    ``adversarial=True``.
+
+    Returns the channels to invert (the uninformative ones replaced by ``a = 0, b = 1``, never
+    observed) and the (K,) mask of informative annotators.
+    """
+    channels = check_channels(channels, n_annotators)
+    names = [str(j) for j in range(channels.n_annotators)] if names is None else list(names)
+    gap = channels.gap
+    informative = np.abs(gap) >= MIN_GAP
+    if not informative.any():
+        raise ValueError(
+            f"channels: no annotator is informative (every |b - a| < {MIN_GAP:g}; gaps "
+            f"{np.round(gap, 6).tolist()}): the labels carry no information about Y"
+        )
+    if not informative.all():
+        warn_caller(
+            f"channels: annotator(s) {[n for n, ok in zip(names, informative) if not ok]} have "
+            f"|b - a| < {MIN_GAP:g} and carry no information about Y; they get weight 0",
+            ChannelWarning,
+        )
+    negative = informative & (gap < 0)
+    if negative.any() and not channels.adversarial:
+        warn_caller(
+            f"channels: annotator(s) {[n for n, bad in zip(names, negative) if bad]} have b < a "
+            "(their 1 means Y = 0 more often); they are corrected as such. If a and b were "
+            "swapped, fix the channels; if they are adversarial on purpose, build them with "
+            "Channels(..., adversarial=True)",
+            ChannelWarning,
+        )
+    if informative.all():
+        return channels, informative
+    usable = Channels(
+        np.where(informative, channels.a, 0.0),
+        np.where(informative, channels.b, 1.0),
+        adversarial=True,
+    )
+    return usable, informative
 
 
 def rule_weights(a: np.ndarray, b: np.ndarray, prevalence, rule: str) -> np.ndarray:
@@ -127,7 +166,7 @@ def aggregation_weights(channels, *, prevalence=None, rule="iv") -> np.ndarray:
     -------
     ndarray, shape (K,)
     """
-    channels = check_channels(channels)
+    channels, informative = screen_channels(channels)
     rule = v.as_choice(rule, "rule", WEIGHT_RULES)
     if rule == "iv":
         if prevalence is None:
@@ -136,7 +175,8 @@ def aggregation_weights(channels, *, prevalence=None, rule="iv") -> np.ndarray:
                 "pass it, or call corrected_labels, which estimates it from the annotations (App. F.4)"
             )
         prevalence = v.as_probability(prevalence, "prevalence")
-    return rule_weights(channels.a, channels.b, prevalence, rule)
+    weights = rule_weights(channels.a, channels.b, prevalence, rule) * informative
+    return weights / weights.sum()
 
 
 def per_annotator_corrections(
@@ -250,16 +290,45 @@ def corrected_labels(annotations, channels, *, weights="iv", prevalence=None) ->
     return correct_annotations(annotations, channels, weights, prevalence)
 
 
+def _without(annotations: np.ndarray, informative: np.ndarray, names, refuse_lost: bool):
+    """The annotations with the uninformative annotators' labels set missing; with
+    ``refuse_lost``, an item left with no label is refused (nothing is known of its class)."""
+    kept = np.where(informative, annotations, v.MISSING)
+    lost = (kept == v.MISSING).all(axis=1) & (annotations != v.MISSING).any(axis=1)
+    if refuse_lost and lost.any():
+        dropped = [str(n) for n, ok in zip(names, informative) if not ok]
+        raise ValueError(
+            f"{int(lost.sum())} item(s) (or response patterns) are labelled only by the "
+            f"uninformative annotator(s) {dropped}, e.g. the labels "
+            f"{annotations[int(np.argmax(lost))].tolist()}: nothing is known of their class; "
+            "drop them or those annotators"
+        )
+    return kept
+
+
 def correct_annotations(
-    annotations: np.ndarray, channels, weights, prevalence, weight_sample=None, counts=None
+    annotations: np.ndarray,
+    channels,
+    weights,
+    prevalence,
+    weight_sample=None,
+    counts=None,
+    names=None,
 ) -> np.ndarray:
     """:func:`corrected_labels` on an annotation matrix that is already validated.
 
     ``weight_sample`` (validated annotations) is the sample the weights are fitted on, when
     that is not the one being corrected (split and cross-fit NC-ECE, paper App. C.4, F.4).
     ``counts`` says how many items each row stands for (pattern rows), for the plug-in prevalence.
+    ``names`` name the annotators in warnings (their column positions by default).
     """
-    channels = check_channels(channels, annotations.shape[1])
+    if names is None:
+        names = [str(j) for j in range(annotations.shape[1])]
+    channels, informative = screen_channels(channels, annotations.shape[1], names)
+    if not informative.all():  # uninformative annotators' labels count as missing
+        annotations = _without(annotations, informative, names, refuse_lost=True)
+        if weight_sample is not None:
+            weight_sample = _without(weight_sample, informative, names, refuse_lost=False)
     corrected, observed = per_annotator_corrections(annotations, channels.a, channels.b)
     fit_corrected, fit_observed = (
         (corrected, observed)
@@ -401,7 +470,9 @@ def cell_targets(
     pattern; the IV plug-in prevalence weighs each pattern by its items (paper App. F.4)."""
     patterns, index = cells.unique_patterns()
     counts = np.bincount(index, weights=cells.counts, minlength=patterns.shape[0])
-    labels = correct_annotations(patterns, channels, weights, prevalence, weight_sample, counts)
+    labels = correct_annotations(
+        patterns, channels, weights, prevalence, weight_sample, counts, cells.annotator_names
+    )
     return labels[index]
 
 

@@ -209,7 +209,12 @@ def nc_ece_estimate(
         training = data.subset(~held_out)
         fit = channels_from(training, f"the training folds of fold {k}")
         targets[held_out] = correct_annotations(
-            data.annotations[held_out], fit.channels, weights, None, training.annotations
+            data.annotations[held_out],
+            fit.channels,
+            weights,
+            None,
+            training.annotations,
+            names=data.annotator_names,
         )
         fits.append(fit)
     moments = binned_moments(targets, data.scores, bins, strategy)

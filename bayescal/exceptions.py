@@ -9,6 +9,7 @@ from __future__ import annotations
 __all__ = [
     "BinningWarning",
     "ChannelFitError",
+    "ChannelWarning",
     "ConvergenceWarning",
     "IdentificationError",
     "NotFittedError",
@@ -61,3 +62,9 @@ class SamplingWarning(UserWarning):
 class BinningWarning(UserWarning):
     """More evaluation bins than items: most bins hold one item or none, and the ECE then
     measures the noise of single items more than miscalibration."""
+
+
+class ChannelWarning(UserWarning):
+    """Channels given to the correction that it cannot use as given: an uninformative annotator
+    (``|b - a| < 1e-4``, weight 0) or a negatively oriented one (``b < a``) not marked
+    ``adversarial=True``."""

@@ -2,6 +2,7 @@
 App. B.3, D.1, F.4)."""
 
 import math
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -9,6 +10,7 @@ import pytest
 
 import bayescal as bc
 from bayescal.correction import majority_vote_labels, soft_vote_labels
+from bayescal.exceptions import ChannelWarning
 
 CH = bc.Channels(a=[0.1, 0.2], b=[0.9, 0.7])
 
@@ -47,21 +49,59 @@ def test_channels_bad_input(a, b, match):
         bc.Channels(a, b)
 
 
-def test_zero_gap_cannot_be_inverted():
-    ch = bc.Channels([0.1, 0.3], [0.9, 0.3])
-    with pytest.raises(ValueError, match=r"annotator 1 has gap b - a = 0 .* cannot be inverted"):
-        bc.corrected_labels([[1, 0]], ch)
-    with pytest.raises(ValueError, match=r"annotator 1 has gap b - a = 0"):
-        bc.aggregation_weights(ch, prevalence=0.5)
+def test_an_uninformative_annotator_gets_weight_zero_with_one_warning():
+    """Issue 16 item 1 (DESIGN.md §4): |b - a| < MIN_GAP means weight 0, never a blown-up
+    correction (a gap of 1e-9 gave NC-ECE = 128,833,336.9)."""
+    sim = bc.toy_data(2000, seed=4)
+    a, b = sim.channels.a, sim.channels.b
+    kept = bc.AnnotatedScores(sim.data.scores, sim.data.annotations[:, 1:])
+    expected = bc.noise_corrected_ece(kept, bc.Channels(a[1:], b[1:]))
+    for gap in (0.0, 1e-15, 1e-9, -5e-5):
+        flat = bc.Channels(np.r_[0.3, a[1:]], np.r_[0.3 + gap, b[1:]])
+        with pytest.warns(
+            ChannelWarning,
+            match=r"^channels: annotator\(s\) \['a0'\] have \|b - a\| < 0.0001 and carry no "
+            r"information about Y; they get weight 0$",
+        ) as record:
+            value = bc.noise_corrected_ece(sim.data, flat)
+        assert len(record) == 1 and record[0].filename == __file__
+        assert value == pytest.approx(expected, abs=1e-12)
+    with pytest.warns(ChannelWarning, match=r"\['0'\] have \|b - a\| < 0.0001"):
+        weights = bc.aggregation_weights(bc.Channels([0.3, 0.1], [0.3, 0.9]), prevalence=0.5)
+    assert weights.tolist() == [0.0, 1.0]
 
 
-@pytest.mark.filterwarnings("ignore::bayescal.exceptions.BinningWarning")  # tiny inputs
-def test_gap_too_small_for_float64_is_rejected_not_turned_into_nan():
-    ch = bc.Channels([0.3, 0.3], [0.3 + 1e-15, 0.9])
+def test_no_informative_annotator_or_an_item_left_without_one_is_refused():
     with pytest.raises(
-        ValueError, match=r"annotator 0 has gap b - a = [0-9.]+e-1[56] .* cannot be inverted"
+        ValueError, match=r"channels: no annotator is informative \(every \|b - a\| < 0.0001"
     ):
-        bc.noise_corrected_ece(bc.AnnotatedScores([0.5], [[1, 0]]), ch)
+        bc.corrected_labels([[1, 0]], bc.Channels([0.3, 0.5], [0.3, 0.5]))
+    with (
+        pytest.raises(
+            ValueError,
+            match=r"1 item\(s\) \(or response patterns\) are labelled only by the uninformative "
+            r"annotator\(s\) \['0'\], e.g. the labels \[1, -1\]: nothing is known of their class",
+        ),
+        pytest.warns(ChannelWarning),
+    ):
+        bc.corrected_labels([[1, 0], [1, -1]], bc.Channels([0.3, 0.1], [0.3, 0.9]))
+
+
+def test_negatively_oriented_user_channels_warn_unless_marked_adversarial():
+    """Issue 16 item 1: a > b gave 0.397 instead of 0.111 without a word."""
+    sim = bc.toy_data(2000, seed=5)
+    swapped = bc.Channels(sim.channels.b, sim.channels.a)
+    with pytest.warns(
+        ChannelWarning, match=r"annotator\(s\) \['a0', 'a1', 'a2'\] have b < a"
+    ) as record:
+        bc.noise_corrected_ece(sim.data, swapped)
+    assert record[0].filename == __file__
+    adversarial = bc.Channels(sim.channels.b, sim.channels.a, adversarial=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        bc.noise_corrected_ece(sim.data, adversarial)
+    with pytest.raises(TypeError, match=r"adversarial must be True or False; saw 'yes'"):
+        bc.Channels([0.1], [0.9], adversarial="yes")
 
 
 # --- weights ---------------------------------------------------------------------------------
@@ -102,7 +142,7 @@ def test_weight_rules_bad_input():
         bc.aggregation_weights(CH, prevalence=0.5, rule="median")
     with pytest.raises(TypeError, match=r"channels must be a bayescal.Channels; saw tuple"):
         bc.aggregation_weights(([0.1], [0.9]), prevalence=0.5)
-    flipped = bc.Channels([0.1, 0.7], [0.9, 0.2])
+    flipped = bc.Channels([0.1, 0.7], [0.9, 0.2], adversarial=True)
     with pytest.raises(
         ValueError,
         match=r"rule 'gap' needs positively oriented channels .* annotator 1 has gap -0.5",

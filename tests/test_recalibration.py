@@ -456,3 +456,13 @@ def test_a_histogram_map_json_written_before_0_2_still_loads():
     rebuilt = map_from_dict(document)
     assert rebuilt.fit_bins == 6
     np.testing.assert_array_equal(rebuilt.predict(scores), fitted.predict(scores))
+
+
+def test_recalibrating_with_swapped_user_channels_warns():
+    """Issue 16 item 1: user channels with a > b gave a Platt slope of -0.80 without a word."""
+    from bayescal.exceptions import ChannelWarning
+
+    sim = bc.toy_data(2000, seed=6)
+    swapped = bc.Channels(sim.channels.b, sim.channels.a)
+    with pytest.warns(ChannelWarning, match=r"have b < a .* Channels\(\.\.\., adversarial=True\)"):
+        bc.recalibrate(sim.data, method="platt", channels=swapped)

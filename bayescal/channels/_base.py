@@ -11,7 +11,7 @@ gap is below 1e-4 (paper App. G), is a *failure with a reason*, never a silent v
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -27,7 +27,9 @@ from ..exceptions import (
     WeakIdentificationWarning,
 )
 
-#: Estimated gaps below this are rejected (paper: "estimated gaps greater than 10^-4").
+#: The one threshold of an informative annotator, for the whole package (DESIGN.md §4): a channel
+#: with ``|b - a|`` below it is uninformative.  Estimators reject such an estimate (paper App. G:
+#: "estimated gaps greater than 10^-4"); the correction gives such a user-built channel weight 0.
 MIN_GAP = 1e-4
 
 #: The moment estimators need this many items in each score group: fewer gives moments that
@@ -46,14 +48,19 @@ class Channels:
     b : array_like, shape (K,)
         Sensitivities ``b_j = P(A_j = 1 | Y = 1)``, each in [0, 1].  The false-negative rate is
         ``1 - b_j``.
+    adversarial : bool, default False
+        ``True`` says that annotators with ``b_j < a_j`` (whose 1 means ``Y = 0`` more often
+        than ``Y = 1``) are meant; the correction uses them either way, and warns without it.
+        Fitted channels set it when an anchored fit found such an annotator.
 
     A scalar is taken as one annotator.  The arrays are stored read-only.  A channel with
-    ``b_j = a_j`` is allowed here (an estimator may find one) but cannot be inverted: the
-    correction functions reject it.
+    ``|b_j - a_j| < MIN_GAP`` (1e-4) is allowed here but carries no information about Y: the
+    correction gives it weight 0, with a warning (DESIGN.md §4).
     """
 
     a: np.ndarray
     b: np.ndarray
+    adversarial: bool = field(default=False, kw_only=True)
 
     def __post_init__(self) -> None:
         a = v.as_probabilities(np.atleast_1d(self.a), "a")
@@ -62,10 +69,13 @@ class Channels:
             raise ValueError(
                 f"a and b must have one entry per annotator each; saw {a.size} and {b.size} entries"
             )
+        if not isinstance(self.adversarial, (bool, np.bool_)):
+            raise TypeError(f"adversarial must be True or False; saw {self.adversarial!r}")
         a.setflags(write=False)
         b.setflags(write=False)
         object.__setattr__(self, "a", a)
         object.__setattr__(self, "b", b)
+        object.__setattr__(self, "adversarial", bool(self.adversarial))
 
     @classmethod
     def from_error_rates(cls, false_positive, false_negative) -> Channels:
@@ -83,7 +93,8 @@ class Channels:
         return int(self.a.size)
 
     def __repr__(self) -> str:
-        return f"Channels(a={np.round(self.a, 4).tolist()}, b={np.round(self.b, 4).tolist()})"
+        flag = ", adversarial=True" if self.adversarial else ""
+        return f"Channels(a={np.round(self.a, 4).tolist()}, b={np.round(self.b, 4).tolist()}{flag})"
 
 
 @dataclass(frozen=True, eq=False)
@@ -369,7 +380,8 @@ def fitted(
         return failed(method, counts, group_ids, group_counts, failure, **extra)
     return ChannelFit(
         method=method,
-        channels=Channels(a, b),
+        # an anchored fit may orient an adversarial annotator b < a: estimated, not a mistake
+        channels=Channels(a, b, adversarial=bool((b < a).any())),
         prevalence=float(prevalence[0]) if marginal else prevalence,
         group_ids=group_ids,
         group_counts=group_counts,

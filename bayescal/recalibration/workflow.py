@@ -49,7 +49,9 @@ def targets_of(data: AnnotatedScores, kind: str, channels: Channels | None, weig
     """Per-item fitting targets: corrected labels (weights fitted on ``data``) or the soft vote."""
     if kind == "naive":
         return soft_vote(data.annotations)
-    return correct_annotations(data.annotations, channels, weights, None)
+    return correct_annotations(
+        data.annotations, channels, weights, None, names=data.annotator_names
+    )
 
 
 @old_spellings(renamed={"n_bins": "fit_bins"})
