@@ -1,8 +1,10 @@
 """Reading tables and writing results safely (issue 9, "Files and safety").
 
-- Tables are CSV or Parquet, chosen by the file suffix, one row per item (wide format).  A bad
-  table raises :class:`TableError` with one line naming the file, the column and the row; the
-  input file is only ever read.
+- Tables are CSV (``,``, ``;`` or tab separated, UTF-8 or Latin-1; :mod:`bayescal._csv`),
+  TSV or Parquet, chosen by the file suffix, one row per item (wide format).  A bad table
+  raises :class:`TableError` with one line naming the file, the column and the row; the input
+  file is only ever read.  Item ids are read as text (``"0001"`` is not ``"1"``), and a table
+  written back with added columns (:attr:`Table.frame`) carries every other cell as it was.
 - Results are written atomically: each file goes to a temporary name in the same directory and
   is renamed into place, so an interrupted run never leaves a half-written file.
 - An output directory that already exists is refused unless ``force=True``.
@@ -12,6 +14,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import pathlib
@@ -22,6 +25,7 @@ import numpy as np
 
 from . import _validation as v
 from ._api import Result, old_spellings
+from ._csv import CsvFormat, sniff
 from .data import AnnotatedScores
 from .exceptions import TableError
 
@@ -38,7 +42,9 @@ __all__ = [
 ]
 
 #: File suffixes understood by :func:`read_wide_table`.
-TABLE_SUFFIXES = (".csv", ".parquet", ".pq")
+TABLE_SUFFIXES = (".csv", ".tsv", ".parquet", ".pq")
+#: Of those, the text tables.
+TEXT_SUFFIXES = (".csv", ".tsv")
 
 
 def _current_umask() -> int:
@@ -51,7 +57,9 @@ def _current_umask() -> int:
 _UMASK = _current_umask()
 
 
-def _read(path: pathlib.Path):
+def _read(path: pathlib.Path, text_columns=(), *, all_text: bool = False):
+    """The table at ``path``; in a text table the ``text_columns`` (ids) are read as text, and
+    with ``all_text`` every cell is (empty cells as ``""``)."""
     import pandas as pd
 
     if not path.is_file():
@@ -62,7 +70,17 @@ def _read(path: pathlib.Path):
             f"{path}: expected a table ending in {', '.join(TABLE_SUFFIXES)}; saw {suffix or 'no suffix'!r}"
         )
     try:
-        return pd.read_csv(path) if suffix == ".csv" else pd.read_parquet(path)
+        if suffix not in TEXT_SUFFIXES:
+            return pd.read_parquet(path)
+        dialect = sniff(path)
+        options = (
+            {"dtype": str, "keep_default_na": False}
+            if all_text
+            else {"dtype": dict.fromkeys(text_columns, str)}
+        )
+        return pd.read_csv(path, sep=dialect.sep, encoding=dialect.encoding, **options)
+    except TableError:
+        raise
     except Exception as error:  # the parsers raise many types; the user needs the reason, once
         raise TableError(
             f"{path}: cannot be read as {suffix[1:].upper()} ({type(error).__name__}: {error})"
@@ -94,17 +112,21 @@ class Table(Result):
     data : AnnotatedScores
     truth : ndarray of int or None
         The truth column, when one was named.
-    frame : pandas.DataFrame
-        The item-level table as read (the wide table, or the score table of the long format),
-        one row per item in the order of ``data``; outputs add columns to it.
     path : pathlib.Path
-        The file ``frame`` came from (its suffix is the output format).
+        The item-level table (the wide table, or the score table of the long format); its
+        suffix is the output format.
+    frame : pandas.DataFrame
+        That table with every cell as text, one row per item in the order of ``data``, read on
+        first use: outputs add columns to it and carry the others through unchanged.
     """
 
     data: AnnotatedScores
     truth: np.ndarray | None
-    frame: object
     path: pathlib.Path
+
+    @functools.cached_property
+    def frame(self):
+        return _read(self.path, all_text=True)
 
 
 def _require_columns(path: pathlib.Path, frame, wanted) -> None:
@@ -212,7 +234,7 @@ def read_wide_table(path, *, score, annotators, groups=None, truth=None) -> Tabl
     except (TypeError, ValueError) as error:
         raise TableError(f"{path}: {error}") from None
     _check_labelled(path, data, "column")
-    return Table(data, labels, frame, path)
+    return Table(data, labels, path)
 
 
 def _first_duplicate(path: pathlib.Path, frame, columns: list[str], what: str) -> None:
@@ -265,7 +287,8 @@ def read_long_tables(
         (item, annotator) pair labelled twice, or a label whose item has no score.
     """
     labels_path, scores_path = pathlib.Path(labels_path), pathlib.Path(scores_path)
-    responses, frame = _read(labels_path), _read(scores_path)
+    # ids join as text: "0001" in one table is not "1" in the other
+    responses, frame = _read(labels_path, [item]), _read(scores_path, [item])
     _require_columns(labels_path, responses, [item, annotator, label])
     _require_columns(scores_path, frame, [item, score, *(c for c in (truth,) if c is not None)])
     _check_values(labels_path, responses, [(label, (0, 1), "0, 1 or empty")])
@@ -306,7 +329,7 @@ def read_long_tables(
             annotator_names=[data.annotator_names[j] for j in order],
         )
     _check_labelled(scores_path, data, "annotator")
-    return Table(data, truth_labels, frame, scores_path)
+    return Table(data, truth_labels, scores_path)
 
 
 @old_spellings()
@@ -358,17 +381,29 @@ def write_json(path, document) -> pathlib.Path:
     return write_atomic(path, text + "\n")
 
 
-def write_table(path, frame) -> pathlib.Path:
-    """Write a DataFrame as CSV or Parquet (by the suffix of ``path``), atomically."""
+def write_table(path, frame, *, like=None) -> pathlib.Path:
+    """Write a DataFrame as CSV, TSV or Parquet (by the suffix of ``path``), atomically; a text
+    table in the separator and encoding of the text table ``like`` when given (UTF-8 and the
+    suffix's separator otherwise)."""
     path = pathlib.Path(path)
     suffix = path.suffix.lower()
     if suffix not in TABLE_SUFFIXES:
         raise TableError(
             f"{path}: expected a table ending in {', '.join(TABLE_SUFFIXES)}; saw {suffix or 'no suffix'!r}"
         )
-    if suffix == ".csv":
-        return write_atomic(path, lambda temporary: frame.to_csv(temporary, index=False))
-    return write_atomic(path, lambda temporary: frame.to_parquet(temporary, index=False))
+    if suffix not in TEXT_SUFFIXES:
+        return write_atomic(path, lambda temporary: frame.to_parquet(temporary, index=False))
+    dialect = (
+        sniff(pathlib.Path(like))
+        if like is not None
+        else CsvFormat("\t" if suffix == ".tsv" else ",", "utf-8")
+    )
+    return write_atomic(
+        path,
+        lambda temporary: frame.to_csv(
+            temporary, index=False, sep=dialect.sep, encoding=dialect.encoding
+        ),
+    )
 
 
 @old_spellings()

@@ -141,7 +141,9 @@ def write_recalibration(out, table, fitted, channel_fit, column: str, input_reco
     out = prepare_output(out, force=True)
     write_json(out / "map.json", document)
     recalibrated = table.frame.assign(**{column: fitted.predict(table.data.scores)})
-    output = write_table(out / f"recalibrated{table.path.suffix.lower()}", recalibrated)
+    output = write_table(
+        out / f"recalibrated{table.path.suffix.lower()}", recalibrated, like=table.path
+    )
     return document, output
 
 

@@ -178,6 +178,7 @@ LAYERS = {
         "convergence",
         "cells",
         "data",
+        "_csv",
         "io",
         "agreement",
         "record",

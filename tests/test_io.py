@@ -82,7 +82,7 @@ def test_missing_and_unknown_files(tmp_path):
         read_wide_table(tmp_path / "absent.csv", score="p", annotators=["a"])
     (tmp_path / "t.xlsx").write_text("x")
     with pytest.raises(
-        TableError, match=r"expected a table ending in .csv, .parquet, .pq; saw '.xlsx'"
+        TableError, match=r"expected a table ending in .csv, .tsv, .parquet, .pq; saw '.xlsx'"
     ):
         read_wide_table(tmp_path / "t.xlsx", score="p", annotators=["a"])
     (tmp_path / "broken.parquet").write_text("not parquet")

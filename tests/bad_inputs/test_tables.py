@@ -1,0 +1,102 @@
+"""The bad-input catalogue (../shared/BAD_INPUTS.md, issue 16), tables: every case with its
+exact outcome.  Each test names its catalogue row (#N) or the issue's item."""
+
+import csv
+import io
+
+import numpy as np
+import pytest
+
+import bayescal as bc
+from bayescal.io import TableError, read_long_tables, read_wide_table, write_table
+
+HEADER = "id,zip,p,ann,bob,cy\n"
+
+
+def _judged_rows(n=300, seed=0):
+    """Rows of a wide table with text-like ids (zero-padded) and three annotators."""
+    sim = bc.toy_data(n, seed=seed)
+    rows = []
+    for i, (score, labels) in enumerate(zip(sim.data.scores, sim.data.annotations)):
+        rows.append([f"{i:05d}", f"0{2134 + i}", f"{score:.6f}", *map(str, labels)])
+    return rows
+
+
+def _write(path, rows, sep=",", encoding="utf-8", header=HEADER):
+    text = header.replace(",", sep) + "".join(sep.join(row) + "\n" for row in rows)
+    path.write_bytes(text.encode(encoding))
+    return path
+
+
+def test_row26_issue7_a_duplicate_header_is_refused_naming_both_positions(tmp_path):
+    path = _write(tmp_path / "dup.csv", _judged_rows(20), header="id,zip,p,ann,ann,cy\n")
+    with pytest.raises(
+        TableError,
+        match=r"dup\.csv: the header names column 'ann' twice \(columns 3 and 4, counting from 0\); rename one$",
+    ):
+        read_wide_table(path, score="p", annotators=["ann", "cy"])
+
+
+@pytest.mark.parametrize(
+    "sep, encoding, suffix",
+    [
+        (";", "utf-8", ".csv"),
+        ("\t", "utf-8", ".tsv"),
+        (",", "latin-1", ".csv"),
+        (",", "utf-8-sig", ".csv"),
+    ],
+)
+def test_row6_issue22_semicolons_tabs_latin1_and_a_bom_read_as_the_plain_table(
+    tmp_path, sep, encoding, suffix
+):
+    rows = _judged_rows(50)
+    rows[0][1] = "Zoë"  # a non-ASCII cell, in an id column
+    plain = read_wide_table(
+        _write(tmp_path / "plain.csv", rows), score="p", annotators=["ann", "bob", "cy"]
+    )
+    other = read_wide_table(
+        _write(tmp_path / f"other{suffix}", rows, sep=sep, encoding=encoding),
+        score="p",
+        annotators=["ann", "bob", "cy"],
+    )
+    np.testing.assert_array_equal(other.data.scores, plain.data.scores)
+    np.testing.assert_array_equal(other.data.annotations, plain.data.annotations)
+    assert other.frame["zip"].iloc[0] == "Zoë"
+
+
+def test_row6_issue22_a_binary_file_named_csv_is_refused(tmp_path):
+    path = tmp_path / "utf16.csv"
+    path.write_bytes(HEADER.encode("utf-16"))
+    with pytest.raises(TableError, match=r"utf16\.csv: not a text table \(it holds NUL bytes"):
+        read_wide_table(path, score="p", annotators=["ann"])
+
+
+@pytest.mark.parametrize("sep, suffix", [(",", ".csv"), (";", ".csv"), ("\t", ".tsv")])
+def test_row27_issue5_columns_other_than_the_score_are_carried_through_unchanged(
+    tmp_path, sep, suffix
+):
+    rows = _judged_rows(40)
+    rows[3][1] = ""  # an empty cell stays empty, not "nan"
+    path = _write(tmp_path / f"ids{suffix}", rows, sep=sep)
+    table = read_wide_table(path, score="p", annotators=["ann", "bob", "cy"])
+    out = write_table(tmp_path / f"out{suffix}", table.frame.assign(p_recalibrated=0.5), like=path)
+    written = list(csv.reader(io.StringIO(out.read_text()), delimiter=sep))
+    original = list(csv.reader(io.StringIO(path.read_text()), delimiter=sep))
+    assert [row[:-1] for row in written] == original  # 00000 stays 00000, zip 02134 stays 02134
+    assert written[0][-1] == "p_recalibrated" and written[1][-1] == "0.5"
+
+
+def test_row28_issue5_long_format_ids_join_as_text(tmp_path):
+    (tmp_path / "scores.csv").write_text("item,p\n0000,0.2\n0,0.7\n")
+    (tmp_path / "labels.csv").write_text(
+        "item,annotator,label\n0000,ann,0\n0000,bob,0\n0000,cy,1\n0,ann,1\n0,bob,1\n0,cy,1\n"
+    )
+    table = read_long_tables(tmp_path / "labels.csv", tmp_path / "scores.csv", score="p")
+    assert table.data.n_items == 2  # "0000" and "0" are two items, not one
+    np.testing.assert_array_equal(table.data.annotations, [[0, 0, 1], [1, 1, 1]])
+    (tmp_path / "labels.csv").write_text("item,annotator,label\n00,ann,1\n")
+    with pytest.raises(
+        TableError,
+        match=r"labels\.csv: column 'item', row 0: item '00' has no row in .*scores\.csv",
+    ):
+        read_long_tables(tmp_path / "labels.csv", tmp_path / "scores.csv", score="p")
