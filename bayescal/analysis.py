@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -40,6 +41,7 @@ from .summary import (
     PosteriorSummary,
     RecordSummary,
     ReliabilitySummary,
+    RunRecord,
     Summary,
     finite,
 )
@@ -398,5 +400,26 @@ def analyse(
         checks=ChecksSummary.from_checks(checks),
         record=_record(data, fit.draws()[2], sizes, level, truth, bins),
         timings={step: round(seconds, 3) for step, seconds in timings.items()},
+        run=RunRecord(
+            id=uuid.uuid4().hex,
+            seed=seed,
+            chain_method=fit.run["chain_method"],
+            devices=int(fit.run["devices"]),
+            versions=_versions(),
+        ),
     )
     return Analysis(data, channel_fit, fit, posterior, checks, summary)
+
+
+def _versions() -> dict[str, str]:
+    """The versions a run's draws depend on (ArviZ's without importing it: two seconds)."""
+    import platform
+    from importlib import metadata
+
+    versions = {"python": platform.python_version(), "bayescal": __version__}
+    for package in ("jax", "jaxlib", "numpyro", "arviz"):
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            versions[package] = "not installed"
+    return versions

@@ -41,8 +41,15 @@ from .priors import Priors
 
 __all__ = ["BayesFit", "ChannelDraws", "check_diagnostics", "named_parameters"]
 
-#: InferenceData attributes that record how the sampler ran (BayesFit.run).
-RUN_ATTRIBUTES = ("bayescal_chain_method", "bayescal_compiled_from")
+#: InferenceData attributes that record how the sampler ran, and the results folder's run id
+#: (BayesFit.run).
+RUN_ATTRIBUTES = (
+    "bayescal_chain_method",
+    "bayescal_devices",
+    "bayescal_compiled_from",
+    "bayescal_run_id",
+    "bayescal_input_sha256",
+)
 
 #: Diagnostic thresholds (Vehtari et al. 2021): rank-normalised R-hat and bulk / tail ESS.
 RHAT_MAX = 1.01
@@ -79,9 +86,10 @@ class BayesFit:
         The data it was fitted to: items per (score group, response pattern), the pattern a
         tuple of 0, 1 and -1 (missing); patterns never seen are left out.
     run : dict of str to str
-        How the sampler ran: ``chain_method`` (``parallel`` or ``sequential``) and
+        How the sampler ran: ``chain_method`` (``parallel`` or ``sequential``), ``devices`` and
         ``compiled_from`` (``compiled``, ``memory`` or ``disk``, see
-        :mod:`bayescal._compile_cache`); also in the InferenceData's attributes.
+        :mod:`bayescal._compile_cache`); also in the InferenceData's attributes.  A fit loaded
+        from a results folder also has its ``run_id`` and ``input_sha256``.
     idata : arviz.InferenceData
         The posterior object (groups in the module docstring), built on first use.
     """
@@ -163,10 +171,14 @@ class BayesFit:
             functools.partial(_groups, samples, extra, design, priors, model, names, run),
         )
 
-    def save(self, path) -> None:
+    def save(self, path, *, run: dict | None = None) -> None:
         """Write the InferenceData to netCDF (ArviZ's layout: ``arviz.from_netcdf`` reads it);
-        :meth:`load` restores an identical fit."""
-        _netcdf.write(path, *self._groups)
+        :meth:`load` restores an identical fit.  ``run`` adds entries to :attr:`run` in the file
+        only (a results folder's ``run_id`` and ``input_sha256``), as ``bayescal_<name>``
+        attributes."""
+        attrs, groups = self._groups
+        extra = {f"bayescal_{name}": str(value) for name, value in (run or {}).items()}
+        _netcdf.write(path, {**attrs, **extra}, groups)
 
     @classmethod
     def load(cls, path) -> BayesFit:

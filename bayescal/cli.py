@@ -187,7 +187,9 @@ def _output_arguments(command: argparse.ArgumentParser, required: bool = True) -
         "--out", required=required, help="output directory (must not exist unless --force)"
     )
     command.add_argument(
-        "--force", action="store_true", help="write into an existing output directory"
+        "--force",
+        action="store_true",
+        help="replace an existing results folder whole (never one holding other files or the input)",
     )
 
 
@@ -321,6 +323,18 @@ COMMANDS = {
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command.  Ctrl-C ends it with one line, ``bayescal: interrupted``, and exit status 130
+    (at once: ``os._exit`` does not wait for a compilation running in another thread); results
+    folders are written whole (:func:`bayescal.io.staged_output`), so nothing is half-written."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("bayescal: interrupted", file=sys.stderr, flush=True)
+        sys.stdout.flush()
+        os._exit(130)
+
+
+def _main(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
     if getattr(args, "no_cache", False):
         os.environ[CACHE_ENV] = "off"  # read by bayescal._compile_cache when a sampler is needed

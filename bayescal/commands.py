@@ -56,17 +56,19 @@ def _read_input(args):
     return table
 
 
+def _inputs(args) -> list:
+    """The files the command reads: a results folder may never hold one."""
+    return [args.table, args.scores, getattr(args, "prior", None), getattr(args, "priors", None)]
+
+
 def _output_directory(args) -> pathlib.Path | None:
-    """Refuse an existing --out (without --force), or a file in its way (with it too), before
-    any work (not after a long fit)."""
-    from .io import prepare_output
+    """Refuse, before any work (not after a long fit), an --out the results cannot replace
+    whole (:func:`bayescal.io.check_output`)."""
+    from .io import check_output
 
     if args.out is None:
         return None
-    out = pathlib.Path(args.out)
-    if out.exists():
-        prepare_output(out, force=args.force)
-    return out
+    return check_output(args.out, force=args.force, inputs=_inputs(args))
 
 
 def _progress(args) -> bool:
@@ -78,6 +80,9 @@ def _bayes_options(args) -> dict:
 
 
 def _input_record(args) -> dict:
+    from .io import file_sha256
+
+    files = {"table": args.table, "scores": args.scores}
     return {
         "table": str(args.table),
         "scores": args.scores,
@@ -85,6 +90,7 @@ def _input_record(args) -> dict:
         "annotators": args.annotators,
         "truth": args.truth,
         "long": args.long,
+        "sha256": {role: file_sha256(path) for role, path in files.items() if path is not None},
     }
 
 
@@ -110,7 +116,11 @@ def run_fit(args) -> str:
         bayes_options=_bayes_options(args),
     )
     summary, report = write_analysis(
-        out, analysis, force=True, input_record=_input_record(args), read_seconds=read_seconds
+        out,
+        analysis,
+        force=args.force,
+        input_record=_input_record(args),
+        read_seconds=read_seconds,
     )
     if args.json:
         return json.dumps(summary.to_dict(), indent=2, allow_nan=False)
@@ -147,7 +157,14 @@ def run_recalibrate(args) -> str:
         data, method=args.method, channels=channel_fit.channels, fit_bins=args.fit_bins
     )
     document, output = write_recalibration(
-        out, table, fitted, channel_fit, f"{args.score}_recalibrated", _input_record(args)
+        out,
+        table,
+        fitted,
+        channel_fit,
+        f"{args.score}_recalibrated",
+        _input_record(args),
+        force=args.force,
+        inputs=_inputs(args),
     )
     if args.json:
         return json.dumps(document, indent=2, allow_nan=False)
@@ -176,7 +193,7 @@ def run_sensitivity(args) -> str:
         progress=_progress(args),
         **_bayes_options(args),
     )
-    document = write_sensitivity(out, result, name, why)
+    document = write_sensitivity(out, result, name, why, force=args.force, inputs=_inputs(args))
     if args.json:
         return json.dumps(document, indent=2, allow_nan=False)
     with _wide_display():

@@ -20,7 +20,7 @@ from .correction import majority_vote_ece, noise_corrected_ece, soft_vote_ece
 from .data import AnnotatedScores
 from .estimation import nc_ece_estimate
 from .exceptions import SaturatedModelWarning
-from .io import prepare_output, read_wide_table, write_table
+from .io import read_wide_table, write_table
 from .metrics import expected_calibration_error
 from .recalibration import recalibration_study
 from .results import write_analysis
@@ -151,7 +151,7 @@ def _demo_fit(simulation, out: pathlib.Path, n_bins, seed: int):
 
     data = simulation.data
     names = list(data.annotator_names)
-    prepare_output(out, force=True)  # the demo's own directory: rewritten on every run
+    out.mkdir(parents=True, exist_ok=True)  # the demo's own directory: rewritten on every run
     table_path = write_table(
         out / "toy.csv",
         pd.DataFrame(

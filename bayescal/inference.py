@@ -234,13 +234,17 @@ class Sampler:
         so the start compiles while the advance is traced, and then both compile side by side
         (on two cores the wait is that of the advance alone)."""
         programs = self._programs()
-        with ThreadPoolExecutor(max_workers=2) as pool:
+        pool = ThreadPoolExecutor(max_workers=2)
+        try:
             lowered = programs["start"].lower(seed, *shared)
             start = pool.submit(lowered.compile, compiler_options=COMPILER_OPTIONS)
             states = jax.eval_shape(programs["start"], seed, *shared)
             lowered = programs["advance"].lower(states, *shared)
             advance = pool.submit(lowered.compile, compiler_options=COMPILER_OPTIONS)
             return {"start": start.result(), "advance": advance.result()}
+        finally:
+            # never wait for a compilation nobody will use (Ctrl-C while compiling)
+            pool.shutdown(wait=False, cancel_futures=True)
 
     def _compiled_programs(self, seed, shared) -> dict:
         """The compiled programs for this layout: from this process, from disk, or compiled
@@ -269,7 +273,11 @@ class Sampler:
             self.design, counts=self.design.counts_of(counts, grouped=self.model == "hui_walter")
         )
         samples, extra = self.run(design.counts, priors, seed)
-        run = {"chain_method": self.chain_method, "compiled_from": self.compiled_from}
+        run = {
+            "chain_method": self.chain_method,
+            "devices": len(self.devices),
+            "compiled_from": self.compiled_from,
+        }
         return BayesFit.from_run(
             samples, extra, design, priors, self.model, counts.annotator_names, run=run
         )

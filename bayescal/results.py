@@ -16,7 +16,7 @@ import time
 from typing import NamedTuple
 
 from ._api import old_spellings
-from .io import prepare_output, read_json, write_atomic, write_json, write_table
+from .io import read_json, staged_output, write_atomic, write_json, write_table
 from .report import draw_figures, report_html
 from .summary import Summary
 
@@ -49,13 +49,15 @@ class Written(NamedTuple):
 def write_analysis(
     out, analysis, *, force: bool = False, input_record: dict | None = None, read_seconds=None
 ) -> Written:
-    """Write an :class:`~bayescal.analysis.Analysis` into the folder ``out``.
+    """Write an :class:`~bayescal.analysis.Analysis` into the folder ``out``, whole.
 
-    Writes ``posterior.nc``, the report with its figures, and ``summary.json`` last (with
-    ``input_record`` as its ``input`` and the seconds of reading, when given, and of writing
-    added to ``timings``).  Returns the summary as written and the report's path.
+    Writes ``posterior.nc`` (with the run's id, and the input's SHA-256 when known, as
+    attributes), the report with its figures, and ``summary.json`` last (with ``input_record``
+    as its ``input`` and the seconds of reading, when given, and of writing added to
+    ``timings``), all into a fresh folder that then replaces ``out``
+    (:func:`~bayescal.io.staged_output`: an interrupted run leaves ``out`` as it was, and an
+    existing ``out`` needs ``force``).  Returns the summary as written and the report's path.
     """
-    out = prepare_output(out, force=force)
     summary = analysis.summary
     if input_record is not None:
         summary = dataclasses.replace(summary, input=input_record)
@@ -63,16 +65,22 @@ def write_analysis(
         summary = dataclasses.replace(
             summary, timings={"read": round(read_seconds, 3), **summary.timings}
         )
-    start = time.perf_counter()
-    write_atomic(out / POSTERIOR_FILE, analysis.bayes_fit.save)
-    written = time.perf_counter()
-    # the report shows no timings: it is the same when re-rendered
-    report = render_report(out, summary=summary)
-    summary = summary.with_timings(
-        write_posterior=written - start, report=time.perf_counter() - written
-    )
-    write_json(out / SUMMARY_FILE, summary.to_dict())
-    return Written(summary, report)
+    inputs = [] if input_record is None else [input_record.get("table"), input_record.get("scores")]
+    run = {"run_id": summary.run.id}
+    if input_record is not None and "sha256" in input_record:
+        run["input_sha256"] = json.dumps(input_record["sha256"], sort_keys=True)
+    out = pathlib.Path(out)
+    with staged_output(out, force=force, inputs=inputs) as staging:
+        start = time.perf_counter()
+        analysis.bayes_fit.save(staging / POSTERIOR_FILE, run=run)
+        written = time.perf_counter()
+        # the report shows no timings: it is the same when re-rendered
+        render_report(staging, summary=summary)
+        summary = summary.with_timings(
+            write_posterior=written - start, report=time.perf_counter() - written
+        )
+        write_json(staging / SUMMARY_FILE, summary.to_dict())
+    return Written(summary, out / REPORT_FILE)
 
 
 def load_summary(directory) -> Summary:
@@ -112,17 +120,26 @@ def render_report(directory, *, summary: Summary | None = None) -> pathlib.Path:
         raise FileNotFoundError(
             f"{posterior}: no such file; the report needs the saved posterior of bayescal fit"
         )
-    figures = draw_figures(summary, BayesFit.load(posterior))
+    fit = BayesFit.load(posterior)
+    if summary.run is not None and fit.run.get("run_id") != summary.run.id:
+        raise ValueError(
+            f"{posterior} is from another run ({fit.run.get('run_id', 'no run id')}) than "
+            f"{directory / SUMMARY_FILE} ({summary.run.id}); re-run bayescal fit"
+        )
+    figures = draw_figures(summary, fit)
     (directory / FIGURE_DIRECTORY).mkdir(exist_ok=True)
     for name, png in figures.items():
         write_atomic(directory / FIGURE_DIRECTORY / f"{name}.png", png)
     return write_atomic(directory / REPORT_FILE, report_html(summary, figures))
 
 
-def write_recalibration(out, table, fitted, channel_fit, column: str, input_record: dict):
-    """``bayescal recalibrate``'s folder: ``map.json`` (the map, the channels it was fitted with
-    and the input) and the input table with the recalibrated scores added as ``column``.
-    Returns the map document and the table's path."""
+def write_recalibration(
+    out, table, fitted, channel_fit, column: str, input_record: dict, *, force=False, inputs=()
+):
+    """``bayescal recalibrate``'s folder, written whole (:func:`~bayescal.io.staged_output`):
+    ``map.json`` (the map, the channels it was fitted with and the input) and the input table
+    with the recalibrated scores added as ``column``.  Returns the map document and the
+    table's path."""
     if column in table.frame.columns:
         raise ValueError(
             f"the table already has a column {column!r}; rename it before recalibrating"
@@ -138,16 +155,16 @@ def write_recalibration(out, table, fitted, channel_fit, column: str, input_reco
         "input": input_record,
         "output_column": column,
     }
-    out = prepare_output(out, force=True)
-    write_json(out / "map.json", document)
     recalibrated = table.frame.assign(**{column: fitted.predict(table.data.scores)})
-    output = write_table(
-        out / f"recalibrated{table.path.suffix.lower()}", recalibrated, like=table.path
-    )
-    return document, output
+    name = f"recalibrated{table.path.suffix.lower()}"
+    out = pathlib.Path(out)
+    with staged_output(out, force=force, inputs=inputs) as staging:
+        write_json(staging / "map.json", document)
+        write_table(staging / name, recalibrated, like=table.path)
+    return document, out / name
 
 
-def write_sensitivity(out, result, model: str, why: str) -> dict:
+def write_sensitivity(out, result, model: str, why: str, *, force=False, inputs=()) -> dict:
     """``bayescal sensitivity``'s folder: ``sensitivity.csv`` (the table) and ``sensitivity.json``
     (the table's rows with the model, the reference prior and the level).  Returns the document
     (``out=None`` writes nothing)."""
@@ -160,7 +177,7 @@ def write_sensitivity(out, result, model: str, why: str) -> dict:
         "rows": json.loads(frame.to_json(orient="records")),
     }
     if out is not None:
-        out = prepare_output(out, force=True)
-        write_atomic(out / "sensitivity.csv", frame.to_csv(index=False))
-        write_json(out / "sensitivity.json", document)
+        with staged_output(out, force=force, inputs=inputs) as staging:
+            write_atomic(staging / "sensitivity.csv", frame.to_csv(index=False))
+            write_json(staging / "sensitivity.json", document)
     return document

@@ -303,11 +303,28 @@ class RecordSummary(Section):
 
 
 @dataclass(frozen=True, repr=False)
+class RunRecord(Section):
+    """What repeats a run exactly and ties its files together (issue 16 items 4 and 24).
+
+    ``id`` is new on every run and is also the posterior's attribute ``bayescal_run_id``: a
+    report refuses a ``posterior.nc`` of another run.  ``seed``, ``chain_method``, ``devices``
+    and ``versions`` (Python, bayescal, JAX, jaxlib, NumPyro, ArviZ) repeat the draws.
+    """
+
+    id: str
+    seed: int
+    chain_method: str
+    devices: int
+    versions: dict[str, str]
+
+
+@dataclass(frozen=True, repr=False)
 class Summary(Section):
     """Every number of a fit's report (README, "summary.json").
 
-    ``timings`` (seconds of each step) is the only part that differs between two runs of one
-    command; ``input`` records the table and columns when the fit came from a file.
+    ``timings`` (seconds of each step) and ``run.id`` are the only parts that differ between two
+    runs of one command; ``input`` records the table, its columns and its SHA-256 when the fit
+    came from a file.
     """
 
     bayescal_version: str
@@ -325,6 +342,8 @@ class Summary(Section):
     record: RecordSummary
     timings: dict[str, float]
     input: dict | None = field(default=None, metadata=OMIT_NONE)
+    #: Absent from summaries written before bayescal 0.2.
+    run: RunRecord | None = field(default=None, metadata=OMIT_NONE)
 
     def to_dict(self) -> dict:
         """The JSON document of ``summary.json`` (plain dicts, lists, numbers, strings, None)."""

@@ -241,7 +241,7 @@ def test_fit_report_and_refusal_in_a_subprocess(judged_table):
     assert refused.returncode == 2 and refused.stdout == ""
     assert (
         refused.stderr
-        == f"bayescal: error: {out} already exists; choose another directory or pass --force to overwrite its files\n"
+        == f"bayescal: error: {out} already exists; choose another directory or pass --force to replace it\n"
     )
 
     # A file in the way of --out is refused before any fitting, with --force as well.

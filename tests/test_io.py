@@ -13,7 +13,6 @@ import pytest
 import bayescal as bc
 from bayescal.io import (
     TableError,
-    prepare_output,
     read_long_tables,
     read_priors,
     read_wide_table,
@@ -88,16 +87,6 @@ def test_missing_and_unknown_files(tmp_path):
     (tmp_path / "broken.parquet").write_text("not parquet")
     with pytest.raises(TableError, match="cannot be read as PARQUET"):
         read_wide_table(tmp_path / "broken.parquet", score="p", annotators=["a"])
-
-
-def test_output_directory_is_never_overwritten_without_force(tmp_path):
-    out = prepare_output(tmp_path / "run")
-    (out / "summary.json").write_text("{}")
-    with pytest.raises(
-        FileExistsError, match="already exists; choose another directory or pass --force"
-    ):
-        prepare_output(out)
-    assert prepare_output(out, force=True) == out and (out / "summary.json").exists()
 
 
 def test_atomic_writes_leave_nothing_half_written(tmp_path):

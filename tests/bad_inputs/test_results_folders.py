@@ -1,0 +1,199 @@
+"""The bad-input catalogue (issue 16), results folders: one run per folder, the input never
+written, Ctrl-C answered in one line (rows #15-#19, #29, #31, #36-#38; items 4, 6, 11-13)."""
+
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from bayescal.io import check_output, staged_output
+
+JUDGED = ["--score", "score", "--annotators", "ann,bob,cy,dee"]
+EXAMPLE = pathlib.Path(__file__).parents[2] / "examples" / "judged.csv"
+
+
+def _bayescal(*argv, environment=None):
+    script = pathlib.Path(sys.executable).with_name("bayescal")
+    return subprocess.Popen(
+        [str(script), *map(str, argv)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **(environment or {})},
+    )
+
+
+def test_staged_output_replaces_a_folder_whole_or_not_at_all(tmp_path):
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "summary.json").write_text("old")
+    (out / "figures").mkdir()
+    for interruption in (RuntimeError("disk full"), KeyboardInterrupt()):
+        with pytest.raises(type(interruption)), staged_output(out, force=True) as staging:
+            (staging / "summary.json").write_text("new")
+            raise interruption
+        assert (out / "summary.json").read_text() == "old"
+    with staged_output(out, force=True) as staging:
+        (staging / "summary.json").write_text("new")
+    assert sorted(p.name for p in out.iterdir()) == ["summary.json"]  # the old figures went too
+    assert (out / "summary.json").read_text() == "new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]  # no staging folder left
+
+
+def test_row29_issue6_a_folder_holding_the_input_is_never_replaced(tmp_path):
+    # the catalogue's case: the input is named recalibrated.csv, the name of recalibrate's output
+    table = tmp_path / "data" / "recalibrated.csv"
+    table.parent.mkdir()
+    table.write_text("score,ann\n0.5,1\n")
+    with pytest.raises(
+        ValueError,
+        match=r"data holds the input .*recalibrated\.csv; a results folder is replaced whole "
+        r"and the input is never written, so choose another directory$",
+    ):
+        check_output(table.parent, force=True, inputs=[None, table])
+    assert table.read_text() == "score,ann\n0.5,1\n"
+
+
+def test_row15_a_folder_with_other_files_or_without_force_is_refused(tmp_path):
+    other = tmp_path / "mine"
+    other.mkdir()
+    (other / "notes.txt").write_text("keep")
+    with pytest.raises(
+        FileExistsError,
+        match=r"mine holds \['notes.txt'\], which bayescal did not write; --force replaces a "
+        r"results folder whole, so choose another directory$",
+    ):
+        check_output(other, force=True)
+    assert (other / "notes.txt").read_text() == "keep"
+    with pytest.raises(
+        FileExistsError, match=r"mine already exists; choose another directory or pass --force"
+    ):
+        check_output(other)
+    (tmp_path / "a-file").write_text("x")
+    with pytest.raises(FileExistsError, match=r"a-file exists and is not a directory$"):
+        check_output(tmp_path / "a-file", force=True)
+
+
+def test_row16_17_issue11_a_place_where_no_folder_can_be_made_is_refused_before_any_work(tmp_path):
+    # (a read-only folder does not stop root, who runs CI; a file where a folder should be
+    # takes the same path: no folder can be created there)
+    (tmp_path / "a-file").write_text("x")
+    with pytest.raises(
+        PermissionError,
+        match=r"out: cannot create a folder in .*a-file \(Not a directory\); choose another directory$",
+    ):
+        check_output(tmp_path / "a-file" / "out")
+
+
+@pytest.mark.slow
+def test_row36_37_issue12_ctrl_c_ends_in_one_line_and_leaves_the_folder_as_it_was(tmp_path):
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "summary.json").write_text("old")
+    process = _bayescal(
+        "fit", EXAMPLE, *JUDGED, "--out", out, "--force", "--quiet",
+        "--warmup", "20000", "--samples", "20000",
+        environment={"BAYESCAL_CACHE_DIR": "off"},  # compiles: the signal lands while it works
+    )  # fmt: skip
+    time.sleep(4)  # past the imports (about 2 s), into compilation or sampling
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=300)
+    assert process.returncode == 130, stderr
+    assert stderr.strip().splitlines()[-1] == "bayescal: interrupted" and "Traceback" not in stderr
+    assert [p.name for p in out.iterdir()] == ["summary.json"]
+    assert (out / "summary.json").read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["run"]  # no staging folder left behind
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory):
+    """Two results folders of two fits of the same data (short chains)."""
+    import warnings
+
+    import bayescal as bc
+    from bayescal.results import write_analysis
+
+    folder = tmp_path_factory.mktemp("runs")
+    data = bc.toy_data(600, seed=2).data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # short chains and a saturated model: not the point here
+        for name, seed in (("one", 1), ("two", 2)):
+            analysis = bc.analyse(
+                data,
+                seed=seed,
+                bayes_options={"num_chains": 2, "num_warmup": 100, "num_samples": 100},
+            )
+            write_analysis(folder / name, analysis)
+    return folder
+
+
+@pytest.mark.slow
+def test_row31_issue4_a_report_refuses_the_posterior_of_another_run(two_runs, tmp_path):
+    from bayescal.results import render_report
+
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    for name in ("summary.json", "posterior.nc"):
+        source = two_runs / ("two" if name == "posterior.nc" else "one") / name
+        (mixed / name).write_bytes(source.read_bytes())
+    summary = json.loads((mixed / "summary.json").read_text())
+    with pytest.raises(
+        ValueError,
+        match=rf"posterior\.nc is from another run \([0-9a-f]{{32}}\) than .*summary\.json "
+        rf"\({summary['run']['id']}\); re-run bayescal fit$",
+    ):
+        render_report(mixed)
+    run = summary["run"]
+    assert set(run) == {"id", "seed", "chain_method", "devices", "versions"}
+    assert set(run["versions"]) == {"python", "bayescal", "jax", "jaxlib", "numpyro", "arviz"}
+    assert render_report(two_runs / "one").name == "report.html"  # its own posterior: fine
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "file, content, message",
+    [
+        (
+            "summary.json",
+            "42",
+            r"summary\.json: document must be a dict; saw int; re-run bayescal fit$",
+        ),
+        ("summary.json", "{", r"summary\.json: not valid JSON"),
+        (
+            "summary.json",
+            None,
+            r"summary\.json: not a bayescal fit summary \(missing reliability\)",
+        ),
+        (
+            "posterior.nc",
+            b"\x89HDF\r\n\x1a\n trunc",
+            r"posterior\.nc: not a netCDF file of a posterior",
+        ),
+        (
+            "posterior.nc",
+            b"\x80\x04\x95 pickle",
+            r"posterior\.nc: not a netCDF file of a posterior",
+        ),
+    ],
+)
+def test_row18_19_38_issue13_a_broken_results_file_is_named_in_one_line(
+    two_runs, tmp_path, file, content, message
+):
+    from bayescal.results import render_report
+
+    folder = tmp_path / "broken"
+    folder.mkdir()
+    for name in ("summary.json", "posterior.nc"):
+        (folder / name).write_bytes((two_runs / "one" / name).read_bytes())
+    if content is None:  # a summary without its reliability section
+        document = json.loads((folder / file).read_text())
+        del document["reliability"]
+        content = json.dumps(document)
+    (folder / file).write_bytes(content if isinstance(content, bytes) else content.encode())
+    with pytest.raises(ValueError, match=message):
+        render_report(folder)
