@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import warnings
 
@@ -78,8 +79,14 @@ class _Renamed(argparse.Action):
 
 
 def _names(text: str) -> list[str]:
-    names = [name.strip() for name in text.split(",") if name.strip()]
-    if not names:
+    """Comma-separated column names; a name in double quotes is taken as it is, spaces and
+    commas included (``'"cy, jr", " ann "'``), the others are stripped of spaces."""
+    names = []
+    for token in re.findall(r'\s*("[^"]*"|[^,]*)\s*(?:,|$)', text)[:-1] if text else []:
+        name = token[1:-1] if len(token) >= 2 and token[0] == token[-1] == '"' else token.strip()
+        if name:
+            names.append(name)
+    if not names or text.count('"') % 2:
         raise argparse.ArgumentTypeError(f"expected comma-separated column names; saw {text!r}")
     return names
 
@@ -104,7 +111,9 @@ def _table_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--annotators",
         type=_names,
-        help="comma-separated annotator columns (wide format; with --long: which annotators to keep)",
+        action="extend",
+        help="comma-separated annotator columns, may be repeated; a name with spaces or commas in "
+        "double quotes (--annotators '\"cy, jr\"') (wide format; with --long: which annotators to keep)",
     )
     command.add_argument(
         "--truth", help="column of true 0/1 labels, if known (oracle ECE; never used for fitting)"

@@ -2,10 +2,15 @@
 
 Matplotlib is imported inside each function, so importing this module stays cheap and
 ``import bayescal`` never loads it.  Every function takes a result object, draws on ``ax``
-(or on new Axes when none is given) and returns the Axes.
+(or on new Axes when none is given) and returns the Axes.  New Axes are pyplot's, except inside
+:func:`detached_figures` (the report's files), where they belong to a plain ``Figure`` on an
+Agg canvas: nothing of pyplot's state (backend, open figures) is touched.
 """
 
 from __future__ import annotations
+
+import contextlib
+import contextvars
 
 import numpy as np
 import pandas as pd
@@ -26,11 +31,35 @@ FLAG_COLOUR = "tab:red"
 PLAIN_COLOUR = "tab:blue"
 
 
+#: Whether new Axes are drawn off pyplot (:func:`detached_figures`); a context variable, so
+#: threads and notebooks drawing at the same time do not see each other's choice.
+_DETACHED = contextvars.ContextVar("bayescal_detached_figures", default=False)
+
+
+@contextlib.contextmanager
+def detached_figures():
+    """New Axes drawn inside this block belong to plain ``Figure`` objects on an Agg canvas,
+    never to pyplot: a notebook's backend and open figures stay as they are."""
+    token = _DETACHED.set(True)
+    try:
+        yield
+    finally:
+        _DETACHED.reset(token)
+
+
 def _axes(ax, size=(7.0, 3.5)):
+    if ax is not None:
+        return ax
+    if _DETACHED.get():
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        figure = Figure(figsize=size, layout="constrained")
+        FigureCanvasAgg(figure)
+        return figure.add_subplot()
     import matplotlib.pyplot as plt
 
-    if ax is None:
-        _, ax = plt.subplots(figsize=size, layout="constrained")
+    _, ax = plt.subplots(figsize=size, layout="constrained")
     return ax
 
 

@@ -282,19 +282,27 @@ def report_html(summary: Summary, figures: dict[str, bytes]) -> str:
 
 
 def _png(ax) -> bytes:
-    import matplotlib.pyplot as plt
-
     buffer = io.BytesIO()
     ax.figure.savefig(buffer, format="png", dpi=110)
-    plt.close(ax.figure)
     return buffer.getvalue()
 
 
 def draw_figures(summary: Summary, fit) -> dict[str, bytes]:
-    """The report's figures as PNG bytes, from the summary and the channel posterior ``fit``."""
-    import matplotlib
+    """The report's figures as PNG bytes, from the summary and the channel posterior ``fit``,
+    drawn off pyplot (:func:`bayescal.plotting.detached_figures`): a notebook's backend and
+    figures are never touched."""
+    import warnings
 
-    matplotlib.use("Agg")  # files only, on a machine without a screen
+    from .plotting import detached_figures
+
+    with detached_figures(), warnings.catch_warnings():
+        # a name in a script the font lacks is drawn as a box; one warning per glyph says
+        # nothing the figure does not show
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from", category=UserWarning)
+        return _figures(summary, fit)
+
+
+def _figures(summary: Summary, fit) -> dict[str, bytes]:
     import numpy as np
 
     from .channels import Channels

@@ -235,3 +235,26 @@ def test_the_checks_keep_their_level_and_old_summaries_still_load(results):
     del document["checks"]["level"]  # a summary written before 0.2
     old = bc.summary.Summary.from_dict(document)
     assert old.checks.level is None and "Model checks:" in old.text()
+
+
+def test_drawing_the_report_leaves_pyplot_alone(results):
+    """Issue 16 item 15: render_report called matplotlib.use("Agg") and closed figures, which
+    switched a notebook's backend; the report now draws on its own Agg figures."""
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    from bayescal.bayes_fit import BayesFit
+    from bayescal.report import draw_figures
+
+    out, summary, _ = results
+    before = matplotlib.get_backend()
+    matplotlib.use("svg")  # a backend the report must not switch away from
+    try:
+        mine = plt.figure()
+        figures = draw_figures(summary, BayesFit.load(out / "posterior.nc"))
+        assert sorted(figures) == ["agreement", "channels", "patterns", "reliability"]
+        assert all(png.startswith(b"\x89PNG") for png in figures.values())
+        assert matplotlib.get_backend() == "svg" and plt.get_fignums() == [mine.number]
+        plt.close(mine)
+    finally:
+        matplotlib.use(before)

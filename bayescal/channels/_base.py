@@ -206,13 +206,20 @@ def as_counts(data: object) -> CellStatistics:
     :class:`~bayescal.AnnotatedScores` (:meth:`~bayescal.AnnotatedScores.compress`), or of cells
     built elsewhere (a table larger than memory, :mod:`bayescal.cells`), pooled over their bins."""
     if isinstance(data, AnnotatedScores):
-        return data.compress()
-    if isinstance(data, CellStatistics):
-        return data.by_pattern()
-    raise TypeError(
-        "data must be a bayescal.AnnotatedScores or bayescal.cells.CellStatistics; "
-        f"saw {type(data).__name__}"
-    )
+        counts = data.compress()
+    elif isinstance(data, CellStatistics):
+        counts = data.by_pattern()
+    else:
+        raise TypeError(
+            "data must be a bayescal.AnnotatedScores or bayescal.cells.CellStatistics; "
+            f"saw {type(data).__name__}"
+        )
+    if counts.counts.sum() < 2:  # say so, rather than blame the first annotator's one label
+        raise ValueError(
+            f"data: there is {int(counts.counts.sum())} item; channels cannot be estimated from "
+            "fewer than two items (every annotator's labels are then constant)"
+        )
+    return counts
 
 
 def as_data(data: object) -> AnnotatedScores:

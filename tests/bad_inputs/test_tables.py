@@ -100,3 +100,53 @@ def test_row28_issue5_long_format_ids_join_as_text(tmp_path):
         match=r"labels\.csv: column 'item', row 0: item '00' has no row in .*scores\.csv",
     ):
         read_long_tables(tmp_path / "labels.csv", tmp_path / "scores.csv", score="p")
+
+
+@pytest.mark.parametrize(
+    "argv, names",
+    [
+        (["--annotators", "ann,bob,cy"], ["ann", "bob", "cy"]),
+        (["--annotators", " ann , bob "], ["ann", "bob"]),
+        (["--annotators", '" cy ","cy,jr"', "--annotators", "ann"], [" cy ", "cy,jr", "ann"]),
+        (["--annotators", "ann", "--annotators", "bob"], ["ann", "bob"]),
+    ],
+)
+def test_row32_issue8_annotator_names_with_spaces_or_commas_can_be_named(tmp_path, argv, names):
+    from bayescal.cli import build_parser
+
+    args = build_parser().parse_args(["fit", "t.csv", "--score", "p", "--out", "o", *argv])
+    assert args.annotators == names
+    header = "p," + ",".join(f'"{name}"' for name in names) + "\n"
+    path = tmp_path / "t.csv"
+    path.write_text(
+        header
+        + "0.5,"
+        + ",".join(["1"] * len(names))
+        + "\n0.2,"
+        + ",".join(["0"] * len(names))
+        + "\n"
+    )
+    table = read_wide_table(path, score="p", annotators=args.annotators)
+    assert list(table.data.annotator_names) == names
+
+
+def test_row32_an_unclosed_quote_in_annotators_is_an_argument_error(capsys):
+    from bayescal.cli import build_parser
+
+    with pytest.raises(SystemExit) as stop:
+        build_parser().parse_args(
+            ["fit", "t.csv", "--score", "p", "--annotators", '"cy', "--out", "o"]
+        )
+    assert stop.value.code == 2
+    assert (
+        "argument --annotators: expected comma-separated column names; saw '\"cy'"
+        in capsys.readouterr().err
+    )
+
+
+def test_row11_issue21_a_single_item_table_says_so():
+    with pytest.raises(
+        ValueError,
+        match=r"^data: there is 1 item; channels cannot be estimated from fewer than two items",
+    ):
+        bc.dawid_skene_em(bc.AnnotatedScores([0.5], [[1, 0, 1]]))
