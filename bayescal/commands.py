@@ -11,14 +11,17 @@ import pathlib
 import sys
 import time
 
+from ._api import warn_caller
 from .channels import score_groups
 from .data import AnnotatedScores
+from .exceptions import RecalibrationWarning
 
 __all__ = ["run_fit", "run_recalibrate", "run_report", "run_sensitivity"]
 
 
-def _read_input(args):
-    """The Table of the command's arguments (wide, or long with --scores), with score groups."""
+def _read_input(args, unlabelled: str = "refuse"):
+    """The Table of the command's arguments (wide, or long with --scores), with score groups;
+    ``unlabelled`` as in :func:`bayescal.io.read_wide_table`."""
     from .io import read_long_tables, read_wide_table
 
     if args.long:
@@ -33,6 +36,7 @@ def _read_input(args):
             label=args.label,
             annotators=args.annotators,
             truth=args.truth,
+            unlabelled=unlabelled,
         )
     else:
         if args.annotators is None:
@@ -42,7 +46,11 @@ def _read_input(args):
         if args.scores is not None:
             raise ValueError("--scores is only for --long tables")
         table = read_wide_table(
-            args.table, score=args.score, annotators=args.annotators, truth=args.truth
+            args.table,
+            score=args.score,
+            annotators=args.annotators,
+            truth=args.truth,
+            unlabelled=unlabelled,
         )
     if args.groups is not None or args.thresholds is not None:
         data = table.data
@@ -147,8 +155,15 @@ def run_recalibrate(args) -> str:
     from .results import write_recalibration
 
     out = _output_directory(args)
-    table = _read_input(args)
-    channel_fit, data = frequentist_channels(table.data, seed=args.seed)
+    table = _read_input(args, unlabelled="keep")
+    labelled = (table.data.annotations != -1).any(axis=1)
+    if not labelled.all():  # fitted on the labelled items, applied to every score
+        warn_caller(
+            f"{int((~labelled).sum())} of {labelled.size} items have no label: the map is fitted "
+            f"on the {int(labelled.sum())} labelled items and applied to every item's score",
+            RecalibrationWarning,
+        )
+    channel_fit, data = frequentist_channels(table.data.subset(labelled), seed=args.seed)
     if channel_fit.failure:
         raise ValueError(
             f"{channel_fit.method} failed ({channel_fit.failure}); the map needs estimated channels"

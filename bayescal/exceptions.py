@@ -52,7 +52,8 @@ class ConvergenceWarning(UserWarning):
 
 
 class RecalibrationWarning(UserWarning):
-    """A recalibration fit ended on the edge of its parameter box or did not converge."""
+    """A recalibration fit ended on the edge of its parameter box or did not converge, or was
+    fitted on the labelled items only (``bayescal recalibrate`` on a table with unlabelled ones)."""
 
 
 class SamplingWarning(UserWarning):

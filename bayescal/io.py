@@ -52,6 +52,8 @@ __all__ = [
 TABLE_SUFFIXES = (".csv", ".tsv", ".parquet", ".pq")
 #: Of those, the text tables.
 TEXT_SUFFIXES = (".csv", ".tsv")
+#: What a reader does with an item no annotator labelled.
+UNLABELLED = ("refuse", "keep")
 
 
 def _current_umask() -> int:
@@ -184,22 +186,26 @@ def _item_columns(path: pathlib.Path, frame, score: str, truth: str | None) -> n
     return None if truth is None else frame[truth].to_numpy(dtype=np.int64)
 
 
-def _check_labelled(path: pathlib.Path, data: AnnotatedScores, where: str) -> None:
-    """Every annotator gave a label and every item got one."""
+def _check_labelled(
+    path: pathlib.Path, data: AnnotatedScores, where: str, unlabelled: str = "refuse"
+) -> None:
+    """Every annotator gave a label and, unless ``unlabelled="keep"``, every item got one."""
     observed = data.annotations != -1
     for j in np.flatnonzero(~observed.any(axis=0)):
         raise TableError(
             f"{path}: {where} {data.annotator_names[j]!r}: the annotator gave no label at all; drop it"
         )
-    unlabelled = ~observed.any(axis=1)
-    if unlabelled.any():
+    rows = ~observed.any(axis=1)
+    if unlabelled == "refuse" and rows.any():
         raise TableError(
-            f"{path}: row {int(np.flatnonzero(unlabelled)[0])}: no annotator labelled this item; drop the row"
+            f"{path}: row {int(np.flatnonzero(rows)[0])}: no annotator labelled this item; drop the row"
         )
 
 
 @old_spellings()
-def read_wide_table(path, *, score, annotators, groups=None, truth=None) -> Table:
+def read_wide_table(
+    path, *, score, annotators, groups=None, truth=None, unlabelled="refuse"
+) -> Table:
     """Read a CSV or Parquet table with one row per item.
 
     Parameters
@@ -213,6 +219,9 @@ def read_wide_table(path, *, score, annotators, groups=None, truth=None) -> Tabl
         Column of score-group ids.
     truth : str, optional
         Column of true 0/1 labels (for the oracle ECE of a simulation or an audited set).
+    unlabelled : {"refuse", "keep"}, default "refuse"
+        An item no annotator labelled is refused (nothing estimates its class), or kept (for
+        ``bayescal recalibrate``, which fits on the labelled items and maps every score).
 
     Returns
     -------
@@ -240,7 +249,7 @@ def read_wide_table(path, *, score, annotators, groups=None, truth=None) -> Tabl
         data = AnnotatedScores.from_frame(frame, score=score, annotators=annotators, groups=groups)
     except (TypeError, ValueError) as error:
         raise TableError(f"{path}: {error}") from None
-    _check_labelled(path, data, "column")
+    _check_labelled(path, data, "column", v.as_choice(unlabelled, "unlabelled", UNLABELLED))
     return Table(data, labels, path)
 
 
@@ -265,6 +274,7 @@ def read_long_tables(
     label="label",
     annotators=None,
     truth=None,
+    unlabelled="refuse",
 ) -> Table:
     """Read a long label table (one row per response) and a score table (one row per item).
 
@@ -281,6 +291,8 @@ def read_long_tables(
         Keep only these annotators, in this order (default: all, sorted by name).
     truth : str, optional
         Column of true 0/1 labels in the score table.
+    unlabelled : {"refuse", "keep"}, default "refuse"
+        As in :func:`read_wide_table`: an item of the score table without any label.
 
     Returns
     -------
@@ -335,7 +347,9 @@ def read_long_tables(
             data.annotations[:, order],
             annotator_names=[data.annotator_names[j] for j in order],
         )
-    _check_labelled(scores_path, data, "annotator")
+    _check_labelled(
+        scores_path, data, "annotator", v.as_choice(unlabelled, "unlabelled", UNLABELLED)
+    )
     return Table(data, truth_labels, scores_path)
 
 

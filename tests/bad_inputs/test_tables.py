@@ -150,3 +150,25 @@ def test_row11_issue21_a_single_item_table_says_so():
         match=r"^data: there is 1 item; channels cannot be estimated from fewer than two items",
     ):
         bc.dawid_skene_em(bc.AnnotatedScores([0.5], [[1, 0, 1]]))
+
+
+def test_row35_issue9_recalibrate_fits_on_the_labelled_items_and_maps_every_score(tmp_path):
+    import subprocess
+    import sys
+
+    rows = _judged_rows(400)
+    rows[7][3:] = ["", "", ""]  # item 7: no label at all
+    path = _write(tmp_path / "t.csv", rows)
+    script = __import__("pathlib").Path(sys.executable).with_name("bayescal")
+    run = subprocess.run(
+        [str(script), "recalibrate", str(path), "--score", "p", "--annotators", "ann,bob,cy",
+         "--method", "platt", "--out", str(tmp_path / "out")],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.splitlines()[0] == (
+        "bayescal: warning: 1 of 400 items have no label: the map is fitted on the 399 labelled "
+        "items and applied to every item's score (RecalibrationWarning)"
+    )  # (then the saturation of three-annotator Dawid–Skene)
+    written = list(csv.reader(io.StringIO((tmp_path / "out" / "recalibrated.csv").read_text())))
+    assert len(written) == 401 and written[8][:6] == rows[7] and float(written[8][6]) > 0
