@@ -256,10 +256,10 @@ def as_choice(value: object, name: str, choices: Sequence[str]) -> str:
 
 def as_open_probability(value: object, name: str) -> float:
     """A scalar strictly inside (0, 1): a credible or confidence level, a class proportion."""
-    number = as_probability(value, name)
-    if not 0.0 < number < 1.0:
+    if isinstance(value, numbers.Real) and not isinstance(value, bool) and not 0.0 < value < 1.0:
+        # (a level of 90 meant 0.9: say what the range is, not just that 90 is outside [0, 1])
         raise ValueError(f"{name} must lie strictly between 0 and 1; saw {value!r}")
-    return number
+    return as_probability(value, name)
 
 
 def as_probability(value: object, name: str) -> float:

@@ -275,7 +275,10 @@ def test_logit_kde_threshold_flags_the_low_density_tail():
             "y_true must contain only 0 or 1; saw -1 at position 1",
         ),
         (lambda: kappa_interval([1, 0], [1, 0], n_boot=0), "n_boot must be >= 1; saw 0"),
-        (lambda: wilson_interval(1, 10, level=1.5), r"level must be a number in \[0, 1\]"),
+        (
+            lambda: wilson_interval(1, 10, level=1.5),
+            r"level must lie strictly between 0 and 1; saw 1.5",
+        ),
         (lambda: mcnemar_exact(-1, 2), "b must be >= 0; saw -1"),
         (lambda: ks_two_sample([], [1.0]), "x must be a non-empty 1-D array"),
         (lambda: krippendorff_alpha([1, 2, 3]), r"data must be a 2-D array \(units x raters\)"),

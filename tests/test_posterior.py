@@ -94,7 +94,7 @@ def test_result_fields_and_reliability_bands(varied):
             r"uncertainty must be one of 'total', 'channels'; saw 'all'",
         ),
         ({"level": 1.0}, ValueError, r"level must lie strictly between 0 and 1; saw 1.0"),
-        ({"level": 1.5}, ValueError, r"level must be a number in \[0, 1\]"),
+        ({"level": 1.5}, ValueError, r"level must lie strictly between 0 and 1; saw 1.5"),
         ({"interval": 0.9}, TypeError, r"the argument interval= is called level="),
         ({"tolerance": -0.1}, ValueError, r"tolerance must be a number in \[0, 1\]"),
         ({"n_bins": 0}, ValueError, r"n_bins must be >= 1"),

@@ -1,0 +1,438 @@
+"""The bad-input catalogue (issue 16), the Python API: rows #39-#46 and #50 of
+../shared/BAD_INPUTS.md, each with its exact outcome (the error's type and its one line, or the
+correct number).  Every message names the argument and what was seen."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bayescal as bc
+from bayescal.exceptions import BinningWarning, IdentificationError
+
+S = [0.1, 0.4, 0.6, 0.9]
+Y = [0, 1, 1, 1]
+A = [[0, 0, 1], [1, 0, 1], [1, 1, 1], [1, 1, 0]]
+D = bc.AnnotatedScores(S, A)
+#: four annotators, so that Dawid–Skene is not saturated (no warning besides the case's own)
+D4 = bc.AnnotatedScores(S, [[0, 0, 1, 1], [1, 0, 1, 0], [1, 1, 1, 1], [1, 1, 0, 1]])
+CH = bc.Channels([0.1, 0.2, 0.1], [0.9, 0.8, 0.9])
+FRAME = pd.DataFrame({"p": S, "a": [0, 1, 1, 0]})
+
+
+def ece(*args, **options):
+    return bc.expected_calibration_error(*args, **{"n_bins": 2, **options})
+
+
+def nc_ece(data=D, channels=CH, **options):
+    return bc.noise_corrected_ece(data, channels, **{"n_bins": 2, **options})
+
+
+ERRORS = [
+    # row 40: the ECE
+    (
+        "ece yes/no",
+        lambda: ece(["yes", "no", "no", "yes"], S),
+        TypeError,
+        r"y_true must hold real numbers; saw dtype <U3",
+    ),
+    (
+        "ece label 2",
+        lambda: ece([0, 2, 1, 1], S),
+        ValueError,
+        r"y_true must contain only 0 and 1; saw 2 at position 1",
+    ),
+    (
+        "ece label -1",
+        lambda: ece([0, -1, 1, 1], S),
+        ValueError,
+        r"y_true must contain only 0 and 1; saw -1 at position 1",
+    ),
+    (
+        "ece NaN score",
+        lambda: ece(Y, [0.1, np.nan, 0.6, 0.9]),
+        ValueError,
+        r"y_prob must be finite; saw nan at position 1",
+    ),
+    (
+        "ece inf score",
+        lambda: ece(Y, [0.1, np.inf, 0.6, 0.9]),
+        ValueError,
+        r"y_prob must be finite; saw inf at position 1",
+    ),
+    (
+        "ece percent scores",
+        lambda: ece(Y, [10, 40, 60, 90]),
+        ValueError,
+        r"y_prob must lie in \[0, 1\]; saw 10.0 at position 0",
+    ),
+    ("ece n_bins 0", lambda: ece(Y, S, n_bins=0), ValueError, r"n_bins must be >= 1; saw 0"),
+    (
+        "ece n_bins 2.5",
+        lambda: ece(Y, S, n_bins=2.5),
+        TypeError,
+        r"n_bins must be an integer; saw 2.5 of type float",
+    ),
+    (
+        "ece n_bins text",
+        lambda: ece(Y, S, n_bins="10"),
+        ValueError,
+        r"n_bins must be a positive integer or 'auto'; saw '10'",
+    ),
+    ("ece empty", lambda: ece([], []), ValueError, r"y_true must not be empty"),
+    (
+        "ece lengths",
+        lambda: ece(Y[:3], S),
+        ValueError,
+        r"y_true and y_prob must have the same number of items; saw 3 and 4",
+    ),
+    (
+        "ece swapped arguments",
+        lambda: ece(S, Y),
+        ValueError,
+        r"y_true must contain only 0 and 1; saw 0.1 at position 0",
+    ),
+    (
+        "ece strategy typo",
+        lambda: ece(Y, S, strategy="quantiles"),
+        ValueError,
+        r"strategy must be one of 'uniform', 'quantile'; saw 'quantiles'",
+    ),
+    (
+        "ece 2-D labels",
+        lambda: ece([[0, 1]], [[0.2, 0.3]]),
+        ValueError,
+        r"y_true must be a 1-D array of 0/1 labels; saw shape \(1, 2\)",
+    ),
+    # row 41: the NC-ECE
+    (
+        "nc-ece wrong K",
+        lambda: nc_ece(channels=bc.Channels([0.1, 0.2], [0.9, 0.8])),
+        ValueError,
+        r"channels must describe every annotator column \(3\); saw 2 channel\(s\)",
+    ),
+    (
+        "nc-ece dict channels",
+        lambda: nc_ece(channels={"a": [0.1] * 3, "b": [0.9] * 3}),
+        TypeError,
+        r"channels must be a bayescal.Channels; saw dict",
+    ),
+    (
+        "nc-ece b > 1",
+        lambda: bc.Channels([0.1, 0.2, 0.1], [1.1, 0.8, 0.9]),
+        ValueError,
+        r"b must lie in \[0, 1\]; saw 1.1 at position 0",
+    ),
+    (
+        "nc-ece all uninformative",
+        lambda: nc_ece(channels=bc.Channels([0.3] * 3, [0.3] * 3)),
+        ValueError,
+        r"channels: no annotator is informative",
+    ),
+    (
+        "nc-ece weights typo",
+        lambda: nc_ece(weights="inverse"),
+        ValueError,
+        r"weights must be one of 'iv', 'equal', 'gap', 'squared_gap'; saw 'inverse'",
+    ),
+    (
+        "nc-ece prevalence 1.5",
+        lambda: nc_ece(prevalence=1.5),
+        ValueError,
+        r"prevalence must be a number in \[0, 1\]; saw 1.5",
+    ),
+    (
+        "nc-ece item without labels",
+        lambda: nc_ece(bc.AnnotatedScores(S, [[0, 0, 1], [-1, -1, -1], [1, 1, 1], [1, 1, 0]])),
+        ValueError,
+        r"data.annotations has 1 item\(s\) with no observed annotation \(rows 1\)",
+    ),
+    (
+        "nc-ece weights of 2",
+        lambda: nc_ece(weights=[1, 1]),
+        ValueError,
+        r"weights must have one entry per annotator \(3\); saw 2",
+    ),
+    (
+        "nc-ece negative weights",
+        lambda: nc_ece(weights=[1, -1, 1]),
+        ValueError,
+        r"weights must be non-negative with a positive sum \(convex weights\)",
+    ),
+    # row 39: building the data
+    (
+        "data yes/no",
+        lambda: bc.AnnotatedScores(S, [["y", "n", "y"]] * 4),
+        TypeError,
+        r"annotations must hold real numbers; saw dtype <U1",
+    ),
+    (
+        "data 1-D annotations",
+        lambda: bc.AnnotatedScores(S, [0, 1, 1, 0]),
+        ValueError,
+        r"annotations must be a 2-D array of shape \(n_items, n_annotators\); saw shape \(4,\)",
+    ),
+    (
+        "data lengths",
+        lambda: bc.AnnotatedScores(S, A[:3]),
+        ValueError,
+        r"annotations must have one row per item \(4 rows\); saw 3 rows",
+    ),
+    (
+        "data string scores",
+        lambda: bc.AnnotatedScores(["a", "b", "c", "d"], A),
+        TypeError,
+        r"scores must hold real numbers; saw dtype <U1",
+    ),
+    (
+        "data NaN annotation",
+        lambda: bc.AnnotatedScores(S, [[0, np.nan, 1]] * 4),
+        ValueError,
+        r"annotations must contain only 0, 1 or -1 \(missing\); saw nan at row 0, column 1",
+    ),
+    (
+        "data label 2",
+        lambda: bc.AnnotatedScores(S, [[0, 2, 1]] * 4),
+        ValueError,
+        r"annotations must contain only 0, 1 or -1 \(missing\); saw 2 at row 0, column 1",
+    ),
+    (
+        "data score 1.5",
+        lambda: bc.AnnotatedScores([0.1, 1.5, 0.6, 0.9], A),
+        ValueError,
+        r"scores must lie in \[0, 1\]; saw 1.5 at position 1",
+    ),
+    (
+        "data two names for three",
+        lambda: bc.AnnotatedScores(S, A, annotator_names=["x", "y"]),
+        ValueError,
+        r"annotator_names must name each of the 3 annotator columns; saw 2 names",
+    ),
+    (
+        "data repeated name",
+        lambda: bc.AnnotatedScores(S, A, annotator_names=["x", "x", "y"]),
+        ValueError,
+        r"annotator_names must be unique; saw \['x', 'x', 'y'\]",
+    ),
+    (
+        "from_frame a dict",
+        lambda: bc.AnnotatedScores.from_frame({"p": S}, score="p", annotators=["a"]),
+        TypeError,
+        r"frame must be a pandas DataFrame; saw dict",
+    ),
+    (
+        "from_frame missing column",
+        lambda: bc.AnnotatedScores.from_frame(FRAME, score="p", annotators=["a", "b"]),
+        ValueError,
+        r"frame has no column\(s\) \['b'\]; its columns are \['p', 'a'\]",
+    ),
+    (
+        "from_frame annotators as text",
+        lambda: bc.AnnotatedScores.from_frame(FRAME, score="p", annotators="a"),
+        ValueError,
+        r"annotators must be a non-empty list of column names; saw 'a'",
+    ),
+    (
+        "from_frame repeated annotator",
+        lambda: bc.AnnotatedScores.from_frame(FRAME, score="p", annotators=["a", "a"]),
+        ValueError,
+        r"column 'a' is named as annotator and as annotator; each column has one role",
+    ),
+    (
+        "from_frame score as annotator",
+        lambda: bc.AnnotatedScores.from_frame(FRAME, score="p", annotators=["p", "a"]),
+        ValueError,
+        r"column 'p' is named as score and as annotator; each column has one role",
+    ),
+    # row 42: EM
+    (
+        "em two annotators",
+        lambda: bc.dawid_skene_em(bc.AnnotatedScores(S, [r[:2] for r in A])),
+        IdentificationError,
+        r"dawid_skene_em: two annotators without score groups are not identified \(paper App. D.1\)",
+    ),
+    (
+        "em an ndarray",
+        lambda: bc.dawid_skene_em(np.array(A)),
+        TypeError,
+        r"data must be a bayescal.AnnotatedScores or bayescal.cells.CellStatistics; saw ndarray",
+    ),
+    (
+        "em a DataFrame",
+        lambda: bc.dawid_skene_em(pd.DataFrame(A)),
+        TypeError,
+        r"data must be a bayescal.AnnotatedScores or bayescal.cells.CellStatistics; saw DataFrame",
+    ),
+    (
+        "em n_starts 0",
+        lambda: bc.dawid_skene_em(D4, n_starts=0),
+        ValueError,
+        r"n_starts must be >= 1; saw 0",
+    ),
+    (
+        "em an annotator with no labels",
+        lambda: bc.dawid_skene_em(
+            bc.AnnotatedScores(S, [[0, -1, 1, 1], [1, -1, 1, 0], [1, -1, 1, 1], [1, -1, 0, 1]])
+        ),
+        ValueError,
+        r"data: annotator 'a1' has no responses; drop that column",
+    ),
+    (
+        "em one item",
+        lambda: bc.dawid_skene_em(bc.AnnotatedScores([0.5], [[1, 0, 1]])),
+        ValueError,
+        r"data: there is 1 item; channels cannot be estimated from fewer than two items",
+    ),
+    # row 43: Bayesian fits, posteriors, recalibration
+    (
+        "fit_bayes a DataFrame",
+        lambda: bc.fit_bayes(pd.DataFrame(A)),
+        TypeError,
+        r"data must be a bayescal.AnnotatedScores or bayescal.cells.CellStatistics; saw DataFrame",
+    ),
+    (
+        "fit_bayes model typo",
+        lambda: bc.fit_bayes(D, model="dawid-skene"),
+        ValueError,
+        r"model must be one of 'dawid_skene', 'hui_walter'; saw 'dawid-skene'",
+    ),
+    (
+        "fit_bayes num_samples 0",
+        lambda: bc.fit_bayes(D, num_samples=0),
+        ValueError,
+        r"num_samples must be >= 1; saw 0",
+    ),
+    (
+        "fit_bayes num_chains 0",
+        lambda: bc.fit_bayes(D, num_chains=0),
+        ValueError,
+        r"num_chains must be >= 1; saw 0",
+    ),
+    (
+        "fit_bayes priors as dict",
+        lambda: bc.fit_bayes(D, priors={"sensitivity": (8, 2)}),
+        TypeError,
+        r"priors must be a bayescal.Priors; saw dict",
+    ),
+    (
+        "fit_bayes seed -1",
+        lambda: bc.fit_bayes(D, seed=-1),
+        ValueError,
+        r"seed must be >= 0; saw -1",
+    ),
+    (
+        "recalibrate isotonic",
+        lambda: bc.recalibrate(D, method="isotonic", channels=CH),
+        ValueError,
+        r"method must be one of 'temperature', 'platt', 'histogram'; saw 'isotonic'",
+    ),
+    (
+        "recalibrate targets typo",
+        lambda: bc.recalibrate(D, method="platt", channels=CH, targets="clean"),
+        ValueError,
+        r"targets must be one of 'corrected', 'naive'; saw 'clean'",
+    ),
+    (
+        "recalibrate channels as tuple",
+        lambda: bc.recalibrate(D, method="platt", channels=([0.1] * 3, [0.9] * 3)),
+        TypeError,
+        r"channels must be one of .*, a Channels, or a callable; saw tuple",
+    ),
+    (
+        "load a missing file",
+        lambda: bc.BayesFit.load("/nonexistent/fit.nc"),
+        FileNotFoundError,
+        r"/nonexistent/fit.nc: no such file",
+    ),
+    (
+        "priors negative",
+        lambda: bc.Priors(sensitivity=(-1, 2)),
+        ValueError,
+        r"sensitivity must hold two positive, finite Beta parameters; saw \(-1, 2\)",
+    ),
+    (
+        "priors as a word",
+        lambda: bc.Priors(sensitivity="flat"),
+        ValueError,
+        r"sensitivity must be a pair \(alpha, beta\) of Beta parameters; saw 'flat'",
+    ),
+    (
+        "priors of three numbers",
+        lambda: bc.Priors(sensitivity=(1, 2, 3)),
+        ValueError,
+        r"sensitivity must be a pair \(alpha, beta\) of Beta parameters; saw \(1, 2, 3\)",
+    ),
+    (
+        "channels of two lengths",
+        lambda: bc.Channels([0.1, 0.2], [0.9]),
+        ValueError,
+        r"a and b must have one entry per annotator each; saw 2 and 1 entries",
+    ),
+    (
+        "channels NaN",
+        lambda: bc.Channels([np.nan], [0.9]),
+        ValueError,
+        r"a must be finite; saw nan at position 0",
+    ),
+    (
+        "channels negative",
+        lambda: bc.Channels([-0.1], [0.9]),
+        ValueError,
+        r"a must lie in \[0, 1\]; saw -0.1 at position 0",
+    ),
+    (
+        "channels adversarial as text",
+        lambda: bc.Channels([0.1], [0.9], adversarial="yes"),
+        TypeError,
+        r"adversarial must be True or False; saw 'yes'",
+    ),
+    (
+        "analyse level 90",
+        lambda: bc.analyse(D, level=90, n_bins=2),
+        ValueError,
+        r"^level must lie strictly between 0 and 1; saw 90$",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "call, error, message", [case[1:] for case in ERRORS], ids=[case[0] for case in ERRORS]
+)
+def test_a_bad_input_is_one_line_naming_what_was_seen(call, error, message):
+    with pytest.raises(error, match=message) as caught:
+        call()
+    assert "\n" not in str(caught.value)
+
+
+HANDLED = [
+    # rows 20, 45, 46, 50: the same number as the clean input, or a warning the user should see
+    ("n_bins=2.0 is n_bins=2", lambda: ece(Y, S, n_bins=2.0), 0.25),
+    ("bool labels", lambda: ece([False, True, True, True], S), 0.25),
+    ("float32 inputs", lambda: ece(np.array(Y, np.float32), np.array(S, np.float32)), 0.25),
+    ("labels as a shuffled Series", lambda: ece(pd.Series(Y, index=[3, 2, 1, 0]), S), 0.25),
+    ("scores exactly 0 and 1", lambda: ece([0, 1, 1, 0], [0.0, 1.0, 1.0, 0.0]), 0.0),
+    (
+        "perfect channels give the clean ECE",
+        lambda: nc_ece(
+            bc.AnnotatedScores(S, [[y] * 3 for y in Y]),
+            bc.Channels([0.0] * 3, [1.0] * 3),
+            weights="equal",
+        ),
+        0.25,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "call, expected", [case[1:] for case in HANDLED], ids=[case[0] for case in HANDLED]
+)
+def test_an_awkward_but_valid_input_gives_the_clean_answer(call, expected):
+    # hand-computed: bins [0, .5) and [.5, 1]: |(0 + 1) - (.1 + .4)| / 4 + |2 - 1.5| / 4 = 0.25
+    assert call() == pytest.approx(expected, abs=1e-7)
+
+
+def test_row46_more_bins_than_items_warns_in_one_line():
+    with pytest.warns(
+        BinningWarning, match=r"^n_bins = 1000 exceeds the 4 item\(s\) to bin"
+    ) as record:
+        bc.expected_calibration_error(Y, S, n_bins=1000)
+    assert record[0].filename == __file__
