@@ -308,6 +308,7 @@ def analyse(
     """
     from .checks import check_model
     from .inference import fit_bayes
+    from .models._common import check_complete_layout
     from .posterior import nc_ece_posterior
 
     data, truth = _as_table(data, score, annotators, truth)
@@ -340,6 +341,8 @@ def analyse(
                 frequentist = Estimate(value, estimator=channel_fit.method)
             except ValueError as error:  # channels that cannot correct (a zero gap)
                 frequentist = Estimate(None, reason=str(error))
+    # the model checks run after NUTS: refuse data they cannot check before sampling, not after
+    check_complete_layout(counts.patterns, counts.groups if name == "hui_walter" else None)
     with _timed(timings, "nuts"):
         fit = fit_bayes(
             counts, model=name, priors=priors, seed=seed, progress=progress, **(bayes_options or {})

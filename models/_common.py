@@ -22,9 +22,12 @@ from numpyro.distributions.transforms import ParameterFreeTransform, biject_to
 
 from bayescal.cells import CellStatistics
 
-#: Largest number of annotators for which the complete pattern layout (every response
-#: combination of every observed missingness mask) is built; it has up to 3^K rows per group.
+#: The complete pattern layout lists every response combination of each (group, missingness
+#: mask) cell of the data: 2^m rows for a mask of m annotators.  It is built when no item has
+#: more than this many labels (any number of annotators: a crowd labels each item sparsely) ...
 MAX_COMPLETE_ANNOTATORS = 12
+#: ... and the layout has at most this many rows.
+MAX_COMPLETE_ROWS = 1 << 20
 
 
 # --- the oriented channel pair ------------------------------------------------------------------
@@ -220,10 +223,7 @@ class PatternDesign:
     @classmethod
     def _complete(cls, patterns, group_index, group_ids, counts) -> PatternDesign:
         n_annotators = patterns.shape[1]
-        if n_annotators > MAX_COMPLETE_ANNOTATORS:
-            raise ValueError(
-                f"the complete pattern layout is limited to {MAX_COMPLETE_ANNOTATORS} annotators; saw {n_annotators}"
-            )
+        check_complete_layout(patterns, group_index)
         observed = patterns >= 0
         cells, cell_of_row = np.unique(
             np.column_stack([group_index, observed]), axis=0, return_inverse=True
@@ -256,6 +256,27 @@ class PatternDesign:
             full_counts,
             padded,
             np.bincount(cell_of_row, weights=counts, minlength=len(cells)),
+        )
+
+
+def check_complete_layout(patterns: np.ndarray, groups=None) -> None:
+    """Refuse data whose complete layout (:meth:`PatternDesign.from_counts` with ``complete``)
+    would be too large: an item labelled by more than :data:`MAX_COMPLETE_ANNOTATORS`
+    annotators, or more than :data:`MAX_COMPLETE_ROWS` rows in all (``groups``: the score
+    group of each pattern row, when the layout is grouped)."""
+    observed = np.asarray(patterns) >= 0
+    most = int(observed.sum(axis=1).max())
+    if most > MAX_COMPLETE_ANNOTATORS:
+        raise ValueError(
+            f"an item has labels from {most} annotators; the model checks list every response "
+            f"combination of an item's annotators and are limited to {MAX_COMPLETE_ANNOTATORS}"
+        )
+    cells = observed if groups is None else np.column_stack([groups, observed])
+    rows = sum(2 ** int(cell[-observed.shape[1] :].sum()) for cell in np.unique(cells, axis=0))
+    if rows > MAX_COMPLETE_ROWS:
+        raise ValueError(
+            f"the data's missingness patterns need {rows} rows of response combinations; the "
+            f"model checks are limited to {MAX_COMPLETE_ROWS}"
         )
 
 

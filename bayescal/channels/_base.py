@@ -1,11 +1,12 @@
 """Annotator channels, and what every channel estimator shares: the result type, orientation and
 identification checks.
 
-Orientation (DESIGN.md §5): the latent label is only defined up to exchanging its two values,
-``(a_j, b_j, mu) -> (b_j, a_j, 1 - mu)``.  bayescal returns every fit with all annotators
-positively oriented (``b_j > a_j``, Youden index > 0), or, when an ``anchor`` annotator is named,
-with ``b_anchor > a_anchor`` only.  A fit that cannot be oriented that way, or whose estimated
-gap is below 1e-4 (paper App. G), is a *failure with a reason*, never a silent value.
+Orientation (DESIGN.md §4-5): the latent label is only defined up to exchanging its two values,
+``(a_j, b_j, mu) -> (b_j, a_j, 1 - mu)``.  bayescal orients every fit by the population (the
+larger total gap ``sum_j (b_j - a_j)``), or, when an ``anchor`` annotator is named, by
+``b_anchor > a_anchor``.  An individual annotator with ``b_j < a_j`` is then estimated as
+adversarial, one with ``|b_j - a_j| < 1e-4`` (paper App. G) as uninformative; a fit whose
+annotators are all uninformative is a *failure with a reason*, never a silent value.
 """
 
 from __future__ import annotations
@@ -229,18 +230,12 @@ def as_data(data: object) -> AnnotatedScores:
 
 
 def check_annotators(counts: CellStatistics) -> None:
-    """Every annotator needs responses, and not all the same label (else a_j, b_j are undefined)."""
-    for j, name in enumerate(counts.annotator_names):
-        column = counts.patterns[:, j]
-        observed = column != v.MISSING
-        if not observed.any():
+    """Every annotator needs responses.  One who always gives the same label is kept: the
+    estimators find it uninformative (``|b - a| < 1e-4``) and the correction gives it weight 0
+    (a crowd has such workers; one must not stop an analysis)."""
+    for name, column in zip(counts.annotator_names, counts.patterns.T):
+        if not (column != v.MISSING).any():
             raise ValueError(f"data: annotator {name!r} has no responses; drop that column")
-        labels = np.unique(column[observed])
-        if labels.size == 1:
-            raise ValueError(
-                f"data: annotator {name!r} gave the same label ({int(labels[0])}) to every item it "
-                "labelled, so its channel cannot be estimated; drop that column"
-            )
 
 
 def require_identified(n_annotators: int, n_groups: int, method: str) -> None:
@@ -307,35 +302,44 @@ def orient(
 ):
     """Apply the global label exchange if needed; return ``(a, b, prevalence, failure)``.
 
-    With ``anchor=None`` the orientation with the larger total gap is chosen and every
-    annotator must then have ``b_j - a_j >= 1e-4``; with an anchor, only that annotator's gap
-    decides the orientation, and every ``|b_j - a_j|`` must be at least 1e-4.
+    With ``anchor=None`` the population decides: the orientation with the larger total gap;
+    with an anchor, that annotator's gap alone (it must be at least 1e-4).  One odd annotator
+    never fails a fit (DESIGN.md §4): one with ``b_j < a_j`` is estimated as adversarial
+    (``Channels.adversarial``), one with ``|b_j - a_j| < 1e-4`` as uninformative (the
+    correction gives it weight 0); a fit fails only when no annotator is informative.
     """
     gap = b - a
     flip = gap[anchor] < 0 if anchor is not None else gap.sum() < 0
     if flip:
         a, b, prevalence, gap = b, a, 1.0 - prevalence, -gap
-    size = gap if anchor is None else np.abs(gap)
-    small = np.flatnonzero(size < MIN_GAP)
-    if small.size:
-        j = int(small[0])
-        if gap[j] < 0:
-            return (
-                a,
-                b,
-                prevalence,
-                (
-                    f"annotator {names[j]!r} has b < a (gap {gap[j]:.4g}) when the others are positively "
-                    "oriented; name an anchor annotator to allow adversarial annotators"
-                ),
-            )
-        return (
-            a,
-            b,
-            prevalence,
-            f"annotator {names[j]!r} has an estimated gap {gap[j]:.3g} below {MIN_GAP:g}",
+    failure = None
+    if anchor is not None and gap[anchor] < MIN_GAP:
+        failure = (
+            f"the anchor annotator {names[anchor]!r} has an estimated gap {gap[anchor]:.3g} "
+            f"below {MIN_GAP:g}, so it cannot orient the others"
         )
-    return a, b, prevalence, None
+    elif not (np.abs(gap) >= MIN_GAP).any():
+        failure = (
+            f"every annotator has an estimated gap below {MIN_GAP:g} (largest |b - a| = "
+            f"{np.abs(gap).max():.3g}): the labels carry no information about the class"
+        )
+    return a, b, prevalence, failure
+
+
+def _unidentified_without_the_uninformative(
+    informative: np.ndarray, names: tuple[str, ...], n_groups: int, marginal: bool
+) -> str | None:
+    """The reason a fit is not identified by its informative annotators alone (paper App. D.1):
+    one, or two with a single class proportion; ``None`` when it is."""
+    if informative.all():
+        return None
+    kept = [name for name, ok in zip(names, informative) if ok]
+    if len(kept) == 1 or (len(kept) == 2 and (marginal or n_groups < 2)):
+        return (
+            f"only {kept} are informative (the others' estimated gaps are below {MIN_GAP:g}), "
+            "and they do not identify the model (paper App. D.1)"
+        )
+    return None
 
 
 def as_anchor(anchor: object, n_annotators: int) -> int | None:
@@ -375,6 +379,10 @@ def fitted(
     a, b, prevalence, failure = orient(
         np.asarray(a, float), np.asarray(b, float), prevalence, anchor, counts.annotator_names
     )
+    if failure is None:
+        failure = _unidentified_without_the_uninformative(
+            np.abs(b - a) >= MIN_GAP, counts.annotator_names, group_ids.size, marginal
+        )
     if failure is None:
         outside = [
             name

@@ -25,7 +25,7 @@ import numpy as np
 from .. import _validation as v
 from .._api import old_spellings, warn_caller
 from ..cells import CellStatistics
-from ..exceptions import ConvergenceWarning, SaturatedModelWarning
+from ..exceptions import ChannelWarning, ConvergenceWarning, SaturatedModelWarning
 from ._base import (
     ChannelFit,
     as_anchor,
@@ -241,6 +241,18 @@ def _fit_em(
             f"{method}: the best start did not converge within max_iter={max_iter} iterations "
             f"(tol={tol:g} on the change in mean log-likelihood); its estimate is returned with converged=False",
             ConvergenceWarning,
+        )
+    if best.ok and best.channels.adversarial:  # estimated, flagged, not refused (DESIGN §4)
+        flipped = {
+            n: round(float(d), 3)
+            for n, d in zip(counts.annotator_names, best.channels.gap)
+            if d < 0
+        }
+        warn_caller(
+            f"{method}: annotator(s) {list(flipped)} are estimated adversarial (b < a, gaps "
+            f"{list(flipped.values())}: their 1 means Y = 0 more often); the correction uses them "
+            "as such",
+            ChannelWarning,
         )
     return best
 

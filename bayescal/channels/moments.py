@@ -230,7 +230,11 @@ def third_moment(data, *, anchor=None, triple=None) -> ChannelFit:
         return fail(
             f"annotators {names} have pairwise covariances whose product is {product:.3g} <= 0: no latent class explains them"
         )
-    t = np.sign(c12 * c13) * _central_third_moment(counts, triple) / np.sqrt(product)
+    third = _central_third_moment(counts, triple)
+    if third is None:  # sparse crowds: the pairs overlap, the three together never do
+        names = [counts.annotator_names[j] for j in triple]
+        return fail(f"annotators {names} never labelled an item together: no third moment")
+    t = np.sign(c12 * c13) * third / np.sqrt(product)
     mu = (1 - t / np.sqrt(t * t + 4)) / 2
     spread = mu * (1 - mu)
     d_first = np.sqrt(c12 * c13 / (c23 * spread))
@@ -244,10 +248,13 @@ def third_moment(data, *, anchor=None, triple=None) -> ChannelFit:
     )
 
 
-def _central_third_moment(counts: CellStatistics, triple: tuple[int, int, int]) -> float:
-    """``E[(A_1 - q_1)(A_2 - q_2)(A_3 - q_3)]`` over the items on which all three answered."""
+def _central_third_moment(counts: CellStatistics, triple: tuple[int, int, int]) -> float | None:
+    """``E[(A_1 - q_1)(A_2 - q_2)(A_3 - q_3)]`` over the items on which all three answered
+    (``None`` when there is none)."""
     patterns = counts.patterns[:, list(triple)]
     weight = (patterns != v.MISSING).all(axis=1) * counts.counts
+    if weight.sum() == 0:
+        return None
     centred = (patterns == 1) - (weight @ (patterns == 1)) / weight.sum()
     return float(weight @ centred.prod(axis=1) / weight.sum())
 

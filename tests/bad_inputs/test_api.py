@@ -2,12 +2,14 @@
 ../shared/BAD_INPUTS.md, each with its exact outcome (the error's type and its one line, or the
 correct number).  Every message names the argument and what was seen."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
 
 import bayescal as bc
-from bayescal.exceptions import BinningWarning, IdentificationError
+from bayescal.exceptions import BinningWarning, ChannelWarning, IdentificationError
 
 S = [0.1, 0.4, 0.6, 0.9]
 Y = [0, 1, 1, 1]
@@ -436,3 +438,56 @@ def test_row46_more_bins_than_items_warns_in_one_line():
     ) as record:
         bc.expected_calibration_error(Y, S, n_bins=1000)
     assert record[0].filename == __file__
+
+
+def test_row10b_an_annotator_who_always_says_1_gets_weight_0_not_a_refusal():
+    sim = bc.simulate_annotated(3000, bc.Channels([0.1, 0.2, 0.15], [0.9, 0.8, 0.85]), seed=11)
+    always = np.column_stack([sim.data.annotations, np.ones(3000, np.int8)])
+    data = bc.AnnotatedScores(sim.data.scores, always)
+    fit = bc.dawid_skene_em(data)
+    assert fit.ok and abs(fit.channels.gap[3]) < 1e-4
+    with pytest.warns(ChannelWarning, match=r"\['a3'\] have \|b - a\| < 0.0001 .* weight 0"):
+        value = bc.noise_corrected_ece(data, fit.channels)
+    kept = bc.Channels(fit.channels.a[:3], fit.channels.b[:3])
+    assert value == pytest.approx(bc.noise_corrected_ece(sim.data, kept), abs=1e-12)
+
+
+def test_row50_one_random_guesser_does_not_fail_the_fit():
+    channels = bc.Channels([0.1, 0.2, 0.15, 0.5], [0.9, 0.8, 0.85, 0.5])  # a3 guesses
+    sim = bc.simulate_annotated(2000, channels, seed=12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ChannelWarning)  # a guesser may come out b < a by chance
+        fit = bc.dawid_skene_em(sim.data)
+    assert fit.ok and abs(fit.channels.gap[3]) < 0.1
+    assert fit.channels.a[:3] == pytest.approx(channels.a[:3], abs=0.04)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ChannelWarning)
+        value = bc.noise_corrected_ece(sim.data, fit.channels)
+    # against the truth channels of the three real annotators (EM on three alone is saturated)
+    three = bc.AnnotatedScores(sim.data.scores, sim.data.annotations[:, :3])
+    reference = bc.Channels(channels.a[:3], channels.b[:3])
+    assert value == pytest.approx(bc.noise_corrected_ece(three, reference), abs=0.01)
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::bayescal.exceptions.SamplingWarning")  # short chains
+def test_row34_a_crowd_of_60_sparse_annotators_is_fitted_not_refused():
+    """Before: a full NUTS run, then "the complete pattern layout is limited to 12 annotators"."""
+    rng = np.random.default_rng(0)
+    channels = bc.Channels(rng.uniform(0.05, 0.3, 60), rng.uniform(0.7, 0.95, 60))
+    sim = bc.simulate_annotated(1500, channels, seed=1)
+    sparse = np.full_like(sim.data.annotations, -1)
+    for i in range(sparse.shape[0]):
+        chosen = rng.choice(60, 3, replace=False)
+        sparse[i, chosen] = sim.data.annotations[i, chosen]
+    data = bc.AnnotatedScores(sim.data.scores, sparse)
+    analysis = bc.analyse(
+        data,
+        truth=sim.labels,
+        bayes_options={"num_chains": 2, "num_warmup": 300, "num_samples": 300},
+    )
+    summary = analysis.summary
+    assert len(summary.data.annotators) == 60
+    # the correction removes the soft vote's bias: the whole interval lies below it
+    assert summary.ece.nc_ece.posterior.interval[1] < summary.ece.naive["soft_vote"]
+    assert abs(summary.ece.nc_ece.posterior.median - summary.ece.oracle.value) < 0.03

@@ -150,8 +150,22 @@ def test_prior_predictive_needs_a_complete_design():
         )
 
 
-def test_complete_layout_is_limited():
+def test_complete_layout_is_limited_by_the_labels_of_an_item_not_the_crowd():
     annotations = np.array(list(itertools.product((0, 1), repeat=13)))[:20]
     counts = bc.AnnotatedScores(np.full(20, 0.5), annotations).compress()
-    with pytest.raises(ValueError, match=r"limited to 12 annotators; saw 13"):
+    with pytest.raises(
+        ValueError,
+        match=r"^an item has labels from 13 annotators; the model checks list every response "
+        r"combination of an item's annotators and are limited to 12$",
+    ):
         PatternDesign.from_counts(counts, grouped=False, complete=True)
+    # 40 annotators, three labels an item (catalogue row 34): a small layout
+    rng = np.random.default_rng(0)
+    sparse = np.full((300, 40), -1)
+    for row in sparse:
+        row[rng.choice(40, 3, replace=False)] = rng.integers(0, 2, 3)
+    design = PatternDesign.from_counts(
+        bc.AnnotatedScores(np.full(300, 0.5), sparse).compress(), grouped=False, complete=True
+    )
+    masks = np.unique(sparse >= 0, axis=0).shape[0]
+    assert design.counts.size == 8 * masks and design.counts.sum() == 300
