@@ -2,7 +2,7 @@
 
 The top-level namespace holds the light, numpy/scipy-only API (data model, metrics, noise
 correction, channel estimators, recalibration, simulators).  ``import bayescal`` must not
-import numpyro, arviz, matplotlib or dask (DESIGN.md §1); the Bayesian parts, and
+import numpyro, arviz, matplotlib or dask; the Bayesian parts, and
 :func:`analyse` (the work of ``bayescal fit``), are reached lazily through ``__getattr__``.
 
 Conventions (``CHANGELOG.md`` lists the changes that brought them): data first, options by

@@ -1,4 +1,4 @@
-"""The conventions every public function follows (DESIGN.md §1, "API conventions").
+"""The conventions every public function follows.
 
 - Data first, options keyword-only; one name and one default for the credible level
   (:data:`DEFAULT_LEVEL`) and for the number of evaluation bins (:data:`DEFAULT_N_BINS`).

@@ -2,7 +2,7 @@
 
 Each helper takes the user's value and the *argument name* it came from, converts it to the
 array type the numerical code expects, and raises ``ValueError``/``TypeError`` whose message
-names the argument, what was expected and what was seen (DESIGN.md §8).  Nothing here is
+names the argument, what was expected and what was seen.  Nothing here is
 public API; the public functions call these helpers eagerly, before any computation, so that
 no bad input can surface later as a NaN.
 """
@@ -17,10 +17,10 @@ import numpy as np
 from ._api import warn_caller
 from .exceptions import BinningWarning
 
-#: Code for a missing annotation in an annotation matrix (DESIGN.md §2).
+#: Code for a missing annotation in an annotation matrix.
 MISSING = -1
 
-#: Code of a judge's explicit abstention ("cannot determine") in a verdict array (seeds/003).
+#: Code of a judge's explicit abstention ("cannot determine") in a verdict array.
 ABSTAIN = -1
 
 #: Binning strategies understood by :mod:`bayescal.metrics`.
@@ -220,7 +220,7 @@ def as_int(value: object, name: str, *, minimum: int | None = None) -> int:
 def as_n_bins(
     value: object, n_items: int | None, name: str = "n_bins", *, refuse_sparse: bool = False
 ) -> int:
-    """Number of bins: a positive integer, or ``"auto"`` = round(n^(1/3)) (seeds/004).
+    """Number of bins: a positive integer, or ``"auto"`` = round(n^(1/3)) (Futami and Fujisawa).
 
     More bins than the ``n_items`` they will hold warns (:class:`~bayescal.BinningWarning`):
     most bins then hold one item or none, and the ECE is mostly the noise of single items.

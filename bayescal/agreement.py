@@ -1,4 +1,4 @@
-"""Agreement between judges and the statistics of checking one against labels (seeds/003).
+"""Agreement between judges and the statistics of checking one against labels.
 
 A *judge* (a model or a person) gives each item a verdict: 1 (pass / positive), 0 (fail /
 negative), or an explicit abstention, coded :data:`ABSTAIN` (-1), "cannot determine".  Trusted
@@ -65,7 +65,7 @@ def _decided_table(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 @old_spellings(renamed={"a": "rater1", "b": "rater2"})
 def cohens_kappa(rater1, rater2) -> float:
-    """Cohen's kappa on the decided subset (seeds/003; Cohen 1960).
+    """Cohen's kappa on the decided subset (Cohen 1960).
 
     ``kappa = (p_o - p_e) / (1 - p_e)`` with ``p_o`` the observed agreement and
     ``p_e = p_+a p_+b + p_-a p_-b`` the chance agreement from the two raters' own marginals,
@@ -111,7 +111,7 @@ class KappaInterval(Result):
 
 @old_spellings(renamed={"a": "rater1", "b": "rater2"})
 def kappa_interval(rater1, rater2, *, n_boot=2000, level=DEFAULT_LEVEL, seed=0) -> KappaInterval:
-    """Cohen's kappa with a row-resampling percentile bootstrap interval (seeds/003; Efron 1979).
+    """Cohen's kappa with a row-resampling percentile bootstrap interval (Efron 1979).
 
     Each of ``n_boot`` replicates draws the n rows with replacement and recomputes kappa on its
     decided subset.  A replicate with ``p_e = 1`` (every draw in one category) has no kappa: it
@@ -141,7 +141,7 @@ def kappa_interval(rater1, rater2, *, n_boot=2000, level=DEFAULT_LEVEL, seed=0) 
 
 @old_spellings()
 def wilson_interval(k, n, *, level=DEFAULT_LEVEL) -> Interval:
-    """Wilson score interval for a proportion ``k / n`` (Wilson 1927; seeds/003).
+    """Wilson score interval for a proportion ``k / n`` (Wilson 1927).
 
     ``(p + z^2/2n +- z sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n)`` with ``z`` the two-sided
     critical value at ``level``.
@@ -172,7 +172,7 @@ class NoiseCorrectedAccuracy(Result):
 
 
 def accuracy_under_label_noise(acc_obs, eta) -> NoiseCorrectedAccuracy:
-    """Invert ``acc_obs = a (1 - eta) + (1 - a) eta`` for the accuracy ``a`` (seeds/003; Bross 1954).
+    """Invert ``acc_obs = a (1 - eta) + (1 - a) eta`` for the accuracy ``a`` (Bross 1954).
 
     ``a = (acc_obs - eta) / (1 - 2 eta)``, valid when the judge's and the labels' errors are
     independent; under correlated noise it is optimistic.  However good the judge,
@@ -233,7 +233,7 @@ def _pair(value: object, name: str) -> tuple[float, float]:
 def independence_check(
     sensitivity, specificity, prevalence, *, observed=None, kappa=None, n=None, level=DEFAULT_LEVEL
 ) -> IndependenceCheck:
-    """Do two judges fail independently? (seeds/003, "Do the judges fail independently?")
+    """Do two judges fail independently? ("Do the judges fail independently?")
 
     Under conditional independence given Y, judges with sensitivities ``s_j`` and
     specificities ``c_j`` agree at
@@ -297,7 +297,7 @@ def independence_check(
 
 
 def mcnemar_exact(b, c) -> float:
-    """Exact two-sided McNemar test on the discordant counts (McNemar 1947; seeds/003).
+    """Exact two-sided McNemar test on the discordant counts (McNemar 1947).
 
     The exact binomial test of ``min(b, c)`` successes in ``b + c`` trials at 1/2
     (``scipy.stats.binomtest``): ``p = min(1, 2 sum_{k=0}^{min(b,c)} C(b+c, k) 2^-(b+c))``, and
@@ -344,7 +344,7 @@ class HolmSidak(Result):
 
 @old_spellings()
 def holm_sidak(pvalues, *, alpha=0.05) -> HolmSidak:
-    """Holm–Sidak step-down test of m hypotheses (Holm 1979; Sidak 1967; seeds/003).
+    """Holm–Sidak step-down test of m hypotheses (Holm 1979; Sidak 1967).
 
     Sort the p-values ascending and test the j-th smallest against
     ``alpha_(j) = 1 - (1 - alpha)^(1 / (m - j + 1))``; reject until the first that fails.
@@ -374,7 +374,7 @@ MEASUREMENTS = ("nominal", "ordinal", "interval", "ratio")
 
 @old_spellings(renamed={"level": "measurement"})
 def krippendorff_alpha(data, *, measurement="nominal") -> float:
-    """Krippendorff's alpha, ``1 - D_o / D_e`` (Hayes and Krippendorff 2007; seeds/003).
+    """Krippendorff's alpha, ``1 - D_o / D_e`` (Hayes and Krippendorff 2007).
 
     Parameters
     ----------

@@ -214,7 +214,7 @@ def _timed(timings: dict, step: str):
 def _record(
     data: AnnotatedScores, prevalence: np.ndarray, group_sizes, level: float, truth, bins: int
 ):
-    """The calibration-record fields of seeds/003 that apply to an evaluation without an anchor
+    """The fields of a checkable calibration record that apply to an evaluation without an anchor
     (and, given a truth column, the full record of the predictor thresholded at 0.5).
     ``group_sizes``: items per non-empty score group, in the order of the prevalence columns."""
     labelled = (data.annotations != -1).sum(axis=1)

@@ -14,7 +14,7 @@ with its replicated distribution:
 - ``pairwise_agreement``: for each annotator pair, the share of co-labelled items on which the
   two agree.  Under conditional independence given Y (the model's assumption) the expected
   agreement is ``sum_g w_g [mu_g (b_j b_k + (1-b_j)(1-b_k)) + (1-mu_g)(a_j a_k + (1-a_j)(1-a_k))]``
-  (seeds/003, "Do the judges fail independently?", with annotator-specific rates); annotators
+  ("Do the judges fail independently?", with annotator-specific rates); annotators
   whose errors are shared agree more often than that.
 - ``positive_count``: each annotator's number of positive labels.
 - ``votes_per_item``: the number of items with v positive votes, v = 0 .. K.

@@ -69,7 +69,7 @@ def check_channels(channels: object, n_annotators: int | None = None) -> Channel
 def screen_channels(
     channels: object, n_annotators: int | None = None, names=None
 ) -> tuple[Channels, np.ndarray]:
-    """The one rule for channels the correction meets (DESIGN.md §4).
+    """The one rule for channels the correction meets.
 
     An annotator with ``|b_j - a_j| < MIN_GAP`` (1e-4) carries no information about Y: it gets
     weight 0 (its labels are treated as missing), with one :class:`~bayescal.ChannelWarning`

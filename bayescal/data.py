@@ -1,4 +1,4 @@
-"""The data model: scores of a fixed predictor and the labels of K noisy annotators (DESIGN.md §2).
+"""The data model: scores of a fixed predictor and the labels of K noisy annotators.
 
 :class:`AnnotatedScores` holds, for n items,
 
@@ -51,7 +51,7 @@ def _as_names(names: object, n_annotators: int) -> tuple[str, ...]:
 
 @dataclass(frozen=True, eq=False)
 class AnnotatedScores:
-    """Scores of a fixed binary predictor and K noisy annotators' labels (DESIGN.md §2).
+    """Scores of a fixed binary predictor and K noisy annotators' labels.
 
     Parameters
     ----------
@@ -116,7 +116,7 @@ class AnnotatedScores:
         )
 
     def compress(self) -> CellStatistics:
-        """The distinct (group, response pattern) cells with their counts (DESIGN.md §2).
+        """The distinct (group, response pattern) cells with their counts.
 
         The likelihood of every channel model depends on the data only through these counts,
         so fitting costs O(number of distinct patterns) rather than O(n).  This pass is the

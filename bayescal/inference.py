@@ -1,4 +1,4 @@
-"""Run NUTS on a model of :mod:`bayescal.models` and return one posterior object (DESIGN.md §7).
+"""Run NUTS on a model of :mod:`bayescal.models` and return one posterior object.
 
 :func:`fit_bayes` builds the pattern design from ``data.compress()``, checks identification
 *before* sampling, samples in float64 (inside ``jax.enable_x64``, so the caller's JAX

@@ -1,4 +1,4 @@
-"""Binned calibration metrics: ECE, MCE, reliability curve (seeds/002, seeds/004; paper §2).
+"""Binned calibration metrics: ECE, MCE, reliability curve (Guo et al. 2017; Futami and Fujisawa; paper §2).
 
 Every metric here is built from one quantity, the *calibration moment* of each bin,
 
@@ -12,11 +12,11 @@ to the last bit.
 
 Binning conventions
 -------------------
-``strategy="uniform"`` (equal width, seeds/002): bin index ``min(floor(z * M), M - 1)`` in
+``strategy="uniform"`` (equal width, Guo et al. 2017): bin index ``min(floor(z * M), M - 1)`` in
 float64 arithmetic, so bins are ``[k/M, (k+1)/M)`` and a score of exactly 1 falls in the last
 bin.  Empty bins contribute nothing.
 
-``strategy="quantile"`` (equal mass, seeds/004): the edges are the empirical quantiles of the
+``strategy="quantile"`` (equal mass, Futami and Fujisawa): the edges are the empirical quantiles of the
 scores at ``k/M`` (numpy's default linear interpolation), bins are ``[e_k, e_{k+1})`` and the
 last bin is closed.  Tie rule: equal scores always share a bin.  When several edges coincide
 (many tied scores), a score equal to that edge goes to the *highest* bin whose lower edge it
@@ -25,7 +25,7 @@ number of non-empty bins can be smaller than ``M``, and the metric is a function
 multiset of (score, target) pairs, not of their order.
 
 ``n_bins="auto"`` uses ``round(n ** (1/3))``, the order that balances binning bias and
-sampling error (seeds/004; paper §3, M ≍ n^(1/3)).
+sampling error (Futami and Fujisawa; paper §3, M ≍ n^(1/3)).
 """
 
 from __future__ import annotations
@@ -206,7 +206,7 @@ def calibration_moments(
     scores : array_like, shape (n,)
         Predicted probabilities in [0, 1].
     n_bins : int or "auto", default 10
-        ``"auto"`` = ``round(n ** (1/3))`` (seeds/004).
+        ``"auto"`` = ``round(n ** (1/3))`` (Futami and Fujisawa).
     strategy : {"uniform", "quantile"}, default "uniform"
 
     Returns
@@ -228,7 +228,7 @@ def calibration_moments(
 def expected_calibration_error(
     y_true, y_prob, *, n_bins=DEFAULT_N_BINS, strategy="uniform"
 ) -> float:
-    """Binned expected calibration error against binary labels (seeds/002; paper Eq. 2).
+    """Binned expected calibration error against binary labels (Guo et al. 2017; paper Eq. 2).
 
     ``ECE = sum_m |B_m|/n * |acc(B_m) - conf(B_m)| = sum_m |(1/n) sum_{i in B_m} (y_i - p_i)|``
 
@@ -290,7 +290,7 @@ def _uniform_label_moments(y_true, y_prob, n_bins) -> BinnedMoments:
 
 @old_spellings()
 def max_calibration_error(y_true, y_prob, *, n_bins=DEFAULT_N_BINS, strategy="uniform") -> float:
-    """Maximum calibration error ``max_m |acc(B_m) - conf(B_m)|`` over non-empty bins (seeds/002).
+    """Maximum calibration error ``max_m |acc(B_m) - conf(B_m)|`` over non-empty bins (Guo et al. 2017).
 
     Parameters and binning as in :func:`expected_calibration_error`.  Always ``>= ECE``.
     """
@@ -302,7 +302,7 @@ def max_calibration_error(y_true, y_prob, *, n_bins=DEFAULT_N_BINS, strategy="un
 def reliability_curve(
     y_true, y_prob, *, n_bins=DEFAULT_N_BINS, strategy="uniform"
 ) -> ReliabilityCurve:
-    """Per-bin mean prediction and mean label, the data of a reliability diagram (seeds/002).
+    """Per-bin mean prediction and mean label, the data of a reliability diagram (Guo et al. 2017).
 
     Parameters and binning as in :func:`expected_calibration_error`.  Empty bins are kept so
     that every array has one entry per bin; their means are NaN (undefined), which matplotlib

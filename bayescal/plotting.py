@@ -1,4 +1,4 @@
-"""Plots of bayescal's result objects (DESIGN.md §1).
+"""Plots of bayescal's result objects.
 
 Matplotlib is imported inside each function, so importing this module stays cheap and
 ``import bayescal`` never loads it.  Every function takes a result object, draws on ``ax``

@@ -1,4 +1,4 @@
-"""Push every posterior draw of the channels through NC-ECE (DESIGN.md §7).
+"""Push every posterior draw of the channels through NC-ECE.
 
 One pass over the items groups them into *cells* of equal (evaluation bin, response pattern);
 within a cell every item has the same corrected label for a given draw.  The cell counts, score

@@ -1,4 +1,4 @@
-"""Recalibration with every posterior draw of the channels (paper §5 with DESIGN.md §7).
+"""Recalibration with every posterior draw of the channels (paper §5 with the design notes).
 
 Each draw's corrected labels of the fitting sample fit one map (all draws solved together by
 the vectorised projected Newton solver of :mod:`bayescal.recalibration`), and each map is
@@ -34,7 +34,7 @@ __all__ = ["PosteriorRecalibration", "posterior_recalibration"]
 
 @dataclass(frozen=True, eq=False, repr=False)
 class PosteriorRecalibration(Result):
-    """Recalibration with every posterior draw of the channels (paper §5 with DESIGN.md §7).
+    """Recalibration with every posterior draw of the channels (paper §5 with the design notes).
 
     Attributes
     ----------

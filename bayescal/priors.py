@@ -1,4 +1,4 @@
-"""Prior settings of the Bayesian channel models (DESIGN.md §7), kept free of numpyro.
+"""Prior settings of the Bayesian channel models, kept free of numpyro.
 
 The models put independent Beta priors on each annotator's false-positive rate ``a_j`` and
 sensitivity ``b_j`` *conditioned on positive orientation* ``a_j < b_j`` (Youden index > 0):

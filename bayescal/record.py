@@ -1,4 +1,4 @@
-"""What a calibration number must carry, and the error rates of a judge against labels (seeds/003).
+"""What a calibration number must carry, and the error rates of a judge against labels.
 
 The two directional error rates come in a *decided* form (abstentions left out) and a
 *labeled* form (an abstention counts as a miss), with per-class counts; Youden's index is the
@@ -23,7 +23,7 @@ __all__ = ["CalibrationRecord", "ErrorRates", "calibration_record", "error_rates
 
 @dataclass(frozen=True, repr=False)
 class ErrorRates(Result):
-    """Directional error rates of a judge against 0/1 truth (seeds/003).
+    """Directional error rates of a judge against 0/1 truth.
 
     ``far`` (false accept rate) is taken over the fail-labeled slice (truth 0), ``frr`` (false
     reject rate) over the pass-labeled slice (truth 1).  ``*_decided`` leaves abstentions out;
@@ -67,7 +67,7 @@ def _ratio(numerator: int, denominator: int) -> float | None:
 
 @old_spellings(renamed={"pred": "y_pred", "truth": "y_true"}, was="error_rates(pred, truth)")
 def error_rates(*, y_true, y_pred) -> ErrorRates:
-    """FAR and FRR in decided and labeled form, with per-class counts and abstentions (seeds/003).
+    """FAR and FRR in decided and labeled form, with per-class counts and abstentions.
 
     Parameters
     ----------
@@ -116,7 +116,7 @@ PROVENANCES = ("human", "proxy")
 
 @dataclass(frozen=True, repr=False)
 class CalibrationRecord(Result):
-    """The fields a calibration number has to carry to be checkable (seeds/003).
+    """The fields a calibration number has to carry to be checkable.
 
     Attributes
     ----------
@@ -226,7 +226,7 @@ def calibration_record(
     n_boot=2000,
     seed=0,
 ) -> CalibrationRecord:
-    """Everything seeds/003 requires of a calibration record, computed from verdicts and labels.
+    """Everything a checkable calibration record carries, computed from verdicts and labels.
 
     Parameters
     ----------

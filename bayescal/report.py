@@ -173,7 +173,7 @@ def _record_section(summary: Summary) -> str:
         ("binning", record.binning),
     ]
     parts = [
-        "<h2>Calibration record (seeds/003 fields that apply)</h2>",
+        "<h2>Calibration record (the fields that apply)</h2>",
         table(["field", "value"], _pairs(fields)),
     ]
     judged = record.against_truth

@@ -288,7 +288,7 @@ class ClassBalance(Section):
 
 @dataclass(frozen=True, repr=False)
 class RecordSummary(Section):
-    """The calibration-record fields of seeds/003 that apply without an anchor."""
+    """The fields of a checkable calibration record that apply without an anchor."""
 
     n_items: int
     class_balance: ClassBalance

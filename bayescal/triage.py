@@ -1,4 +1,4 @@
-"""A density threshold for anomaly triage when labels are scarce (seeds/003).
+"""A density threshold for anomaly triage when labels are scarce.
 
 A Gaussian kernel density of the scores on the logit scale, with the bandwidth chosen by
 held-out likelihood; an item is flagged when its leave-one-out density is below a percentile of
@@ -84,7 +84,7 @@ def _kde_log_density(points: np.ndarray, centres: np.ndarray, bandwidth: float) 
 def logit_kde_threshold(
     scores, *, percentile=5.0, bandwidths=None, n_folds=5, n_boot=500, level=DEFAULT_LEVEL, seed=0
 ) -> LogitKDEThreshold:
-    """Density threshold for anomaly triage when labels are scarce (seeds/003).
+    """Density threshold for anomaly triage when labels are scarce.
 
     The KDE is fitted on ``logit(y)`` (a kernel on (0, 1) would leak mass past the boundary)
     and mapped back with the Jacobian; the bandwidth maximises the held-out log-likelihood over

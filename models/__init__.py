@@ -1,4 +1,4 @@
-"""NumPyro programs of bayescal, shipped as ``bayescal.models`` (DESIGN.md §1, §7).
+"""NumPyro programs of bayescal, shipped as ``bayescal.models``.
 
 This directory is mapped into the package by ``[tool.setuptools.package-dir]`` in
 ``pyproject.toml``; import it as ``bayescal.models``, never as ``models``.  Importing it imports

@@ -1,4 +1,4 @@
-"""Bayesian Dawid–Skene model: K >= 3 annotators, one class proportion (paper §4.3; DESIGN.md §7).
+"""Bayesian Dawid–Skene model: K >= 3 annotators, one class proportion (paper §4.3).
 
     a_j, b_j ~ Beta(fp) x Beta(sens) conditioned on a_j < b_j     (see bayescal.priors)
     mu ~ Beta(prev)

@@ -1,5 +1,5 @@
 """Bayesian Hui–Walter grouped model: channels shared across L score groups, one class
-proportion per group (paper §4.2, App. D.5; DESIGN.md §7).
+proportion per group (paper §4.2, App. D.5).
 
     a_j, b_j ~ Beta(fp) x Beta(sens) conditioned on a_j < b_j     (see bayescal.priors)
     mu_g ~ Beta(prev) for each score group g

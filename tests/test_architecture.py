@@ -371,3 +371,11 @@ def test_help_and_argument_errors_never_start_jax(arguments, exit_code, tmp_path
         [sys.executable, "-c", code, *arguments], capture_output=True, text=True, cwd=tmp_path
     )
     assert run.stderr.strip().splitlines()[-1] == f"{exit_code} []", run.stderr
+
+
+def test_user_facing_text_cites_papers_not_files_users_do_not_have():
+    """Issue 16 item 19: the report said "seeds/003 fields"; docstrings named DESIGN.md."""
+    for path in _python_files("bayescal", "models"):
+        text = path.read_text()
+        for name in ("seeds/", "DESIGN.md", "BAD_INPUTS", "shared/"):
+            assert name not in text, f"{path} names {name}"

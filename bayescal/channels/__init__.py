@@ -1,4 +1,4 @@
-"""Frequentist estimators of annotator channels (paper §4, App. D, F; DESIGN.md §5).
+"""Frequentist estimators of annotator channels (paper §4, App. D, F).
 
 Every estimator takes an :class:`~bayescal.AnnotatedScores` or the cells of a table
 (:class:`~bayescal.cells.CellStatistics`), runs on the (group, pattern) counts

@@ -1,7 +1,7 @@
 """Annotator channels, and what every channel estimator shares: the result type, orientation and
 identification checks.
 
-Orientation (DESIGN.md §4-5): the latent label is only defined up to exchanging its two values,
+Orientation: the latent label is only defined up to exchanging its two values,
 ``(a_j, b_j, mu) -> (b_j, a_j, 1 - mu)``.  bayescal orients every fit by the population (the
 larger total gap ``sum_j (b_j - a_j)``), or, when an ``anchor`` annotator is named, by
 ``b_anchor > a_anchor``.  An individual annotator with ``b_j < a_j`` is then estimated as
@@ -28,7 +28,7 @@ from ..exceptions import (
     WeakIdentificationWarning,
 )
 
-#: The one threshold of an informative annotator, for the whole package (DESIGN.md §4): a channel
+#: The one threshold of an informative annotator, for the whole package: a channel
 #: with ``|b - a|`` below it is uninformative.  Estimators reject such an estimate (paper App. G:
 #: "estimated gaps greater than 10^-4"); the correction gives such a user-built channel weight 0.
 MIN_GAP = 1e-4
@@ -56,7 +56,7 @@ class Channels:
 
     A scalar is taken as one annotator.  The arrays are stored read-only.  A channel with
     ``|b_j - a_j| < MIN_GAP`` (1e-4) is allowed here but carries no information about Y: the
-    correction gives it weight 0, with a warning (DESIGN.md §4).
+    correction gives it weight 0, with a warning.
     """
 
     a: np.ndarray
@@ -304,7 +304,7 @@ def orient(
 
     With ``anchor=None`` the population decides: the orientation with the larger total gap;
     with an anchor, that annotator's gap alone (it must be at least 1e-4).  One odd annotator
-    never fails a fit (DESIGN.md §4): one with ``b_j < a_j`` is estimated as adversarial
+    never fails a fit: one with ``b_j < a_j`` is estimated as adversarial
     (``Channels.adversarial``), one with ``|b_j - a_j| < 1e-4`` as uninformative (the
     correction gives it weight 0); a fit fails only when no annotator is informative.
     """

@@ -1,4 +1,4 @@
-"""Recalibration maps fitted from noisy labels (paper §5, App. E; DESIGN.md §6).
+"""Recalibration maps fitted from noisy labels (paper §5, App. E).
 
 A fixed predictor's scores ``z`` are recalibrated by a map ``g`` fitted to *targets*: the
 noise-corrected labels ``U`` of paper §3 (``"corrected"``), or the mean annotator response

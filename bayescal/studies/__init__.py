@@ -1,4 +1,4 @@
-"""Simulation studies (DESIGN.md §1): interval coverage, simulation-based calibration,
+"""Simulation studies: interval coverage, simulation-based calibration,
 split-sample recalibration and the behaviour of the model checks.
 
 Some import the Bayesian stack, so ``import bayescal`` does not import them.
