@@ -28,7 +28,9 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import signal
 import sys
+import threading
 import warnings
 
 from ._api import DEFAULT_FIT_BINS, DEFAULT_N_BINS
@@ -333,14 +335,26 @@ COMMANDS = {
 
 def main(argv: list[str] | None = None) -> int:
     """The command.  Ctrl-C ends it with one line, ``bayescal: interrupted``, and exit status 130
-    (at once: ``os._exit`` does not wait for a compilation running in another thread); results
-    folders are written whole (:func:`bayescal.io.staged_output`), so nothing is half-written."""
+    (:func:`_interrupted`; the caller's handler is restored on return)."""
+    if threading.current_thread() is not threading.main_thread():  # only there can it be set
+        return _main(argv)
+    previous = signal.signal(signal.SIGINT, _interrupted)
     try:
         return _main(argv)
-    except KeyboardInterrupt:
-        print("bayescal: interrupted", file=sys.stderr, flush=True)
-        sys.stdout.flush()
-        os._exit(130)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _interrupted(signum, frame) -> None:
+    """Ctrl-C: undo the results folder being written (:func:`bayescal.io.abandon_staged_output`),
+    say so in one line and exit 130 at once.  A handler rather than ``KeyboardInterrupt``: the
+    exception can land in a callback that swallows it (JAX's garbage-collection hook), and
+    ``os._exit`` does not wait for a compilation running in another thread."""
+    from .io import abandon_staged_output
+
+    abandon_staged_output()
+    print("bayescal: interrupted", file=sys.stderr, flush=True)
+    os._exit(130)
 
 
 def _main(argv: list[str] | None) -> int:

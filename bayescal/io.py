@@ -401,6 +401,26 @@ def check_output(path, *, force: bool = False, inputs=()) -> pathlib.Path:
     return path
 
 
+#: Every staged_output of this process in flight: staging folder -> [results folder, old folder
+#: while it is swapped out, else None], so that a Ctrl-C handler can undo them before exiting.
+_IN_FLIGHT: dict[pathlib.Path, list] = {}
+
+
+def abandon_staged_output() -> None:
+    """Undo every :func:`staged_output` in flight: remove its staging folder and, if a swap was
+    half done, put the old folder back.  For a handler that exits at once (``bayescal`` on
+    Ctrl-C); never raises."""
+    for staging, (path, old) in list(_IN_FLIGHT.items()):
+        if old is not None and old.exists():
+            if path.exists():  # the swap was done: the new folder stays
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                with contextlib.suppress(OSError):
+                    os.rename(old, path)
+        shutil.rmtree(staging, ignore_errors=True)
+        _IN_FLIGHT.pop(staging, None)
+
+
 @contextlib.contextmanager
 def staged_output(path, *, force: bool = False, inputs=()):
     """Write a results folder whole: yields a fresh, empty folder beside ``path``; when the block
@@ -412,10 +432,11 @@ def staged_output(path, *, force: bool = False, inputs=()):
         tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
     )
     os.chmod(staging, 0o777 & ~_UMASK)  # mkdtemp makes 0700; results are ordinary folders
+    state = _IN_FLIGHT[staging] = [path, None]
     try:
         yield staging
         if path.exists():
-            old = staging.with_suffix(".old")
+            state[1] = old = staging.with_suffix(".old")
             os.rename(path, old)
             try:
                 os.rename(staging, path)
@@ -428,6 +449,8 @@ def staged_output(path, *, force: bool = False, inputs=()):
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+    finally:
+        _IN_FLIGHT.pop(staging, None)
 
 
 def file_sha256(path) -> str:

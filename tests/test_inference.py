@@ -385,3 +385,34 @@ def test_an_edited_model_never_loads_the_executable_of_its_previous_version(tmp_
     edited = copies / "_common.py"
     edited.write_text(edited.read_text() + "\n# an edit\n")
     assert _compile_cache.full_key(("layout",)) != before
+
+
+def test_summary_gives_the_highest_density_interval_it_names_and_refuses_levels_0_and_1(toy_fit):
+    """Issue 16 item 16: the summary said equal-tailed and gave ArviZ's HDI; level 0 or 1."""
+    _, fit = toy_fit
+    table = fit.summary(level=0.8)
+    assert {"hdi_10%", "hdi_90%"} <= set(table.columns)
+    assert "highest-density interval" in type(fit).summary.__doc__
+    for level in (0, 1, 1.5):
+        with pytest.raises(
+            ValueError, match=rf"^level must lie strictly between 0 and 1; saw {level}$"
+        ):
+            fit.summary(level=level)
+
+
+@pytest.mark.filterwarnings("ignore::bayescal.exceptions.SamplingWarning")  # one short chain
+def test_a_one_chain_fit_logs_nothing(caplog):
+    """Issue 16 item 23: a one-chain fit logged "arviz - WARNING - Shape validation failed"."""
+    import logging
+
+    with caplog.at_level(logging.DEBUG, logger="arviz"):
+        fit = bc.fit_bayes(
+            bc.toy_data(300, seed=5).data,
+            num_chains=1,
+            num_warmup=50,
+            num_samples=50,
+            progress=False,
+        )
+        fit.idata.posterior.sizes  # noqa: B018  (builds the InferenceData)
+        fit.summary()
+    assert [record.getMessage() for record in caplog.records] == []
