@@ -346,11 +346,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _interrupted(signum, frame) -> None:
-    """Ctrl-C: undo the results folder being written (:func:`bayescal.io.abandon_staged_output`),
+    """Ctrl-C: undo the results folder being written (:func:`bayescal.folders.abandon_staged_output`),
     say so in one line and exit 130 at once.  A handler rather than ``KeyboardInterrupt``: the
     exception can land in a callback that swallows it (JAX's garbage-collection hook), and
     ``os._exit`` does not wait for a compilation running in another thread."""
-    from .io import abandon_staged_output
+    from .folders import abandon_staged_output
 
     abandon_staged_output()
     print("bayescal: interrupted", file=sys.stderr, flush=True)

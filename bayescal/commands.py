@@ -71,8 +71,8 @@ def _inputs(args) -> list:
 
 def _output_directory(args) -> pathlib.Path | None:
     """Refuse, before any work (not after a long fit), an --out the results cannot replace
-    whole (:func:`bayescal.io.check_output`)."""
-    from .io import check_output
+    whole (:func:`bayescal.folders.check_output`)."""
+    from .folders import check_output
 
     if args.out is None:
         return None

@@ -7,22 +7,17 @@
   written back with added columns (:attr:`Table.frame`) carries every other cell as it was.
 - Results are written atomically: each file goes to a temporary name in the same directory and
   is renamed into place, so an interrupted run never leaves a half-written file.
-- A results folder always holds one run: it is written whole into a fresh folder beside it and
-  swapped in at the end (:func:`staged_output`), so an interrupted run leaves the old folder as
-  it was.  An existing one is refused unless ``force=True``, and even then when it holds files
-  bayescal does not write or a run's own input (the input is never written).
+- A results folder always holds one run (:mod:`bayescal.folders`).
 - JSON is strict: NaN or infinity is refused (an undefined quantity is ``null`` with a reason,
   decided by the caller), so what bayescal writes any JSON reader can read.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import json
 import os
 import pathlib
-import shutil
 import tempfile
 from dataclasses import dataclass
 
@@ -36,13 +31,11 @@ from .exceptions import TableError
 
 __all__ = [
     "Table",
-    "check_output",
     "file_sha256",
     "read_json",
     "read_long_tables",
     "read_priors",
     "read_wide_table",
-    "staged_output",
     "write_atomic",
     "write_json",
     "write_table",
@@ -63,7 +56,7 @@ def _current_umask() -> int:
 
 
 #: Read once at import: os.umask can only be read by setting it, which is not thread-safe.
-_UMASK = _current_umask()
+UMASK = _current_umask()
 
 
 def _read(path: pathlib.Path, text_columns=(), *, all_text: bool = False):
@@ -353,106 +346,6 @@ def read_long_tables(
     return Table(data, truth_labels, scores_path)
 
 
-#: What bayescal writes into a results folder: a folder holding anything else is never replaced.
-RESULT_ENTRIES = frozenset(
-    {"summary.json", "posterior.nc", "report.html", "figures", "map.json", "sensitivity.csv"}
-    | {"sensitivity.json"}
-    | {f"recalibrated{suffix}" for suffix in TABLE_SUFFIXES}
-)
-
-
-@old_spellings()
-def check_output(path, *, force: bool = False, inputs=()) -> pathlib.Path:
-    """Refuse, before any work, a results folder that :func:`staged_output` could not write.
-
-    Refused: an existing ``path`` without ``force``; a file in its way; an existing folder
-    holding entries bayescal does not write (:data:`RESULT_ENTRIES`; replacing it would delete
-    them); a folder holding one of the run's ``inputs``; a place where no folder can be created
-    (read-only, no permission).
-    """
-    path = pathlib.Path(path)
-    if path.exists():
-        if not path.is_dir():
-            raise FileExistsError(f"{path} exists and is not a directory")
-        if not force:
-            raise FileExistsError(
-                f"{path} already exists; choose another directory or pass --force to replace it"
-            )
-        foreign = sorted(entry.name for entry in path.iterdir() if entry.name not in RESULT_ENTRIES)
-        if foreign:
-            raise FileExistsError(
-                f"{path} holds {foreign[:3]}, which bayescal did not write; --force replaces a "
-                "results folder whole, so choose another directory"
-            )
-    resolved = path.resolve()
-    for source in inputs:
-        if source is not None and resolved in pathlib.Path(source).resolve().parents:
-            raise ValueError(
-                f"{path} holds the input {source}; a results folder is replaced whole and the "
-                "input is never written, so choose another directory"
-            )
-    parent = next(p for p in resolved.parents if p.exists())
-    try:
-        tempfile.TemporaryDirectory(dir=parent).cleanup()
-    except OSError as error:
-        raise PermissionError(
-            f"{path}: cannot create a folder in {parent} ({error.strerror}); choose another directory"
-        ) from None
-    return path
-
-
-#: Every staged_output of this process in flight: staging folder -> [results folder, old folder
-#: while it is swapped out, else None], so that a Ctrl-C handler can undo them before exiting.
-_IN_FLIGHT: dict[pathlib.Path, list] = {}
-
-
-def abandon_staged_output() -> None:
-    """Undo every :func:`staged_output` in flight: remove its staging folder and, if a swap was
-    half done, put the old folder back.  For a handler that exits at once (``bayescal`` on
-    Ctrl-C); never raises."""
-    for staging, (path, old) in list(_IN_FLIGHT.items()):
-        if old is not None and old.exists():
-            if path.exists():  # the swap was done: the new folder stays
-                shutil.rmtree(old, ignore_errors=True)
-            else:
-                with contextlib.suppress(OSError):
-                    os.rename(old, path)
-        shutil.rmtree(staging, ignore_errors=True)
-        _IN_FLIGHT.pop(staging, None)
-
-
-@contextlib.contextmanager
-def staged_output(path, *, force: bool = False, inputs=()):
-    """Write a results folder whole: yields a fresh, empty folder beside ``path``; when the block
-    ends it replaces ``path`` (an old folder is removed), and on any error or interrupt it is
-    removed and ``path`` is left as it was.  Checks as :func:`check_output` first."""
-    path = check_output(path, force=force, inputs=inputs)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    staging = pathlib.Path(
-        tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
-    )
-    os.chmod(staging, 0o777 & ~_UMASK)  # mkdtemp makes 0700; results are ordinary folders
-    state = _IN_FLIGHT[staging] = [path, None]
-    try:
-        yield staging
-        if path.exists():
-            state[1] = old = staging.with_suffix(".old")
-            os.rename(path, old)
-            try:
-                os.rename(staging, path)
-            except BaseException:
-                os.rename(old, path)
-                raise
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.rename(staging, path)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    finally:
-        _IN_FLIGHT.pop(staging, None)
-
-
 def file_sha256(path) -> str:
     """The SHA-256 of a file's bytes (hex), read in 1 MB blocks."""
     import hashlib
@@ -472,7 +365,7 @@ def write_atomic(path, content) -> pathlib.Path:
         dir=path.parent, prefix=f".{path.name}.", suffix=".partial"
     )
     os.close(handle)
-    os.chmod(temporary, 0o666 & ~_UMASK)  # mkstemp makes 0600; results are ordinary files
+    os.chmod(temporary, 0o666 & ~UMASK)  # mkstemp makes 0600; results are ordinary files
     try:
         if callable(content):
             content(temporary)

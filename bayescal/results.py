@@ -16,7 +16,8 @@ import time
 from typing import NamedTuple
 
 from ._api import old_spellings
-from .io import read_json, staged_output, write_atomic, write_json, write_table
+from .folders import staged_output
+from .io import read_json, write_atomic, write_json, write_table
 from .report import draw_figures, report_html
 from .summary import Summary
 
@@ -55,7 +56,7 @@ def write_analysis(
     attributes), the report with its figures, and ``summary.json`` last (with ``input_record``
     as its ``input`` and the seconds of reading, when given, and of writing added to
     ``timings``), all into a fresh folder that then replaces ``out``
-    (:func:`~bayescal.io.staged_output`: an interrupted run leaves ``out`` as it was, and an
+    (:func:`~bayescal.folders.staged_output`: an interrupted run leaves ``out`` as it was, and an
     existing ``out`` needs ``force``).  Returns the summary as written and the report's path.
     """
     summary = analysis.summary
@@ -136,7 +137,7 @@ def render_report(directory, *, summary: Summary | None = None) -> pathlib.Path:
 def write_recalibration(
     out, table, fitted, channel_fit, column: str, input_record: dict, *, force=False, inputs=()
 ):
-    """``bayescal recalibrate``'s folder, written whole (:func:`~bayescal.io.staged_output`):
+    """``bayescal recalibrate``'s folder, written whole (:func:`~bayescal.folders.staged_output`):
     ``map.json`` (the map, the channels it was fitted with and the input) and the input table
     with the recalibrated scores added as ``column``.  Returns the map document and the
     table's path."""

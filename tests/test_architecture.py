@@ -228,6 +228,7 @@ LAYERS = {
         "plotting",
         "summary",
         "report",
+        "folders",
         "results",
         "analysis",
         "commands",

@@ -11,7 +11,8 @@ import time
 
 import pytest
 
-from bayescal.io import check_output, staged_output
+from bayescal import folders
+from bayescal.folders import check_output, staged_output
 
 JUDGED = ["--score", "score", "--annotators", "ann,bob,cy,dee"]
 EXAMPLE = pathlib.Path(__file__).parents[2] / "examples" / "judged.csv"
@@ -201,7 +202,6 @@ def test_row18_19_38_issue13_a_broken_results_file_is_named_in_one_line(
 
 def test_abandoning_a_staged_output_undoes_a_half_done_swap(tmp_path):
     """What the Ctrl-C handler does before it exits, at each moment of a write."""
-    from bayescal import io
 
     out = tmp_path / "run"
     out.mkdir()
@@ -209,14 +209,14 @@ def test_abandoning_a_staged_output_undoes_a_half_done_swap(tmp_path):
     writing = staged_output(out, force=True)
     staging = writing.__enter__()  # (the handler exits the process: the block never ends)
     (staging / "summary.json").write_text("new")
-    io.abandon_staged_output()  # interrupted while writing
+    folders.abandon_staged_output()  # interrupted while writing
     assert not staging.exists() and (out / "summary.json").read_text() == "old"
     # interrupted between the two renames of the swap: the old folder goes back
     staging = tmp_path / ".run.x.partial"
     staging.mkdir()
     old = staging.with_suffix(".old")
     out.rename(old)
-    io._IN_FLIGHT[staging] = [out, old]
-    io.abandon_staged_output()
+    folders._IN_FLIGHT[staging] = [out, old]
+    folders.abandon_staged_output()
     assert (out / "summary.json").exists() and not old.exists() and not staging.exists()
-    assert io._IN_FLIGHT == {}
+    assert folders._IN_FLIGHT == {}
