@@ -30,6 +30,7 @@ PUBLIC_MODULES = [
     "bayescal.estimation",
     "bayescal.inference",
     "bayescal.io",
+    "bayescal.folders",
     "bayescal.metrics",
     "bayescal.plotting",
     "bayescal.posterior",
