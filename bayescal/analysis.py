@@ -308,7 +308,7 @@ def analyse(
     """
     from .checks import check_model
     from .inference import fit_bayes
-    from .models._common import check_complete_layout
+    from .models import check_complete_layout
     from .posterior import nc_ece_posterior
 
     data, truth = _as_table(data, score, annotators, truth)

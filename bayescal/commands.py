@@ -12,6 +12,7 @@ import sys
 import time
 
 from ._api import warn_caller
+from ._validation import MISSING
 from .channels import score_groups
 from .data import AnnotatedScores
 from .exceptions import RecalibrationWarning
@@ -156,7 +157,7 @@ def run_recalibrate(args) -> str:
 
     out = _output_directory(args)
     table = _read_input(args, unlabelled="keep")
-    labelled = (table.data.annotations != -1).any(axis=1)
+    labelled = (table.data.annotations != MISSING).any(axis=1)
     if not labelled.all():  # fitted on the labelled items, applied to every score
         warn_caller(
             f"{int((~labelled).sum())} of {labelled.size} items have no label: the map is fitted "

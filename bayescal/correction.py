@@ -23,12 +23,11 @@ import numpy as np
 from scipy import special
 
 from . import _validation as v
-from ._api import DEFAULT_N_BINS, old_spellings, warn_caller
+from ._api import DEFAULT_N_BINS, old_spellings
+from ._channel_screen import check_channels, screen_channels, without_uninformative
 from .cells import CellStatistics
 from .channels import Channels
-from .channels._base import MIN_GAP
 from .data import AnnotatedScores
-from .exceptions import ChannelWarning
 
 __all__ = [
     "WEIGHT_RULES",
@@ -52,66 +51,6 @@ VARIANCE_FLOOR = 1e-8
 
 #: How :func:`majority_vote_labels` scores an exact tie.
 TIE_RULES = ("half", "positive", "negative")
-
-
-def check_channels(channels: object, n_annotators: int | None = None) -> Channels:
-    """``channels`` if it is a :class:`Channels` with ``n_annotators`` channels."""
-    if not isinstance(channels, Channels):
-        raise TypeError(f"channels must be a bayescal.Channels; saw {type(channels).__name__}")
-    if n_annotators is not None and channels.n_annotators != n_annotators:
-        raise ValueError(
-            f"channels must describe every annotator column ({n_annotators}); "
-            f"saw {channels.n_annotators} channel(s)"
-        )
-    return channels
-
-
-def screen_channels(
-    channels: object, n_annotators: int | None = None, names=None
-) -> tuple[Channels, np.ndarray]:
-    """The one rule for channels the correction meets.
-
-    An annotator with ``|b_j - a_j| < MIN_GAP`` (1e-4) carries no information about Y: it gets
-    weight 0 (its labels are treated as missing), with one :class:`~bayescal.ChannelWarning`
-    naming every such annotator; an error only when none is informative.  A negatively
-    oriented one (``b_j < a_j``) is corrected as it is, with a warning unless the channels say
-    ``adversarial=True``.
-
-    Returns the channels to invert (the uninformative ones replaced by ``a = 0, b = 1``, never
-    observed) and the (K,) mask of informative annotators.
-    """
-    channels = check_channels(channels, n_annotators)
-    names = [str(j) for j in range(channels.n_annotators)] if names is None else list(names)
-    gap = channels.gap
-    informative = np.abs(gap) >= MIN_GAP
-    if not informative.any():
-        raise ValueError(
-            f"channels: no annotator is informative (every |b - a| < {MIN_GAP:g}; gaps "
-            f"{np.round(gap, 6).tolist()}): the labels carry no information about Y"
-        )
-    if not informative.all():
-        warn_caller(
-            f"channels: annotator(s) {[n for n, ok in zip(names, informative) if not ok]} have "
-            f"|b - a| < {MIN_GAP:g} and carry no information about Y; they get weight 0",
-            ChannelWarning,
-        )
-    negative = informative & (gap < 0)
-    if negative.any() and not channels.adversarial:
-        warn_caller(
-            f"channels: annotator(s) {[n for n, bad in zip(names, negative) if bad]} have b < a "
-            "(their 1 means Y = 0 more often); they are corrected as such. If a and b were "
-            "swapped, fix the channels; if they are adversarial on purpose, build them with "
-            "Channels(..., adversarial=True)",
-            ChannelWarning,
-        )
-    if informative.all():
-        return channels, informative
-    usable = Channels(
-        np.where(informative, channels.a, 0.0),
-        np.where(informative, channels.b, 1.0),
-        adversarial=True,
-    )
-    return usable, informative
 
 
 def rule_weights(a: np.ndarray, b: np.ndarray, prevalence, rule: str) -> np.ndarray:
@@ -290,22 +229,6 @@ def corrected_labels(annotations, channels, *, weights="iv", prevalence=None) ->
     return correct_annotations(annotations, channels, weights, prevalence)
 
 
-def _without(annotations: np.ndarray, informative: np.ndarray, names, refuse_lost: bool):
-    """The annotations with the uninformative annotators' labels set missing; with
-    ``refuse_lost``, an item left with no label is refused (nothing is known of its class)."""
-    kept = np.where(informative, annotations, v.MISSING)
-    lost = (kept == v.MISSING).all(axis=1) & (annotations != v.MISSING).any(axis=1)
-    if refuse_lost and lost.any():
-        dropped = [str(n) for n, ok in zip(names, informative) if not ok]
-        raise ValueError(
-            f"{int(lost.sum())} item(s) (or response patterns) are labelled only by the "
-            f"uninformative annotator(s) {dropped}, e.g. the labels "
-            f"{annotations[int(np.argmax(lost))].tolist()}: nothing is known of their class; "
-            "drop them or those annotators"
-        )
-    return kept
-
-
 def correct_annotations(
     annotations: np.ndarray,
     channels,
@@ -326,9 +249,11 @@ def correct_annotations(
         names = [str(j) for j in range(annotations.shape[1])]
     channels, informative = screen_channels(channels, annotations.shape[1], names)
     if not informative.all():  # uninformative annotators' labels count as missing
-        annotations = _without(annotations, informative, names, refuse_lost=True)
+        annotations = without_uninformative(annotations, informative, names, refuse_lost=True)
         if weight_sample is not None:
-            weight_sample = _without(weight_sample, informative, names, refuse_lost=False)
+            weight_sample = without_uninformative(
+                weight_sample, informative, names, refuse_lost=False
+            )
     corrected, observed = per_annotator_corrections(annotations, channels.a, channels.b)
     fit_corrected, fit_observed = (
         (corrected, observed)

@@ -10,8 +10,15 @@ numpyro, so ``import bayescal`` does not import it.
 Both run on a :class:`PatternDesign` built from ``AnnotatedScores.compress()``.
 """
 
-from ._common import OrientedChannels, PatternDesign, pattern_log_prob
+from ._common import OrientedChannels, PatternDesign, check_complete_layout, pattern_log_prob
 from .dawid_skene import dawid_skene
 from .hui_walter import hui_walter
 
-__all__ = ["OrientedChannels", "PatternDesign", "dawid_skene", "hui_walter", "pattern_log_prob"]
+__all__ = [
+    "OrientedChannels",
+    "PatternDesign",
+    "check_complete_layout",
+    "dawid_skene",
+    "hui_walter",
+    "pattern_log_prob",
+]

@@ -193,6 +193,7 @@ LAYERS = {
         "channels",
     ],
     "4 correction": [
+        "_channel_screen",
         "correction",
         "estimation",
         "simulate",

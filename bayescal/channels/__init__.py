@@ -14,13 +14,14 @@ are positively oriented, or whose ``failure`` says why there is no admissible es
 """
 
 from .._api import moved_names
-from ._base import ChannelFit, Channels
+from ._base import MIN_GAP, ChannelFit, Channels
 from .em import dawid_skene_em, grouped_em
 from .gmm import hui_walter_gmm
 from .groups import score_groups
 from .moments import hui_walter_moments, third_moment
 
 __all__ = [
+    "MIN_GAP",
     "ChannelFit",
     "Channels",
     "dawid_skene_em",
