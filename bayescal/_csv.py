@@ -41,7 +41,7 @@ def sniff(path: pathlib.Path) -> CsvFormat:
     Raises
     ------
     TableError
-        The file holds NUL bytes, or its header names a column twice (both positions named).
+        The file is empty, holds NUL bytes, or its header names a column twice (both positions named).
     """
     with open(path, "rb") as file:
         sample = file.read(SAMPLE_BYTES)
@@ -50,6 +50,8 @@ def sniff(path: pathlib.Path) -> CsvFormat:
             f"{path}: not a text table (it holds NUL bytes: a binary file, or UTF-16 text); "
             "save it as CSV in UTF-8"
         )
+    if not sample.strip():
+        raise TableError(f"{path}: the file is empty; expected a header line and one row per item")
     # "utf-8-sig" drops a byte-order mark on reading and writes one back (so only when present)
     encoding = "utf-8-sig" if sample.startswith(codecs.BOM_UTF8) else "utf-8"
     try:

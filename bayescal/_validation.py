@@ -187,10 +187,12 @@ def check_column_roles(roles: dict) -> None:
         if columns is None:
             continue
         for column in [columns] if isinstance(columns, str) else list(columns):
+            if column in seen and seen[column] == role:
+                raise ValueError(f"the {role}s name {column!r} twice; name each {role} once")
             if column in seen:
                 raise ValueError(
                     f"column {column!r} is named as {seen[column]} and as {role}; "
-                    "each column has one role (annotators are named once each)"
+                    "each column has one role"
                 )
             seen[column] = role
 

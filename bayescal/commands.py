@@ -153,10 +153,12 @@ def run_recalibrate(args) -> str:
     """``bayescal recalibrate``: EM channels, a map fitted to corrected labels, recalibrated scores."""
     from .analysis import frequentist_channels
     from .recalibration import recalibrate
-    from .results import write_recalibration
+    from .results import check_new_column, write_recalibration
 
     out = _output_directory(args)
     table = _read_input(args, unlabelled="keep")
+    column = f"{args.score}_recalibrated"
+    check_new_column(table, column)
     labelled = (table.data.annotations != MISSING).any(axis=1)
     if not labelled.all():  # fitted on the labelled items, applied to every score
         warn_caller(
@@ -177,7 +179,7 @@ def run_recalibrate(args) -> str:
         table,
         fitted,
         channel_fit,
-        f"{args.score}_recalibrated",
+        column,
         _input_record(args),
         force=args.force,
         inputs=_inputs(args),

@@ -16,6 +16,7 @@ import time
 from typing import NamedTuple
 
 from ._api import old_spellings
+from .exceptions import TableError
 from .folders import staged_output
 from .io import read_json, write_atomic, write_json, write_table
 from .report import draw_figures, report_html
@@ -134,6 +135,17 @@ def render_report(directory, *, summary: Summary | None = None) -> pathlib.Path:
     return write_atomic(directory / REPORT_FILE, report_html(summary, figures))
 
 
+def check_new_column(table, column: str) -> None:
+    """Refuse a ``table`` that already has ``column``, the name the recalibrated scores would
+    take: writing them would replace the user's column without a word.  ``bayescal
+    recalibrate`` calls it before any fit, :func:`write_recalibration` again before writing."""
+    if column in table.frame.columns:
+        raise TableError(
+            f"{table.path}: the table already has a column {column!r}, where the recalibrated "
+            "scores would go; rename it"
+        )
+
+
 def write_recalibration(
     out, table, fitted, channel_fit, column: str, input_record: dict, *, force=False, inputs=()
 ):
@@ -141,10 +153,7 @@ def write_recalibration(
     ``map.json`` (the map, the channels it was fitted with and the input) and the input table
     with the recalibrated scores added as ``column``.  Returns the map document and the
     table's path."""
-    if column in table.frame.columns:
-        raise ValueError(
-            f"the table already has a column {column!r}; rename it before recalibrating"
-        )
+    check_new_column(table, column)
     document = {
         "map": fitted.to_dict(),
         "channels": {

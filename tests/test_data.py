@@ -207,7 +207,7 @@ def test_from_frame_round_trips_through_csv_and_parquet(tmp_path):
         (
             {"score": "p", "annotators": ["ann", "ann"]},
             ValueError,
-            r"column 'ann' is named as annotator and as annotator",
+            r"the annotators name 'ann' twice; name each annotator once",
         ),
         (
             {"score": "p", "annotators": ["ann", "p"]},

@@ -237,13 +237,13 @@ ERRORS = [
         "from_frame repeated annotator",
         lambda: bc.AnnotatedScores.from_frame(FRAME, score="p", annotators=["a", "a"]),
         ValueError,
-        r"column 'a' is named as annotator and as annotator; each column has one role",
+        r"the annotators name 'a' twice; name each annotator once$",
     ),
     (
         "from_frame score as annotator",
         lambda: bc.AnnotatedScores.from_frame(FRAME, score="p", annotators=["p", "a"]),
         ValueError,
-        r"column 'p' is named as score and as annotator; each column has one role",
+        r"column 'p' is named as score and as annotator; each column has one role$",
     ),
     # row 42: EM
     (
