@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from typing import NamedTuple
 
 __all__ = ["ChannelRow", "cell", "channel_table", "checks_table", "number", "row", "table"]
@@ -22,7 +23,13 @@ def number(value, digits: int = 4) -> str:
 
 
 def cell(value, identifier: str | None = None, *, text: bool = False) -> str:
-    """A table cell; ``identifier`` gives it a stable ``id``, ``text`` aligns it left."""
+    """A table cell; ``identifier`` gives it a stable ``id``, ``text`` aligns it left.
+
+    An identifier holds annotator names, which are the user's column headers: whitespace
+    becomes ``_`` (an ``id`` has none) and quotes and brackets are escaped, so that no name
+    can end the attribute and write markup into the report."""
+    if identifier:
+        identifier = html.escape(re.sub(r"\s", "_", identifier), quote=True)
     attributes = (f' id="{identifier}"' if identifier else "") + (' class="text"' if text else "")
     return f"<td{attributes}>{html.escape(str(value))}</td>"
 

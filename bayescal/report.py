@@ -290,15 +290,11 @@ def _png(ax) -> bytes:
 def draw_figures(summary: Summary, fit) -> dict[str, bytes]:
     """The report's figures as PNG bytes, from the summary and the channel posterior ``fit``,
     drawn off pyplot (:func:`bayescal.plotting.detached_figures`): a notebook's backend and
-    figures are never touched."""
-    import warnings
+    figures are never touched.  Names in any script are drawn with an installed font that has
+    their glyphs (:func:`bayescal.plotting.fallback_fonts`)."""
+    from .plotting import detached_figures, fallback_fonts
 
-    from .plotting import detached_figures
-
-    with detached_figures(), warnings.catch_warnings():
-        # a name in a script the font lacks is drawn as a box; one warning per glyph says
-        # nothing the figure does not show
-        warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from", category=UserWarning)
+    with detached_figures(), fallback_fonts():
         return _figures(summary, fit)
 
 

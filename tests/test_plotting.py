@@ -1,5 +1,7 @@
 """Plots take result objects, draw what they say, and return Axes."""
 
+import io
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -160,3 +162,19 @@ def test_toy_study_figure_plots_the_mae_of_every_method():
     ):
         plot_toy_study(study, condition="shifted")
     plt.close("all")
+
+
+def test_fallback_fonts_are_the_installed_ones_after_dejavu(monkeypatch):
+    import matplotlib
+
+    from bayescal import plotting
+
+    monkeypatch.setattr(plotting, "FALLBACK_FONTS", ("No Such Font", "STIXGeneral"))
+    assert plotting.font_families() == ["DejaVu Sans", "STIXGeneral"]  # STIX ships with matplotlib
+    before = list(matplotlib.rcParams["font.family"])
+    with plotting.detached_figures(), plotting.fallback_fonts():
+        ax = plotting._axes(None)
+        ax.set_title("判定者 Zoë")  # glyphs no installed font may have: boxes, and no warning
+        ax.figure.savefig(io.BytesIO(), format="png")
+        assert matplotlib.rcParams["font.family"] == ["DejaVu Sans", "STIXGeneral"]
+    assert matplotlib.rcParams["font.family"] == before

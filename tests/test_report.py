@@ -37,7 +37,8 @@ def results(tmp_path_factory):
         calibration=lambda z: 0.2 + 0.6 * z,
         seed=3,
     )
-    names = ["ann", "bob", "cy", "dee"]
+    # issue 16 item 20: names in other scripts, drawn without a warning per missing glyph
+    names = ["ann", "bob", "Zoë", "判定者"]
     pd.DataFrame(
         {"score": sim.data.scores, **dict(zip(names, sim.data.annotations.T)), "y": sim.labels}
     ).to_csv(folder / "t.csv", index=False)
@@ -87,8 +88,8 @@ def test_key_numbers_are_the_summary_numbers(results):
     assert _text("naive-soft-vote", page) == f"{ece['naive']['soft_vote']:.4f}"
     assert _text("naive-majority-vote", page) == f"{ece['naive']['majority_vote']:.4f}"
     assert _text("oracle-ece", page) == f"{ece['oracle']['value']:.4f}"
-    assert _text("n-items", page) == "1200" and _text("annotators", page) == "ann, bob, cy, dee"
-    assert _text("missing-rate", page) == "0.0%" and _text("missing-dee", page) == "0.0%"
+    assert _text("n-items", page) == "1200" and _text("annotators", page) == "ann, bob, Zoë, 判定者"
+    assert _text("missing-rate", page) == "0.0%" and _text("missing-判定者", page) == "0.0%"
     assert _text("identification-status", page) == "identified"
     bob = summary["channels"]["bob"]["b"]
     assert (
@@ -248,6 +249,7 @@ def test_drawing_the_report_leaves_pyplot_alone(results):
 
     out, summary, _ = results
     before = matplotlib.get_backend()
+    families = list(matplotlib.rcParams["font.family"])
     matplotlib.use("svg")  # a backend the report must not switch away from
     try:
         mine = plt.figure()
@@ -256,6 +258,14 @@ def test_drawing_the_report_leaves_pyplot_alone(results):
         assert sorted(figures) == ["agreement", "channels", "patterns", "reliability"]
         assert all(png.startswith(b"\x89PNG") for png in figures.values())
         assert matplotlib.get_backend() == "svg" and plt.get_fignums() == open_figures
+        assert matplotlib.rcParams["font.family"] == families  # the fallback fonts were undone
         plt.close(mine)
     finally:
         matplotlib.use(before)
+
+
+def test_an_annotator_name_cannot_write_markup_into_the_report():
+    from bayescal._html import cell
+
+    assert cell(1, 'missing-dr "x"><b>') == '<td id="missing-dr_&quot;x&quot;&gt;&lt;b&gt;">1</td>'
+    assert cell("<i>", "missing-a b\tc") == '<td id="missing-a_b_c">&lt;i&gt;</td>'
