@@ -161,6 +161,24 @@ def check_items_annotated(annotations: np.ndarray, name: str) -> None:
         )
 
 
+def annotator_positions(
+    seen: Sequence[str], expected: Sequence[str], name: str, of: str
+) -> np.ndarray:
+    """Where each of the data's annotators ``seen`` is among ``expected`` (a fit's), matched by
+    name, so that ``a[:, positions]`` are the fit's channels in the data's column order.
+
+    Columns in another order are the same annotators (matched, not refused); other names are
+    refused: a channel applied to another annotator's column gives a wrong number without any
+    sign of it (issue 16 item 2: by position, reordered columns gave 0.0795 instead of 0.0601).
+    """
+    seen, expected = tuple(seen), tuple(expected)
+    if sorted(seen) != sorted(expected):
+        raise ValueError(
+            f"{name} must have the annotators of {of}: {list(expected)}; saw {list(seen)}"
+        )
+    return np.array([expected.index(annotator) for annotator in seen], dtype=np.intp)
+
+
 def check_same_annotators(seen: Sequence[str], expected: Sequence[str], name: str, of: str) -> None:
     """Refuse data whose annotators are not those, in that order, of the fit it meets.
 

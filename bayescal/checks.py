@@ -109,7 +109,13 @@ def _observed_layout(fit: BayesFit, data: AnnotatedScores):
         raise TypeError(f"data must be a bayescal.AnnotatedScores; saw {type(data).__name__}{hint}")
     if not isinstance(fit, BayesFit):
         raise TypeError(f"fit must be a bayescal.BayesFit; saw {type(fit).__name__}")
-    v.check_same_annotators(data.annotator_names, fit.annotator_names, "data", "the fit")
+    positions = v.annotator_positions(data.annotator_names, fit.annotator_names, "data", "the fit")
+    data = AnnotatedScores(  # its columns in the fit's order, which the replicated patterns follow
+        data.scores,
+        data.annotations[:, np.argsort(positions)],
+        groups=data.groups,
+        annotator_names=fit.annotator_names,
+    )
     grouped = fit.model == "hui_walter"
     fitted_groups = np.array(fit.group_ids if grouped else [0])
     if grouped:
@@ -287,7 +293,7 @@ def check_model(data, fit, *, level=DEFAULT_LEVEL, discrepancy="chi2", seed=0) -
     expected = probabilities * _cell_sizes_of_rows(design)
     replicated = _replicate(design, probabilities, rng)
     observed = design.counts
-    names = data.annotator_names
+    names = fit.annotator_names  # the design's columns are in the fit's order
     rows = _status_rows(fit, design, grouped)
 
     label = {"chi2": "Pearson chi-square", "g2": "deviance G^2"}[kind]

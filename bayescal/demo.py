@@ -212,7 +212,7 @@ def _recalibration_lines(
         )
         em = study.table.loc["platt"]
     if fit is not None:
-        from .posterior_recalibration import (
+        from .posterior_maps import (
             posterior_recalibration,  # the Bayesian stack loads only when used
         )
 

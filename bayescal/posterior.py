@@ -216,8 +216,9 @@ def _debiased(moments: np.ndarray) -> np.ndarray:
 
 
 def checked_draws(fit, samples: dict, *, cells: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """The fit's channel draws ``a, b`` (S, K), after checking that every sample has its
-    annotators (and is an AnnotatedScores, or, with ``cells``, may be a CellStatistics)."""
+    """The fit's channel draws ``a, b`` (S, K) in the samples' column order, after checking
+    that every sample has the fit's annotators, matched by name, in one order (and is an
+    AnnotatedScores, or, with ``cells``, may be a CellStatistics)."""
     kinds = (AnnotatedScores, CellStatistics) if cells else (AnnotatedScores,)
     for name, data in samples.items():
         if not isinstance(data, kinds):
@@ -233,11 +234,17 @@ def checked_draws(fit, samples: dict, *, cells: bool = False) -> tuple[np.ndarra
     if not isinstance(fit, BayesFit):
         raise TypeError(f"fit must be a bayescal.BayesFit; saw {type(fit).__name__}")
     a, b, _ = fit.draws()
+    (first, reference), *others = samples.items()
+    positions = v.annotator_positions(
+        reference.annotator_names, fit.annotator_names, first, "the fit"
+    )
+    for name, data in others:  # one set of draws serves every sample: one column order
+        v.annotator_positions(data.annotator_names, fit.annotator_names, name, "the fit")
+        v.check_same_annotators(data.annotator_names, reference.annotator_names, name, first)
     for name, data in samples.items():
-        v.check_same_annotators(data.annotator_names, fit.annotator_names, name, "the fit")
         if isinstance(data, AnnotatedScores):
             v.check_items_annotated(data.annotations, f"{name}.annotations")
-    return a, b
+    return a[:, positions], b[:, positions]
 
 
 def posterior_summary(

@@ -27,7 +27,7 @@ from scipy import optimize, special
 
 import bayescal as bc
 from bayescal.correction import per_annotator_corrections, plugin_prevalence
-from bayescal.posterior_recalibration import posterior_recalibration
+from bayescal.posterior_maps import posterior_recalibration
 
 N_CHANNEL, N_FIT, N_EVAL = 20_000, 100_000, 100_000
 

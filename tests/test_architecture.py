@@ -214,7 +214,7 @@ LAYERS = {
         "_compile_cache",
         "inference",
         "posterior",
-        "posterior_recalibration",
+        "posterior_maps",
         "checks",
         "sensitivity",
     ],

@@ -34,7 +34,7 @@ PUBLIC_MODULES = [
     "bayescal.metrics",
     "bayescal.plotting",
     "bayescal.posterior",
-    "bayescal.posterior_recalibration",
+    "bayescal.posterior_maps",
     "bayescal.bayes_fit",
     "bayescal.recalibration",
     "bayescal.record",
@@ -290,3 +290,16 @@ def test_results_with_arrays_compare_and_hash_without_raising():
     again = bc.reliability_curve([0, 1, 1, 0], [0.1, 0.8, 0.7, 0.3], n_bins=2)
     assert curve == curve and curve != again  # identity: equal arrays are compared by value
     assert moments == moments and len({curve, moments}) == 2
+
+
+def test_no_public_name_is_also_a_submodule_name():
+    """``bayescal.posterior_recalibration`` was a function the first time and its module the
+    second: importing a submodule binds its name on the package, over the lazily loaded one."""
+    import pkgutil
+
+    submodules = {module.name for module in pkgutil.iter_modules(bc.__path__)}
+    assert not submodules & set(bc.__all__)
+    for name in bc.__all__:
+        first = getattr(bc, name)
+        importlib.import_module(getattr(first, "__module__", "bayescal") or "bayescal")
+        assert getattr(bc, name) is first, name  # the same object when asked again

@@ -122,7 +122,7 @@ def test_data_must_match_the_fit(varied):
     )
     with pytest.raises(
         ValueError,
-        match=r"data must have the annotators of the fit, in its order: \['a0', 'a1', 'a2'\]; saw \['a0', 'a1', 'a2', 'a3'\]",
+        match=r"data must have the annotators of the fit: \['a0', 'a1', 'a2'\]; saw \['a0', 'a1', 'a2', 'a3'\]",
     ):
         bc.nc_ece_posterior(four, fit)
     others = bc.AnnotatedScores(data.scores, data.annotations, annotator_names=["x", "y", "z"])

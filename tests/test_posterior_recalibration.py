@@ -6,7 +6,7 @@ import pytest
 import bayescal as bc
 from bayescal.correction import per_annotator_corrections, plugin_prevalence
 from bayescal.posterior import nc_ece_posterior
-from bayescal.posterior_recalibration import posterior_recalibration
+from bayescal.posterior_maps import posterior_recalibration
 from bayescal.recalibration import HistogramBinning, PlattScaling, TemperatureScaling
 
 from .helpers import fake_fit
@@ -118,15 +118,19 @@ def test_posterior_recalibration_rejects_bad_input(setting):
     two = bc.AnnotatedScores(eval_data.scores, eval_data.annotations[:, :2])
     with pytest.raises(
         ValueError,
-        match=r"eval_data must have the annotators of the fit, in its order: \['a0', 'a1', 'a2'\]; saw \['a0', 'a1'\]",
+        match=r"eval_data must have the annotators of the fit: \['a0', 'a1', 'a2'\]; saw \['a0', 'a1'\]$",
     ):
         posterior_recalibration(fit_data, two, fit)
-    # The same number of columns in another order would correct each column with another
-    # annotator's channel: refused, for the fitting sample as for the evaluation sample.
+    # Columns in another order are matched by name (issue 16 item 2; tests/bad_inputs), but
+    # one set of channel draws serves both samples: they share one column order.
     swapped = bc.AnnotatedScores(
         fit_data.scores, fit_data.annotations[:, [1, 0, 2]], annotator_names=["a1", "a0", "a2"]
     )
-    with pytest.raises(ValueError, match=r"fit_data must have the annotators of the fit"):
+    with pytest.raises(
+        ValueError,
+        match=r"eval_data must have the annotators of fit_data, in its order: "
+        r"\['a1', 'a0', 'a2'\]; saw \['a0', 'a1', 'a2'\]$",
+    ):
         posterior_recalibration(swapped, eval_data, fit)
     with pytest.raises(TypeError, match=r"fit_data must be a bayescal\.AnnotatedScores"):
         posterior_recalibration(fit_data.scores, eval_data, fit)

@@ -35,10 +35,11 @@ def channels_for(channels, data: AnnotatedScores, where: str) -> Channels:
             raise ChannelFitError(
                 f"channels: the {channels.method} fit failed ({channels.failure})"
             )
-        v.check_same_annotators(
+        positions = v.annotator_positions(
             data.annotator_names, channels.annotator_names, where, f"the {channels.method} fit"
         )
-        return channels.channels
+        fitted = channels.channels
+        return Channels(fitted.a[positions], fitted.b[positions], adversarial=fitted.adversarial)
     fit_channels, name = estimator_function(channels, {}, argument="channels")
     return (
         channels if fit_channels is None else fit_or_raise(fit_channels, name, data, where).channels

@@ -491,3 +491,55 @@ def test_row34_a_crowd_of_60_sparse_annotators_is_fitted_not_refused():
     # the correction removes the soft vote's bias: the whole interval lies below it
     assert summary.ece.nc_ece.posterior.interval[1] < summary.ece.naive["soft_vote"]
     assert abs(summary.ece.nc_ece.posterior.median - summary.ece.oracle.value) < 0.03
+
+
+@pytest.mark.filterwarnings("ignore::bayescal.exceptions.SamplingWarning")  # one fake chain
+@pytest.mark.filterwarnings("ignore::bayescal.exceptions.SaturatedModelWarning")  # EM, K = 3
+def test_row49_issue2_a_fit_meets_data_by_annotator_name():
+    """At the catalogue's commit the same data with its columns reordered gave 0.0795 instead
+    of 0.0601 (each column corrected with another annotator's channel).  Now every place a fit
+    meets data matches annotators by name: reordered columns give the same numbers, other
+    names are refused."""
+    from tests.helpers import fake_fit
+
+    sim = bc.toy_data(2000, seed=9)
+    data = sim.data
+    rng = np.random.default_rng(2)
+    a = np.clip(sim.channels.a + rng.normal(0, 0.02, (40, 3)), 0.01, 0.4)
+    b = np.clip(sim.channels.b + rng.normal(0, 0.02, (40, 3)), 0.6, 0.99)
+    fit = fake_fit(data, a, b, rng.uniform(0.4, 0.5, 40))
+    order = [2, 0, 1]
+    reordered = bc.AnnotatedScores(
+        data.scores,
+        data.annotations[:, order],
+        annotator_names=[data.annotator_names[k] for k in order],
+    )
+    # channel uncertainty only: the data bootstrap draws its weights in the cells' order
+    exact = {"uncertainty": "channels"}
+    same = bc.nc_ece_posterior(data, fit, **exact)
+    moved = bc.nc_ece_posterior(reordered, fit, **exact)
+    np.testing.assert_allclose(moved.draws, same.draws, rtol=1e-12)
+    np.testing.assert_allclose(
+        bc.nc_ece_posterior(reordered.cells(), fit, **exact).draws, same.draws, rtol=1e-12
+    )
+    recalibrated = bc.posterior_recalibration(reordered, reordered, fit, method="platt", **exact)
+    reference = bc.posterior_recalibration(data, data, fit, method="platt", **exact)
+    np.testing.assert_allclose(
+        recalibrated.recalibrated.draws, reference.recalibrated.draws, rtol=1e-10
+    )
+    checks = bc.check_model(reordered, fit).table
+    pd.testing.assert_frame_equal(checks, bc.check_model(data, fit).table)
+    em = bc.dawid_skene_em(data)
+    assert repr(bc.recalibrate(reordered, method="platt", channels=em)) == repr(
+        bc.recalibrate(data, method="platt", channels=em)
+    )
+    renamed = bc.AnnotatedScores(data.scores, data.annotations, annotator_names=["x", "a1", "a2"])
+    message = (
+        r"data must have the annotators of the fit: \['a0', 'a1', 'a2'\]; saw \['x', 'a1', 'a2'\]$"
+    )
+    with pytest.raises(ValueError, match=message):
+        bc.nc_ece_posterior(renamed, fit)
+    with pytest.raises(ValueError, match=message):
+        bc.check_model(renamed, fit)
+    with pytest.raises(ValueError, match=r"must have the annotators of the dawid_skene_em fit: "):
+        bc.recalibrate(renamed, method="platt", channels=em)
