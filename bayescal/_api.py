@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import importlib
@@ -27,6 +28,7 @@ __all__ = [
     "Result",
     "moved_names",
     "old_spellings",
+    "recorded_warnings",
     "warn_caller",
 ]
 
@@ -55,6 +57,30 @@ def warn_caller(message: str, category: type[Warning]) -> None:
     while frame is not None and _is_own(frame.f_globals.get("__name__", "")):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, category, stacklevel=level)
+
+
+@contextlib.contextmanager
+def recorded_warnings():
+    """Record every warning shown inside this block, once each, as the line
+    ``"message (Category)"`` in the list it yields, and show it as before.
+
+    A results folder keeps what the console said: a report opened later must not drop the
+    warning that its numbers are single items' noise.  Only the warnings the filters let
+    through are recorded (a warning ignored, or raised as an error, is not shown)."""
+    lines: list[str] = []
+    show = warnings.showwarning
+
+    def show_and_record(message, category, filename, lineno, file=None, line=None):
+        text = f"{message} ({category.__name__})"
+        if text not in lines:
+            lines.append(text)
+        show(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = show_and_record
+    try:
+        yield lines
+    finally:
+        warnings.showwarning = show
 
 
 class Interval(NamedTuple):

@@ -12,13 +12,13 @@ import json
 import time
 import uuid
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 import numpy as np
 
 from . import _validation as v
-from ._api import DEFAULT_LEVEL, DEFAULT_N_BINS, old_spellings
+from ._api import DEFAULT_LEVEL, DEFAULT_N_BINS, old_spellings, recorded_warnings
 from ._version import __version__
 from .channels import ChannelFit, dawid_skene_em, grouped_em, score_groups
 from .correction import cell_targets, majority_vote, soft_vote
@@ -305,7 +305,30 @@ def analyse(
     Returns
     -------
     Analysis
+        Its ``summary.warnings`` holds the warnings shown during the analysis, one line each,
+        so that the results folder and its report keep them.
     """
+    with recorded_warnings() as shown:
+        analysis = _analysed(
+            data,
+            score,
+            annotators,
+            truth,
+            model,
+            priors,
+            n_bins,
+            level,
+            seed,
+            progress,
+            bayes_options,
+        )
+    return replace(analysis, summary=replace(analysis.summary, warnings=tuple(shown)))
+
+
+def _analysed(
+    data, score, annotators, truth, model, priors, n_bins, level, seed, progress, bayes_options
+) -> Analysis:
+    """:func:`analyse`, its warnings not yet in the summary."""
     from .checks import check_model
     from .inference import fit_bayes
     from .models import check_complete_layout

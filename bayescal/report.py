@@ -264,6 +264,7 @@ def report_html(summary: Summary, figures: dict[str, bytes]) -> str:
         "<h1>bayescal calibration report</h1>",
         f'<p class="note">bayescal {html.escape(summary.bayescal_version)}. NC-ECE is the noise-corrected expected '
         "calibration error: the predictor's ECE against the unseen true labels, estimated from the noisy annotators.</p>",
+        _warnings_section(summary),
         _data_section(summary),
         _model_section(summary),
         _channel_section(summary),
@@ -279,6 +280,15 @@ def report_html(summary: Summary, figures: dict[str, bytes]) -> str:
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>bayescal report</title>'
         f"<style>{STYLE}</style></head>\n<body>\n" + "\n".join(body) + "\n</body></html>\n"
     )
+
+
+def _warnings_section(summary: Summary) -> str:
+    """The warnings the fit showed on the console, first: a reader of the report later must
+    see them too (more bins than items, an adversarial annotator, failed diagnostics)."""
+    if not summary.warnings:
+        return ""
+    items = "".join(f"<li>{html.escape(line)}</li>" for line in summary.warnings)
+    return f'<h2>Warnings</h2>\n<ul id="warnings">{items}</ul>'
 
 
 def _png(ax) -> bytes:

@@ -344,6 +344,8 @@ class Summary(Section):
     input: dict | None = field(default=None, metadata=OMIT_NONE)
     #: Absent from summaries written before bayescal 0.2.
     run: RunRecord | None = field(default=None, metadata=OMIT_NONE)
+    #: The warnings shown while the fit ran, one line each (:func:`bayescal._api.recorded_warnings`).
+    warnings: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
         """The JSON document of ``summary.json`` (plain dicts, lists, numbers, strings, None)."""

@@ -48,3 +48,22 @@ def test_names_that_moved_to_exceptions_still_resolve_with_a_deprecation_warning
         AttributeError, match=r"module 'bayescal\.channels' has no attribute 'nothing'"
     ):
         bayescal.channels.nothing  # noqa: B018
+
+
+def test_recorded_warnings_keeps_each_shown_warning_once_and_still_shows_it():
+    import warnings
+
+    from bayescal._api import recorded_warnings
+    from bayescal.exceptions import BinningWarning, ChannelWarning
+
+    shown = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.showwarning = lambda message, category, *rest: shown.append(str(message))
+        with recorded_warnings() as lines:
+            for _ in range(2):
+                warnings.warn("too many bins", BinningWarning, stacklevel=1)
+            warnings.warn("an odd annotator", ChannelWarning, stacklevel=1)
+        warnings.warn("after the block", ChannelWarning, stacklevel=1)
+    assert lines == ["too many bins (BinningWarning)", "an odd annotator (ChannelWarning)"]
+    assert shown == ["too many bins", "too many bins", "an odd annotator", "after the block"]

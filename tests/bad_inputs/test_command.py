@@ -513,3 +513,41 @@ def test_row25_an_annotator_column_as_the_score_is_a_valid_0_1_score(tmp_path, m
         "as many parameters as free cells, so it fits the response frequencies exactly and leaves "
         "no degrees of freedom to check its fit (SaturatedModelWarning)"
     ]
+
+
+def test_row30_more_bins_than_items_warns_on_the_console_and_in_the_results(
+    tmp_path, monkeypatch, capsys
+):
+    """The catalogue's case: ``fit --n-bins 20000`` on 500 items printed NC-ECE 0.44 without a
+    word.  Now the command warns before sampling, and summary.json and the report keep it."""
+    table = _write_files(tmp_path, {"t.csv": _text(_rows())})
+    status, out, err = main(
+        tmp_path,
+        monkeypatch,
+        capsys,
+        "fit",
+        table,
+        *WIDE,
+        "--n-bins",
+        "2000",
+        "--chains",
+        "1",
+        "--warmup",
+        "150",
+        "--samples",
+        "150",
+        "--quiet",
+        "--out",
+        tmp_path / "out",
+    )
+    assert status == 0 and out.startswith("bayescal fit: 400 items")
+    binning = (
+        f"n_bins = 2000 exceeds the {N} item(s) to bin: most bins hold one item or none, so the "
+        "ECE measures single items' noise; use fewer bins or n_bins='auto' (BinningWarning)"
+    )
+    assert err.splitlines()[0] == f"bayescal: warning: {binning}"
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["warnings"][0] == binning
+    assert [f"bayescal: warning: {line}" for line in summary["warnings"]] == err.splitlines()
+    page = (tmp_path / "out" / "report.html").read_text()
+    assert "<h2>Warnings</h2>" in page and "n_bins = 2000 exceeds the 400 item(s)" in page
