@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 import bayescal as bc
+from bayescal import agreement as ag
 from bayescal.exceptions import BinningWarning, ChannelWarning, IdentificationError
 
 S = [0.1, 0.4, 0.6, 0.9]
@@ -244,6 +245,62 @@ ERRORS = [
         lambda: bc.AnnotatedScores.from_frame(FRAME, score="p", annotators=["p", "a"]),
         ValueError,
         r"column 'p' is named as score and as annotator; each column has one role$",
+    ),
+    # row 44: agreement statistics
+    (
+        "kappa constant raters",
+        lambda: ag.cohens_kappa([1, 1, 1, 1], [1, 1, 1, 1]),
+        ValueError,
+        r"kappa is undefined: every decided item falls in one category for both raters \(p_e = 1\)$",
+    ),
+    (
+        "kappa all abstain",
+        lambda: ag.cohens_kappa([-1, -1], [-1, -1]),
+        ValueError,
+        r"rater1 and rater2 have no item that both decided; kappa is undefined$",
+    ),
+    (
+        "kappa label 2",
+        lambda: ag.cohens_kappa([2, 1], [1, 0]),
+        ValueError,
+        r"rater1 must contain only 0, 1 or -1 \(abstain\); saw 2 at position 0$",
+    ),
+    (
+        "kappa NaN",
+        lambda: ag.cohens_kappa([1, 0], [1, np.nan]),
+        ValueError,
+        r"rater2 must contain only 0, 1 or -1 \(abstain\); saw nan at position 1$",
+    ),
+    (
+        "kappa yes/no",
+        lambda: ag.cohens_kappa(["yes", "no"], [1, 0]),
+        TypeError,
+        r"rater1 must hold real numbers; saw dtype <U3$",
+    ),
+    (
+        "wilson k > n",
+        lambda: ag.wilson_interval(5, 3),
+        ValueError,
+        r"k must not exceed n \(3\); saw 5$",
+    ),
+    ("wilson n = 0", lambda: ag.wilson_interval(0, 0), ValueError, r"n must be >= 1; saw 0$"),
+    (
+        "alpha all NaN",
+        lambda: ag.krippendorff_alpha(np.full((3, 2), np.nan)),
+        ValueError,
+        r"data has no values$",
+    ),
+    (
+        "alpha measurement typo",
+        lambda: ag.krippendorff_alpha([[1, 0], [1, 1], [0, 0]], measurement="nominl"),
+        ValueError,
+        r"measurement must be one of .*; saw 'nominl'$",
+    ),
+    (
+        "accuracy eta 0.5",
+        lambda: ag.accuracy_under_label_noise(0.8, 0.5),
+        ValueError,
+        r"eta must be below 0.5 \(at 0.5 the labels carry no information\); saw 0.5$",
     ),
     # row 42: EM
     (

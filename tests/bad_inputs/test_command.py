@@ -551,3 +551,37 @@ def test_row30_more_bins_than_items_warns_on_the_console_and_in_the_results(
     assert [f"bayescal: warning: {line}" for line in summary["warnings"]] == err.splitlines()
     page = (tmp_path / "out" / "report.html").read_text()
     assert "<h2>Warnings</h2>" in page and "n_bins = 2000 exceeds the 400 item(s)" in page
+
+
+def test_row24_sixty_sparse_annotators_in_long_format_recalibrate_without_noise(
+    tmp_path, monkeypatch, capsys
+):
+    """The catalogue's case worked, with a stray numpy "invalid value encountered in divide"
+    on the console: 60 workers with varied channels, three labels per item, 1500 items."""
+    rng = np.random.default_rng(8)
+    sim = bc.toy_data(1500, seed=8)
+    a, b = rng.uniform(0.05, 0.3, 60), rng.uniform(0.7, 0.95, 60)
+    lines = ["item,annotator,label"]
+    for i, label in enumerate(sim.labels):
+        for w in rng.choice(60, 3, replace=False):
+            lines.append(f"it{i},w{w},{int(rng.random() < (b[w] if label else a[w]))}")
+    scores = ["item,p", *(f"it{i},{s:.6f}" for i, s in enumerate(sim.data.scores))]
+    labels = _write_files(
+        tmp_path, {"labels.csv": "\n".join(lines) + "\n", "scores.csv": "\n".join(scores) + "\n"}
+    )
+    status, out, err = main(
+        tmp_path,
+        monkeypatch,
+        capsys,
+        "recalibrate",
+        labels,
+        "--long",
+        "--scores",
+        "scores.csv",
+        "--score",
+        "p",
+        "--out",
+        "out",
+    )
+    assert (status, err) == (0, "")
+    assert out.startswith("bayescal recalibrate: PlattScaling(") and "dawid_skene_em" in out
