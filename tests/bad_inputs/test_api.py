@@ -478,6 +478,33 @@ HANDLED = [
         ),
         0.25,
     ),
+    (
+        "numeric strings in a frame",
+        lambda: nc_ece(
+            bc.AnnotatedScores.from_frame(
+                pd.DataFrame(
+                    {
+                        "p": [str(s) for s in S],
+                        **{k: list(map(str, c)) for k, c in zip("abc", zip(*A))},
+                    }
+                ),
+                score="p",
+                annotators=list("abc"),
+            )
+        ),
+        nc_ece(),
+    ),
+    (
+        "a nullable boolean column with NA is a missing label",
+        lambda: bc.AnnotatedScores.from_frame(
+            pd.DataFrame({"p": S, "a": pd.array([False, True, None, True], dtype="boolean")}),
+            score="p",
+            annotators=["a"],
+        ).annotations[:, 0],
+        [0, 1, -1, 1],
+    ),
+    ("kappa of raters who always agree", lambda: ag.cohens_kappa([1, 0, 1], [1, 0, 1]), 1.0),
+    ("alpha of raters who always agree", lambda: ag.krippendorff_alpha([[1, 1], [0, 0]]), 1.0),
 ]
 
 
@@ -486,7 +513,7 @@ HANDLED = [
 )
 def test_an_awkward_but_valid_input_gives_the_clean_answer(call, expected):
     # hand-computed: bins [0, .5) and [.5, 1]: |(0 + 1) - (.1 + .4)| / 4 + |2 - 1.5| / 4 = 0.25
-    assert call() == pytest.approx(expected, abs=1e-7)
+    np.testing.assert_allclose(call(), expected, rtol=0, atol=1e-7)
 
 
 def test_row46_more_bins_than_items_warns_in_one_line():
