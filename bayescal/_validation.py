@@ -334,7 +334,13 @@ def as_group_ids(groups: object, n_items: int) -> np.ndarray:
 
 
 def numeric_column(series, name: str) -> np.ndarray:
-    """A table column as float64, NaN where a cell is empty (``name`` describes the column)."""
+    """A table column as float64, NaN where a cell is empty (``name`` describes the column).
+
+    A text column may hold numbers as text (``"0"``, ``"0.25"``); a blank text cell is empty,
+    as it is in a CSV file."""
+    if series.dtype == object or str(series.dtype) in ("str", "string"):
+        blank = series.map(lambda cell: isinstance(cell, str) and not cell.strip())
+        series = series.mask(blank.astype(bool))
     try:
         return series.to_numpy(dtype=np.float64, na_value=np.nan)
     except (TypeError, ValueError) as exc:

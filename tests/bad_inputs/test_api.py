@@ -503,6 +503,13 @@ HANDLED = [
         ).annotations[:, 0],
         [0, 1, -1, 1],
     ),
+    (
+        "blank text cells are missing labels",
+        lambda: bc.AnnotatedScores.from_frame(
+            pd.DataFrame({"p": S, "a": ["0", "1", "", " "]}), score="p", annotators=["a"]
+        ).annotations[:, 0],
+        [0, 1, -1, -1],
+    ),
     ("kappa of raters who always agree", lambda: ag.cohens_kappa([1, 0, 1], [1, 0, 1]), 1.0),
     ("alpha of raters who always agree", lambda: ag.krippendorff_alpha([[1, 1], [0, 0]]), 1.0),
 ]
