@@ -34,6 +34,7 @@ from .correction import (
     soft_vote_ece,
     soft_vote_labels,
 )
+from .crowds import simulate_crowd
 from .data import AnnotatedScores
 from .estimation import NCECEResult, nc_ece_estimate
 from .exceptions import (
@@ -164,6 +165,7 @@ __all__ = [
     "reliability_curve",
     "score_groups",
     "simulate_annotated",
+    "simulate_crowd",
     "simulate_dependent",
     "soft_vote_ece",
     "soft_vote_labels",

@@ -102,6 +102,8 @@ class Simulation(Result):
         ``m(z) = P(Y = 1 | Z = z)``, vectorised.
     population_ece : float
         ``E|m(Z) - Z|`` under the score distribution of the generator, by numerical integration.
+    worker_types : tuple of str, optional
+        Each annotator's kind in a simulated crowd (:func:`bayescal.simulate_crowd`).
     """
 
     data: AnnotatedScores
@@ -110,6 +112,29 @@ class Simulation(Result):
     calibration: Callable[[np.ndarray], np.ndarray]
     population_ece: float
     score_law: _ScoreLaw = field(repr=False)
+    worker_types: tuple[str, ...] | None = None
+
+    def long_tables(self):
+        """The data in long form, as a labelling project stores them: ``(labels, scores)``
+        DataFrames for :meth:`bayescal.AnnotatedScores.from_long` (and ``bayescal ... --long``).
+
+        ``labels`` has one row per response (``item``, ``annotator``, ``label``), item by
+        item; ``scores`` one row per item (``item``, ``score``, ``truth``).  Item ids are
+        text, ``i0``, ``i1``, ...
+        """
+        import pandas as pd
+
+        item, annotator = np.nonzero(self.data.annotations != v.MISSING)
+        ids = np.array([f"i{i}" for i in range(self.data.n_items)], dtype=object)
+        labels = pd.DataFrame(
+            {
+                "item": ids[item],
+                "annotator": np.asarray(self.data.annotator_names, dtype=object)[annotator],
+                "label": self.data.annotations[item, annotator],
+            }
+        )
+        scores = pd.DataFrame({"item": ids, "score": self.data.scores, "truth": self.labels})
+        return labels, scores
 
     def population_bin_moments(self, n_bins: int) -> np.ndarray:
         """``r_l = E[(m(Z) - Z) 1{Z in B_l}]`` for ``n_bins`` equal-width bins, by integration.

@@ -197,6 +197,7 @@ LAYERS = {
         "correction",
         "estimation",
         "simulate",
+        "crowds",
         "recalibration._solver",
         "recalibration._base",
         "recalibration.maps",
