@@ -17,6 +17,7 @@ from .cells import CellStatistics
 from .channels import (
     ChannelFit,
     Channels,
+    crowd_em,
     dawid_skene_em,
     grouped_em,
     hui_walter_gmm,
@@ -149,6 +150,7 @@ __all__ = [
     "calibration_moments",
     "corrected_labels",
     "corrected_log_loss",
+    "crowd_em",
     "dawid_skene_em",
     "expected_calibration_error",
     "grouped_em",

@@ -23,6 +23,7 @@ import numpy as np
 from . import _validation as v
 from ._api import DEFAULT_N_BINS, old_spellings
 from .cells import CellStatistics, tabulate
+from .responses import Responses
 
 __all__ = ["AnnotatedScores"]
 
@@ -124,6 +125,13 @@ class AnnotatedScores:
         after its group id, and the codes are counted (:func:`bayescal.cells.tabulate`).
         """
         return self.cells(n_bins=1, by_group=True)
+
+    def responses(self) -> Responses:
+        """The labels as sparse (item, annotator, label) triples, item by item
+        (:class:`bayescal.responses.Responses`: what the crowd estimators run on)."""
+        item, annotator = np.nonzero(self.annotations != v.MISSING)
+        labels = self.annotations[item, annotator]
+        return Responses(item, annotator, labels, self.n_items, self.annotator_names)
 
     def cells(self, *, n_bins=DEFAULT_N_BINS, strategy="uniform", by_group=True) -> CellStatistics:
         """The items grouped into cells of (score group, evaluation bin, response pattern).

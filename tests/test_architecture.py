@@ -177,6 +177,7 @@ LAYERS = {
         "metrics",
         "convergence",
         "cells",
+        "responses",
         "data",
         "_csv",
         "io",
@@ -190,6 +191,7 @@ LAYERS = {
         "channels.moments",
         "channels.gmm",
         "channels.em",
+        "channels.crowd_em",
         "channels",
     ],
     "4 correction": [

@@ -41,6 +41,7 @@ PUBLIC_MODULES = [
     "bayescal.results",
     "bayescal.sensitivity",
     "bayescal.simulate",
+    "bayescal.responses",
     "bayescal.crowds",
     "bayescal.studies",
     "bayescal.summary",

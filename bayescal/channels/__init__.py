@@ -10,11 +10,15 @@ are positively oriented, or whose ``failure`` says why there is no admissible es
 - :func:`third_moment` — K >= 3, closed form (Prop. D.2).
 - :func:`dawid_skene_em` — K >= 3, marginal EM.
 - :func:`grouped_em` — shared channels, one prevalence per score group.
+- :func:`crowd_em` — Dawid–Skene EM on a crowd's sparse responses (many workers, few labels
+  each), with Beta smoothing for sparse workers; it takes
+  :class:`~bayescal.responses.Responses` too.
 - :func:`score_groups` — build score groups from thresholds or bins.
 """
 
 from .._api import moved_names
 from ._base import MIN_GAP, ChannelFit, Channels
+from .crowd_em import crowd_em
 from .em import dawid_skene_em, grouped_em
 from .gmm import hui_walter_gmm
 from .groups import score_groups
@@ -24,6 +28,7 @@ __all__ = [
     "MIN_GAP",
     "ChannelFit",
     "Channels",
+    "crowd_em",
     "dawid_skene_em",
     "grouped_em",
     "hui_walter_gmm",

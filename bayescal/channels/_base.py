@@ -126,6 +126,9 @@ class ChannelFit:
     failure : str or None
         Why the fit failed, or None.
     annotator_names : tuple of str
+    smoothing : (float, float) or None
+        The Beta(alpha, beta) prior on every a_j and b_j of a MAP fit (:func:`crowd_em`);
+        None for a maximum-likelihood fit.
     """
 
     method: str
@@ -139,6 +142,7 @@ class ChannelFit:
     converged: bool = True
     n_iter: int = 0
     failure: str | None = None
+    smoothing: tuple[float, float] | None = None
 
     @property
     def ok(self) -> bool:
@@ -161,9 +165,10 @@ class ChannelFit:
         if self.failure is not None:
             return f"ChannelFit(method={self.method!r}, failure={self.failure!r})"
         prevalence = np.round(np.atleast_1d(self.prevalence), 4).tolist()
+        smoothing = "" if self.smoothing is None else f", smoothing=Beta{self.smoothing}"
         return (
             f"ChannelFit(method={self.method!r}, {self.channels!r}, prevalence={prevalence}, "
-            f"converged={self.converged}, n_iter={self.n_iter})"
+            f"converged={self.converged}, n_iter={self.n_iter}{smoothing})"
         )
 
     def _repr_html_(self) -> str:

@@ -1,0 +1,233 @@
+"""Dawid–Skene EM on a crowd's sparse responses (issue 17; Dawid and Skene 1979).
+
+Model: ``Y_i ~ Bernoulli(mu)``; worker ``j`` answers ``A_ij ~ Bernoulli(a_j + (b_j - a_j) Y_i)``,
+independently given ``Y_i``.  With ``R_i`` the labels item ``i`` got,
+
+    L1_i = sum_{r in R_i} [A_r log b_j(r) + (1 - A_r) log(1 - b_j(r))],   L0_i the same with a.
+
+E-step: ``T_i = P(Y_i = 1 | R_i) = sigmoid(logit(mu) + L1_i - L0_i)``, one segment sum over the
+responses.  M-step with a Beta(alpha, beta) prior on every ``a_j`` and ``b_j`` (MAP; alpha =
+beta = 1 is the maximum-likelihood fit of :func:`~bayescal.dawid_skene_em`):
+
+    b_j = (sum_{r of j} T A_r + alpha - 1) / (sum_{r of j} T + alpha + beta - 2),
+
+``a_j`` the same with ``1 - T``, and ``mu`` the mean of ``T``.  The start is the majority vote
+(``T_i`` = the share of 1s among item ``i``'s labels); iteration stops when the mean log
+posterior changes by less than ``tol``.  Each iteration costs O(R) for R labels and memory is
+O(R + n + K): never an items x workers array.
+
+The maximum-likelihood fit puts a worker with a few labels, or one who always answers the same,
+on the boundary (``b_j = 1`` from three agreeing labels); the smoothing keeps every channel
+inside (0, 1) and shrinks a sparse worker's gap toward 0, so that its weight in the correction
+stays small.  It is the default when any worker has fewer than :data:`SPARSE_LABELS` labels.
+
+Orientation comes from the population: when the label-weighted mean gap
+``sum_j n_j (b_j - a_j)`` is negative the fit is the mirror image (``Y <-> 1 - Y``) and is
+flipped, so individual spammers and adversarial workers are estimated, never refused
+(DESIGN §4).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _validation as v
+from .._api import old_spellings, warn_caller
+from ..data import AnnotatedScores
+from ..exceptions import ChannelWarning, ConvergenceWarning
+from ..responses import Responses
+from ._base import ChannelFit, Channels
+
+__all__ = ["DEFAULT_SMOOTHING", "SPARSE_LABELS", "crowd_em"]
+
+#: Below this many labels for some worker, ``smoothing="auto"`` fits MAP, not the MLE.
+SPARSE_LABELS = 30
+#: The Beta prior of ``smoothing="auto"``: one pseudo-label each way for every rate.
+DEFAULT_SMOOTHING = (2.0, 2.0)
+#: Probabilities inside logarithms are kept in [EPS, 1 - EPS] (a perfect worker's log(1 - b)).
+EPS = 1e-12
+#: Names shown in a warning about several workers; the rest are counted.
+SHOWN = 5
+
+
+@old_spellings()
+def crowd_em(data, *, smoothing="auto", tol=1e-7, max_iter=500) -> ChannelFit:
+    """Dawid–Skene channels of a crowd, by EM on its sparse responses (module docstring).
+
+    Parameters
+    ----------
+    data : Responses or AnnotatedScores
+        The labels (:meth:`bayescal.AnnotatedScores.responses`,
+        :meth:`bayescal.responses.Responses.from_long`); score groups are not used.
+    smoothing : "auto", None or (float, float), default "auto"
+        A Beta(alpha, beta) prior on every a_j and b_j, each >= 1 (MAP); None fits the
+        maximum likelihood; "auto" is :data:`DEFAULT_SMOOTHING` when any worker has fewer
+        than :data:`SPARSE_LABELS` labels, else None.  The result says which.
+    tol : float, default 1e-7
+        Stop when the mean log posterior changes by less than this.
+    max_iter : int, default 500
+        A run that reaches it returns ``converged=False`` with a :class:`ConvergenceWarning`.
+
+    Returns
+    -------
+    ChannelFit
+        ``method="crowd_em"``, one ``prevalence``, ``smoothing`` the prior used.  Workers
+        estimated adversarial (b < a) and workers who gave one label value only are named in
+        one :class:`ChannelWarning` each, and so are workers whose gap cannot be told from 0.
+    """
+    responses = _as_responses(data)
+    tol = _as_tolerance(tol)
+    max_iter = v.as_int(max_iter, "max_iter", minimum=1)
+    per_worker = responses.labels_per_annotator()
+    prior = _as_smoothing(smoothing, per_worker)
+    alpha, beta = (1.0, 1.0) if prior is None else prior
+    item, worker = responses.item, responses.annotator
+    label = responses.label.astype(np.float64)
+    n_items, n_workers = responses.n_items, responses.n_annotators
+    labelled = responses.labels_per_item()
+
+    with np.errstate(invalid="ignore", divide="ignore"):  # an unlabelled item: T = mu below
+        truth = np.bincount(item, weights=label, minlength=n_items) / labelled
+    truth = np.where(labelled > 0, truth, 0.5)
+    previous, converged, n_iter = -np.inf, False, 0
+    while not converged and n_iter < max_iter:
+        n_iter += 1
+        a, b, mu = _m_step(truth, item, worker, label, n_workers, alpha, beta)
+        truth, objective = _e_step(a, b, mu, item, worker, label, n_items, alpha, beta)
+        converged = abs(objective - previous) / n_items < tol
+        previous = objective
+
+    if (per_worker * (b - a)).sum() < 0:  # the mirror image: Y <-> 1 - Y
+        a, b, mu, truth = b, a, 1.0 - mu, 1.0 - truth
+    names = responses.annotator_names
+    fit = ChannelFit(
+        "crowd_em",
+        Channels(a, b, adversarial=bool((b < a).any())),
+        float(mu),
+        np.array([0]),
+        np.array([n_items]),
+        names,
+        loglik=float(objective),
+        converged=converged,
+        n_iter=n_iter,
+        smoothing=prior,
+    )
+    positives_of_class = np.bincount(worker, truth[item], n_workers)  # labels of items with Y = 1
+    _warn_odd_workers(fit, responses, per_worker, positives_of_class, max_iter, tol)
+    return fit
+
+
+def _m_step(truth, item, worker, label, n_workers, alpha, beta):
+    """MAP channels and prevalence given the label posteriors ``truth`` (n,)."""
+    weight1 = truth[item]
+    weight0 = 1.0 - weight1
+    pseudo = alpha + beta - 2.0
+    b = (np.bincount(worker, weight1 * label, n_workers) + alpha - 1.0) / (
+        np.bincount(worker, weight1, n_workers) + pseudo
+    )
+    a = (np.bincount(worker, weight0 * label, n_workers) + alpha - 1.0) / (
+        np.bincount(worker, weight0, n_workers) + pseudo
+    )
+    # a worker whose labels all went to one class has 0/0 for the other rate: no information;
+    # a ratio of sums can leave [0, 1] by a rounding error
+    a, b = (np.clip(np.nan_to_num(x, nan=0.5), 0.0, 1.0) for x in (a, b))
+    return a, b, float(truth.mean())
+
+
+def _e_step(a, b, mu, item, worker, label, n_items, alpha, beta):
+    """Label posteriors (n,) and the log posterior of (a, b, mu) at this step."""
+    a, b = np.clip(a, EPS, 1 - EPS), np.clip(b, EPS, 1 - EPS)
+    mu = min(max(mu, EPS), 1 - EPS)
+    log1 = np.where(label == 1, np.log(b)[worker], np.log1p(-b)[worker])
+    log0 = np.where(label == 1, np.log(a)[worker], np.log1p(-a)[worker])
+    joint1 = np.log(mu) + np.bincount(item, log1, n_items)
+    joint0 = np.log1p(-mu) + np.bincount(item, log0, n_items)
+    marginal = np.logaddexp(joint0, joint1)
+    log_prior = (alpha - 1.0) * (np.log(a) + np.log(b)).sum() + (beta - 1.0) * (
+        np.log1p(-a) + np.log1p(-b)
+    ).sum()
+    return np.exp(joint1 - marginal), float(marginal.sum() + log_prior)
+
+
+def _warn_odd_workers(fit, responses, per_worker, of_class1, max_iter, tol) -> None:
+    """One line for each kind of odd worker: one who gave one label value only, one whose gap
+    is within twice its standard error of 0 (a spammer, or too few labels to tell), and one
+    whose gap is below 0 by more than that (adversarial).  The standard error of
+    ``b_j - a_j`` is ``sqrt(a(1 - a) / n0_j + b(1 - b) / n1_j)`` with ``n1_j`` the expected
+    number of the worker's labels on items with Y = 1."""
+    names = np.asarray(fit.annotator_names, dtype=object)
+    a, b = fit.channels.a, fit.channels.b
+    positives = np.bincount(responses.annotator, responses.label, responses.n_annotators)
+    constant = (per_worker > 0) & ((positives == 0) | (positives == per_worker))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        error = np.sqrt(
+            a * (1 - a) / np.maximum(per_worker - of_class1, 1)
+            + b * (1 - b) / np.maximum(of_class1, 1)
+        )
+    random = ~constant & (per_worker > 0) & (np.abs(b - a) <= 2 * error)
+    adversarial = ~constant & ~random & (b < a)
+    if adversarial.any():
+        warn_caller(
+            f"crowd_em: {_listed(names[adversarial])} are estimated adversarial (b < a by more than "
+            "twice its standard error: their 1 means Y = 0 more often); the correction uses "
+            "them as such",
+            ChannelWarning,
+        )
+    if random.any():
+        warn_caller(
+            f"crowd_em: {_listed(names[random])} are indistinguishable from random answers (|b - a| "
+            "within twice its standard error of 0); the correction gives them little weight",
+            ChannelWarning,
+        )
+    if constant.any():
+        bound = "a finite channel from the smoothing" if fit.smoothing else "a = b on the boundary"
+        warn_caller(
+            f"crowd_em: {_listed(names[constant])} gave one label value only; each has {bound} "
+            "and little or no weight in the correction",
+            ChannelWarning,
+        )
+    if not fit.converged:
+        warn_caller(
+            f"crowd_em: no convergence within max_iter={max_iter} iterations (tol={tol:g} on "
+            "the change in mean log posterior); the estimate is returned with converged=False",
+            ConvergenceWarning,
+        )
+
+
+def _listed(names: np.ndarray) -> str:
+    """``"worker(s) ['w1', 'w7']"`` or, for many, the first few and how many more."""
+    shown = [str(name) for name in names[:SHOWN]]
+    more = f" and {names.size - SHOWN} more" if names.size > SHOWN else ""
+    return f"{names.size} worker(s) {shown}{more}" if more else f"worker(s) {shown}"
+
+
+def _as_responses(data) -> Responses:
+    if isinstance(data, AnnotatedScores):
+        return data.responses()
+    if isinstance(data, Responses):
+        return data
+    raise TypeError(
+        f"data must be a bayescal.responses.Responses or bayescal.AnnotatedScores; saw "
+        f"{type(data).__name__}"
+    )
+
+
+def _as_tolerance(tol) -> float:
+    if isinstance(tol, bool) or not isinstance(tol, int | float) or not 0 < tol < np.inf:
+        raise ValueError(f"tol must be a positive number; saw {tol!r}")
+    return float(tol)
+
+
+def _as_smoothing(smoothing, per_worker: np.ndarray) -> tuple[float, float] | None:
+    if smoothing is None:
+        return None
+    if isinstance(smoothing, str):
+        v.as_choice(smoothing, "smoothing", ("auto",))
+        return DEFAULT_SMOOTHING if per_worker.min() < SPARSE_LABELS else None
+    pair = v.as_finite_vector(smoothing, "smoothing")
+    if pair.size != 2 or (pair < 1).any():
+        raise ValueError(
+            f"smoothing must be 'auto', None or a pair (alpha, beta) of Beta parameters >= 1; "
+            f"saw {smoothing!r}"
+        )
+    return float(pair[0]), float(pair[1])
