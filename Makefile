@@ -51,3 +51,5 @@ bench:
 	$(BENCH_VENV)/bin/python benchmarks/bench_dawid_skene.py
 	$(BENCH_VENV)/bin/python benchmarks/metric_core.py
 	$(BENCH_VENV)/bin/python benchmarks/fit_end_to_end.py
+	$(BENCH_VENV)/bin/python benchmarks/crowd_em.py
+	$(BENCH_VENV)/bin/python benchmarks/crowd_em.py --items 20000 --workers 200 --spammers 0.4 --mace --repeats 3

@@ -57,9 +57,10 @@ class Responses:
                 "item, annotator and label must have one entry per response each; saw "
                 f"{item.size}, {annotator.size} and {label.size}"
             )
-        pair = item * len(names) + annotator
-        if np.unique(pair).size < pair.size:
-            first = pair[np.flatnonzero(np.diff(np.sort(pair)) == 0)[0]]
+        pair = np.sort(item * len(names) + annotator)  # a sort: faster here than np.unique
+        repeated = np.flatnonzero(pair[1:] == pair[:-1])
+        if repeated.size:
+            first = pair[repeated[0]]
             raise ValueError(
                 f"responses must hold one label per (item, annotator) pair; item {first // len(names)} "
                 f"has two from annotator {names[first % len(names)]!r}"

@@ -29,6 +29,8 @@ flipped, so individual spammers and adversarial workers are estimated, never ref
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .. import _validation as v
@@ -81,72 +83,95 @@ def crowd_em(data, *, smoothing="auto", tol=1e-7, max_iter=500) -> ChannelFit:
     per_worker = responses.labels_per_annotator()
     prior = _as_smoothing(smoothing, per_worker)
     alpha, beta = (1.0, 1.0) if prior is None else prior
-    item, worker = responses.item, responses.annotator
-    label = responses.label.astype(np.float64)
-    n_items, n_workers = responses.n_items, responses.n_annotators
+    layout = _Layout.of(responses)
     labelled = responses.labels_per_item()
-
     with np.errstate(invalid="ignore", divide="ignore"):  # an unlabelled item: T = mu below
-        truth = np.bincount(item, weights=label, minlength=n_items) / labelled
+        truth = np.bincount(layout.item, responses.label, layout.n_items) / labelled
     truth = np.where(labelled > 0, truth, 0.5)
     previous, converged, n_iter = -np.inf, False, 0
     while not converged and n_iter < max_iter:
         n_iter += 1
-        a, b, mu = _m_step(truth, item, worker, label, n_workers, alpha, beta)
-        truth, objective = _e_step(a, b, mu, item, worker, label, n_items, alpha, beta)
-        converged = abs(objective - previous) / n_items < tol
+        a, b, mu = layout.m_step(truth, alpha, beta)
+        truth, objective = layout.e_step(a, b, mu, alpha, beta)
+        converged = abs(objective - previous) / layout.n_items < tol
         previous = objective
 
     if (per_worker * (b - a)).sum() < 0:  # the mirror image: Y <-> 1 - Y
         a, b, mu, truth = b, a, 1.0 - mu, 1.0 - truth
-    names = responses.annotator_names
     fit = ChannelFit(
         "crowd_em",
         Channels(a, b, adversarial=bool((b < a).any())),
         float(mu),
         np.array([0]),
-        np.array([n_items]),
-        names,
+        np.array([layout.n_items]),
+        responses.annotator_names,
         loglik=float(objective),
         converged=converged,
         n_iter=n_iter,
         smoothing=prior,
     )
-    positives_of_class = np.bincount(worker, truth[item], n_workers)  # labels of items with Y = 1
-    _warn_odd_workers(fit, responses, per_worker, positives_of_class, max_iter, tol)
+    of_class1 = layout.class1_sums(truth).sum(axis=1)  # expected labels on items with Y = 1
+    _warn_odd_workers(fit, responses, per_worker, of_class1, max_iter, tol)
     return fit
 
 
-def _m_step(truth, item, worker, label, n_workers, alpha, beta):
-    """MAP channels and prevalence given the label posteriors ``truth`` (n,)."""
-    weight1 = truth[item]
-    weight0 = 1.0 - weight1
-    pseudo = alpha + beta - 2.0
-    b = (np.bincount(worker, weight1 * label, n_workers) + alpha - 1.0) / (
-        np.bincount(worker, weight1, n_workers) + pseudo
-    )
-    a = (np.bincount(worker, weight0 * label, n_workers) + alpha - 1.0) / (
-        np.bincount(worker, weight0, n_workers) + pseudo
-    )
-    # a worker whose labels all went to one class has 0/0 for the other rate: no information;
-    # a ratio of sums can leave [0, 1] by a rounding error
-    a, b = (np.clip(np.nan_to_num(x, nan=0.5), 0.0, 1.0) for x in (a, b))
-    return a, b, float(truth.mean())
+@dataclass(frozen=True, eq=False)
+class _Layout:
+    """The responses as every iteration reads them: the item of each label and its code
+    ``2 j + A`` (worker ``j``, label ``A``), and how many labels carry each code.  With the
+    code, an M-step is one weighted count over 2K codes and an E-step one gather of a 2K
+    table and one sum per item."""
 
+    item: np.ndarray  # (R,)
+    code: np.ndarray  # (R,)
+    code_counts: np.ndarray  # (K, 2): labels 0 and 1 of each worker
+    n_items: int
 
-def _e_step(a, b, mu, item, worker, label, n_items, alpha, beta):
-    """Label posteriors (n,) and the log posterior of (a, b, mu) at this step."""
-    a, b = np.clip(a, EPS, 1 - EPS), np.clip(b, EPS, 1 - EPS)
-    mu = min(max(mu, EPS), 1 - EPS)
-    log1 = np.where(label == 1, np.log(b)[worker], np.log1p(-b)[worker])
-    log0 = np.where(label == 1, np.log(a)[worker], np.log1p(-a)[worker])
-    joint1 = np.log(mu) + np.bincount(item, log1, n_items)
-    joint0 = np.log1p(-mu) + np.bincount(item, log0, n_items)
-    marginal = np.logaddexp(joint0, joint1)
-    log_prior = (alpha - 1.0) * (np.log(a) + np.log(b)).sum() + (beta - 1.0) * (
-        np.log1p(-a) + np.log1p(-b)
-    ).sum()
-    return np.exp(joint1 - marginal), float(marginal.sum() + log_prior)
+    @classmethod
+    def of(cls, responses: Responses) -> _Layout:
+        code = 2 * responses.annotator + responses.label
+        counts = np.bincount(code, minlength=2 * responses.n_annotators).reshape(-1, 2)
+        return cls(responses.item, code, counts.astype(np.float64), responses.n_items)
+
+    def class1_sums(self, truth: np.ndarray) -> np.ndarray:
+        """``sum T_i`` over each worker's labels 0 and 1, (K, 2)."""
+        return np.bincount(self.code, truth[self.item], self.code_counts.size).reshape(-1, 2)
+
+    def m_step(self, truth: np.ndarray, alpha: float, beta: float):
+        """MAP channels and prevalence given the label posteriors ``truth`` (n,)."""
+        class1 = self.class1_sums(truth)
+        class0 = self.code_counts - class1
+        pseudo = alpha + beta - 2.0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            b = (class1[:, 1] + alpha - 1.0) / (class1.sum(axis=1) + pseudo)
+            a = (class0[:, 1] + alpha - 1.0) / (class0.sum(axis=1) + pseudo)
+        # a worker whose labels all went to one class has 0/0 for the other rate: no
+        # information; a ratio of sums can leave [0, 1] by a rounding error
+        a, b = (np.clip(np.nan_to_num(x, nan=0.5), 0.0, 1.0) for x in (a, b))
+        return a, b, float(truth.mean())
+
+    def e_step(self, a, b, mu, alpha: float, beta: float):
+        """Label posteriors (n,) and the log posterior of (a, b, mu).
+
+        ``log p(R_i | Y=0) = L0_i``, ``log p(R_i | Y=1) = L0_i + D_i`` with ``D_i`` the sum of
+        the labels' log-likelihood ratios; with ``x_i = logit(mu) + D_i``,
+        ``T_i = sigmoid(x_i)`` and the log-likelihood is
+        ``sum_i L0_i + n log(1 - mu) + sum_i softplus(x_i)``, whose first term is a sum over
+        codes.  ``softplus(x) = max(x, 0) + log1p(e^-|x|)``: one exponential per item serves
+        both (``np.logaddexp`` took most of an iteration)."""
+        a, b = np.clip(a, EPS, 1 - EPS), np.clip(b, EPS, 1 - EPS)
+        mu = min(max(mu, EPS), 1 - EPS)
+        log0 = np.column_stack([np.log1p(-a), np.log(a)])  # (K, 2) by label
+        ratio = np.column_stack([np.log1p(-b), np.log(b)]) - log0
+        x = np.log(mu / (1 - mu)) + np.bincount(self.item, ratio.ravel()[self.code], self.n_items)
+        small = np.exp(-np.abs(x))
+        truth = np.where(x >= 0, 1.0, small) / (1.0 + small)
+        softplus = np.maximum(x, 0.0) + np.log1p(small)
+        log_prior = (alpha - 1.0) * (np.log(a) + np.log(b)).sum() + (beta - 1.0) * (
+            np.log1p(-a) + np.log1p(-b)
+        ).sum()
+        loglik = (self.code_counts * log0).sum() + self.n_items * np.log1p(-mu) + softplus.sum()
+        return truth, float(loglik + log_prior)
 
 
 def _warn_odd_workers(fit, responses, per_worker, of_class1, max_iter, tol) -> None:
