@@ -20,7 +20,8 @@ import numpy as np
 from . import _validation as v
 from ._api import DEFAULT_LEVEL, DEFAULT_N_BINS, old_spellings, recorded_warnings
 from ._version import __version__
-from .channels import ChannelFit, dawid_skene_em, grouped_em, score_groups
+from .channels import ChannelFit, crowd_em, dawid_skene_em, grouped_em, score_groups
+from .channels.crowd_em import CROWD_ANNOTATORS
 from .correction import cell_targets, majority_vote, soft_vote
 from .data import AnnotatedScores
 from .metrics import expected_calibration_error, reliability_curve
@@ -176,9 +177,20 @@ EM_ESTIMATES = {"dawid_skene": dawid_skene_em, "hui_walter": grouped_em}
 @old_spellings()
 def frequentist_channels(data, *, model: str = "auto", seed: int = 0) -> EMFit:
     """The EM estimate that matches the Bayesian model of :func:`model_data`: Dawid–Skene EM, or
-    grouped EM on score groups, with the data it was fitted to."""
+    grouped EM on score groups, with the data it was fitted to; for a crowd (more than
+    :data:`~bayescal.channels.crowd_em.CROWD_ANNOTATORS` annotators) Dawid–Skene EM on the
+    sparse responses (:func:`bayescal.crowd_em`)."""
     name, _, data = model_data(data, model=model)
-    return EMFit(EM_ESTIMATES[name](data, seed=v.as_seed(seed)), data)
+    return EMFit(_em_estimate(name, data, data, v.as_seed(seed)), data)
+
+
+def _em_estimate(name: str, data: AnnotatedScores, counts, seed: int) -> ChannelFit:
+    """The EM fit of model ``name``: on the pattern counts ``counts`` (or the data), or for a
+    crowd on the data's sparse responses, whose cost does not grow with the number of
+    annotators."""
+    if name == "dawid_skene" and data.n_annotators > CROWD_ANNOTATORS:
+        return crowd_em(data)
+    return EM_ESTIMATES[name](counts, seed=seed)
 
 
 def _as_table(data, score, annotators, truth):
@@ -353,7 +365,7 @@ def _analysed(
         "majority_vote": majority_vote(cells.patterns, "half"),
     }
     with _timed(timings, "em"):
-        channel_fit = EM_ESTIMATES[name](counts, seed=seed)
+        channel_fit = _em_estimate(name, data, counts, seed)
         if channel_fit.failure:
             frequentist = Estimate(
                 None, reason=f"{channel_fit.method} failed: {channel_fit.failure}"

@@ -60,7 +60,14 @@ def estimator_function(estimator, options: dict, *, argument: str = "estimator")
     """A callable data -> ChannelFit and its name, from a name, a callable, or known Channels.
 
     ``argument`` is the caller's parameter name, for the error message."""
-    names = ("dawid_skene_em", "grouped_em", "hui_walter_moments", "hui_walter_gmm", "third_moment")
+    names = (
+        "dawid_skene_em",
+        "grouped_em",
+        "hui_walter_moments",
+        "hui_walter_gmm",
+        "third_moment",
+        "crowd_em",
+    )
     if isinstance(estimator, Channels):
         return None, "known channels"
     if isinstance(estimator, str):

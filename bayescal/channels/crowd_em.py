@@ -40,8 +40,11 @@ from ..exceptions import ChannelWarning, ConvergenceWarning
 from ..responses import Responses
 from ._base import ChannelFit, Channels
 
-__all__ = ["DEFAULT_SMOOTHING", "SPARSE_LABELS", "crowd_em"]
+__all__ = ["CROWD_ANNOTATORS", "DEFAULT_SMOOTHING", "SPARSE_LABELS", "crowd_em"]
 
+#: More annotators than this make a crowd: the analysis estimates their channels here, on
+#: the sparse responses, rather than on pattern counts (whose EM holds a patterns x K design).
+CROWD_ANNOTATORS = 12
 #: Below this many labels for some worker, ``smoothing="auto"`` fits MAP, not the MLE.
 SPARSE_LABELS = 30
 #: The Beta prior of ``smoothing="auto"``: one pseudo-label each way for every rate.

@@ -557,7 +557,8 @@ def test_row24_sixty_sparse_annotators_in_long_format_recalibrate_without_noise(
     tmp_path, monkeypatch, capsys
 ):
     """The catalogue's case worked, with a stray numpy "invalid value encountered in divide"
-    on the console: 60 workers with varied channels, three labels per item, 1500 items."""
+    on the console: 60 workers with varied channels, three labels per item, 1500 items (a
+    crowd: the channels come from crowd_em, on the sparse responses)."""
     rng = np.random.default_rng(8)
     sim = bc.toy_data(1500, seed=8)
     a, b = rng.uniform(0.05, 0.3, 60), rng.uniform(0.7, 0.95, 60)
@@ -584,4 +585,38 @@ def test_row24_sixty_sparse_annotators_in_long_format_recalibrate_without_noise(
         "out",
     )
     assert (status, err) == (0, "")
-    assert out.startswith("bayescal recalibrate: PlattScaling(") and "dawid_skene_em" in out
+    assert out.startswith("bayescal recalibrate: PlattScaling(") and "by crowd_em" in out
+
+
+def test_recalibrate_a_crowd_in_long_format_with_odd_workers_named_in_one_line_each(
+    tmp_path, monkeypatch, capsys
+):
+    """Issue 17: 30 workers (good, spammers, constant, adversarial), 3 labels per item, as a
+    long table.  The channels are estimated on the sparse responses (crowd_em); each kind of
+    odd worker is one warning line; nothing is refused."""
+    crowd = bc.simulate_crowd(6000, 30, labels_per_item=3, seed=1)
+    labels, scores = crowd.long_tables()
+    labels.to_csv(tmp_path / "labels.csv", index=False)
+    scores.to_csv(tmp_path / "scores.csv", index=False)
+    status, out, err = main(
+        tmp_path,
+        monkeypatch,
+        capsys,
+        "recalibrate",
+        "labels.csv",
+        "--long",
+        "--scores",
+        "scores.csv",
+        "--score",
+        "score",
+        "--out",
+        "out",
+    )
+    assert status == 0 and "fitted to labels corrected by crowd_em" in out
+    lines = err.splitlines()
+    assert all(line.startswith("bayescal: warning: ") for line in lines)
+    assert any("are estimated adversarial" in line for line in lines)
+    assert any("gave one label value only" in line for line in lines)
+    document = json.loads((tmp_path / "out" / "map.json").read_text())
+    assert document["channels"]["estimator"] == "crowd_em"
+    assert len(document["channels"]["annotators"]) == 30

@@ -164,3 +164,22 @@ def test_a_long_table_with_empty_labels_and_text_ids():
 def test_bad_input_names_the_argument(build, error, message):
     with pytest.raises(error, match=message):
         build()
+
+
+def test_the_analysis_estimates_a_crowd_on_its_sparse_responses():
+    """More than CROWD_ANNOTATORS annotators: the EM baseline is crowd_em; up to it, the
+    pattern-count Dawid–Skene EM.  The NC-ECE estimate takes it by name as well."""
+    from bayescal.analysis import frequentist_channels
+    from bayescal.channels.crowd_em import CROWD_ANNOTATORS
+
+    crowd = bc.simulate_crowd(
+        6000, CROWD_ANNOTATORS + 1, labels_per_item=3, worker_mix={"good": 1}, seed=3
+    )
+    assert frequentist_channels(crowd.data).fit.method == "crowd_em"
+    few = bc.simulate_crowd(
+        6000, CROWD_ANNOTATORS, labels_per_item=3, worker_mix={"good": 1}, seed=3
+    )
+    assert frequentist_channels(few.data).fit.method == "dawid_skene_em"
+    estimate = bc.nc_ece_estimate(crowd.data, estimator="crowd_em")
+    assert estimate.estimator == "crowd_em"
+    assert abs(estimate.estimate - crowd.population_binned_ece(10)) < 0.02
