@@ -44,3 +44,21 @@ def test_the_quick_tour_runs_and_says_what_it_claims(tmp_path, monkeypatch):
     exec(parts_block, names)
     exec(estimators_block, names)
     assert names["fit"].ok and names["u"].shape == (8000,)
+
+
+def test_the_crowd_example_runs_and_says_what_it_claims():
+    import warnings
+
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## Crowds") : readme.index("## Studies, large tables")]
+    (block,) = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    names = {}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        exec(block, names)
+    said = " ".join(str(w.message) for w in caught)
+    for named in ("['w019']", "['w017', 'w023', 'w026']", "['w007', 'w029']"):
+        assert named in said
+    assert round(names["nc"], 3) == 0.088
+    assert round(names["crowd"].population_binned_ece(10), 3) == 0.090
+    assert list(names["labels"].columns) == ["item", "annotator", "label"]
