@@ -94,8 +94,16 @@ class ModelChecks:
         return _html.checks_table(self.verdicts, self.table.itertuples())
 
 
+#: Up to this many annotators a pattern's name spells out every one (``-`` for no label);
+#: beyond, it names those who answered (a crowd's item has three labels of hundreds).
+SPELLED_OUT = 6
+
+
 def _pattern_name(pattern: np.ndarray, names) -> str:
-    return " ".join(f"{name}={'-' if x < 0 else int(x)}" for name, x in zip(names, pattern))
+    every = len(names) <= SPELLED_OUT
+    return " ".join(
+        f"{name}={'-' if x < 0 else int(x)}" for name, x in zip(names, pattern) if every or x >= 0
+    )
 
 
 def _observed_layout(fit: BayesFit, data: AnnotatedScores):

@@ -112,6 +112,23 @@ def _check_rows(checks, check: str) -> pd.DataFrame:
     return rows
 
 
+#: Most subjects (patterns, pairs) one check figure shows; a crowd has thousands.
+MAX_SUBJECTS = 40
+
+
+def _most_telling(rows: pd.DataFrame, what: str) -> tuple[pd.DataFrame, str]:
+    """At most :data:`MAX_SUBJECTS` rows, in their order: the flagged ones first, then those
+    whose observed value lies farthest from the expected one in units of the replicated
+    interval's width; and the title's note saying so (empty when every row is shown)."""
+    if len(rows) <= MAX_SUBJECTS:
+        return rows, ""
+    width = (rows["upper"] - rows["lower"]).to_numpy()
+    distance = np.abs(rows["observed"] - rows["expected"]).to_numpy() / np.maximum(width, 1e-12)
+    order = np.lexsort((-distance, ~rows["flag"].to_numpy()))[:MAX_SUBJECTS]
+    note = f" (the {MAX_SUBJECTS} of {len(rows)} {what} farthest from the model, flagged first)"
+    return rows.iloc[np.sort(order)], note
+
+
 def _observed_in_interval(ax, rows: pd.DataFrame, offset, rotation: int) -> None:
     """Each subject's replicated interval as a grey bar and its observed value as a point (red
     when flagged), all shifted by ``offset``; the observed points are the last collection."""
@@ -129,12 +146,23 @@ def _observed_in_interval(ax, rows: pd.DataFrame, offset, rotation: int) -> None
     ax.scatter(
         position, rows["observed"] - offset, c=colours, zorder=4, label="observed (red: outside)"
     )
-    ax.set_xticks(position, rows["subject"], rotation=rotation, ha="right", fontsize=7)
+    labels = [_short(str(subject)) for subject in rows["subject"]]
+    ax.set_xticks(position, labels, rotation=rotation, ha="right", fontsize=7)
+
+
+#: Longest tick label drawn whole; a longer one (a pattern of many annotators) is cut, so that
+#: the labels never squeeze the axes away (the table keeps the full name).
+LABEL_CHARS = 40
+
+
+def _short(label: str) -> str:
+    return label if len(label) <= LABEL_CHARS else label[: LABEL_CHARS - 1] + "…"
 
 
 @old_spellings()
 def plot_ppc_residuals(checks, *, ax=None):
-    """Observed minus expected count of every response pattern, with its replicated interval.
+    """Observed minus expected count of every response pattern, with its replicated interval
+    (at most :data:`MAX_SUBJECTS` patterns: the flagged ones, then the farthest from the model).
 
     Parameters
     ----------
@@ -146,19 +174,20 @@ def plot_ppc_residuals(checks, *, ax=None):
     -------
     matplotlib Axes
     """
-    rows = _check_rows(checks, "pattern")
+    rows, note = _most_telling(_check_rows(checks, "pattern"), "patterns")
     ax = _axes(ax, size=(max(6.0, 0.25 * len(rows)), 3.8))
     _observed_in_interval(ax, rows, offset=rows["expected"].to_numpy(), rotation=60)
     ax.axhline(0.0, color="0.3", linewidth=0.8)
     ax.set_ylabel("observed - expected count")
-    ax.set_title("Posterior predictive check per response pattern")
+    ax.set_title("Posterior predictive check per response pattern" + note, fontsize=9)
     ax.legend(fontsize=7, loc="best")
     return ax
 
 
 @old_spellings()
 def plot_pairwise_agreement(checks, *, ax=None):
-    """Observed agreement of every annotator pair against what conditional independence predicts.
+    """Observed agreement of every annotator pair against what conditional independence predicts
+    (at most :data:`MAX_SUBJECTS` pairs, chosen as in :func:`plot_ppc_residuals`).
 
     Parameters
     ----------
@@ -170,7 +199,7 @@ def plot_pairwise_agreement(checks, *, ax=None):
     -------
     matplotlib Axes
     """
-    rows = _check_rows(checks, "pairwise_agreement")
+    rows, note = _most_telling(_check_rows(checks, "pairwise_agreement"), "pairs")
     ax = _axes(ax, size=(max(5.0, 0.5 * len(rows)), 3.5))
     ax.scatter(
         np.arange(len(rows)),
@@ -183,7 +212,7 @@ def plot_pairwise_agreement(checks, *, ax=None):
     )
     _observed_in_interval(ax, rows, offset=0.0, rotation=45)
     ax.set_ylabel("share of shared items agreed on")
-    ax.set_title("Pairwise agreement under conditional independence")
+    ax.set_title("Pairwise agreement under conditional independence" + note, fontsize=9)
     ax.legend(fontsize=7, loc="best")
     return ax
 

@@ -8,6 +8,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 import pytest
 
 import bayescal as bc
@@ -178,3 +179,59 @@ def test_fallback_fonts_are_the_installed_ones_after_dejavu(monkeypatch):
         ax.figure.savefig(io.BytesIO(), format="png")
         assert matplotlib.rcParams["font.family"] == ["DejaVu Sans", "STIXGeneral"]
     assert matplotlib.rcParams["font.family"] == before
+
+
+def test_a_crowds_thousand_patterns_show_the_most_telling_forty(table):
+    """A crowd's check table has a row per pattern (thousands): the figure shows the flagged
+    ones and then those farthest from the model, at most MAX_SUBJECTS, in their order, and
+    says so in its title (the report's figure was 236 060 pixels wide for 30 workers)."""
+    from bayescal.plotting import MAX_SUBJECTS
+
+    rng = np.random.default_rng(0)
+    template = table[table["check"] == "pattern"].iloc[[0]]
+    many = template.loc[template.index.repeat(500)].reset_index(drop=True)
+    many["subject"] = [f"p{i}" for i in range(500)]
+    many["expected"] = 10.0
+    many["lower"], many["upper"] = 5.0, 15.0
+    many["observed"] = 10.0 + rng.uniform(-4, 4, 500)
+    many["flag"] = False
+    many.loc[[7, 300], "flag"] = True
+    many.loc[[7, 300], "observed"] = 20.0
+    farthest = set(np.argsort(-np.abs(many["observed"] - 10.0).to_numpy())[:MAX_SUBJECTS])
+    others = table[table["check"] != "pattern"]
+    ax = plot_ppc_residuals(pd.concat([others, many], ignore_index=True))
+    shown = [t.get_text() for t in ax.get_xticklabels()]
+    assert len(shown) == MAX_SUBJECTS and {"p7", "p300"} <= set(shown)
+    assert {int(s[1:]) for s in shown} == farthest  # the flagged are also the farthest here
+    assert shown == sorted(shown, key=lambda s: int(s[1:]))
+    assert f"(the {MAX_SUBJECTS} of 500 patterns farthest from the model" in ax.get_title()
+    plt.close(ax.figure)
+
+
+def test_a_crowds_pattern_names_name_only_the_workers_who_answered():
+    from bayescal.checks import _pattern_name
+
+    names = [f"w{j}" for j in range(8)]
+    assert _pattern_name(np.array([-1, 1, -1, -1, 0, -1, -1, -1]), names) == "w1=1 w4=0"
+    assert _pattern_name(np.array([1, -1, 0]), ["ann", "bob", "cy"]) == "ann=1 bob=- cy=0"
+
+
+def test_long_subject_names_are_cut_in_the_figure_not_in_the_table(table):
+    """An old summary's pattern names spell out 30 workers (about 200 characters): drawn
+    whole they squeezed the axes to nothing (matplotlib's "axes sizes collapsed" warning)."""
+    import warnings
+
+    from bayescal.plotting import LABEL_CHARS
+
+    long = table.copy()
+    patterns = long["check"] == "pattern"
+    long.loc[patterns, "subject"] = [
+        f"{s} " + "w000=- " * 30 for s in long.loc[patterns, "subject"]
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ax = plot_ppc_residuals(long)
+        ax.figure.savefig(io.BytesIO(), format="png")
+    shown = [t.get_text() for t in ax.get_xticklabels()]
+    assert all(len(label) == LABEL_CHARS and label.endswith("…") for label in shown)
+    plt.close(ax.figure)
