@@ -50,7 +50,9 @@ def checks_table(verdicts, rows) -> str:
     ``expected``, ``lower``, ``upper``, ``p_value`` and ``flag`` (the columns of
     :func:`bayescal.check_model`'s table)."""
     rows = list(rows)
+    flagged = sum(bool(check.flag) for check in rows)
     lines = "".join(f"<li>{html.escape(line)}</li>" for line in verdicts)
+    shown, note = _readable(rows)
     body = [
         row(
             cell(check.check),
@@ -62,16 +64,36 @@ def checks_table(verdicts, rows) -> str:
             cell("yes" if check.flag else ""),
             flagged=bool(check.flag),
         )
-        for check in rows
+        for check in shown
     ]
-    flagged = sum(bool(check.flag) for check in rows)
     header = ["check", "subject", "observed", "expected", "replicated interval", "p-value", "flag"]
     return "\n".join(
         [
             f'<p>In plain words (<span id="checks-flagged">{flagged}</span> rows flagged):</p>',
             f'<ul id="verdicts">{lines}</ul>',
+            *([f'<p class="note" id="checks-shown">{html.escape(note)}</p>'] if note else []),
             table(header, body),
         ]
+    )
+
+
+#: Most rows a checks table shows; a crowd's has one per response pattern and per pair
+#: (thousands), which the full table (``ModelChecks.table``, summary.json) keeps.
+MAX_CHECK_ROWS = 100
+#: Checks with a row per pattern or per pair: their unflagged rows go first when cut.
+PER_SUBJECT = ("pattern", "pairwise_agreement")
+
+
+def _readable(rows: list) -> tuple[list, str]:
+    """At most :data:`MAX_CHECK_ROWS` rows, in their order: every row of the other checks and
+    the flagged rows first; and the note saying what was left out (empty when nothing was)."""
+    if len(rows) <= MAX_CHECK_ROWS:
+        return rows, ""
+    kept = [check for check in rows if check.check not in PER_SUBJECT or check.flag]
+    kept = kept[:MAX_CHECK_ROWS]
+    return kept, (
+        f"{len(kept)} of {len(rows)} rows shown: the unflagged pattern and pair rows are left "
+        "out here (the full table, ModelChecks.table or summary.json, holds every row)"
     )
 
 

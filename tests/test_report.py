@@ -269,3 +269,21 @@ def test_an_annotator_name_cannot_write_markup_into_the_report():
 
     assert cell(1, 'missing-dr "x"><b>') == '<td id="missing-dr_&quot;x&quot;&gt;&lt;b&gt;">1</td>'
     assert cell("<i>", "missing-a b\tc") == '<td id="missing-a_b_c">&lt;i&gt;</td>'
+
+
+def test_a_crowds_checks_table_shows_the_other_checks_and_the_flagged_rows():
+    """A 30-worker crowd's check table has a row per pattern (8 500 here): the report's table
+    keeps every row of the other checks and the flagged ones, and says what it left out."""
+    from collections import namedtuple
+
+    from bayescal._html import MAX_CHECK_ROWS, checks_table
+
+    Row = namedtuple("Row", "check subject observed expected lower upper p_value flag")
+    rows = [Row("ppc", "chi2", 1.0, 1.0, 0.0, 2.0, 0.5, False)]
+    rows += [Row("pattern", f"p{i}", 1.0, 1.0, 0.0, 2.0, 0.5, i in (3, 250)) for i in range(300)]
+    page = checks_table(["a verdict"], rows)
+    assert page.count("<tr") == 1 + 3  # the header, the ppc row and the two flagged patterns
+    assert ">p3<" in page and ">p250<" in page and ">p4<" not in page
+    assert "3 of 301 rows shown: the unflagged pattern and pair rows are left out" in page
+    few = checks_table(["a verdict"], rows[: MAX_CHECK_ROWS - 1])
+    assert few.count("<tr") == MAX_CHECK_ROWS and 'id="checks-shown"' not in few
