@@ -188,6 +188,7 @@ LAYERS = {
     "3 channels": [
         "channels._base",
         "channels.groups",
+        "channels._odd",
         "channels.moments",
         "channels.gmm",
         "channels.em",

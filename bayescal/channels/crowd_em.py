@@ -36,9 +36,10 @@ import numpy as np
 from .. import _validation as v
 from .._api import old_spellings, warn_caller
 from ..data import AnnotatedScores
-from ..exceptions import ChannelWarning, ConvergenceWarning
+from ..exceptions import ConvergenceWarning
 from ..responses import Responses
 from ._base import ChannelFit, Channels
+from ._odd import odd_annotators, warn_odd_annotators
 
 __all__ = ["CROWD_ANNOTATORS", "DEFAULT_SMOOTHING", "SPARSE_LABELS", "crowd_em"]
 
@@ -51,8 +52,6 @@ SPARSE_LABELS = 30
 DEFAULT_SMOOTHING = (2.0, 2.0)
 #: Probabilities inside logarithms are kept in [EPS, 1 - EPS] (a perfect worker's log(1 - b)).
 EPS = 1e-12
-#: Names shown in a warning about several workers; the rest are counted.
-SHOWN = 5
 
 
 @old_spellings()
@@ -76,9 +75,9 @@ def crowd_em(data, *, smoothing="auto", tol=1e-7, max_iter=500) -> ChannelFit:
     Returns
     -------
     ChannelFit
-        ``method="crowd_em"``, one ``prevalence``, ``smoothing`` the prior used.  Workers
-        estimated adversarial (b < a) and workers who gave one label value only are named in
-        one :class:`ChannelWarning` each, and so are workers whose gap cannot be told from 0.
+        ``method="crowd_em"``, one ``prevalence``, ``smoothing`` the prior used.
+        Adversarial, random-like and constant workers are named in one
+        :class:`ChannelWarning` per kind (:mod:`bayescal.channels._odd`).
     """
     responses = _as_responses(data)
     tol = _as_tolerance(tol)
@@ -178,55 +177,16 @@ class _Layout:
 
 
 def _warn_odd_workers(fit, responses, per_worker, of_class1, max_iter, tol) -> None:
-    """One line for each kind of odd worker: one who gave one label value only, one whose gap
-    is within twice its standard error of 0 (a spammer, or too few labels to tell), and one
-    whose gap is below 0 by more than that (adversarial).  The standard error of
-    ``b_j - a_j`` is ``sqrt(a(1 - a) / n0_j + b(1 - b) / n1_j)`` with ``n1_j`` the expected
-    number of the worker's labels on items with Y = 1."""
-    names = np.asarray(fit.annotator_names, dtype=object)
-    a, b = fit.channels.a, fit.channels.b
     positives = np.bincount(responses.annotator, responses.label, responses.n_annotators)
-    constant = (per_worker > 0) & ((positives == 0) | (positives == per_worker))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        error = np.sqrt(
-            a * (1 - a) / np.maximum(per_worker - of_class1, 1)
-            + b * (1 - b) / np.maximum(of_class1, 1)
-        )
-    random = ~constant & (per_worker > 0) & (np.abs(b - a) <= 2 * error)
-    adversarial = ~constant & ~random & (b < a)
-    if adversarial.any():
-        warn_caller(
-            f"crowd_em: {_listed(names[adversarial])} are estimated adversarial (b < a by more than "
-            "twice its standard error: their 1 means Y = 0 more often); the correction uses "
-            "them as such",
-            ChannelWarning,
-        )
-    if random.any():
-        warn_caller(
-            f"crowd_em: {_listed(names[random])} are indistinguishable from random answers (|b - a| "
-            "within twice its standard error of 0); the correction gives them little weight",
-            ChannelWarning,
-        )
-    if constant.any():
-        bound = "a finite channel from the smoothing" if fit.smoothing else "a = b on the boundary"
-        warn_caller(
-            f"crowd_em: {_listed(names[constant])} gave one label value only; each has {bound} "
-            "and little or no weight in the correction",
-            ChannelWarning,
-        )
+    a, b = fit.channels.a, fit.channels.b
+    odd = odd_annotators(a, b, per_worker, of_class1, positives)
+    warn_odd_annotators("crowd_em", fit.annotator_names, odd, smoothed=fit.smoothing is not None)
     if not fit.converged:
         warn_caller(
             f"crowd_em: no convergence within max_iter={max_iter} iterations (tol={tol:g} on "
             "the change in mean log posterior); the estimate is returned with converged=False",
             ConvergenceWarning,
         )
-
-
-def _listed(names: np.ndarray) -> str:
-    """``"worker(s) ['w1', 'w7']"`` or, for many, the first few and how many more."""
-    shown = [str(name) for name in names[:SHOWN]]
-    more = f" and {names.size - SHOWN} more" if names.size > SHOWN else ""
-    return f"{names.size} worker(s) {shown}{more}" if more else f"worker(s) {shown}"
 
 
 def _as_responses(data) -> Responses:

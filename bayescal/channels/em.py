@@ -25,7 +25,7 @@ import numpy as np
 from .. import _validation as v
 from .._api import old_spellings, warn_caller
 from ..cells import CellStatistics
-from ..exceptions import ChannelWarning, ConvergenceWarning, SaturatedModelWarning
+from ..exceptions import ConvergenceWarning, SaturatedModelWarning
 from ._base import (
     ChannelFit,
     as_anchor,
@@ -38,6 +38,7 @@ from ._base import (
     warn_if_groups_inseparable,
     warn_saturated,
 )
+from ._odd import OddAnnotators, odd_annotators, warn_odd_annotators
 from .moments import third_moment
 
 __all__ = ["dawid_skene_em", "grouped_em"]
@@ -243,18 +244,30 @@ def _fit_em(
             ConvergenceWarning,
         )
     if best.ok and best.channels.adversarial:  # estimated, flagged, not refused (DESIGN §4)
-        flipped = {
-            n: round(float(d), 3)
-            for n, d in zip(counts.annotator_names, best.channels.gap)
-            if d < 0
-        }
-        warn_caller(
-            f"{method}: annotator(s) {list(flipped)} are estimated adversarial (b < a, gaps "
-            f"{list(flipped.values())}: their 1 means Y = 0 more often); the correction uses them "
-            "as such",
-            ChannelWarning,
-        )
+        # an estimate with b < a is named: adversarial, or random with a negative gap by
+        # chance; random and constant annotators with b >= a are left to the correction's
+        # weight-0 rule (a few dense annotators on small data would otherwise all be named)
+        odd = _odd(design, best)
+        flipped = best.channels.gap < 0
+        none = np.zeros_like(flipped)
+        named = OddAnnotators(none, odd.random & flipped, odd.adversarial)
+        warn_odd_annotators(method, counts.annotator_names, named)
     return best
+
+
+def _odd(design: _Design, fit: ChannelFit):
+    """The kinds of odd annotators of a fit (:mod:`bayescal.channels._odd`), from its label
+    posteriors: each annotator's labels, those expected on items with Y = 1, and its 1s."""
+    prevalence = np.atleast_1d(fit.prevalence)[:, None]
+    _, posterior = design.e_step(fit.channels.a[:, None], fit.channels.b[:, None], prevalence)
+    answered = design.positive + design.negative
+    return odd_annotators(
+        fit.channels.a,
+        fit.channels.b,
+        answered.T @ design.counts,
+        answered.T @ (design.counts * posterior[:, 0]),
+        design.positive.T @ design.counts,
+    )
 
 
 @old_spellings()

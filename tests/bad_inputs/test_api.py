@@ -634,3 +634,17 @@ def test_row49_issue2_a_fit_meets_data_by_annotator_name():
         bc.check_model(renamed, fit)
     with pytest.raises(ValueError, match=r"must have the annotators of the dawid_skene_em fit: "):
         bc.recalibrate(renamed, method="platt", channels=em)
+
+
+def test_row22_a_guesser_estimated_b_below_a_by_chance_is_called_random_not_adversarial():
+    """The catalogue's guesser came out with gap -0.049 and was warned "adversarial"; one rule
+    (bayescal.channels._odd) now tells a gap within twice its standard error of 0 apart."""
+    channels = bc.Channels([0.1, 0.2, 0.15, 0.5], [0.9, 0.8, 0.85, 0.5])  # a3 guesses
+    sim = bc.simulate_annotated(2000, channels, seed=15)
+    with pytest.warns(ChannelWarning) as record:
+        fit = bc.dawid_skene_em(sim.data)
+    assert fit.channels.gap[3] < 0  # by chance
+    assert [str(w.message) for w in record] == [
+        "dawid_skene_em: annotator(s) ['a3'] are indistinguishable from random answers "
+        "(|b - a| within twice its standard error of 0); the correction gives them little weight"
+    ]

@@ -451,7 +451,7 @@ def test_row33_23_an_adversarial_annotator_counts_reversed_with_one_warning(
     fitted, warnings_ = _platt(tmp_path, monkeypatch, capsys, _three_and(odd))
     assert len(warnings_) == 1 and warnings_[0].startswith(
         "bayescal: warning: dawid_skene_em: annotator(s) ['odd'] are estimated adversarial "
-        "(b < a, gaps [-0."
+        "(b < a by more than twice its standard error"
     )
     data = bc.AnnotatedScores(
         np.round(SIM.data.scores, 6), np.column_stack([SIM.data.annotations, odd])

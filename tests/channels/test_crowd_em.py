@@ -44,11 +44,11 @@ def test_a_crowd_is_estimated_and_its_odd_workers_are_named_by_kind():
     for kind, phrase in (
         ("adversarial", "are estimated adversarial"),
         ("spammer", "are indistinguishable from random answers"),
-        ("constant", "gave one label value only"),
+        ("constant", "are constant (they gave one label value only)"),
     ):
         (line,) = [line for line in lines if phrase in line]
         named = [str(name) for name in names[types == kind]]
-        assert line.startswith(f"crowd_em: worker(s) {named} {phrase}")
+        assert line.startswith(f"crowd_em: annotator(s) {named} {phrase}")
     good = types == "good"
     assert np.abs(fit.channels.a[good] - crowd.channels.a[good]).max() < 0.05
     assert np.abs(fit.channels.b[good] - crowd.channels.b[good]).max() < 0.05

@@ -1,0 +1,85 @@
+"""One rule for the odd annotators of a fitted channel set, shared by the EM estimators
+(DESIGN §4: estimate them, flag them, weight them down, say so in one line).
+
+An annotator is
+
+- *constant* when it gave one label value only (its rates cannot be told apart);
+- *indistinguishable from random* when ``|b_j - a_j|`` is within twice its standard error
+  of 0, ``SE_j = sqrt(a_j (1 - a_j) / n0_j + b_j (1 - b_j) / n1_j)`` with ``n1_j`` the
+  expected number of its labels on items with Y = 1 and ``n0_j`` the rest: a spammer, a
+  guesser, or too few labels to tell;
+- *adversarial* when ``b_j < a_j`` by more than that (its 1 means Y = 0 more often).
+
+A random guesser whose estimate came out ``b < a`` by chance is therefore called random, not
+adversarial.  Each kind is one :class:`~bayescal.exceptions.ChannelWarning` naming its
+annotators; the correction uses them all, with little or no weight for the first two.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .._api import warn_caller
+from ..exceptions import ChannelWarning
+
+__all__ = ["OddAnnotators", "odd_annotators", "warn_odd_annotators"]
+
+#: Names shown in one warning; the rest are counted.
+SHOWN = 5
+
+
+class OddAnnotators(NamedTuple):
+    """Boolean masks (K,) of the three kinds (module docstring); they do not overlap."""
+
+    constant: np.ndarray
+    random: np.ndarray
+    adversarial: np.ndarray
+
+
+def odd_annotators(a, b, labels, class1, positives) -> OddAnnotators:
+    """The kinds of ``K`` annotators with channels ``a, b`` (K,) who gave ``labels`` (K,)
+    labels, ``class1`` (K,) of them expected on items with Y = 1, ``positives`` (K,) of them 1."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    labels, class1 = np.asarray(labels, float), np.asarray(class1, float)
+    constant = (labels > 0) & ((positives == 0) | (positives == labels))
+    error = np.sqrt(
+        a * (1 - a) / np.maximum(labels - class1, 1.0) + b * (1 - b) / np.maximum(class1, 1.0)
+    )
+    random = ~constant & (labels > 0) & (np.abs(b - a) <= 2 * error)
+    return OddAnnotators(constant, random, ~constant & ~random & (b < a))
+
+
+def warn_odd_annotators(method: str, names, odd: OddAnnotators, *, smoothed: bool = False) -> None:
+    """One warning line per kind present, naming its annotators (the first :data:`SHOWN`)."""
+    names = np.asarray(names, dtype=object)
+    texts = (
+        (
+            odd.adversarial,
+            "estimated adversarial (b < a by more than twice its standard error: their 1 means "
+            "Y = 0 more often); the correction uses them as such",
+        ),
+        (
+            odd.random,
+            "indistinguishable from random answers (|b - a| within twice its standard error of "
+            "0); the correction gives them little weight",
+        ),
+        (
+            odd.constant,
+            "constant (they gave one label value only); each has "
+            + ("a finite channel from the smoothing" if smoothed else "a = b on the boundary")
+            + " and little or no weight in the correction",
+        ),
+    )
+    for mask, text in texts:
+        if mask.any():
+            warn_caller(f"{method}: {_listed(names[mask])} are {text}", ChannelWarning)
+
+
+def _listed(names: np.ndarray) -> str:
+    """``"annotator(s) ['w1', 'w7']"`` or, for many, the first few and how many more."""
+    shown = [str(name) for name in names[:SHOWN]]
+    if names.size > SHOWN:
+        return f"{names.size} annotator(s) {shown} and {names.size - SHOWN} more"
+    return f"annotator(s) {shown}"
