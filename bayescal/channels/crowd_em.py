@@ -75,7 +75,8 @@ def crowd_em(data, *, smoothing="auto", tol=1e-7, max_iter=500) -> ChannelFit:
     Returns
     -------
     ChannelFit
-        ``method="crowd_em"``, one ``prevalence``, ``smoothing`` the prior used.
+        ``method="crowd_em"``, one ``prevalence``, ``smoothing`` the prior used, ``loglik``
+        the log-likelihood at the estimate (the prior's term left out).
         Adversarial, random-like and constant workers are named in one
         :class:`ChannelWarning` per kind (:mod:`bayescal.channels._odd`).
     """
@@ -94,7 +95,8 @@ def crowd_em(data, *, smoothing="auto", tol=1e-7, max_iter=500) -> ChannelFit:
     while not converged and n_iter < max_iter:
         n_iter += 1
         a, b, mu = layout.m_step(truth, alpha, beta)
-        truth, objective = layout.e_step(a, b, mu, alpha, beta)
+        truth, loglik = layout.e_step(a, b, mu)
+        objective = loglik + _log_prior(a, b, alpha, beta)  # the log posterior, MAP's target
         converged = abs(objective - previous) / layout.n_items < tol
         previous = objective
 
@@ -107,7 +109,7 @@ def crowd_em(data, *, smoothing="auto", tol=1e-7, max_iter=500) -> ChannelFit:
         np.array([0]),
         np.array([layout.n_items]),
         responses.annotator_names,
-        loglik=float(objective),
+        loglik=float(loglik),
         converged=converged,
         n_iter=n_iter,
         smoothing=prior,
@@ -152,8 +154,8 @@ class _Layout:
         a, b = (np.clip(np.nan_to_num(x, nan=0.5), 0.0, 1.0) for x in (a, b))
         return a, b, float(truth.mean())
 
-    def e_step(self, a, b, mu, alpha: float, beta: float):
-        """Label posteriors (n,) and the log posterior of (a, b, mu).
+    def e_step(self, a, b, mu):
+        """Label posteriors (n,) and the log-likelihood of (a, b, mu).
 
         ``log p(R_i | Y=0) = L0_i``, ``log p(R_i | Y=1) = L0_i + D_i`` with ``D_i`` the sum of
         the labels' log-likelihood ratios; with ``x_i = logit(mu) + D_i``,
@@ -169,11 +171,16 @@ class _Layout:
         small = np.exp(-np.abs(x))
         truth = np.where(x >= 0, 1.0, small) / (1.0 + small)
         softplus = np.maximum(x, 0.0) + np.log1p(small)
-        log_prior = (alpha - 1.0) * (np.log(a) + np.log(b)).sum() + (beta - 1.0) * (
-            np.log1p(-a) + np.log1p(-b)
-        ).sum()
         loglik = (self.code_counts * log0).sum() + self.n_items * np.log1p(-mu) + softplus.sum()
-        return truth, float(loglik + log_prior)
+        return truth, float(loglik)
+
+
+def _log_prior(a, b, alpha: float, beta: float) -> float:
+    """The Beta(alpha, beta) log density of every a_j and b_j, up to a constant."""
+    a, b = np.clip(a, EPS, 1 - EPS), np.clip(b, EPS, 1 - EPS)
+    log_rates = np.log(a) + np.log(b)
+    log_complements = np.log1p(-a) + np.log1p(-b)
+    return float((alpha - 1.0) * log_rates.sum() + (beta - 1.0) * log_complements.sum())
 
 
 def _warn_odd_workers(fit, responses, per_worker, of_class1, max_iter, tol) -> None:

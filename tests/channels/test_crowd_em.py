@@ -183,3 +183,18 @@ def test_the_analysis_estimates_a_crowd_on_its_sparse_responses():
     estimate = bc.nc_ece_estimate(crowd.data, estimator="crowd_em")
     assert estimate.estimator == "crowd_em"
     assert abs(estimate.estimate - crowd.population_binned_ece(10)) < 0.02
+
+
+@pytest.mark.filterwarnings("ignore::bayescal.exceptions.ChannelWarning")
+def test_a_smoothed_fit_reports_the_log_likelihood_not_the_log_posterior():
+    """``loglik`` is the likelihood at the estimate, computed here item by item on the wide
+    table: the prior's term, which the MAP iteration maximises with it, is left out."""
+    crowd = bc.simulate_crowd(400, 40, labels_per_item=3, seed=8)
+    fit = bc.crowd_em(crowd.data)
+    assert fit.smoothing == DEFAULT_SMOOTHING
+    a, b, mu = fit.channels.a, fit.channels.b, fit.prevalence
+    annotations = crowd.data.annotations
+    seen = annotations >= 0
+    one = np.where(seen, np.where(annotations == 1, b, 1 - b), 1.0).prod(axis=1)
+    zero = np.where(seen, np.where(annotations == 1, a, 1 - a), 1.0).prod(axis=1)
+    assert fit.loglik == pytest.approx(np.log(mu * one + (1 - mu) * zero).sum(), rel=1e-10)
