@@ -292,6 +292,13 @@ def as_probability(value: object, name: str) -> float:
     return value
 
 
+def as_tolerance(value: object, name: str = "tol") -> float:
+    """A convergence tolerance: a positive, finite number."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value < np.inf:
+        raise ValueError(f"{name} must be a positive number; saw {value!r}")
+    return float(value)
+
+
 def as_seed(value: object, name: str = "seed", *, bits: int | None = None) -> int:
     """A non-negative integer seed; ``bits`` caps it below ``2**bits`` (JAX keys take 63)."""
     seed = as_int(value, name, minimum=0)

@@ -303,18 +303,26 @@ def warn_if_groups_inseparable(counts: CellStatistics, method: str) -> None:
 
 
 def orient(
-    a: np.ndarray, b: np.ndarray, prevalence: np.ndarray, anchor: int | None, names: tuple[str, ...]
+    a: np.ndarray,
+    b: np.ndarray,
+    prevalence: np.ndarray,
+    anchor: int | None,
+    names: tuple[str, ...],
+    labels: np.ndarray | None = None,
 ):
     """Apply the global label exchange if needed; return ``(a, b, prevalence, failure)``.
 
-    With ``anchor=None`` the population decides: the orientation with the larger total gap;
+    With ``anchor=None`` the population decides: the orientation with the larger total gap,
+    each annotator's gap weighted by its number of ``labels`` when given (a crowd's worker
+    with three labels does not outweigh one with three thousand);
     with an anchor, that annotator's gap alone (it must be at least 1e-4).  One odd annotator
     never fails a fit: one with ``b_j < a_j`` is estimated as adversarial
     (``Channels.adversarial``), one with ``|b_j - a_j| < 1e-4`` as uninformative (the
     correction gives it weight 0); a fit fails only when no annotator is informative.
     """
     gap = b - a
-    flip = gap[anchor] < 0 if anchor is not None else gap.sum() < 0
+    weights = np.ones_like(gap) if labels is None else np.asarray(labels, dtype=float)
+    flip = gap[anchor] < 0 if anchor is not None else (weights * gap).sum() < 0
     if flip:
         a, b, prevalence, gap = b, a, 1.0 - prevalence, -gap
     failure = None

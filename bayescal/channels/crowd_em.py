@@ -21,10 +21,11 @@ on the boundary (``b_j = 1`` from three agreeing labels); the smoothing keeps ev
 inside (0, 1) and shrinks a sparse worker's gap toward 0, so that its weight in the correction
 stays small.  It is the default when any worker has fewer than :data:`SPARSE_LABELS` labels.
 
-Orientation comes from the population: when the label-weighted mean gap
-``sum_j n_j (b_j - a_j)`` is negative the fit is the mirror image (``Y <-> 1 - Y``) and is
-flipped, so individual spammers and adversarial workers are estimated, never refused
-(DESIGN §4).
+Orientation comes from the population (:func:`~bayescal.channels._base.orient`): when the
+label-weighted mean gap ``sum_j n_j (b_j - a_j)`` is negative the fit is the mirror image
+(``Y <-> 1 - Y``) and is flipped, so individual spammers and adversarial workers are
+estimated, never refused (DESIGN §4); a fit whose every gap is below ``MIN_GAP`` is a failure
+with its reason, as for the other estimators.
 """
 
 from __future__ import annotations
@@ -36,9 +37,9 @@ import numpy as np
 from .. import _validation as v
 from .._api import old_spellings, warn_caller
 from ..data import AnnotatedScores
-from ..exceptions import ConvergenceWarning
+from ..exceptions import ConvergenceWarning, IdentificationError
 from ..responses import Responses
-from ._base import ChannelFit, Channels
+from ._base import ChannelFit, Channels, orient, require_identified
 from ._odd import odd_annotators, warn_odd_annotators
 
 __all__ = ["CROWD_ANNOTATORS", "DEFAULT_SMOOTHING", "SPARSE_LABELS", "crowd_em"]
@@ -81,13 +82,14 @@ def crowd_em(data, *, smoothing="auto", tol=1e-7, max_iter=500) -> ChannelFit:
         :class:`ChannelWarning` per kind (:mod:`bayescal.channels._odd`).
     """
     responses = _as_responses(data)
-    tol = _as_tolerance(tol)
+    tol = v.as_tolerance(tol)
     max_iter = v.as_int(max_iter, "max_iter", minimum=1)
-    per_worker = responses.labels_per_annotator()
-    prior = _as_smoothing(smoothing, per_worker)
-    alpha, beta = (1.0, 1.0) if prior is None else prior
     layout = _Layout.of(responses)
     labelled = responses.labels_per_item()
+    _require_identified(responses.n_annotators, labelled)
+    per_worker = layout.code_counts.sum(axis=1)
+    prior = _as_smoothing(smoothing, per_worker)
+    alpha, beta = (1.0, 1.0) if prior is None else prior
     with np.errstate(invalid="ignore", divide="ignore"):  # an unlabelled item: T = mu below
         truth = np.bincount(layout.item, responses.label, layout.n_items) / labelled
     truth = np.where(labelled > 0, truth, 0.5)
@@ -100,23 +102,51 @@ def crowd_em(data, *, smoothing="auto", tol=1e-7, max_iter=500) -> ChannelFit:
         converged = abs(objective - previous) / layout.n_items < tol
         previous = objective
 
-    if (per_worker * (b - a)).sum() < 0:  # the mirror image: Y <-> 1 - Y
-        a, b, mu, truth = b, a, 1.0 - mu, 1.0 - truth
+    names = responses.annotator_names
+    a, b, mu, failure = orient(a, b, np.array([mu]), None, names, labels=per_worker)
+    common = (np.array([0]), np.array([layout.n_items]), names)
+    if failure is not None:
+        return ChannelFit("crowd_em", None, None, *common, failure=failure, smoothing=prior)
     fit = ChannelFit(
         "crowd_em",
         Channels(a, b, adversarial=bool((b < a).any())),
-        float(mu),
-        np.array([0]),
-        np.array([layout.n_items]),
-        responses.annotator_names,
+        float(mu[0]),
+        *common,
         loglik=float(loglik),
         converged=converged,
         n_iter=n_iter,
         smoothing=prior,
     )
-    of_class1 = layout.class1_sums(truth).sum(axis=1)  # expected labels on items with Y = 1
-    _warn_odd_workers(fit, responses, per_worker, of_class1, max_iter, tol)
+    truth, _ = layout.e_step(a, b, float(mu[0]))  # the oriented label posteriors
+    odd = odd_annotators(
+        a, b, per_worker, layout.class1_sums(truth).sum(axis=1), layout.code_counts[:, 1]
+    )
+    warn_odd_annotators("crowd_em", names, odd, smoothed=prior is not None)
+    if not converged:
+        warn_caller(
+            f"crowd_em: no convergence within max_iter={max_iter} iterations (tol={tol:g} on "
+            "the change in mean log posterior); the estimate is returned with converged=False",
+            ConvergenceWarning,
+        )
     return fit
+
+
+def _require_identified(n_workers: int, labelled: np.ndarray) -> None:
+    """Refuse what no EM can estimate: fewer than three workers (paper App. D.1; two need
+    score groups, :func:`~bayescal.grouped_em`), fewer than two labelled items, or no item
+    labelled by two workers (their agreement is what identifies the channels)."""
+    if n_workers < 3:
+        require_identified(n_workers, 1, "crowd_em")
+    if (labelled > 0).sum() < 2:
+        raise ValueError(
+            f"data: {int((labelled > 0).sum())} item(s) have labels; channels cannot be "
+            "estimated from fewer than two"
+        )
+    if labelled.max() < 2:
+        raise IdentificationError(
+            "crowd_em: no item has labels from two workers, so no agreement between workers is "
+            "seen and their channels are not identified; give some items two or more labels"
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -183,19 +213,6 @@ def _log_prior(a, b, alpha: float, beta: float) -> float:
     return float((alpha - 1.0) * log_rates.sum() + (beta - 1.0) * log_complements.sum())
 
 
-def _warn_odd_workers(fit, responses, per_worker, of_class1, max_iter, tol) -> None:
-    positives = np.bincount(responses.annotator, responses.label, responses.n_annotators)
-    a, b = fit.channels.a, fit.channels.b
-    odd = odd_annotators(a, b, per_worker, of_class1, positives)
-    warn_odd_annotators("crowd_em", fit.annotator_names, odd, smoothed=fit.smoothing is not None)
-    if not fit.converged:
-        warn_caller(
-            f"crowd_em: no convergence within max_iter={max_iter} iterations (tol={tol:g} on "
-            "the change in mean log posterior); the estimate is returned with converged=False",
-            ConvergenceWarning,
-        )
-
-
 def _as_responses(data) -> Responses:
     if isinstance(data, AnnotatedScores):
         return data.responses()
@@ -205,12 +222,6 @@ def _as_responses(data) -> Responses:
         f"data must be a bayescal.responses.Responses or bayescal.AnnotatedScores; saw "
         f"{type(data).__name__}"
     )
-
-
-def _as_tolerance(tol) -> float:
-    if isinstance(tol, bool) or not isinstance(tol, int | float) or not 0 < tol < np.inf:
-        raise ValueError(f"tol must be a positive number; saw {tol!r}")
-    return float(tol)
 
 
 def _as_smoothing(smoothing, per_worker: np.ndarray) -> tuple[float, float] | None:

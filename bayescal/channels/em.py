@@ -201,13 +201,7 @@ def _fit_em(
     n_starts = v.as_int(n_starts, "n_starts", minimum=1)
     max_iter = v.as_int(max_iter, "max_iter", minimum=1)
     seed = v.as_seed(seed)
-    if (
-        isinstance(tol, bool)
-        or not isinstance(tol, (int, float))
-        or not tol > 0
-        or not np.isfinite(tol)
-    ):
-        raise ValueError(f"tol must be a positive number; saw {tol!r}")
+    tol = v.as_tolerance(tol)
     n_annotators = counts.patterns.shape[1]
     anchor = as_anchor(anchor, n_annotators)
     check_annotators(counts)

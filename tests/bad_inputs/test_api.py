@@ -11,6 +11,7 @@ import pytest
 import bayescal as bc
 from bayescal import agreement as ag
 from bayescal.exceptions import BinningWarning, ChannelWarning, IdentificationError
+from bayescal.responses import Responses
 
 S = [0.1, 0.4, 0.6, 0.9]
 Y = [0, 1, 1, 1]
@@ -341,6 +342,26 @@ ERRORS = [
         ValueError,
         r"data: there is 1 item; channels cannot be estimated from fewer than two items",
     ),
+    # issue 17: a crowd that cannot identify its workers' channels
+    (
+        "crowd_em two workers",
+        lambda: bc.crowd_em(Responses([0, 0, 1, 1], [0, 1, 0, 1], [1, 1, 0, 0], 2, ("a", "b"))),
+        IdentificationError,
+        r"^crowd_em: two annotators without score groups are not identified \(paper App. D.1\)",
+    ),
+    (
+        "crowd_em one labelled item",
+        lambda: bc.crowd_em(Responses([0, 0, 0], [0, 1, 2], [1, 1, 0], 2, ("a", "b", "c"))),
+        ValueError,
+        r"^data: 1 item\(s\) have labels; channels cannot be estimated from fewer than two$",
+    ),
+    (
+        "crowd_em one label per item",
+        lambda: bc.crowd_em(Responses([0, 1, 2], [0, 1, 2], [1, 1, 0], 3, ("a", "b", "c"))),
+        IdentificationError,
+        r"^crowd_em: no item has labels from two workers, so no agreement between workers is "
+        r"seen and their channels are not identified; give some items two or more labels$",
+    ),
     # row 43: Bayesian fits, posteriors, recalibration
     (
         "fit_bayes a DataFrame",
@@ -648,3 +669,15 @@ def test_row22_a_guesser_estimated_b_below_a_by_chance_is_called_random_not_adve
         "dawid_skene_em: annotator(s) ['a3'] are indistinguishable from random answers "
         "(|b - a| within twice its standard error of 0); the correction gives them little weight"
     ]
+
+
+def test_issue17_a_crowd_of_constant_workers_is_a_failure_with_its_reason():
+    """Every worker always gives one answer: no channel can be told apart from random, so the
+    fit is a failure that says why (as the pattern EM's), not channels with every gap 0."""
+    crowd = bc.simulate_crowd(500, 6, worker_mix={"constant": 1}, seed=0)
+    fit = bc.crowd_em(crowd.data)
+    assert not fit.ok and fit.channels is None
+    assert fit.failure == (
+        "every annotator has an estimated gap below 0.0001 (largest |b - a| = 0): the labels "
+        "carry no information about the class"
+    )
