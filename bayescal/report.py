@@ -301,8 +301,9 @@ def draw_figures(summary: Summary, fit) -> dict[str, bytes]:
     """The report's figures as PNG bytes, from the summary and the channel posterior ``fit``,
     drawn off pyplot (:func:`bayescal.plotting.detached_figures`): a notebook's backend and
     figures are never touched.  Names in any script are drawn with an installed font that has
-    their glyphs (:func:`bayescal.plotting.fallback_fonts`)."""
-    from .plotting import detached_figures, fallback_fonts
+    their glyphs (:func:`bayescal._fonts.fallback_fonts`)."""
+    from ._fonts import fallback_fonts
+    from .plotting import detached_figures
 
     with detached_figures(), fallback_fonts():
         return _figures(summary, fit)

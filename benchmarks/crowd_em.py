@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import argparse
 import platform
-import time
 import tracemalloc
 import warnings
 
 import numpy as np
+from bench_dawid_skene import median_time  # this folder is on the path of a script
 
 import bayescal as bc
 from bayescal.responses import Responses
@@ -58,15 +58,6 @@ def crowdkit_channels(model, names):
     # rows (worker, observed label); a worker who never said 1 has no row for it: P = 0
     said_one = model.errors_.xs(1, level="label").reindex(list(names)).fillna(0.0)
     return said_one[0].to_numpy(), said_one[1].to_numpy()
-
-
-def median_time(function, repeats):
-    times, result = [], None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = function()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times)), result
 
 
 def main() -> None:

@@ -230,6 +230,7 @@ LAYERS = {
         "studies.checks",
         "studies.recalibration",
         "studies",
+        "_fonts",
         "plotting",
         "summary",
         "report",

@@ -168,12 +168,12 @@ def test_toy_study_figure_plots_the_mae_of_every_method():
 def test_fallback_fonts_are_the_installed_ones_after_dejavu(monkeypatch):
     import matplotlib
 
-    from bayescal import plotting
+    from bayescal import _fonts, plotting
 
-    monkeypatch.setattr(plotting, "FALLBACK_FONTS", ("No Such Font", "STIXGeneral"))
-    assert plotting.font_families() == ["DejaVu Sans", "STIXGeneral"]  # STIX ships with matplotlib
+    monkeypatch.setattr(_fonts, "FALLBACK_FONTS", ("No Such Font", "STIXGeneral"))
+    assert _fonts.font_families() == ["DejaVu Sans", "STIXGeneral"]  # STIX ships with matplotlib
     before = list(matplotlib.rcParams["font.family"])
-    with plotting.detached_figures(), plotting.fallback_fonts():
+    with plotting.detached_figures(), _fonts.fallback_fonts():
         ax = plotting._axes(None)
         ax.set_title("判定者 Zoë")  # glyphs no installed font may have: boxes, and no warning
         ax.figure.savefig(io.BytesIO(), format="png")
