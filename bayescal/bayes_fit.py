@@ -36,7 +36,7 @@ from ._version import __version__
 from .channels import Channels
 from .convergence import ess_bulk, ess_tail, rank_normalized_rhat
 from .exceptions import SamplingWarning
-from .models import PatternDesign, pattern_log_prob
+from .models import POPULATION_SITES, design_class, population_log_density
 from .priors import Priors
 
 __all__ = ["BayesFit", "ChannelDraws", "check_diagnostics", "named_parameters"]
@@ -50,6 +50,9 @@ RUN_ATTRIBUTES = (
     "bayescal_run_id",
     "bayescal_input_sha256",
 )
+
+#: The two rates of a channel, the coordinate of the hierarchical model's population parameters.
+RATES = ("a", "b")
 
 #: Diagnostic thresholds (Vehtari et al. 2021): rank-normalised R-hat and bulk / tail ESS.
 RHAT_MAX = 1.01
@@ -146,7 +149,7 @@ class BayesFit:
         cls,
         samples: dict,
         extra: dict,
-        design: PatternDesign,
+        design,
         priors: Priors,
         model: str,
         names,
@@ -160,13 +163,13 @@ class BayesFit:
         divergences = int(np.sum(extra["diverging"]))
         run = {name: str(value) for name, value in (run or {}).items()}
         return cls(
-            {name: np.asarray(samples[name]) for name in ("a", "b", "prevalence")},
+            {name: np.asarray(value) for name, value in samples.items()},
             _diagnostics(samples, names, groups, divergences),
             model,
             priors,
             names,
             groups,
-            _fitted_counts(design.group_ids[design.group_index], _patterns(design), design.counts),
+            design.fitted_counts(),
             run,
             functools.partial(_groups, samples, extra, design, priors, model, names, run),
         )
@@ -192,7 +195,7 @@ class BayesFit:
                 f"{missing or ['the bayescal_model attribute']}); write it with BayesFit.save"
             )
         posterior, constant_data = stored["posterior"], stored["constant_data"].variables
-        chains = {name: posterior.variables[name][1] for name in ("a", "b", "prevalence")}
+        chains = {name: values for name, (_, values) in posterior.variables.items()}
         names = tuple(str(name) for name in posterior.coords["annotator"])
         groups = tuple(int(g) for g in posterior.coords.get("group", ()))
         divergences = int(stored["sample_stats"].variables["diverging"][1].sum())
@@ -203,11 +206,9 @@ class BayesFit:
             Priors.from_dict(json.loads(attrs["bayescal_priors"])),
             names,
             groups,
-            _fitted_counts(
-                constant_data["pattern_group"][1],
-                constant_data["patterns"][1],
-                constant_data["counts"][1],
-            ),
+            design_class(str(attrs["bayescal_model"]))
+            .from_constant_data(constant_data)
+            .fitted_counts(),
             {k.removeprefix("bayescal_"): str(x) for k, x in attrs.items() if k in RUN_ATTRIBUTES},
             lambda: (attrs, stored),
         )
@@ -248,22 +249,6 @@ class BayesFit:
         return head + _html.channel_table(rows, level)
 
 
-def _patterns(design: PatternDesign) -> np.ndarray:
-    """The design's rows as responses: 1, 0, or -1 for missing (int8)."""
-    missing = 1.0 - design.positive - design.negative
-    return (design.positive - missing).astype(np.int8)
-
-
-def _fitted_counts(groups, patterns, counts) -> dict:
-    """Items per (group, pattern) of the rows seen (a complete design, as simulation studies
-    use, also lists patterns never seen, with count 0)."""
-    return {
-        (int(g), tuple(int(x) for x in p)): float(c)
-        for g, p, c in zip(groups, patterns, counts)
-        if c > 0
-    }
-
-
 def named_parameters(a, b, prevalence, names, groups) -> dict[str, np.ndarray]:
     """Every scalar parameter by the name ArviZ gives it, in ArviZ's order: ``a[name]`` for
     each annotator, then ``b[name]``, then ``prevalence`` or ``prevalence[group]``.  The
@@ -278,10 +263,25 @@ def named_parameters(a, b, prevalence, names, groups) -> dict[str, np.ndarray]:
     return named
 
 
+def population_parameters(chains: dict) -> dict[str, np.ndarray]:
+    """The hierarchical model's population parameters by the name ArviZ gives them
+    (``population_mean[a]`` ...), empty for the other models."""
+    named = {}
+    for site in POPULATION_SITES:
+        if site in chains:
+            values = chains[site]
+            if values.ndim == chains["prevalence"].ndim:
+                named[site] = values
+            else:
+                named |= {f"{site}[{rate}]": values[..., r] for r, rate in enumerate(RATES)}
+    return named
+
+
 def _diagnostics(chains: dict, names: tuple, groups: tuple, divergences: int) -> pd.DataFrame:
     """R-hat, bulk and tail ESS of every parameter (rows named as ArviZ names them), and the
     run's divergences in every row."""
     named = named_parameters(chains["a"], chains["b"], chains["prevalence"], names, groups)
+    named |= population_parameters(chains)
     return pd.DataFrame(
         {
             "r_hat": [rank_normalized_rhat(draws) for draws in named.values()],
@@ -330,27 +330,45 @@ def _beta_log_pdf(x, alpha: float, beta: float):
     )
 
 
+def _log_prior(samples: dict, priors: Priors) -> dict:
+    """Log prior density of every draw, per parameter, for power-scaling sensitivity (az.psens):
+    ``{name: (dims, array)}``.  Like the programs' log densities it omits constants (``-log P(a
+    < b)`` of the flat models, the hyperpriors' normalisers): a constant changes no power-scaling
+    weight once the weights are normalised."""
+    a, b, prevalence = samples["a"], samples["b"], samples["prevalence"]
+    draw, annotator = ("chain", "draw"), ("chain", "draw", "annotator")
+    prevalence_dims = (*draw, "group") if prevalence.ndim == 3 else draw
+    terms = {"prevalence": (prevalence_dims, _beta_log_pdf(prevalence, *priors.prevalence))}
+    if "population_mean" not in samples:
+        terms["a"] = (annotator, _beta_log_pdf(a, *priors.false_positive))
+        terms["b"] = (annotator, _beta_log_pdf(b, *priors.sensitivity))
+        return terms
+    channel, population = population_log_density(
+        special.logit(a),
+        special.logit(b),
+        samples["population_mean"],
+        samples["population_spread"],
+        samples["population_correlation"],
+    )
+    terms["channel"] = (annotator, channel)
+    terms["population"] = (draw, population)
+    return terms
+
+
 def _groups(
-    samples: dict, extra: dict, design: PatternDesign, priors: Priors, model: str, names, run: dict
+    samples: dict, extra: dict, design, priors: Priors, model: str, names, run: dict
 ) -> tuple[dict, dict]:
     """A :class:`Sampler` run as the InferenceData's attributes and groups (arrays laid out as
     ArviZ lays them out, :class:`bayescal._netcdf.Group`; groups in the module docstring)."""
     a, b, prevalence = samples["a"], samples["b"], samples["prevalence"]
     grouped = prevalence.ndim == 3
-    prevalence_of_row = (
-        prevalence[..., design.group_index]
-        if grouped
-        else np.broadcast_to(prevalence[..., None], a.shape[:2] + design.counts.shape)
-    )
-    log_likelihood = pattern_log_prob(
-        a, b, prevalence_of_row, design.positive, design.negative, xp=np
-    )
     coords = {
         "chain": np.arange(a.shape[0]),
         "draw": np.arange(a.shape[1]),
         "annotator": list(names),
-        "group": design.group_ids.tolist(),
+        "group": design.group_ids.tolist() if grouped else [0],
         "pattern": np.arange(design.counts.size),
+        "rate": list(RATES),
     }
     draw, annotator = ("chain", "draw"), ("chain", "draw", "annotator")
     prevalence_dims = (*draw, "group") if grouped else draw
@@ -364,9 +382,19 @@ def _groups(
         used = {dim for dims, _ in variables.values() for dim in dims}
         return _netcdf.Group(variables, {d: c for d, c in coords.items() if d in used}, stamp)
 
+    population = {
+        site: ((*draw, "rate") if samples[site].ndim == 3 else draw, samples[site])
+        for site in POPULATION_SITES
+        if site in samples
+    }
     groups = {
         "posterior": dataset(
-            {"a": (annotator, a), "b": (annotator, b), "prevalence": (prevalence_dims, prevalence)}
+            {
+                "a": (annotator, a),
+                "b": (annotator, b),
+                "prevalence": (prevalence_dims, prevalence),
+                **population,
+            }
         ),
         "sample_stats": dataset(
             {
@@ -376,25 +404,12 @@ def _groups(
                 "acceptance_rate": (draw, extra["accept_prob"]),
             }
         ),
-        "log_likelihood": dataset({"counts": ((*draw, "pattern"), log_likelihood)}),
-        # Log prior density of every draw, per parameter, for power-scaling sensitivity
-        # (az.psens).  Like OrientedChannels.log_prob it omits the constant -log P(a < b): a
-        # constant changes no power-scaling weight once the weights are normalised.
-        "log_prior": dataset(
-            {
-                "a": (annotator, _beta_log_pdf(a, *priors.false_positive)),
-                "b": (annotator, _beta_log_pdf(b, *priors.sensitivity)),
-                "prevalence": (prevalence_dims, _beta_log_pdf(prevalence, *priors.prevalence)),
-            }
+        "log_likelihood": dataset(
+            {"counts": ((*draw, "pattern"), design.row_log_likelihood(a, b, prevalence))}
         ),
+        "log_prior": dataset(_log_prior(samples, priors)),
         "observed_data": dataset({"counts": (("pattern",), design.counts)}),
-        "constant_data": dataset(
-            {
-                "counts": (("pattern",), design.counts),
-                "patterns": (("pattern", "annotator"), _patterns(design)),
-                "pattern_group": (("pattern",), design.group_ids[design.group_index]),
-            }
-        ),
+        "constant_data": dataset(design.constant_data()),
     }
     attrs = {
         "bayescal_model": model,

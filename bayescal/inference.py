@@ -35,13 +35,35 @@ from .channels._base import (
     require_identified,
     warn_if_groups_inseparable,
 )
-from .models import PatternDesign, dawid_skene, hui_walter
+from .channels.crowd_em import as_responses, require_crowd_identified
+from .models import (
+    ORIENTED_START,
+    POPULATION_SITES,
+    RESPONSE_MODELS,
+    PatternDesign,
+    ResponseDesign,
+    dawid_skene,
+    hierarchical_dawid_skene,
+    hui_walter,
+)
 from .priors import Priors
+from .responses import Responses
 
 __all__ = ["MODELS", "BayesFit", "ChannelDraws", "Sampler", "fit_bayes", "sampler_for"]
 
 #: Model names and their programs.
-MODELS = {"dawid_skene": dawid_skene, "hui_walter": hui_walter}
+MODELS = {
+    "dawid_skene": dawid_skene,
+    "hui_walter": hui_walter,
+    "hierarchical_dawid_skene": hierarchical_dawid_skene,
+}
+
+
+def recorded_sites(model: str) -> tuple[str, ...]:
+    """The sites a run keeps of each draw: the channels, the class proportion(s), and the
+    hierarchical model's population."""
+    channels = ("a", "b", "prevalence")
+    return channels + POPULATION_SITES if model in RESPONSE_MODELS else channels
 
 
 class SamplerRun(NamedTuple):
@@ -66,9 +88,18 @@ def chain_method(devices: list) -> str:
 
 
 def padded_rows(n_rows: int) -> int:
-    """Rows of a pattern layout after padding: the next power of two (at least 8), so that data
-    sets of similar size share one compiled sampler."""
-    return max(8, 1 << (n_rows - 1).bit_length())
+    """Rows of a layout after padding, so that data sets of similar size share one compiled
+    sampler: the next power of two (at least 8) up to :data:`FINE_PADDING_ROWS`; beyond, the
+    next multiple of an eighth of the power of two below (at most 12.5% padding: a crowd's
+    layout has a row per item, and padded rows cost as much as real ones)."""
+    if n_rows <= FINE_PADDING_ROWS:
+        return max(8, 1 << (n_rows - 1).bit_length())
+    step = 1 << ((n_rows - 1).bit_length() - 4)
+    return -(-n_rows // step) * step
+
+
+#: Layouts up to this many rows are padded to a power of two (padded_rows).
+FINE_PADDING_ROWS = 1024
 
 
 def chunk_length(total: int) -> int:
@@ -123,22 +154,17 @@ class Sampler:
         self.compiled_from = None
         self._compiled = None
 
-    def _padded(self, counts: np.ndarray) -> tuple:
-        """The design arrays and ``counts`` with zero rows appended up to :attr:`rows`."""
-        design, extra = self.design, self.rows - self.design.counts.size
-        return (
-            np.pad(np.asarray(counts, np.float64), (0, extra)),
-            np.pad(design.positive, ((0, extra), (0, 0))),
-            np.pad(design.negative, ((0, extra), (0, 0))),
-            np.pad(design.group_index, (0, extra)),
-        )
+    def _shared(self, design, priors: Priors) -> tuple:
+        """The compiled programs' arguments: the prior parameters, the counts and the design's
+        arrays, padded to :attr:`rows`."""
+        padded = design.padded(self.rows)
+        return tuple(np.asarray(x) for x in (priors.as_array(), padded.counts, *padded.arrays()))
 
     def _layout_key(self) -> tuple:
         """What the compiled code depends on besides its arguments."""
         return (
             self.model,
-            self.design.n_annotators,
-            self.design.n_groups,
+            *self.design.layout(),
             self.rows,
             self.num_warmup,
             self.chunk,
@@ -146,10 +172,9 @@ class Sampler:
             len(self.devices),
         )
 
-    def _chain_kernels(self, prior_params, counts, positive, negative, group_index):
+    def _chain_kernels(self, prior_params, counts, *arrays):
         """The program on the (padded) design, and NUTS's init and sample kernels for it."""
-        design = replace(self.design, positive=positive, negative=negative, group_index=group_index)
-        program = partial(MODELS[self.model], design)
+        program = partial(MODELS[self.model], self.design.with_arrays(*arrays))
         arguments = ((prior_params,), {"counts": counts})
         init_kernel, sample_kernel = hmc(
             potential_fn=partial(potential_energy, program, *arguments), algo="NUTS"
@@ -158,7 +183,7 @@ class Sampler:
 
     def _start(self, key, *shared, kernels=None):
         """A chain's first NUTS state: uniform in (-2, 2) on the unconstrained scale (NumPyro's
-        ``init_to_uniform``), then the kernel's own initialisation (which also sets up the
+        ``init_to_uniform``; the hierarchical model's workers at ``ORIENTED_START``), then the kernel's own initialisation (which also sets up the
         sample kernel of the same ``kernels``: NumPyro's kernels share state)."""
         program, arguments, init_kernel, _ = kernels or self._chain_kernels(*shared)
         key_init, key_run = jax.random.split(key)
@@ -171,6 +196,12 @@ class Sampler:
                 for k, x in zip(keys, leaves)
             ]
         )
+        # workers start oriented (models.ORIENTED_START); the population's sites at random
+        z |= {
+            name: jnp.broadcast_to(jnp.asarray(value, shapes[name].dtype), shapes[name].shape)
+            for name, value in ORIENTED_START.items()
+            if name in shapes
+        }
         return init_kernel(z, self.num_warmup, rng_key=key_run)
 
     def _advance(self, state, *shared):
@@ -192,15 +223,16 @@ class Sampler:
         draws = jax.lax.map(
             partial(constrain_fn, program, *arguments, return_deterministic=True), z
         )
-        return state, ({name: draws[name] for name in ("a", "b", "prevalence")}, stats)
+        return state, ({name: draws[name] for name in recorded_sites(self.model)}, stats)
 
     def _over_devices(self, local, first_spec):
         """``local`` (this device's share of the chains) run on every device, compiled."""
+        n_shared = 2 + len(self.design.arrays())  # prior parameters, counts, design arrays
         return jax.jit(
             jax.shard_map(
                 local,
                 mesh=Mesh(np.array(self.devices), ("chain",)),
-                in_specs=(first_spec, *[P()] * 5),
+                in_specs=(first_spec, *[P()] * n_shared),
                 out_specs=P("chain"),
                 check_vma=False,
             )
@@ -266,27 +298,41 @@ class Sampler:
             _COMPILED.popitem(last=False)
         return compiled
 
-    def fit(self, counts: CellStatistics, priors: Priors, seed: int) -> BayesFit:
-        """Sample the posterior of ``counts`` (their patterns must be rows of this layout) and
-        pack it, with these counts as the observed data, into a :class:`BayesFit`."""
-        design = replace(
-            self.design, counts=self.design.counts_of(counts, grouped=self.model == "hui_walter")
-        )
-        samples, extra = self.run(design.counts, priors, seed)
+    def observed(self, data) -> PatternDesign | ResponseDesign:
+        """The design of ``data`` on this sampler's layout: pattern counts (CellStatistics)
+        for the pattern models, responses for the hierarchical one."""
+        if isinstance(self.design, PatternDesign):
+            grouped = self.model == "hui_walter"
+            return replace(self.design, counts=self.design.counts_of(data, grouped=grouped))
+        design = ResponseDesign.from_responses(data)
+        if design.layout() != self.design.layout() or design.counts.size > self.rows:
+            raise ValueError(
+                f"responses of layout {design.layout()} with {design.counts.size} rows do not fit "
+                f"this sampler's layout {self.design.layout()} of {self.rows} rows"
+            )
+        return design
+
+    def fit(self, data, priors: Priors, seed: int) -> BayesFit:
+        """Sample the posterior of ``data`` (:meth:`observed`) and pack it, with these data as
+        the observed data, into a :class:`BayesFit`."""
+        design = self.observed(data)
+        samples, extra = self.run(design, priors, seed)
         run = {
             "chain_method": self.chain_method,
             "devices": len(self.devices),
             "compiled_from": self.compiled_from,
         }
         return BayesFit.from_run(
-            samples, extra, design, priors, self.model, counts.annotator_names, run=run
+            samples, extra, design, priors, self.model, data.annotator_names, run=run
         )
 
-    def run(self, counts: np.ndarray, priors: Priors, seed: int) -> SamplerRun:
-        """Posterior samples and sample statistics, grouped by chain, as float64 numpy arrays."""
+    def run(self, design, priors: Priors, seed: int) -> SamplerRun:
+        """Posterior samples and sample statistics of ``design`` (this sampler's layout with
+        the data to fit: e.g. ``replace(sampler.design, counts=...)``), grouped by chain, as
+        float64 numpy arrays."""
         total = self.num_warmup + self.num_samples
         with jax.enable_x64(True):
-            shared = tuple(np.asarray(x) for x in (priors.as_array(), *self._padded(counts)))
+            shared = self._shared(design, priors)
             seed = np.int64(seed)
             if self._compiled is None:
                 self._compiled = self._compiled_programs(seed, shared)
@@ -412,24 +458,42 @@ def fit_bayes(
     IdentificationError
         Before sampling, for a configuration the data cannot identify.
     """
-    counts = as_counts(data)
     priors = Priors() if priors is None else priors
     if not isinstance(priors, Priors):
         raise TypeError(f"priors must be a bayescal.Priors; saw {type(priors).__name__}")
     seed = v.as_seed(seed, bits=63)  # the compiled start takes it as an int64
-    sampler = sampler_for(
-        counts, model, num_chains, num_warmup, num_samples, progress, caller="fit_bayes"
+    sampler, observed = sampler_for(
+        data, model, num_chains, num_warmup, num_samples, progress, caller="fit_bayes"
     )
-    fit = sampler.fit(counts, priors, seed)
+    check_priors(priors, sampler.model)
+    fit = sampler.fit(observed, priors, seed)
     check_diagnostics(fit.diagnostics)
     return fit
 
 
+def check_priors(priors: Priors, model: str) -> None:
+    """Refuse channel priors the hierarchical model would ignore: its channels' prior is the
+    population (hyperpriors in :mod:`bayescal.models.hierarchical_dawid_skene`)."""
+    flat = Priors()
+    ignored = [
+        f"{name}={getattr(priors, name)}"
+        for name in ("false_positive", "sensitivity")
+        if getattr(priors, name) != getattr(flat, name)
+    ]
+    if model in RESPONSE_MODELS and ignored:
+        raise ValueError(
+            f"priors: model {model!r} takes its channels' prior from the population of workers "
+            f"(its hyperpriors are documented in bayescal.models.hierarchical_dawid_skene) and "
+            f"uses only priors.prevalence; saw {', '.join(ignored)}"
+        )
+
+
 def sampler_for(
-    counts: CellStatistics, model, num_chains, num_warmup, num_samples, progress, *, caller: str
-) -> Sampler:
+    data, model, num_chains, num_warmup, num_samples, progress, *, caller: str
+) -> tuple[Sampler, CellStatistics | Responses]:
     """The checked settings of a fit, identification checked *before* sampling (and weak
-    identification warned of), and the :class:`Sampler` for the data's layout: what
+    identification warned of), and the :class:`Sampler` for the data's layout, with the data
+    as the sampler fits them (pattern counts, or responses for the hierarchical model): what
     :func:`fit_bayes` and :func:`bayescal.prior_sensitivity` share."""
     num_chains = v.as_int(num_chains, "num_chains", minimum=1)
     num_warmup = v.as_int(num_warmup, "num_warmup", minimum=1)
@@ -437,18 +501,27 @@ def sampler_for(
     if not isinstance(progress, bool):
         raise TypeError(f"progress must be True or False; saw {progress!r}")
     model = v.as_choice(model, "model", tuple(MODELS))
+    progress = progress and sys.stderr.isatty()
+    where = f"{caller}(model={model!r})"
+    if model in RESPONSE_MODELS:
+        responses = as_responses(data)
+        require_crowd_identified(responses.n_annotators, responses.labels_per_item(), where)
+        design = ResponseDesign.from_responses(responses)
+        sampler = Sampler(design, model, num_chains, num_warmup, num_samples, progress)
+        return sampler, responses
+    counts = as_counts(data)
     grouped = model == "hui_walter"
     n_annotators = counts.patterns.shape[1]
-    where = f"{caller}(model={model!r})"
     require_identified(n_annotators, np.unique(counts.groups).size if grouped else 1, where)
     check_annotators(counts)
     if grouped and n_annotators == 2:
         warn_if_groups_inseparable(counts, where)
-    return Sampler(
+    sampler = Sampler(
         PatternDesign.from_counts(counts, grouped=grouped),
         model,
         num_chains,
         num_warmup,
         num_samples,
-        progress and sys.stderr.isatty(),
+        progress,
     )
+    return sampler, counts

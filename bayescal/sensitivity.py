@@ -31,7 +31,7 @@ from ._api import DEFAULT_LEVEL, DEFAULT_N_BINS, Result, old_spellings
 from ._stack import arviz
 from .bayes_fit import BayesFit, check_diagnostics, named_parameters
 from .channels._base import as_data
-from .inference import sampler_for
+from .inference import check_priors, sampler_for
 from .posterior import PosteriorECE, nc_ece_posterior
 from .priors import Priors
 
@@ -192,15 +192,15 @@ def prior_sensitivity(
     level = v.as_open_probability(level, "level")
     bins = v.as_n_bins(n_bins, data.n_items)
     seed = v.as_seed(seed, bits=63)  # the compiled start takes it as an int64
-    counts = data.compress()
-    sampler = sampler_for(
-        counts, model, num_chains, num_warmup, num_samples, progress, caller="prior_sensitivity"
+    sampler, observed = sampler_for(
+        data, model, num_chains, num_warmup, num_samples, progress, caller="prior_sensitivity"
     )
 
     cells = data.cells(n_bins=bins)  # the evaluation cells, the same under every prior
     fits, eces, draws = {}, {}, {}
     for name, prior in named.items():
-        fit = sampler.fit(counts, prior, seed)
+        check_priors(prior, sampler.model)
+        fit = sampler.fit(observed, prior, seed)
         check_diagnostics(
             fit.diagnostics.rename(index=lambda p, prior=name: f"{p} under prior {prior!r}")
         )

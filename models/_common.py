@@ -7,7 +7,7 @@ marginals.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import product
 
 import jax
@@ -197,6 +197,78 @@ class PatternDesign:
         if not complete:
             return cls((patterns == 1) * 1.0, (patterns == 0) * 1.0, group_index, group_ids, counts)
         return cls._complete(patterns, group_index, group_ids, counts)
+
+    # --- what the Sampler needs of a design (bayescal.inference) -------------------------------
+
+    def arrays(self) -> tuple:
+        """The arrays the program reads besides the counts."""
+        return (self.positive, self.negative, self.group_index)
+
+    def with_arrays(self, positive, negative, group_index) -> PatternDesign:
+        return replace(self, positive=positive, negative=negative, group_index=group_index)
+
+    def padded(self, rows: int) -> PatternDesign:
+        """This design with rows of no response and count 0 appended up to ``rows``: they add
+        exactly 0 to the log-likelihood."""
+        extra = rows - self.counts.size
+        return replace(
+            self,
+            positive=np.pad(self.positive, ((0, extra), (0, 0))),
+            negative=np.pad(self.negative, ((0, extra), (0, 0))),
+            group_index=np.pad(self.group_index, (0, extra)),
+            counts=np.pad(self.counts, (0, extra)),
+        )
+
+    def layout(self) -> tuple:
+        """The shapes compiled code depends on."""
+        return (self.n_annotators, self.n_groups)
+
+    # --- what a posterior needs of its data (bayescal.bayes_fit; numpy on draws) --------------
+
+    def row_log_likelihood(self, a, b, prevalence) -> np.ndarray:
+        """``log p(row r | draw)`` of draws ``a, b`` (..., K) and ``prevalence`` (...) or
+        (..., L): (..., R)."""
+        grouped = prevalence.ndim == a.ndim
+        prevalence_of_row = (
+            prevalence[..., self.group_index]
+            if grouped
+            else np.broadcast_to(prevalence[..., None], prevalence.shape + self.counts.shape)
+        )
+        return pattern_log_prob(a, b, prevalence_of_row, self.positive, self.negative, xp=np)
+
+    def responses(self) -> np.ndarray:
+        """The rows as responses: 1, 0, or -1 for missing (int8)."""
+        return (self.positive - (1.0 - self.positive - self.negative)).astype(np.int8)
+
+    def constant_data(self) -> dict:
+        """The data as the InferenceData's ``constant_data`` variables: ``{name: (dims, array)}``."""
+        return {
+            "counts": (("pattern",), self.counts),
+            "patterns": (("pattern", "annotator"), self.responses()),
+            "pattern_group": (("pattern",), self.group_ids[self.group_index]),
+        }
+
+    @classmethod
+    def from_constant_data(cls, variables: dict) -> PatternDesign:
+        """The design :meth:`constant_data` describes (``variables``: name -> (dims, array))."""
+        patterns = np.asarray(variables["patterns"][1])
+        group_ids, group_index = np.unique(variables["pattern_group"][1], return_inverse=True)
+        return cls(
+            (patterns == 1) * 1.0,
+            (patterns == 0) * 1.0,
+            group_index,
+            group_ids,
+            np.asarray(variables["counts"][1], np.float64),
+        )
+
+    def fitted_counts(self) -> dict:
+        """Items per (group, pattern) of the rows seen, the pattern a tuple of 1, 0 and -1 (a
+        complete design, as simulation studies use, also lists patterns never seen: left out)."""
+        return {
+            (int(g), tuple(int(x) for x in p)): float(c)
+            for g, p, c in zip(self.group_ids[self.group_index], self.responses(), self.counts)
+            if c > 0
+        }
 
     def counts_of(self, pattern_counts: CellStatistics, grouped: bool) -> np.ndarray:
         """Counts of another data set on this design's rows (same layout, e.g. a replicate)."""

@@ -212,6 +212,7 @@ LAYERS = {
         "models._common",
         "models.dawid_skene",
         "models.hui_walter",
+        "models.hierarchical_dawid_skene",
         "models",
         "_netcdf",
         "bayes_fit",

@@ -118,10 +118,10 @@ def test_one_compiled_sampler_serves_new_counts_and_priors():
     sim = bc.toy_data(3000, seed=4)
     design = PatternDesign.from_counts(sim.data.compress(), grouped=False, complete=True)
     sampler = Sampler(design, "dawid_skene", 2, 200, 200)
-    first, _ = sampler.run(design.counts, bc.Priors(), seed=1)
+    first, _ = sampler.run(design, bc.Priors(), seed=1)
     compiled = sampler._compiled
-    again, _ = sampler.run(design.counts, bc.Priors(), seed=1)
-    other = design.counts_of(bc.toy_data(3000, seed=5).data.compress(), grouped=False)
+    again, _ = sampler.run(design, bc.Priors(), seed=1)
+    other = sampler.observed(bc.toy_data(3000, seed=5).data.compress())
     moved, _ = sampler.run(other, bc.Priors(prevalence=(5, 5)), seed=1)
     assert sampler._compiled is compiled
     assert np.array_equal(first["a"], again["a"])  # deterministic given the seed
@@ -165,7 +165,7 @@ def test_non_identified_configurations_fail_before_sampling():
         (
             {"model": "rasch"},
             ValueError,
-            r"model must be one of 'dawid_skene', 'hui_walter'; saw 'rasch'",
+            r"model must be one of 'dawid_skene', 'hui_walter', 'hierarchical_dawid_skene'; saw 'rasch'",
         ),
         (
             {"priors": {"prevalence": (1, 1)}},
@@ -251,7 +251,7 @@ def test_the_progress_bar_moves_between_compiled_chunks(capsys):
         bc.toy_data(500, seed=1).data.compress(), grouped=False, complete=True
     )
     samples, _ = Sampler(design, "dawid_skene", 2, 50, 50, progress=True).run(
-        design.counts, bc.Priors(), seed=0
+        design, bc.Priors(), seed=0
     )
     assert samples["a"].shape == (2, 50, 3)
     assert "NUTS (2 chains)" in capsys.readouterr().err

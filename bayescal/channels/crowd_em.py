@@ -81,12 +81,12 @@ def crowd_em(data, *, smoothing="auto", tol=1e-7, max_iter=500) -> ChannelFit:
         Adversarial, random-like and constant workers are named in one
         :class:`ChannelWarning` per kind (:mod:`bayescal.channels._odd`).
     """
-    responses = _as_responses(data)
+    responses = as_responses(data)
     tol = v.as_tolerance(tol)
     max_iter = v.as_int(max_iter, "max_iter", minimum=1)
     layout = _Layout.of(responses)
     labelled = responses.labels_per_item()
-    _require_identified(responses.n_annotators, labelled)
+    require_crowd_identified(responses.n_annotators, labelled, "crowd_em")
     per_worker = layout.code_counts.sum(axis=1)
     prior = _as_smoothing(smoothing, per_worker)
     alpha, beta = (1.0, 1.0) if prior is None else prior
@@ -131,12 +131,12 @@ def crowd_em(data, *, smoothing="auto", tol=1e-7, max_iter=500) -> ChannelFit:
     return fit
 
 
-def _require_identified(n_workers: int, labelled: np.ndarray) -> None:
+def require_crowd_identified(n_workers: int, labelled: np.ndarray, where: str) -> None:
     """Refuse what no EM can estimate: fewer than three workers (paper App. D.1; two need
     score groups, :func:`~bayescal.grouped_em`), fewer than two labelled items, or no item
     labelled by two workers (their agreement is what identifies the channels)."""
     if n_workers < 3:
-        require_identified(n_workers, 1, "crowd_em")
+        require_identified(n_workers, 1, where)
     if (labelled > 0).sum() < 2:
         raise ValueError(
             f"data: {int((labelled > 0).sum())} item(s) have labels; channels cannot be "
@@ -144,7 +144,7 @@ def _require_identified(n_workers: int, labelled: np.ndarray) -> None:
         )
     if labelled.max() < 2:
         raise IdentificationError(
-            "crowd_em: no item has labels from two workers, so no agreement between workers is "
+            f"{where}: no item has labels from two workers, so no agreement between workers is "
             "seen and their channels are not identified; give some items two or more labels"
         )
 
@@ -213,7 +213,7 @@ def _log_prior(a, b, alpha: float, beta: float) -> float:
     return float((alpha - 1.0) * log_rates.sum() + (beta - 1.0) * log_complements.sum())
 
 
-def _as_responses(data) -> Responses:
+def as_responses(data) -> Responses:
     if isinstance(data, AnnotatedScores):
         return data.responses()
     if isinstance(data, Responses):

@@ -8,7 +8,7 @@ rank is uniform on ``0 .. n_draws``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import jax
 import numpy as np
@@ -19,9 +19,10 @@ from scipy import stats
 from .. import _validation as v
 from .._api import old_spellings
 from ..data import AnnotatedScores
-from ..inference import MODELS, Sampler
-from ..models import PatternDesign
+from ..inference import MODELS, Sampler, check_priors, recorded_sites
+from ..models import RESPONSE_MODELS, PatternDesign, ResponseDesign
 from ..priors import Priors
+from ..responses import Responses
 
 
 @dataclass(frozen=True, eq=False)
@@ -58,10 +59,29 @@ def _template(n_items: int, n_annotators: int, n_groups: int) -> AnnotatedScores
     )
 
 
-def _scalars(samples: dict) -> dict[str, np.ndarray]:
+def _crowd_template(
+    n_items: int, n_workers: int, labels_per_item: int, seed: int
+) -> ResponseDesign:
+    """An uncompressed response layout: each item labelled by ``labels_per_item`` workers drawn
+    uniformly (the answers are placeholders; the prior predictive draws them)."""
+    rng = np.random.default_rng(seed)
+    workers = np.concatenate(
+        [rng.choice(n_workers, labels_per_item, replace=False) for _ in range(n_items)]
+    )
+    responses = Responses(
+        np.repeat(np.arange(n_items), labels_per_item),
+        workers,
+        np.zeros(workers.size, np.int8),
+        n_items,
+        tuple(f"w{j}" for j in range(n_workers)),
+    )
+    return ResponseDesign.from_responses(responses, compress=False)
+
+
+def _scalars(samples: dict, names) -> dict[str, np.ndarray]:
     """Every scalar parameter as an array over the leading (draw) axis."""
     out = {}
-    for name in ("a", "b", "prevalence"):
+    for name in names:
         values = np.asarray(samples[name])
         flat = values.reshape(values.shape[0], -1)
         for j in range(flat.shape[1]):
@@ -77,6 +97,7 @@ def simulation_based_calibration(
     n_items=1000,
     n_annotators=3,
     n_groups=1,
+    labels_per_item=3,
     priors=None,
     num_warmup=500,
     num_samples=1000,
@@ -86,17 +107,20 @@ def simulation_based_calibration(
     seed=0,
     fit_priors=None,
 ) -> SBCResult:
-    """Run SBC for ``"dawid_skene"`` or ``"hui_walter"``.
+    """Run SBC for ``"dawid_skene"``, ``"hui_walter"`` or ``"hierarchical_dawid_skene"``.
 
     Parameters
     ----------
-    model : {"dawid_skene", "hui_walter"}
+    model : {"dawid_skene", "hui_walter", "hierarchical_dawid_skene"}
     n_simulations : int
-    n_items, n_annotators, n_groups
-        The simulated layout (``n_groups`` only for Hui–Walter).
+    n_items, n_annotators, n_groups, labels_per_item
+        The simulated layout (``n_groups`` only for Hui–Walter).  The hierarchical model's
+        crowd has ``n_annotators`` workers, each item labelled by ``labels_per_item`` of them
+        drawn uniformly; its ranks include the population's parameters.
     priors : Priors, optional
         Default: ``Priors(false_positive=(2, 8), sensitivity=(8, 2), prevalence=(2, 2))``,
-        informative enough that the simulated data identify the model.
+        informative enough that the simulated data identify the model; for the hierarchical
+        model (whose channels' prior is the population) ``Priors(prevalence=(2, 2))``.
     num_warmup, num_samples, thin
         One NUTS chain per simulation; ranks are taken among ``num_samples / thin`` draws.  The
         thinning matters: autocorrelated draws make ranks pile up at the ends (Talts et al.
@@ -119,27 +143,42 @@ def simulation_based_calibration(
     n_simulations = v.as_int(n_simulations, "n_simulations", minimum=2)
     grouped = model == "hui_walter"
     n_groups = v.as_int(n_groups, "n_groups", minimum=1) if grouped else 1
-    priors = priors or Priors(
-        false_positive=(2.0, 8.0), sensitivity=(8.0, 2.0), prevalence=(2.0, 2.0)
-    )
     seed = v.as_seed(seed)
-    template = _template(
-        v.as_int(n_items, "n_items", minimum=1),
-        v.as_int(n_annotators, "n_annotators", minimum=2),
-        n_groups,
-    )
-    design = PatternDesign.from_counts(template.compress(), grouped=grouped, complete=True)
+    n_items = v.as_int(n_items, "n_items", minimum=1)
+    n_annotators = v.as_int(n_annotators, "n_annotators", minimum=2)
+    if model in RESPONSE_MODELS:
+        priors = priors or Priors(prevalence=(2.0, 2.0))
+        labels_per_item = v.as_int(labels_per_item, "labels_per_item", minimum=2)
+        if labels_per_item > n_annotators:
+            raise ValueError(
+                f"labels_per_item must be at most n_annotators ({n_annotators}); saw {labels_per_item}"
+            )
+        design = _crowd_template(n_items, n_annotators, labels_per_item, seed)
+    else:
+        priors = priors or Priors(
+            false_positive=(2.0, 8.0), sensitivity=(8.0, 2.0), prevalence=(2.0, 2.0)
+        )
+        template = _template(n_items, n_annotators, n_groups)
+        design = PatternDesign.from_counts(template.compress(), grouped=grouped, complete=True)
+    for prior in (priors, fit_priors or priors):
+        check_priors(prior, model)
     with jax.enable_x64(True):
         prior_draws = Predictive(MODELS[model], num_samples=n_simulations)(
             jax.random.PRNGKey(seed), design, priors.as_array()
         )
         prior_draws = {name: np.asarray(value) for name, value in prior_draws.items()}
-    truth = _scalars(prior_draws)
+    sites = recorded_sites(model)
+    truth = _scalars(prior_draws, sites)
     sampler = Sampler(design, model, 1, num_warmup, num_samples)
     ranks = {name: [] for name in truth}
     for s in range(n_simulations):
-        samples, _ = sampler.run(prior_draws["counts"][s], fit_priors or priors, seed + 1 + s)
-        draws = _scalars({name: value[0, ::thin] for name, value in samples.items()})
+        simulated = (
+            replace(design, codes=prior_draws["codes"][s])
+            if model in RESPONSE_MODELS
+            else replace(design, counts=prior_draws["counts"][s])
+        )
+        samples, _ = sampler.run(simulated, fit_priors or priors, seed + 1 + s)
+        draws = _scalars({name: value[0, ::thin] for name, value in samples.items()}, sites)
         for name, values in draws.items():
             ranks[name].append(int((values < truth[name][s]).sum()))
     n_draws = len(range(0, num_samples, thin))

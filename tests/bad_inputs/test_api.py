@@ -373,7 +373,7 @@ ERRORS = [
         "fit_bayes model typo",
         lambda: bc.fit_bayes(D, model="dawid-skene"),
         ValueError,
-        r"model must be one of 'dawid_skene', 'hui_walter'; saw 'dawid-skene'",
+        r"model must be one of 'dawid_skene', 'hui_walter', 'hierarchical_dawid_skene'; saw 'dawid-skene'",
     ),
     (
         "fit_bayes num_samples 0",

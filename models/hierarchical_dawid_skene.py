@@ -1,0 +1,349 @@
+"""Hierarchical Bayesian Dawid–Skene model for crowds: workers' channels partially pooled.
+
+    (mu_a, mu_b) = (m, m + g),   m ~ Normal(-1.5, 1.5),   g ~ HalfNormal(3)
+    s_a, s_b ~ HalfNormal(1.5),   rho ~ 2 Beta(2, 2) - 1        (the LKJ(2) prior of a 2x2 correlation)
+    (logit a_j, logit b_j) ~ Normal((mu_a, mu_b), [[s_a^2, rho s_a s_b], [rho s_a s_b, s_b^2]])
+    prevalence ~ Beta(priors.prevalence)
+    Y_i ~ Bernoulli(prevalence),  A_ij | Y_i ~ Bernoulli(a_j + (b_j - a_j) Y_i) for the workers j of item i
+
+The hyperpriors are weakly informative on the logit scale: a typical false-positive rate near
+sigmoid(-1.5) = 0.18 give or take a factor of e^1.5, a population gap anywhere from none to
+about 6 logits (a = 0.18 with b = 0.99), workers' spread up to about 3 logits, and no preferred
+sign of the correlation of a worker's two rates (spammers, b = a, lie along the diagonal; good
+workers low a and high b).  Orientation comes from the population: ``mu_b > mu_a`` (``g > 0``)
+breaks the label-switching symmetry ``(a, b, prevalence) -> (b, a, 1 - prevalence)``, while each
+worker is free: a spammer (``b_j = a_j``) or an adversarial worker (``b_j < a_j``) is
+estimated, never refused (DESIGN §4, §7).
+
+The likelihood runs on the sparse responses: each row of :class:`ResponseDesign` is one item
+(or several items with the same workers and answers, counted), its responses padded to the
+widest row.  A response is looked up as ``code = 2 j + label`` in a table of the workers' log
+probabilities, so the per-item sums are sums along a row (no scatter in the forward pass) and
+memory is O(responses), never items x workers.  ``Y`` is summed out by hand (``logaddexp``).
+
+Parametrisation, measured (benchmarks/RESULTS.md, issue 17): a worker with many labels has a
+sharp posterior, which the non-centred form turns into a narrow valley that NUTS crosses with
+many small steps; a worker with few labels has a posterior close to the population, which the
+centred form turns into a funnel.  So workers with at least ``centred_labels`` labels are
+sampled centred, the others non-centred (``z_j ~ Normal(0, I)``, ``x_j = mu + L z_j``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import numpyro
+import numpyro.distributions as dist
+from jax.nn import log_sigmoid
+from jax.scipy.special import expit
+from numpyro.distributions import constraints
+
+from ._common import BetaKernel
+
+#: Hyperpriors (module docstring): the population mean logit false-positive rate ...
+MEAN_LOCATION, MEAN_SCALE = -1.5, 1.5
+#: ... the population gap mu_b - mu_a (half-normal scale), the workers' spread (half-normal
+#: scale of s_a and s_b), and the LKJ concentration of their correlation.
+GAP_SCALE = 3.0
+SPREAD_SCALE = 1.5
+CORRELATION_CONCENTRATION = 2.0
+#: Workers with at least this many labels are sampled centred, the others non-centred.
+CENTRED_LABELS = 30
+CENTRED_STEP = 8
+#: Where the workers' sites start (unconstrained values), every worker positively oriented: a
+#: chain started with workers at random sides can settle in the mirror image of the posterior
+#: (each worker flipped, a wide population with a small positive gap), which the population's
+#: orientation alone leaves as a local mode (measured: R-hat 1.8 on a 30-worker crowd).
+ORIENTED_START = {"channel_z": (0.0, 0.0), "channel_logit": (-1.0, 1.0)}
+#: The population's sites, recorded with the channels (one entry each for a and b but the last).
+POPULATION_SITES = ("population_mean", "population_spread", "population_correlation")
+
+
+@dataclass(frozen=True, eq=False)
+class ResponseDesign:
+    """Items as rows of padded responses, with the counts of items sharing a row.
+
+    Attributes
+    ----------
+    codes : ndarray of int64, shape (R, L)
+        ``2 j + label`` of each response of the row; ``2 K`` pads a row shorter than ``L``.
+    counts : ndarray of float64, shape (R,)
+        Items with exactly this row's responses.
+    position : ndarray of int64, shape (K,)
+        Where worker ``j`` is in the sampled order (the ``n_centred`` centred workers first).
+    n_centred : int
+    """
+
+    codes: np.ndarray
+    counts: np.ndarray
+    position: np.ndarray
+    n_centred: int
+
+    @property
+    def n_annotators(self) -> int:
+        return int(self.position.size)
+
+    @property
+    def width(self) -> int:
+        return int(self.codes.shape[1])
+
+    @classmethod
+    def from_responses(
+        cls, responses, *, compress: bool = True, centred_labels: int = CENTRED_LABELS
+    ) -> ResponseDesign:
+        """The design of a :class:`bayescal.responses.Responses`: one row per labelled item,
+        identical rows merged and counted when ``compress``."""
+        n_workers = responses.n_annotators
+        order = np.lexsort((responses.annotator, responses.item))
+        item = responses.item[order]
+        codes = 2 * responses.annotator[order] + responses.label[order].astype(np.int64)
+        labelled, starts, per_item = np.unique(item, return_index=True, return_counts=True)
+        width = int(per_item.max())
+        rows = np.full((labelled.size, width), 2 * n_workers, dtype=np.int64)
+        rows[
+            np.repeat(np.arange(labelled.size), per_item),
+            np.arange(item.size) - np.repeat(starts, per_item),
+        ] = codes
+        counts = np.ones(labelled.size)
+        if compress:
+            rows, counts = np.unique(rows, axis=0, return_counts=True)
+        labels = responses.labels_per_annotator()
+        # the most-labelled workers, as many as have centred_labels, rounded down to a multiple
+        # of CENTRED_STEP: similar crowds then share a layout (and a compiled sampler)
+        n_centred = int((labels >= centred_labels).sum()) // CENTRED_STEP * CENTRED_STEP
+        centred = np.zeros(n_workers, bool)
+        centred[np.argsort(-labels, kind="stable")[:n_centred]] = True
+        return cls(rows, counts.astype(np.float64), _positions(centred), n_centred)
+
+    # --- what the Sampler needs of a design (bayescal.inference) -------------------------------
+
+    def arrays(self) -> tuple:
+        """The arrays the program reads besides the counts."""
+        return (self.codes, self.position)
+
+    def with_arrays(self, codes, position) -> ResponseDesign:
+        return replace(self, codes=codes, position=position)
+
+    def padded(self, rows: int) -> ResponseDesign:
+        """This design with rows of no response and count 0 appended up to ``rows``."""
+        extra = rows - self.counts.size
+        return replace(
+            self,
+            codes=np.pad(self.codes, ((0, extra), (0, 0)), constant_values=2 * self.n_annotators),
+            counts=np.pad(self.counts, (0, extra)),
+        )
+
+    def layout(self) -> tuple:
+        """The shapes compiled code depends on."""
+        return (self.n_annotators, self.n_centred, self.width)
+
+    # --- what a posterior needs of its data (bayescal.bayes_fit; numpy on draws) --------------
+
+    def row_log_likelihood(self, a, b, prevalence) -> np.ndarray:
+        """``log p(row r | draw)`` of draws ``a, b`` (..., K) and ``prevalence`` (...): (..., R),
+        computed a few draws at a time (the responses of every draw at once would be
+        draws x responses)."""
+        lead = prevalence.shape
+        a, b = a.reshape(-1, a.shape[-1]), b.reshape(-1, b.shape[-1])
+        prevalence = prevalence.reshape(-1)
+        out = np.empty((prevalence.size, self.counts.size))
+        step = max(1, LIKELIHOOD_CHUNK // max(1, self.codes.size))
+        for start in range(0, prevalence.size, step):
+            part = slice(start, start + step)
+            log0 = _code_table_np(a[part])[:, self.codes].sum(axis=-1)
+            log1 = _code_table_np(b[part])[:, self.codes].sum(axis=-1)
+            out[part] = np.logaddexp(
+                np.log1p(-prevalence[part])[:, None] + log0,
+                np.log(prevalence[part])[:, None] + log1,
+            )
+        return out.reshape(*lead, self.counts.size)
+
+    def constant_data(self) -> dict:
+        """The data as the InferenceData's ``constant_data`` variables: ``{name: (dims, array)}``."""
+        centred = np.zeros(self.n_annotators, np.int8)
+        centred[self.position < self.n_centred] = 1
+        return {
+            "counts": (("pattern",), self.counts),
+            "codes": (("pattern", "response"), self.codes),
+            "centred": (("annotator",), centred),
+        }
+
+    @classmethod
+    def from_constant_data(cls, variables: dict) -> ResponseDesign:
+        """The design :meth:`constant_data` describes (``variables``: name -> (dims, array))."""
+        centred = np.asarray(variables["centred"][1]).astype(bool)
+        return cls(
+            np.asarray(variables["codes"][1], np.int64),
+            np.asarray(variables["counts"][1], np.float64),
+            _positions(centred),
+            int(centred.sum()),
+        )
+
+    def fitted_counts(self) -> dict:
+        """Items per row: ``(0, codes)``, the codes ``2 j + label`` of the row's responses."""
+        pad = 2 * self.n_annotators
+        return {
+            (0, tuple(int(x) for x in row if x < pad)): float(c)
+            for row, c in zip(self.codes, self.counts)
+            if c > 0
+        }
+
+
+#: Responses x draws computed at once by ResponseDesign.row_log_likelihood (memory bound).
+LIKELIHOOD_CHUNK = 1 << 22
+
+
+def _code_table_np(rate: np.ndarray) -> np.ndarray:
+    """NumPy twin of :func:`_code_table` on rates (draws, K): (draws, 2 K + 1)."""
+    with np.errstate(divide="ignore"):
+        table = np.stack([np.log1p(-rate), np.log(rate)], axis=-1).reshape(rate.shape[0], -1)
+    return np.concatenate([table, np.zeros((rate.shape[0], 1))], axis=1)
+
+
+def _positions(centred: np.ndarray) -> np.ndarray:
+    """Where each worker is in the sampled order: the centred ones first, each set in order."""
+    sampled_order = np.concatenate([np.flatnonzero(centred), np.flatnonzero(~centred)])
+    position = np.empty(centred.size, dtype=np.int64)
+    position[sampled_order] = np.arange(centred.size)
+    return position
+
+
+def bivariate_normal_log_density(x, mean, spread, correlation, xp=jnp):
+    """``log N(x; mean, Sigma)`` of points ``x`` (..., 2), ``Sigma`` with standard deviations
+    ``spread`` (..., 2) and correlation ``correlation`` (...), written out for two dimensions:
+    no triangular solve (a LAPACK call, which a compiled sampler loaded from disk cannot run).
+    ``xp`` is ``jax.numpy`` in the program, ``numpy`` on posterior draws."""
+    u = (x[..., 0] - mean[..., 0]) / spread[..., 0]
+    w = (x[..., 1] - mean[..., 1]) / spread[..., 1]
+    one_minus = 1.0 - correlation**2
+    return (
+        -xp.log(2.0 * xp.pi)
+        - xp.log(spread[..., 0] * spread[..., 1])
+        - 0.5 * xp.log(one_minus)
+        - (u**2 - 2.0 * correlation * u * w + w**2) / (2.0 * one_minus)
+    )
+
+
+class BivariateNormal(dist.Distribution):
+    """The population of workers' ``(logit a_j, logit b_j)``: ``mean + L z`` with ``z ~ N(0, I)``
+    and ``L`` the Cholesky factor of ``Sigma`` (event shape (2,)); its log density is
+    :func:`bivariate_normal_log_density`."""
+
+    arg_constraints = {}  # noqa: RUF012
+    support = constraints.real_vector
+    reparametrized_params = ["location", "spread", "correlation"]  # noqa: RUF012
+
+    def __init__(self, location, spread, correlation, validate_args=None):
+        self.location, self.spread, self.correlation = location, spread, correlation
+        super().__init__(batch_shape=(), event_shape=(2,), validate_args=validate_args)
+
+    def sample(self, key, sample_shape=()):
+        z = jax.random.normal(key, tuple(sample_shape) + self.batch_shape + (2,))
+        return self.location + z @ self.cholesky().T
+
+    def cholesky(self):
+        s, rho = self.spread, self.correlation
+        return jnp.stack(
+            [
+                jnp.stack([s[0], jnp.zeros_like(s[0])]),
+                jnp.stack([s[1] * rho, s[1] * jnp.sqrt(1.0 - rho**2)]),
+            ]
+        )
+
+    def log_prob(self, value):
+        return bivariate_normal_log_density(value, self.location, self.spread, self.correlation)
+
+
+def _population() -> BivariateNormal:
+    """The population's sites, and the population of workers' logits they define."""
+    mean_a = numpyro.sample("population_mean_a", dist.Normal(MEAN_LOCATION, MEAN_SCALE))
+    gap = numpyro.sample("population_gap", dist.HalfNormal(GAP_SCALE))
+    mean = numpyro.deterministic("population_mean", jnp.stack([mean_a, mean_a + gap]))
+    spread = numpyro.sample(
+        "population_spread", dist.HalfNormal(SPREAD_SCALE).expand([2]).to_event(1)
+    )
+    half = numpyro.sample(
+        "population_correlation_half",
+        BetaKernel(CORRELATION_CONCENTRATION, CORRELATION_CONCENTRATION),
+    )
+    rho = numpyro.deterministic("population_correlation", 2.0 * half - 1.0)
+    return BivariateNormal(mean, spread, rho)
+
+
+def hierarchical_dawid_skene(design: ResponseDesign, prior_params, counts=None) -> None:
+    """The program; ``prior_params`` is ``Priors.as_array()``, of which only the prevalence's
+    Beta is used (the channels' prior is the population).  With ``counts`` the rows' log
+    likelihoods enter weighted by them; without, one answer per response is drawn (the prior
+    predictive, on an uncompressed design), recorded as the deterministic ``codes``."""
+    population = _population()
+    n_workers, n_centred = design.n_annotators, design.n_centred
+    parts = []
+    if n_centred:
+        with numpyro.plate("centred_worker", n_centred):
+            parts.append(numpyro.sample("channel_logit", population))
+    if n_workers > n_centred:
+        with numpyro.plate("pooled_worker", n_workers - n_centred):
+            z = numpyro.sample("channel_z", dist.Normal(0.0, 1.0).expand([2]).to_event(1))
+        parts.append(population.location + z @ population.cholesky().T)
+    logits = jnp.concatenate(parts)[design.position]  # (K, 2): logit a_j, logit b_j
+    a = numpyro.deterministic("a", expit(logits[:, 0]))
+    b = numpyro.deterministic("b", expit(logits[:, 1]))
+    prevalence = numpyro.sample("prevalence", BetaKernel(prior_params[2, 0], prior_params[2, 1]))
+    if counts is None:
+        _draw_answers(design, a, b, prevalence)
+        return
+    # log p(A = label | Y) of code 2 j + label, and 0 for the padding code 2 K
+    log0 = _code_table(logits[:, 0])
+    log1 = _code_table(logits[:, 1])
+    row = jnp.logaddexp(
+        jnp.log1p(-prevalence) + log0[design.codes].sum(axis=1),
+        jnp.log(prevalence) + log1[design.codes].sum(axis=1),
+    )
+    numpyro.factor("responses", jnp.dot(counts, row))
+
+
+def _code_table(logit_rate):
+    """``[log(1 - r_0), log r_0, log(1 - r_1), ..., 0]``: the log probability of each code."""
+    table = jnp.stack([log_sigmoid(-logit_rate), log_sigmoid(logit_rate)], axis=1).reshape(-1)
+    return jnp.concatenate([table, jnp.zeros(1)])
+
+
+def _draw_answers(design: ResponseDesign, a, b, prevalence) -> None:
+    """Prior predictive: every row one item, its latent label and answers drawn anew."""
+    pad = 2 * design.n_annotators
+    given = design.codes < pad
+    worker = np.where(given, design.codes // 2, 0)
+    with numpyro.plate("item", design.codes.shape[0]):
+        y = numpyro.sample("y", dist.Bernoulli(prevalence))
+    rate = jnp.where(y[:, None] == 1, b[worker], a[worker])
+    answers = numpyro.sample("answers", dist.Bernoulli(rate).mask(given).to_event(2))
+    numpyro.deterministic("codes", jnp.where(given, 2 * worker + answers, pad))
+
+
+def population_log_density(logit_a, logit_b, mean, spread, correlation):
+    """Log prior density of posterior draws (NumPy), on the logit scale the model samples:
+
+    - per worker, ``log N((logit a_j, logit b_j); mean, Sigma)``: (..., K);
+    - per draw, the hyperpriors' log densities without their constants: (...).
+
+    ``logit_a, logit_b`` (..., K), ``mean`` and ``spread`` (..., 2), ``correlation`` (...).
+    """
+    channel = bivariate_normal_log_density(
+        np.stack([logit_a, logit_b], axis=-1),
+        mean[..., None, :],
+        spread[..., None, :],
+        correlation[..., None],
+        xp=np,
+    )
+    gap = mean[..., 1] - mean[..., 0]
+    half = (correlation + 1.0) / 2.0
+    hyper = (
+        -0.5 * ((mean[..., 0] - MEAN_LOCATION) / MEAN_SCALE) ** 2
+        - 0.5 * (gap / GAP_SCALE) ** 2
+        - 0.5 * ((spread / SPREAD_SCALE) ** 2).sum(axis=-1)
+        + (CORRELATION_CONCENTRATION - 1.0) * np.log(half * (1.0 - half))
+    )
+    return channel, hyper
