@@ -21,7 +21,7 @@ from . import _validation as v
 from ._api import DEFAULT_LEVEL, DEFAULT_N_BINS, old_spellings, recorded_warnings
 from ._version import __version__
 from .channels import ChannelFit, crowd_em, dawid_skene_em, grouped_em, score_groups
-from .channels.crowd_em import CROWD_ANNOTATORS
+from .channels.crowd_em import CROWD_ANNOTATORS, SPARSE_LABELS
 from .correction import cell_targets, majority_vote, soft_vote
 from .data import AnnotatedScores
 from .metrics import expected_calibration_error, reliability_curve
@@ -58,7 +58,7 @@ __all__ = [
 ]
 
 #: ``model`` values of :func:`analyse` (and ``--model`` of the command line).
-MODEL_CHOICES = ("auto", "dawid-skene", "hui-walter")
+MODEL_CHOICES = ("auto", "dawid-skene", "hui-walter", "hierarchical-dawid-skene")
 #: Score groups used for two annotators when none are given.
 DEFAULT_GROUPS = 5
 
@@ -138,20 +138,36 @@ class Analysis:
         return plot_reliability(band, curves=curves, ax=ax)
 
 
-def _choose_model(n_annotators: int, model: str, has_groups: bool) -> tuple[str, str]:
-    """The Bayesian model to fit and why: ``auto`` is Dawid–Skene for K >= 3, Hui–Walter with
-    score groups for K = 2."""
+def _choose_model(data: AnnotatedScores, model: str) -> tuple[str, str]:
+    """The Bayesian model to fit and why.  ``auto`` chooses among the conditional-independence
+    models: the hierarchical Dawid–Skene model for a crowd (more than
+    :data:`~bayescal.channels.crowd_em.CROWD_ANNOTATORS` annotators, or any annotator with fewer
+    than :data:`SPARSE_LABELS` labels), the marginal Dawid–Skene model for 3+ annotators who
+    each labelled many items, Hui–Walter with score groups for 2."""
     model = v.as_choice(model, "model", MODEL_CHOICES)
-    if model == "auto":
-        if n_annotators >= 3:
-            return (
-                "dawid_skene",
-                f"auto: {n_annotators} annotators identify the marginal Dawid–Skene model",
-            )
+    if model != "auto":
+        return model.replace("-", "_"), f"chosen: {model}"
+    n_annotators = data.n_annotators
+    if n_annotators == 2:
         return "hui_walter", "auto: two annotators need score groups (Hui–Walter)" + (
-            "" if has_groups else f"; {DEFAULT_GROUPS} equal-width groups were formed"
+            "" if data.groups is not None else f"; {DEFAULT_GROUPS} equal-width groups were formed"
         )
-    return model.replace("-", "_"), f"chosen: {model}"
+    fewest = int((data.annotations >= 0).sum(axis=0).min())
+    if n_annotators > CROWD_ANNOTATORS or fewest < SPARSE_LABELS:
+        reason = (
+            f"{n_annotators} annotators (more than {CROWD_ANNOTATORS})"
+            if n_annotators > CROWD_ANNOTATORS
+            else f"an annotator with {fewest} labels (fewer than {SPARSE_LABELS})"
+        )
+        return (
+            "hierarchical_dawid_skene",
+            f"auto: {reason}: a crowd, whose workers' channels are pooled (hierarchical Dawid–Skene)",
+        )
+    return (
+        "dawid_skene",
+        f"auto: {n_annotators} annotators with {fewest}+ labels each identify the marginal "
+        "Dawid–Skene model",
+    )
 
 
 @old_spellings()
@@ -159,7 +175,7 @@ def model_data(data, *, model: str = "auto") -> ModelChoice:
     """The model to fit, why, and the data it is fitted to (with score groups for Hui–Walter)."""
     if not isinstance(data, AnnotatedScores):
         raise TypeError(f"data must be a bayescal.AnnotatedScores; saw {type(data).__name__}")
-    name, why = _choose_model(data.n_annotators, model, data.groups is not None)
+    name, why = _choose_model(data, model)
     if name == "hui_walter" and data.groups is None:
         data = AnnotatedScores(
             data.scores,
@@ -188,7 +204,7 @@ def _em_estimate(name: str, data: AnnotatedScores, counts, seed: int) -> Channel
     """The EM fit of model ``name``: on the pattern counts ``counts`` (or the data), or for a
     crowd on the data's sparse responses, whose cost does not grow with the number of
     annotators."""
-    if name == "dawid_skene" and data.n_annotators > CROWD_ANNOTATORS:
+    if name == "hierarchical_dawid_skene" or data.n_annotators > CROWD_ANNOTATORS:
         return crowd_em(data)
     return EM_ESTIMATES[name](counts, seed=seed)
 
@@ -341,9 +357,9 @@ def _analysed(
     data, score, annotators, truth, model, priors, n_bins, level, seed, progress, bayes_options
 ) -> Analysis:
     """:func:`analyse`, its warnings not yet in the summary."""
-    from .checks import check_model
+    from .checks import check_model, uses_crowd_checks
     from .inference import fit_bayes
-    from .models import check_complete_layout
+    from .models import RESPONSE_MODELS, check_complete_layout
     from .posterior import nc_ece_posterior
 
     data, truth = _as_table(data, score, annotators, truth)
@@ -377,10 +393,16 @@ def _analysed(
             except ValueError as error:  # channels that cannot correct (a zero gap)
                 frequentist = Estimate(None, reason=str(error))
     # the model checks run after NUTS: refuse data they cannot check before sampling, not after
-    check_complete_layout(counts.patterns, counts.groups if name == "hui_walter" else None)
+    if not uses_crowd_checks(name, data.n_annotators):
+        check_complete_layout(counts.patterns, counts.groups if name == "hui_walter" else None)
     with _timed(timings, "nuts"):
         fit = fit_bayes(
-            counts, model=name, priors=priors, seed=seed, progress=progress, **(bayes_options or {})
+            data if name in RESPONSE_MODELS else counts,
+            model=name,
+            priors=priors,
+            seed=seed,
+            progress=progress,
+            **(bayes_options or {}),
         )
     with _timed(timings, "push_through"):
         posterior = nc_ece_posterior(cells, fit, level=level, seed=seed)

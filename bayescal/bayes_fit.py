@@ -3,7 +3,9 @@
 Its groups: ``posterior`` (a, b, prevalence), ``sample_stats``, ``log_likelihood`` (one value
 per pattern row = per item of that pattern; ``constant_data.counts`` holds how many items share
 it, for LOO weighting), ``log_prior`` (the prior log density of every draw, per parameter, for
-power-scaling sensitivity), ``observed_data``, ``constant_data`` and the priors in ``attrs``.
+power-scaling sensitivity; for the hierarchical model per worker's channel under the population
+and per draw of the hyperpriors), ``observed_data``, ``constant_data`` (the patterns, or the
+hierarchical model's response codes) and the priors in ``attrs``.
 The diagnostics (rank-normalised R-hat, bulk and tail ESS, divergences; Vehtari et al. 2021,
 :mod:`bayescal.convergence`) come with it, and :func:`check_diagnostics` warns when they fail.
 
@@ -76,7 +78,9 @@ class BayesFit:
     Attributes
     ----------
     chains : dict of str to ndarray
-        The draws by chain: ``a`` and ``b`` (C, D, K), ``prevalence`` (C, D) or (C, D, L).
+        The draws by chain: ``a`` and ``b`` (C, D, K), ``prevalence`` (C, D) or (C, D, L);
+        for the hierarchical model also ``population_mean`` and ``population_spread`` (C, D,
+        2: logit a, logit b) and ``population_correlation`` (C, D).
     diagnostics : pandas.DataFrame
         One row per parameter: ``r_hat`` (rank-normalised), ``ess_bulk``, ``ess_tail``, and the
         total ``divergences`` of the run in every row.
@@ -87,7 +91,9 @@ class BayesFit:
         The score groups of the Hui–Walter class proportions (``()`` for Dawid–Skene).
     fitted_counts : dict
         The data it was fitted to: items per (score group, response pattern), the pattern a
-        tuple of 0, 1 and -1 (missing); patterns never seen are left out.
+        tuple of 0, 1 and -1 (missing); patterns never seen are left out.  For the
+        hierarchical model, items per ``(0, codes)``, the codes ``2 j + label`` of an item's
+        responses (sparse: no tuple of every worker).
     run : dict of str to str
         How the sampler ran: ``chain_method`` (``parallel`` or ``sequential``), ``devices`` and
         ``compiled_from`` (``compiled``, ``memory`` or ``disk``, see

@@ -28,6 +28,11 @@ as free cells, e.g. Dawid–Skene with three annotators) reproduces the pattern 
 exactly, so its checks pass by construction; a weakly identified model (score groups with
 nearly equal class proportions, annotators with tiny gaps) fits but cannot pin its channels.
 :func:`check_model` states both in ``model`` rows.
+
+Crowds (the hierarchical model, or more than 12 annotators; :func:`uses_crowd_checks`, decided
+before sampling) are checked on their sparse responses instead (:mod:`bayescal._crowd_checks`:
+per-worker positive counts and agreement with the other workers of an item, votes per item,
+pairwise agreement of pairs with enough shared items, flagged by Benjamini–Hochberg).
 """
 
 from __future__ import annotations
@@ -40,9 +45,11 @@ import pandas as pd
 from . import _html
 from . import _validation as v
 from ._api import DEFAULT_LEVEL, old_spellings
+from ._crowd_checks import crowd_check_rows
 from .bayes_fit import BayesFit
+from .channels.crowd_em import CROWD_ANNOTATORS
 from .data import AnnotatedScores
-from .models import PatternDesign, pattern_log_prob
+from .models import RESPONSE_MODELS, PatternDesign, ResponseDesign, pattern_log_prob
 
 __all__ = ["DISCREPANCIES", "ModelChecks", "check_model", "verdicts"]
 
@@ -106,8 +113,8 @@ def _pattern_name(pattern: np.ndarray, names) -> str:
     )
 
 
-def _observed_layout(fit: BayesFit, data: AnnotatedScores):
-    """The data's pattern counts on a complete design, after checking they are the fit's data."""
+def _fitted_data(fit: BayesFit, data: AnnotatedScores) -> AnnotatedScores:
+    """The data with their columns in the fit's order, after checking they are the fit's data."""
     if not isinstance(data, AnnotatedScores):
         hint = (
             " (the data come before the fit since bayescal 0.2)"
@@ -125,27 +132,38 @@ def _observed_layout(fit: BayesFit, data: AnnotatedScores):
         annotator_names=fit.annotator_names,
     )
     grouped = fit.model == "hui_walter"
-    fitted_groups = np.array(fit.group_ids if grouped else [0])
     if grouped:
+        fitted_groups = np.array(fit.group_ids)
         data_groups = np.array([]) if data.groups is None else np.unique(data.groups)
         if not np.array_equal(data_groups, fitted_groups):
             raise ValueError(
                 f"data must have the fit's score groups {fitted_groups.tolist()}; saw "
                 + ("no groups" if data.groups is None else f"{data_groups.tolist()}")
             )
-    counts = data.compress()
+    if fit.model in RESPONSE_MODELS:
+        seen = ResponseDesign.from_responses(data.responses()).fitted_counts()
+    else:
+        counts = data.compress()
+        groups = counts.groups if grouped else np.zeros_like(counts.groups)
+        seen = {}
+        for g, p, c in zip(groups, counts.patterns, counts.counts):
+            key = (int(g), tuple(int(x) for x in p))
+            seen[key] = seen.get(key, 0.0) + float(c)
     fitted = fit.fitted_counts
-    groups = counts.groups if grouped else np.zeros_like(counts.groups)
-    seen = {}
-    for g, p, c in zip(groups, counts.patterns, counts.counts):
-        key = (int(g), tuple(int(x) for x in p))
-        seen[key] = seen.get(key, 0.0) + float(c)
     if seen != fitted:
         raise ValueError(
             f"data are not the data this fit was fitted to: their pattern counts differ ({sum(seen.values()):.0f} "
             f"items against the fit's {sum(fitted.values()):.0f}); check the model on the data it was fitted to"
         )
-    return PatternDesign.from_counts(counts, grouped=grouped, complete=True), grouped
+    return data
+
+
+def uses_crowd_checks(model: str, n_annotators: int) -> bool:
+    """Whether :func:`check_model` checks a fit of ``model`` on ``n_annotators`` with the crowd
+    checks of :mod:`bayescal._crowd_checks` (the hierarchical model, or more than
+    :data:`~bayescal.channels.crowd_em.CROWD_ANNOTATORS` annotators) rather than on the
+    complete pattern layout: decided from the model and the data, before sampling."""
+    return model in RESPONSE_MODELS or n_annotators > CROWD_ANNOTATORS
 
 
 def _row_probabilities(fit: BayesFit, design: PatternDesign, grouped: bool) -> np.ndarray:
@@ -263,6 +281,42 @@ def _status_rows(fit: BayesFit, design: PatternDesign, grouped: bool) -> list[di
     return rows
 
 
+def _crowd_status_rows(fit: BayesFit, n_responses: int) -> list[dict]:
+    """The ``model`` rows of the crowd checks: what is checked, and which workers the data
+    cannot tell from random (flagged only when fewer than three informative workers remain)."""
+    a, b, _ = fit.draws()
+    parameters = 2 * a.shape[1] + 1
+    gap_floor = np.quantile(b - a, 0.05, axis=0)
+    weak = [
+        name for name, value in zip(fit.annotator_names, gap_floor) if value < WEAK_GAP_QUANTILE
+    ]
+    shown = ", ".join(weak[:8]) + (f" and {len(weak) - 8} more" if len(weak) > 8 else "")
+    return [
+        {
+            "check": "model",
+            "subject": "saturation",
+            "observed": float(n_responses - parameters),
+            "flag": False,
+            "note": (
+                f"checked on the {n_responses} sparse responses (crowd checks, "
+                f"bayescal._crowd_checks): {parameters} channel and class parameters"
+            ),
+        },
+        {
+            "check": "model",
+            "subject": "identification",
+            "observed": float(gap_floor.max()),
+            "flag": bool(len(weak) > a.shape[1] - 3),
+            "note": (
+                f"the 5% posterior quantile of b - a is below {WEAK_GAP_QUANTILE} for "
+                f"{len(weak)} of {a.shape[1]} workers ({shown}): their labels carry little"
+                if weak
+                else "no sign of weak identification"
+            ),
+        },
+    ]
+
+
 @old_spellings(
     renamed={"interval": "level"}, was="check_model(fit, data, interval, discrepancy, seed)"
 )
@@ -289,13 +343,24 @@ def check_model(data, fit, *, level=DEFAULT_LEVEL, discrepancy="chi2", seed=0) -
         ``expected`` (posterior mean under the model), ``lower`` and ``upper`` (the replicated
         interval), ``p_value``, ``flag`` and ``note``.  ``check`` is one of ``model`` (rows
         ``saturation`` and ``identification``), ``ppc``, ``pairwise_agreement``,
-        ``positive_count``, ``votes_per_item`` and ``pattern``; annotators are named by
-        ``data.annotator_names``; ``verdicts`` says it in sentences.
+        ``positive_count``, ``votes_per_item`` and ``pattern``; for crowds
+        (:func:`uses_crowd_checks`) ``model``, ``positive_count``, ``agreement_with_others``,
+        ``votes_per_item`` and ``pairwise_agreement`` (:mod:`bayescal._crowd_checks`).
+        Annotators are named by ``data.annotator_names``; ``verdicts`` says it in sentences.
     """
-    design, grouped = _observed_layout(fit, data)
+    data = _fitted_data(fit, data)
     level = v.as_open_probability(level, "level")
     kind = v.as_choice(discrepancy, "discrepancy", DISCREPANCIES)
     rng = np.random.default_rng(v.as_seed(seed))
+    if uses_crowd_checks(fit.model, len(fit.annotator_names)):
+        a, b, prevalence = fit.draws()
+        responses = data.responses()
+        rows = _crowd_status_rows(fit, responses.n_responses)
+        rows += crowd_check_rows(responses, a, b, prevalence, level, rng)
+        table = pd.DataFrame(rows, columns=COLUMNS)
+        return ModelChecks(table, tuple(verdicts(table)), level)
+    grouped = fit.model == "hui_walter"
+    design = PatternDesign.from_counts(data.compress(), grouped=grouped, complete=True)
 
     probabilities = _row_probabilities(fit, design, grouped)
     expected = probabilities * _cell_sizes_of_rows(design)
@@ -410,6 +475,15 @@ def check_table(checks) -> pd.DataFrame:
     return table
 
 
+def _p_values(global_rows: pd.DataFrame) -> str:
+    classic, sampled = global_rows.iloc[0], global_rows.iloc[1]
+    return f"sampled-posterior p = {sampled['p_value']:.3f}, posterior predictive p = {classic['p_value']:.3f}"
+
+
+#: Flagged pairs spelled out in the verdicts (the table has them all).
+MAX_PAIR_VERDICTS = 5
+
+
 def verdicts(checks) -> list[str]:
     """Plain-language verdicts of :func:`check_model`'s table, most important first."""
     table = check_table(checks)
@@ -419,19 +493,20 @@ def verdicts(checks) -> list[str]:
     lines.append(f"Model: {status.loc['saturation', 'note']}.")
     if status.loc["identification", "flag"]:
         lines.append("Identification: " + status.loc["identification", "note"] + ".")
-    classic, sampled = (table[table["check"] == "ppc"].iloc[i] for i in (0, 1))
-    p_values = f"sampled-posterior p = {sampled['p_value']:.3f}, posterior predictive p = {classic['p_value']:.3f}"
-    if saturated:
+    global_rows = table[table["check"] == "ppc"]
+    if global_rows.empty:  # the crowd checks: no pattern counts
+        pass
+    elif saturated:
         lines.append(
-            f"Pattern counts ({classic['subject']}): {p_values}; uninformative because the model is saturated."
+            f"Pattern counts ({global_rows.iloc[0]['subject']}): {_p_values(global_rows)}; uninformative because the model is saturated."
         )
-    elif sampled["flag"]:
+    elif global_rows.iloc[1]["flag"]:
         lines.append(
-            f"Pattern counts ({classic['subject']}): {p_values}: the counts are unlikely under the model; see the flagged patterns."
+            f"Pattern counts ({global_rows.iloc[0]['subject']}): {_p_values(global_rows)}: the counts are unlikely under the model; see the flagged patterns."
         )
     else:
         lines.append(
-            f"Pattern counts ({classic['subject']}): {p_values}: the model reproduces the pattern counts."
+            f"Pattern counts ({global_rows.iloc[0]['subject']}): {_p_values(global_rows)}: the model reproduces the pattern counts."
         )
     if saturated:
         lines.append(
@@ -440,7 +515,7 @@ def verdicts(checks) -> list[str]:
         )
         return lines
     pairs = table[(table["check"] == "pairwise_agreement") & table["flag"]]
-    for _, row in pairs.iterrows():
+    for _, row in pairs.head(MAX_PAIR_VERDICTS).iterrows():
         direction = "more" if row["observed"] > row["upper"] else "less"
         lines.append(
             f"Pair {row['subject']}: agree on {row['observed']:.3f} of shared items, {direction} often than conditional "
@@ -451,12 +526,17 @@ def verdicts(checks) -> list[str]:
                 else "anti-correlated or the channels differ between items."
             )
         )
+    if len(pairs) > MAX_PAIR_VERDICTS:
+        lines.append(
+            f"... and {len(pairs) - MAX_PAIR_VERDICTS} more flagged pairs (see the table)."
+        )
     if pairs.empty and (table["check"] == "pairwise_agreement").any():
         lines.append(
             "Pairwise agreement: every pair agrees as often as conditional independence predicts."
         )
     for check, label in (
         ("positive_count", "positive counts"),
+        ("agreement_with_others", "agreement with the other workers of an item"),
         ("votes_per_item", "votes per item"),
         ("pattern", "patterns"),
     ):

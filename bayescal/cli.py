@@ -176,7 +176,9 @@ def _sampler_arguments(command: argparse.ArgumentParser) -> None:
         "--model",
         choices=MODEL_CHOICES,
         default="auto",
-        help="Bayesian model (default: auto = Dawid–Skene for 3+ annotators, Hui–Walter for 2)",
+        help="Bayesian model (default: auto = hierarchical Dawid–Skene for a crowd: more than "
+        "12 annotators or any with fewer than 30 labels; Dawid–Skene for 3+ annotators; "
+        "Hui–Walter for 2)",
     )
     _bins_argument(command, "--n-bins", DEFAULT_N_BINS, "equal-width evaluation bins")
     command.add_argument(

@@ -59,24 +59,30 @@ def rule_weights(a: np.ndarray, b: np.ndarray, prevalence, rule: str) -> np.ndar
     ``a, b`` have shape (..., K) and ``prevalence`` broadcasts against (...): one channel set
     here, one per posterior draw in :mod:`bayescal.posterior`.
     """
+    raw = raw_rule_weights(a, b, prevalence, rule)
+    return raw / raw.sum(axis=-1, keepdims=True)
+
+
+def raw_rule_weights(a: np.ndarray, b: np.ndarray, prevalence, rule: str) -> np.ndarray:
+    """The rule's weights before normalisation: 1, ``d_j``, ``d_j^2``, or for IV the precision
+    ``1 / v_j`` with ``v_j = [(1 - mu) a_j (1 - a_j) + mu b_j (1 - b_j)] / d_j^2`` (App. F.4),
+    floored at :data:`VARIANCE_FLOOR`."""
     gap = b - a
     if rule == "equal":
-        raw = np.ones_like(gap)
-    elif rule == "gap":
+        return np.ones_like(gap)
+    if rule == "gap":
         if (gap < 0).any():
             j = int(np.argwhere(gap < 0)[0][-1])
             raise ValueError(
                 f"rule 'gap' needs positively oriented channels (b > a); annotator {j} has gap "
                 f"{gap[gap < 0].flat[0]:.4g}: use rule='squared_gap' or 'iv', or orient the channels"
             )
-        raw = gap.copy()
-    elif rule == "squared_gap":
-        raw = gap**2
-    else:
-        mu = np.asarray(prevalence)[..., None]
-        noise_variance = ((1.0 - mu) * a * (1.0 - a) + mu * b * (1.0 - b)) / gap**2
-        raw = 1.0 / np.maximum(noise_variance, VARIANCE_FLOOR)
-    return raw / raw.sum(axis=-1, keepdims=True)
+        return gap.copy()
+    if rule == "squared_gap":
+        return gap**2
+    mu = np.asarray(prevalence)[..., None]
+    noise_variance = ((1.0 - mu) * a * (1.0 - a) + mu * b * (1.0 - b)) / gap**2
+    return 1.0 / np.maximum(noise_variance, VARIANCE_FLOOR)
 
 
 @old_spellings()

@@ -428,14 +428,20 @@ def fit_bayes(
 
     Parameters
     ----------
-    data : AnnotatedScores or CellStatistics
+    data : AnnotatedScores, CellStatistics or Responses
         ``"dawid_skene"`` needs K >= 3 annotators (groups are ignored); ``"hui_walter"`` uses
         ``data.groups`` (K >= 3, or K = 2 with at least two score groups).  The (group,
-        pattern) counts are all the model needs: cells of a table larger than memory
+        pattern) counts are all the two need: cells of a table larger than memory
         (:func:`bayescal.cells.cell_statistics_from_frame`) serve as well.
-    model : {"dawid_skene", "hui_walter"}, default "dawid_skene"
+        ``"hierarchical_dawid_skene"`` runs on the sparse responses (an ``AnnotatedScores``
+        or :class:`bayescal.responses.Responses`; K >= 3 workers, some item labelled twice).
+    model : {"dawid_skene", "hui_walter", "hierarchical_dawid_skene"}, default "dawid_skene"
+        The hierarchical model pools the workers' channels (for crowds; hyperpriors in
+        :mod:`bayescal.models.hierarchical_dawid_skene`), and its fit also holds the
+        population's parameters.
     priors : Priors, optional
         Default: flat Beta(1, 1) priors, conditioned on ``a_j < b_j`` (see :mod:`bayescal.priors`).
+        The hierarchical model uses only ``priors.prevalence``, and refuses other channel priors.
     num_chains, num_warmup, num_samples : int
         The chains are spread over the CPU devices (:func:`chain_devices`); JAX has one unless
         ``XLA_FLAGS=--xla_force_host_platform_device_count=N`` (or
@@ -488,9 +494,16 @@ def check_priors(priors: Priors, model: str) -> None:
         )
 
 
+class SamplerSetup(NamedTuple):
+    """A checked fit's sampler and the data as it fits them (:func:`sampler_for`)."""
+
+    sampler: Sampler
+    data: CellStatistics | Responses
+
+
 def sampler_for(
     data, model, num_chains, num_warmup, num_samples, progress, *, caller: str
-) -> tuple[Sampler, CellStatistics | Responses]:
+) -> SamplerSetup:
     """The checked settings of a fit, identification checked *before* sampling (and weak
     identification warned of), and the :class:`Sampler` for the data's layout, with the data
     as the sampler fits them (pattern counts, or responses for the hierarchical model): what
@@ -508,7 +521,7 @@ def sampler_for(
         require_crowd_identified(responses.n_annotators, responses.labels_per_item(), where)
         design = ResponseDesign.from_responses(responses)
         sampler = Sampler(design, model, num_chains, num_warmup, num_samples, progress)
-        return sampler, responses
+        return SamplerSetup(sampler, responses)
     counts = as_counts(data)
     grouped = model == "hui_walter"
     n_annotators = counts.patterns.shape[1]
@@ -524,4 +537,4 @@ def sampler_for(
         num_samples,
         progress,
     )
-    return sampler, counts
+    return SamplerSetup(sampler, counts)

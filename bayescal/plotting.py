@@ -397,13 +397,14 @@ def plot_channels(fit, *, references=None, level=DEFAULT_LEVEL, ax=None):
     ):
         raise TypeError("references must be a dict of name to bayescal.Channels")
     a, b, _ = fit.draws()
-    names = fit.annotator_names
+    shown, note = shown_workers(np.median(b - a, axis=0), "annotators")
+    names = [fit.annotator_names[j] for j in shown]
     ax = _axes(ax, size=(5.5, 0.45 * 2 * len(names) + 1.2))
     tail = (1.0 - level) / 2.0
     labels = []
     for row, (kind, draws) in enumerate((kind, values) for kind, values in (("a", a), ("b", b))):
-        for j, name in enumerate(names):
-            y = row * len(names) + j
+        for position, (j, name) in enumerate(zip(shown, names)):
+            y = row * len(names) + position
             low, mid, high = np.quantile(draws[:, j], [tail, 0.5, 1.0 - tail])
             ax.hlines(y, low, high, color=PLAIN_COLOUR, linewidth=2)
             ax.plot(mid, y, "o", color=PLAIN_COLOUR)
@@ -421,10 +422,31 @@ def plot_channels(fit, *, references=None, level=DEFAULT_LEVEL, ax=None):
     ax.invert_yaxis()
     ax.set_xlim(0, 1)
     ax.set_xlabel("probability of a positive label")
-    ax.set_title(f"Channels: posterior median and {level:.0%} interval")
+    ax.set_title(f"Channels: posterior median and {level:.0%} interval{note}", fontsize=9)
     if references:
         ax.legend(fontsize=7)
     return ax
+
+
+#: A crowd's channel plot and the report's channel table show this many of the most and as
+#: many of the least informative annotators.
+SHOWN_EACH_END = 10
+
+
+def shown_workers(gap: np.ndarray, what: str) -> tuple[np.ndarray, str]:
+    """Which annotators a figure or table shows, most informative first (largest ``gap``,
+    e.g. the posterior median of b - a): all when at most ``2 SHOWN_EACH_END``, else the
+    :data:`SHOWN_EACH_END` most and least informative; and a note saying so (empty when all
+    are shown)."""
+    order = np.argsort(-np.asarray(gap), kind="stable")
+    if order.size <= 2 * SHOWN_EACH_END:
+        return np.arange(order.size), ""
+    chosen = np.concatenate([order[:SHOWN_EACH_END], order[-SHOWN_EACH_END:]])
+    note = (
+        f"\n(the {SHOWN_EACH_END} most and {SHOWN_EACH_END} least informative of "
+        f"{order.size} {what}, by median b - a)"
+    )
+    return chosen, note
 
 
 @old_spellings()

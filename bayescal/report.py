@@ -15,7 +15,10 @@ import base64
 import html
 import io
 
+import numpy as np
+
 from ._html import ChannelRow, cell, channel_table, checks_table, number, row, table
+from .plotting import shown_workers
 from .summary import Summary
 
 __all__ = ["CAPTIONS", "draw_figures", "report_html", "summary_html"]
@@ -99,7 +102,10 @@ def _model_section(summary: Summary) -> str:
 
 def _channel_section(summary: Summary) -> str:
     rows = []
-    for annotator, entry in summary.channels.items():
+    entries = list(summary.channels.items())
+    gap = [entry.b.posterior_mean - entry.a.posterior_mean for _, entry in entries]
+    shown, note = shown_workers(np.array(gap), "annotators")
+    for annotator, entry in (entries[j] for j in shown):
         for label, name in (("a", "false-positive rate a"), ("b", "sensitivity b")):
             value = getattr(entry, label)
             key = f"{label}-{annotator}"
@@ -109,7 +115,13 @@ def _channel_section(summary: Summary) -> str:
         for parameter, value in summary.prevalence.items()
     ]
     level = summary.ece.nc_ece.posterior.level
-    return "<h2>Annotator channels</h2>\n" + channel_table(rows, level)
+    note = (
+        f"<p>{html.escape(note.strip().strip('()').replace('median', 'mean'))}, most informative "
+        "first; every annotator is in summary.json.</p>\n"
+        if note
+        else ""
+    )
+    return "<h2>Annotator channels</h2>\n" + note + channel_table(rows, level)
 
 
 def _estimates(value) -> tuple:
@@ -310,8 +322,6 @@ def draw_figures(summary: Summary, fit) -> dict[str, bytes]:
 
 
 def _figures(summary: Summary, fit) -> dict[str, bytes]:
-    import numpy as np
-
     from .channels import Channels
     from .plotting import (
         plot_channels,

@@ -24,8 +24,10 @@ memory is O(responses), never items x workers.  ``Y`` is summed out by hand (``l
 Parametrisation, measured (benchmarks/RESULTS.md, issue 17): a worker with many labels has a
 sharp posterior, which the non-centred form turns into a narrow valley that NUTS crosses with
 many small steps; a worker with few labels has a posterior close to the population, which the
-centred form turns into a funnel.  So workers with at least ``centred_labels`` labels are
-sampled centred, the others non-centred (``z_j ~ Normal(0, I)``, ``x_j = mu + L z_j``).
+centred form turns into a funnel.  So workers with at least ``CENTRED_LABELS`` labels are
+sampled centred (``x_j ~ Normal(mu, Sigma)``), the others non-centred (``z_j ~ Normal(0, I)``,
+``x_j = mu + L z_j``).  At 10^4 items x 200 workers x 5 labels (250 labels a worker) NUTS took
+15.0 leapfrog steps an iteration centred, 31.6 non-centred.
 """
 
 from __future__ import annotations

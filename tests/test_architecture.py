@@ -220,6 +220,7 @@ LAYERS = {
         "inference",
         "posterior",
         "posterior_maps",
+        "_crowd_checks",
         "checks",
         "sensitivity",
     ],

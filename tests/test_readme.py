@@ -6,6 +6,8 @@ import re
 
 import pytest
 
+import bayescal as bc
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
@@ -51,7 +53,7 @@ def test_the_crowd_example_runs_and_says_what_it_claims():
 
     readme = (ROOT / "README.md").read_text()
     section = readme[readme.index("## Crowds") : readme.index("## Studies, large tables")]
-    (block,) = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    block, hierarchical = re.findall(r"```python\n(.*?)```", section, flags=re.S)
     names = {}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -62,3 +64,12 @@ def test_the_crowd_example_runs_and_says_what_it_claims():
     assert round(names["nc"], 3) == 0.088
     assert round(names["crowd"].population_binned_ece(10), 3) == 0.090
     assert list(names["labels"].columns) == ["item", "annotator", "label"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        exec(hierarchical, names)
+    assert [str(w.message) for w in caught if w.category is not bc.ChannelWarning] == []
+    mean = names["fit"].chains["population_mean"].mean(axis=(0, 1))
+    assert mean[1] > mean[0]  # the population's orientation
+    with pytest.warns(bc.ChannelWarning, match="count as unlabelled"):
+        low, high = bc.nc_ece_posterior(names["crowd"].data, names["fit"], n_bins=10).interval
+    assert low < names["crowd"].population_binned_ece(10) < high

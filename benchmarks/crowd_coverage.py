@@ -1,0 +1,128 @@
+"""Coverage of posterior NC-ECE intervals on sparse crowds: hierarchical against flat (issue 17).
+
+Two designs of ``bayescal.simulate_crowd`` (the toy predictor, ``shifted`` condition, population
+binned ECE about 0.09 with 10 bins), each replicate fitted by both Bayesian models with the
+same data and seed:
+
+- ``spammers``: 1000 items, 30 workers, 3 labels per item, uniform workloads, 90% good workers
+  and 10% spammers (b = a);
+- ``adversaries``: 1000 items, 30 workers, 3 labels per item, heavy-tailed workloads (a few
+  workers label most items, many label fewer than 30), 85% good, 5% spammers, 10% adversarial.
+
+Per replicate and model: whether the 90% interval of ``posterior_ece`` (10 bins, total
+uncertainty) covers the population binned ECE, the posterior median's error, and the posterior
+mean channels' squared errors by worker type and for workers with fewer than 30 labels.
+NUTS: 2 chains x (500 + 500) per fit, on the two host devices.  The flat model is fitted on the
+first ``--flat-replicates`` seeds only (the comparison of channel errors; its coverage there is
+reported as well).  Rows are appended to ``--out`` (CSV) as they come, so an interrupted run
+keeps what it measured.
+
+    XLA_FLAGS=--xla_force_host_platform_device_count=2 .venv/bin/python \
+        benchmarks/crowd_coverage.py --replicates 200 --flat-replicates 50 --out /tmp/crowd_coverage.csv
+"""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+
+import bayescal as bc
+
+DESIGNS = {
+    "spammers": {"workload": "uniform", "worker_mix": {"good": 0.9, "spammer": 0.1}},
+    "adversaries": {
+        "workload": "heavy_tailed",
+        "worker_mix": {"good": 0.85, "spammer": 0.05, "adversarial": 0.1},
+    },
+}
+MODELS = ("hierarchical_dawid_skene", "dawid_skene")
+N_ITEMS, N_WORKERS, LABELS, N_BINS, SPARSE = 1000, 30, 3, 10, 30
+
+
+def replicate(design: str, model: str, seed: int) -> dict:
+    crowd = bc.simulate_crowd(
+        N_ITEMS, N_WORKERS, labels_per_item=LABELS, seed=seed, **DESIGNS[design]
+    )
+    start = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fit = bc.fit_bayes(
+            crowd.data, model=model, num_chains=2, num_warmup=500, num_samples=500,
+            seed=seed, progress=False,
+        )  # fmt: skip
+        result = bc.nc_ece_posterior(crowd.data, fit, n_bins=N_BINS, seed=seed)
+    seconds = time.perf_counter() - start
+    target = crowd.population_binned_ece(N_BINS)
+    a, b, _ = fit.draws()
+    errors = (a.mean(axis=0) - crowd.channels.a) ** 2 + (b.mean(axis=0) - crowd.channels.b) ** 2
+    labels = crowd.data.responses().labels_per_annotator()
+    types = np.array(crowd.worker_types)
+    row = {
+        "design": design,
+        "model": model,
+        "seed": seed,
+        "target": target,
+        "lower": result.interval[0],
+        "upper": result.interval[1],
+        "median": result.median,
+        "covered": result.interval[0] <= target <= result.interval[1],
+        "sparse_sq_error": errors[labels < SPARSE].sum(),
+        "sparse_workers": int((labels < SPARSE).sum()),
+        "sampling_warning": any("NUTS diagnostics" in str(w.message) for w in caught),
+        "seconds": seconds,
+    }
+    for kind in bc.crowds.WORKER_TYPES:
+        row[f"{kind}_sq_error"] = errors[types == kind].sum()
+        row[f"{kind}_workers"] = int((types == kind).sum())
+    return row
+
+
+def table(rows: pd.DataFrame) -> str:
+    """The markdown table for RESULTS.md: one row per design and model."""
+    lines = [
+        "| design | model | replicates | 90% interval covers | mean target | NC-ECE bias (median - target) "
+        "| channel RMSE, workers < 30 labels | RMSE good | RMSE spammer | RMSE adversarial | fits warned | s per fit |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+
+    def rmse(group, kind):
+        workers = group[f"{kind}_workers"].sum()
+        return f"{np.sqrt(group[f'{kind}_sq_error'].sum() / (2 * workers)):.3f}" if workers else "-"
+
+    for (design, model), group in rows.groupby(["design", "model"], sort=False):
+        sparse = group["sparse_workers"].sum()
+        sparse_rmse = np.sqrt(group["sparse_sq_error"].sum() / (2 * sparse)) if sparse else np.nan
+        lines.append(
+            f"| {design} | {model} | {len(group)} | {group['covered'].mean():.1%} "
+            f"| {group['target'].mean():.4f} | {(group['median'] - group['target']).mean():+.4f} "
+            f"| {sparse_rmse:.3f} | {rmse(group, 'good')} | {rmse(group, 'spammer')} "
+            f"| {rmse(group, 'adversarial')} | {group['sampling_warning'].mean():.0%} "
+            f"| {group['seconds'].mean():.1f} |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--replicates", type=int, default=200)
+    parser.add_argument("--first-seed", type=int, default=0)
+    parser.add_argument("--out", type=pathlib.Path, required=True)
+    parser.add_argument("--flat-replicates", type=int, default=50)
+    parser.add_argument("--designs", nargs="+", default=list(DESIGNS), choices=list(DESIGNS))
+    args = parser.parse_args()
+    for seed in range(args.first_seed, args.first_seed + args.replicates):
+        for design in args.designs:
+            flat = seed < args.first_seed + args.flat_replicates
+            for model in MODELS if flat else MODELS[:1]:
+                row = pd.DataFrame([replicate(design, model, seed)])
+                row.to_csv(args.out, mode="a", header=not args.out.exists(), index=False)
+    print(table(pd.read_csv(args.out)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,261 @@
+"""fit_bayes(model="hierarchical_dawid_skene") on crowds: recovery, the posterior object, refusals."""
+
+import numpy as np
+import pytest
+
+import bayescal as bc
+from bayescal.exceptions import IdentificationError
+from bayescal.studies import simulation_based_calibration
+
+MODEL = "hierarchical_dawid_skene"
+
+
+@pytest.fixture(scope="module")
+def crowd():
+    return bc.simulate_crowd(1500, 30, labels_per_item=3, seed=11)
+
+
+@pytest.fixture(scope="module")
+def fit(crowd):
+    # 4 chains x (1000 + 1000): the class proportion mixes slowest (2 chains gave it ESS 347)
+    return bc.fit_bayes(crowd.data, model=MODEL, progress=False)
+
+
+def test_the_fit_recovers_the_crowds_channels_and_prevalence(crowd, fit):
+    # 1500 items, 30 workers (heavy-tailed workloads) of every type, 3 labels per item
+    a, b, prevalence = fit.draws()
+    labels = crowd.data.responses().labels_per_annotator()
+    busy = labels >= 100
+    assert busy.sum() >= 10
+    for draws, truth in ((a, crowd.channels.a), (b, crowd.channels.b)):
+        error = draws.mean(axis=0) - truth
+        # every busy worker's truth within 3.5 posterior SDs, and the errors small overall
+        assert (np.abs(error) / draws.std(axis=0))[busy].max() < 3.5
+        assert np.sqrt(np.mean(error[busy] ** 2)) < 0.08
+    truth = crowd.labels.mean()
+    assert abs(prevalence.mean() - truth) < 0.05
+    assert fit.diagnostics["r_hat"].max() < 1.05
+    assert fit.diagnostics["divergences"].iloc[0] == 0
+
+
+def test_spammers_and_adversaries_are_estimated_not_refused(crowd, fit):
+    a, b, _ = fit.draws()
+    gap = (b - a).mean(axis=0)
+    types = np.array(crowd.worker_types)
+    labels = crowd.data.responses().labels_per_annotator()
+    adversarial = (types == "adversarial") & (labels >= 30)
+    assert adversarial.any() and (gap[adversarial] < -0.2).all()
+    assert (gap[types == "good"] > 0.2).all()
+
+
+def test_the_posterior_object_holds_the_population_and_round_trips(fit, tmp_path):
+    assert set(fit.chains) == {
+        "a",
+        "b",
+        "prevalence",
+        "population_mean",
+        "population_spread",
+        "population_correlation",
+    }
+    assert "population_mean[b]" in fit.diagnostics.index
+    mean = fit.chains["population_mean"]
+    assert (mean[..., 1] > mean[..., 0]).all()  # the population's orientation
+    fit.save(tmp_path / "crowd.nc")
+    again = bc.BayesFit.load(tmp_path / "crowd.nc")
+    assert again.model == MODEL
+    assert again.fitted_counts == fit.fitted_counts
+    for name, values in fit.chains.items():
+        assert np.array_equal(again.chains[name], values)
+    idata = again.idata
+    assert idata.log_likelihood["counts"].shape[-1] == idata.constant_data["counts"].size
+    assert set(idata.log_prior.data_vars) == {"channel", "population", "prevalence"}
+
+
+def test_the_row_log_likelihood_sums_to_the_likelihood_of_every_item(crowd, fit):
+    # per-row values times their counts against an item-by-item computation on one draw
+    responses = crowd.data.responses()
+    a, b, prevalence = (
+        x[0, 0] for x in (fit.chains["a"], fit.chains["b"], fit.chains["prevalence"])
+    )
+    log0 = np.zeros(responses.n_items)
+    log1 = np.zeros(responses.n_items)
+    rate0 = np.where(responses.label == 1, a[responses.annotator], 1 - a[responses.annotator])
+    rate1 = np.where(responses.label == 1, b[responses.annotator], 1 - b[responses.annotator])
+    np.add.at(log0, responses.item, np.log(rate0))
+    np.add.at(log1, responses.item, np.log(rate1))
+    labelled = responses.labels_per_item() > 0
+    expected = np.logaddexp(np.log1p(-prevalence) + log0, np.log(prevalence) + log1)[labelled].sum()
+    idata = fit.idata
+    rows = idata.log_likelihood["counts"].values[0, 0] @ idata.constant_data["counts"].values
+    assert rows == pytest.approx(expected, rel=1e-10)
+
+
+def test_posterior_ece_and_power_scaling_take_a_hierarchical_fit(crowd, fit):
+    # items labelled only by spammers or constant workers count as unlabelled, said once
+    with pytest.warns(bc.ChannelWarning, match="count as unlabelled"):
+        result = bc.nc_ece_posterior(crowd.data, fit)
+    assert 0 < result.interval[0] < result.interval[1] < 1
+    table = bc.power_scaling(fit)
+    assert np.isfinite(table[["prior", "likelihood"]].to_numpy()).all()
+    assert "population_mean" not in " ".join(table.index.astype(str))
+
+
+def test_the_crowd_checks_pass_a_well_specified_fit_and_say_how_they_flag(crowd, fit):
+    checks = bc.check_model(crowd.data, fit)
+    table = checks.table
+    assert set(table["check"]) == {
+        "model",
+        "positive_count",
+        "agreement_with_others",
+        "votes_per_item",
+        "pairwise_agreement",
+    }
+    assert (
+        table.loc[table["check"] == "positive_count", "subject"] == list(fit.annotator_names)
+    ).all()
+    pairs = table[table["check"] == "pairwise_agreement"]
+    assert pairs["note"].str.startswith("Benjamini–Hochberg across the").all()
+    assert len(pairs) >= 5
+    # the model generated these data: with the false discovery rate held at 10% per check,
+    # a flag is rare (posterior predictive p-values are conservative besides)
+    assert table.loc[table["check"] != "model", "flag"].sum() <= 2
+    status = table[table["check"] == "model"].set_index("subject")
+    assert "of 30 workers" in status.loc["identification", "note"]  # the spammers, named
+
+
+# two workers who copy each other break the model's conditional independence on purpose; NUTS
+# mixes worse on such data (bulk ESS below 400 for some channels), which is not what is tested
+@pytest.mark.filterwarnings("ignore::bayescal.SamplingWarning")
+def test_the_crowd_checks_flag_two_workers_who_copy_each_other():
+    crowd = bc.simulate_crowd(
+        1500, 15, labels_per_item=3, workload="uniform", worker_mix={"good": 1.0}, seed=5
+    )
+    annotations = crowd.data.annotations.copy()
+    both = (annotations[:, 0] >= 0) & (annotations[:, 1] >= 0)
+    assert both.sum() >= 30
+    annotations[both, 1] = annotations[both, 0]  # w001 copies w000 where both labelled
+    data = bc.AnnotatedScores(
+        crowd.data.scores, annotations, annotator_names=crowd.data.annotator_names
+    )
+    fit = bc.fit_bayes(
+        data, model=MODEL, num_chains=2, num_warmup=300, num_samples=300, progress=False
+    )
+    checks = bc.check_model(data, fit)
+    flagged = checks.flagged
+    assert "w000-w001" in set(flagged.loc[flagged["check"] == "pairwise_agreement", "subject"])
+    assert any(line.startswith("Pair w000-w001: agree on 1.000") for line in checks.verdicts)
+
+
+def test_benjamini_hochberg_adjusts_as_the_step_up_procedure():
+    from bayescal._crowd_checks import benjamini_hochberg
+
+    # sorted 0.01, 0.03, 0.04, 0.5 scaled by 4/rank: 0.04, 0.06, 0.0533, 0.5; then the running
+    # minimum from the largest
+    assert np.allclose(
+        benjamini_hochberg(np.array([0.01, 0.04, 0.03, 0.5])), [0.04, 0.16 / 3, 0.16 / 3, 0.5]
+    )
+    assert benjamini_hochberg(np.array([])).size == 0
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        (
+            {"priors": bc.Priors(false_positive=(2, 8))},
+            ValueError,
+            r"priors: model 'hierarchical_dawid_skene' takes its channels' prior from the "
+            r"population of workers .* uses only priors.prevalence; saw false_positive=\(2.0, 8.0\)",
+        ),
+        ({"num_chains": 0}, ValueError, "num_chains"),
+    ],
+)
+def test_bad_settings_are_refused_before_sampling(crowd, kwargs, error, message):
+    with pytest.raises(error, match=message):
+        bc.fit_bayes(crowd.data, model=MODEL, **kwargs)
+
+
+def test_pattern_cells_are_refused_with_what_it_takes():
+    cells = bc.toy_data(200, seed=0).data.compress()
+    with pytest.raises(
+        TypeError,
+        match=r"data must be a bayescal\.responses\.Responses or bayescal\.AnnotatedScores; saw CellStatistics",
+    ):
+        bc.fit_bayes(cells, model=MODEL)
+
+
+def test_unidentified_crowds_are_refused_before_sampling():
+    two = bc.AnnotatedScores(np.full(4, 0.5), np.array([[1, 0], [0, 0], [1, 1], [0, 1]]))
+    with pytest.raises(IdentificationError, match="fit_bayes"):
+        bc.fit_bayes(two, model=MODEL)
+    single = bc.AnnotatedScores(
+        np.full(4, 0.5), np.array([[1, -1, -1], [-1, 0, -1], [-1, -1, 1], [0, -1, -1]])
+    )
+    with pytest.raises(IdentificationError, match="no item has labels from two workers"):
+        bc.fit_bayes(single, model=MODEL)
+
+
+@pytest.mark.slow
+def test_hierarchical_model_passes_sbc():
+    # 60 crowds of 150 items, 8 workers, 3 labels per item drawn from the model's own prior;
+    # ranks among 100 draws, chi-square uniformity per parameter at family-wise level 0.01
+    # (Bonferroni over the 22 parameters: 16 channels, prevalence, 5 of the population)
+    result = simulation_based_calibration(
+        model=MODEL,
+        n_simulations=60,
+        n_items=150,
+        n_annotators=8,
+        labels_per_item=3,
+        num_warmup=400,
+        num_samples=1000,
+        thin=10,
+        n_rank_bins=5,
+        seed=4,
+    )
+    assert result.ranks.shape == (60, 22)
+    assert result.passed, result.p_values.sort_values().head()
+
+
+def _draws(channels, n_draws=6, seed=0):
+    rng = np.random.default_rng(seed)
+    a = np.clip(channels.a + rng.normal(0, 0.02, (n_draws, channels.a.size)), 0.01, 0.99)
+    b = np.clip(channels.b + rng.normal(0, 0.02, (n_draws, channels.b.size)), 0.01, 0.99)
+    return a, b
+
+
+def test_the_crowd_push_through_equals_the_cell_push_through(monkeypatch):
+    from bayescal import posterior
+    from bayescal.correction import evaluation_cells
+
+    crowd = bc.simulate_crowd(800, 16, labels_per_item=3, worker_mix={"good": 1.0}, seed=2)
+    a, b = _draws(crowd.channels)
+    cells = evaluation_cells(crowd.data, 10)
+    for rule in ("iv", "equal", np.full(16, 1 / 16)):
+        by_cells = posterior._moment_draws(cells, a, b, rule, "channels", 0)
+        monkeypatch.setattr(posterior, "RESPONSE_CHUNK", 3 * 2400)  # 3 draws a chunk
+        by_responses = posterior._response_moment_draws(
+            crowd.data, cells.edges, "uniform", a, b, rule, "channels", 0
+        )
+        assert np.allclose(by_responses, by_cells, atol=1e-12)
+
+
+def test_an_item_labelled_only_by_uninformative_workers_counts_as_unlabelled():
+    from bayescal import posterior
+
+    crowd = bc.simulate_crowd(400, 14, labels_per_item=2, worker_mix={"good": 1.0}, seed=3)
+    annotations = crowd.data.annotations.copy()
+    annotations[0] = -1
+    annotations[0, :2] = 1  # item 0: two labels, from workers 0 and 1 ...
+    a, b = _draws(crowd.channels, n_draws=4)
+    a[:, :2], b[:, :2] = 0.5, 0.505  # ... who are spammers in every draw (gap 0.005)
+    data = bc.AnnotatedScores(
+        crowd.data.scores, annotations, annotator_names=crowd.data.annotator_names
+    )
+    edges = np.linspace(0, 1, 11)
+    with pytest.warns(
+        bc.ChannelWarning,
+        match=r"^\d+ of 400 items \(median over draws; up to \d+\) have labels only from workers too uninformative",
+    ):
+        moments = posterior._response_moment_draws(
+            data, edges, "uniform", a, b, "iv", "channels", 0
+        )
+    assert np.isfinite(moments).all() and np.abs(moments).sum(axis=1).max() < 1
