@@ -259,3 +259,19 @@ def test_an_item_labelled_only_by_uninformative_workers_counts_as_unlabelled():
             data, edges, "uniform", a, b, "iv", "channels", 0
         )
     assert np.isfinite(moments).all() and np.abs(moments).sum(axis=1).max() < 1
+
+
+def test_the_channel_plot_shows_the_ten_most_and_least_informative_workers(fit):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from bayescal.plotting import plot_channels
+
+    ax = plot_channels(fit)
+    labels = [tick.get_text() for tick in ax.get_yticklabels()]
+    a, b, _ = fit.draws()
+    order = np.argsort(-np.median(b - a, axis=0), kind="stable")
+    names = np.array(fit.annotator_names)
+    shown = [*names[order[:10]], *names[order[-10:]]]
+    assert labels == [f"a[{n}]" for n in shown] + [f"b[{n}]" for n in shown]
+    assert "the 10 most and 10 least informative of 30 annotators" in ax.get_title()
