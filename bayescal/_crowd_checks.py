@@ -29,7 +29,13 @@ import numpy as np
 
 from .responses import Responses
 
-__all__ = ["MAX_DRAWS", "MIN_SHARED_ITEMS", "benjamini_hochberg", "crowd_check_rows"]
+__all__ = [
+    "MAX_DRAWS",
+    "MIN_SHARED_ITEMS",
+    "benjamini_hochberg",
+    "crowd_check_rows",
+    "statistic_rows",
+]
 
 #: Posterior draws replicated (an even subsample of the fit's draws when it has more).
 MAX_DRAWS = 400
@@ -130,6 +136,51 @@ class _Statistics:
         }
 
 
+def statistic_rows(
+    check: str,
+    subjects,
+    observed,
+    replicated,
+    expected,
+    level: float,
+    notes=None,
+    *,
+    corrected=False,
+) -> list[dict]:
+    """Rows comparing observed statistics (m,) with replicated (S, m) and model-expected (S, m)
+    values: the central ``level`` interval of the replicated values, the two-sided posterior
+    predictive p-value, and the flag, which is the observed value outside the interval, or
+    with ``corrected`` a Benjamini–Hochberg q-value below ``1 - level`` (said in the note)."""
+    tail = (1.0 - level) / 2.0
+    lower, upper = np.quantile(replicated, [tail, 1.0 - tail], axis=0)
+    above = (replicated >= observed).mean(axis=0)
+    below = (replicated <= observed).mean(axis=0)
+    p_value = np.minimum(1.0, 2.0 * np.minimum(above, below))
+    if corrected:
+        q_value = benjamini_hochberg(p_value)
+        flags = q_value < 1.0 - level
+        notes = [
+            f"Benjamini–Hochberg across the {p_value.size} rows of this check: q = {q:.3g}"
+            for q in q_value
+        ]
+    else:
+        flags = (observed < lower) | (observed > upper)
+    return [
+        {
+            "check": check,
+            "subject": subject,
+            "observed": float(observed[i]),
+            "expected": float(expected[:, i].mean()),
+            "lower": float(lower[i]),
+            "upper": float(upper[i]),
+            "p_value": float(p_value[i]),
+            "flag": bool(flags[i]),
+            "note": "" if notes is None else notes[i],
+        }
+        for i, subject in enumerate(subjects)
+    ]
+
+
 def crowd_check_rows(
     responses: Responses, a: np.ndarray, b: np.ndarray, prevalence: np.ndarray, level: float, rng
 ) -> list[dict]:
@@ -145,7 +196,6 @@ def crowd_check_rows(
         for name, values in statistics.of((rng.random(rate.size) < rate) * 1.0).items():
             replicated[name].append(values)
     subjects = statistics.subjects(responses.annotator_names)
-    tail = (1.0 - level) / 2.0
     rows = []
     for check, values in observed.items():
         if values.size == 0:
@@ -154,24 +204,5 @@ def crowd_check_rows(
         defined = ~np.isnan(values)
         simulated, values = simulated[:, defined], values[defined]
         names = [name for name, ok in zip(subjects[check], defined) if ok]
-        lower, upper = np.quantile(simulated, [tail, 1.0 - tail], axis=0)
-        above = (simulated >= values).mean(axis=0)
-        below = (simulated <= values).mean(axis=0)
-        p_value = np.minimum(1.0, 2.0 * np.minimum(above, below))
-        q_value = benjamini_hochberg(p_value)
-        note = f"Benjamini–Hochberg across the {values.size} rows of this check: q = "
-        rows += [
-            {
-                "check": check,
-                "subject": name,
-                "observed": float(values[i]),
-                "expected": float(simulated[:, i].mean()),
-                "lower": float(lower[i]),
-                "upper": float(upper[i]),
-                "p_value": float(p_value[i]),
-                "flag": bool(q_value[i] < 1.0 - level),
-                "note": f"{note}{q_value[i]:.3g}",
-            }
-            for i, name in enumerate(names)
-        ]
+        rows += statistic_rows(check, names, values, simulated, simulated, level, corrected=True)
     return rows

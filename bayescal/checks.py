@@ -45,7 +45,7 @@ import pandas as pd
 from . import _html
 from . import _validation as v
 from ._api import DEFAULT_LEVEL, old_spellings
-from ._crowd_checks import crowd_check_rows
+from ._crowd_checks import crowd_check_rows, statistic_rows
 from .bayes_fit import BayesFit
 from .channels.crowd_em import CROWD_ANNOTATORS
 from .data import AnnotatedScores
@@ -204,31 +204,6 @@ def _discrepancy(counts: np.ndarray, expected: np.ndarray, kind: str) -> np.ndar
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(counts > 0, counts * np.log(counts / expected), 0.0)
     return 2.0 * terms.sum(axis=-1)
-
-
-def _statistic_rows(
-    check: str, subjects, observed, replicated, expected, level: float, notes=None
-) -> list[dict]:
-    """Rows comparing observed statistics (m,) with replicated (S, m) and model-expected (S, m) values."""
-    tail = (1.0 - level) / 2.0
-    lower, upper = np.quantile(replicated, [tail, 1.0 - tail], axis=0)
-    above = (replicated >= observed).mean(axis=0)
-    below = (replicated <= observed).mean(axis=0)
-    p_value = np.minimum(1.0, 2.0 * np.minimum(above, below))
-    return [
-        {
-            "check": check,
-            "subject": subject,
-            "observed": float(observed[i]),
-            "expected": float(expected[:, i].mean()),
-            "lower": float(lower[i]),
-            "upper": float(upper[i]),
-            "p_value": float(p_value[i]),
-            "flag": bool(observed[i] < lower[i] or observed[i] > upper[i]),
-            "note": "" if notes is None else notes[i],
-        }
-        for i, subject in enumerate(subjects)
-    ]
 
 
 def _status_rows(fit: BayesFit, design: PatternDesign, grouped: bool) -> list[dict]:
@@ -423,7 +398,7 @@ def check_model(data, fit, *, level=DEFAULT_LEVEL, discrepancy="chi2", seed=0) -
         ratio = lambda counts: (counts @ agree)[..., usable] / shared[usable]  # noqa: E731
         subjects = [f"{names[j]}-{names[k]}" for (j, k), ok in zip(pairs, usable) if ok]
         notes = [f"{int(n)} items labelled by both" for n in shared[usable]]
-        rows += _statistic_rows(
+        rows += statistic_rows(
             "pairwise_agreement",
             subjects,
             ratio(observed),
@@ -433,7 +408,7 @@ def check_model(data, fit, *, level=DEFAULT_LEVEL, discrepancy="chi2", seed=0) -
             notes,
         )
 
-    rows += _statistic_rows(
+    rows += statistic_rows(
         "positive_count",
         list(names),
         observed @ positive,
@@ -444,7 +419,7 @@ def check_model(data, fit, *, level=DEFAULT_LEVEL, discrepancy="chi2", seed=0) -
     votes = positive.sum(axis=1).astype(int)
     histogram = np.stack([(votes == k) * 1.0 for k in range(len(names) + 1)], axis=1)
     subjects = [f"{k} positive vote{'s' if k != 1 else ''}" for k in range(len(names) + 1)]
-    rows += _statistic_rows(
+    rows += statistic_rows(
         "votes_per_item",
         subjects,
         observed @ histogram,
@@ -460,7 +435,7 @@ def check_model(data, fit, *, level=DEFAULT_LEVEL, discrepancy="chi2", seed=0) -
         _pattern_name(pattern, names) + (f" (group {int(g)})" if grouped else "")
         for pattern, g in zip(patterns, group_ids)
     ]
-    rows += _statistic_rows("pattern", subjects, observed, replicated, expected, level)
+    rows += statistic_rows("pattern", subjects, observed, replicated, expected, level)
     table = pd.DataFrame(rows, columns=COLUMNS)
     return ModelChecks(table, tuple(verdicts(table)), level)
 
