@@ -304,13 +304,16 @@ class Sampler:
         if isinstance(self.design, PatternDesign):
             grouped = self.model == "hui_walter"
             return replace(self.design, counts=self.design.counts_of(data, grouped=grouped))
-        design = ResponseDesign.from_responses(data)
+        return ResponseDesign.from_responses(data)
+
+    def _check_layout(self, design) -> None:
+        """Refuse a design this sampler's compiled code cannot run: another layout (number of
+        annotators, groups, centred workers, row width) or more rows than it was padded to."""
         if design.layout() != self.design.layout() or design.counts.size > self.rows:
             raise ValueError(
-                f"responses of layout {design.layout()} with {design.counts.size} rows do not fit "
-                f"this sampler's layout {self.design.layout()} of {self.rows} rows"
+                f"data of layout {design.layout()} with {design.counts.size} rows do not fit this "
+                f"sampler's layout {self.design.layout()} of {self.rows} rows; build a Sampler for them"
             )
-        return design
 
     def fit(self, data, priors: Priors, seed: int) -> BayesFit:
         """Sample the posterior of ``data`` (:meth:`observed`) and pack it, with these data as
@@ -330,6 +333,7 @@ class Sampler:
         """Posterior samples and sample statistics of ``design`` (this sampler's layout with
         the data to fit: e.g. ``replace(sampler.design, counts=...)``), grouped by chain, as
         float64 numpy arrays."""
+        self._check_layout(design)
         total = self.num_warmup + self.num_samples
         with jax.enable_x64(True):
             shared = self._shared(design, priors)

@@ -180,3 +180,22 @@ def test_pattern_design_round_trips_through_its_constant_data():
         ResponseDesign.from_constant_data(responses.constant_data()).fitted_counts()
         == responses.fitted_counts()
     )
+
+
+def test_a_sampler_refuses_data_of_another_layout_before_compiling():
+    sampler = Sampler(
+        ResponseDesign.from_responses(_responses()), "hierarchical_dawid_skene", 1, 10, 10
+    )
+    narrower = Responses(
+        item=np.array([0, 0, 1, 1]),
+        annotator=np.array([0, 1, 1, 2]),
+        label=np.array([1, 0, 1, 1]),
+        n_items=2,
+        annotator_names=("u", "v", "w"),
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"data of layout \(3, 0, 2\) with 2 rows do not fit this sampler's layout \(3, 0, 3\) of 8 rows",
+    ):
+        sampler.fit(narrower, bc.Priors(), 0)
+    assert sampler.compiled_from is None
