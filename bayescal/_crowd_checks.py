@@ -32,8 +32,10 @@ from .responses import Responses
 __all__ = [
     "MAX_DRAWS",
     "MIN_SHARED_ITEMS",
+    "WEAK_GAP_QUANTILE",
     "benjamini_hochberg",
     "crowd_check_rows",
+    "crowd_status_rows",
     "statistic_rows",
 ]
 
@@ -41,6 +43,10 @@ __all__ = [
 MAX_DRAWS = 400
 #: Pairs of workers, and numbers of labels per item, with fewer items than this are not checked.
 MIN_SHARED_ITEMS = 20
+#: An annotator is called weakly identified when the 5% posterior quantile of its gap b - a is
+#: below this (a credibility floor of the model checks, not the informativeness threshold
+#: ``MIN_GAP``); :mod:`bayescal.checks` uses it too.
+WEAK_GAP_QUANTILE = 0.1
 
 
 def benjamini_hochberg(p_values: np.ndarray) -> np.ndarray:
@@ -206,3 +212,37 @@ def crowd_check_rows(
         names = [name for name, ok in zip(subjects[check], defined) if ok]
         rows += statistic_rows(check, names, values, simulated, simulated, level, corrected=True)
     return rows
+
+
+def crowd_status_rows(names, a: np.ndarray, b: np.ndarray, n_responses: int) -> list[dict]:
+    """The ``model`` rows of the crowd checks for draws ``a, b`` (S, K) of workers ``names``:
+    what is checked, and which workers the data cannot tell from random (flagged only when
+    fewer than three informative workers remain)."""
+    parameters = 2 * a.shape[1] + 1
+    gap_floor = np.quantile(b - a, 0.05, axis=0)
+    weak = [name for name, value in zip(names, gap_floor) if value < WEAK_GAP_QUANTILE]
+    shown = ", ".join(weak[:8]) + (f" and {len(weak) - 8} more" if len(weak) > 8 else "")
+    return [
+        {
+            "check": "model",
+            "subject": "saturation",
+            "observed": float(n_responses - parameters),
+            "flag": False,
+            "note": (
+                f"checked on the {n_responses} sparse responses (crowd checks, "
+                f"bayescal._crowd_checks): {parameters} channel and class parameters"
+            ),
+        },
+        {
+            "check": "model",
+            "subject": "identification",
+            "observed": float(gap_floor.max()),
+            "flag": bool(len(weak) > a.shape[1] - 3),
+            "note": (
+                f"the 5% posterior quantile of b - a is below {WEAK_GAP_QUANTILE} for "
+                f"{len(weak)} of {a.shape[1]} workers ({shown}): their labels carry little"
+                if weak
+                else "no sign of weak identification"
+            ),
+        },
+    ]

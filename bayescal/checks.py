@@ -45,7 +45,7 @@ import pandas as pd
 from . import _html
 from . import _validation as v
 from ._api import DEFAULT_LEVEL, old_spellings
-from ._crowd_checks import crowd_check_rows, statistic_rows
+from ._crowd_checks import WEAK_GAP_QUANTILE, crowd_check_rows, crowd_status_rows, statistic_rows
 from .bayes_fit import BayesFit
 from .channels.crowd_em import CROWD_ANNOTATORS
 from .data import AnnotatedScores
@@ -56,11 +56,8 @@ __all__ = ["DISCREPANCIES", "ModelChecks", "check_model", "verdicts"]
 #: Discrepancies of the global check.
 DISCREPANCIES = ("chi2", "g2")
 #: A grouped model is called weakly identified when the 5% posterior quantile of the spread of
-#: its group prevalences (max - min) is below this ...
+#: its group prevalences (max - min) is below this (an annotator: WEAK_GAP_QUANTILE).
 MIN_PREVALENCE_SPREAD = 0.05
-#: ... and an annotator when the 5% posterior quantile of its gap b - a is below this (a
-#: credibility floor of the model checks, not the informativeness threshold ``MIN_GAP``).
-WEAK_GAP_QUANTILE = 0.1
 
 #: Replicates drawn at the single posterior draw of the sampled-posterior p-value.
 SAMPLED_REPLICATES = 1000
@@ -256,42 +253,6 @@ def _status_rows(fit: BayesFit, design: PatternDesign, grouped: bool) -> list[di
     return rows
 
 
-def _crowd_status_rows(fit: BayesFit, n_responses: int) -> list[dict]:
-    """The ``model`` rows of the crowd checks: what is checked, and which workers the data
-    cannot tell from random (flagged only when fewer than three informative workers remain)."""
-    a, b, _ = fit.draws()
-    parameters = 2 * a.shape[1] + 1
-    gap_floor = np.quantile(b - a, 0.05, axis=0)
-    weak = [
-        name for name, value in zip(fit.annotator_names, gap_floor) if value < WEAK_GAP_QUANTILE
-    ]
-    shown = ", ".join(weak[:8]) + (f" and {len(weak) - 8} more" if len(weak) > 8 else "")
-    return [
-        {
-            "check": "model",
-            "subject": "saturation",
-            "observed": float(n_responses - parameters),
-            "flag": False,
-            "note": (
-                f"checked on the {n_responses} sparse responses (crowd checks, "
-                f"bayescal._crowd_checks): {parameters} channel and class parameters"
-            ),
-        },
-        {
-            "check": "model",
-            "subject": "identification",
-            "observed": float(gap_floor.max()),
-            "flag": bool(len(weak) > a.shape[1] - 3),
-            "note": (
-                f"the 5% posterior quantile of b - a is below {WEAK_GAP_QUANTILE} for "
-                f"{len(weak)} of {a.shape[1]} workers ({shown}): their labels carry little"
-                if weak
-                else "no sign of weak identification"
-            ),
-        },
-    ]
-
-
 @old_spellings(
     renamed={"interval": "level"}, was="check_model(fit, data, interval, discrepancy, seed)"
 )
@@ -330,7 +291,7 @@ def check_model(data, fit, *, level=DEFAULT_LEVEL, discrepancy="chi2", seed=0) -
     if uses_crowd_checks(fit.model, len(fit.annotator_names)):
         a, b, prevalence = fit.draws()
         responses = data.responses()
-        rows = _crowd_status_rows(fit, responses.n_responses)
+        rows = crowd_status_rows(fit.annotator_names, a, b, responses.n_responses)
         rows += crowd_check_rows(responses, a, b, prevalence, level, rng)
         table = pd.DataFrame(rows, columns=COLUMNS)
         return ModelChecks(table, tuple(verdicts(table)), level)

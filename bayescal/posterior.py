@@ -258,7 +258,8 @@ def _response_moment_draws(
         if isinstance(rule, str):
             has = per_item > 0
             prevalence = np.clip(
-                np.where(has, equal, 0.0).sum(axis=1) / has.sum(axis=1), *PREVALENCE_CLIP
+                np.where(has, equal, 0.0).sum(axis=1) / np.maximum(has.sum(axis=1), 1),
+                *PREVALENCE_CLIP,
             )
             with np.errstate(invalid="ignore", divide="ignore"):  # d = 0: weight 0 below
                 raw = raw_rule_weights(part_a, part_b, prevalence, rule)
@@ -272,14 +273,22 @@ def _response_moment_draws(
         with np.errstate(invalid="ignore", divide="ignore"):
             targets = np.where(labelled, (incidence @ (weight * corrected).T).T / mass, 0.0)
         residual = np.where(labelled, targets - data.scores, 0.0)
-        if uncertainty == "channels":
-            item_weights = labelled / labelled.sum(axis=1, keepdims=True)
-        else:
-            item_weights = rng.gamma(1.0, size=labelled.shape) * labelled
-            item_weights /= item_weights.sum(axis=1, keepdims=True)
+        # a draw without a labelled item has no moments: refused below, after every chunk
+        item_weights = (
+            labelled
+            if uncertainty == "channels"
+            else rng.gamma(1.0, size=labelled.shape) * labelled
+        )
+        item_weights = item_weights / np.maximum(item_weights.sum(axis=1, keepdims=True), 1e-300)
         moments.append((membership.T @ (item_weights * residual).T).T)
         dropped.append(n_items - labelled.sum(axis=1))
     dropped = np.concatenate(dropped)
+    if dropped.max() == n_items:  # no moment at all: refuse, never a NaN
+        raise ValueError(
+            f"in {int((dropped == n_items).sum())} of {dropped.size} draws no item has a label "
+            "from an informative worker (every worker's gap |b - a| too small to correct), so "
+            "NC-ECE is undefined there; the fit cannot tell these workers from random answers"
+        )
     if dropped.max() > 0:
         warn_caller(
             f"{int(np.median(dropped))} of {n_items} items (median over draws; up to "

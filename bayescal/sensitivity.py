@@ -31,7 +31,6 @@ from ._api import DEFAULT_LEVEL, DEFAULT_N_BINS, Result, old_spellings
 from ._stack import arviz
 from .bayes_fit import BayesFit, check_diagnostics, named_parameters
 from .channels._base import as_data
-from .channels.crowd_em import CROWD_ANNOTATORS
 from .inference import check_priors, sampler_for
 from .posterior import PosteriorECE, nc_ece_posterior
 from .priors import Priors
@@ -199,9 +198,6 @@ def prior_sensitivity(
     for prior in named.values():  # every prior checked before the first fit
         check_priors(prior, sampler.model)
 
-    # the evaluation cells, the same under every prior (a crowd's push-through runs on its
-    # sparse responses instead)
-    evaluation = data if data.n_annotators > CROWD_ANNOTATORS else data.cells(n_bins=bins)
     fits, eces, draws = {}, {}, {}
     for name, prior in named.items():
         fit = sampler.fit(observed, prior, seed)
@@ -209,7 +205,7 @@ def prior_sensitivity(
             fit.diagnostics.rename(index=lambda p, prior=name: f"{p} under prior {prior!r}")
         )
         fits[name] = fit
-        eces[name] = nc_ece_posterior(evaluation, fit, n_bins=bins, level=level, seed=seed)
+        eces[name] = nc_ece_posterior(data, fit, n_bins=bins, level=level, seed=seed)
         draws[name] = _parameter_draws(fit, eces[name])
 
     tail = (1.0 - level) / 2.0

@@ -681,3 +681,62 @@ def test_issue17_a_crowd_of_constant_workers_is_a_failure_with_its_reason():
         "every annotator has an estimated gap below 0.0001 (largest |b - a| = 0): the labels "
         "carry no information about the class"
     )
+
+
+# --- crowds (issue 17) -------------------------------------------------------------------------
+
+
+def _crowd_fit_with_draws(data, a, b):
+    """A posterior whose every draw has the channels ``a, b`` (one chain, four draws)."""
+    from bayescal.models import PatternDesign
+
+    draws, k = 4, data.n_annotators
+    samples = {
+        "a": np.full((1, draws, k), a),
+        "b": np.full((1, draws, k), b),
+        "prevalence": np.full((1, draws), 0.5),
+    }
+    stats = {
+        "diverging": np.zeros((1, draws), bool),
+        "energy": np.zeros((1, draws)),
+        "num_steps": np.ones((1, draws), int),
+        "accept_prob": np.ones((1, draws)),
+    }
+    design = PatternDesign.from_counts(data.compress(), grouped=False)
+    with np.errstate(invalid="ignore", divide="ignore"):  # R-hat of constant draws
+        return bc.BayesFit.from_run(
+            samples, stats, design, bc.Priors(), "dawid_skene", data.annotator_names
+        )
+
+
+def test_a_crowd_whose_every_worker_is_random_in_a_draw_has_no_nc_ece():
+    crowd = bc.simulate_crowd(300, 14, labels_per_item=3, worker_mix={"good": 1.0}, seed=0)
+    fit = _crowd_fit_with_draws(crowd.data, 0.5, 0.50001)  # gap 1e-5 < MIN_GAP for everyone
+    with pytest.raises(
+        ValueError,
+        match=r"^in 4 of 4 draws no item has a label from an informative worker \(every worker's gap",
+    ):
+        bc.nc_ece_posterior(crowd.data, fit)
+
+
+@pytest.mark.filterwarnings("ignore::bayescal.exceptions.SamplingWarning")  # short chains
+def test_hierarchical_checks_refuse_another_crowd_with_the_same_workers():
+    first = bc.simulate_crowd(300, 8, labels_per_item=3, worker_mix={"good": 1.0}, seed=1)
+    other = bc.simulate_crowd(300, 8, labels_per_item=3, worker_mix={"good": 1.0}, seed=2)
+    fit = bc.fit_bayes(
+        first.data, model="hierarchical_dawid_skene", num_chains=1, num_warmup=50,
+        num_samples=50, progress=False,
+    )  # fmt: skip
+    with pytest.raises(ValueError, match=r"^data are not the data this fit was fitted to"):
+        bc.check_model(other.data, fit)
+
+
+def test_sbc_refuses_more_labels_per_item_than_workers():
+    from bayescal.studies import simulation_based_calibration
+
+    with pytest.raises(
+        ValueError, match=r"^labels_per_item must be at most n_annotators \(4\); saw 5$"
+    ):
+        simulation_based_calibration(
+            model="hierarchical_dawid_skene", n_annotators=4, labels_per_item=5
+        )
