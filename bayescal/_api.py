@@ -83,6 +83,14 @@ def recorded_warnings():
         warnings.showwarning = show
 
 
+def abbreviated(names, count: int) -> str:
+    """``"w1, w2, w3"``, or for more than ``count`` names the first ``count`` and how many more
+    (``"w1, w2 and 198 more"``): a crowd's names in one readable line."""
+    names = [str(name) for name in names]
+    shown = ", ".join(names[:count])
+    return f"{shown} and {len(names) - count} more" if len(names) > count else shown
+
+
 class Interval(NamedTuple):
     """An interval ``(lower, upper)``; a result keeps its probability mass as ``level``."""
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _validation as v
-from ._api import warn_caller
+from ._api import abbreviated, warn_caller
 from .channels import MIN_GAP, Channels
 from .exceptions import ChannelWarning
 
@@ -89,10 +89,13 @@ def without_uninformative(
     lost = (kept == v.MISSING).all(axis=1) & (annotations != v.MISSING).any(axis=1)
     if refuse_lost and lost.any():
         dropped = [str(n) for n, ok in zip(names, informative) if not ok]
+        example = annotations[int(np.argmax(lost))]
+        given = ", ".join(  # the labels given, by annotator: a crowd's row is mostly missing
+            f"{names[j]}={example[j]}" for j in np.flatnonzero(example != v.MISSING)
+        )
         raise ValueError(
             f"{int(lost.sum())} item(s) (or response patterns) are labelled only by the "
-            f"uninformative annotator(s) {dropped}, e.g. the labels "
-            f"{annotations[int(np.argmax(lost))].tolist()}: nothing is known of their class; "
-            "drop them or those annotators"
+            f"uninformative annotator(s) {abbreviated(dropped, 12)}, e.g. the labels {given}: "
+            "nothing is known of their class; drop them or those annotators"
         )
     return kept

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._api import abbreviated
 from .responses import Responses
 
 __all__ = [
@@ -221,7 +222,6 @@ def crowd_status_rows(names, a: np.ndarray, b: np.ndarray, n_responses: int) -> 
     parameters = 2 * a.shape[1] + 1
     gap_floor = np.quantile(b - a, 0.05, axis=0)
     weak = [name for name, value in zip(names, gap_floor) if value < WEAK_GAP_QUANTILE]
-    shown = ", ".join(weak[:8]) + (f" and {len(weak) - 8} more" if len(weak) > 8 else "")
     return [
         {
             "check": "model",
@@ -240,7 +240,7 @@ def crowd_status_rows(names, a: np.ndarray, b: np.ndarray, n_responses: int) -> 
             "flag": bool(len(weak) > a.shape[1] - 3),
             "note": (
                 f"the 5% posterior quantile of b - a is below {WEAK_GAP_QUANTILE} for "
-                f"{len(weak)} of {a.shape[1]} workers ({shown}): their labels carry little"
+                f"{len(weak)} of {a.shape[1]} workers ({abbreviated(weak, 8)}): their labels carry little"
                 if weak
                 else "no sign of weak identification"
             ),

@@ -22,7 +22,7 @@ from ._api import DEFAULT_LEVEL, DEFAULT_N_BINS, old_spellings, recorded_warning
 from ._version import __version__
 from .channels import ChannelFit, crowd_em, dawid_skene_em, grouped_em, score_groups
 from .channels.crowd_em import CROWD_ANNOTATORS, SPARSE_LABELS
-from .correction import cell_targets, majority_vote, soft_vote
+from .correction import majority_vote, noise_corrected_ece, soft_vote
 from .data import AnnotatedScores
 from .metrics import expected_calibration_error, reliability_curve
 from .record import calibration_record
@@ -388,7 +388,11 @@ def _analysed(
             )
         else:
             try:
-                value = cells.moments(cell_targets(cells, channel_fit.channels)).ece
+                # a crowd's NC-ECE runs on its responses (the crowd rule), the others' on the cells
+                crowd = data.n_annotators > CROWD_ANNOTATORS
+                value = noise_corrected_ece(
+                    data if crowd else cells, channel_fit.channels, n_bins=bins if crowd else None
+                )
                 frequentist = Estimate(value, estimator=channel_fit.method)
             except ValueError as error:  # channels that cannot correct (a zero gap)
                 frequentist = Estimate(None, reason=str(error))

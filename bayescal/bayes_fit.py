@@ -80,7 +80,9 @@ class BayesFit:
     chains : dict of str to ndarray
         The draws by chain: ``a`` and ``b`` (C, D, K), ``prevalence`` (C, D) or (C, D, L);
         for the hierarchical model also ``population_mean`` and ``population_spread`` (C, D,
-        2: logit a, logit b) and ``population_correlation`` (C, D).
+        2: logit a, logit b), ``population_correlation`` and the random workers' component,
+        ``population_random_share``, ``population_random_mean`` and
+        ``population_random_spread`` (C, D).
     diagnostics : pandas.DataFrame
         One row per parameter: ``r_hat`` (rank-normalised), ``ess_bulk``, ``ess_tail``, and the
         total ``divergences`` of the run in every row.
@@ -350,11 +352,7 @@ def _log_prior(samples: dict, priors: Priors) -> dict:
         terms["b"] = (annotator, _beta_log_pdf(b, *priors.sensitivity))
         return terms
     channel, population = population_log_density(
-        special.logit(a),
-        special.logit(b),
-        samples["population_mean"],
-        samples["population_spread"],
-        samples["population_correlation"],
+        special.logit(a), special.logit(b), {site: samples[site] for site in POPULATION_SITES}
     )
     terms["channel"] = (annotator, channel)
     terms["population"] = (draw, population)

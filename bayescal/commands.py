@@ -214,12 +214,31 @@ def run_sensitivity(args) -> str:
     document = write_sensitivity(out, result, name, why, force=args.force, inputs=_inputs(args))
     if args.json:
         return json.dumps(document, indent=2, allow_nan=False)
-    with _wide_display():
-        text = result.table.round(4).to_string()
     return (
         f"bayescal sensitivity: model {name} ({why}); reference prior {result.reference!r}; "
-        f"{result.level:.0%} intervals\n{text}"
+        f"{result.level:.0%} intervals\n{_sensitivity_text(result, out)}"
     )
+
+
+#: Rows of the sensitivity table printed whole; a longer one (a crowd's) is printed in brief.
+PRINTED_ROWS = 60
+
+
+def _sensitivity_text(result, out) -> str:
+    """The sensitivity table for the terminal: whole, or for a crowd the NC-ECE and prevalence
+    rows, the largest shifts of the others, and where the whole table is."""
+    table = result.table.round(4)
+    with _wide_display():
+        if len(table) <= PRINTED_ROWS:
+            return table.to_string()
+        quantity = table.index.get_level_values("quantity")
+        headline = table[(quantity == "nc_ece") | quantity.str.startswith("prevalence")]
+        where = f"{out}/sensitivity.csv" if out is not None else "sensitivity.csv, with --out DIR"
+        return (
+            f"{headline.to_string()}\nLargest shifts from the reference:\n"
+            f"{result.largest_shifts(count=10).round(4).to_string()}\n"
+            f"(all {len(table)} rows in {where})"
+        )
 
 
 def _wide_display():

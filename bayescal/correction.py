@@ -25,8 +25,11 @@ from scipy import special
 from . import _validation as v
 from ._api import DEFAULT_N_BINS, old_spellings
 from ._channel_screen import check_channels, screen_channels, without_uninformative
+from ._response_moments import crowd_moments
+from ._weight_rules import PREVALENCE_CLIP, WEIGHT_RULES, rule_weights
 from .cells import CellStatistics
 from .channels import Channels
+from .channels.crowd_em import CROWD_ANNOTATORS
 from .data import AnnotatedScores
 
 __all__ = [
@@ -41,48 +44,8 @@ __all__ = [
     "soft_vote_labels",
 ]
 
-#: Aggregation weight rules (paper §4.4, App. F.4).
-WEIGHT_RULES = ("iv", "equal", "gap", "squared_gap")
-
-#: Plug-in rule of App. F.4: the estimated class proportion is clipped to this interval ...
-PREVALENCE_CLIP = (1e-4, 1.0 - 1e-4)
-#: ... and each annotator's corrected-noise variance is floored here before inversion.
-VARIANCE_FLOOR = 1e-8
-
 #: How :func:`majority_vote_labels` scores an exact tie.
 TIE_RULES = ("half", "positive", "negative")
-
-
-def rule_weights(a: np.ndarray, b: np.ndarray, prevalence, rule: str) -> np.ndarray:
-    """Normalised weights of a rule along the last axis of invertible channels.
-
-    ``a, b`` have shape (..., K) and ``prevalence`` broadcasts against (...): one channel set
-    here, one per posterior draw in :mod:`bayescal.posterior`.
-    """
-    raw = raw_rule_weights(a, b, prevalence, rule)
-    return raw / raw.sum(axis=-1, keepdims=True)
-
-
-def raw_rule_weights(a: np.ndarray, b: np.ndarray, prevalence, rule: str) -> np.ndarray:
-    """The rule's weights before normalisation: 1, ``d_j``, ``d_j^2``, or for IV the precision
-    ``1 / v_j`` with ``v_j = [(1 - mu) a_j (1 - a_j) + mu b_j (1 - b_j)] / d_j^2`` (App. F.4),
-    floored at :data:`VARIANCE_FLOOR`."""
-    gap = b - a
-    if rule == "equal":
-        return np.ones_like(gap)
-    if rule == "gap":
-        if (gap < 0).any():
-            j = int(np.argwhere(gap < 0)[0][-1])
-            raise ValueError(
-                f"rule 'gap' needs positively oriented channels (b > a); annotator {j} has gap "
-                f"{gap[gap < 0].flat[0]:.4g}: use rule='squared_gap' or 'iv', or orient the channels"
-            )
-        return gap.copy()
-    if rule == "squared_gap":
-        return gap**2
-    mu = np.asarray(prevalence)[..., None]
-    noise_variance = ((1.0 - mu) * a * (1.0 - a) + mu * b * (1.0 - b)) / gap**2
-    return 1.0 / np.maximum(noise_variance, VARIANCE_FLOOR)
 
 
 @old_spellings()
@@ -448,7 +411,28 @@ def noise_corrected_ece(
     [0.5, 1]: labels 1 and 0.5 against 0.8 and 0.9, summing to -0.2; so |-0.2| / 4 items.)
     """
     cells = evaluation_cells(data, n_bins, strategy)
+    if isinstance(data, AnnotatedScores) and data.n_annotators > CROWD_ANNOTATORS:
+        return crowd_corrected_moments(
+            data, channels, weights, cells.n_bins, strategy, prevalence
+        ).ece
     return cells.moments(cell_targets(cells, channels, weights, prevalence)).ece
+
+
+def crowd_corrected_moments(data, channels, weights, n_bins, strategy, prevalence=None):
+    """NC-ECE bin moments of a crowd with ``channels``, from its sparse responses under the
+    crowd rule of :mod:`bayescal._response_moments`: an item labelled only by workers too
+    uninformative to correct it counts as unlabelled (one warning), as in the posterior
+    push-through."""
+    screen_channels(channels, data.n_annotators, list(data.annotator_names))  # its warnings
+    rule = (
+        v.as_choice(weights, "weights", WEIGHT_RULES)
+        if isinstance(weights, str)
+        else as_convex_weights(weights, data.n_annotators)
+    )
+    if prevalence is not None:
+        prevalence = v.as_open_probability(prevalence, "prevalence")
+    a, b = np.asarray(channels.a, float), np.asarray(channels.b, float)
+    return crowd_moments(data, a, b, rule, n_bins, strategy, prevalence)
 
 
 @old_spellings(was="soft_vote_ece(scores, annotations, n_bins, strategy)")

@@ -17,7 +17,13 @@ from . import _validation as v
 from . import channels
 from ._api import DEFAULT_N_BINS, Result, old_spellings
 from .channels import Channels
-from .correction import cell_targets, correct_annotations, evaluation_cells
+from .channels.crowd_em import CROWD_ANNOTATORS
+from .correction import (
+    cell_targets,
+    correct_annotations,
+    crowd_corrected_moments,
+    evaluation_cells,
+)
 from .data import AnnotatedScores
 from .exceptions import ChannelFitError
 from .metrics import BinnedMoments, binned_moments
@@ -87,7 +93,11 @@ def corrected_moments(
     data, channels, weights, n_bins, strategy, weight_sample=None
 ) -> BinnedMoments:
     """NC-ECE bin moments of ``data`` with ``channels``; ``weight_sample`` (validated
-    annotations) is the sample the weights are fitted on, when it is not ``data``."""
+    annotations) is the sample the weights are fitted on, when it is not ``data``.  A crowd's
+    (more than ``CROWD_ANNOTATORS``) with weights fitted on itself run on its responses, under
+    the crowd rule (:func:`bayescal.correction.crowd_corrected_moments`)."""
+    if weight_sample is None and data.n_annotators > CROWD_ANNOTATORS:
+        return crowd_corrected_moments(data, channels, weights, n_bins, strategy)
     cells = evaluation_cells(data, n_bins, strategy)
     return cells.moments(cell_targets(cells, channels, weights, weight_sample=weight_sample))
 

@@ -39,26 +39,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import sparse
 
 from . import _html
 from . import _validation as v
-from ._api import DEFAULT_LEVEL, Interval, old_spellings, warn_caller
+from ._api import DEFAULT_LEVEL, Interval, old_spellings
+from ._response_moments import response_moment_draws
+from ._weight_rules import WEIGHT_RULES
 from .bayes_fit import BayesFit
 from .cells import CellStatistics
-from .channels._base import MIN_GAP
 from .channels.crowd_em import CROWD_ANNOTATORS
-from .correction import (
-    PREVALENCE_CLIP,
-    WEIGHT_RULES,
-    as_convex_weights,
-    evaluation_cells,
-    pattern_labels,
-    raw_rule_weights,
-)
+from .correction import as_convex_weights, evaluation_cells, pattern_labels
 from .data import AnnotatedScores
-from .exceptions import ChannelWarning
-from .metrics import ReliabilityBand, bin_index
+from .metrics import ReliabilityBand
 
 __all__ = ["PosteriorECE", "nc_ece_posterior"]
 
@@ -209,96 +201,6 @@ def _moment_draws(cells: CellStatistics, a, b, rule, uncertainty: str, seed: int
     return (shares * (labels - scores)) @ membership
 
 
-#: Draws x responses held at once by _response_moment_draws (memory bound: 4 000 draws of
-#: 5 x 10^4 responses go through in chunks of 80 draws).
-RESPONSE_CHUNK = 1 << 22
-#: An item whose corrected label has IV precision sum_j 1/v_j below this in a draw (variance
-#: above 1, where a label's variance is at most 1/4) counts as unlabelled in that draw.
-MIN_ITEM_PRECISION = 1.0
-
-
-def _response_moment_draws(
-    data: AnnotatedScores, edges, strategy, a, b, rule, uncertainty: str, seed: int
-) -> np.ndarray:
-    """Draws (S, M) of the bin moments of a crowd, from its sparse responses: O(draws x
-    responses) in chunks of draws, never draws x items x annotators.
-
-    Per draw: ``U_ij = (A_ij - a_j) / d_j`` for each response, weights of the rule (IV with the
-    App. F.4 plug-in prevalence), an uninformative worker (``|d_j| < MIN_GAP``) weighing 0, and
-    ``U_i`` the weighted mean over the item's responses.  An item whose informative IV precision
-    is below :data:`MIN_ITEM_PRECISION` (or, for other rules, whose weights are all 0) counts as
-    unlabelled in that draw: its moment drops out and the bin moments average over the labelled
-    items (a warning says how many items that is).  ``"total"`` takes the Bayesian bootstrap
-    weights item by item.
-    """
-    responses = data.responses()
-    item, worker, label = responses.item, responses.annotator, responses.label.astype(float)
-    n_items = data.n_items
-    incidence = sparse.csr_matrix(
-        (np.ones(item.size), (item, np.arange(item.size))), shape=(n_items, item.size)
-    )
-    bins = bin_index(data.scores, edges, strategy)
-    membership = sparse.csr_matrix(
-        (np.ones(n_items), (np.arange(n_items), bins)), shape=(n_items, edges.size - 1)
-    )
-    rng = np.random.default_rng(seed)
-    moments, dropped = [], []
-    step = max(1, RESPONSE_CHUNK // max(item.size, n_items))
-    for start in range(0, a.shape[0], step):
-        part_a, part_b = a[start : start + step], b[start : start + step]
-        gap = part_b - part_a
-        informative = np.abs(gap) >= MIN_GAP
-        safe_gap = np.where(informative, gap, 1.0)
-        corrected = np.where(
-            informative[:, worker], (label - part_a[:, worker]) / safe_gap[:, worker], 0.0
-        )  # (s, R)
-        per_item = (incidence @ informative[:, worker].T.astype(float)).T  # labels counted
-        with np.errstate(invalid="ignore", divide="ignore"):
-            equal = (incidence @ corrected.T).T / per_item
-        if isinstance(rule, str):
-            has = per_item > 0
-            prevalence = np.clip(
-                np.where(has, equal, 0.0).sum(axis=1) / np.maximum(has.sum(axis=1), 1),
-                *PREVALENCE_CLIP,
-            )
-            with np.errstate(invalid="ignore", divide="ignore"):  # d = 0: weight 0 below
-                raw = raw_rule_weights(part_a, part_b, prevalence, rule)
-        else:
-            raw = np.broadcast_to(rule, part_a.shape)
-        weight = np.where(informative, raw, 0.0)[:, worker]  # (s, R)
-        mass = (incidence @ weight.T).T  # (s, n)
-        labelled = (
-            mass >= MIN_ITEM_PRECISION if isinstance(rule, str) and rule == "iv" else mass > 0
-        )
-        with np.errstate(invalid="ignore", divide="ignore"):
-            targets = np.where(labelled, (incidence @ (weight * corrected).T).T / mass, 0.0)
-        residual = np.where(labelled, targets - data.scores, 0.0)
-        # a draw without a labelled item has no moments: refused below, after every chunk
-        item_weights = (
-            labelled
-            if uncertainty == "channels"
-            else rng.gamma(1.0, size=labelled.shape) * labelled
-        )
-        item_weights = item_weights / np.maximum(item_weights.sum(axis=1, keepdims=True), 1e-300)
-        moments.append((membership.T @ (item_weights * residual).T).T)
-        dropped.append(n_items - labelled.sum(axis=1))
-    dropped = np.concatenate(dropped)
-    if dropped.max() == n_items:  # no moment at all: refuse, never a NaN
-        raise ValueError(
-            f"in {int((dropped == n_items).sum())} of {dropped.size} draws no item has a label "
-            "from an informative worker (every worker's gap |b - a| too small to correct), so "
-            "NC-ECE is undefined there; the fit cannot tell these workers from random answers"
-        )
-    if dropped.max() > 0:
-        warn_caller(
-            f"{int(np.median(dropped))} of {n_items} items (median over draws; up to "
-            f"{int(dropped.max())}) have labels only from workers too uninformative to correct "
-            f"them (IV precision below {MIN_ITEM_PRECISION:g}) and count as unlabelled",
-            ChannelWarning,
-        )
-    return np.concatenate(moments)
-
-
 #: A bin is debiased when its posterior interval of r_l at this level contains 0.
 STRADDLE_LEVEL = 0.95
 
@@ -421,7 +323,7 @@ def nc_ece_posterior(
     seed = v.as_seed(seed)
 
     if isinstance(data, AnnotatedScores) and data.n_annotators > CROWD_ANNOTATORS:
-        moments = _response_moment_draws(data, cells.edges, strategy, a, b, rule, uncertainty, seed)
+        moments = response_moment_draws(data, cells.edges, strategy, a, b, rule, uncertainty, seed)
     else:
         moments = _moment_draws(cells, a, b, rule, uncertainty, seed)
     bin_counts = cells.bin_counts

@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._api import Result
+from ._api import Result, abbreviated
 from .metrics import ReliabilityBand, ReliabilityCurve
 from .priors import Priors
 from .record import CalibrationRecord
@@ -51,6 +51,8 @@ def finite(values) -> tuple:
     )
 
 
+#: Annotators named in the first line of the text summary; a crowd's others are counted.
+SHOWN_NAMES = 12
 #: Metadata of a field left out of the JSON document while it is ``None``.
 OMIT_NONE = {"omit_none": True}
 
@@ -369,12 +371,13 @@ class Summary(Section):
         return _build(cls, document)
 
     def text(self, *, checks: bool = True) -> list[str]:
-        """The summary as the lines ``bayescal fit`` prints (the model checks last)."""
+        """The summary as the lines ``bayescal fit`` prints (the model checks last); a crowd's
+        annotators as the first :data:`SHOWN_NAMES` and how many more."""
         ece = self.ece
         frequentist, posterior = ece.nc_ece.frequentist, ece.nc_ece.posterior
         low, high = posterior.interval
         lines = [
-            f"{self.data.n_items} items, annotators {', '.join(self.data.annotators)}; "
+            f"{self.data.n_items} items, annotators {abbreviated(self.data.annotators, SHOWN_NAMES)}; "
             f"model {self.model.name} ({self.model.why})",
             f"identification: {self.identification.status}",
             f"  naive ECE (soft vote)         {ece.naive['soft_vote']:.4f}",

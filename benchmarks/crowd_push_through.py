@@ -2,7 +2,7 @@
 
 4 000 channel draws (the truth plus N(0, 0.02) noise, clipped to [0.005, 0.995]) of
 ``simulate_crowd(10000, 200, labels_per_item=5, workload="uniform", seed=3)`` pushed through
-the bin moments from the sparse responses (``bayescal.posterior._response_moment_draws``, what
+the bin moments from the sparse responses (``bayescal._response_moments.response_moment_draws``, what
 ``nc_ece_posterior`` runs on a crowd), IV weights, total uncertainty, 10 bins.  Peak memory by
 ``tracemalloc``; the dense corrections the pattern path builds would be draws x items x workers
 float64.
@@ -17,7 +17,7 @@ import warnings
 import numpy as np
 
 import bayescal as bc
-from bayescal import posterior
+from bayescal._response_moments import response_moment_draws
 
 N_DRAWS, N_ITEMS, N_WORKERS, LABELS = 4000, 10_000, 200, 5
 
@@ -35,9 +35,7 @@ def main() -> None:
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        moments = posterior._response_moment_draws(
-            crowd.data, edges, "uniform", a, b, "iv", "total", 0
-        )
+        moments = response_moment_draws(crowd.data, edges, "uniform", a, b, "iv", "total", 0)
     seconds = time.perf_counter() - start
     peak = tracemalloc.get_traced_memory()[1] / 2**20
     dense = N_DRAWS * N_ITEMS * N_WORKERS * 8 / 2**30

@@ -34,3 +34,22 @@ def _compiled_samplers_in_a_folder_of_this_run(tmp_path_factory):
         del os.environ[CACHE_ENV]
     else:
         os.environ[CACHE_ENV] = previous
+
+
+# The crowd of the README's crowd section, fitted by the hierarchical model once for the tests
+# that need it (tests/test_crowd_bayes.py, tests/test_readme.py): they share the xdist group
+# tests.helpers.CROWD_FIT_GROUP (``--dist loadgroup`` in the Makefile), so one process fits it.
+@pytest.fixture(scope="session")
+def crowd_of_30():
+    import bayescal as bc
+
+    return bc.simulate_crowd(1500, 30, labels_per_item=3, seed=11)
+
+
+@pytest.fixture(scope="session")
+def crowd_of_30_fit(crowd_of_30):
+    import bayescal as bc
+
+    # 4 chains x (1000 + 1000), the defaults: the class proportion mixes slowest (2 chains gave
+    # it ESS 347)
+    return bc.fit_bayes(crowd_of_30.data, model="hierarchical_dawid_skene", progress=False)

@@ -6,6 +6,10 @@ from bayescal.models import PatternDesign
 import bayescal as bc
 from bayescal.bayes_fit import BayesFit
 
+#: The xdist group of the tests that use the session's hierarchical fit of the README's crowd
+#: (tests/conftest.py ``crowd_of_30_fit``): one process runs them all and fits it once.
+CROWD_FIT_GROUP = "crowd_fit"
+
 
 def fake_fit(data, a, b, prevalence):
     """A BayesFit whose draws are given (one chain), for exact comparisons."""

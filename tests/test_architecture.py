@@ -197,6 +197,8 @@ LAYERS = {
     ],
     "4 correction": [
         "_channel_screen",
+        "_weight_rules",
+        "_response_moments",
         "correction",
         "estimation",
         "simulate",

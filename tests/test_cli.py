@@ -608,3 +608,52 @@ def test_progress_bar_on_a_terminal_unless_quiet(judged_table, quiet):
     assert process.wait(timeout=600) == 0
     os.close(parent)
     assert (b"NUTS (2 chains)" in seen) is not quiet
+
+
+@pytest.mark.slow
+def test_fit_and_sensitivity_take_a_long_table_of_200_workers(tmp_path):
+    """Issue 17: a crowd of 200 workers of every kind (3 labels an item, heavy-tailed workloads)
+    as a long table.  ``fit --model auto`` chooses the hierarchical model and says why, each kind
+    of odd worker is one warning line, the first line names a few workers and counts the rest;
+    ``sensitivity`` refits under two prevalence priors and prints its table in brief."""
+    crowd = bc.simulate_crowd(1500, 200, labels_per_item=3, seed=2)
+    labels, scores = crowd.long_tables()
+    labels.to_csv(tmp_path / "labels.csv", index=False)
+    scores.to_csv(tmp_path / "scores.csv", index=False)
+    table = ["labels.csv", "--long", "--scores", "scores.csv", "--score", "score"]
+    # short chains (what is tested is the command, not the posterior): NUTS warns, in one line
+    quick = ["--chains", "2", "--warmup", "200", "--samples", "200", "--quiet"]
+    fit = run("fit", *table, "--out", "fit", *quick, cwd=tmp_path)
+    assert fit.returncode == 0, fit.stderr
+    first = fit.stdout.splitlines()[0]
+    assert first.startswith(
+        "bayescal fit: 1500 items, annotators w000, w001, w002, w003, w004, w005, w006, w007, "
+        "w008, w009, w010, w011 and 188 more; model hierarchical_dawid_skene (auto: 200 "
+        "annotators (more than 12)"
+    )
+    warned = [line for line in fit.stderr.splitlines() if line]
+    assert all(line.startswith("bayescal: warning: ") for line in warned)
+    for kind in ("estimated adversarial", "indistinguishable from random", "are constant"):
+        assert sum(kind in line for line in warned) == 1
+    summary = json.loads((tmp_path / "fit" / "summary.json").read_text())
+    assert len(summary["data"]["annotators"]) == 200
+    low, high = summary["ece"]["nc_ece"]["posterior"]["interval"]
+    assert low < crowd.population_binned_ece(10) < high
+    report = (tmp_path / "fit" / "report.html").read_text()
+    assert "10 most and 10 least informative of 200 annotators" in report
+
+    (tmp_path / "priors.json").write_text(
+        json.dumps({"flat": {"prevalence": [1, 1]}, "rare": {"prevalence": [2, 8]}})
+    )
+    sensitivity = run("sensitivity", *table, "--priors", "priors.json", "--out", "sens", *quick, cwd=tmp_path)  # fmt: skip
+    assert sensitivity.returncode == 0, sensitivity.stderr
+    out = sensitivity.stdout
+    assert "model hierarchical_dawid_skene" in out and "reference prior 'flat'" in out
+    assert (
+        "Largest shifts from the reference:" in out
+        and "(all 804 rows in sens/sensitivity.csv)" in out
+    )
+    rows = json.loads((tmp_path / "sens" / "sensitivity.json").read_text())["rows"]
+    assert len(rows) == 2 * (2 * 200 + 2)  # a and b per worker, prevalence, nc_ece; per prior
+    shifted = {row["prior"]: row for row in rows if row["quantity"] == "prevalence"}
+    assert shifted["rare"]["mean"] < shifted["flat"]["mean"]  # Beta(2, 8) pulls it down

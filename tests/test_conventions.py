@@ -17,7 +17,7 @@ import bayescal as bc
 import bayescal.agreement
 import bayescal.channels
 import bayescal.record
-from bayescal._api import DEFAULT_FIT_BINS, DEFAULT_LEVEL, DEFAULT_N_BINS
+from bayescal._api import DEFAULT_FIT_BINS, DEFAULT_LEVEL, DEFAULT_N_BINS, abbreviated
 
 PUBLIC_MODULES = [
     "bayescal",
@@ -305,3 +305,9 @@ def test_no_public_name_is_also_a_submodule_name():
         first = getattr(bc, name)
         importlib.import_module(getattr(first, "__module__", "bayescal") or "bayescal")
         assert getattr(bc, name) is first, name  # the same object when asked again
+
+
+def test_a_crowds_names_are_abbreviated_to_the_first_few_and_a_count():
+    assert abbreviated(["u", "v"], 2) == "u, v"
+    assert abbreviated(["u", "v", "w"], 2) == "u, v and 1 more"
+    assert abbreviated(("w0", "w1", "w2", "w3"), 1) == "w0 and 3 more"

@@ -80,7 +80,7 @@ def test_no_informative_annotator_or_an_item_left_without_one_is_refused():
         pytest.raises(
             ValueError,
             match=r"1 item\(s\) \(or response patterns\) are labelled only by the uninformative "
-            r"annotator\(s\) \['0'\], e.g. the labels \[1, -1\]: nothing is known of their class",
+            r"annotator\(s\) 0, e.g. the labels 0=1: nothing is known of their class",
         ),
         pytest.warns(ChannelWarning),
     ):

@@ -1,24 +1,27 @@
 """fit_bayes(model="hierarchical_dawid_skene") on crowds: recovery, the posterior object, refusals."""
 
+import re
+
 import numpy as np
 import pytest
 
 import bayescal as bc
 from bayescal.exceptions import IdentificationError
 from bayescal.studies import simulation_based_calibration
+from tests.helpers import CROWD_FIT_GROUP
 
 MODEL = "hierarchical_dawid_skene"
+pytestmark = pytest.mark.xdist_group(CROWD_FIT_GROUP)
 
 
-@pytest.fixture(scope="module")
-def crowd():
-    return bc.simulate_crowd(1500, 30, labels_per_item=3, seed=11)
+@pytest.fixture
+def crowd(crowd_of_30):
+    return crowd_of_30
 
 
-@pytest.fixture(scope="module")
-def fit(crowd):
-    # 4 chains x (1000 + 1000): the class proportion mixes slowest (2 chains gave it ESS 347)
-    return bc.fit_bayes(crowd.data, model=MODEL, progress=False)
+@pytest.fixture
+def fit(crowd_of_30_fit):
+    return crowd_of_30_fit
 
 
 def test_the_fit_recovers_the_crowds_channels_and_prevalence(crowd, fit):
@@ -56,6 +59,9 @@ def test_the_posterior_object_holds_the_population_and_round_trips(fit, tmp_path
         "population_mean",
         "population_spread",
         "population_correlation",
+        "population_random_share",
+        "population_random_mean",
+        "population_random_spread",
     }
     assert "population_mean[b]" in fit.diagnostics.index
     mean = fit.chains["population_mean"]
@@ -198,7 +204,7 @@ def test_unidentified_crowds_are_refused_before_sampling():
 def test_hierarchical_model_passes_sbc():
     # 60 crowds of 150 items, 8 workers, 3 labels per item drawn from the model's own prior;
     # ranks among 100 draws, chi-square uniformity per parameter at family-wise level 0.01
-    # (Bonferroni over the 22 parameters: 16 channels, prevalence, 5 of the population)
+    # (Bonferroni over the 25 parameters: 16 channels, prevalence, 8 of the population)
     result = simulation_based_calibration(
         model=MODEL,
         n_simulations=60,
@@ -211,7 +217,7 @@ def test_hierarchical_model_passes_sbc():
         n_rank_bins=5,
         seed=4,
     )
-    assert result.ranks.shape == (60, 22)
+    assert result.ranks.shape == (60, 25)
     assert result.passed, result.p_values.sort_values().head()
 
 
@@ -223,7 +229,7 @@ def _draws(channels, n_draws=6, seed=0):
 
 
 def test_the_crowd_push_through_equals_the_cell_push_through(monkeypatch):
-    from bayescal import posterior
+    from bayescal import _response_moments, posterior
     from bayescal.correction import evaluation_cells
 
     crowd = bc.simulate_crowd(800, 16, labels_per_item=3, worker_mix={"good": 1.0}, seed=2)
@@ -231,15 +237,15 @@ def test_the_crowd_push_through_equals_the_cell_push_through(monkeypatch):
     cells = evaluation_cells(crowd.data, 10)
     for rule in ("iv", "equal", np.full(16, 1 / 16)):
         by_cells = posterior._moment_draws(cells, a, b, rule, "channels", 0)
-        monkeypatch.setattr(posterior, "RESPONSE_CHUNK", 3 * 2400)  # 3 draws a chunk
-        by_responses = posterior._response_moment_draws(
+        monkeypatch.setattr(_response_moments, "RESPONSE_CHUNK", 3 * 2400)  # 3 draws a chunk
+        by_responses = _response_moments.response_moment_draws(
             crowd.data, cells.edges, "uniform", a, b, rule, "channels", 0
         )
         assert np.allclose(by_responses, by_cells, atol=1e-12)
 
 
 def test_an_item_labelled_only_by_uninformative_workers_counts_as_unlabelled():
-    from bayescal import posterior
+    from bayescal._response_moments import response_moment_draws
 
     crowd = bc.simulate_crowd(400, 14, labels_per_item=2, worker_mix={"good": 1.0}, seed=3)
     annotations = crowd.data.annotations.copy()
@@ -255,9 +261,7 @@ def test_an_item_labelled_only_by_uninformative_workers_counts_as_unlabelled():
         bc.ChannelWarning,
         match=r"^\d+ of 400 items \(median over draws; up to \d+\) have labels only from workers too uninformative",
     ):
-        moments = posterior._response_moment_draws(
-            data, edges, "uniform", a, b, "iv", "channels", 0
-        )
+        moments = response_moment_draws(data, edges, "uniform", a, b, "iv", "channels", 0)
     assert np.isfinite(moments).all() and np.abs(moments).sum(axis=1).max() < 1
 
 
@@ -275,3 +279,29 @@ def test_the_channel_plot_shows_the_ten_most_and_least_informative_workers(fit):
     shown = [*names[order[:10]], *names[order[-10:]]]
     assert labels == [f"a[{n}]" for n in shown] + [f"b[{n}]" for n in shown]
     assert "the 10 most and 10 least informative of 30 annotators" in ax.get_title()
+
+
+def test_the_plug_in_nc_ece_of_a_crowd_runs_on_its_responses_under_the_crowd_rule():
+    from bayescal.correction import cell_targets, evaluation_cells
+
+    crowd = bc.simulate_crowd(800, 16, labels_per_item=3, worker_mix={"good": 1.0}, seed=2)
+    cells = evaluation_cells(crowd.data, 10)
+    by_cells = cells.moments(cell_targets(cells, crowd.channels, prevalence=0.4)).ece
+    by_responses = bc.noise_corrected_ece(crowd.data, crowd.channels, prevalence=0.4)
+    assert by_responses == pytest.approx(by_cells, abs=1e-12)
+    # item 0 labelled only by two exact spammers (b = a): unlabelled (with the few others that
+    # have no informative label), said once, never refused
+    annotations = crowd.data.annotations.copy()
+    annotations[0] = -1
+    annotations[0, :2] = 1
+    data = bc.AnnotatedScores(
+        crowd.data.scores, annotations, annotator_names=crowd.data.annotator_names
+    )
+    a, b = crowd.channels.a.copy(), crowd.channels.b.copy()
+    b[:2] = a[:2]
+    with pytest.warns(bc.ChannelWarning) as caught:
+        value = bc.noise_corrected_ece(data, bc.Channels(a, b))
+    said = [str(w.message) for w in caught]
+    assert any(re.match(r"\d of 800 items have labels only from workers", line) for line in said)
+    assert any("['w000', 'w001'] have |b - a| < 0.0001" in line for line in said)
+    assert np.isfinite(value)

@@ -198,3 +198,14 @@ def test_a_smoothed_fit_reports_the_log_likelihood_not_the_log_posterior():
     one = np.where(seen, np.where(annotations == 1, b, 1 - b), 1.0).prod(axis=1)
     zero = np.where(seen, np.where(annotations == 1, a, 1 - a), 1.0).prod(axis=1)
     assert fit.loglik == pytest.approx(np.log(mu * one + (1 - mu) * zero).sum(), rel=1e-10)
+
+
+def test_the_em_nc_ece_of_a_crowd_is_one_figure_whichever_function_computes_it():
+    # nc_ece_estimate (reuse) and noise_corrected_ece with the same channels both run on the
+    # responses under the crowd rule, so a notebook and `bayescal fit` report the same number
+    crowd = bc.simulate_crowd(1500, 30, labels_per_item=3, seed=11)
+    with pytest.warns(bc.ChannelWarning):
+        result = bc.nc_ece_estimate(crowd.data, estimator="crowd_em", n_bins=10)
+        direct = bc.noise_corrected_ece(crowd.data, result.fits[0].channels, n_bins=10)
+    assert result.estimate == pytest.approx(direct, abs=1e-12)
+    assert result.moments.n_items <= crowd.data.n_items

@@ -1,9 +1,12 @@
 """The hierarchical Dawid–Skene program and its sparse response design."""
 
+from dataclasses import replace
+
 import jax
 import numpy as np
 import pytest
 from bayescal.models import (
+    POPULATION_SITES,
     PatternDesign,
     ResponseDesign,
     hierarchical_dawid_skene,
@@ -12,6 +15,7 @@ from bayescal.models import (
 )
 from bayescal.models.hierarchical_dawid_skene import (
     CENTRED_STEP,
+    RANDOM_GAP_SPREAD,
     BivariateNormal,
     bivariate_normal_log_density,
 )
@@ -91,8 +95,12 @@ def test_row_log_likelihood_matches_the_dense_pattern_likelihood():
     assert np.allclose(padded.row_log_likelihood(a, b, prevalence)[:, design.counts.size :], 0.0)
 
 
-def test_program_log_density_is_population_plus_likelihood():
-    design = ResponseDesign.from_responses(_responses(), centred_labels=3)
+@pytest.mark.parametrize("centred", [False, True])
+def test_program_log_density_is_population_plus_likelihood(centred):
+    design = ResponseDesign.from_responses(_responses())
+    assert design.n_centred == 0  # fewer than CENTRED_STEP workers
+    if centred:  # every worker centred, by hand
+        design = replace(design, position=np.arange(3), n_centred=3)
     prior_params = bc.Priors(prevalence=(2.0, 3.0)).as_array()
     program = lambda: hierarchical_dawid_skene(design, prior_params, counts=design.counts)  # noqa: E731
     trace = handlers.trace(handlers.seed(program, 3)).get_trace()
@@ -102,20 +110,34 @@ def test_program_log_density_is_population_plus_likelihood():
     total, _ = log_density(program, (), {}, values)
     a, b = np.asarray(trace["a"]["value"]), np.asarray(trace["b"]["value"])
     prevalence = float(values["prevalence"])
-    mean = np.asarray(trace["population_mean"]["value"])
-    spread = np.asarray(values["population_spread"])
-    rho = float(trace["population_correlation"]["value"])
-    channel, hyper = population_log_density(
-        special.logit(a), special.logit(b), mean, spread, np.asarray(rho)
+    population = {site: np.asarray(trace[site]["value"]) for site in POPULATION_SITES}
+    spread, rho = population["population_spread"], float(population["population_correlation"])
+    share = float(population["population_random_share"])
+    channel, hyper = population_log_density(special.logit(a), special.logit(b), population)
+    # the population by hand: a two-component mixture of bivariate normals through scipy, the
+    # random component built from its (mean of the logits, their difference) description
+    x = np.stack([special.logit(a), special.logit(b)], axis=-1)
+    informative = stats.multivariate_normal(
+        population["population_mean"],
+        np.diag(spread) @ np.array([[1, rho], [rho, 1]]) @ np.diag(spread),
+    ).logpdf(x)
+    centre = float(population["population_random_mean"])
+    random = stats.norm(centre, float(population["population_random_spread"])).logpdf(
+        x.mean(axis=1)
+    ) + stats.norm(0.0, RANDOM_GAP_SPREAD).logpdf(x[:, 1] - x[:, 0])
+    assert np.allclose(
+        channel, np.logaddexp(np.log1p(-share) + informative, np.log(share) + random), atol=1e-10
     )
     # the centred workers' sites carry the population density; the non-centred ones a standard
-    # normal on z, which differs from it by the constant log det L per worker
+    # normal on z and a factor, which differ from it by the constant log det L per worker
     non_centred = design.n_annotators - design.n_centred
     log_det = np.log(spread[0] * spread[1] * np.sqrt(1 - rho**2))
     constants = (
         -np.log(1.5 * np.sqrt(2 * np.pi))  # Normal(-1.5, 1.5) on the population mean of logit a
         + np.log(np.sqrt(2 / np.pi) / 3.0)  # HalfNormal(3) on the gap
         + 2 * np.log(np.sqrt(2 / np.pi) / 1.5)  # HalfNormal(1.5) on each spread
+        - np.log(1.5 * np.sqrt(2 * np.pi))  # Normal(0, 1.5) on the random workers' mean
+        + np.log(np.sqrt(2 / np.pi) / 1.5)  # HalfNormal(1.5) on their spread
     )
     expected = (
         channel.sum()

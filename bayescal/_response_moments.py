@@ -1,0 +1,154 @@
+"""Bin moments of a crowd from its sparse responses, per channel draw (issue 17).
+
+With more than :data:`bayescal.channels.crowd_em.CROWD_ANNOTATORS` annotators the (bin,
+response pattern) cells of :mod:`bayescal.cells` are as many as the items, so the corrections
+run on the responses instead: O(draws x responses), in chunks of draws.  One rule for every
+path that corrects a crowd's labels (DESIGN §4): an uninformative worker (``|b - a| <
+MIN_GAP``) weighs 0, and an item whose informative IV precision is below
+:data:`MIN_ITEM_PRECISION` counts as unlabelled, said in one warning line.  The posterior
+push-through (:func:`bayescal.nc_ece_posterior`) runs every draw through it, the plug-in
+:func:`bayescal.noise_corrected_ece` one set of channels.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import sparse
+
+from ._api import warn_caller
+from ._weight_rules import PREVALENCE_CLIP, raw_rule_weights
+from .channels._base import MIN_GAP
+from .data import AnnotatedScores
+from .exceptions import ChannelWarning
+from .metrics import BinnedMoments, assign_bins, bin_index
+
+#: Draws x responses held at once by response_moment_draws (memory bound: 4 000 draws of
+#: 5 x 10^4 responses go through in chunks of 80 draws).
+RESPONSE_CHUNK = 1 << 22
+#: An item whose corrected label has IV precision sum_j 1/v_j below this in a draw (variance
+#: above 1, where a label's variance is at most 1/4) counts as unlabelled in that draw.
+MIN_ITEM_PRECISION = 1.0
+
+
+def _item_targets(incidence, worker, label, a, b, rule, prevalence):
+    """Corrected labels ``U_i`` (s, n) of draws ``a, b`` (s, K) and which items are labelled.
+
+    ``U_ij = (A_ij - a_j) / d_j`` for each response, weights of the rule (IV with the App. F.4
+    plug-in prevalence unless ``prevalence`` is given), an uninformative worker (``|d_j| <
+    MIN_GAP``) weighing 0, and ``U_i`` the weighted mean over the item's responses.  An item
+    whose informative IV precision is below :data:`MIN_ITEM_PRECISION` (or, for other rules,
+    whose weights are all 0) is unlabelled: target 0, ``labelled`` False.
+    """
+    gap = b - a
+    informative = np.abs(gap) >= MIN_GAP
+    safe_gap = np.where(informative, gap, 1.0)
+    corrected = np.where(informative[:, worker], (label - a[:, worker]) / safe_gap[:, worker], 0.0)
+    if isinstance(rule, str):
+        if prevalence is None:
+            per_item = (incidence @ informative[:, worker].T.astype(float)).T  # labels counted
+            has = per_item > 0
+            with np.errstate(invalid="ignore", divide="ignore"):
+                equal = (incidence @ corrected.T).T / per_item
+            prevalence = np.clip(
+                np.where(has, equal, 0.0).sum(axis=1) / np.maximum(has.sum(axis=1), 1),
+                *PREVALENCE_CLIP,
+            )
+        with np.errstate(invalid="ignore", divide="ignore"):  # d = 0: weight 0 below
+            raw = raw_rule_weights(a, b, np.broadcast_to(prevalence, a.shape[:1]), rule)
+    else:
+        raw = np.broadcast_to(rule, a.shape)
+    weight = np.where(informative, raw, 0.0)[:, worker]  # (s, R)
+    mass = (incidence @ weight.T).T  # (s, n)
+    labelled = mass >= MIN_ITEM_PRECISION if isinstance(rule, str) and rule == "iv" else mass > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        targets = np.where(labelled, (incidence @ (weight * corrected).T).T / mass, 0.0)
+    return targets, labelled
+
+
+def _responses(data: AnnotatedScores):
+    """The crowd's response-by-item incidence (n, R), and each response's worker and label."""
+    responses = data.responses()
+    item = responses.item
+    incidence = sparse.csr_matrix(
+        (np.ones(item.size), (item, np.arange(item.size))), shape=(data.n_items, item.size)
+    )
+    return incidence, responses.annotator, responses.label.astype(float)
+
+
+def _check_labelled(dropped: np.ndarray, n_items: int) -> None:
+    """Refuse draws without a labelled item (no moment: never a NaN); say once how many items
+    count as unlabelled."""
+    if dropped.max() == n_items:
+        raise ValueError(
+            f"in {int((dropped == n_items).sum())} of {dropped.size} draws no item has a label "
+            "from an informative worker (every worker's gap |b - a| too small to correct), so "
+            "NC-ECE is undefined there; the fit cannot tell these workers from random answers"
+        )
+    if dropped.max() > 0:
+        how_many = (
+            f"{int(dropped[0])} of {n_items} items"
+            if dropped.size == 1
+            else f"{int(np.median(dropped))} of {n_items} items (median over draws; up to "
+            f"{int(dropped.max())})"
+        )
+        warn_caller(
+            f"{how_many} have labels only from workers too uninformative to correct "
+            f"them (IV precision below {MIN_ITEM_PRECISION:g}) and count as unlabelled",
+            ChannelWarning,
+        )
+
+
+def crowd_moments(data: AnnotatedScores, a, b, rule, n_bins: int, strategy: str, prevalence=None):
+    """The NC-ECE bin moments of a crowd with one set of channels ``a, b`` (K,): the plug-in
+    NC-ECE (:func:`bayescal.noise_corrected_ece`) under the crowd rule, averaged over the
+    labelled items (``n_items`` of the result is their number)."""
+    incidence, worker, label = _responses(data)
+    targets, labelled = _item_targets(incidence, worker, label, a[None], b[None], rule, prevalence)
+    labelled = labelled[0]
+    _check_labelled(np.array([data.n_items - labelled.sum()]), data.n_items)
+    _, edges = assign_bins(data.scores, n_bins, strategy)  # the bins of every item
+    index = bin_index(data.scores[labelled], edges, strategy)
+    residual = targets[0, labelled] - data.scores[labelled]
+    n = int(labelled.sum())
+    return BinnedMoments(
+        edges=edges,
+        counts=np.bincount(index, minlength=n_bins),
+        moments=np.bincount(index, weights=residual, minlength=n_bins) / n,
+        n_items=n,
+    )
+
+
+def response_moment_draws(
+    data: AnnotatedScores, edges, strategy, a, b, rule, uncertainty: str, seed: int
+) -> np.ndarray:
+    """Draws (S, M) of the bin moments of a crowd, from its sparse responses: O(draws x
+    responses) in chunks of draws, never draws x items x annotators.
+
+    Per draw the corrected labels of :func:`_item_targets`; an unlabelled item's moment drops
+    out and the bin moments average over the labelled items (a warning says how many items that
+    is).  ``"total"`` takes the Bayesian bootstrap weights item by item.
+    """
+    incidence, worker, label = _responses(data)
+    n_items = data.n_items
+    bins = bin_index(data.scores, edges, strategy)
+    membership = sparse.csr_matrix(
+        (np.ones(n_items), (np.arange(n_items), bins)), shape=(n_items, edges.size - 1)
+    )
+    rng = np.random.default_rng(seed)
+    moments, dropped = [], []
+    step = max(1, RESPONSE_CHUNK // max(worker.size, n_items))
+    for start in range(0, a.shape[0], step):
+        part = slice(start, start + step)
+        targets, labelled = _item_targets(incidence, worker, label, a[part], b[part], rule, None)
+        residual = np.where(labelled, targets - data.scores, 0.0)
+        item_weights = (
+            labelled
+            if uncertainty == "channels"
+            else rng.gamma(1.0, size=labelled.shape) * labelled
+        )
+        # a draw without a labelled item has no moments: refused after every chunk
+        item_weights = item_weights / np.maximum(item_weights.sum(axis=1, keepdims=True), 1e-300)
+        moments.append((membership.T @ (item_weights * residual).T).T)
+        dropped.append(n_items - labelled.sum(axis=1))
+    _check_labelled(np.concatenate(dropped), n_items)
+    return np.concatenate(moments)
