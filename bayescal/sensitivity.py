@@ -162,7 +162,9 @@ def prior_sensitivity(
     Parameters
     ----------
     data : AnnotatedScores
-    model : {"dawid_skene", "hui_walter"}, default "dawid_skene"
+    model : {"dawid_skene", "hui_walter", "hierarchical_dawid_skene"}, default "dawid_skene"
+        The hierarchical model takes its channels' prior from the population of workers, so
+        its priors may differ in ``prevalence`` only (others are refused before sampling).
     priors : list of Priors, dict of name to Priors, or Priors
         The priors to compare, e.g. :func:`prior_grid`; a list is named ``"prior 0"``, ...
     reference : str, optional

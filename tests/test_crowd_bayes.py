@@ -14,6 +14,13 @@ MODEL = "hierarchical_dawid_skene"
 pytestmark = pytest.mark.xdist_group(CROWD_FIT_GROUP)
 
 
+def test_the_tests_of_the_shared_crowd_fit_run_in_one_process(request):
+    # under `make test` (xdist, --dist loadgroup) the group's tests share one worker, so the
+    # 4 x (1000 + 1000) fit of tests/conftest.py runs once; pytest 9.2 broke that silently
+    if getattr(request.config.option, "dist", "no") == "loadgroup":
+        assert request.node.nodeid.endswith(f"@{CROWD_FIT_GROUP}")
+
+
 @pytest.fixture
 def crowd(crowd_of_30):
     return crowd_of_30
