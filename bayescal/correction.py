@@ -31,6 +31,7 @@ from .cells import CellStatistics
 from .channels import Channels
 from .channels.crowd_em import CROWD_ANNOTATORS
 from .data import AnnotatedScores
+from .metrics import BinnedMoments
 
 __all__ = [
     "WEIGHT_RULES",
@@ -410,19 +411,22 @@ def noise_corrected_ece(
     (Bin [0, 0.5): labels 0 and 0.5 against scores 0.2 and 0.3, residuals summing to 0; bin
     [0.5, 1]: labels 1 and 0.5 against 0.8 and 0.9, summing to -0.2; so |-0.2| / 4 items.)
     """
+    return corrected_moments(data, channels, weights, n_bins, strategy, prevalence).ece
+
+
+def corrected_moments(
+    data, channels, weights, n_bins, strategy, prevalence=None, weight_sample=None
+) -> BinnedMoments:
+    """NC-ECE bin moments of ``data`` (AnnotatedScores or cells) with ``channels``;
+    ``weight_sample`` (validated annotations) is the sample the weights are fitted on, when it
+    is not ``data``.  A crowd's (more than ``CROWD_ANNOTATORS`` annotators, weights fitted on
+    itself) run on its sparse responses under the crowd rule of
+    :mod:`bayescal._response_moments`: an item labelled only by workers too uninformative to
+    correct it counts as unlabelled (one warning), as in the posterior push-through."""
     cells = evaluation_cells(data, n_bins, strategy)
-    if isinstance(data, AnnotatedScores) and data.n_annotators > CROWD_ANNOTATORS:
-        return crowd_corrected_moments(
-            data, channels, weights, cells.n_bins, strategy, prevalence
-        ).ece
-    return cells.moments(cell_targets(cells, channels, weights, prevalence)).ece
-
-
-def crowd_corrected_moments(data, channels, weights, n_bins, strategy, prevalence=None):
-    """NC-ECE bin moments of a crowd with ``channels``, from its sparse responses under the
-    crowd rule of :mod:`bayescal._response_moments`: an item labelled only by workers too
-    uninformative to correct it counts as unlabelled (one warning), as in the posterior
-    push-through."""
+    crowd = isinstance(data, AnnotatedScores) and data.n_annotators > CROWD_ANNOTATORS
+    if not crowd or weight_sample is not None:
+        return cells.moments(cell_targets(cells, channels, weights, prevalence, weight_sample))
     screen_channels(channels, data.n_annotators, list(data.annotator_names))  # its warnings
     rule = (
         v.as_choice(weights, "weights", WEIGHT_RULES)
@@ -432,7 +436,7 @@ def crowd_corrected_moments(data, channels, weights, n_bins, strategy, prevalenc
     if prevalence is not None:
         prevalence = v.as_open_probability(prevalence, "prevalence")
     a, b = np.asarray(channels.a, float), np.asarray(channels.b, float)
-    return crowd_moments(data, a, b, rule, n_bins, strategy, prevalence)
+    return crowd_moments(data, a, b, rule, cells.n_bins, strategy, prevalence)
 
 
 @old_spellings(was="soft_vote_ece(scores, annotations, n_bins, strategy)")

@@ -17,13 +17,7 @@ from . import _validation as v
 from . import channels
 from ._api import DEFAULT_N_BINS, Result, old_spellings
 from .channels import Channels
-from .channels.crowd_em import CROWD_ANNOTATORS
-from .correction import (
-    cell_targets,
-    correct_annotations,
-    crowd_corrected_moments,
-    evaluation_cells,
-)
+from .correction import correct_annotations, corrected_moments
 from .data import AnnotatedScores
 from .exceptions import ChannelFitError
 from .metrics import BinnedMoments, binned_moments
@@ -87,19 +81,6 @@ def estimator_function(estimator, options: dict, *, argument: str = "estimator")
     raise TypeError(
         f"{argument} must be one of {names}, a Channels, or a callable; saw {type(estimator).__name__}"
     )
-
-
-def corrected_moments(
-    data, channels, weights, n_bins, strategy, weight_sample=None
-) -> BinnedMoments:
-    """NC-ECE bin moments of ``data`` with ``channels``; ``weight_sample`` (validated
-    annotations) is the sample the weights are fitted on, when it is not ``data``.  A crowd's
-    (more than ``CROWD_ANNOTATORS``) with weights fitted on itself run on its responses, under
-    the crowd rule (:func:`bayescal.correction.crowd_corrected_moments`)."""
-    if weight_sample is None and data.n_annotators > CROWD_ANNOTATORS:
-        return crowd_corrected_moments(data, channels, weights, n_bins, strategy)
-    cells = evaluation_cells(data, n_bins, strategy)
-    return cells.moments(cell_targets(cells, channels, weights, weight_sample=weight_sample))
 
 
 def fit_or_raise(fit_channels, name: str, sample, where: str):
@@ -184,7 +165,7 @@ def nc_ece_estimate(
                 f"mode must be 'reuse' with known channels (nothing is fitted); saw {mode!r}"
             )
         moments = corrected_moments(data, estimator, weights, bins, strategy)
-        return NCECEResult(moments.ece, moments, (), mode, name, data.n_items)
+        return NCECEResult(moments.ece, moments, (), mode, name, moments.n_items)
 
     def channels_from(sample, where: str):
         return fit_or_raise(fit_channels, name, sample, where)
@@ -193,7 +174,7 @@ def nc_ece_estimate(
     if mode == "reuse":
         fit = channels_from(data, "the whole sample")
         moments = corrected_moments(data, fit.channels, weights, bins, strategy)
-        return NCECEResult(moments.ece, moments, (fit,), mode, name, data.n_items)
+        return NCECEResult(moments.ece, moments, (fit,), mode, name, moments.n_items)
     if mode == "split":
         if (
             isinstance(split_fraction, bool)
@@ -210,7 +191,7 @@ def nc_ece_estimate(
         fit_part, evaluation = data.subset(order[:n_fit]), data.subset(order[n_fit:])
         fit = channels_from(fit_part, "the channel sample")
         moments = corrected_moments(
-            evaluation, fit.channels, weights, bins, strategy, fit_part.annotations
+            evaluation, fit.channels, weights, bins, strategy, weight_sample=fit_part.annotations
         )
         return NCECEResult(moments.ece, moments, (fit,), mode, name, evaluation.n_items)
     n_folds = v.as_int(n_folds, "n_folds", minimum=2)

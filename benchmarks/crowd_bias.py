@@ -97,13 +97,12 @@ def main() -> None:
     parser.add_argument("--bayes-replicates", type=int, default=20)
     parser.add_argument("--out", default=None, help="CSV of the replicates (optional)")
     args = parser.parse_args()
-    rows = pd.DataFrame(
-        [
-            replicate(per_worker, seed, bayes=seed < args.bayes_replicates)
-            for per_worker in LABELS_PER_WORKER
-            for seed in range(args.replicates)
-        ]
-    )
+    rows = []
+    for per_worker in LABELS_PER_WORKER:
+        for seed in range(args.replicates):
+            rows.append(replicate(per_worker, seed, bayes=seed < args.bayes_replicates))
+        print(f"{per_worker} labels per worker: {args.replicates} replicates", flush=True)
+    rows = pd.DataFrame(rows)
     if args.out:
         rows.to_csv(args.out, index=False)
     print(table(rows))
