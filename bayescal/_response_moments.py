@@ -20,7 +20,7 @@ from ._weight_rules import PREVALENCE_CLIP, raw_rule_weights
 from .channels._base import MIN_GAP
 from .data import AnnotatedScores
 from .exceptions import ChannelWarning
-from .metrics import BinnedMoments, assign_bins, bin_index
+from .metrics import BinnedMoments, bin_index
 
 #: Draws x responses held at once by response_moment_draws (memory bound: 4 000 draws of
 #: 5 x 10^4 responses go through in chunks of 80 draws).
@@ -98,15 +98,15 @@ def _check_labelled(dropped: np.ndarray, n_items: int) -> None:
         )
 
 
-def crowd_moments(data: AnnotatedScores, a, b, rule, n_bins: int, strategy: str, prevalence=None):
-    """The NC-ECE bin moments of a crowd with one set of channels ``a, b`` (K,): the plug-in
-    NC-ECE (:func:`bayescal.noise_corrected_ece`) under the crowd rule, averaged over the
-    labelled items (``n_items`` of the result is their number)."""
+def crowd_moments(data: AnnotatedScores, edges, strategy: str, a, b, rule, prevalence=None):
+    """The NC-ECE bin moments of a crowd with one set of channels ``a, b`` (K,) in the bins
+    ``edges`` of every item: the plug-in NC-ECE (:func:`bayescal.noise_corrected_ece`) under the
+    crowd rule, averaged over the labelled items (``n_items`` of the result is their number)."""
     incidence, worker, label = _responses(data)
     targets, labelled = _item_targets(incidence, worker, label, a[None], b[None], rule, prevalence)
     labelled = labelled[0]
     _check_labelled(np.array([data.n_items - labelled.sum()]), data.n_items)
-    _, edges = assign_bins(data.scores, n_bins, strategy)  # the bins of every item
+    n_bins = edges.size - 1
     index = bin_index(data.scores[labelled], edges, strategy)
     residual = targets[0, labelled] - data.scores[labelled]
     n = int(labelled.sum())

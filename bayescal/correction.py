@@ -436,7 +436,7 @@ def corrected_moments(
     if prevalence is not None:
         prevalence = v.as_open_probability(prevalence, "prevalence")
     a, b = np.asarray(channels.a, float), np.asarray(channels.b, float)
-    return crowd_moments(data, a, b, rule, cells.n_bins, strategy, prevalence)
+    return crowd_moments(data, cells.edges, strategy, a, b, rule, prevalence)
 
 
 @old_spellings(was="soft_vote_ece(scores, annotations, n_bins, strategy)")

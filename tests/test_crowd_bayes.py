@@ -312,3 +312,11 @@ def test_the_plug_in_nc_ece_of_a_crowd_runs_on_its_responses_under_the_crowd_rul
     assert any(re.match(r"\d of 800 items have labels only from workers", line) for line in said)
     assert any("['w000', 'w001'] have |b - a| < 0.0001" in line for line in said)
     assert np.isfinite(value)
+
+
+def test_the_plug_in_nc_ece_of_a_crowd_refuses_channels_of_another_crowd_and_random_ones():
+    crowd = bc.simulate_crowd(300, 16, labels_per_item=3, worker_mix={"good": 1.0}, seed=4)
+    with pytest.raises(ValueError, match=r"channels must describe every annotator column \(16\)"):
+        bc.noise_corrected_ece(crowd.data, bc.Channels([0.1] * 15, [0.9] * 15))
+    with pytest.raises(ValueError, match="no annotator is informative"):
+        bc.noise_corrected_ece(crowd.data, bc.Channels([0.4] * 16, [0.4] * 16))

@@ -68,10 +68,9 @@ def test_the_crowd_example_runs_and_says_what_it_claims(crowd_of_30, crowd_of_30
     assert round(names["nc"], 3) == 0.086
     assert round(names["crowd"].population_binned_ece(10), 3) == 0.090
     assert list(names["labels"].columns) == ["item", "annotator", "label"]
+
     # the README's fit is the session's (the same crowd, model and defaults, checked here), so
     # the 4 x (1000 + 1000) fit runs once for this test and tests/test_crowd_bayes.py
-    fit_bayes = bc.fit_bayes
-
     def the_sessions_fit(data, *, model):
         assert model == "hierarchical_dawid_skene"
         assert np.array_equal(data.annotations, crowd_of_30.data.annotations)
@@ -82,7 +81,6 @@ def test_the_crowd_example_runs_and_says_what_it_claims(crowd_of_30, crowd_of_30
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         exec(hierarchical, names)
-    monkeypatch.setattr(bc, "fit_bayes", fit_bayes)
     assert [str(w.message) for w in caught if w.category is not bc.ChannelWarning] == []
     mean = names["fit"].chains["population_mean"].mean(axis=(0, 1))
     assert mean[1] > mean[0]  # the population's orientation
