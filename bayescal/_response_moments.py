@@ -6,8 +6,9 @@ run on the responses instead: O(draws x responses), in chunks of draws.  One rul
 path that corrects a crowd's labels (DESIGN §4): an uninformative worker (``|b - a| <
 MIN_GAP``) weighs 0, and an item whose informative IV precision is below
 :data:`MIN_ITEM_PRECISION` counts as unlabelled, said in one warning line.  The posterior
-push-through (:func:`bayescal.nc_ece_posterior`) runs every draw through it, the plug-in
-:func:`bayescal.noise_corrected_ece` one set of channels.
+push-through (:func:`bayescal.nc_ece_posterior`) runs every draw through it; the plug-in
+:func:`bayescal.noise_corrected_ece` and :func:`bayescal.recalibrate` one set of channels
+(:func:`bayescal.correction.crowd_corrected_labels`).
 """
 
 from __future__ import annotations
@@ -98,17 +99,22 @@ def _check_labelled(dropped: np.ndarray, n_items: int) -> None:
         )
 
 
-def crowd_moments(data: AnnotatedScores, edges, strategy: str, a, b, rule, prevalence=None):
-    """The NC-ECE bin moments of a crowd with one set of channels ``a, b`` (K,) in the bins
-    ``edges`` of every item: the plug-in NC-ECE (:func:`bayescal.noise_corrected_ece`) under the
-    crowd rule, averaged over the labelled items (``n_items`` of the result is their number)."""
+def crowd_targets(data: AnnotatedScores, a, b, rule, prevalence=None):
+    """Corrected labels ``U_i`` (n,) of a crowd's items with one set of channels ``a, b`` (K,),
+    and which items are labelled (n,) under the crowd rule (one warning line for the others;
+    refused when none is)."""
     incidence, worker, label = _responses(data)
     targets, labelled = _item_targets(incidence, worker, label, a[None], b[None], rule, prevalence)
-    labelled = labelled[0]
-    _check_labelled(np.array([data.n_items - labelled.sum()]), data.n_items)
+    _check_labelled(np.array([data.n_items - labelled[0].sum()]), data.n_items)
+    return targets[0], labelled[0]
+
+
+def labelled_moments(scores, targets, labelled, edges, strategy: str) -> BinnedMoments:
+    """The bin moments ``(1/n) sum_i (U_i - Z_i) 1{Z_i in B_l}`` over the ``labelled`` items, in
+    the bins ``edges`` of every item (``n_items`` of the result is their number)."""
     n_bins = edges.size - 1
-    index = bin_index(data.scores[labelled], edges, strategy)
-    residual = targets[0, labelled] - data.scores[labelled]
+    index = bin_index(scores[labelled], edges, strategy)
+    residual = targets[labelled] - scores[labelled]
     n = int(labelled.sum())
     return BinnedMoments(
         edges=edges,

@@ -80,9 +80,8 @@ class BayesFit:
     chains : dict of str to ndarray
         The draws by chain: ``a`` and ``b`` (C, D, K), ``prevalence`` (C, D) or (C, D, L);
         for the hierarchical model also ``population_mean`` and ``population_spread`` (C, D,
-        2: logit a, logit b), ``population_correlation`` and the random workers' component,
-        ``population_random_share``, ``population_random_mean`` and
-        ``population_random_spread`` (C, D).
+        2: logit a, logit b), ``population_correlation`` and the random workers' share
+        ``population_random_share`` (C, D).
     diagnostics : pandas.DataFrame
         One row per parameter: ``r_hat`` (rank-normalised), ``ess_bulk``, ``ess_tail``, and the
         total ``divergences`` of the run in every row.

@@ -25,7 +25,7 @@ from scipy import special
 from . import _validation as v
 from ._api import DEFAULT_N_BINS, old_spellings
 from ._channel_screen import check_channels, screen_channels, without_uninformative
-from ._response_moments import crowd_moments
+from ._response_moments import crowd_targets, labelled_moments
 from ._weight_rules import PREVALENCE_CLIP, WEIGHT_RULES, rule_weights
 from .cells import CellStatistics
 from .channels import Channels
@@ -424,9 +424,24 @@ def corrected_moments(
     :mod:`bayescal._response_moments`: an item labelled only by workers too uninformative to
     correct it counts as unlabelled (one warning), as in the posterior push-through."""
     cells = evaluation_cells(data, n_bins, strategy)
-    crowd = isinstance(data, AnnotatedScores) and data.n_annotators > CROWD_ANNOTATORS
-    if not crowd or weight_sample is not None:
+    if not is_crowd(data) or weight_sample is not None:
         return cells.moments(cell_targets(cells, channels, weights, prevalence, weight_sample))
+    targets, labelled = crowd_corrected_labels(data, channels, weights, prevalence)
+    return labelled_moments(data.scores, targets, labelled, cells.edges, strategy)
+
+
+def is_crowd(data) -> bool:
+    """Whether ``data`` is corrected as a crowd: an AnnotatedScores of more than
+    ``CROWD_ANNOTATORS`` annotators."""
+    return isinstance(data, AnnotatedScores) and data.n_annotators > CROWD_ANNOTATORS
+
+
+def crowd_corrected_labels(data: AnnotatedScores, channels, weights="iv", prevalence=None):
+    """A crowd's corrected labels with ``channels`` under the crowd rule of
+    :mod:`bayescal._response_moments`, from its sparse responses: ``(targets, labelled)``, each
+    (n,).  An item labelled only by workers too uninformative to correct it (informative IV
+    precision below 1) is not labelled (target 0), said in one warning; no item labelled is
+    refused.  ``weights`` and ``prevalence`` as in :func:`corrected_labels`."""
     screen_channels(channels, data.n_annotators, list(data.annotator_names))  # its warnings
     rule = (
         v.as_choice(weights, "weights", WEIGHT_RULES)
@@ -436,7 +451,7 @@ def corrected_moments(
     if prevalence is not None:
         prevalence = v.as_open_probability(prevalence, "prevalence")
     a, b = np.asarray(channels.a, float), np.asarray(channels.b, float)
-    return crowd_moments(data, cells.edges, strategy, a, b, rule, prevalence)
+    return crowd_targets(data, a, b, rule, prevalence)
 
 
 @old_spellings(was="soft_vote_ece(scores, annotations, n_bins, strategy)")

@@ -12,7 +12,9 @@ same data and seed:
 Per replicate and model: whether the 90% interval of ``posterior_ece`` (10 bins, total
 uncertainty) covers the population binned ECE, the posterior median's error, and the posterior
 mean channels' squared errors by worker type and for workers with fewer than 30 labels.
-NUTS: 2 chains x (500 + 500) per fit, on the two host devices.  The flat model is fitted on the
+NUTS: ``--chains`` chains x (``--iterations`` warm-up + ``--iterations`` draws) per fit
+(default 4 x (500 + 500)), on the two host devices; each row records the fit's largest R-hat
+and smallest bulk ESS over the channels and class proportion.  The flat model is fitted on the
 first ``--flat-replicates`` seeds only (the comparison of channel errors; its coverage there is
 reported as well).  Rows are appended to ``--out`` (CSV) as they come, so an interrupted run
 keeps what it measured.
@@ -44,7 +46,7 @@ MODELS = ("hierarchical_dawid_skene", "dawid_skene")
 N_ITEMS, N_WORKERS, LABELS, N_BINS, SPARSE = 1000, 30, 3, 10, 30
 
 
-def replicate(design: str, model: str, seed: int) -> dict:
+def replicate(design: str, model: str, seed: int, chains: int, iterations: int) -> dict:
     crowd = bc.simulate_crowd(
         N_ITEMS, N_WORKERS, labels_per_item=LABELS, seed=seed, **DESIGNS[design]
     )
@@ -52,8 +54,8 @@ def replicate(design: str, model: str, seed: int) -> dict:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         fit = bc.fit_bayes(
-            crowd.data, model=model, num_chains=2, num_warmup=500, num_samples=500,
-            seed=seed, progress=False,
+            crowd.data, model=model, num_chains=chains, num_warmup=iterations,
+            num_samples=iterations, seed=seed, progress=False,
         )  # fmt: skip
         result = bc.nc_ece_posterior(crowd.data, fit, n_bins=N_BINS, seed=seed)
     seconds = time.perf_counter() - start
@@ -62,6 +64,9 @@ def replicate(design: str, model: str, seed: int) -> dict:
     errors = (a.mean(axis=0) - crowd.channels.a) ** 2 + (b.mean(axis=0) - crowd.channels.b) ** 2
     labels = crowd.data.responses().labels_per_annotator()
     types = np.array(crowd.worker_types)
+    channel_diagnostics = fit.diagnostics.loc[
+        [name for name in fit.diagnostics.index if not name.startswith("population")]
+    ]
     row = {
         "design": design,
         "model": model,
@@ -74,6 +79,8 @@ def replicate(design: str, model: str, seed: int) -> dict:
         "sparse_sq_error": errors[labels < SPARSE].sum(),
         "sparse_workers": int((labels < SPARSE).sum()),
         "sampling_warning": any("NUTS diagnostics" in str(w.message) for w in caught),
+        "max_r_hat": channel_diagnostics.r_hat.max(),
+        "min_ess_bulk": channel_diagnostics.ess_bulk.min(),
         "seconds": seconds,
     }
     for kind in bc.crowds.WORKER_TYPES:
@@ -86,8 +93,9 @@ def table(rows: pd.DataFrame) -> str:
     """The markdown table for RESULTS.md: one row per design and model."""
     lines = [
         "| design | model | replicates | 90% interval covers | mean target | NC-ECE bias (median - target) "
-        "| channel RMSE, workers < 30 labels | RMSE good | RMSE spammer | RMSE adversarial | fits warned | s per fit |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| channel RMSE, workers < 30 labels | RMSE good | RMSE spammer | RMSE adversarial | fits warned "
+        "| median of min bulk ESS | s per fit |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
 
     def rmse(group, kind):
@@ -102,7 +110,7 @@ def table(rows: pd.DataFrame) -> str:
             f"| {group['target'].mean():.4f} | {(group['median'] - group['target']).mean():+.4f} "
             f"| {sparse_rmse:.3f} | {rmse(group, 'good')} | {rmse(group, 'spammer')} "
             f"| {rmse(group, 'adversarial')} | {group['sampling_warning'].mean():.0%} "
-            f"| {group['seconds'].mean():.1f} |"
+            f"| {group['min_ess_bulk'].median():.0f} | {group['seconds'].mean():.1f} |"
         )
     return "\n".join(lines)
 
@@ -114,12 +122,14 @@ def main() -> None:
     parser.add_argument("--out", type=pathlib.Path, required=True)
     parser.add_argument("--flat-replicates", type=int, default=50)
     parser.add_argument("--designs", nargs="+", default=list(DESIGNS), choices=list(DESIGNS))
+    parser.add_argument("--chains", type=int, default=4)
+    parser.add_argument("--iterations", type=int, default=500)
     args = parser.parse_args()
     for seed in range(args.first_seed, args.first_seed + args.replicates):
         for design in args.designs:
             flat = seed < args.first_seed + args.flat_replicates
             for model in MODELS if flat else MODELS[:1]:
-                row = pd.DataFrame([replicate(design, model, seed)])
+                row = pd.DataFrame([replicate(design, model, seed, args.chains, args.iterations)])
                 row.to_csv(args.out, mode="a", header=not args.out.exists(), index=False)
     print(table(pd.read_csv(args.out)))
 

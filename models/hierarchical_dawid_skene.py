@@ -3,8 +3,8 @@
     (mu_a, mu_b) = (m, m + g),   m ~ Normal(-1.5, 1.5),   g ~ HalfNormal(3)
     s_a, s_b ~ HalfNormal(1.5),   rho ~ 2 Beta(2, 2) - 1        (the LKJ(2) prior of a 2x2 correlation)
     informative workers:  (logit a_j, logit b_j) ~ Normal((mu_a, mu_b), [[s_a^2, rho s_a s_b], [rho s_a s_b, s_b^2]])
-    random workers:       (logit a_j + logit b_j) / 2 ~ Normal(c, s_c),   logit b_j - logit a_j ~ Normal(0, 0.3)
-    share of random workers pi ~ Beta(1, 5),   c ~ Normal(0, 1.5),   s_c ~ HalfNormal(1.5)
+    random workers:       (logit a_j + logit b_j) / 2 ~ Logistic(0, 1),   logit b_j - logit a_j ~ Normal(0, 0.3)
+    share of random workers pi ~ Beta(1, 5)
     (logit a_j, logit b_j) ~ (1 - pi) informative + pi random         (each worker's component summed out)
     prevalence ~ Beta(priors.prevalence)
     Y_i ~ Bernoulli(prevalence),  A_ij | Y_i ~ Bernoulli(a_j + (b_j - a_j) Y_i) for the workers j of item i
@@ -15,13 +15,17 @@ about 6 logits (a = 0.18 with b = 0.99), workers' spread up to about 3 logits, a
 sign of the correlation of a worker's two rates (spammers, b = a, lie along the diagonal; good
 workers low a and high b).  The second, *random* component is the spammers' (MACE's idea, Hovy
 et al. 2013, as a mixture of populations): workers whose answers do not depend on the item, at
-any rate of positives (``c``), their gap held near 0 (SD 0.3 logits: two SDs at a rate near 1/2
-are a = 0.43, b = 0.57).  Without it a spammer with a few labels is shrunk toward the good workers, keeps a
-gap and a weight, and biases NC-ECE: measured on 1 000-item crowds with 10% spammers, the 90%
-interval of ``nc_ece_posterior`` covered the population ECE in 82% of 200 replicates with one
-normal population, 87% with the random component (spammers' channel RMSE 0.083 and 0.066;
-benchmarks/RESULTS.md, issue 17).
-Constant workers (a = b = 0 or 1) lie on the same diagonal, far out.  Orientation comes from the population: ``mu_b > mu_a`` (``g > 0``)
+a rate of positives uniform on (0, 1) as MACE's flat prior on a spammer's answers (the standard
+logistic is the logit of a uniform rate), their gap held near 0 (SD 0.3 logits: two SDs at a
+rate near 1/2 are a = 0.43, b = 0.57).  Constant workers (a = b = 0 or 1) are random workers
+at the ends of that range.  Without the component a spammer with a few labels is shrunk
+toward the good workers, keeps a gap and a weight, and biases NC-ECE: measured on 1 000-item
+crowds with 10% spammers, the 90% interval of ``nc_ece_posterior`` covered the population ECE
+in 82% of 200 replicates with one normal population (benchmarks/RESULTS.md, issue 17).  The
+component's rate has no hyperparameters on purpose: a normal of learnt mean and spread had to
+stretch to the constant workers (spread 5.2 logits), and those workers' logits, centred on
+it, formed a funnel that doubled the leapfrog steps (31 against 15 an iteration at 10^4 items
+x 200 workers).  Orientation comes from the population: ``mu_b > mu_a`` (``g > 0``)
 breaks the label-switching symmetry ``(a, b, prevalence) -> (b, a, 1 - prevalence)``, while each
 worker is free: a spammer (``b_j = a_j``) or an adversarial worker (``b_j < a_j``) is
 estimated, never refused (DESIGN §4, §7).
@@ -36,9 +40,13 @@ Parametrisation, measured (benchmarks/RESULTS.md, issue 17): a worker with many 
 sharp posterior, which the non-centred form turns into a narrow valley that NUTS crosses with
 many small steps; a worker with few labels has a posterior close to the population, which the
 centred form turns into a funnel.  So workers with at least ``CENTRED_LABELS`` labels are
-sampled centred (``x_j ~ Normal(mu, Sigma)``), the others non-centred (``z_j ~ Normal(0, I)``,
-``x_j = mu + L z_j``).  At 10^4 items x 200 workers x 5 labels (250 labels a worker) NUTS took
-15.0 leapfrog steps an iteration centred, 33.9 non-centred.
+sampled centred, the others non-centred (``z_j ~ Normal(0, I)``, ``x_j = mu + L z_j``).  At
+10^4 items x 200 workers x 5 labels (250 labels a worker) NUTS took 15.0 leapfrog steps an
+iteration centred, 33.9 non-centred.  A centred worker is sampled as ``(u_j, v_j)``, the mean
+of its two logits and its gap (:func:`from_centre_gap`), not as ``(logit a_j, logit b_j)``: a
+random worker's posterior is long along the diagonal (its rate) and narrow across it (its gap),
+which a diagonal mass matrix fits only on these axes (31 against 15 leapfrog steps an
+iteration, same crowd).
 """
 
 from __future__ import annotations
@@ -70,23 +78,16 @@ CENTRED_STEP = 8
 #: chain started with workers at random sides can settle in the mirror image of the posterior
 #: (each worker flipped, a wide population with a small positive gap), which the population's
 #: orientation alone leaves as a local mode (measured: R-hat 1.8 on a 30-worker crowd).
-#: The random workers' component starts as a few workers (share 0.1) around rate 1/2 with a
-#: spread of 2 logits: started at random, a chain with a narrow component far from the
-#: constant workers took 63 leapfrog steps an iteration and did not mix (R-hat 1.53 on 10^4
-#: items x 200 workers).
+#: The random workers' share starts at 0.1 (unconstrained -2.2): a crowd mostly informative,
+#: as the workers start.
 ORIENTED_START = {
     "channel_z": (0.0, 0.0),
-    "channel_logit": (-1.0, 1.0),
+    "channel_centre_gap": (0.0, 2.0),
     "population_random_share": -2.2,
-    "population_random_mean": 0.0,
-    "population_random_spread": 0.7,
 }
-#: Hyperpriors of the random workers' component (module docstring): the Beta of their share,
-#: the scale of the normal (location 0) of their mean logit rate of positives and the
-#: half-normal scale of its spread; and the SD of their gap logit b - logit a, fixed.
+#: The random workers' component (module docstring): the Beta prior of their share, and the
+#: SD of their gap logit b - logit a, fixed.
 RANDOM_SHARE_PRIOR = (1.0, 5.0)
-RANDOM_MEAN_SCALE = 1.5
-RANDOM_SPREAD_SCALE = 1.5
 RANDOM_GAP_SPREAD = 0.3
 #: The population's sites, recorded with the channels (one entry each for a and b for the
 #: first two, a scalar for the others).
@@ -95,8 +96,6 @@ POPULATION_SITES = (
     "population_spread",
     "population_correlation",
     "population_random_share",
-    "population_random_mean",
-    "population_random_spread",
 )
 
 
@@ -295,31 +294,52 @@ class BivariateNormal(dist.Distribution):
         return bivariate_normal_log_density(value, self.location, self.spread, self.correlation)
 
 
-def random_component(mean, spread, xp=jnp) -> tuple:
-    """``(mean, spread, correlation)`` of the random workers' component as a bivariate normal
-    of ``(logit a, logit b)``: ``u = (logit a + logit b) / 2 ~ N(mean, spread)`` and
-    ``v = logit b - logit a ~ N(0, RANDOM_GAP_SPREAD)`` independent (the map has Jacobian 1), so
-    each logit has variance ``spread^2 + RANDOM_GAP_SPREAD^2 / 4`` and their covariance is
-    ``spread^2 - RANDOM_GAP_SPREAD^2 / 4``."""
-    along, across = spread**2, RANDOM_GAP_SPREAD**2 / 4.0
-    sd = xp.sqrt(along + across)
+class RandomWorkers(dist.Distribution):
+    """The random workers' ``(logit a, logit b)``: their rate of positives uniform,
+    ``u = (logit a + logit b) / 2 ~ Logistic(0, 1)``, and their gap
+    ``v = logit b - logit a ~ Normal(0, RANDOM_GAP_SPREAD)``, independent (the map has
+    Jacobian 1); event shape (2,)."""
+
+    arg_constraints = {}  # noqa: RUF012
+    support = constraints.real_vector
+
+    def __init__(self, validate_args=None):
+        super().__init__(batch_shape=(), event_shape=(2,), validate_args=validate_args)
+
+    def sample(self, key, sample_shape=()):
+        rate_key, gap_key = jax.random.split(key)
+        u = jax.random.logistic(rate_key, tuple(sample_shape))
+        v = RANDOM_GAP_SPREAD * jax.random.normal(gap_key, tuple(sample_shape))
+        return jnp.stack([u - v / 2.0, u + v / 2.0], axis=-1)
+
+    def log_prob(self, value):
+        return random_log_density(value)
+
+
+def random_log_density(x, xp=jnp):
+    """``log p(x)`` of the random workers' component at points ``x`` (..., 2) (see
+    :class:`RandomWorkers`); ``xp`` is ``jax.numpy`` in the program, ``numpy`` on draws."""
+    u = (x[..., 0] + x[..., 1]) / 2.0
+    v = (x[..., 1] - x[..., 0]) / RANDOM_GAP_SPREAD
     return (
-        xp.stack([mean, mean], axis=-1),
-        xp.stack([sd, sd], axis=-1),
-        (along - across) / (along + across),
+        -u
+        - 2.0 * xp.logaddexp(0.0, -u)
+        - 0.5 * v**2
+        - 0.5 * xp.log(2.0 * xp.pi)
+        - xp.log(RANDOM_GAP_SPREAD)
     )
 
 
 class WorkerPopulation(dist.Distribution):
     """The population of workers' ``(logit a_j, logit b_j)``: ``informative`` with probability
-    ``1 - share``, ``random`` with probability ``share`` (both :class:`BivariateNormal`; event
-    shape (2,)), each worker's component summed out in ``log_prob``."""
+    ``1 - share`` (a :class:`BivariateNormal`), ``random`` with probability ``share`` (a
+    :class:`RandomWorkers`; event shape (2,)), each worker's component summed out in ``log_prob``."""
 
     arg_constraints = {}  # noqa: RUF012
     support = constraints.real_vector
 
     def __init__(
-        self, informative: BivariateNormal, random: BivariateNormal, share, validate_args=None
+        self, informative: BivariateNormal, random: RandomWorkers, share, validate_args=None
     ):
         self.informative, self.random, self.share = informative, random, share
         super().__init__(batch_shape=(), event_shape=(2,), validate_args=validate_args)
@@ -340,6 +360,30 @@ class WorkerPopulation(dist.Distribution):
         )
 
 
+def from_centre_gap(w):
+    """``(logit a, logit b)`` of points ``w = (u, v)`` (..., 2), ``u`` the mean of the two logits
+    and ``v = logit b - logit a`` (a map of Jacobian 1)."""
+    return jnp.stack([w[..., 0] - w[..., 1] / 2.0, w[..., 0] + w[..., 1] / 2.0], axis=-1)
+
+
+class CentreAndGap(dist.Distribution):
+    """A distribution of ``(logit a, logit b)`` seen in :func:`from_centre_gap`'s coordinates."""
+
+    arg_constraints = {}  # noqa: RUF012
+    support = constraints.real_vector
+
+    def __init__(self, base, validate_args=None):
+        self.base = base
+        super().__init__(batch_shape=(), event_shape=(2,), validate_args=validate_args)
+
+    def sample(self, key, sample_shape=()):
+        x = self.base.sample(key, sample_shape)
+        return jnp.stack([(x[..., 0] + x[..., 1]) / 2.0, x[..., 1] - x[..., 0]], axis=-1)
+
+    def log_prob(self, value):
+        return self.base.log_prob(from_centre_gap(value))
+
+
 def _population() -> WorkerPopulation:
     """The population's sites, and the population of workers' logits they define."""
     mean_a = numpyro.sample("population_mean_a", dist.Normal(MEAN_LOCATION, MEAN_SCALE))
@@ -354,13 +398,7 @@ def _population() -> WorkerPopulation:
     )
     rho = numpyro.deterministic("population_correlation", 2.0 * half - 1.0)
     share = numpyro.sample("population_random_share", BetaKernel(*RANDOM_SHARE_PRIOR))
-    random_mean = numpyro.sample("population_random_mean", dist.Normal(0.0, RANDOM_MEAN_SCALE))
-    random_spread = numpyro.sample("population_random_spread", dist.HalfNormal(RANDOM_SPREAD_SCALE))
-    return WorkerPopulation(
-        BivariateNormal(mean, spread, rho),
-        BivariateNormal(*random_component(random_mean, random_spread)),
-        share,
-    )
+    return WorkerPopulation(BivariateNormal(mean, spread, rho), RandomWorkers(), share)
 
 
 def _worker_logits(population: WorkerPopulation, design: ResponseDesign, prior_predictive: bool):
@@ -377,7 +415,8 @@ def _worker_logits(population: WorkerPopulation, design: ResponseDesign, prior_p
     parts = []
     if n_centred:
         with numpyro.plate("centred_worker", n_centred):
-            parts.append(numpyro.sample("channel_logit", population))
+            centre_gap = numpyro.sample("channel_centre_gap", CentreAndGap(population))
+            parts.append(from_centre_gap(centre_gap))
     if n_workers > n_centred:
         informative = population.informative
         with numpyro.plate("pooled_worker", n_workers - n_centred):
@@ -450,16 +489,11 @@ def population_log_density(logit_a, logit_b, population: dict):
     mean, spread = population["population_mean"], population["population_spread"]
     correlation = population["population_correlation"]
     share = population["population_random_share"]
-    random_mean = population["population_random_mean"]
-    random_spread = population["population_random_spread"]
     x = np.stack([logit_a, logit_b], axis=-1)
     informative = bivariate_normal_log_density(
         x, mean[..., None, :], spread[..., None, :], correlation[..., None], xp=np
     )
-    location, scale, rho = random_component(random_mean, random_spread, xp=np)
-    random = bivariate_normal_log_density(
-        x, location[..., None, :], scale[..., None, :], rho[..., None], xp=np
-    )
+    random = random_log_density(x, xp=np)
     channel = np.logaddexp(
         np.log1p(-share)[..., None] + informative, np.log(share)[..., None] + random
     )
@@ -472,7 +506,5 @@ def population_log_density(logit_a, logit_b, population: dict):
         + (CORRELATION_CONCENTRATION - 1.0) * np.log(half * (1.0 - half))
         + (RANDOM_SHARE_PRIOR[0] - 1.0) * np.log(share)
         + (RANDOM_SHARE_PRIOR[1] - 1.0) * np.log1p(-share)
-        - 0.5 * (random_mean / RANDOM_MEAN_SCALE) ** 2
-        - 0.5 * (random_spread / RANDOM_SPREAD_SCALE) ** 2
     )
     return channel, hyper

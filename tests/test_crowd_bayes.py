@@ -67,8 +67,6 @@ def test_the_posterior_object_holds_the_population_and_round_trips(fit, tmp_path
         "population_spread",
         "population_correlation",
         "population_random_share",
-        "population_random_mean",
-        "population_random_spread",
     }
     assert "population_mean[b]" in fit.diagnostics.index
     mean = fit.chains["population_mean"]
@@ -211,7 +209,7 @@ def test_unidentified_crowds_are_refused_before_sampling():
 def test_hierarchical_model_passes_sbc():
     # 60 crowds of 150 items, 8 workers, 3 labels per item drawn from the model's own prior;
     # ranks among 100 draws, chi-square uniformity per parameter at family-wise level 0.01
-    # (Bonferroni over the 25 parameters: 16 channels, prevalence, 8 of the population)
+    # (Bonferroni over the 23 parameters: 16 channels, prevalence, 6 of the population)
     result = simulation_based_calibration(
         model=MODEL,
         n_simulations=60,
@@ -224,7 +222,7 @@ def test_hierarchical_model_passes_sbc():
         n_rank_bins=5,
         seed=4,
     )
-    assert result.ranks.shape == (60, 25)
+    assert result.ranks.shape == (60, 23)
     assert result.passed, result.p_values.sort_values().head()
 
 
@@ -320,3 +318,42 @@ def test_the_plug_in_nc_ece_of_a_crowd_refuses_channels_of_another_crowd_and_ran
         bc.noise_corrected_ece(crowd.data, bc.Channels([0.1] * 15, [0.9] * 15))
     with pytest.raises(ValueError, match="no annotator is informative"):
         bc.noise_corrected_ece(crowd.data, bc.Channels([0.4] * 16, [0.4] * 16))
+
+
+def test_recalibrate_corrects_a_crowd_under_the_crowd_rule_and_leaves_unlabelled_items_out():
+    crowd = bc.simulate_crowd(800, 16, labels_per_item=3, worker_mix={"good": 1.0}, seed=2)
+    grid = np.linspace(0.01, 0.99, 50)
+    # every item labelled by informative workers: the same map as the dense corrected labels
+    dense = bc.PlattScaling().fit(
+        crowd.data.scores, bc.corrected_labels(crowd.data.annotations, crowd.channels)
+    )
+    sparse = bc.recalibrate(crowd.data, channels=crowd.channels)
+    assert np.allclose(sparse.predict(grid), dense.predict(grid), atol=1e-10)
+    # item 0 labelled only by two exact spammers (b = a): the fit leaves it out (with the few
+    # others without an informative label), said once, where the dense route refused the table
+    annotations = crowd.data.annotations.copy()
+    annotations[0] = -1
+    annotations[0, :2] = 1
+    data = bc.AnnotatedScores(
+        crowd.data.scores, annotations, annotator_names=crowd.data.annotator_names
+    )
+    # the others strong (IV precision of one label at least 1 / Var(U) >= 2.56), so exactly
+    # the items with a label from them are corrected
+    channels = bc.Channels([0.3, 0.3] + [0.1] * 14, [0.3, 0.3] + [0.9] * 14)
+    labelled = (annotations[:, 2:] >= 0).any(axis=1)
+    assert not labelled[0] and labelled.sum() < 800
+    with pytest.warns(bc.ChannelWarning) as caught:
+        fitted = bc.recalibrate(data, channels=channels)
+    assert sum("count as unlabelled" in str(w.message) for w in caught) == 1
+    with pytest.warns(bc.ChannelWarning, match="have |b - a| < 0.0001"):
+        on_labelled = bc.PlattScaling().fit(
+            data.scores[labelled], bc.corrected_labels(annotations[labelled], channels)
+        )
+    assert np.allclose(fitted.predict(grid), on_labelled.predict(grid), atol=1e-10)
+    # the split study scores NC-ECE over the items with a corrected label, never a NaN
+    with pytest.warns(bc.ChannelWarning):
+        study = bc.recalibration_study(
+            data.subset(np.arange(400)), data.subset(np.arange(400, 600)),
+            data.subset(np.arange(600, 800)), methods=["platt"], estimator=channels,
+        )  # fmt: skip
+    assert np.isfinite(study.table[["nc_ece", "soft_vote_ece"]].to_numpy(float)).all()

@@ -10,7 +10,7 @@ import numpy as np
 from .. import _validation as v
 from .._api import DEFAULT_FIT_BINS, DEFAULT_N_BINS, Result, old_spellings
 from ..channels import ChannelFit, Channels
-from ..correction import correct_annotations, soft_vote
+from ..correction import correct_annotations, crowd_corrected_labels, is_crowd, soft_vote
 from ..data import AnnotatedScores
 from ..estimation import estimator_function, fit_or_raise
 from ..exceptions import ChannelFitError
@@ -46,13 +46,19 @@ def channels_for(channels, data: AnnotatedScores, where: str) -> Channels:
     )
 
 
-def targets_of(data: AnnotatedScores, kind: str, channels: Channels | None, weights) -> np.ndarray:
-    """Per-item fitting targets: corrected labels (weights fitted on ``data``) or the soft vote."""
+def targets_of(data: AnnotatedScores, kind: str, channels: Channels | None, weights) -> tuple:
+    """Per-item targets and which items have one: corrected labels (weights fitted on
+    ``data``; a crowd's under the crowd rule, where an item labelled only by workers too
+    uninformative to correct it has none, said in one warning) or the soft vote."""
+    every_item = np.ones(data.n_items, dtype=bool)
     if kind == "naive":
-        return soft_vote(data.annotations)
-    return correct_annotations(
+        return soft_vote(data.annotations), every_item
+    if is_crowd(data):
+        return crowd_corrected_labels(data, channels, weights)
+    targets = correct_annotations(
         data.annotations, channels, weights, None, names=data.annotator_names
     )
+    return targets, every_item
 
 
 @old_spellings(renamed={"n_bins": "fit_bins"})
@@ -72,7 +78,10 @@ def recalibrate(
     Parameters
     ----------
     data : AnnotatedScores
-        The fitting sample: scores and annotations.
+        The fitting sample: scores and annotations.  A crowd (more than 12 annotators) is
+        corrected from its sparse responses under the crowd rule of
+        :func:`bayescal.noise_corrected_ece`: an item labelled only by workers too uninformative
+        to correct it is left out of the fit, said in one warning.
     method : {"platt", "temperature", "histogram"}, default "platt"
     channels : Channels, ChannelFit, str or callable
         The annotator channels for ``targets="corrected"``: known channels, a fitted
@@ -99,8 +108,9 @@ def recalibrate(
     kind = v.as_choice(targets, "targets", TARGETS)
     v.check_items_annotated(data.annotations, "data.annotations")
     fitted_channels = channels_for(channels, data, "data") if kind == "corrected" else None
+    fitting_targets, has_target = targets_of(data, kind, fitted_channels, weights)
     return make_map(method, fit_bins=fit_bins, strategy=strategy, eps=eps).fit(
-        data.scores, targets_of(data, kind, fitted_channels, weights)
+        data.scores[has_target], fitting_targets[has_target]
     )
 
 
@@ -114,7 +124,9 @@ class RecalibrationStudy(Result):
         Index ``(method, fit)`` with ``fit`` in ``base``, ``naive``, ``corrected`` (the base row
         repeated in every method's block); columns ``nc_ece`` (corrected labels of the
         evaluation sample), ``soft_vote_ece`` (naive), ``oracle_ece`` (only when ``oracle`` was
-        given) and ``map`` (the fitted parameters).  All ECEs bin the transformed scores.
+        given) and ``map`` (the fitted parameters).  All ECEs bin the transformed scores; on a
+        crowd, ``nc_ece`` averages over the items with a corrected label (the crowd rule of
+        :func:`recalibrate`), the others over every item.
     maps : dict
         ``(method, fit) -> fitted map`` for ``fit`` in ``naive``, ``corrected``.
     channels : Channels
@@ -216,15 +228,16 @@ def recalibration_study(
     fitting_targets = {kind: targets_of(fit_data, kind, channels, weights) for kind in TARGETS}
     evaluation_targets = {
         "nc_ece": targets_of(eval_data, "corrected", channels, weights),
-        "soft_vote_ece": soft_vote(eval_data.annotations),
+        "soft_vote_ece": targets_of(eval_data, "naive", None, weights),
     }
     if truth is not None:
-        evaluation_targets["oracle_ece"] = truth
+        evaluation_targets["oracle_ece"] = (truth, np.ones(eval_data.n_items, dtype=bool))
 
     def evaluated(predictions) -> dict:
+        # equal-width bins: the same edges for every column, whichever items have a target
         return {
-            column: binned_moments(target, predictions, evaluation_bins, "uniform").ece
-            for column, target in evaluation_targets.items()
+            column: binned_moments(target[has], predictions[has], evaluation_bins, "uniform").ece
+            for column, (target, has) in evaluation_targets.items()
         }
 
     base = {**evaluated(eval_data.scores), "map": "identity"}
@@ -233,8 +246,9 @@ def recalibration_study(
         rows.append(base)
         index.append((method, "base"))
         for kind in ("naive", "corrected"):
+            targets, has_target = fitting_targets[kind]
             fitted = make_map(method, fit_bins=fit_bins, strategy="uniform", eps=eps).fit(
-                fit_data.scores, fitting_targets[kind]
+                fit_data.scores[has_target], targets[has_target]
             )
             maps[(method, kind)] = fitted
             rows.append({**evaluated(fitted.predict(eval_data.scores)), "map": fitted.describe()})
