@@ -21,7 +21,7 @@ from ._weight_rules import PREVALENCE_CLIP, raw_rule_weights
 from .channels._base import MIN_GAP
 from .data import AnnotatedScores
 from .exceptions import ChannelWarning
-from .metrics import BinnedMoments, bin_index
+from .metrics import bin_index
 
 #: Draws x responses held at once by response_moment_draws (memory bound: 4 000 draws of
 #: 5 x 10^4 responses go through in chunks of 80 draws).
@@ -29,6 +29,28 @@ RESPONSE_CHUNK = 1 << 22
 #: An item whose corrected label has IV precision sum_j 1/v_j below this in a draw (variance
 #: above 1, where a label's variance is at most 1/4) counts as unlabelled in that draw.
 MIN_ITEM_PRECISION = 1.0
+
+
+def _corrected_responses(worker, label, a, b):
+    """``U_ij = (A_ij - a_j) / d_j`` (s, R) of each response under draws ``a, b`` (s, K), 0 for
+    an uninformative worker (``|d_j| < MIN_GAP``), and which workers are informative (s, K)."""
+    gap = b - a
+    informative = np.abs(gap) >= MIN_GAP
+    safe_gap = np.where(informative, gap, 1.0)
+    corrected = np.where(informative[:, worker], (label - a[:, worker]) / safe_gap[:, worker], 0.0)
+    return corrected, informative
+
+
+def _plugin_prevalence(incidence, worker, corrected, informative):
+    """The App. F.4 plug-in class proportion (s,): the mean over the items with an informative
+    label of their equally weighted corrected labels, clipped to ``PREVALENCE_CLIP``."""
+    per_item = (incidence @ informative[:, worker].T.astype(float)).T  # labels counted
+    has = per_item > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        equal = (incidence @ corrected.T).T / per_item
+    return np.clip(
+        np.where(has, equal, 0.0).sum(axis=1) / np.maximum(has.sum(axis=1), 1), *PREVALENCE_CLIP
+    )
 
 
 def _item_targets(incidence, worker, label, a, b, rule, prevalence):
@@ -40,20 +62,10 @@ def _item_targets(incidence, worker, label, a, b, rule, prevalence):
     whose informative IV precision is below :data:`MIN_ITEM_PRECISION` (or, for other rules,
     whose weights are all 0) is unlabelled: target 0, ``labelled`` False.
     """
-    gap = b - a
-    informative = np.abs(gap) >= MIN_GAP
-    safe_gap = np.where(informative, gap, 1.0)
-    corrected = np.where(informative[:, worker], (label - a[:, worker]) / safe_gap[:, worker], 0.0)
+    corrected, informative = _corrected_responses(worker, label, a, b)
     if isinstance(rule, str):
         if prevalence is None:
-            per_item = (incidence @ informative[:, worker].T.astype(float)).T  # labels counted
-            has = per_item > 0
-            with np.errstate(invalid="ignore", divide="ignore"):
-                equal = (incidence @ corrected.T).T / per_item
-            prevalence = np.clip(
-                np.where(has, equal, 0.0).sum(axis=1) / np.maximum(has.sum(axis=1), 1),
-                *PREVALENCE_CLIP,
-            )
+            prevalence = _plugin_prevalence(incidence, worker, corrected, informative)
         with np.errstate(invalid="ignore", divide="ignore"):  # d = 0: weight 0 below
             raw = raw_rule_weights(a, b, np.broadcast_to(prevalence, a.shape[:1]), rule)
     else:
@@ -76,7 +88,7 @@ def _responses(data: AnnotatedScores):
     return incidence, responses.annotator, responses.label.astype(float)
 
 
-def _check_labelled(dropped: np.ndarray, n_items: int) -> None:
+def report_unlabelled(dropped: np.ndarray, n_items: int) -> None:
     """Refuse draws without a labelled item (no moment: never a NaN); say once how many items
     count as unlabelled."""
     if dropped.max() == n_items:
@@ -101,27 +113,19 @@ def _check_labelled(dropped: np.ndarray, n_items: int) -> None:
 
 def crowd_targets(data: AnnotatedScores, a, b, rule, prevalence=None):
     """Corrected labels ``U_i`` (n,) of a crowd's items with one set of channels ``a, b`` (K,),
-    and which items are labelled (n,) under the crowd rule (one warning line for the others;
-    refused when none is)."""
+    and which items are labelled (n,), under the crowd rule (:func:`report_unlabelled` says how
+    many are not)."""
     incidence, worker, label = _responses(data)
     targets, labelled = _item_targets(incidence, worker, label, a[None], b[None], rule, prevalence)
-    _check_labelled(np.array([data.n_items - labelled[0].sum()]), data.n_items)
     return targets[0], labelled[0]
 
 
-def labelled_moments(scores, targets, labelled, edges, strategy: str) -> BinnedMoments:
-    """The bin moments ``(1/n) sum_i (U_i - Z_i) 1{Z_i in B_l}`` over the ``labelled`` items, in
-    the bins ``edges`` of every item (``n_items`` of the result is their number)."""
-    n_bins = edges.size - 1
-    index = bin_index(scores[labelled], edges, strategy)
-    residual = targets[labelled] - scores[labelled]
-    n = int(labelled.sum())
-    return BinnedMoments(
-        edges=edges,
-        counts=np.bincount(index, minlength=n_bins),
-        moments=np.bincount(index, weights=residual, minlength=n_bins) / n,
-        n_items=n,
-    )
+def crowd_prevalence(data: AnnotatedScores, a, b) -> float:
+    """The App. F.4 plug-in class proportion of a crowd's items with channels ``a, b`` (K,): the
+    IV weights' prevalence when ``data`` is the sample they are fitted on."""
+    incidence, worker, label = _responses(data)
+    corrected, informative = _corrected_responses(worker, label, a[None], b[None])
+    return float(_plugin_prevalence(incidence, worker, corrected, informative)[0])
 
 
 def response_moment_draws(
@@ -156,5 +160,5 @@ def response_moment_draws(
         item_weights = item_weights / np.maximum(item_weights.sum(axis=1, keepdims=True), 1e-300)
         moments.append((membership.T @ (item_weights * residual).T).T)
         dropped.append(n_items - labelled.sum(axis=1))
-    _check_labelled(np.concatenate(dropped), n_items)
+    report_unlabelled(np.concatenate(dropped), n_items)
     return np.concatenate(moments)

@@ -25,13 +25,13 @@ from scipy import special
 from . import _validation as v
 from ._api import DEFAULT_N_BINS, old_spellings
 from ._channel_screen import check_channels, screen_channels, without_uninformative
-from ._response_moments import crowd_targets, labelled_moments
+from ._response_moments import crowd_prevalence, crowd_targets, report_unlabelled
 from ._weight_rules import PREVALENCE_CLIP, WEIGHT_RULES, rule_weights
 from .cells import CellStatistics
 from .channels import Channels
 from .channels.crowd_em import CROWD_ANNOTATORS
 from .data import AnnotatedScores
-from .metrics import BinnedMoments
+from .metrics import BinnedMoments, moments_in_bins
 
 __all__ = [
     "WEIGHT_RULES",
@@ -418,16 +418,17 @@ def corrected_moments(
     data, channels, weights, n_bins, strategy, prevalence=None, weight_sample=None
 ) -> BinnedMoments:
     """NC-ECE bin moments of ``data`` (AnnotatedScores or cells) with ``channels``;
-    ``weight_sample`` (validated annotations) is the sample the weights are fitted on, when it
-    is not ``data``.  A crowd's (more than ``CROWD_ANNOTATORS`` annotators, weights fitted on
-    itself) run on its sparse responses under the crowd rule of
+    ``weight_sample`` (AnnotatedScores) is the sample the weights are fitted on, when it is not
+    ``data``.  A crowd (:func:`is_crowd`) runs on its sparse responses under the crowd rule of
     :mod:`bayescal._response_moments`: an item labelled only by workers too uninformative to
-    correct it counts as unlabelled (one warning), as in the posterior push-through."""
+    correct it counts as unlabelled (one warning), as in the posterior push-through, and the
+    moments average over the labelled items in the bins of all."""
     cells = evaluation_cells(data, n_bins, strategy)
-    if not is_crowd(data) or weight_sample is not None:
-        return cells.moments(cell_targets(cells, channels, weights, prevalence, weight_sample))
-    targets, labelled = crowd_corrected_labels(data, channels, weights, prevalence)
-    return labelled_moments(data.scores, targets, labelled, cells.edges, strategy)
+    if not is_crowd(data):
+        fitted_on = None if weight_sample is None else weight_sample.annotations
+        return cells.moments(cell_targets(cells, channels, weights, prevalence, fitted_on))
+    targets, labelled = crowd_corrected_labels(data, channels, weights, prevalence, weight_sample)
+    return moments_in_bins(targets[labelled], data.scores[labelled], cells.edges, strategy)
 
 
 def is_crowd(data) -> bool:
@@ -436,22 +437,38 @@ def is_crowd(data) -> bool:
     return isinstance(data, AnnotatedScores) and data.n_annotators > CROWD_ANNOTATORS
 
 
-def crowd_corrected_labels(data: AnnotatedScores, channels, weights="iv", prevalence=None):
+def crowd_corrected_labels(
+    data: AnnotatedScores,
+    channels,
+    weights="iv",
+    prevalence=None,
+    weight_sample=None,
+    *,
+    report=True,
+):
     """A crowd's corrected labels with ``channels`` under the crowd rule of
     :mod:`bayescal._response_moments`, from its sparse responses: ``(targets, labelled)``, each
     (n,).  An item labelled only by workers too uninformative to correct it (informative IV
-    precision below 1) is not labelled (target 0), said in one warning; no item labelled is
-    refused.  ``weights`` and ``prevalence`` as in :func:`corrected_labels`."""
+    precision below 1) is not labelled (target 0), said in one warning unless ``report`` is
+    False (the caller says it once for several calls); no item labelled is refused.
+    ``weights`` and ``prevalence`` as in :func:`corrected_labels`; ``weight_sample``
+    (AnnotatedScores) gives the plug-in prevalence when the weights are fitted on another
+    sample (split and cross-fit NC-ECE, App. C.4, F.4)."""
     screen_channels(channels, data.n_annotators, list(data.annotator_names))  # its warnings
     rule = (
         v.as_choice(weights, "weights", WEIGHT_RULES)
         if isinstance(weights, str)
         else as_convex_weights(weights, data.n_annotators)
     )
+    a, b = np.asarray(channels.a, float), np.asarray(channels.b, float)
     if prevalence is not None:
         prevalence = v.as_open_probability(prevalence, "prevalence")
-    a, b = np.asarray(channels.a, float), np.asarray(channels.b, float)
-    return crowd_targets(data, a, b, rule, prevalence)
+    elif weight_sample is not None and isinstance(rule, str):
+        prevalence = crowd_prevalence(weight_sample, a, b)
+    targets, labelled = crowd_targets(data, a, b, rule, prevalence)
+    if report:
+        report_unlabelled(np.array([data.n_items - labelled.sum()]), data.n_items)
+    return targets, labelled
 
 
 @old_spellings(was="soft_vote_ece(scores, annotations, n_bins, strategy)")

@@ -16,11 +16,17 @@ import numpy as np
 from . import _validation as v
 from . import channels
 from ._api import DEFAULT_N_BINS, Result, old_spellings
+from ._response_moments import report_unlabelled
 from .channels import Channels
-from .correction import correct_annotations, corrected_moments
+from .correction import (
+    correct_annotations,
+    corrected_moments,
+    crowd_corrected_labels,
+    is_crowd,
+)
 from .data import AnnotatedScores
 from .exceptions import ChannelFitError
-from .metrics import BinnedMoments, binned_moments
+from .metrics import BinnedMoments, assign_bins, moments_in_bins
 
 __all__ = ["NC_ECE_MODES", "NCECEResult", "estimator_function", "fit_or_raise", "nc_ece_estimate"]
 
@@ -118,6 +124,11 @@ def nc_ece_estimate(
       absolute value, ``r_l = (1/n) sum_k sum_{i in I_k} (U_i^(-k) - Z_i) 1{Z_i in B_l}``
       (App. C.4).
 
+    A crowd (more than 12 annotators) is corrected from its sparse responses in every mode,
+    under the crowd rule of :func:`bayescal.noise_corrected_ece`: an item labelled only by
+    workers too uninformative to correct it counts as unlabelled (one warning), and the moments
+    average over the labelled items (``n_evaluated``) in the bins of all.
+
     Parameters
     ----------
     data : AnnotatedScores
@@ -191,9 +202,9 @@ def nc_ece_estimate(
         fit_part, evaluation = data.subset(order[:n_fit]), data.subset(order[n_fit:])
         fit = channels_from(fit_part, "the channel sample")
         moments = corrected_moments(
-            evaluation, fit.channels, weights, bins, strategy, weight_sample=fit_part.annotations
+            evaluation, fit.channels, weights, bins, strategy, weight_sample=fit_part
         )
-        return NCECEResult(moments.ece, moments, (fit,), mode, name, evaluation.n_items)
+        return NCECEResult(moments.ece, moments, (fit,), mode, name, moments.n_items)
     n_folds = v.as_int(n_folds, "n_folds", minimum=2)
     if n_folds > data.n_items:
         raise ValueError(
@@ -201,19 +212,28 @@ def nc_ece_estimate(
         )
     fold = rng.permutation(data.n_items) % n_folds
     targets = np.empty(data.n_items)
+    labelled = np.ones(data.n_items, dtype=bool)
     fits = []
     for k in range(n_folds):
         held_out = fold == k
         training = data.subset(~held_out)
         fit = channels_from(training, f"the training folds of fold {k}")
-        targets[held_out] = correct_annotations(
-            data.annotations[held_out],
-            fit.channels,
-            weights,
-            None,
-            training.annotations,
-            names=data.annotator_names,
-        )
+        if is_crowd(data):  # the crowd rule; the items it leaves unlabelled said once below
+            targets[held_out], labelled[held_out] = crowd_corrected_labels(
+                data.subset(held_out), fit.channels, weights, None, training, report=False
+            )
+        else:
+            targets[held_out] = correct_annotations(
+                data.annotations[held_out],
+                fit.channels,
+                weights,
+                None,
+                training.annotations,
+                names=data.annotator_names,
+            )
         fits.append(fit)
-    moments = binned_moments(targets, data.scores, bins, strategy)
-    return NCECEResult(moments.ece, moments, tuple(fits), mode, name, data.n_items)
+    report_unlabelled(np.array([data.n_items - labelled.sum()]), data.n_items)
+    # the bins of every item, the moments of the labelled ones (all but a crowd's few)
+    edges = assign_bins(data.scores, bins, strategy)[1]
+    moments = moments_in_bins(targets[labelled], data.scores[labelled], edges, strategy)
+    return NCECEResult(moments.ece, moments, tuple(fits), mode, name, moments.n_items)

@@ -171,7 +171,16 @@ def binned_moments(
     targets: np.ndarray, scores: np.ndarray, n_bins: int, strategy: str
 ) -> BinnedMoments:
     """Calibration moments of already validated inputs (shared by ECE and NC-ECE)."""
-    index, edges = assign_bins(scores, n_bins, strategy)
+    return moments_in_bins(targets, scores, assign_bins(scores, n_bins, strategy)[1], strategy)
+
+
+def moments_in_bins(
+    targets: np.ndarray, scores: np.ndarray, edges: np.ndarray, strategy: str
+) -> BinnedMoments:
+    """:func:`binned_moments` in bins already made (``edges`` of :func:`assign_bins`, e.g. of a
+    larger sample than the items scored here)."""
+    n_bins = edges.size - 1
+    index = bin_index(scores, edges, strategy)
     n = scores.shape[0]
     counts = np.bincount(index, minlength=n_bins)
     # Target and score sums apart, as the pattern route of NC-ECE forms them: with binary

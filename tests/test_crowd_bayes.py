@@ -1,6 +1,7 @@
 """fit_bayes(model="hierarchical_dawid_skene") on crowds: recovery, the posterior object, refusals."""
 
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -357,3 +358,38 @@ def test_recalibrate_corrects_a_crowd_under_the_crowd_rule_and_leaves_unlabelled
             data.subset(np.arange(600, 800)), methods=["platt"], estimator=channels,
         )  # fmt: skip
     assert np.isfinite(study.table[["nc_ece", "soft_vote_ece"]].to_numpy(float)).all()
+
+
+@pytest.mark.parametrize("mode", ["split", "crossfit"])
+def test_split_and_crossfit_nc_ece_of_a_crowd_follow_the_crowd_rule(mode, monkeypatch):
+    from bayescal import correction
+
+    crowd = bc.simulate_crowd(800, 16, labels_per_item=3, worker_mix={"good": 1.0}, seed=2)
+    with warnings.catch_warnings():  # a fold's fit may find a weak worker near random
+        warnings.simplefilter("ignore", bc.ChannelWarning)
+        by_responses = bc.nc_ece_estimate(crowd.data, estimator="crowd_em", mode=mode)
+        with monkeypatch.context() as patched:
+            patched.setattr(correction, "CROWD_ANNOTATORS", 100)  # the route of a few annotators
+            by_matrix = bc.nc_ece_estimate(crowd.data, estimator="crowd_em", mode=mode)
+    assert by_responses.estimate == pytest.approx(by_matrix.estimate, abs=1e-12)
+    assert by_responses.n_evaluated == by_matrix.n_evaluated == (400 if mode == "split" else 800)
+    # workers 0 and 1 answer at random, and alone label the first 40 items: those count as
+    # unlabelled, said once, never refused
+    annotations = crowd.data.annotations.copy()
+    given = annotations[:, :2] >= 0
+    annotations[:, :2] = np.where(given, np.random.default_rng(0).integers(0, 2, given.shape), -1)
+    annotations[:40] = -1
+    annotations[:40, :2] = np.random.default_rng(1).integers(0, 2, (40, 2))
+    data = bc.AnnotatedScores(
+        crowd.data.scores, annotations, annotator_names=crowd.data.annotator_names
+    )
+    with pytest.warns(Warning) as caught:
+        result = bc.nc_ece_estimate(data, estimator="crowd_em", mode=mode)
+    said = [str(w.message) for w in caught if "count as unlabelled" in str(w.message)]
+    assert len(said) == 1
+    unlabelled = int(re.match(r"(\d+) of", said[0]).group(1))
+    evaluated = 400 if mode == "split" else 800
+    # the 40 (those of them evaluated) and the few others whose one informative label is weak
+    assert (40 if mode == "crossfit" else 1) <= unlabelled <= 60
+    assert result.n_evaluated == evaluated - unlabelled
+    assert np.isfinite(result.estimate)
