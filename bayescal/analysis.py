@@ -22,7 +22,7 @@ from ._api import DEFAULT_LEVEL, DEFAULT_N_BINS, old_spellings, recorded_warning
 from ._version import __version__
 from .channels import ChannelFit, crowd_em, dawid_skene_em, grouped_em, score_groups
 from .channels.crowd_em import CROWD_ANNOTATORS, SPARSE_LABELS
-from .correction import majority_vote, noise_corrected_ece, soft_vote
+from .correction import is_crowd, majority_vote, noise_corrected_ece, soft_vote
 from .data import AnnotatedScores
 from .metrics import expected_calibration_error, reliability_curve
 from .record import calibration_record
@@ -376,6 +376,9 @@ def _analysed(
         counts = data.compress()  # every model runs on the (group, pattern) counts
         # and every pattern-level ECE (naive votes, NC-ECE with EM channels) on the (bin, pattern) cells
         cells = data.cells(n_bins=bins, by_group=False)
+    # but a crowd's corrected labels come from its responses (the crowd rule of
+    # noise_corrected_ece and nc_ece_posterior): its cells are as many as its items
+    evaluated = data if is_crowd(data) else cells
     naive = {
         "soft_vote": soft_vote(cells.patterns),
         "majority_vote": majority_vote(cells.patterns, "half"),
@@ -388,11 +391,7 @@ def _analysed(
             )
         else:
             try:
-                # a crowd's NC-ECE runs on its responses (the crowd rule), the others' on the cells
-                crowd = data.n_annotators > CROWD_ANNOTATORS
-                value = noise_corrected_ece(
-                    data if crowd else cells, channel_fit.channels, n_bins=bins if crowd else None
-                )
+                value = noise_corrected_ece(evaluated, channel_fit.channels, n_bins=bins)
                 frequentist = Estimate(value, estimator=channel_fit.method)
             except ValueError as error:  # channels that cannot correct (a zero gap)
                 frequentist = Estimate(None, reason=str(error))
@@ -409,7 +408,7 @@ def _analysed(
             **(bayes_options or {}),
         )
     with _timed(timings, "push_through"):
-        posterior = nc_ece_posterior(cells, fit, level=level, seed=seed)
+        posterior = nc_ece_posterior(evaluated, fit, n_bins=bins, level=level, seed=seed)
     with _timed(timings, "checks"):
         checks = check_model(data, fit, level=level, seed=seed)
 

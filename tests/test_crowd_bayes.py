@@ -393,3 +393,27 @@ def test_split_and_crossfit_nc_ece_of_a_crowd_follow_the_crowd_rule(mode, monkey
     assert (40 if mode == "crossfit" else 1) <= unlabelled <= 60
     assert result.n_evaluated == evaluated - unlabelled
     assert np.isfinite(result.estimate)
+
+
+def test_the_analysis_of_a_crowd_pushes_its_posterior_through_its_responses(
+    crowd_of_30, crowd_of_30_fit, monkeypatch
+):
+    from bayescal import inference
+
+    def the_sessions_fit(data, *, model, **options):  # the same crowd, model and defaults
+        assert model == "hierarchical_dawid_skene" and options.keys() == {
+            "priors", "seed", "progress"
+        }  # fmt: skip
+        assert np.array_equal(data.annotations, crowd_of_30.data.annotations)
+        return crowd_of_30_fit
+
+    monkeypatch.setattr(inference, "fit_bayes", the_sessions_fit)
+    with pytest.warns(bc.ChannelWarning) as caught:
+        analysis = bc.analyse(crowd_of_30.data, seed=3)
+    said = [str(w.message) for w in caught]
+    # the crowd rule in the EM and the posterior NC-ECE alike, each said once
+    assert sum("count as unlabelled" in line for line in said) == 2
+    with pytest.warns(bc.ChannelWarning, match="count as unlabelled"):
+        direct = bc.nc_ece_posterior(crowd_of_30.data, crowd_of_30_fit, n_bins=10, seed=3)
+    assert analysis.posterior.median == direct.median
+    assert analysis.posterior.interval == direct.interval
