@@ -21,6 +21,7 @@ be read or cannot be loaded is ignored (and recompiled over), never an error.  E
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import pathlib
@@ -71,10 +72,13 @@ def full_key(layout: tuple) -> str:
     return repr((FORMAT, versions, _program_digest(), _machine(), layout))
 
 
+@functools.cache
 def _program_digest() -> str:
     """A digest of the files the compiled program is written in (the sampler and the models):
     an edited model never loads the executable of its previous version, whatever the version
-    number says."""
+    number says.  Read once a process, when :mod:`bayescal.inference` is imported (with the
+    models): files edited while a process runs must not label the program it has loaded, or
+    that process would store its old program under the new files' key."""
     from . import models
 
     package = pathlib.Path(__file__).parent

@@ -51,6 +51,9 @@ from .responses import Responses
 
 __all__ = ["MODELS", "BayesFit", "ChannelDraws", "Sampler", "fit_bayes", "sampler_for"]
 
+# the cache key's digest of the program's files, read with the modules just imported
+_compile_cache._program_digest()
+
 #: Model names and their programs.
 MODELS = {
     "dawid_skene": dawid_skene,

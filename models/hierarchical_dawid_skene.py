@@ -58,9 +58,9 @@ import jax.numpy as jnp
 import numpy as np
 import numpyro
 import numpyro.distributions as dist
-from jax.nn import log_sigmoid
 from jax.scipy.special import expit
 from numpyro.distributions import constraints
+from scipy import special
 
 from ._common import BetaKernel
 
@@ -190,8 +190,8 @@ class ResponseDesign:
         step = max(1, LIKELIHOOD_CHUNK // max(1, self.codes.size))
         for start in range(0, prevalence.size, step):
             part = slice(start, start + step)
-            log0 = _code_table_np(a[part])[:, self.codes].sum(axis=-1)
-            log1 = _code_table_np(b[part])[:, self.codes].sum(axis=-1)
+            log0 = _code_table(special.logit(a[part]), xp=np)[:, self.codes].sum(axis=-1)
+            log1 = _code_table(special.logit(b[part]), xp=np)[:, self.codes].sum(axis=-1)
             out[part] = np.logaddexp(
                 np.log1p(-prevalence[part])[:, None] + log0,
                 np.log(prevalence[part])[:, None] + log1,
@@ -231,13 +231,6 @@ class ResponseDesign:
 
 #: Responses x draws computed at once by ResponseDesign.row_log_likelihood (memory bound).
 LIKELIHOOD_CHUNK = 1 << 22
-
-
-def _code_table_np(rate: np.ndarray) -> np.ndarray:
-    """NumPy twin of :func:`_code_table` on rates (draws, K): (draws, 2 K + 1)."""
-    with np.errstate(divide="ignore"):
-        table = np.stack([np.log1p(-rate), np.log(rate)], axis=-1).reshape(rate.shape[0], -1)
-    return np.concatenate([table, np.zeros((rate.shape[0], 1))], axis=1)
 
 
 def _positions(centred: np.ndarray) -> np.ndarray:
@@ -458,10 +451,13 @@ def _log_add_exp(u, v):
     return jnp.maximum(u, v) + jnp.log1p(jnp.exp(-jnp.abs(u - v)))
 
 
-def _code_table(logit_rate):
-    """``[log(1 - r_0), log r_0, log(1 - r_1), ..., 0]``: the log probability of each code."""
-    table = jnp.stack([log_sigmoid(-logit_rate), log_sigmoid(logit_rate)], axis=1).reshape(-1)
-    return jnp.concatenate([table, jnp.zeros(1)])
+def _code_table(logit_rate, xp=jnp):
+    """``[log(1 - r_0), log r_0, log(1 - r_1), ..., 0]``: the log probability of each code
+    ``2 j + label``, and 0 for the padding code ``2 K``, of the rates ``r = sigmoid(logit_rate)``
+    (..., K): (..., 2 K + 1).  ``xp`` is ``jax.numpy`` in the program, ``numpy`` on draws."""
+    log_pair = xp.stack([-xp.logaddexp(0.0, logit_rate), -xp.logaddexp(0.0, -logit_rate)], axis=-1)
+    table = log_pair.reshape(*logit_rate.shape[:-1], -1)
+    return xp.concatenate([table, xp.zeros((*logit_rate.shape[:-1], 1))], axis=-1)
 
 
 def _draw_answers(design: ResponseDesign, a, b, prevalence) -> None:
