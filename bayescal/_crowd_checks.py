@@ -215,11 +215,12 @@ def crowd_check_rows(
     return rows
 
 
-def crowd_status_rows(names, a: np.ndarray, b: np.ndarray, n_responses: int) -> list[dict]:
-    """The ``model`` rows of the crowd checks for draws ``a, b`` (S, K) of workers ``names``:
-    what is checked, and which workers the data cannot tell from random (flagged only when
-    fewer than three informative workers remain)."""
-    parameters = 2 * a.shape[1] + 1
+def crowd_status_rows(
+    names, a: np.ndarray, b: np.ndarray, n_responses: int, parameters: int
+) -> list[dict]:
+    """The ``model`` rows of the crowd checks for draws ``a, b`` (S, K) of workers ``names``
+    from a fit of ``parameters`` free parameters: what is checked, and which workers the data
+    cannot tell from random (flagged only when fewer than three informative workers remain)."""
     gap_floor = np.quantile(b - a, 0.05, axis=0)
     weak = [name for name, value in zip(names, gap_floor) if value < WEAK_GAP_QUANTILE]
     return [
@@ -230,7 +231,7 @@ def crowd_status_rows(names, a: np.ndarray, b: np.ndarray, n_responses: int) -> 
             "flag": False,
             "note": (
                 f"checked on the {n_responses} sparse responses (crowd checks, "
-                f"bayescal._crowd_checks): {parameters} channel and class parameters"
+                f"bayescal._crowd_checks): {parameters} free parameters"
             ),
         },
         {

@@ -291,7 +291,10 @@ def check_model(data, fit, *, level=DEFAULT_LEVEL, discrepancy="chi2", seed=0) -
     if uses_crowd_checks(fit.model, len(fit.annotator_names)):
         a, b, prevalence = fit.draws()
         responses = data.responses()
-        rows = crowd_status_rows(fit.annotator_names, a, b, responses.n_responses)
+        # every recorded site is a free parameter (or one to one with them: the population's
+        # mean of logit b is its mean of logit a plus the gap)
+        parameters = sum(int(np.prod(draws.shape[2:])) for draws in fit.chains.values())
+        rows = crowd_status_rows(fit.annotator_names, a, b, responses.n_responses, parameters)
         rows += crowd_check_rows(responses, a, b, prevalence, level, rng)
         table = pd.DataFrame(rows, columns=COLUMNS)
         return ModelChecks(table, tuple(verdicts(table)), level)

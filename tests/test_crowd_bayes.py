@@ -133,6 +133,10 @@ def test_the_crowd_checks_pass_a_well_specified_fit_and_say_how_they_flag(crowd,
     assert table.loc[table["check"] != "model", "flag"].sum() <= 2
     status = table[table["check"] == "model"].set_index("subject")
     assert "of 30 workers" in status.loc["identification", "note"]  # the spammers, named
+    # 30 x 2 channels, the class proportion, and the population's 6 (2 means, 2 spreads, the
+    # correlation and the random workers' share)
+    assert "67 free parameters" in status.loc["saturation", "note"]
+    assert status.loc["saturation", "observed"] == crowd.data.responses().n_responses - 67
 
 
 # two workers who copy each other break the model's conditional independence on purpose; NUTS
