@@ -104,11 +104,13 @@ def table(rows: pd.DataFrame) -> str:
 
     for (design, model), group in rows.groupby(["design", "model"], sort=False):
         sparse = group["sparse_workers"].sum()
-        sparse_rmse = np.sqrt(group["sparse_sq_error"].sum() / (2 * sparse)) if sparse else np.nan
+        sparse_rmse = (
+            f"{np.sqrt(group['sparse_sq_error'].sum() / (2 * sparse)):.3f}" if sparse else "-"
+        )
         lines.append(
             f"| {design} | {model} | {len(group)} | {group['covered'].mean():.1%} "
             f"| {group['target'].mean():.4f} | {(group['median'] - group['target']).mean():+.4f} "
-            f"| {sparse_rmse:.3f} | {rmse(group, 'good')} | {rmse(group, 'spammer')} "
+            f"| {sparse_rmse} | {rmse(group, 'good')} | {rmse(group, 'spammer')} "
             f"| {rmse(group, 'adversarial')} | {group['sampling_warning'].mean():.0%} "
             f"| {group['min_ess_bulk'].median():.0f} | {group['seconds'].mean():.1f} |"
         )
