@@ -30,7 +30,7 @@ import platform
 import sys
 import tempfile
 
-__all__ = ["CACHE_ENV", "cache_directory", "load", "store"]
+__all__ = ["CACHE_ENV", "cache_directory", "load", "program_digest", "store"]
 
 #: Environment variable naming the cache folder; the value ``off`` disables the cache.
 CACHE_ENV = "BAYESCAL_CACHE_DIR"
@@ -69,11 +69,11 @@ def full_key(layout: tuple) -> str:
     from ._version import __version__
 
     versions = (sys.version, jax.__version__, jaxlib.__version__, numpyro.__version__, __version__)
-    return repr((FORMAT, versions, _program_digest(), _machine(), layout))
+    return repr((FORMAT, versions, program_digest(), _machine(), layout))
 
 
 @functools.cache
-def _program_digest() -> str:
+def program_digest() -> str:
     """A digest of the files the compiled program is written in (the sampler and the models):
     an edited model never loads the executable of its previous version, whatever the version
     number says.  Read once a process, when :mod:`bayescal.inference` is imported (with the

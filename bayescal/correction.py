@@ -428,7 +428,16 @@ def corrected_moments(
         fitted_on = None if weight_sample is None else weight_sample.annotations
         return cells.moments(cell_targets(cells, channels, weights, prevalence, fitted_on))
     targets, labelled = crowd_corrected_labels(data, channels, weights, prevalence, weight_sample)
-    return moments_in_bins(targets[labelled], data.scores[labelled], cells.edges, strategy)
+    return labelled_moments(data.scores, targets, labelled, cells.edges, strategy)
+
+
+def labelled_moments(scores, targets, labelled, edges, strategy: str) -> BinnedMoments:
+    """The NC-ECE bin moments of the ``labelled`` items (a crowd's, under the crowd rule) in the
+    bins ``edges`` of every item.  When items were left out, more bins than the labelled items
+    warn, as more bins than items do anywhere (:class:`~bayescal.BinningWarning`)."""
+    if not labelled.all():
+        v.as_n_bins(edges.size - 1, int(labelled.sum()))
+    return moments_in_bins(targets[labelled], scores[labelled], edges, strategy)
 
 
 def is_crowd(data) -> bool:

@@ -23,10 +23,11 @@ from .correction import (
     corrected_moments,
     crowd_corrected_labels,
     is_crowd,
+    labelled_moments,
 )
 from .data import AnnotatedScores
 from .exceptions import ChannelFitError
-from .metrics import BinnedMoments, assign_bins, moments_in_bins
+from .metrics import BinnedMoments, assign_bins
 
 __all__ = ["NC_ECE_MODES", "NCECEResult", "estimator_function", "fit_or_raise", "nc_ece_estimate"]
 
@@ -235,5 +236,5 @@ def nc_ece_estimate(
     report_unlabelled(np.array([data.n_items - labelled.sum()]), data.n_items)
     # the bins of every item, the moments of the labelled ones (all but a crowd's few)
     edges = assign_bins(data.scores, bins, strategy)[1]
-    moments = moments_in_bins(targets[labelled], data.scores[labelled], edges, strategy)
+    moments = labelled_moments(data.scores, targets, labelled, edges, strategy)
     return NCECEResult(moments.ece, moments, tuple(fits), mode, name, moments.n_items)

@@ -52,7 +52,7 @@ from .responses import Responses
 __all__ = ["MODELS", "BayesFit", "ChannelDraws", "Sampler", "fit_bayes", "sampler_for"]
 
 # the cache key's digest of the program's files, read with the modules just imported
-_compile_cache._program_digest()
+_compile_cache.program_digest()
 
 #: Model names and their programs.
 MODELS = {

@@ -47,8 +47,7 @@ from ._response_moments import response_moment_draws
 from ._weight_rules import WEIGHT_RULES
 from .bayes_fit import BayesFit
 from .cells import CellStatistics
-from .channels.crowd_em import CROWD_ANNOTATORS
-from .correction import as_convex_weights, evaluation_cells, pattern_labels
+from .correction import as_convex_weights, evaluation_cells, is_crowd, pattern_labels
 from .data import AnnotatedScores
 from .metrics import ReliabilityBand
 
@@ -322,7 +321,7 @@ def nc_ece_posterior(
     tolerance = v.as_probability(tolerance, "tolerance")
     seed = v.as_seed(seed)
 
-    if isinstance(data, AnnotatedScores) and data.n_annotators > CROWD_ANNOTATORS:
+    if is_crowd(data):
         moments = response_moment_draws(data, cells.edges, strategy, a, b, rule, uncertainty, seed)
     else:
         moments = _moment_draws(cells, a, b, rule, uncertainty, seed)

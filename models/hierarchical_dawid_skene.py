@@ -24,7 +24,7 @@ crowds with 10% spammers, the 90% interval of ``nc_ece_posterior`` covered the p
 in 82% of 200 replicates with one normal population (benchmarks/RESULTS.md, issue 17).  The
 component's rate has no hyperparameters on purpose: a normal of learnt mean and spread had to
 stretch to the constant workers (spread 5.2 logits), and those workers' logits, centred on
-it, formed a funnel that doubled the leapfrog steps (31 against 15 an iteration at 10^4 items
+it, formed a funnel that doubled the leapfrog steps (63 against 31 an iteration at 10^4 items
 x 200 workers).  Orientation comes from the population: ``mu_b > mu_a`` (``g > 0``)
 breaks the label-switching symmetry ``(a, b, prevalence) -> (b, a, 1 - prevalence)``, while each
 worker is free: a spammer (``b_j = a_j``) or an adversarial worker (``b_j < a_j``) is

@@ -381,16 +381,19 @@ def test_an_edited_model_never_loads_the_executable_of_its_previous_version(tmp_
         (copies / source.name).write_bytes(source.read_bytes())
     before = _compile_cache.full_key(("layout",))
     monkeypatch.setattr(models, "__file__", str(copies / "__init__.py"))
-    _compile_cache._program_digest.cache_clear()  # a new process, reading the copies
-    assert _compile_cache.full_key(("layout",)) == before  # the same files, the same key
-    edited = copies / "_common.py"
-    edited.write_text(edited.read_text() + "\n# an edit\n")
-    # the running process keeps the key of the program it loaded: it never stores that
-    # program under the edited files' key
-    assert _compile_cache.full_key(("layout",)) == before
-    _compile_cache._program_digest.cache_clear()  # the next process reads the edit
-    assert _compile_cache.full_key(("layout",)) != before
-    _compile_cache._program_digest.cache_clear()
+    digest = _compile_cache.program_digest
+    try:
+        digest.cache_clear()  # a new process, reading the copies
+        assert _compile_cache.full_key(("layout",)) == before  # the same files, the same key
+        edited = copies / "_common.py"
+        edited.write_text(edited.read_text() + "\n# an edit\n")
+        # the running process keeps the key of the program it loaded: it never stores that
+        # program under the edited files' key
+        assert _compile_cache.full_key(("layout",)) == before
+        digest.cache_clear()  # the next process reads the edit
+        assert _compile_cache.full_key(("layout",)) != before
+    finally:
+        digest.cache_clear()  # the other tests' key: the real files
 
 
 def test_summary_gives_the_highest_density_interval_it_names_and_refuses_levels_0_and_1(toy_fit):

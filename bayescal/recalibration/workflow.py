@@ -232,6 +232,9 @@ def recalibration_study(
     }
     if truth is not None:
         evaluation_targets["oracle_ece"] = (truth, np.ones(eval_data.n_items, dtype=bool))
+    corrected = evaluation_targets["nc_ece"][1]
+    if not corrected.all():  # a crowd's items without a corrected label: fewer to bin
+        v.as_n_bins(evaluation_bins, int(corrected.sum()))
 
     def evaluated(predictions) -> dict:
         # equal-width bins: the same edges for every column, whichever items have a target

@@ -2,6 +2,7 @@
 ../shared/BAD_INPUTS.md, each with its exact outcome (the error's type and its one line, or the
 correct number).  Every message names the argument and what was seen."""
 
+import re
 import warnings
 
 import numpy as np
@@ -740,3 +741,33 @@ def test_sbc_refuses_more_labels_per_item_than_workers():
         simulation_based_calibration(
             model="hierarchical_dawid_skene", n_annotators=4, labels_per_item=5
         )
+
+
+def test_more_bins_than_a_crowds_labelled_items_warns_as_more_bins_than_items_do():
+    """The crowd rule leaves out items labelled only by uninformative workers: 30 bins for 60
+    items is fine, for the 15 or so labelled ones it is not, and that is said."""
+    crowd = bc.simulate_crowd(60, 16, labels_per_item=2, worker_mix={"good": 1.0}, seed=0)
+    # workers 0-13 exact spammers (b = a): only the items of workers 14 and 15 are labelled
+    channels = bc.Channels([0.3] * 14 + [0.1] * 2, [0.3] * 14 + [0.9] * 2)
+    labelled = int((crowd.data.annotations[:, 14:] >= 0).any(axis=1).sum())
+    assert 0 < labelled < 30
+    said = rf"^n_bins = 30 exceeds the {labelled} item\(s\) to bin"
+
+    def binning_warnings(call) -> list[str]:
+        with pytest.warns(Warning) as caught:
+            value = call()
+        assert np.isfinite(value)
+        return [str(w.message) for w in caught if w.category is BinningWarning]
+
+    plug_in = binning_warnings(lambda: bc.noise_corrected_ece(crowd.data, channels, n_bins=30))
+    assert len(plug_in) == 1 and re.match(said, plug_in[0])
+    study = binning_warnings(
+        lambda: (
+            bc.recalibration_study(
+                crowd.data, crowd.data, crowd.data, methods=["platt"], estimator=channels, n_bins=30
+            )
+            .table["nc_ece"]
+            .iloc[0]
+        )
+    )
+    assert len(study) == 1 and re.match(said, study[0])
