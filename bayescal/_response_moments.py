@@ -2,7 +2,8 @@
 
 With more than :data:`bayescal.channels.crowd_em.CROWD_ANNOTATORS` annotators the (bin,
 response pattern) cells of :mod:`bayescal.cells` are as many as the items, so the corrections
-run on the responses instead: O(draws x responses), in chunks of draws.  One rule for every
+run on the responses instead: O(draws x responses), in chunks of draws
+(:mod:`bayescal._target_draws`).  One rule for every
 path that corrects a crowd's labels (DESIGN §4): an uninformative worker (``|b - a| <
 MIN_GAP``) weighs 0, and an item whose informative IV precision is below
 :data:`MIN_ITEM_PRECISION` counts as unlabelled, said in one warning line.  The posterior
@@ -17,15 +18,12 @@ import numpy as np
 from scipy import sparse
 
 from ._api import warn_caller
+from ._target_draws import TargetDraws, moment_draws
 from ._weight_rules import PREVALENCE_CLIP, raw_rule_weights
 from .channels._base import MIN_GAP
 from .data import AnnotatedScores
 from .exceptions import ChannelWarning
-from .metrics import bin_index
 
-#: Draws x responses held at once by response_moment_draws (memory bound: 4 000 draws of
-#: 5 x 10^4 responses go through in chunks of 80 draws).
-RESPONSE_CHUNK = 1 << 22
 #: An item whose corrected label has IV precision sum_j 1/v_j below this in a draw (variance
 #: above 1, where a label's variance is at most 1/4) counts as unlabelled in that draw.
 MIN_ITEM_PRECISION = 1.0
@@ -128,37 +126,29 @@ def crowd_prevalence(data: AnnotatedScores, a, b) -> float:
     return float(_plugin_prevalence(incidence, worker, corrected, informative)[0])
 
 
+def crowd_target_draws(data: AnnotatedScores, a, b, rule) -> TargetDraws:
+    """Each item's corrected label under every draw ``a, b`` (S, K) by the crowd rule
+    (:func:`_item_targets`, the App. F.4 plug-in prevalence of ``data`` per draw), a chunk of
+    draws at a time: O(draws x responses), never draws x items x annotators."""
+    incidence, worker, label = _responses(data)
+    return TargetDraws(
+        a.shape[0],
+        data.n_items,
+        lambda rows: _item_targets(incidence, worker, label, a[rows], b[rows], rule, None),
+        width=worker.size,
+    )
+
+
 def response_moment_draws(
     data: AnnotatedScores, edges, strategy, a, b, rule, uncertainty: str, seed: int
 ) -> np.ndarray:
-    """Draws (S, M) of the bin moments of a crowd, from its sparse responses: O(draws x
-    responses) in chunks of draws, never draws x items x annotators.
+    """Draws (S, M) of the bin moments of a crowd, from its sparse responses.
 
-    Per draw the corrected labels of :func:`_item_targets`; an unlabelled item's moment drops
-    out and the bin moments average over the labelled items (a warning says how many items that
-    is).  ``"total"`` takes the Bayesian bootstrap weights item by item.
+    Per draw the corrected labels of :func:`crowd_target_draws`; an unlabelled item's moment
+    drops out and the bin moments average over the labelled items (a warning says how many
+    items that is).  ``"total"`` takes the Bayesian bootstrap weights item by item.
     """
-    incidence, worker, label = _responses(data)
-    n_items = data.n_items
-    bins = bin_index(data.scores, edges, strategy)
-    membership = sparse.csr_matrix(
-        (np.ones(n_items), (np.arange(n_items), bins)), shape=(n_items, edges.size - 1)
-    )
-    rng = np.random.default_rng(seed)
-    moments, dropped = [], []
-    step = max(1, RESPONSE_CHUNK // max(worker.size, n_items))
-    for start in range(0, a.shape[0], step):
-        part = slice(start, start + step)
-        targets, labelled = _item_targets(incidence, worker, label, a[part], b[part], rule, None)
-        residual = np.where(labelled, targets - data.scores, 0.0)
-        item_weights = (
-            labelled
-            if uncertainty == "channels"
-            else rng.gamma(1.0, size=labelled.shape) * labelled
-        )
-        # a draw without a labelled item has no moments: refused after every chunk
-        item_weights = item_weights / np.maximum(item_weights.sum(axis=1, keepdims=True), 1e-300)
-        moments.append((membership.T @ (item_weights * residual).T).T)
-        dropped.append(n_items - labelled.sum(axis=1))
-    report_unlabelled(np.concatenate(dropped), n_items)
-    return np.concatenate(moments)
+    targets = crowd_target_draws(data, a, b, rule)
+    moments = moment_draws(targets, data.scores, edges, strategy, uncertainty, seed)[0]
+    report_unlabelled(targets.dropped, data.n_items)
+    return moments

@@ -3,7 +3,9 @@
 Each draw's corrected labels of the fitting sample fit one map (all draws solved together by
 the vectorised projected Newton solver of :mod:`bayescal.recalibration`), and each map is
 scored by the same draw's NC-ECE on the evaluation sample, with the Bayesian bootstrap and the
-debiasing of :func:`bayescal.nc_ece_posterior`.
+debiasing of :func:`bayescal.nc_ece_posterior`.  A crowd's labels follow the crowd rule
+(DESIGN §4, :mod:`bayescal._response_moments`) in every draw, as in its Base and Naive rows, so
+before and after are scored on the same items; nothing holds draws x items x annotators.
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ import numpy as np
 
 from . import _validation as v
 from ._api import DEFAULT_FIT_BINS, DEFAULT_LEVEL, DEFAULT_N_BINS, Result, old_spellings
+from ._response_moments import crowd_target_draws, report_unlabelled
+from ._target_draws import TargetDraws, moment_draws
 from .cells import count_rows
-from .correction import pattern_labels, soft_vote
+from .correction import is_crowd, pattern_labels, soft_vote
 from .data import AnnotatedScores
-from .metrics import bin_index
 from .posterior import (
     UNCERTAINTY,
     PosteriorECE,
@@ -27,7 +30,6 @@ from .posterior import (
     posterior_summary,
 )
 from .recalibration import DEFAULT_EPS, make_map
-from .recalibration._solver import CHUNK
 
 __all__ = ["PosteriorRecalibration", "posterior_recalibration"]
 
@@ -101,44 +103,16 @@ class PosteriorRecalibration(Result):
         return pd.DataFrame(columns).T
 
 
-def _recalibrated_moment_draws(
-    maps, data: AnnotatedScores, labels, cell, n_bins: int, uncertainty: str, seed: int
-):
-    """Bin moments (S, M) of each draw's recalibrated scores against its corrected labels.
-
-    ``labels`` (S, G) are the corrected labels of the evaluation patterns and ``cell`` (n,)
-    each item's pattern.  The transformed scores differ by draw, so this works item by item:
-    O(draws x items), in chunks of draws.  Returns the moments and the per-draw bin counts and
-    mean transformed scores, each (S, M).
-    """
-    n_draws, n = labels.shape[0], data.n_items
-    moments, counts, score_sums = (np.zeros((n_draws, n_bins)) for _ in range(3))
-    rng = np.random.default_rng(seed)
-    step = max(1, CHUNK // n)
-    for start in range(0, n_draws, step):
-        rows = slice(start, min(start + step, n_draws))
-        predictions = maps.predict(data.scores, rows=rows)  # (s, n)
-        size = predictions.shape[0]
-        flat_bins = (
-            bin_index(predictions, np.linspace(0.0, 1.0, n_bins + 1), "uniform")
-            + n_bins * np.arange(size)[:, None]
-        ).ravel()
-        if uncertainty == "total":  # Bayesian bootstrap: Dirichlet(1, ..., 1) item weights per draw
-            weights = rng.standard_exponential(predictions.shape)
-            weights /= weights.sum(axis=1, keepdims=True)
-        else:
-            weights = np.full(predictions.shape, 1.0 / n)
-        residuals = weights * (labels[rows][:, cell] - predictions)
-        total = size * n_bins
-        moments[rows] = np.bincount(flat_bins, weights=residuals.ravel(), minlength=total).reshape(
-            size, n_bins
-        )
-        counts[rows] = np.bincount(flat_bins, minlength=total).reshape(size, n_bins)
-        score_sums[rows] = np.bincount(
-            flat_bins, weights=predictions.ravel(), minlength=total
-        ).reshape(size, n_bins)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return moments, counts, score_sums / counts
+def _target_draws(data: AnnotatedScores, a, b, rule) -> TargetDraws:
+    """Each item's corrected label under every draw ``a, b`` (S, K): a crowd's by the crowd
+    rule from its responses, others' by their response patterns (one label per pattern)."""
+    if is_crowd(data):
+        return crowd_target_draws(data, a, b, rule)
+    rows, counts, cell = count_rows(
+        np.zeros(data.n_items, dtype=np.int64), data.annotations, return_inverse=True
+    )
+    labels = pattern_labels(rows[:, 1:], counts, a, b, rule)  # (S, patterns)
+    return TargetDraws(a.shape[0], data.n_items, lambda draws: (labels[draws][:, cell], None))
 
 
 @old_spellings(
@@ -168,7 +142,10 @@ def posterior_recalibration(
     closed-form projected bin means for histograms), and that map's NC-ECE on ``eval_data``
     with the same draw's corrected labels, in equal-width bins of the transformed score
     (App. E.5).  The Base (original scores) and Naive (map fitted to mean responses) rows are
-    scored by :func:`nc_ece_posterior` on the same evaluation sample, for comparison.
+    scored by :func:`nc_ece_posterior` on the same evaluation sample, for comparison.  On a
+    crowd (more than 12 annotators) the corrected labels follow the crowd rule: an item
+    labelled only by workers too uninformative to correct it has no label in that draw and
+    drops out of the draw's map fit and NC-ECE alike (one warning per sample says how many).
 
     Parameters
     ----------
@@ -205,33 +182,28 @@ def posterior_recalibration(
     tolerance = v.as_probability(tolerance, "tolerance")
     seed = v.as_seed(seed)
 
-    groups = np.zeros(fit_data.n_items, dtype=np.int64)
-    rows, counts, cell = count_rows(groups, fit_data.annotations, return_inverse=True)
-    maps = template.fit_draws(
-        fit_data.scores, cell, pattern_labels(rows[:, 1:], counts, a, b, rule)
-    )
+    fit_targets = _target_draws(fit_data, a, b, rule)
+    maps = template.fit_draws(fit_data.scores, fit_targets)
+    report_unlabelled(fit_targets.dropped, fit_data.n_items)
     maps.warn("posterior_recalibration")
 
-    rows, counts, cell = count_rows(
-        np.zeros(eval_data.n_items, dtype=np.int64), eval_data.annotations, return_inverse=True
-    )
-    moments, bin_counts, mean_score = _recalibrated_moment_draws(
-        maps,
-        eval_data,
-        pattern_labels(rows[:, 1:], counts, a, b, rule),
-        cell,
-        bins,
+    # Each draw's map scored against the same draw's corrected labels, in equal-width bins of
+    # its own transformed scores (App. E.5): the bins differ by draw.
+    edges = np.linspace(0.0, 1.0, bins + 1)
+    eval_targets = _target_draws(eval_data, a, b, rule)
+    moments, bin_counts, score_sums = moment_draws(
+        eval_targets,
+        lambda draws: maps.predict(eval_data.scores, rows=draws),
+        edges,
+        "uniform",
         uncertainty,
         seed,
     )
+    report_unlabelled(eval_targets.dropped, eval_data.n_items)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_score = score_sums / bin_counts
     recalibrated = posterior_summary(
-        moments,
-        uncertainty,
-        level,
-        tolerance,
-        np.linspace(0.0, 1.0, bins + 1),
-        bin_counts,
-        mean_score,
+        moments, uncertainty, level, tolerance, edges, bin_counts, mean_score
     )
 
     options = {

@@ -1,7 +1,7 @@
 """Helpers shared by the test modules."""
 
 import numpy as np
-from bayescal.models import PatternDesign
+from bayescal.models import PatternDesign, ResponseDesign
 
 import bayescal as bc
 from bayescal.bayes_fit import BayesFit
@@ -13,7 +13,11 @@ CROWD_FIT_GROUP = "crowd_fit"
 
 def fake_fit(data, a, b, prevalence):
     """A BayesFit whose draws are given (one chain), for exact comparisons."""
-    design = PatternDesign.from_counts(data.compress(), grouped=False)
+    design = (
+        ResponseDesign.from_responses(data.responses())
+        if bc.correction.is_crowd(data)
+        else PatternDesign.from_counts(data.compress(), grouped=False)
+    )
     samples = {
         "a": np.asarray(a, float)[None],
         "b": np.asarray(b, float)[None],

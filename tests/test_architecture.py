@@ -198,6 +198,7 @@ LAYERS = {
     "4 correction": [
         "_channel_screen",
         "_weight_rules",
+        "_target_draws",
         "_response_moments",
         "correction",
         "estimation",

@@ -239,7 +239,7 @@ def _draws(channels, n_draws=6, seed=0):
 
 
 def test_the_crowd_push_through_equals_the_cell_push_through(monkeypatch):
-    from bayescal import _response_moments, posterior
+    from bayescal import _response_moments, _target_draws, posterior
     from bayescal.correction import evaluation_cells
 
     crowd = bc.simulate_crowd(800, 16, labels_per_item=3, worker_mix={"good": 1.0}, seed=2)
@@ -247,7 +247,7 @@ def test_the_crowd_push_through_equals_the_cell_push_through(monkeypatch):
     cells = evaluation_cells(crowd.data, 10)
     for rule in ("iv", "equal", np.full(16, 1 / 16)):
         by_cells = posterior._moment_draws(cells, a, b, rule, "channels", 0)
-        monkeypatch.setattr(_response_moments, "RESPONSE_CHUNK", 3 * 2400)  # 3 draws a chunk
+        monkeypatch.setattr(_target_draws, "CHUNK_ELEMENTS", 3 * 2400)  # 3 draws a chunk
         by_responses = _response_moments.response_moment_draws(
             crowd.data, cells.edges, "uniform", a, b, rule, "channels", 0
         )

@@ -1,5 +1,7 @@
 """posterior_recalibration: one map per channel draw, checked draw by draw against single fits."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -167,3 +169,87 @@ def test_a_map_on_the_box_edge_warns_at_the_callers_line():
     with pytest.warns(bc.RecalibrationWarning, match="edge of the parameter box") as record:
         posterior_recalibration(data, data, fit, method="platt")
     assert record[0].filename == __file__
+
+
+@pytest.fixture(scope="module")
+def crowd_setting():
+    """A crowd of 16 workers, 2 labels an item, whose workers 0 and 1 are spammers in every draw
+    (gap 0.005): the items only they label have no corrected label under the crowd rule."""
+    crowd = bc.simulate_crowd(1200, 16, labels_per_item=2, worker_mix={"good": 1.0}, seed=5)
+    rng = np.random.default_rng(5)
+    a = np.clip(crowd.channels.a + rng.normal(0, 0.02, (12, 16)), 0.01, 0.45)
+    b = np.clip(crowd.channels.b + rng.normal(0, 0.02, (12, 16)), 0.55, 0.99)
+    a[:, :2], b[:, :2] = 0.5, 0.505
+    annotations = crowd.data.annotations.copy()
+    annotations[:40] = -1
+    annotations[:40, :2] = rng.integers(0, 2, (40, 2))  # 40 items labelled by the spammers only
+    data = bc.AnnotatedScores(
+        crowd.data.scores, annotations, annotator_names=crowd.data.annotator_names
+    )
+    fit_data, eval_data = data.subset(np.arange(600)), data.subset(np.arange(600, 1200))
+    return fit_data, eval_data, fake_fit(fit_data, a, b, np.full(12, 0.4)), a, b
+
+
+@pytest.mark.parametrize("method", ["temperature", "platt", "histogram"])
+def test_on_a_crowd_every_draw_fits_and_scores_the_items_its_crowd_rule_labels(
+    method, crowd_setting
+):
+    """Issue 17: each draw's map is the single fit to that draw's crowd-rule targets (items
+    without one left out), and its NC-ECE is the plug-in crowd NC-ECE of that map's
+    predictions; before and after are scored on the same items."""
+    from bayescal.correction import crowd_corrected_labels
+
+    fit_data, eval_data, fit, a, b = crowd_setting
+    with pytest.warns(Warning) as caught:
+        result = posterior_recalibration(
+            fit_data, eval_data, fit, method=method, uncertainty="channels"
+        )
+    unlabelled = [str(w.message) for w in caught if "count as unlabelled" in str(w.message)]
+    # one line for the fitting sample, one a row for the evaluation sample (Base, Naive and
+    # Corrected: the same line, which Python's default filter shows once)
+    assert len(unlabelled) == 4 and len(set(unlabelled[1:])) == 1
+    for s in (0, 7):
+        channels = bc.Channels(a[s], b[s])
+        with pytest.warns(bc.ChannelWarning):
+            targets, labelled = crowd_corrected_labels(fit_data, channels)
+        assert not labelled[:40].any() and labelled[40:].mean() > 0.9
+        single = FAMILIES[method]().fit(fit_data.scores[labelled], targets[labelled])
+        predictions = single.predict(eval_data.scores)
+        np.testing.assert_allclose(
+            result.maps.predict(eval_data.scores, rows=slice(s, s + 1))[0], predictions, atol=1e-8
+        )
+        with pytest.warns(bc.ChannelWarning):
+            expected = bc.noise_corrected_ece(
+                bc.AnnotatedScores(
+                    predictions, eval_data.annotations, annotator_names=eval_data.annotator_names
+                ),
+                channels,
+                n_bins=bc.DEFAULT_N_BINS,
+            )
+        assert result.recalibrated.raw_draws[s] == pytest.approx(expected, abs=1e-10)
+    assert np.isfinite(result.base.draws).all() and np.isfinite(result.naive.draws).all()
+
+
+def test_on_a_crowd_the_posterior_recalibration_never_holds_draws_by_items_by_workers():
+    """Memory: 400 draws x 3 000 items x 150 workers would be 3.6 GB in float64; the crowd
+    route holds O(draws x items) at most (the fit's which-items mask and chunks of targets)."""
+    import tracemalloc
+
+    crowd = bc.simulate_crowd(6000, 150, labels_per_item=3, worker_mix={"good": 1.0}, seed=6)
+    fit_data, eval_data = (
+        crowd.data.subset(np.arange(3000)),
+        crowd.data.subset(np.arange(3000, 6000)),
+    )
+    rng = np.random.default_rng(6)
+    a = np.clip(crowd.channels.a + rng.normal(0, 0.01, (400, 150)), 0.01, 0.45)
+    b = np.clip(crowd.channels.b + rng.normal(0, 0.01, (400, 150)), 0.55, 0.99)
+    fit = fake_fit(fit_data, a, b, np.full(400, 0.4))
+    tracemalloc.start()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", bc.ChannelWarning)  # weak workers' items unlabelled
+            posterior_recalibration(fit_data, eval_data, fit, method="platt")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 200e6, f"peak {peak / 1e6:.0f} MB"

@@ -72,6 +72,19 @@ def test_softplus_terms_gradient_and_hessian_match_finite_differences():
     np.testing.assert_allclose(value, np.logaddexp(0, theta @ features.T).mean(axis=1), rtol=1e-13)
 
 
+def test_softplus_terms_with_a_target_mask_are_the_terms_of_each_sets_own_items():
+    """A crowd's draw fits its map on the items with a target in that draw only."""
+    rng = np.random.default_rng(1)
+    features = np.column_stack([rng.normal(0, 3, 300), np.ones(300)])
+    theta = np.array([[0.7, -0.4], [2.0, 1.5]])
+    has_target = rng.random((2, 300)) < 0.7
+    masked = softplus_terms(theta, features, has_target)
+    for row in range(2):
+        alone = softplus_terms(theta[row : row + 1], features[has_target[row]])
+        for got, expected in zip(masked, alone):
+            np.testing.assert_allclose(got[row], expected[0], rtol=1e-12)
+
+
 def test_platt_reproduces_platts_published_example():
     # PEERS.md: decision values F = [5, -4, 1], labels [1, -1, -1] and Platt's smoothed targets
     # (N+ + 1)/(N+ + 2) = 2/3 and 1/(N- + 2) = 1/4 give A = -0.2026135, B = 0.6523631 for

@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import _validation as v
 from .._api import Result, warn_caller
+from .._target_draws import TargetDraws
 from ..exceptions import NotFittedError, RecalibrationWarning
 from ._solver import GRADIENT_TOLERANCE, MAX_ITERATIONS
 
@@ -132,15 +133,15 @@ class RecalibrationMap:
         self
         """
         scores, targets = fitting_inputs(scores, targets)
-        fitted = self.fit_draws(scores, np.arange(scores.size), targets[None, :])
+        fitted = self.fit_draws(scores, TargetDraws.fixed(targets))
         fitted.warn(type(self).__name__)
         self._adopt(fitted, 0)
         return self
 
-    def fit_draws(self, scores: np.ndarray, cell: np.ndarray, labels: np.ndarray) -> MapDraws:
-        """Fit one map of this family and settings per row of ``labels`` (S, G), item i having
-        target ``labels[:, cell[i]]`` (the posterior version fits every draw's labels at once)."""
-        return self._fit_cells(scores, cell, labels, **self._settings())
+    def fit_draws(self, scores: np.ndarray, targets: TargetDraws) -> MapDraws:
+        """Fit one map of this family and settings per draw of ``targets``, each on the items
+        with a target in its draw (the posterior version fits every draw's labels at once)."""
+        return self._fit_draws(scores, targets, **self._settings())
 
     def predict(self, scores) -> np.ndarray:
         """Recalibrated probabilities of ``scores`` (array_like in [0, 1])."""

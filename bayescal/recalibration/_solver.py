@@ -73,12 +73,13 @@ class Solution:
     on_boundary: np.ndarray  # (S,)
 
 
-def softplus_terms(theta: np.ndarray, features: np.ndarray):
+def softplus_terms(theta: np.ndarray, features: np.ndarray, has_target=None):
     """``mean_i softplus(theta . x_i)`` for each row of ``theta``, with its gradient and Hessian.
 
     One ``exp`` per item serves all three: with ``e = exp(-|eta|)``, ``softplus(eta) =
     max(eta, 0) + log1p(e)``, ``sigma(|eta|) = 1 / (1 + e)`` and ``sigma'(eta) = sigma(|eta|)
-    (1 - sigma(|eta|))``, all free of overflow.
+    (1 - sigma(|eta|))``, all free of overflow.  ``has_target`` (one row of bools per row of
+    ``theta``) restricts each mean to the items with a target in that set (a crowd's draw).
     """
     n_sets, dim = theta.shape
     n = features.shape[0]
@@ -91,18 +92,24 @@ def softplus_terms(theta: np.ndarray, features: np.ndarray):
         rows = slice(start, start + step)
         eta = theta[rows] @ features.T
         e = np.exp(-np.abs(eta))
-        value[rows] = (np.maximum(eta, 0.0) + np.log1p(e)).mean(axis=1)
+        if has_target is None:
+            weights = np.full((1, n), 1.0 / n)
+        else:
+            # a set without a target (refused by the caller) weighs nothing, never NaN
+            weights = has_target[rows] / np.maximum(has_target[rows].sum(axis=1, keepdims=True), 1)
+        value[rows] = (weights * (np.maximum(eta, 0.0) + np.log1p(e))).sum(axis=1)
         q = 1.0 / (1.0 + e)
-        hessian[rows] = ((q * (1.0 - q)) @ outer / n).reshape(-1, dim, dim)
-        gradient[rows] = np.where(eta >= 0.0, q, 1.0 - q) @ features / n
+        hessian[rows] = ((weights * q * (1.0 - q)) @ outer).reshape(-1, dim, dim)
+        gradient[rows] = (weights * np.where(eta >= 0.0, q, 1.0 - q)) @ features
     return value, gradient, hessian
 
 
-def minimise(features, moments, lower, upper, start) -> Solution:
+def minimise(features, moments, lower, upper, start, has_target=None) -> Solution:
     """``argmin_{lower <= theta <= upper} mean_i softplus(theta . x_i) - theta . m`` per row ``m`` of ``moments``.
 
     ``theta . m`` with ``m = mean_i U_i x_i`` is the target term of the corrected loss, so one
-    target set is one row.  Projected Newton (Bertsekas 1982): components on a bound whose
+    target set is one row; with ``has_target`` (S, n) both means run over the set's items with
+    a target.  Projected Newton (Bertsekas 1982): components on a bound whose
     gradient points outward are held, the Newton step is taken in the others, and the step is
     halved along the projection arc until the Armijo condition holds.  Each trial point is
     evaluated with its derivatives, so an accepted first step costs one pass over the items.
@@ -113,7 +120,9 @@ def minimise(features, moments, lower, upper, start) -> Solution:
     converged = np.zeros(n_sets, dtype=bool)
 
     def objective(candidate, rows):
-        value, gradient, hessian = softplus_terms(candidate, features)
+        value, gradient, hessian = softplus_terms(
+            candidate, features, None if has_target is None else has_target[rows]
+        )
         return value - (candidate * moments[rows]).sum(axis=1), gradient - moments[rows], hessian
 
     loss, gradient, hessian = objective(theta, np.arange(n_sets))

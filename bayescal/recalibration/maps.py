@@ -14,6 +14,7 @@ from scipy import special
 
 from .. import _validation as v
 from .._api import DEFAULT_FIT_BINS, old_spellings
+from .._target_draws import TargetDraws
 from ..metrics import assign_bins, bin_index
 from ._base import MapDraws, RecalibrationMap, as_eps
 from ._solver import minimise
@@ -39,8 +40,9 @@ DEFAULT_EPS = 1e-6
 def projected_bin_means(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """Bin means of the targets projected onto [0, 1]; an empty bin takes the projected overall mean.
 
-    ``sums`` is (S, J), one row per target set; ``counts`` (J,) the items per bin."""
-    overall = sums.sum(axis=1, keepdims=True) / counts.sum()
+    ``sums`` is (S, J), one row per target set; ``counts`` the items per bin, (J,) or per set
+    (S, J)."""
+    overall = sums.sum(axis=1, keepdims=True) / np.maximum(counts.sum(axis=-1, keepdims=True), 1)
     means = np.where(counts > 0, sums / np.maximum(counts, 1), overall)
     return np.clip(means, 0.0, 1.0)
 
@@ -75,20 +77,30 @@ class LogisticScaling(RecalibrationMap):
         raise NotImplementedError
 
     @classmethod
-    def _fit_cells(cls, scores, cell, labels, eps) -> MapDraws:
-        """Fit one map per row of ``labels`` (S, G); item i has target ``labels[:, cell[i]]``."""
+    def _fit_draws(cls, scores, targets: TargetDraws, eps) -> MapDraws:
+        """Fit one map per draw of ``targets``, each on the items with a target in its draw."""
         features = cls._features(scores, eps)
-        cell_sums = np.column_stack(
-            [np.bincount(cell, weights=f, minlength=labels.shape[1]) for f in features.T]
-        )
-        moments = labels @ cell_sums / scores.size
+        moments = np.empty((targets.n_draws, features.shape[1]))
+        has_target = None
+        for rows, values, has in targets.chunks():
+            if has is None:
+                moments[rows] = values @ features / scores.size
+                continue
+            if has_target is None:
+                has_target = np.ones((targets.n_draws, scores.size), dtype=bool)
+            has_target[rows] = has
+            # a draw without a target (refused by the caller) keeps moments 0, never NaN
+            per_draw = np.maximum(has.sum(axis=1), 1)[:, None]
+            moments[rows] = np.where(has, values, 0.0) @ features / per_draw
+        if has_target is not None and has_target.all():
+            has_target = None  # the unweighted means are cheaper
         start = cls._start[None, :]
-        if labels.shape[0] > 1:
+        if targets.n_draws > 1:
             # Posterior draws give nearby problems: start them all from the mean problem's optimum.
             start = minimise(
                 features, moments.mean(axis=0, keepdims=True), cls._lower, cls._upper, start
             ).theta
-        solution = minimise(features, moments, cls._lower, cls._upper, start)
+        solution = minimise(features, moments, cls._lower, cls._upper, start, has_target)
         return MapDraws(
             cls,
             cls._parameters(solution.theta),
@@ -248,28 +260,34 @@ class HistogramBinning(RecalibrationMap):
         self.counts_ = settings["counts"]
 
     @classmethod
-    def _fit_cells(cls, scores, cell, labels, fit_bins, strategy) -> MapDraws:
-        """Fit one histogram per row of ``labels`` (S, G); item i has target ``labels[:, cell[i]]``."""
+    def _fit_draws(cls, scores, targets: TargetDraws, fit_bins, strategy) -> MapDraws:
+        """Fit one histogram per draw of ``targets``, each on the items with a target in its draw."""
         bins = v.as_n_bins(fit_bins, scores.size, "fit_bins", refuse_sparse=True)
         index, edges = assign_bins(scores, bins, strategy)
         counts = np.bincount(index, minlength=bins)
-        # Items sharing a (cell, bin) pair share a target in every set: sum over those pairs.
-        pairs, pair_counts = np.unique(cell * bins + index, return_counts=True)
-        pair_cell, pair_bin = np.divmod(pairs, bins)
-        sums = np.stack(
-            [
-                np.bincount(pair_bin, weights=row[pair_cell] * pair_counts, minlength=bins)
-                for row in labels
-            ]
-        )
-        n_sets = labels.shape[0]
+        sums = np.empty((targets.n_draws, bins))
+        draw_counts = np.broadcast_to(counts, sums.shape).astype(np.float64)
+        for rows, values, has in targets.chunks():
+            size = values.shape[0]
+            flat = (index + bins * np.arange(size)[:, None]).ravel()
+            if has is not None:
+                values = np.where(has, values, 0.0)
+                draw_counts[rows] = np.bincount(flat, has.ravel(), size * bins).reshape(size, bins)
+            sums[rows] = np.bincount(flat, values.ravel(), size * bins).reshape(size, bins)
+        n_sets = targets.n_draws
         return MapDraws(
             cls,
-            {"values": projected_bin_means(sums, counts)},
+            {"values": projected_bin_means(sums, draw_counts)},
             np.ones(n_sets, bool),
             np.zeros(n_sets, bool),
             np.zeros(n_sets, np.int64),
-            {"edges": edges, "strategy": strategy, "counts": counts, "fit_bins": bins},
+            {
+                "edges": edges,
+                "strategy": strategy,
+                # a crowd's draws differ in which items have a target: their mean, rounded
+                "counts": np.rint(draw_counts.mean(axis=0)).astype(np.int64),
+                "fit_bins": bins,
+            },
         )
 
     @classmethod

@@ -718,6 +718,8 @@ def test_a_crowd_whose_every_worker_is_random_in_a_draw_has_no_nc_ece():
         match=r"^in 4 of 4 draws no item has a label from an informative worker \(every worker's gap",
     ):
         bc.nc_ece_posterior(crowd.data, fit)
+    with pytest.raises(ValueError, match=r"^in 4 of 4 draws no item has a label"):
+        bc.posterior_recalibration(crowd.data, crowd.data, fit)  # refused before any map is used
 
 
 @pytest.mark.filterwarnings("ignore::bayescal.exceptions.SamplingWarning")  # short chains
