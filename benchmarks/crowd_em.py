@@ -12,14 +12,16 @@ project stores it.  Timed, median of ``--repeats`` interleaved rounds:
 
 - bayescal: ``Responses.from_long(labels)`` and ``crowd_em`` with its defaults (one start from
   the majority vote; tol 1e-7 on the change in mean log posterior; at most 500 iterations;
-  Beta(2, 2) smoothing when a worker has fewer than 30 labels, else the MLE);
+  Beta(2, 2) smoothing when a worker has fewer than 30 labels, else the MLE; the workers with
+  fewer than 30 labels sharing one pooled channel);
 - crowd-kit: ``DawidSkene().fit(labels)`` with its defaults (one start from the majority vote,
   tol 1e-5, at most 100 iterations), on the same frame with crowd-kit's column names;
 - with ``--mace``, crowd-kit's ``MACE().fit(labels)`` once.
 
 Reported: seconds, the ratio to bayescal, the accuracy of each one's aggregate label against
 the simulated truth, and, for workers with >= 50 labels, the largest difference between
-bayescal's and crowd-kit's (a_j, b_j) when both run unsmoothed to a tight tolerance.  The
+bayescal's and crowd-kit's (a_j, b_j) when both run unsmoothed and unpooled to a tight
+tolerance.  The
 peak memory of bayescal's part (tracemalloc, NumPy arrays included) is printed too.
 """
 
@@ -130,8 +132,8 @@ def main() -> None:
     tight = DawidSkene(n_iter=5000, tol=1e-12).fit(frame)
     steps = len(tight.loss_history_) + 1
     a, b = crowdkit_channels(tight, responses.annotator_names)
-    _, same = bayescal_fit(labels, smoothing=None, tol=1e-300, max_iter=steps)
-    _, plain = bayescal_fit(labels, smoothing=None, tol=1e-12, max_iter=5000)
+    _, same = bayescal_fit(labels, smoothing=None, pool=None, tol=1e-300, max_iter=steps)
+    _, plain = bayescal_fit(labels, smoothing=None, pool=None, tol=1e-12, max_iter=5000)
     busy = responses.labels_per_annotator() >= 50
 
     def largest_difference(fit, mask):

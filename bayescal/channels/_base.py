@@ -129,6 +129,9 @@ class ChannelFit:
     smoothing : (float, float) or None
         The Beta(alpha, beta) prior on every a_j and b_j of a MAP fit (:func:`crowd_em`);
         None for a maximum-likelihood fit.
+    pooled : tuple of str
+        The workers who share the pooled channel of the sparse workers (:func:`crowd_em`'s
+        ``pool``); empty when each has its own.
     """
 
     method: str
@@ -143,6 +146,7 @@ class ChannelFit:
     n_iter: int = 0
     failure: str | None = None
     smoothing: tuple[float, float] | None = None
+    pooled: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -166,9 +170,10 @@ class ChannelFit:
             return f"ChannelFit(method={self.method!r}, failure={self.failure!r})"
         prevalence = np.round(np.atleast_1d(self.prevalence), 4).tolist()
         smoothing = "" if self.smoothing is None else f", smoothing=Beta{self.smoothing}"
+        pooled = f", pooled={len(self.pooled)} workers" if self.pooled else ""
         return (
             f"ChannelFit(method={self.method!r}, {self.channels!r}, prevalence={prevalence}, "
-            f"converged={self.converged}, n_iter={self.n_iter}{smoothing})"
+            f"converged={self.converged}, n_iter={self.n_iter}{smoothing}{pooled})"
         )
 
     def _repr_html_(self) -> str:

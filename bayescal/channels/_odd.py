@@ -51,8 +51,11 @@ def odd_annotators(a, b, labels, class1, positives) -> OddAnnotators:
     return OddAnnotators(constant, random, ~constant & ~random & (b < a))
 
 
-def warn_odd_annotators(method: str, names, odd: OddAnnotators, *, smoothed: bool = False) -> None:
-    """One warning line per kind present, naming its annotators (the first :data:`SHOWN`)."""
+def warn_odd_annotators(
+    method: str, names, odd: OddAnnotators, *, smoothed: bool = False, pooled: bool = False
+) -> None:
+    """One warning line per kind present, naming its annotators (the first :data:`SHOWN`);
+    ``smoothed`` and ``pooled`` say where a constant annotator's channel comes from."""
     names = np.asarray(names, dtype=object)
     texts = (
         (
@@ -67,7 +70,12 @@ def warn_odd_annotators(method: str, names, odd: OddAnnotators, *, smoothed: boo
         ),
         (
             odd.constant,
-            "constant (they gave one label value only); each has "
+            "constant (they gave one label value only); "
+            + (
+                "those with few labels share the pooled channel, the others have "
+                if pooled
+                else "each has "
+            )
             + ("a finite channel from the smoothing" if smoothed else "a = b on the boundary")
             + " and little or no weight in the correction",
         ),

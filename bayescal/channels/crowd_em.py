@@ -21,6 +21,17 @@ on the boundary (``b_j = 1`` from three agreeing labels); the smoothing keeps ev
 inside (0, 1) and shrinks a sparse worker's gap toward 0, so that its weight in the correction
 stays small.  It is the default when any worker has fewer than :data:`SPARSE_LABELS` labels.
 
+Smoothing still leaves each sparse worker its own noisy gap ``d_j``, and ``E[1 / d_j] != 1 /
+d_j``: the corrected labels of a crowd of sparse workers are biased by an amount that depends
+on the labels per worker and does not fall with more items (issue 17).  With ``pool`` the
+workers with few labels share one channel.  A label drawn from their labels then has the
+mixture channel ``P(A = 1 | Y = y) = sum_j pi_jy r_jy`` (``pi_jy`` worker ``j``'s share of
+their labels on items of class ``y``, ``r_j0 = a_j``, ``r_j1 = b_j``), which the tied model
+estimates from all their labels at once, and correcting with it is unbiased on average over
+which worker gave the label, spammers and adversaries included (the assignment of workers to
+items is assumed independent of Y).  Measured bias against labels per worker:
+``benchmarks/crowd_bias.py`` (RESULTS.md).
+
 Orientation comes from the population (:func:`~bayescal.channels._base.orient`): when the
 label-weighted mean gap ``sum_j n_j (b_j - a_j)`` is negative the fit is the mirror image
 (``Y <-> 1 - Y``) and is flipped, so individual spammers and adversarial workers are
@@ -33,6 +44,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import sparse
 
 from .. import _validation as v
 from .._api import old_spellings, warn_caller
@@ -56,7 +68,7 @@ EPS = 1e-12
 
 
 @old_spellings()
-def crowd_em(data, *, smoothing="auto", tol=1e-7, max_iter=500) -> ChannelFit:
+def crowd_em(data, *, smoothing="auto", pool="auto", tol=1e-7, max_iter=500) -> ChannelFit:
     """Dawid–Skene channels of a crowd, by EM on its sparse responses (module docstring).
 
     Parameters
@@ -68,6 +80,11 @@ def crowd_em(data, *, smoothing="auto", tol=1e-7, max_iter=500) -> ChannelFit:
         A Beta(alpha, beta) prior on every a_j and b_j, each >= 1 (MAP); None fits the
         maximum likelihood; "auto" is :data:`DEFAULT_SMOOTHING` when any worker has fewer
         than :data:`SPARSE_LABELS` labels, else None.  The result says which.
+    pool : "auto", None or int, default "auto"
+        Workers with fewer labels than this share one channel, the pooled channel of the
+        sparse workers (module docstring); "auto" is :data:`SPARSE_LABELS`.  Pooling needs two
+        such workers, and three channels or an item with three labels (else it is not
+        identified and is not done).  The result names the pooled workers.
     tol : float, default 1e-7
         Stop when the mean log posterior changes by less than this.
     max_iter : int, default 500
@@ -76,18 +93,24 @@ def crowd_em(data, *, smoothing="auto", tol=1e-7, max_iter=500) -> ChannelFit:
     Returns
     -------
     ChannelFit
-        ``method="crowd_em"``, one ``prevalence``, ``smoothing`` the prior used, ``loglik``
-        the log-likelihood at the estimate (the prior's term left out).
-        Adversarial, random-like and constant workers are named in one
-        :class:`ChannelWarning` per kind (:mod:`bayescal.channels._odd`).
+        ``method="crowd_em"``, one ``prevalence``, ``smoothing`` the prior used, ``pooled``
+        the workers given the pooled channel, ``loglik`` the log-likelihood at the estimate
+        (of the pooled model when pooled; the prior's term left out).  Adversarial,
+        random-like and constant workers are named in one :class:`ChannelWarning` per kind
+        (:mod:`bayescal.channels._odd`); a pooled worker has too few labels to be judged
+        alone and is named only when constant.
     """
     responses = as_responses(data)
     tol = v.as_tolerance(tol)
     max_iter = v.as_int(max_iter, "max_iter", minimum=1)
-    layout = _Layout.of(responses)
+    workers = _Layout.of(responses)
     labelled = responses.labels_per_item()
     require_crowd_identified(responses.n_annotators, labelled, "crowd_em")
-    per_worker = layout.code_counts.sum(axis=1)
+    per_worker = workers.code_counts.sum(axis=1)
+    channel_of = _pooled_channels(_as_pool(pool), per_worker, labelled)
+    layout = workers.merged(channel_of)
+    # by the workers' labels, not the channels': a worker just above the pooling threshold
+    # still has a noisy maximum-likelihood gap (benchmarks/RESULTS.md, bias by workload)
     prior = _as_smoothing(smoothing, per_worker)
     alpha, beta = (1.0, 1.0) if prior is None else prior
     with np.errstate(invalid="ignore", divide="ignore"):  # an unlabelled item: T = mu below
@@ -103,10 +126,15 @@ def crowd_em(data, *, smoothing="auto", tol=1e-7, max_iter=500) -> ChannelFit:
         previous = objective
 
     names = responses.annotator_names
+    shared = channel_of.max() if channel_of.max() < responses.n_annotators - 1 else -1
+    pooled = tuple(name for name, channel in zip(names, channel_of) if channel == shared)
+    a, b = a[channel_of], b[channel_of]
     a, b, mu, failure = orient(a, b, np.array([mu]), None, names, labels=per_worker)
     common = (np.array([0]), np.array([layout.n_items]), names)
     if failure is not None:
-        return ChannelFit("crowd_em", None, None, *common, failure=failure, smoothing=prior)
+        return ChannelFit(
+            "crowd_em", None, None, *common, failure=failure, smoothing=prior, pooled=pooled
+        )
     fit = ChannelFit(
         "crowd_em",
         Channels(a, b, adversarial=bool((b < a).any())),
@@ -116,12 +144,16 @@ def crowd_em(data, *, smoothing="auto", tol=1e-7, max_iter=500) -> ChannelFit:
         converged=converged,
         n_iter=n_iter,
         smoothing=prior,
+        pooled=pooled,
     )
-    truth, _ = layout.e_step(a, b, float(mu[0]))  # the oriented label posteriors
+    truth, _ = workers.e_step(a, b, float(mu[0]))  # the oriented label posteriors
     odd = odd_annotators(
-        a, b, per_worker, layout.class1_sums(truth).sum(axis=1), layout.code_counts[:, 1]
+        a, b, per_worker, workers.class1_sums(truth).sum(axis=1), workers.code_counts[:, 1]
     )
-    warn_odd_annotators("crowd_em", names, odd, smoothed=prior is not None)
+    if pooled:  # too few labels to judge one by one: a pooled worker is named only if constant
+        alone = channel_of != shared
+        odd = odd._replace(random=odd.random & alone, adversarial=odd.adversarial & alone)
+    warn_odd_annotators("crowd_em", names, odd, smoothed=prior is not None, pooled=bool(pooled))
     if not converged:
         warn_caller(
             f"crowd_em: no convergence within max_iter={max_iter} iterations (tol={tol:g} on "
@@ -129,6 +161,31 @@ def crowd_em(data, *, smoothing="auto", tol=1e-7, max_iter=500) -> ChannelFit:
             ConvergenceWarning,
         )
     return fit
+
+
+def _as_pool(pool) -> int | None:
+    if pool is None:
+        return None
+    if isinstance(pool, str):
+        v.as_choice(pool, "pool", ("auto",))
+        return SPARSE_LABELS
+    return v.as_int(pool, "pool", minimum=1)
+
+
+def _pooled_channels(threshold: int | None, per_worker: np.ndarray, labelled: np.ndarray):
+    """Each worker's channel (K,): its own, or, for the workers with fewer than ``threshold``
+    labels, one shared last channel; every worker its own when that is not identified (fewer
+    than two such workers, or fewer than three channels and no item with three labels)."""
+    own = np.arange(per_worker.size)
+    if threshold is None:
+        return own
+    sparse = per_worker < threshold
+    n_channels = int((~sparse).sum()) + 1
+    if sparse.sum() < 2 or (n_channels < 3 and labelled.max() < 3):
+        return own
+    channel_of = np.full(per_worker.size, n_channels - 1)
+    channel_of[~sparse] = np.arange(n_channels - 1)
+    return channel_of
 
 
 def require_crowd_identified(n_workers: int, labelled: np.ndarray, where: str) -> None:
@@ -152,24 +209,39 @@ def require_crowd_identified(n_workers: int, labelled: np.ndarray, where: str) -
 @dataclass(frozen=True, eq=False)
 class _Layout:
     """The responses as every iteration reads them: the item of each label and its code
-    ``2 j + A`` (worker ``j``, label ``A``), and how many labels carry each code.  With the
-    code, an M-step is one weighted count over 2K codes and an E-step one gather of a 2K
-    table and one sum per item."""
+    ``2 j + A`` (worker ``j``, label ``A``), how many labels carry each code, and the (items x
+    codes) incidence of the labels.  An E-step is one sparse product of the incidence with a
+    table of 2K log-likelihood ratios, an M-step one of its transpose with the label
+    posteriors (CSR products: a third of the time of a gather and a weighted bincount)."""
 
     item: np.ndarray  # (R,)
     code: np.ndarray  # (R,)
     code_counts: np.ndarray  # (K, 2): labels 0 and 1 of each worker
     n_items: int
+    by_item: sparse.csr_matrix  # (n, 2K)
+    by_code: sparse.csr_matrix  # (2K, n)
 
     @classmethod
     def of(cls, responses: Responses) -> _Layout:
         code = 2 * responses.annotator + responses.label
-        counts = np.bincount(code, minlength=2 * responses.n_annotators).reshape(-1, 2)
-        return cls(responses.item, code, counts.astype(np.float64), responses.n_items)
+        return cls._of_codes(responses.item, code, 2 * responses.n_annotators, responses.n_items)
+
+    @classmethod
+    def _of_codes(cls, item, code, n_codes: int, n_items: int) -> _Layout:
+        counts = np.bincount(code, minlength=n_codes).reshape(-1, 2).astype(np.float64)
+        by_item = sparse.csr_matrix((np.ones(item.size), (item, code)), shape=(n_items, n_codes))
+        return cls(item, code, counts, n_items, by_item, by_item.T.tocsr())
+
+    def merged(self, channel_of: np.ndarray) -> _Layout:
+        """The layout with worker ``j``'s labels given to channel ``channel_of[j]``."""
+        if (channel_of == np.arange(channel_of.size)).all():
+            return self
+        code = 2 * channel_of[self.code // 2] + self.code % 2
+        return self._of_codes(self.item, code, 2 * (int(channel_of.max()) + 1), self.n_items)
 
     def class1_sums(self, truth: np.ndarray) -> np.ndarray:
         """``sum T_i`` over each worker's labels 0 and 1, (K, 2)."""
-        return np.bincount(self.code, truth[self.item], self.code_counts.size).reshape(-1, 2)
+        return (self.by_code @ truth).reshape(-1, 2)
 
     def m_step(self, truth: np.ndarray, alpha: float, beta: float):
         """MAP channels and prevalence given the label posteriors ``truth`` (n,)."""
@@ -197,7 +269,7 @@ class _Layout:
         mu = min(max(mu, EPS), 1 - EPS)
         log0 = np.column_stack([np.log1p(-a), np.log(a)])  # (K, 2) by label
         ratio = np.column_stack([np.log1p(-b), np.log(b)]) - log0
-        x = np.log(mu / (1 - mu)) + np.bincount(self.item, ratio.ravel()[self.code], self.n_items)
+        x = np.log(mu / (1 - mu)) + self.by_item @ ratio.ravel()
         small = np.exp(-np.abs(x))
         truth = np.where(x >= 0, 1.0, small) / (1.0 + small)
         softplus = np.maximum(x, 0.0) + np.log1p(small)
