@@ -96,12 +96,16 @@ def report_unlabelled(dropped: np.ndarray, n_items: int) -> None:
             "NC-ECE is undefined there; the fit cannot tell these workers from random answers"
         )
     if dropped.max() > 0:
-        how_many = (
-            f"{int(dropped[0])} of {n_items} items"
-            if dropped.size == 1
-            else f"{int(np.median(dropped))} of {n_items} items (median over draws; up to "
-            f"{int(dropped.max())})"
-        )
+        median, most = int(np.median(dropped)), int(dropped.max())
+        if dropped.size == 1:
+            how_many = f"{most} of {n_items} items"
+        elif median > 0:
+            how_many = f"{median} of {n_items} items (median over draws; up to {most})"
+        else:  # in a few draws only: "0 of n items" would read as none
+            how_many = (
+                f"up to {most} of {n_items} items (in {int((dropped > 0).sum())} of "
+                f"{dropped.size} draws)"
+            )
         warn_caller(
             f"{how_many} have labels only from workers too uninformative to correct "
             f"them (IV precision below {MIN_ITEM_PRECISION:g}) and count as unlabelled",

@@ -421,3 +421,13 @@ def test_the_analysis_of_a_crowd_pushes_its_posterior_through_its_responses(
         direct = bc.nc_ece_posterior(crowd_of_30.data, crowd_of_30_fit, n_bins=10, seed=3)
     assert analysis.posterior.median == direct.median
     assert analysis.posterior.interval == direct.interval
+
+
+def test_items_unlabelled_in_a_few_draws_only_are_said_as_such():
+    """The median over draws would say "0 of 50 items": the line says in how many draws."""
+    from bayescal._response_moments import report_unlabelled
+
+    with pytest.warns(bc.ChannelWarning, match=r"^up to 2 of 50 items \(in 2 of 5 draws\) have"):
+        report_unlabelled(np.array([0, 1, 0, 2, 0]), 50)
+    with pytest.warns(bc.ChannelWarning, match=r"^3 of 50 items \(median over draws; up to 4\)"):
+        report_unlabelled(np.array([3, 4, 3]), 50)
