@@ -3,9 +3,10 @@
 Pushing a posterior through NC-ECE (:func:`bayescal.nc_ece_posterior` on a crowd) or through
 recalibration (:func:`bayescal.posterior_recalibration`) needs, for every draw ``s`` of the
 channels, each item's corrected label ``U_si`` and whether the item has one under that draw
-(the crowd rule of DESIGN §4 leaves out an item labelled only by uninformative workers).  S
-draws x n items are never held at once: a :class:`TargetDraws` makes them a chunk of draws
-at a time, and :func:`moment_draws` turns them into bin moments chunk by chunk.
+(the crowd rule of DESIGN §4 leaves out an item labelled only by uninformative workers).  The
+S draws x n items of float targets are never held at once: a :class:`TargetDraws` makes them
+a chunk of draws at a time, and :func:`moment_draws` turns them into bin moments chunk by
+chunk.  (A crowd's map fit keeps which items have a target, S x n booleans, for its solver.)
 """
 
 from __future__ import annotations

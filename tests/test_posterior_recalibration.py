@@ -230,6 +230,23 @@ def test_on_a_crowd_every_draw_fits_and_scores_the_items_its_crowd_rule_labels(
     assert np.isfinite(result.base.draws).all() and np.isfinite(result.naive.draws).all()
 
 
+def test_on_a_crowd_the_result_does_not_depend_on_the_chunks_of_draws(crowd_setting, monkeypatch):
+    from bayescal import _target_draws
+
+    fit_data, eval_data, fit, _, _ = crowd_setting
+    results = []
+    # all 12 draws at once, then 5 draws a chunk (a chunk holds draws x responses elements)
+    width = max(fit_data.responses().n_responses, eval_data.responses().n_responses)
+    for elements in (_target_draws.CHUNK_ELEMENTS, 5 * width):
+        monkeypatch.setattr(_target_draws, "CHUNK_ELEMENTS", elements)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", bc.ChannelWarning)
+            results.append(posterior_recalibration(fit_data, eval_data, fit, method="platt"))
+    whole, chunked = results
+    np.testing.assert_allclose(chunked.maps.parameters["slope"], whole.maps.parameters["slope"])
+    np.testing.assert_array_equal(chunked.recalibrated.draws, whole.recalibrated.draws)
+
+
 def test_on_a_crowd_the_posterior_recalibration_never_holds_draws_by_items_by_workers():
     """Memory: 400 draws x 3 000 items x 150 workers would be 3.6 GB in float64; the crowd
     route holds O(draws x items) at most (the fit's which-items mask and chunks of targets)."""

@@ -49,7 +49,7 @@ from scipy import sparse
 from .. import _validation as v
 from .._api import old_spellings, warn_caller
 from ..data import AnnotatedScores
-from ..exceptions import ConvergenceWarning, IdentificationError
+from ..exceptions import ChannelWarning, ConvergenceWarning, IdentificationError
 from ..responses import Responses
 from ._base import ChannelFit, Channels, orient, require_identified
 from ._odd import odd_annotators, warn_odd_annotators
@@ -83,8 +83,10 @@ def crowd_em(data, *, smoothing="auto", pool="auto", tol=1e-7, max_iter=500) -> 
     pool : "auto", None or int, default "auto"
         Workers with fewer labels than this share one channel, the pooled channel of the
         sparse workers (module docstring); "auto" is :data:`SPARSE_LABELS`.  Pooling needs two
-        such workers, and three channels or an item with three labels (else it is not
-        identified and is not done).  The result names the pooled workers.
+        such workers, and three channels or :data:`MIN_TRIPLE_ITEMS` items with three labels
+        (else it is not identified and is not done).  The result names the pooled workers;
+        the pooled channel is judged as one worker (a warning line when it is random-like or
+        adversarial).
     tol : float, default 1e-7
         Stop when the mean log posterior changes by less than this.
     max_iter : int, default 500
@@ -107,7 +109,9 @@ def crowd_em(data, *, smoothing="auto", pool="auto", tol=1e-7, max_iter=500) -> 
     labelled = responses.labels_per_item()
     require_crowd_identified(responses.n_annotators, labelled, "crowd_em")
     per_worker = workers.code_counts.sum(axis=1)
-    channel_of = _pooled_channels(_as_pool(pool), per_worker, labelled)
+    pooled_mask = _pooled_workers(_as_pool(pool), per_worker, labelled)
+    channel_of = np.cumsum(~pooled_mask) - 1  # each other worker its own, in order ...
+    channel_of[pooled_mask] = (~pooled_mask).sum()  # ... and the pooled channel last
     layout = workers.merged(channel_of)
     # by the workers' labels, not the channels': a worker just above the pooling threshold
     # still has a noisy maximum-likelihood gap (benchmarks/RESULTS.md, bias by workload)
@@ -126,8 +130,7 @@ def crowd_em(data, *, smoothing="auto", pool="auto", tol=1e-7, max_iter=500) -> 
         previous = objective
 
     names = responses.annotator_names
-    shared = channel_of.max() if channel_of.max() < responses.n_annotators - 1 else -1
-    pooled = tuple(name for name, channel in zip(names, channel_of) if channel == shared)
+    pooled = tuple(name for name, shared in zip(names, pooled_mask) if shared)
     a, b = a[channel_of], b[channel_of]
     a, b, mu, failure = orient(a, b, np.array([mu]), None, names, labels=per_worker)
     common = (np.array([0]), np.array([layout.n_items]), names)
@@ -150,10 +153,20 @@ def crowd_em(data, *, smoothing="auto", pool="auto", tol=1e-7, max_iter=500) -> 
     odd = odd_annotators(
         a, b, per_worker, workers.class1_sums(truth).sum(axis=1), workers.code_counts[:, 1]
     )
-    if pooled:  # too few labels to judge one by one: a pooled worker is named only if constant
-        alone = channel_of != shared
-        odd = odd._replace(random=odd.random & alone, adversarial=odd.adversarial & alone)
-    warn_odd_annotators("crowd_em", names, odd, smoothed=prior is not None, pooled=bool(pooled))
+    if pooled:
+        # too few labels to judge one by one: a pooled worker is named only if constant, and
+        # the pooled channel is judged as one, on all their labels
+        odd = odd._replace(
+            random=odd.random & ~pooled_mask, adversarial=odd.adversarial & ~pooled_mask
+        )
+        _warn_odd_pool(layout, a[pooled_mask][0], b[pooled_mask][0], truth, len(pooled))
+    warn_odd_annotators(
+        "crowd_em",
+        names,
+        odd,
+        smoothed=prior is not None,
+        pooled=bool((odd.constant & pooled_mask).any()),
+    )
     if not converged:
         warn_caller(
             f"crowd_em: no convergence within max_iter={max_iter} iterations (tol={tol:g} on "
@@ -172,20 +185,42 @@ def _as_pool(pool) -> int | None:
     return v.as_int(pool, "pool", minimum=1)
 
 
-def _pooled_channels(threshold: int | None, per_worker: np.ndarray, labelled: np.ndarray):
-    """Each worker's channel (K,): its own, or, for the workers with fewer than ``threshold``
-    labels, one shared last channel; every worker its own when that is not identified (fewer
-    than two such workers, or fewer than three channels and no item with three labels)."""
-    own = np.arange(per_worker.size)
-    if threshold is None:
-        return own
-    sparse = per_worker < threshold
-    n_channels = int((~sparse).sum()) + 1
-    if sparse.sum() < 2 or (n_channels < 3 and labelled.max() < 3):
-        return own
-    channel_of = np.full(per_worker.size, n_channels - 1)
-    channel_of[~sparse] = np.arange(n_channels - 1)
-    return channel_of
+#: Pooling into fewer than three channels needs this many items with three or more labels:
+#: one channel is then identified by how often an item's labels agree (a two-component
+#: binomial mixture needs three trials), and a handful of such items identify it only weakly.
+MIN_TRIPLE_ITEMS = SPARSE_LABELS
+
+
+def _pooled_workers(threshold: int | None, per_worker: np.ndarray, labelled: np.ndarray):
+    """Which workers (K,) share the pooled channel: those with at least one and fewer than
+    ``threshold`` labels; none when that is not identified (fewer than two such workers, or
+    fewer than three channels and fewer than :data:`MIN_TRIPLE_ITEMS` items with three labels
+    or more)."""
+    few = (per_worker > 0) & (per_worker < (threshold or 0))
+    n_channels = int((~few).sum()) + 1
+    if few.sum() < 2 or (n_channels < 3 and (labelled >= 3).sum() < MIN_TRIPLE_ITEMS):
+        return np.zeros_like(few)
+    return few
+
+
+def _warn_odd_pool(layout: _Layout, a: float, b: float, truth, n_pooled: int) -> None:
+    """One line when the pooled channel, judged on all its workers' labels, is random-like or
+    adversarial (:mod:`bayescal.channels._odd`)."""
+    shared = layout.code_counts.shape[0] - 1  # the pooled channel is the last
+    labels = layout.code_counts[shared].sum()
+    class1 = layout.class1_sums(truth)[shared].sum()
+    odd = odd_annotators([a], [b], [labels], [class1], [layout.code_counts[shared, 1]])
+    if odd.adversarial[0] or odd.random[0]:
+        kind = (
+            "estimated adversarial (b < a): their 1 means Y = 0 more often"
+            if odd.adversarial[0]
+            else "indistinguishable from random answers: the correction gives it little weight"
+        )
+        warn_caller(
+            f"crowd_em: the pooled channel of the {n_pooled} workers with few labels "
+            f"({labels:.0f} labels, a = {a:.3f}, b = {b:.3f}) is {kind}",
+            ChannelWarning,
+        )
 
 
 def require_crowd_identified(n_workers: int, labelled: np.ndarray, where: str) -> None:

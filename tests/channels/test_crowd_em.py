@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import bayescal as bc
-from bayescal.channels.crowd_em import DEFAULT_SMOOTHING, SPARSE_LABELS
+from bayescal.channels.crowd_em import DEFAULT_SMOOTHING, MIN_TRIPLE_ITEMS, SPARSE_LABELS
 from bayescal.exceptions import ChannelWarning, ConvergenceWarning
 from bayescal.responses import Responses
 
@@ -266,6 +266,18 @@ def test_pooling_is_not_done_where_it_would_not_be_identified():
         assert bc.crowd_em(crowd.data, pool=None).pooled == ()
         many = bc.simulate_crowd(3000, 20, labels_per_item=3, workload="uniform", seed=5)
         one = bc.crowd_em(many.data, pool=int((many.data.annotations >= 0).sum(axis=0).min()) + 1)
+        # a few items with a third label do not identify one channel
+        annotations = crowd.data.annotations.copy()
+        for item in range(MIN_TRIPLE_ITEMS - 1):
+            annotations[item, np.flatnonzero(annotations[item] < 0)[0]] = 1
+        few_triples = bc.AnnotatedScores(crowd.data.scores, annotations)
+        assert bc.crowd_em(few_triples).pooled == ()
+        # three labels on every item do: every worker shares the one channel
+        triples = bc.simulate_crowd(
+            300, 60, labels_per_item=3, workload="uniform", worker_mix={"good": 1.0}, seed=5
+        )
+        assert (triples.data.annotations >= 0).sum(axis=0).max() < SPARSE_LABELS
+        assert len(bc.crowd_em(triples.data).pooled) == 60
     assert one.pooled == ()
 
 
@@ -310,3 +322,27 @@ def test_the_pooled_channel_takes_the_workload_bias_out_of_nc_ece():
             fit = bc.crowd_em(crowd.data, pool=pool)
             errors.append(bc.noise_corrected_ece(crowd.data, fit.channels) - known)
     assert abs(np.mean(added["auto"])) < 0.004 < np.mean(added[None])
+
+
+def test_a_pooled_channel_that_is_adversarial_is_said_in_one_line():
+    """Ten busy good workers and 200 sparse adversarial ones (about 15 labels each): no
+    adversarial worker can be told alone, but their pooled channel, on 3 000 labels, can."""
+    rng = np.random.default_rng(7)
+    n = 3000
+    truth = rng.random(n) < 0.4
+    annotations = np.full((n, 210), -1, dtype=np.int8)
+    rows = np.arange(n)
+    for column, (a, b) in ((rng.choice(10, n), (0.1, 0.9)), (10 + rng.choice(200, n), (0.8, 0.2))):
+        annotations[rows, column] = rng.random(n) < np.where(truth, b, a)
+    second = (annotations[rows, :10] >= 0).argmax(axis=1)  # a second good label on each item
+    annotations[rows, (second + 1 + rng.choice(9, n)) % 10] = rng.random(n) < np.where(
+        truth, 0.9, 0.1
+    )
+    data = bc.AnnotatedScores(rng.random(n), annotations)
+    with pytest.warns(ChannelWarning) as record:
+        fit = bc.crowd_em(data)
+    assert len(fit.pooled) == 200
+    (line,) = [str(w.message) for w in record if "pooled channel" in str(w.message)]
+    assert line.startswith("crowd_em: the pooled channel of the 200 workers with few labels")
+    assert "is estimated adversarial" in line
+    assert fit.channels.gap[10:].max() < -0.4  # the mixture of the adversaries: b - a = -0.6
