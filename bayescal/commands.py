@@ -187,7 +187,13 @@ def run_recalibrate(args) -> str:
     if args.json:
         return json.dumps(document, indent=2, allow_nan=False)
     return (
-        f"bayescal recalibrate: {fitted!r} fitted to labels corrected by {channel_fit.method}\n"
+        f"bayescal recalibrate: {fitted!r} fitted to labels corrected by {channel_fit.method}"
+        + (
+            f" ({len(channel_fit.pooled)} workers with few labels share one pooled channel)"
+            if channel_fit.pooled
+            else ""
+        )
+        + "\n"
         f"Wrote {out / 'map.json'} and {output}"
     )
 

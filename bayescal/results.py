@@ -161,6 +161,8 @@ def write_recalibration(
             "a": channel_fit.channels.a.tolist(),
             "b": channel_fit.channels.b.tolist(),
             "annotators": list(channel_fit.annotator_names),
+            # the crowd's workers that share the pooled channel of the sparse workers
+            "pooled": list(channel_fit.pooled),
         },
         "input": input_record,
         "output_column": column,

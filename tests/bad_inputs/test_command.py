@@ -620,3 +620,27 @@ def test_recalibrate_a_crowd_in_long_format_with_odd_workers_named_in_one_line_e
     document = json.loads((tmp_path / "out" / "map.json").read_text())
     assert document["channels"]["estimator"] == "crowd_em"
     assert len(document["channels"]["annotators"]) == 30
+    assert document["channels"]["pooled"] == []  # every worker has 30 labels or more
+
+
+def test_recalibrate_a_crowd_of_sparse_workers_says_they_share_the_pooled_channel(
+    tmp_path, monkeypatch, capsys
+):
+    """Issue 17: the workers with fewer than 30 labels share one channel; the command says how
+    many in its line and map.json names them."""
+    crowd = bc.simulate_crowd(1500, 60, labels_per_item=3, worker_mix={"good": 1.0}, seed=4)
+    labels, scores = crowd.long_tables()
+    labels.to_csv(tmp_path / "labels.csv", index=False)
+    scores.to_csv(tmp_path / "scores.csv", index=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bc.ChannelWarning)
+        expected = bc.crowd_em(crowd.data).pooled
+    assert 10 < len(expected) < 60
+    status, out, _ = main(
+        tmp_path, monkeypatch, capsys, "recalibrate", "labels.csv", "--long", "--scores",
+        "scores.csv", "--score", "score", "--out", "out",
+    )  # fmt: skip
+    assert status == 0
+    assert f"by crowd_em ({len(expected)} workers with few labels share one pooled channel)" in out
+    document = json.loads((tmp_path / "out" / "map.json").read_text())
+    assert document["channels"]["pooled"] == list(expected)
