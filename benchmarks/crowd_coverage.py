@@ -1,6 +1,6 @@
 """Coverage of posterior NC-ECE intervals on sparse crowds: hierarchical against flat (issue 17).
 
-Two designs of ``bayescal.simulate_crowd`` (the toy predictor, ``shifted`` condition, population
+Designs of ``bayescal.simulate_crowd`` (the toy predictor, ``shifted`` condition, population
 binned ECE about 0.09 with 10 bins), each replicate fitted by both Bayesian models with the
 same data and seed:
 
@@ -8,6 +8,9 @@ same data and seed:
   and 10% spammers (b = a);
 - ``adversaries``: 1000 items, 30 workers, 3 labels per item, heavy-tailed workloads (a few
   workers label most items, many label fewer than 30), 85% good, 5% spammers, 10% adversarial.
+- ``sparse_odd`` (issue 17, item 2): 1000 items, 150 workers, 3 labels per item, heavy-tailed
+  workloads, 80% good, 10% spammers, 10% adversarial: most odd workers have 5 labels or fewer
+  (seed 0: 12 of 30); a second table gives the RMSE of the workers with 5 labels or fewer.
 
 Per replicate and model: whether the 90% interval of ``posterior_ece`` (10 bins, total
 uncertainty) covers the population binned ECE, the posterior median's error, and the posterior
@@ -41,29 +44,44 @@ DESIGNS = {
         "workload": "heavy_tailed",
         "worker_mix": {"good": 0.85, "spammer": 0.05, "adversarial": 0.1},
     },
+    # issue 17, item 2: most spammers and adversaries with 5 labels or fewer (150 workers)
+    "sparse_odd": {
+        "n_workers": 150,
+        "workload": "heavy_tailed",
+        "worker_mix": {"good": 0.8, "spammer": 0.1, "adversarial": 0.1},
+    },
 }
 MODELS = ("hierarchical_dawid_skene", "dawid_skene")
-N_ITEMS, N_WORKERS, LABELS, N_BINS, SPARSE = 1000, 30, 3, 10, 30
+N_ITEMS, N_WORKERS, LABELS, N_BINS, SPARSE, FEW = 1000, 30, 3, 10, 30, 5
 
 
 def replicate(design: str, model: str, seed: int, chains: int, iterations: int) -> dict:
-    crowd = bc.simulate_crowd(
-        N_ITEMS, N_WORKERS, labels_per_item=LABELS, seed=seed, **DESIGNS[design]
+    options = {"n_workers": N_WORKERS, **DESIGNS[design]}
+    crowd = bc.simulate_crowd(N_ITEMS, labels_per_item=LABELS, seed=seed, **options)
+    # a worker the heavy tail gave no label is no column of a real table (the flat model
+    # refuses an empty column): the fits see the workers with labels
+    seen = (crowd.data.annotations >= 0).any(axis=0)
+    data = bc.AnnotatedScores(
+        crowd.data.scores,
+        crowd.data.annotations[:, seen],
+        annotator_names=np.array(crowd.data.annotator_names)[seen].tolist(),
     )
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         fit = bc.fit_bayes(
-            crowd.data, model=model, num_chains=chains, num_warmup=iterations,
+            data, model=model, num_chains=chains, num_warmup=iterations,
             num_samples=iterations, seed=seed, progress=False,
         )  # fmt: skip
-        result = bc.nc_ece_posterior(crowd.data, fit, n_bins=N_BINS, seed=seed)
+        result = bc.nc_ece_posterior(data, fit, n_bins=N_BINS, seed=seed)
     seconds = time.perf_counter() - start
     target = crowd.population_binned_ece(N_BINS)
     a, b, _ = fit.draws()
-    errors = (a.mean(axis=0) - crowd.channels.a) ** 2 + (b.mean(axis=0) - crowd.channels.b) ** 2
-    labels = crowd.data.responses().labels_per_annotator()
-    types = np.array(crowd.worker_types)
+    errors = (a.mean(axis=0) - crowd.channels.a[seen]) ** 2 + (
+        b.mean(axis=0) - crowd.channels.b[seen]
+    ) ** 2
+    labels = data.responses().labels_per_annotator()
+    types = np.array(crowd.worker_types)[seen]
     channel_diagnostics = fit.diagnostics.loc[
         [name for name in fit.diagnostics.index if not name.startswith("population")]
     ]
@@ -78,6 +96,8 @@ def replicate(design: str, model: str, seed: int, chains: int, iterations: int) 
         "covered": result.interval[0] <= target <= result.interval[1],
         "sparse_sq_error": errors[labels < SPARSE].sum(),
         "sparse_workers": int((labels < SPARSE).sum()),
+        "few_sq_error": errors[labels <= FEW].sum(),
+        "few_workers": int((labels <= FEW).sum()),
         "sampling_warning": any("NUTS diagnostics" in str(w.message) for w in caught),
         "max_r_hat": channel_diagnostics.r_hat.max(),
         "min_ess_bulk": channel_diagnostics.ess_bulk.min(),
@@ -86,6 +106,9 @@ def replicate(design: str, model: str, seed: int, chains: int, iterations: int) 
     for kind in bc.crowds.WORKER_TYPES:
         row[f"{kind}_sq_error"] = errors[types == kind].sum()
         row[f"{kind}_workers"] = int((types == kind).sum())
+        few = (types == kind) & (labels <= FEW)
+        row[f"{kind}_few_sq_error"] = errors[few].sum()
+        row[f"{kind}_few_workers"] = int(few.sum())
     return row
 
 
@@ -117,6 +140,22 @@ def table(rows: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def few_table(rows: pd.DataFrame) -> str:
+    """RMSE of the posterior mean channels of the workers with at most FEW labels, by type."""
+    lines = [
+        f"| design | model | replicates | RMSE, <= {FEW} labels: good | spammer | adversarial |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for (design, model), group in rows.groupby(["design", "model"], sort=False):
+        cells = []
+        for kind in ("good", "spammer", "adversarial"):
+            workers = group[f"{kind}_few_workers"].sum()
+            error = group[f"{kind}_few_sq_error"].sum()
+            cells.append(f"{np.sqrt(error / (2 * workers)):.3f} ({workers})" if workers else "-")
+        lines.append(f"| {design} | {model} | {len(group)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--replicates", type=int, default=200)
@@ -133,7 +172,10 @@ def main() -> None:
             for model in MODELS if flat else MODELS[:1]:
                 row = pd.DataFrame([replicate(design, model, seed, args.chains, args.iterations)])
                 row.to_csv(args.out, mode="a", header=not args.out.exists(), index=False)
-    print(table(pd.read_csv(args.out)))
+    rows = pd.read_csv(args.out)
+    print(table(rows))
+    if "few_workers" in rows:
+        print("\n" + few_table(rows.dropna(subset=["few_workers"])))
 
 
 if __name__ == "__main__":
