@@ -98,7 +98,7 @@ def moment_draws(
             weights = weights * has_target
         # a draw without a target has no moments: its caller refuses it (report_unlabelled)
         weights /= np.maximum(weights.sum(axis=1, keepdims=True), 1e-300)
-        residuals = np.where(weights > 0, weights * (values - scored), 0.0)
+        residuals = weights * (values - scored)  # an item without a target weighs 0
         total = size * n_bins
         moments[rows] = np.bincount(flat_bins, residuals.ravel(), total).reshape(size, n_bins)
         counts[rows] = np.bincount(flat_bins, minlength=total).reshape(size, n_bins)
