@@ -392,7 +392,7 @@ def _analysed(
         else:
             try:
                 value = noise_corrected_ece(evaluated, channel_fit.channels, n_bins=bins)
-                frequentist = Estimate(value, estimator=channel_fit.method)
+                frequentist = Estimate(value, estimator=channel_fit.described)
             except ValueError as error:  # channels that cannot correct (a zero gap)
                 frequentist = Estimate(None, reason=str(error))
     # the model checks run after NUTS: refuse data they cannot check before sampling, not after

@@ -187,13 +187,7 @@ def run_recalibrate(args) -> str:
     if args.json:
         return json.dumps(document, indent=2, allow_nan=False)
     return (
-        f"bayescal recalibrate: {fitted!r} fitted to labels corrected by {channel_fit.method}"
-        + (
-            f" ({len(channel_fit.pooled)} workers with few labels share one pooled channel)"
-            if channel_fit.pooled
-            else ""
-        )
-        + "\n"
+        f"bayescal recalibrate: {fitted!r} fitted to labels corrected by {channel_fit.described}\n"
         f"Wrote {out / 'map.json'} and {output}"
     )
 

@@ -385,6 +385,7 @@ class Summary(Section):
             "  NC-ECE (EM channels)          "
             + (
                 f"{frequentist.value:.4f}"
+                + (f"  by {frequentist.estimator}" if frequentist.estimator else "")
                 if frequentist.value is not None
                 else f"not available ({frequentist.reason})"
             ),

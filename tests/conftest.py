@@ -25,8 +25,15 @@ settings.load_profile("ci")
 @pytest.fixture(autouse=True, scope="session")
 def _compiled_samplers_in_a_folder_of_this_run(tmp_path_factory):
     """Compiled samplers go to a folder of this test run, never the user's cache: every test
-    process (the command's subprocesses too) shares it, and a fresh clone starts empty."""
-    folder = tmp_path_factory.mktemp("compiled-samplers")
+    process (the xdist workers and the command's subprocesses too) shares it, and a fresh
+    clone starts empty.  The workers share it so that a layout is compiled once per run, not
+    once per worker (the cache writes a file under a temporary name and renames it into
+    place, so two workers storing the same sampler cannot corrupt it)."""
+    run_folder = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # each worker's base is a folder of the run's
+        run_folder = run_folder.parent
+    folder = run_folder / "compiled-samplers"
+    folder.mkdir(exist_ok=True)
     previous = os.environ.get(CACHE_ENV)
     os.environ[CACHE_ENV] = str(folder)
     yield folder

@@ -5,6 +5,7 @@ import pathlib
 import re
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -637,6 +638,13 @@ def test_fit_and_sensitivity_take_a_long_table_of_200_workers(tmp_path):
         assert sum(kind in line for line in warned) == 1
     summary = json.loads((tmp_path / "fit" / "summary.json").read_text())
     assert len(summary["data"]["annotators"]) == 200
+    # the EM baseline says how many sparse workers it pooled, in the terminal and the summary
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the odd workers' lines, asserted above
+        pooled = len(bc.crowd_em(crowd.data).pooled)
+    estimator = f"crowd_em ({pooled} workers with few labels share one pooled channel)"
+    assert pooled > 0 and f"  by {estimator}" in fit.stdout
+    assert summary["ece"]["nc_ece"]["frequentist"]["estimator"] == estimator
     low, high = summary["ece"]["nc_ece"]["posterior"]["interval"]
     assert low < crowd.population_binned_ece(10) < high
     report = (tmp_path / "fit" / "report.html").read_text()

@@ -346,7 +346,7 @@ def test_a_second_process_loads_the_stored_sampler_and_draws_the_same(tmp_path):
     stored[1].write_bytes(stored[1].read_bytes()[:1000])  # truncated, e.g. by a full disk
     assert fit(tmp_path) == ("compiled", draws)  # ignored and rewritten, never an error
     assert fit(tmp_path) == ("disk", draws)
-    assert fit("off") == ("compiled", draws)  # BAYESCAL_CACHE_DIR=off: no cache at all
+    # BAYESCAL_CACHE_DIR=off (no cache at all): test_fits_on_the_same_pattern_layout_share_compiled_code
 
 
 @pytest.mark.filterwarnings("ignore::bayescal.exceptions.SamplingWarning")  # short chains

@@ -159,6 +159,16 @@ class ChannelFit:
             return None
         return float(np.average(np.atleast_1d(self.prevalence), weights=self.group_counts))
 
+    @property
+    def described(self) -> str:
+        """The method as reports name it, with the pooled workers when there are any:
+        ``"crowd_em (37 workers with few labels share one pooled channel)"``."""
+        if not self.pooled:
+            return self.method
+        return (
+            f"{self.method} ({len(self.pooled)} workers with few labels share one pooled channel)"
+        )
+
     def require(self) -> ChannelFit:
         """Return self, or raise :class:`ChannelFitError` with the failure reason."""
         if self.failure is not None:

@@ -244,6 +244,7 @@ def test_pooling_gives_the_sparse_workers_one_channel_the_mixture_of_theirs():
     names = np.array(crowd.data.annotator_names)
     assert fit.pooled == tuple(names[sparse])
     assert f"pooled={sparse.sum()} workers" in repr(fit)
+    assert fit.described == "crowd_em (238 workers with few labels share one pooled channel)"
     a, b = fit.channels.a, fit.channels.b
     assert np.ptp(a[sparse]) == 0 and np.ptp(b[sparse]) == 0
     assert np.unique(a[~sparse]).size == (~sparse).sum()
@@ -278,7 +279,7 @@ def test_pooling_is_not_done_where_it_would_not_be_identified():
         )
         assert (triples.data.annotations >= 0).sum(axis=0).max() < SPARSE_LABELS
         assert len(bc.crowd_em(triples.data).pooled) == 60
-    assert one.pooled == ()
+    assert one.pooled == () and one.described == "crowd_em"
 
 
 def test_a_pooled_constant_worker_is_still_named_on_its_own_labels():
