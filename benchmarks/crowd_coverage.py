@@ -78,9 +78,11 @@ def use_population(name: str) -> None:
     """Set the hierarchical model's population for this process (module docstring)."""
     if not POPULATIONS[name]:
         return
+    import importlib
     import os
 
-    from bayescal.models import hierarchical_dawid_skene as program
+    # the module (bayescal.models.hierarchical_dawid_skene as an attribute is the program)
+    program = importlib.import_module("bayescal.models.hierarchical_dawid_skene")
 
     os.environ["BAYESCAL_CACHE_DIR"] = "off"
     for constant, value in POPULATIONS[name].items():
