@@ -17,11 +17,11 @@ from .dawid_skene import dawid_skene
 from .hierarchical_dawid_skene import (
     ORIENTED_START,
     POPULATION_SITES,
-    ResponseDesign,
     hierarchical_dawid_skene,
     population_log_density,
 )
 from .hui_walter import hui_walter
+from .response_design import ResponseDesign
 
 #: The models whose data are sparse responses (a ResponseDesign), not pattern counts.
 RESPONSE_MODELS = ("hierarchical_dawid_skene",)

@@ -215,6 +215,7 @@ LAYERS = {
         "models._common",
         "models.dawid_skene",
         "models.hui_walter",
+        "models.response_design",
         "models.hierarchical_dawid_skene",
         "models",
         "_netcdf",

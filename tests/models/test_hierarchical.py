@@ -14,11 +14,11 @@ from bayescal.models import (
     population_log_density,
 )
 from bayescal.models.hierarchical_dawid_skene import (
-    CENTRED_STEP,
     RANDOM_GAP_SPREAD,
     BivariateNormal,
     bivariate_normal_log_density,
 )
+from bayescal.models.response_design import CENTRED_STEP
 from numpyro import handlers
 from numpyro.infer import Predictive
 from numpyro.infer.util import log_density

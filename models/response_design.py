@@ -1,0 +1,173 @@
+"""The sparse responses of a crowd as the hierarchical model reads them (issue 17).
+
+Each row of :class:`ResponseDesign` is one item (or several items with the same workers and
+answers, counted), its responses padded to the widest row.  A response is the code
+``2 j + label`` of worker ``j``; :func:`code_table` gives each code's log probability, so the
+per-item sums of the likelihood are sums along a row (no scatter) and memory is
+O(responses), never items x workers.  The design also decides which workers the program
+samples centred (those with at least :data:`CENTRED_LABELS` labels; the model's docstring
+says why).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import jax.numpy as jnp
+import numpy as np
+from scipy import special
+
+#: Workers with at least this many labels are sampled centred, the others non-centred.
+CENTRED_LABELS = 30
+CENTRED_STEP = 8
+
+
+@dataclass(frozen=True, eq=False)
+class ResponseDesign:
+    """Items as rows of padded responses, with the counts of items sharing a row.
+
+    Attributes
+    ----------
+    codes : ndarray of int32, shape (R, L)
+        ``2 j + label`` of each response of the row; ``2 K`` pads a row shorter than ``L``.
+    counts : ndarray of float64, shape (R,)
+        Items with exactly this row's responses.
+    position : ndarray of int64, shape (K,)
+        Where worker ``j`` is in the sampled order (the ``n_centred`` centred workers first).
+    n_centred : int
+    """
+
+    codes: np.ndarray
+    counts: np.ndarray
+    position: np.ndarray
+    n_centred: int
+
+    @property
+    def n_annotators(self) -> int:
+        return int(self.position.size)
+
+    @property
+    def width(self) -> int:
+        return int(self.codes.shape[1])
+
+    @classmethod
+    def from_responses(
+        cls, responses, *, compress: bool = True, centred_labels: int = CENTRED_LABELS
+    ) -> ResponseDesign:
+        """The design of a :class:`bayescal.responses.Responses`: one row per labelled item,
+        identical rows merged and counted when ``compress``."""
+        n_workers = responses.n_annotators
+        order = np.lexsort((responses.annotator, responses.item))
+        item = responses.item[order]
+        codes = 2 * responses.annotator[order] + responses.label[order].astype(np.int64)
+        labelled, starts, per_item = np.unique(item, return_index=True, return_counts=True)
+        width = int(per_item.max())
+        rows = np.full((labelled.size, width), 2 * n_workers, dtype=np.int32)
+        rows[
+            np.repeat(np.arange(labelled.size), per_item),
+            np.arange(item.size) - np.repeat(starts, per_item),
+        ] = codes
+        counts = np.ones(labelled.size)
+        if compress:
+            rows, counts = np.unique(rows, axis=0, return_counts=True)
+        labels = responses.labels_per_annotator()
+        # the most-labelled workers, as many as have centred_labels, rounded down to a multiple
+        # of CENTRED_STEP: similar crowds then share a layout (and a compiled sampler)
+        n_centred = int((labels >= centred_labels).sum()) // CENTRED_STEP * CENTRED_STEP
+        centred = np.zeros(n_workers, bool)
+        centred[np.argsort(-labels, kind="stable")[:n_centred]] = True
+        return cls(rows, counts.astype(np.float64), _positions(centred), n_centred)
+
+    # --- what the Sampler needs of a design (bayescal.inference) -------------------------------
+
+    def arrays(self) -> tuple:
+        """The arrays the program reads besides the counts."""
+        return (self.codes, self.position)
+
+    def with_arrays(self, codes, position) -> ResponseDesign:
+        return replace(self, codes=codes, position=position)
+
+    def padded(self, rows: int) -> ResponseDesign:
+        """This design with rows of no response and count 0 appended up to ``rows``."""
+        extra = rows - self.counts.size
+        return replace(
+            self,
+            codes=np.pad(self.codes, ((0, extra), (0, 0)), constant_values=2 * self.n_annotators),
+            counts=np.pad(self.counts, (0, extra)),
+        )
+
+    def layout(self) -> tuple:
+        """The shapes compiled code depends on."""
+        return (self.n_annotators, self.n_centred, self.width)
+
+    # --- what a posterior needs of its data (bayescal.bayes_fit; numpy on draws) --------------
+
+    def row_log_likelihood(self, a, b, prevalence) -> np.ndarray:
+        """``log p(row r | draw)`` of draws ``a, b`` (..., K) and ``prevalence`` (...): (..., R),
+        computed a few draws at a time (the responses of every draw at once would be
+        draws x responses)."""
+        lead = prevalence.shape
+        a, b = a.reshape(-1, a.shape[-1]), b.reshape(-1, b.shape[-1])
+        prevalence = prevalence.reshape(-1)
+        out = np.empty((prevalence.size, self.counts.size))
+        step = max(1, LIKELIHOOD_CHUNK // max(1, self.codes.size))
+        for start in range(0, prevalence.size, step):
+            part = slice(start, start + step)
+            log0 = code_table(special.logit(a[part]), xp=np)[:, self.codes].sum(axis=-1)
+            log1 = code_table(special.logit(b[part]), xp=np)[:, self.codes].sum(axis=-1)
+            out[part] = np.logaddexp(
+                np.log1p(-prevalence[part])[:, None] + log0,
+                np.log(prevalence[part])[:, None] + log1,
+            )
+        return out.reshape(*lead, self.counts.size)
+
+    def constant_data(self) -> dict:
+        """The data as the InferenceData's ``constant_data`` variables: ``{name: (dims, array)}``."""
+        centred = np.zeros(self.n_annotators, np.int8)
+        centred[self.position < self.n_centred] = 1
+        return {
+            "counts": (("pattern",), self.counts),
+            "codes": (("pattern", "response"), self.codes),
+            "centred": (("annotator",), centred),
+        }
+
+    @classmethod
+    def from_constant_data(cls, variables: dict) -> ResponseDesign:
+        """The design :meth:`constant_data` describes (``variables``: name -> (dims, array))."""
+        centred = np.asarray(variables["centred"][1]).astype(bool)
+        return cls(
+            np.asarray(variables["codes"][1], np.int32),
+            np.asarray(variables["counts"][1], np.float64),
+            _positions(centred),
+            int(centred.sum()),
+        )
+
+    def fitted_counts(self) -> dict:
+        """Items per row: ``(0, codes)``, the codes ``2 j + label`` of the row's responses."""
+        pad = 2 * self.n_annotators
+        return {
+            (0, tuple(int(x) for x in row if x < pad)): float(c)
+            for row, c in zip(self.codes, self.counts)
+            if c > 0
+        }
+
+
+#: Responses x draws computed at once by ResponseDesign.row_log_likelihood (memory bound).
+LIKELIHOOD_CHUNK = 1 << 22
+
+
+def _positions(centred: np.ndarray) -> np.ndarray:
+    """Where each worker is in the sampled order: the centred ones first, each set in order."""
+    sampled_order = np.concatenate([np.flatnonzero(centred), np.flatnonzero(~centred)])
+    position = np.empty(centred.size, dtype=np.int64)
+    position[sampled_order] = np.arange(centred.size)
+    return position
+
+
+def code_table(logit_rate, xp=jnp):
+    """``[log(1 - r_0), log r_0, log(1 - r_1), ..., 0]``: the log probability of each code
+    ``2 j + label``, and 0 for the padding code ``2 K``, of the rates ``r = sigmoid(logit_rate)``
+    (..., K): (..., 2 K + 1).  ``xp`` is ``jax.numpy`` in the program, ``numpy`` on draws."""
+    log_pair = xp.stack([-xp.logaddexp(0.0, logit_rate), -xp.logaddexp(0.0, -logit_rate)], axis=-1)
+    table = log_pair.reshape(*logit_rate.shape[:-1], -1)
+    return xp.concatenate([table, xp.zeros((*logit_rate.shape[:-1], 1))], axis=-1)
