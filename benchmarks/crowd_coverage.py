@@ -14,7 +14,10 @@ same data and seed:
 
 Per replicate and model: whether the 90% interval of ``posterior_ece`` (10 bins, total
 uncertainty) covers the population binned ECE, the posterior median's error, and the posterior
-mean channels' squared errors by worker type and for workers with fewer than 30 labels.
+mean channels' squared errors by worker type and for workers with fewer than 30 labels, and
+the NC-ECE bias by worker type (``nc_ece_by_type``: the posterior median NC-ECE with one
+type's channels drawn from the posterior, the others true, minus the same with every channel
+true).
 NUTS: ``--chains`` chains x (``--iterations`` warm-up + ``--iterations`` draws) per fit
 (default 4 x (500 + 500)), on the two host devices; each row records the fit's largest R-hat
 and smallest bulk ESS over the channels and class proportion.  The flat model is fitted on the
@@ -48,6 +51,9 @@ import numpy as np
 import pandas as pd
 
 import bayescal as bc
+from bayescal._response_moments import response_moment_draws
+from bayescal.correction import evaluation_cells
+from bayescal.posterior import posterior_summary
 
 DESIGNS = {
     "spammers": {"workload": "uniform", "worker_mix": {"good": 0.9, "spammer": 0.1}},
@@ -117,6 +123,10 @@ def replicate(design: str, model: str, seed: int, chains: int, iterations: int) 
     ) ** 2
     labels = data.responses().labels_per_annotator()
     types = np.array(crowd.worker_types)[seen]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the crowd rule's unlabelled-items line, every call
+        by_type = nc_ece_by_type(data, (a, b), crowd, seen, types, seed)
+    assert by_type["nc_estimated"] == result.median  # the same computation as the fit's
     channel_diagnostics = fit.diagnostics.loc[
         [name for name in fit.diagnostics.index if not name.startswith("population")]
     ]
@@ -137,6 +147,7 @@ def replicate(design: str, model: str, seed: int, chains: int, iterations: int) 
         "max_r_hat": channel_diagnostics.r_hat.max(),
         "min_ess_bulk": channel_diagnostics.ess_bulk.min(),
         "seconds": seconds,
+        **by_type,
     }
     for kind in bc.crowds.WORKER_TYPES:
         row[f"{kind}_sq_error"] = errors[types == kind].sum()
@@ -145,6 +156,56 @@ def replicate(design: str, model: str, seed: int, chains: int, iterations: int) 
         row[f"{kind}_few_sq_error"] = errors[few].sum()
         row[f"{kind}_few_workers"] = int(few.sum())
     return row
+
+
+def nc_ece_by_type(data, draws, crowd, seen, types, seed) -> dict:
+    """NC-ECE bias by worker type: the posterior median of ``nc_ece_posterior`` (same bins,
+    rule, bootstrap and seed) with the draws of one type's workers and the true channels of
+    the others (``nc_<type>_only``), with every worker's draws (``nc_estimated``, the fit's own
+    median) and with the true channels of all (``nc_true``, the sample's own NC-ECE with total
+    uncertainty): ``nc_<type>_only - nc_true`` is what estimating that type's channels adds.
+    The median is computed as ``nc_ece_posterior`` computes it, from its parts (a fit holds
+    its own draws; these mix draws and truth)."""
+    a, b = draws
+    true_a, true_b = crowd.channels.a[seen], crowd.channels.b[seen]
+    cells = evaluation_cells(data, N_BINS)
+
+    def median(estimated):
+        mixed_a = np.where(estimated, a, np.broadcast_to(true_a, a.shape))
+        mixed_b = np.where(estimated, b, np.broadcast_to(true_b, b.shape))
+        moments = response_moment_draws(
+            data, cells.edges, "uniform", mixed_a, mixed_b, "iv", "total", seed
+        )
+        return posterior_summary(
+            moments, "total", 0.9, 0.01, cells.edges, cells.bin_counts, None
+        ).median
+
+    row = {"nc_true": median(np.zeros(types.size, bool))}
+    row["nc_estimated"] = median(np.ones(types.size, bool))
+    for kind in bc.crowds.WORKER_TYPES:
+        row[f"nc_{kind}_only"] = median(types == kind)
+    return row
+
+
+def by_type_table(rows: pd.DataFrame) -> str:
+    """Mean +- SE over replicates of what estimating each type's channels adds to the posterior
+    median NC-ECE (``nc_ece_by_type``)."""
+    kinds = [k for k in bc.crowds.WORKER_TYPES if rows[f"{k}_workers"].sum()]
+    lines = [
+        "| design | model | replicates | all estimated | "
+        + " | ".join(f"{kind} only" for kind in kinds)
+        + " |",
+        "|---|---|---:|---:|" + "---:|" * len(kinds),
+    ]
+
+    def cell(values):
+        return f"{values.mean():+.4f} +- {values.std() / np.sqrt(values.size):.4f}"
+
+    for (design, model), group in rows.groupby(["design", "model"], sort=False):
+        cells = [cell(group["nc_estimated"] - group["nc_true"])]
+        cells += [cell(group[f"nc_{kind}_only"] - group["nc_true"]) for kind in kinds]
+        lines.append(f"| {design} | {model} | {len(group)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def table(rows: pd.DataFrame) -> str:
@@ -217,6 +278,8 @@ def main() -> None:
     print(table(rows))
     if "few_workers" in rows:
         print("\n" + few_table(rows.dropna(subset=["few_workers"])))
+    if "nc_true" in rows:
+        print("\n" + by_type_table(rows.dropna(subset=["nc_true"])))
 
 
 if __name__ == "__main__":
