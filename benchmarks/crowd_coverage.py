@@ -244,7 +244,7 @@ def few_table(rows: pd.DataFrame) -> str:
     ]
     for (design, model), group in rows.groupby(["design", "model"], sort=False):
         few = group["few_workers"].sum()
-        cells = [f"{np.sqrt(group['few_sq_error'].sum() / (2 * few)):.3f} ({few})"]
+        cells = [f"{np.sqrt(group['few_sq_error'].sum() / (2 * few)):.3f} ({few})" if few else "-"]
         for kind in ("good", "spammer", "adversarial"):
             workers = group[f"{kind}_few_workers"].sum()
             error = group[f"{kind}_few_sq_error"].sum()
