@@ -1,6 +1,7 @@
 """A plain `pip install .` must ship every package, `bayescal.models` included (DESIGN.md §1)."""
 
 import pathlib
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -12,6 +13,16 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 @pytest.mark.slow
 def test_wheel_ships_the_package_and_the_models(tmp_path):
+    # built from a copy of the project's files: setuptools builds in the source tree (build/,
+    # *.egg-info), and a test must not write into the checkout
+    source = tmp_path / "source"
+    for name in ("pyproject.toml", "README.md"):
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, source / name)
+    for package in ("bayescal", "models"):
+        shutil.copytree(
+            ROOT / package, source / package, ignore=shutil.ignore_patterns("__pycache__")
+        )
     subprocess.run(
         [
             sys.executable,
@@ -23,7 +34,7 @@ def test_wheel_ships_the_package_and_the_models(tmp_path):
             "--no-build-isolation",
             "-w",
             str(tmp_path),
-            str(ROOT),
+            str(source),
         ],
         check=True,
         capture_output=True,
