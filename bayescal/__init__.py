@@ -70,6 +70,7 @@ from .recalibration import (
     recalibrate,
     recalibration_study,
 )
+from .significance import CalibrationTest, calibration_test
 from .simulate import Simulation, simulate_annotated, simulate_dependent, toy_data
 
 #: Heavy parts reached lazily, so that ``import bayescal`` loads neither numpyro nor arviz.
@@ -122,6 +123,7 @@ __all__ = [
     "AnnotatedScores",
     "BinnedMoments",
     "BinningWarning",
+    "CalibrationTest",
     "CellStatistics",
     "ChannelFit",
     "ChannelFitError",
@@ -148,6 +150,7 @@ __all__ = [
     "__version__",
     "aggregation_weights",
     "calibration_moments",
+    "calibration_test",
     "corrected_labels",
     "corrected_log_loss",
     "crowd_em",

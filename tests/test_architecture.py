@@ -201,6 +201,7 @@ LAYERS = {
         "_target_draws",
         "_response_moments",
         "correction",
+        "significance",
         "estimation",
         "simulate",
         "crowds",
