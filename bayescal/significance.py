@@ -131,7 +131,7 @@ def calibration_test(
     """
     if not isinstance(data, AnnotatedScores):
         raise TypeError(f"data must be a bayescal.AnnotatedScores; saw {type(data).__name__}")
-    if isinstance(channels, ChannelFit) or hasattr(channels, "posterior"):
+    if isinstance(channels, ChannelFit) or hasattr(channels, "draws"):  # EM, or a BayesFit
         raise TypeError(
             "channels must be known bayescal.Channels; saw an estimate "
             f"({type(channels).__name__}): its estimation error is not in this test's null, "

@@ -11,6 +11,8 @@ from scipy import stats
 import bayescal as bc
 from bayescal.significance import MIN_BIN_ITEMS
 
+from .helpers import fake_fit
+
 WEAK = bc.Channels([0.30, 0.35, 0.25], [0.60, 0.70, 0.55])
 
 
@@ -126,6 +128,11 @@ def test_items_without_an_informative_label_are_left_out_and_said():
             lambda d, c: bc.calibration_test(d, bc.dawid_skene_em(d)),
             TypeError,
             r"channels must be known bayescal.Channels; saw an estimate \(ChannelFit\)",
+        ),
+        (
+            lambda d, c: bc.calibration_test(d, fake_fit(d, c.a[None], c.b[None], [0.5])),
+            TypeError,
+            r"channels must be known bayescal.Channels; saw an estimate \(BayesFit\)",
         ),
         (lambda d, c: bc.calibration_test(d, bc.Channels([0.1], [0.9])), ValueError, "annotator"),
         (lambda d, c: bc.calibration_test(d, c, min_bin_items=0), ValueError, "min_bin_items"),
