@@ -13,6 +13,10 @@ With known channels, the corrected label of item ``i`` over the annotators ``j``
 has ``E[U_i | Y_i] = Y_i`` (paper Lemma C.2) whenever the weights ``alpha_ij`` do not depend on
 the labels.  Here they are the inverse-variance weights of App. F.4 taken at ``mu = Z_i`` (the
 score in place of the class proportion), normalised over the item's informative annotators.
+An item whose informative IV precision at ``mu = Z_i`` is below
+:data:`~bayescal._response_moments.MIN_ITEM_PRECISION` (noise variance above 1) is left out, by
+the one rule of DESIGN §4 that the crowd corrections follow: a label from a near-random worker
+would dominate its bin with a Bernoulli term far from normal, breaking the chi-square null.
 Under H0, given ``Z_i``, ``Y_i ~ Bernoulli(Z_i)`` and
 
     Var(U_i | Z_i) = Z_i (1 - Z_i)
@@ -45,6 +49,7 @@ import numpy as np
 from . import _validation as v
 from ._api import DEFAULT_N_BINS, Result, warn_caller
 from ._channel_screen import screen_channels
+from ._response_moments import MIN_ITEM_PRECISION
 from ._weight_rules import raw_rule_weights
 from .channels import ChannelFit
 from .data import AnnotatedScores
@@ -81,7 +86,8 @@ class CalibrationTest(Result):
     contribution : ndarray of float, shape (df,)
         ``T_l^2 / V_l``, each bin's share of the statistic (1 on average under H0).
     n_tested, n_unlabelled : int
-        Items in the test, and items left out for want of a label from an informative annotator.
+        Items in the test, and items left out: no label from an informative annotator, or
+        labels whose IV precision is below :data:`~bayescal._response_moments.MIN_ITEM_PRECISION`.
     """
 
     statistic: float
@@ -147,13 +153,15 @@ def calibration_test(
     n_tested = int(labelled.sum())
     if n_tested < min_bin_items:
         raise ValueError(
-            f"data: {n_tested} items have a label from an informative annotator; the test needs "
+            f"data: {n_tested} items have labels informative enough to test (IV precision at "
+            f"least {MIN_ITEM_PRECISION:g}); the test needs "
             f"at least min_bin_items={min_bin_items} in a bin"
         )
     if n_tested < data.n_items:
         warn_caller(
             f"calibration_test: {data.n_items - n_tested} of {data.n_items} items have no label "
-            "from an informative annotator and are left out of the test",
+            f"from an informative annotator, or labels of IV precision below "
+            f"{MIN_ITEM_PRECISION:g}, and are left out of the test",
             BinningWarning,
         )
     index, edges = assign_bins(scores, n_bins, strategy)
@@ -194,7 +202,7 @@ def calibration_test(
 
 
 def _corrected_labels_and_null_variance(data, channels, informative):
-    """Per item ``U_i``, ``Var(U_i | Z_i)`` under H0 and whether it has an informative label,
+    """Per item ``U_i``, ``Var(U_i | Z_i)`` under H0 and whether it is tested (module docstring),
     from the sparse responses (memory O(responses), for crowds as for a few annotators)."""
     responses = data.responses()
     keep = informative[responses.annotator]
@@ -207,7 +215,7 @@ def _corrected_labels_and_null_variance(data, channels, informative):
     weight = raw_rule_weights(a[:, None], b[:, None], z, "iv")[:, 0]  # 1 / noise variance
     n = data.n_items
     total = np.bincount(item, weight, minlength=n)
-    labelled = total > 0
+    labelled = total >= MIN_ITEM_PRECISION
     safe = np.where(labelled, total, 1.0)
     target = np.bincount(item, weight * (label - a) / gap, minlength=n) / safe
     noise = np.bincount(item, weight**2 * noise_variance, minlength=n) / safe**2
