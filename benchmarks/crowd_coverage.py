@@ -43,6 +43,8 @@ key knows the program's files, not their constants at run time):
 from __future__ import annotations
 
 import argparse
+import importlib
+import os
 import pathlib
 import time
 import warnings
@@ -84,9 +86,6 @@ def use_population(name: str) -> None:
     """Set the hierarchical model's population for this process (module docstring)."""
     if not POPULATIONS[name]:
         return
-    import importlib
-    import os
-
     # the module (bayescal.models.hierarchical_dawid_skene as an attribute is the program)
     program = importlib.import_module("bayescal.models.hierarchical_dawid_skene")
 
