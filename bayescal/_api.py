@@ -26,6 +26,7 @@ __all__ = [
     "DEFAULT_N_BINS",
     "Interval",
     "Result",
+    "fingerprint",
     "moved_names",
     "old_spellings",
     "recorded_warnings",
@@ -81,6 +82,20 @@ def recorded_warnings():
         yield lines
     finally:
         warnings.showwarning = show
+
+
+def fingerprint(kind: str, names, *arrays) -> str:
+    """``"<kind>:<sha256>"`` of a data set's names and arrays (their dtype, shape and bytes):
+    what a fit records of its data, so that a later call can tell the same data (channels
+    reused) from other items (a split) without keeping the data."""
+    import hashlib
+
+    digest = hashlib.sha256(repr(tuple(str(name) for name in names)).encode())
+    for array in arrays:
+        array = np.ascontiguousarray(array)
+        digest.update(f"{array.dtype.str}{array.shape}".encode())
+        digest.update(array.tobytes())
+    return f"{kind}:{digest.hexdigest()}"
 
 
 def abbreviated(names, count: int) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
+import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import NamedTuple
@@ -18,17 +19,21 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _validation as v
-from ._api import DEFAULT_LEVEL, DEFAULT_N_BINS, old_spellings, recorded_warnings
+from ._api import DEFAULT_LEVEL, DEFAULT_N_BINS, old_spellings, recorded_warnings, warn_caller
+from ._verdict import off_diagonal_ranges, verdict_sentence
 from ._version import __version__
 from .channels import ChannelFit, crowd_em, dawid_skene_em, grouped_em, score_groups
 from .channels.crowd_em import CROWD_ANNOTATORS, SPARSE_LABELS
 from .correction import is_crowd, majority_vote, noise_corrected_ece, soft_vote
 from .data import AnnotatedScores
+from .exceptions import BinningWarning
 from .metrics import expected_calibration_error, reliability_curve
 from .record import calibration_record
+from .significance import calibration_test
 from .summary import (
     NCECE,
     AnnotatorChannels,
+    CalibrationTestSummary,
     ChannelEstimate,
     ChecksSummary,
     ClassBalance,
@@ -44,6 +49,7 @@ from .summary import (
     ReliabilitySummary,
     RunRecord,
     Summary,
+    Verdict,
     finite,
 )
 
@@ -273,16 +279,25 @@ def _record(
 
 
 def _channel_sections(fit, channel_fit: ChannelFit, names, level: float):
-    """Per annotator its ``a`` and ``b`` (posterior and EM), and every class proportion."""
+    """Per annotator its ``a`` and ``b`` (posterior and EM) and its gap ``b - a``, and every
+    class proportion."""
+    from .convergence import ess_bulk, rank_normalized_rhat
+
     a, b, prevalence = fit.draws()
     rows = fit.diagnostics
+    gap_chains = fit.chains["b"] - fit.chains["a"]  # (C, D, K)
 
     def estimate(label: str, j: int, draws) -> ChannelEstimate:
         em = None if channel_fit.failure else float(getattr(channel_fit.channels, label)[j])
         return ChannelEstimate.from_draws(draws, level, rows.loc[f"{label}[{names[j]}]"], em=em)
 
+    def gap(j: int) -> ParameterSummary:
+        chains = gap_chains[..., j]
+        diagnostics = {"r_hat": rank_normalized_rhat(chains), "ess_bulk": ess_bulk(chains)}
+        return ParameterSummary.from_draws(b[:, j] - a[:, j], level, diagnostics)
+
     channels = {
-        name: AnnotatorChannels(estimate("a", j, a[:, j]), estimate("b", j, b[:, j]))
+        name: AnnotatorChannels(estimate("a", j, a[:, j]), estimate("b", j, b[:, j]), gap(j))
         for j, name in enumerate(names)
     }
     parameters = [p for p in rows.index if p.startswith("prevalence")]
@@ -411,6 +426,8 @@ def _analysed(
         posterior = nc_ece_posterior(evaluated, fit, n_bins=bins, level=level, seed=seed)
     with _timed(timings, "checks"):
         checks = check_model(data, fit, level=level, seed=seed)
+    with _timed(timings, "calibration_test"):
+        test = _calibration_test(data, fit, bins, seed)
 
     curves = {label: cells.curve(targets) for label, targets in naive.items()}
     if truth is not None:
@@ -425,6 +442,20 @@ def _analysed(
     missing = data.annotations == -1
     diagnostics = fit.diagnostics
     channels, prevalences = _channel_sections(fit, channel_fit, data.annotator_names, level)
+    naive_ece = {label: cells.moments(targets).ece for label, targets in naive.items()}
+    nc_ece = PosteriorSummary(posterior.median, tuple(posterior.interval), level)
+    band = posterior.reliability_band()
+    verdict = Verdict(
+        sentence=verdict_sentence(
+            None if test is None else test.p_value,
+            off_diagonal_ranges(band.edges, band.mean_predicted, band.lower, band.upper),
+        ),
+        nc_ece=nc_ece,
+        p_value=None if test is None else test.p_value,
+        prob_within_tolerance=posterior.prob_calibrated,
+        tolerance=posterior.tolerance,
+        naive=naive_ece,
+    )
     summary = Summary(
         bayescal_version=__version__,
         data=DataSummary(
@@ -451,15 +482,9 @@ def _analysed(
             int(diagnostics["divergences"].iloc[0]),
         ),
         ece=ECESummary(
-            n_bins=bins,
-            naive={label: cells.moments(targets).ece for label, targets in naive.items()},
-            nc_ece=NCECE(
-                frequentist,
-                PosteriorSummary(posterior.median, tuple(posterior.interval), level),
-            ),
-            oracle=oracle,
+            n_bins=bins, naive=naive_ece, nc_ece=NCECE(frequentist, nc_ece), oracle=oracle
         ),
-        reliability=ReliabilitySummary.from_band(posterior.reliability_band(), curves),
+        reliability=ReliabilitySummary.from_band(band, curves),
         checks=ChecksSummary.from_checks(checks),
         record=_record(data, fit.draws()[2], sizes, level, truth, bins),
         timings={step: round(seconds, 3) for step, seconds in timings.items()},
@@ -470,8 +495,23 @@ def _analysed(
             devices=int(fit.run["devices"]),
             versions=_versions(),
         ),
+        verdict=verdict,
+        calibration_test=None if test is None else CalibrationTestSummary.from_test(test),
     )
     return Analysis(data, channel_fit, fit, posterior, checks, summary)
+
+
+def _calibration_test(data, fit, n_bins, seed):
+    """:func:`bayescal.calibration_test` with the fit (a draw of the channels' posterior under
+    H0), or None with a warning when these data cannot be tested (too few informative labels
+    for a bin): the verdict then says so rather than stop the analysis."""
+    try:
+        with warnings.catch_warnings():  # more bins than items: said once, by the analysis
+            warnings.filterwarnings("ignore", "n_bins = ", BinningWarning)
+            return calibration_test(data, fit, n_bins=n_bins, seed=seed)
+    except ValueError as error:
+        warn_caller(f"calibration_test could not run: {error}", BinningWarning)
+        return None
 
 
 def _versions() -> dict[str, str]:

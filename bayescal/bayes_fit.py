@@ -38,7 +38,13 @@ from ._version import __version__
 from .channels import Channels
 from .convergence import ess_bulk, ess_tail, rank_normalized_rhat
 from .exceptions import SamplingWarning
-from .models import POPULATION_SITES, design_class, population_log_density
+from .models import (
+    POPULATION_SITES,
+    RESPONSE_MODELS,
+    ResponseDesign,
+    design_class,
+    population_log_density,
+)
 from .priors import Priors
 
 __all__ = ["BayesFit", "ChannelDraws", "check_diagnostics", "named_parameters"]
@@ -137,6 +143,29 @@ class BayesFit:
         """``a`` (S, K), ``b`` (S, K) and ``prevalence`` (S,) or (S, L), chains stacked."""
         flat = lambda name: self.chains[name].reshape(self.n_draws, *self.chains[name].shape[2:])  # noqa: E731
         return ChannelDraws(flat("a"), flat("b"), flat("prevalence"))
+
+    @property
+    def orients_channels(self) -> bool:
+        """Whether the model's prior holds every annotator to ``a_j < b_j`` (the flat models;
+        the hierarchical model lets a worker be adversarial)."""
+        return self.model not in RESPONSE_MODELS
+
+    def was_fitted_to(self, data) -> bool:
+        """Whether ``data`` (an :class:`~bayescal.AnnotatedScores` with the fit's annotators,
+        in the fit's column order) have the pattern counts :attr:`fitted_counts` the fit was
+        fitted to: the same items, told apart from other items (a split) without the data."""
+        if self.model in RESPONSE_MODELS:
+            return (
+                ResponseDesign.from_responses(data.responses()).fitted_counts()
+                == self.fitted_counts
+            )
+        counts = data.compress()
+        groups = counts.groups if self.group_ids else np.zeros_like(counts.groups)
+        seen = {}
+        for g, p, c in zip(groups, counts.patterns, counts.counts):
+            key = (int(g), tuple(int(x) for x in p))
+            seen[key] = seen.get(key, 0.0) + float(c)
+        return seen == self.fitted_counts
 
     def posterior_mean(self) -> Channels:
         a, b, _ = self.draws()

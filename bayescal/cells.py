@@ -27,7 +27,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _validation as v
-from ._api import DEFAULT_N_BINS
+from ._api import DEFAULT_N_BINS, fingerprint
 from ._kernels import MAX_ANNOTATORS, MAX_PATTERN_CELLS, THREADED_FROM, bin_pattern_cells
 from .metrics import BinnedMoments, ReliabilityCurve, assign_bins
 
@@ -94,6 +94,21 @@ class CellStatistics:
     @property
     def n_cells(self) -> int:
         return int(self.counts.size)
+
+    @property
+    def fingerprint(self) -> str:
+        """``"cells:<sha256>"`` of the pattern counts and score sums over all groups and bins,
+        and the names: equal for the same data, whichever grouping an estimator pooled them
+        to, and different for other items (:func:`bayescal._api.fingerprint`).  The sums are
+        rounded to 1e-6: pooling in another order changes their last bits."""
+        pooled = self.pooled()
+        return fingerprint(
+            "cells",
+            self.annotator_names,
+            pooled.patterns,
+            pooled.counts,
+            np.round(pooled.score_sums, 6),
+        )
 
     @property
     def n_bins(self) -> int:

@@ -49,7 +49,7 @@ from ._crowd_checks import WEAK_GAP_QUANTILE, crowd_check_rows, crowd_status_row
 from .bayes_fit import BayesFit
 from .channels.crowd_em import CROWD_ANNOTATORS
 from .data import AnnotatedScores
-from .models import RESPONSE_MODELS, PatternDesign, ResponseDesign, pattern_log_prob
+from .models import RESPONSE_MODELS, PatternDesign, pattern_log_prob
 
 __all__ = ["DISCREPANCIES", "ModelChecks", "check_model", "verdicts"]
 
@@ -137,20 +137,10 @@ def _fitted_data(fit: BayesFit, data: AnnotatedScores) -> AnnotatedScores:
                 f"data must have the fit's score groups {fitted_groups.tolist()}; saw "
                 + ("no groups" if data.groups is None else f"{data_groups.tolist()}")
             )
-    if fit.model in RESPONSE_MODELS:
-        seen = ResponseDesign.from_responses(data.responses()).fitted_counts()
-    else:
-        counts = data.compress()
-        groups = counts.groups if grouped else np.zeros_like(counts.groups)
-        seen = {}
-        for g, p, c in zip(groups, counts.patterns, counts.counts):
-            key = (int(g), tuple(int(x) for x in p))
-            seen[key] = seen.get(key, 0.0) + float(c)
-    fitted = fit.fitted_counts
-    if seen != fitted:
+    if not fit.was_fitted_to(data):
         raise ValueError(
-            f"data are not the data this fit was fitted to: their pattern counts differ ({sum(seen.values()):.0f} "
-            f"items against the fit's {sum(fitted.values()):.0f}); check the model on the data it was fitted to"
+            f"data are not the data this fit was fitted to: their pattern counts differ ({data.n_items} "
+            f"items against the fit's {sum(fit.fitted_counts.values()):.0f}); check the model on the data it was fitted to"
         )
     return data
 

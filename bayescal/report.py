@@ -33,6 +33,10 @@ CAPTIONS = {
 }
 
 STYLE = """
+.verdict { border: 2px solid #444; border-radius: 6px; padding: .6em 1em; margin: 1em 0; background: #f7f7f2; }
+.verdict p { margin: .3em 0; } .verdict .sentence { font-size: 1.25em; font-weight: bold; }
+details { margin: .6em 0; } details > summary { cursor: pointer; font-size: 1.1em; font-weight: bold; padding: .2em 0; }
+#figure-reliability img { width: 100%; }
 body { font-family: system-ui, sans-serif; max-width: 60em; margin: 2em auto; padding: 0 1em; color: #222; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.2em; border-bottom: 1px solid #ccc; padding-bottom: .2em; margin-top: 1.6em; }
 table { border-collapse: collapse; margin: .5em 0; font-size: .92em; }
@@ -55,6 +59,65 @@ def _pairs(rows) -> list[str]:
     return [row(cell(name, text=True), cell(value, text=True)) for name, value in rows]
 
 
+def _verdict_section(summary: Summary) -> str:
+    """The box the report opens with (:class:`~bayescal.summary.Verdict`); empty for a summary
+    written before there was one."""
+    verdict = summary.verdict
+    if verdict is None:
+        return ""
+    nc_ece = verdict.nc_ece
+    p_value = "—" if verdict.p_value is None else f"{verdict.p_value:.3g}"
+    return (
+        '<section class="verdict" id="verdict">'
+        f'<p class="sentence" id="verdict-sentence">{html.escape(verdict.sentence)}</p>'
+        "<p>NC-ECE (posterior median) "
+        f'<b id="verdict-nc-ece">{nc_ece.median:.4f}</b>, {nc_ece.level:.0%} interval '
+        f'<span id="verdict-nc-ece-interval">{_interval(nc_ece.interval)}</span>; '
+        f'calibration test p-value <b id="verdict-p-value">{p_value}</b>; '
+        f"P(NC-ECE ≤ {verdict.tolerance:g}) = "
+        f'<b id="verdict-prob-within-tolerance">{verdict.prob_within_tolerance:.2f}</b>.</p>'
+        '<p class="note">It replaces the naive ECE against the raw votes: '
+        f'<span id="verdict-naive-soft-vote">{verdict.naive["soft_vote"]:.4f}</span> (soft vote), '
+        f'<span id="verdict-naive-majority-vote">{verdict.naive["majority_vote"]:.4f}</span> '
+        "(majority vote), both biased by the annotators' noise.</p></section>"
+    )
+
+
+def _details(name: str, title: str, body: str) -> str:
+    """A section collapsed by default: opened by a click, no script."""
+    return (
+        f'<details id="details-{name}"><summary>{html.escape(title)}</summary>\n{body}\n</details>'
+    )
+
+
+def _test_section(summary: Summary) -> str:
+    """The calibration test's statistic and its bins."""
+    test = summary.calibration_test
+    if test is None:
+        return "<p>The calibration test did not run (see the warnings).</p>"
+    rows = [
+        row(
+            cell(f"{low:.2f}–{high:.2f}", text=True),
+            cell(n),
+            cell(number(residual)),
+            cell(number(contribution, 2)),
+        )
+        for low, high, n, residual, contribution in zip(
+            test.lower, test.upper, test.n_items, test.residual, test.contribution
+        )
+    ]
+    return "\n".join(
+        [
+            f"<p>Statistic {test.statistic:.2f} on {test.df} degrees of freedom, p-value "
+            f'<span id="calibration-test-p-value">{test.p_value:.3g}</span>. '
+            f"{html.escape(test.method)}.</p>",
+            table(["scores", "items", "corrected label − score", "share of the statistic"], rows),
+            '<p class="note">A positive residual: the predictor is too low there. The test '
+            "cannot see miscalibration that cancels within a bin.</p>",
+        ]
+    )
+
+
 def _data_section(summary: Summary) -> str:
     data = summary.data
     source = summary.input or {}
@@ -71,7 +134,6 @@ def _data_section(summary: Summary) -> str:
     ]
     return "\n".join(
         [
-            "<h2>Data</h2>",
             table(["quantity", "value"], rows),
             "<p>Score groups and their sizes:</p>",
             table(["group", "items"], [groups]),
@@ -87,7 +149,6 @@ def _model_section(summary: Summary) -> str:
     notes = "".join(f"<li>{html.escape(note)}</li>" for note in identification.notes)
     return "\n".join(
         [
-            "<h2>Model and identification</h2>",
             f'<p>Model: <b id="model-name">{html.escape(model.name)}</b> ({html.escape(model.why)}); '
             f"priors: {html.escape(priors)}; {model.chains} chains × {model.draws_per_chain} draws.</p>",
             '<p>Identification status: <span class="status" id="identification-status">'
@@ -100,7 +161,70 @@ def _model_section(summary: Summary) -> str:
     )
 
 
+#: An annotator is flagged when the R-hat of its a, b or gap is above this (Vehtari et al. 2021).
+FLAG_R_HAT = 1.01
+
+
+def _annotator_flag(entry) -> str:
+    """What a reader choosing judges must know of one annotator, or ``""``."""
+    low, high = entry.gap.interval
+    flags = []
+    if high < 0:
+        flags.append("adversarial: b < a")
+    elif low <= 0:
+        flags.append("no better than chance: the interval of b - a holds 0")
+    r_hats = [x.r_hat for x in (entry.a, entry.b, entry.gap) if x.r_hat is not None]
+    if r_hats and max(r_hats) > FLAG_R_HAT:
+        flags.append(f"not converged: R-hat {max(r_hats):.3f}")
+    return "; ".join(flags)
+
+
+def _annotator_section(summary: Summary) -> str:
+    """One row per annotator, most informative first (posterior mean of ``b - a`` with its
+    interval), with its missing rate and flags: the table for choosing which judges to keep.
+    A crowd shows its most and least informative; every annotator is in summary.json."""
+    entries = [(name, entry) for name, entry in summary.channels.items() if entry.gap is not None]
+    if not entries:  # a summary written before the gap was recorded
+        return ""
+    gaps = np.array([entry.gap.posterior_mean for _, entry in entries])
+    shown, note = shown_workers(gaps, "annotators")
+    missing = summary.data.missing_by_annotator
+    rows = []
+    for name, entry in (entries[j] for j in shown[np.argsort(-gaps[shown], kind="stable")]):
+        flag = _annotator_flag(entry)
+        rows.append(
+            row(
+                cell(name),
+                cell(number(entry.gap.posterior_mean, 3), f"gap-{name}"),
+                cell(_interval(entry.gap.interval, 3), text=True),
+                cell(number(entry.a.posterior_mean, 3)),
+                cell(number(entry.b.posterior_mean, 3)),
+                cell(format(missing.get(name, 0.0), ".1%")),
+                cell(flag, f"flag-{name}", text=True),
+                flagged=bool(flag),
+            )
+        )
+    level = summary.ece.nc_ece.posterior.level
+    header = [
+        "annotator",
+        "gap b − a",
+        f"{level:.0%} interval",
+        "false-positive rate a",
+        "sensitivity b",
+        "missing",
+        "flag",
+    ]
+    text = "Most informative first (posterior mean of the gap b − a; 0 is a coin flip). " + (
+        f"{note.strip().strip('()').replace('median', 'mean')}; every annotator is in summary.json."
+        if note
+        else ""
+    )
+    return f'<p class="note">{html.escape(text)}</p>\n' + table(header, rows)
+
+
 def _channel_section(summary: Summary) -> str:
+    """Every channel parameter, posterior and EM, with R-hat and ESS (a crowd: its most and
+    least informative)."""
     rows = []
     entries = list(summary.channels.items())
     gap = [entry.b.posterior_mean - entry.a.posterior_mean for _, entry in entries]
@@ -121,7 +245,7 @@ def _channel_section(summary: Summary) -> str:
         if note
         else ""
     )
-    return "<h2>Annotator channels</h2>\n" + note + channel_table(rows, level)
+    return note + channel_table(rows, level)
 
 
 def _estimates(value) -> tuple:
@@ -163,9 +287,7 @@ def _ece_section(summary: Summary) -> str:
             cell(oracle.reason or "true labels", text=True),
         ),
     ]
-    return f"<h2>Expected calibration error ({ece.n_bins} equal-width bins)</h2>\n" + table(
-        ["estimate", "ECE", "note"], rows
-    )
+    return table(["estimate", "ECE", "note"], rows)
 
 
 def _record_section(summary: Summary) -> str:
@@ -184,10 +306,7 @@ def _record_section(summary: Summary) -> str:
         ("interval method", record.interval_method),
         ("binning", record.binning),
     ]
-    parts = [
-        "<h2>Calibration record (the fields that apply)</h2>",
-        table(["field", "value"], _pairs(fields)),
-    ]
+    parts = [table(["field", "value"], _pairs(fields))]
     judged = record.against_truth
     if judged is not None:
         accuracy = (
@@ -244,22 +363,29 @@ def _checked(summary) -> Summary:
 
 
 def summary_html(summary: Summary) -> str:
-    """The report's tables without its figures: how a notebook shows an analysis."""
+    """The report's tables without its figures: how a notebook shows an analysis, the verdict
+    first."""
     summary = _checked(summary)
     return "\n".join(
         [
+            _verdict_section(summary),
+            f"<h2>Expected calibration error ({summary.ece.n_bins} equal-width bins)</h2>",
             _ece_section(summary),
-            _channel_section(summary),
-            "<h2>Model checks</h2>",
-            checks_table(summary.checks.verdicts, summary.checks.table),
-            _model_section(summary),
-            _data_section(summary),
+            "<h2>Annotators</h2>",
+            _annotator_section(summary),
+            _details(
+                "channels", "Channel estimates, parameter by parameter", _channel_section(summary)
+            ),
+            _details("checks", "Model checks", _checks_section(summary)),
+            _details("model", "Model, identification and diagnostics", _model_section(summary)),
+            _details("data", "Data", _data_section(summary)),
         ]
     )
 
 
 def report_html(summary: Summary, figures: dict[str, bytes]) -> str:
-    """The report as one self-contained HTML document.
+    """The report as one self-contained HTML document: the verdict, the reliability diagram,
+    the ECE table and the annotators first; the details collapsed (``<details>``, no script).
 
     Parameters
     ----------
@@ -271,27 +397,41 @@ def report_html(summary: Summary, figures: dict[str, bytes]) -> str:
     unknown = set(figures) - set(CAPTIONS)
     if unknown:
         raise ValueError(f"figures must be named among {sorted(CAPTIONS)}; saw {sorted(unknown)}")
-    shown = lambda *names: [_figure(name, figures[name]) for name in names if name in figures]  # noqa: E731
+
+    def shown(*names) -> str:
+        return "\n".join(_figure(name, figures[name]) for name in names if name in figures)
+
     body = [
         "<h1>bayescal calibration report</h1>",
+        _verdict_section(summary),
+        shown("reliability"),
+        _warnings_section(summary),
+        f"<h2>Expected calibration error ({summary.ece.n_bins} equal-width bins)</h2>",
+        _ece_section(summary),
         f'<p class="note">bayescal {html.escape(summary.bayescal_version)}. NC-ECE is the noise-corrected expected '
         "calibration error: the predictor's ECE against the unseen true labels, estimated from the noisy annotators.</p>",
-        _warnings_section(summary),
-        _data_section(summary),
-        _model_section(summary),
-        _channel_section(summary),
-        *shown("channels"),
-        _ece_section(summary),
-        *shown("reliability"),
-        "<h2>Model checks</h2>",
-        checks_table(summary.checks.verdicts, summary.checks.table),
-        *shown("patterns", "agreement"),
-        _record_section(summary),
+        "<h2>Annotators</h2>",
+        _annotator_section(summary),
+        shown("channels"),
+        _details(
+            "channels", "Channel estimates, parameter by parameter", _channel_section(summary)
+        ),
+        _details("calibration-test", "Calibration test, bin by bin", _test_section(summary)),
+        _details(
+            "checks", "Model checks", _checks_section(summary) + shown("patterns", "agreement")
+        ),
+        _details("model", "Model, identification and diagnostics", _model_section(summary)),
+        _details("data", "Data", _data_section(summary)),
+        _details("record", "Calibration record (the fields that apply)", _record_section(summary)),
     ]
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>bayescal report</title>'
         f"<style>{STYLE}</style></head>\n<body>\n" + "\n".join(body) + "\n</body></html>\n"
     )
+
+
+def _checks_section(summary: Summary) -> str:
+    return checks_table(summary.checks.verdicts, summary.checks.table)
 
 
 def _warnings_section(summary: Summary) -> str:
@@ -303,10 +443,15 @@ def _warnings_section(summary: Summary) -> str:
     return f'<h2>Warnings</h2>\n<ul id="warnings">{items}</ul>'
 
 
-def _png(ax) -> bytes:
+def _png(ax, *, dpi: int = 110) -> bytes:
     buffer = io.BytesIO()
-    ax.figure.savefig(buffer, format="png", dpi=110)
+    ax.figure.savefig(buffer, format="png", dpi=dpi)
     return buffer.getvalue()
+
+
+#: The reliability diagram follows the verdict at the report's full width: drawn larger and
+#: sharper than the other figures (inches, dots per inch).
+RELIABILITY_SIZE, RELIABILITY_DPI = (7.0, 5.6), 150
 
 
 def draw_figures(summary: Summary, fit) -> dict[str, bytes]:
@@ -332,7 +477,9 @@ def _figures(summary: Summary, fit) -> dict[str, bytes]:
 
     summary = _checked(summary)
     band, curves = summary.reliability.band_and_curves()
-    figures = {"reliability": _png(plot_reliability(band, curves=curves))}
+    reliability = plot_reliability(band, curves=curves)
+    reliability.figure.set_size_inches(*RELIABILITY_SIZE)
+    figures = {"reliability": _png(reliability, dpi=RELIABILITY_DPI)}
     entries = summary.channels.values()
     references = {}
     if all(entry.a.em is not None for entry in entries):

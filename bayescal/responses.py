@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _validation as v
+from ._api import fingerprint
 
 __all__ = ["Responses"]
 
@@ -82,6 +83,18 @@ class Responses:
     def labels_per_annotator(self) -> np.ndarray:
         """How many labels each annotator gave, (K,)."""
         return np.bincount(self.annotator, minlength=self.n_annotators)
+
+    @property
+    def fingerprint(self) -> str:
+        """``"responses:<sha256>"`` of the labels and names (:func:`bayescal._api.fingerprint`)."""
+        return fingerprint(
+            "responses",
+            self.annotator_names,
+            np.array([self.n_items]),
+            self.item,
+            self.annotator,
+            self.label,
+        )
 
     def labels_per_item(self) -> np.ndarray:
         """How many labels each item got, (n_items,)."""

@@ -34,32 +34,79 @@ terms per bin, central limit theorem).  Bins with fewer than ``min_bin_items`` l
 merged into their neighbours first, so ``L`` is the number of bins tested.
 
 What it cannot see: miscalibration that cancels within a bin.  What it assumes: the channels
-are the true ones and the same for every item (noise that does not depend on the score),
-annotators independent given Y, and labels missing independently of Y given Z.  Estimated
-channels carry an estimation error this null lacks, so an EM or posterior estimate is not
-accepted here (issue 18 asks for a Wald, bootstrap or sampled-posterior version for them).
+are the same for every item (noise that does not depend on the score), annotators independent
+given Y, and labels missing independently of Y given Z.
+
+**Estimated channels.**  The statistic at estimated channels carries their estimation error,
+which a null drawn at fixed channels lacks, so the chi-square reference (or a fixed-channel null
+integrated over posterior draws) would reject too often.  How each estimate is treated:
+
+- known :class:`~bayescal.Channels`: the chi-square reference above;
+- an EM (or moment) :class:`~bayescal.channels.ChannelFit` of these data (*reuse*: its
+  :attr:`~bayescal.channels.ChannelFit.data_fingerprint` is theirs): a parametric bootstrap
+  that refits the channels.  Each replicate draws ``Y_i ~ Bernoulli(Z_i)`` (H0) and every
+  observed label from the fitted channels (the observed missingness kept), refits the same
+  estimator on it and computes the statistic at the refitted channels;
+  ``p = (1 + #{X* >= X}) / (1 + B)``.  Channels fitted on other items (*split*): pass those
+  items as ``fit_data``; each replicate then draws them too and refits on them;
+- a :class:`~bayescal.BayesFit` of these data (reuse): the sampled-posterior p-value (Johnson
+  2004, 2007; Gosselin 2011): the statistic at one draw of the channels' posterior, against
+  chi-square.  The statistic at fixed channels is asymptotically chi-square whatever the
+  channels (a pivot), so at a draw of the posterior *of the model tested* it keeps that
+  null.  The fit's own posterior is not that one: it has the annotations but not the scores
+  (its draws rejected a calibrated predictor in 8% to 90% of replicates at the 5% level,
+  benchmarks/RESULTS.md).  The draw is therefore taken from the channels' posterior under H0,
+  with the fit's priors, by a short Gibbs run started at a draw of the fit
+  (:mod:`bayescal._h0_posterior`).  A BayesFit of other items (split): the statistic at one
+  posterior draw against its posterior predictive distribution under H0 (each replicate draws
+  its true channels from the posterior and the labels from them): exact under the fit's
+  model, the posterior of the other items acting as the prior.
+
+References: Hosmer & Lemeshow (1980); Spiegelhalter (1986); Bröcker & Smith (2007), *Wea.
+Forecasting* 22; Lee, Huang, Hassani & Dobriban (2022), T-Cal, arXiv:2203.01850; Johnson
+(2004), A Bayesian chi-square test for goodness-of-fit, *Ann. Statist.* 32; Johnson (2007),
+Bayesian model assessment using pivotal quantities, *Bayesian Anal.* 2; Gosselin (2011), A new
+calibrated Bayesian internal goodness-of-fit method: sampled posterior p-values, *PLoS ONE* 6.
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from . import _validation as v
+from . import channels as estimators
 from ._api import DEFAULT_N_BINS, Result, warn_caller
 from ._channel_screen import screen_channels
+from ._h0_posterior import H0_SWEEPS, h0_posterior_draw
 from ._response_moments import MIN_ITEM_PRECISION
 from ._weight_rules import raw_rule_weights
-from .channels import ChannelFit
+from .channels import MIN_GAP, ChannelFit, Channels
+from .channels.crowd_em import as_responses
 from .data import AnnotatedScores
-from .exceptions import BinningWarning
+from .exceptions import BinningWarning, ChannelFitError, IdentificationError
 from .metrics import assign_bins
 
 #: Bins with fewer labelled items than this are merged into a neighbour before testing: the
 #: chi-square null needs each bin's sum to be roughly normal (issue 18: a sample-variance
 #: chi-square held its size once bins under 30 items were dropped).
 MIN_BIN_ITEMS = 30
+
+#: Replicates behind a Monte Carlo p-value (refitting bootstrap, posterior predictive):
+#: p-values on a grid of 1 / 200, so that the 5% level falls on it.
+DEFAULT_REPLICATES = 199
+
+#: A Monte Carlo p-value needs this many replicates to reach 5% at all.
+MIN_REPLICATES = 19
+
+#: Share of the bootstrap's refits that may fail (no admissible estimate on a replicate)
+#: before the p-value says so with a warning.
+TOLERATED_FAILURES = 0.05
+
+#: Where the channels of a test came from (:attr:`CalibrationTest.channels_from`).
+CHANNEL_SOURCES = ("known", "reuse", "split")
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -71,11 +118,12 @@ class CalibrationTest(Result):
     statistic : float
         ``X = sum_l T_l^2 / V_l`` over the bins tested.
     p_value : float
-        ``P(chi2_df >= X)``.
+        ``P(X_null >= X)``: from chi-square with ``df`` degrees of freedom, or from
+        ``n_replicates`` replicates (module docstring).
     df : int
         The number of bins tested (after merging small bins).
     method : str
-        How the statistic was formed, in words.
+        How the statistic and its null were formed, in words.
     lower, upper : ndarray of float, shape (df,)
         Score range of each bin tested: the lower edge of its first evaluation bin and the upper
         edge of its last.
@@ -88,6 +136,13 @@ class CalibrationTest(Result):
     n_tested, n_unlabelled : int
         Items in the test, and items left out: no label from an informative annotator, or
         labels whose IV precision is below :data:`~bayescal._response_moments.MIN_ITEM_PRECISION`.
+    channels_from : str
+        ``"known"``, ``"reuse"`` (estimated from these items) or ``"split"`` (from other items).
+    channels : Channels
+        The channels the statistic was computed at: the known ones, the fit's estimate, or the
+        posterior draw used.
+    n_replicates : int
+        Replicates behind a Monte Carlo p-value; 0 for the chi-square reference.
     """
 
     statistic: float
@@ -101,27 +156,50 @@ class CalibrationTest(Result):
     contribution: np.ndarray = field(repr=False)
     n_tested: int = 0
     n_unlabelled: int = 0
+    channels_from: str = "known"
+    n_replicates: int = 0
+    channels: Channels | None = field(default=None, repr=False)
 
 
 def calibration_test(
-    data, channels, *, n_bins=DEFAULT_N_BINS, strategy="uniform", min_bin_items=MIN_BIN_ITEMS
+    data,
+    channels,
+    *,
+    n_bins=DEFAULT_N_BINS,
+    strategy="uniform",
+    min_bin_items=MIN_BIN_ITEMS,
+    fit_data=None,
+    n_replicates=DEFAULT_REPLICATES,
+    seed=0,
 ) -> CalibrationTest:
-    """Test ``H0: E[Y - Z | Z in B_l] = 0`` in every bin from noisy labels and known channels.
+    """Test ``H0: E[Y - Z | Z in B_l] = 0`` in every bin from noisy labels.
 
-    The statistic, its null and its assumptions are in the module docstring.
+    The statistic, its null for known and for estimated channels, and its assumptions are in
+    the module docstring.
 
     Parameters
     ----------
     data : AnnotatedScores
-    channels : Channels
-        The annotators' true (or externally known) channels, in the data's annotator order.
-        An uninformative annotator (``|b - a| < 1e-4``) weighs 0, with a warning.
+    channels : Channels, ChannelFit or BayesFit
+        Known channels (in the data's annotator order); or an estimate: an EM or moment
+        :class:`~bayescal.channels.ChannelFit` (its annotators in the data's order), or a
+        :class:`~bayescal.BayesFit` (annotators matched by name).  An estimate of these data
+        is told from one of other items by the fingerprint of the data it records.  An
+        uninformative annotator (``|b - a| < 1e-4``) weighs 0, with a warning.
     n_bins : int or "auto", default 10
         Evaluation bins before merging.
     strategy : {"uniform", "quantile"}, default "uniform"
     min_bin_items : int, default 30
         Bins with fewer labelled items are merged into their neighbours (left to right; a short
         last group joins the one before it).
+    fit_data : AnnotatedScores, optional
+        The items a ChannelFit of other items was fitted on (its fingerprint is checked): the
+        bootstrap refits on replicates of them.  Only for a ChannelFit of other items.
+    n_replicates : int, default 199
+        Replicates of a Monte Carlo p-value (ChannelFit; BayesFit of other items), at least 19.
+        A ChannelFit's bootstrap refits its estimator once per replicate.
+    seed : int, default 0
+        Seeds the replicates and the posterior draw: the same call gives the same p-value.
 
     Returns
     -------
@@ -137,89 +215,319 @@ def calibration_test(
     """
     if not isinstance(data, AnnotatedScores):
         raise TypeError(f"data must be a bayescal.AnnotatedScores; saw {type(data).__name__}")
-    if isinstance(channels, ChannelFit) or hasattr(channels, "draws"):  # EM, or a BayesFit
-        raise TypeError(
-            "channels must be known bayescal.Channels; saw an estimate "
-            f"({type(channels).__name__}): its estimation error is not in this test's null, "
-            "which would reject too often"
-        )
-    channels, informative = screen_channels(channels, data.n_annotators, list(data.annotator_names))
     n_bins = v.as_n_bins(n_bins, data.n_items)
     strategy = v.as_choice(strategy, "strategy", v.BIN_STRATEGIES)
     min_bin_items = v.as_int(min_bin_items, "min_bin_items", minimum=1)
-
-    scores = data.scores
-    target, variance, labelled = _corrected_labels_and_null_variance(data, channels, informative)
-    n_tested = int(labelled.sum())
-    if n_tested < min_bin_items:
-        raise ValueError(
-            f"data: {n_tested} items have labels informative enough to test (IV precision at "
-            f"least {MIN_ITEM_PRECISION:g}); the test needs "
-            f"at least min_bin_items={min_bin_items} in a bin"
+    n_replicates = v.as_int(n_replicates, "n_replicates", minimum=MIN_REPLICATES)
+    rng = np.random.default_rng(v.as_seed(seed))
+    if fit_data is not None and not isinstance(channels, ChannelFit):
+        raise TypeError(
+            "fit_data is for a ChannelFit of other items (the bootstrap refits on them); saw "
+            f"channels of type {type(channels).__name__}"
         )
-    if n_tested < data.n_items:
-        warn_caller(
-            f"calibration_test: {data.n_items - n_tested} of {data.n_items} items have no label "
-            f"from an informative annotator, or labels of IV precision below "
-            f"{MIN_ITEM_PRECISION:g}, and are left out of the test",
-            BinningWarning,
-        )
-    index, edges = assign_bins(scores, n_bins, strategy)
-    index, scores = index[labelled], scores[labelled]
-    group_of_bin = _merged_groups(np.bincount(index, minlength=n_bins), min_bin_items)
-    group = group_of_bin[index]
-    n_groups = int(group_of_bin.max()) + 1
-    n_items = np.bincount(group, minlength=n_groups)
-    residual_sum = np.bincount(group, target[labelled] - scores, minlength=n_groups)
-    null_variance = np.bincount(group, variance[labelled], minlength=n_groups)
-    if (null_variance <= 0).any():
-        raise ValueError(
-            "data: a bin has variance 0 under H0 (scores of 0 or 1 labelled by perfect "
-            "annotators), so the test is undefined there"
-        )
-    contribution = residual_sum**2 / null_variance
-    statistic = float(contribution.sum())
-    from scipy import stats
-
-    first_bin = np.searchsorted(group_of_bin, np.arange(n_groups))  # groups are runs of bins
-    last_bin = np.r_[first_bin[1:] - 1, n_bins - 1]
-    return CalibrationTest(
-        statistic=statistic,
-        p_value=float(stats.chi2.sf(statistic, n_groups)),
-        df=n_groups,
-        method=(
-            "chi-square over bins of noise-corrected residuals (IV weights at mu = Z), "
-            f"variance known under H0; bins under {min_bin_items} items merged"
-        ),
-        lower=edges[first_bin],
-        upper=edges[last_bin + 1],
-        n_items=n_items,
-        residual=residual_sum / n_items,
-        contribution=contribution,
-        n_tested=n_tested,
-        n_unlabelled=data.n_items - n_tested,
+    bins = (n_bins, strategy, min_bin_items)
+    if isinstance(channels, Channels):
+        return _Layout.of(data, channels, *bins).result(how="known channels")
+    if isinstance(channels, ChannelFit):
+        return _bootstrap_test(data, channels, fit_data, bins, n_replicates, rng)
+    if hasattr(channels, "draws") and hasattr(channels, "was_fitted_to"):  # a BayesFit
+        return _posterior_test(data, channels, bins, n_replicates, rng)
+    raise TypeError(
+        "channels must be a bayescal.Channels, a ChannelFit or a BayesFit; saw "
+        f"{type(channels).__name__}"
     )
 
 
-def _corrected_labels_and_null_variance(data, channels, informative):
-    """Per item ``U_i``, ``Var(U_i | Z_i)`` under H0 and whether it is tested (module docstring),
-    from the sparse responses (memory O(responses), for crowds as for a few annotators)."""
-    responses = data.responses()
-    keep = informative[responses.annotator]
-    item, worker = responses.item[keep], responses.annotator[keep]
-    label = responses.label[keep].astype(np.float64)
-    a, b = np.asarray(channels.a, float)[worker], np.asarray(channels.b, float)[worker]
-    z = data.scores[item]
-    gap = b - a
-    noise_variance = ((1.0 - z) * a * (1.0 - a) + z * b * (1.0 - b)) / gap**2
-    weight = raw_rule_weights(a[:, None], b[:, None], z, "iv")[:, 0]  # 1 / noise variance
-    n = data.n_items
-    total = np.bincount(item, weight, minlength=n)
-    labelled = total >= MIN_ITEM_PRECISION
-    safe = np.where(labelled, total, 1.0)
-    target = np.bincount(item, weight * (label - a) / gap, minlength=n) / safe
-    noise = np.bincount(item, weight**2 * noise_variance, minlength=n) / safe**2
-    return target, data.scores * (1.0 - data.scores) + noise, labelled
+@dataclass(frozen=True, eq=False)
+class _Layout:
+    """What every replicate of one test shares: the responses, the items tested and their bin
+    groups, fixed at the channels the test starts from; only labels and channels vary."""
+
+    scores: np.ndarray  # (n,)
+    item: np.ndarray  # (R,) every response
+    annotator: np.ndarray  # (R,)
+    label: np.ndarray  # (R,) the observed labels
+    kept: np.ndarray  # (R,) responses of informative annotators
+    group: np.ndarray  # (n,) the bin group of a tested item, -1 for one left out
+    lower: np.ndarray
+    upper: np.ndarray
+    n_items: np.ndarray
+    n_unlabelled: int
+    min_bin_items: int
+    channels: Channels  # the channels the test starts from, as given
+    a: np.ndarray  # (K,) and screened: an uninformative annotator's never observed
+    b: np.ndarray
+
+    @classmethod
+    def of(cls, data, channels, n_bins, strategy, min_bin_items) -> _Layout:
+        """The layout of ``data`` at ``channels``."""
+        given = channels
+        channels, informative = screen_channels(
+            channels, data.n_annotators, list(data.annotator_names)
+        )
+        a, b = np.asarray(channels.a, float), np.asarray(channels.b, float)
+        responses = data.responses()
+        kept = informative[responses.annotator]
+        item, worker = responses.item[kept], responses.annotator[kept]
+        weight = raw_rule_weights(a[worker][:, None], b[worker][:, None], data.scores[item], "iv")
+        labelled = np.bincount(item, weight[:, 0], minlength=data.n_items) >= MIN_ITEM_PRECISION
+        n_tested = int(labelled.sum())
+        if n_tested < min_bin_items:
+            raise ValueError(
+                f"data: {n_tested} items have labels informative enough to test (IV precision "
+                f"at least {MIN_ITEM_PRECISION:g}); the test needs "
+                f"at least min_bin_items={min_bin_items} in a bin"
+            )
+        if n_tested < data.n_items:
+            warn_caller(
+                f"calibration_test: {data.n_items - n_tested} of {data.n_items} items have no "
+                f"label from an informative annotator, or labels of IV precision below "
+                f"{MIN_ITEM_PRECISION:g}, and are left out of the test",
+                BinningWarning,
+            )
+        index, edges = assign_bins(data.scores, n_bins, strategy)
+        group_of_bin = _merged_groups(np.bincount(index[labelled], minlength=n_bins), min_bin_items)
+        group = np.where(labelled, group_of_bin[index], -1)
+        n_groups = int(group_of_bin.max()) + 1
+        first_bin = np.searchsorted(group_of_bin, np.arange(n_groups))  # groups: runs of bins
+        last_bin = np.r_[first_bin[1:] - 1, n_bins - 1]
+        layout = cls(
+            data.scores,
+            responses.item,
+            responses.annotator,
+            responses.label,
+            kept,
+            group,
+            edges[first_bin],
+            edges[last_bin + 1],
+            np.bincount(group[labelled], minlength=n_groups),
+            data.n_items - n_tested,
+            min_bin_items,
+            given,
+            a,
+            b,
+        )
+        return layout
+
+    def bin_sums(self, label, a, b) -> tuple[np.ndarray, np.ndarray]:
+        """Per bin group ``T_l`` and ``V_l`` (module docstring) of ``label`` (every response)
+        corrected with channels ``a, b`` (K,) at IV weights taken at ``mu = Z_i``."""
+        item, worker = self.item[self.kept], self.annotator[self.kept]
+        label = label[self.kept].astype(np.float64)
+        a = a[worker]
+        gap = b[worker] - a
+        # a refitted channel may come out uninformative: its weight is then ~0, not 0 / 0
+        gap = np.where(np.abs(gap) < MIN_GAP, np.where(gap < 0, -MIN_GAP, MIN_GAP), gap)
+        z = self.scores[item]
+        noise_variance = ((1.0 - z) * a * (1.0 - a) + z * (a + gap) * (1.0 - a - gap)) / gap**2
+        weight = raw_rule_weights(a[:, None], (a + gap)[:, None], z, "iv")[:, 0]
+        n = self.scores.size
+        total = np.bincount(item, weight, minlength=n)
+        safe = np.where(total > 0, total, 1.0)
+        target = np.bincount(item, weight * (label - a) / gap, minlength=n) / safe
+        noise = np.bincount(item, weight**2 * noise_variance, minlength=n) / safe**2
+        variance = self.scores * (1.0 - self.scores) + noise
+        tested = self.group >= 0
+        group, n_groups = self.group[tested], self.n_items.size
+        residual_sum = np.bincount(group, target[tested] - self.scores[tested], n_groups)
+        null_variance = np.bincount(group, variance[tested], n_groups)
+        if (null_variance <= 0).any():
+            raise ValueError(
+                "data: a bin has variance 0 under H0 (scores of 0 or 1 labelled by perfect "
+                "annotators), so the test is undefined there"
+            )
+        return residual_sum, null_variance
+
+    def statistic(self, label, a, b) -> float:
+        residual_sum, null_variance = self.bin_sums(label, a, b)
+        return float(np.sum(residual_sum**2 / null_variance))
+
+    def result(self, *, null=None, channels_from="known", how: str) -> CalibrationTest:
+        """The :class:`CalibrationTest` of the observed labels at the layout's channels, its
+        p-value from chi-square (``null`` None) or from the replicate statistics ``null``;
+        ``how`` says where the channels came from, for :attr:`CalibrationTest.method`."""
+        from scipy import stats
+
+        residual_sum, null_variance = self.bin_sums(self.label, self.a, self.b)
+        contribution = residual_sum**2 / null_variance
+        statistic = float(contribution.sum())
+        df = int(self.n_items.size)
+        if null is None:
+            p_value, reference = float(stats.chi2.sf(statistic, df)), "chi-square reference"
+        else:
+            p_value = float((1 + np.sum(null >= statistic)) / (1 + null.size))
+            reference = f"p-value from {null.size} replicates under H0"
+        return CalibrationTest(
+            statistic=statistic,
+            p_value=p_value,
+            df=df,
+            method=(
+                "chi-square over bins of noise-corrected residuals (IV weights at mu = Z), "
+                f"variance known under H0, bins under {self.min_bin_items} items merged; "
+                f"{how}; {reference}"
+            ),
+            lower=self.lower,
+            upper=self.upper,
+            n_items=self.n_items,
+            residual=residual_sum / self.n_items,
+            contribution=contribution,
+            n_tested=int(self.n_items.sum()),
+            n_unlabelled=self.n_unlabelled,
+            channels_from=channels_from,
+            n_replicates=0 if null is None else int(null.size),
+            channels=self.channels,
+        )
+
+
+def _bootstrap_test(data, fit: ChannelFit, fit_data, bins, n_replicates, rng):
+    """The refitting parametric bootstrap of an EM or moment fit (module docstring)."""
+    fit.require()
+    v.check_same_annotators(data.annotator_names, fit.annotator_names, "data", "the fit")
+    reuse = fit.data_fingerprint == _fingerprint(data, fit.data_fingerprint)
+    if reuse and fit_data is not None:
+        raise ValueError(
+            "fit_data is for channels fitted on other items; these channels were fitted on "
+            "data itself (the same fingerprint): leave fit_data out"
+        )
+    if not reuse:
+        if fit_data is None:
+            raise ValueError(
+                f"channels: this {fit.method} fit was not fitted on data (the fingerprint of "
+                "the data it records differs): pass the items it was fitted on as fit_data, so "
+                "that the bootstrap refits on replicates of them; or pass Channels to treat "
+                "the channels as known, which leaves their estimation error out of the null"
+            )
+        if not isinstance(fit_data, AnnotatedScores):
+            raise TypeError(
+                f"fit_data must be a bayescal.AnnotatedScores; saw {type(fit_data).__name__}"
+            )
+        if fit.data_fingerprint != _fingerprint(fit_data, fit.data_fingerprint):
+            raise ValueError(
+                f"fit_data are not the items this {fit.method} fit was fitted on (the "
+                "fingerprint of the data it records differs)"
+            )
+    layout = _Layout.of(data, fit.channels, *bins)
+    truth = np.asarray(fit.channels.a, float), np.asarray(fit.channels.b, float)
+    fitted_on = data if reuse else fit_data
+    fitted_responses = (layout.item, layout.annotator)
+    if not reuse:
+        responses = fit_data.responses()
+        fitted_responses = (responses.item, responses.annotator)
+    refit = getattr(estimators, fit.method)
+    null, failures = [], 0
+    for _ in range(n_replicates):
+        label = _replicate_labels(rng, data.scores, layout.item, layout.annotator, *truth)
+        fit_label = (
+            label if reuse else _replicate_labels(rng, fit_data.scores, *fitted_responses, *truth)
+        )
+        channels = _refitted(refit, fitted_on, *fitted_responses, fit_label)
+        if channels is None:
+            failures += 1
+            continue
+        null.append(layout.statistic(label, channels.a, channels.b))
+    if failures > TOLERATED_FAILURES * n_replicates:
+        if failures == n_replicates:
+            raise ChannelFitError(
+                f"calibration_test: {fit.method} found no admissible estimate on any of the "
+                f"{n_replicates} bootstrap replicates; the test cannot account for the "
+                "channels' estimation error"
+            )
+        warn_caller(
+            f"calibration_test: {fit.method} failed on {failures} of {n_replicates} bootstrap "
+            "replicates; the p-value is over the others, which may understate the channels' "
+            "estimation error",
+            BinningWarning,
+        )
+    how = (
+        f"channels by {fit.method}, refitted on every replicate"
+        + ("" if reuse else " of the items they were fitted on (split)")
+        + " (refitting parametric bootstrap)"
+    )
+    return layout.result(null=np.array(null), channels_from="reuse" if reuse else "split", how=how)
+
+
+def _replicate_labels(rng, scores, item, annotator, a, b) -> np.ndarray:
+    """The responses ``(item, annotator)`` drawn anew under H0: ``Y_i ~ Bernoulli(Z_i)``, then
+    each label from its annotator's channel (``b`` if ``Y_i = 1``, else ``a``); who labels
+    what is kept."""
+    truth = rng.random(scores.size) < scores
+    chance = np.where(truth[item], b[annotator], a[annotator])
+    return (rng.random(item.size) < chance).astype(np.int8)
+
+
+def _refitted(estimator, data, item, annotator, label) -> Channels | None:
+    """The channels ``estimator`` fits (its defaults) to ``data`` with its labels replaced by
+    ``label``; None when the replicate has no admissible estimate."""
+    annotations = np.full(data.annotations.shape, -1, dtype=np.int8)
+    annotations[item, annotator] = label
+    replicate = AnnotatedScores(
+        data.scores, annotations, groups=data.groups, annotator_names=data.annotator_names
+    )
+    with warnings.catch_warnings():  # a replicate's odd workers were said of the real fit
+        warnings.simplefilter("ignore")
+        try:
+            fit = estimator(replicate)
+        except (ChannelFitError, IdentificationError):
+            return None
+    if not fit.ok:
+        return None
+    return Channels(np.asarray(fit.channels.a, float), np.asarray(fit.channels.b, float))
+
+
+def _fingerprint(data: AnnotatedScores, recorded: str) -> str:
+    """The fingerprint of ``data`` of the kind ``recorded`` is (cells or responses)."""
+    if recorded.startswith("responses:"):
+        return as_responses(data).fingerprint
+    return data.compress().fingerprint
+
+
+def _posterior_test(data, fit, bins, n_replicates, rng):
+    """The sampled-posterior p-value under H0 (reuse) or the posterior predictive null (split)
+    of a BayesFit (module docstring)."""
+    positions = v.annotator_positions(data.annotator_names, fit.annotator_names, "data", "the fit")
+    draws = fit.draws()
+    a_draws, b_draws = draws.a[:, positions], draws.b[:, positions]
+    chosen = int(rng.integers(a_draws.shape[0]))
+    if fit.was_fitted_to(data):
+        responses = data.responses()
+        drawn = h0_posterior_draw(
+            data.scores,
+            responses.item,
+            responses.annotator,
+            responses.label,
+            a_draws[chosen],
+            b_draws[chosen],
+            fit.priors.as_array(),
+            oriented=fit.orients_channels,
+            sweeps=H0_SWEEPS,
+            rng=rng,
+        )
+        layout = _Layout.of(data, Channels(*drawn, adversarial=True), *bins)
+        how = (
+            f"channels drawn from their posterior under H0 ({H0_SWEEPS} Gibbs sweeps from "
+            f"draw {chosen} of the {fit.model} fit of these items; sampled-posterior p-value)"
+        )
+        return layout.result(channels_from="reuse", how=how)
+    drawn = Channels(a_draws[chosen], b_draws[chosen], adversarial=True)  # an estimate's signs
+    layout = _Layout.of(data, drawn, *bins)
+    truth = rng.integers(a_draws.shape[0], size=n_replicates)
+    null = np.array(
+        [
+            layout.statistic(
+                _replicate_labels(
+                    rng, data.scores, layout.item, layout.annotator, a_draws[t], b_draws[t]
+                ),
+                layout.a,
+                layout.b,
+            )
+            for t in truth
+        ]
+    )
+    how = (
+        f"channels at posterior draw {chosen} of a {fit.model} fit of other items, true "
+        "channels of each replicate drawn from its posterior (posterior predictive null)"
+    )
+    return layout.result(null=null, channels_from="split", how=how)
 
 
 def _merged_groups(per_bin: np.ndarray, minimum: int) -> np.ndarray:

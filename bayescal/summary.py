@@ -26,6 +26,7 @@ from .record import CalibrationRecord
 
 __all__ = [
     "AnnotatorChannels",
+    "CalibrationTestSummary",
     "ChannelEstimate",
     "CheckRow",
     "ChecksSummary",
@@ -41,6 +42,7 @@ __all__ = [
     "ReliabilityDiagram",
     "ReliabilitySummary",
     "Summary",
+    "Verdict",
 ]
 
 
@@ -123,6 +125,8 @@ class ChannelEstimate(ParameterSummary):
 class AnnotatorChannels(Section):
     a: ChannelEstimate
     b: ChannelEstimate
+    #: The informativeness ``b - a`` (absent from summaries written before issue 18).
+    gap: ParameterSummary | None = field(default=None, metadata=OMIT_NONE)
 
 
 @dataclass(frozen=True, repr=False)
@@ -161,6 +165,64 @@ class ECESummary(Section):
     naive: dict[str, float]
     nc_ece: NCECE
     oracle: Estimate
+
+
+@dataclass(frozen=True, repr=False)
+class CalibrationTestSummary(Section):
+    """:func:`bayescal.calibration_test` with the fit's channels (a draw of their posterior
+    under H0), and its bins."""
+
+    statistic: float
+    p_value: float
+    df: int
+    method: str
+    lower: tuple[float, ...]
+    upper: tuple[float, ...]
+    n_items: tuple[int, ...]
+    #: Mean corrected label minus mean score per bin (positive: the predictor is too low).
+    residual: tuple[float, ...]
+    contribution: tuple[float, ...]
+
+    @classmethod
+    def from_test(cls, test) -> CalibrationTestSummary:
+        return cls(
+            float(test.statistic),
+            float(test.p_value),
+            int(test.df),
+            test.method,
+            finite(test.lower),
+            finite(test.upper),
+            tuple(int(n) for n in test.n_items),
+            finite(test.residual),
+            finite(test.contribution),
+        )
+
+
+@dataclass(frozen=True, repr=False)
+class Verdict(Section):
+    """What the report, ``bayescal fit`` and the notebook display open with: one sentence
+    (:mod:`bayescal._verdict`) and the numbers behind it."""
+
+    sentence: str
+    nc_ece: PosteriorSummary
+    #: The calibration test's p-value; None when the test could not run (the warnings say why).
+    p_value: float | None
+    #: ``P(NC-ECE <= tolerance)`` under the posterior.
+    prob_within_tolerance: float
+    tolerance: float
+    #: The naive ECEs the verdict replaces: ``soft_vote`` and ``majority_vote``.
+    naive: dict[str, float]
+
+    def text(self) -> list[str]:
+        """The verdict as the first lines ``bayescal fit`` prints."""
+        low, high = self.nc_ece.interval
+        return [
+            f"verdict: {self.sentence}",
+            f"  NC-ECE {self.nc_ece.median:.4f} [{low:.4f}, {high:.4f}] ({self.nc_ece.level:.0%}); "
+            f"P(NC-ECE <= {self.tolerance:g}) = {self.prob_within_tolerance:.2f}; naive ECE "
+            f"{self.naive['soft_vote']:.4f} (soft vote), {self.naive['majority_vote']:.4f} "
+            "(majority vote)",
+        ]
 
 
 @dataclass(frozen=True, repr=False)
@@ -348,6 +410,9 @@ class Summary(Section):
     run: RunRecord | None = field(default=None, metadata=OMIT_NONE)
     #: The warnings shown while the fit ran, one line each (:func:`bayescal._api.recorded_warnings`).
     warnings: tuple[str, ...] = ()
+    #: Absent from summaries written before issue 18.
+    verdict: Verdict | None = field(default=None, metadata=OMIT_NONE)
+    calibration_test: CalibrationTestSummary | None = field(default=None, metadata=OMIT_NONE)
 
     def to_dict(self) -> dict:
         """The JSON document of ``summary.json`` (plain dicts, lists, numbers, strings, None)."""
@@ -377,6 +442,7 @@ class Summary(Section):
         frequentist, posterior = ece.nc_ece.frequentist, ece.nc_ece.posterior
         low, high = posterior.interval
         lines = [
+            *([] if self.verdict is None else self.verdict.text()),
             f"{self.data.n_items} items, annotators {abbreviated(self.data.annotators, SHOWN_NAMES)}; "
             f"model {self.model.name} ({self.model.why})",
             f"identification: {self.identification.status}",

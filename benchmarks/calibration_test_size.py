@@ -1,22 +1,40 @@
-"""Size and power of ``calibration_test`` with known channels, beside naive tests (issue 18).
+"""Size and power of ``calibration_test`` with known and estimated channels, beside naive tests
+(issue 18).
 
 Each replicate draws a design anew and tests at the 5% level:
 
-- ``noise-corrected``: ``bayescal.calibration_test`` with the simulation's true channels;
+- ``known channels``: ``bayescal.calibration_test`` with the simulation's true channels;
+- ``EM channels``: with ``dawid_skene_em`` fitted on the same items (reuse: the refitting
+  parametric bootstrap, ``BOOTSTRAP`` = 99 refits, which keeps the 5% level exact: p <= 0.05
+  when at most 4 of the 99 replicate statistics reach the observed one);
+- ``EM taken as known``: the EM estimate passed as known ``Channels`` (the chi-square reference
+  at the estimate: the trap the bootstrap avoids);
+- ``BayesFit``: with ``fit_bayes`` (Dawid–Skene, 2 chains x (500 + 500): the test uses one
+  draw, as the start of its Gibbs run) on the same items (reuse: the sampled-posterior
+  p-value at a draw of the channels' posterior under H0);
 - ``soft vote`` and ``majority vote``: the same chi-square over the same 10 bins with the vote
   taken as the clean label, ``sum_l (sum_{i in B_l} (V_i - Z_i))^2 / sum_{i in B_l} Z_i (1 - Z_i)``
   (what a clean-label test does on noisy votes; ties of the majority vote count 1/2).
 
 Calibrated designs (H0 true): the paper's toy design (``calibrated``, N = 2 000); the same with
-40% of the labels missing at random; three weak annotators (gaps 0.25-0.35) on uniform scores.
-Miscalibrated designs (power): the toy ``shifted`` and ``nonlinear`` conditions at N = 8 000.
+40% of the labels missing at random; five annotators of mixed quality (gaps 0.4-0.8) with 30%
+missing on uniform scores; three weak annotators (gaps 0.25-0.35) on uniform scores, whose EM
+refits take 0.1 s each (several starts), so its estimated-channel columns use
+``--weak-replicates``.
+Miscalibrated designs (power): the toy ``shifted`` and ``nonlinear`` conditions at N = 8 000
+and N = 500, where the tests differ.  The estimated-channel columns of the power rows use
+``--power-replicates`` (their rejection rate is 100% or near it at N = 8 000).
 
-    .venv/bin/python benchmarks/calibration_test_size.py --replicates 1000
+    XLA_FLAGS=--xla_force_host_platform_device_count=2 \
+        .venv/bin/python benchmarks/calibration_test_size.py --replicates 1000 --workers 2
 """
 
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
+import multiprocessing
+import time
 import warnings
 
 import numpy as np
@@ -25,7 +43,8 @@ from scipy import stats
 import bayescal as bc
 
 WEAK = bc.Channels([0.30, 0.35, 0.25], [0.60, 0.70, 0.55])
-N_BINS, LEVEL = 10, 0.05
+FIVE = bc.Channels([0.10, 0.20, 0.15, 0.30, 0.25], [0.90, 0.80, 0.85, 0.70, 0.75])
+N_BINS, LEVEL, BOOTSTRAP = 10, 0.05, 99
 
 
 def design(name: str, seed: int):
@@ -33,20 +52,31 @@ def design(name: str, seed: int):
     if name == "weak annotators":
         sim = bc.simulate_annotated(2000, WEAK, seed=seed)
         return sim.data, sim.channels
+    if name == "five annotators, 30% missing":
+        sim = bc.simulate_annotated(2000, FIVE, seed=seed)
+        return _with_missing(sim, 0.3, seed), sim.channels
     condition, n = {
         "toy calibrated": ("calibrated", 2000),
         "toy calibrated, 40% missing": ("calibrated", 2000),
         "toy shifted": ("shifted", 8000),
         "toy nonlinear": ("nonlinear", 8000),
+        "toy shifted, N = 500": ("shifted", 500),
+        "toy nonlinear, N = 500": ("nonlinear", 500),
     }[name]
     sim = bc.toy_data(n, condition=condition, seed=seed)
     if "missing" not in name:
         return sim.data, sim.channels
+    return _with_missing(sim, 0.4, seed), sim.channels
+
+
+def _with_missing(sim, share: float, seed: int):
+    """The simulation's data with ``share`` of the labels missing at random; every item keeps
+    one label."""
     annotations = sim.data.annotations.copy()
-    annotations[np.random.default_rng(seed).random(annotations.shape) < 0.4] = -1
+    annotations[np.random.default_rng(seed).random(annotations.shape) < share] = -1
     empty = (annotations < 0).all(axis=1)
-    annotations[empty, 0] = sim.data.annotations[empty, 0]  # every item keeps one label
-    return bc.AnnotatedScores(sim.data.scores, annotations), sim.channels
+    annotations[empty, 0] = sim.data.annotations[empty, 0]
+    return bc.AnnotatedScores(sim.data.scores, annotations)
 
 
 def naive_p_value(scores, votes) -> float:
@@ -59,40 +89,84 @@ def naive_p_value(scores, votes) -> float:
     return float(stats.chi2.sf(statistic, used.sum()))
 
 
-def replicate(name: str, seed: int) -> dict:
+def replicate(name: str, seed: int, estimated: bool) -> dict:
+    """p-values of one replicate; the estimated-channel tests only when ``estimated``."""
     data, channels = design(name, seed)
+    p_values = {}
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", bc.BinningWarning)
-        corrected = bc.calibration_test(data, channels, n_bins=N_BINS).p_value
-    return {
-        "noise-corrected": corrected,
-        "soft vote": naive_p_value(data.scores, bc.soft_vote_labels(data.annotations)),
-        "majority vote": naive_p_value(data.scores, bc.majority_vote_labels(data.annotations)),
-    }
+        warnings.simplefilter("ignore")  # saturated EM, NUTS diagnostics, left-out items
+        p_values["known channels"] = bc.calibration_test(data, channels, n_bins=N_BINS).p_value
+        if estimated:
+            em = bc.channels.dawid_skene_em(data)
+            tested = bc.calibration_test(data, em, n_bins=N_BINS, n_replicates=BOOTSTRAP)
+            p_values["EM channels"] = tested.p_value
+            as_known = bc.calibration_test(data, em.channels, n_bins=N_BINS)
+            p_values["EM taken as known"] = as_known.p_value
+            posterior = bc.fit_bayes(data, num_chains=2, num_warmup=500, num_samples=500, seed=seed)
+            p_values["BayesFit"] = bc.calibration_test(data, posterior, n_bins=N_BINS).p_value
+    p_values["soft vote"] = naive_p_value(data.scores, bc.soft_vote_labels(data.annotations))
+    p_values["majority vote"] = naive_p_value(
+        data.scores, bc.majority_vote_labels(data.annotations)
+    )
+    return p_values
+
+
+TESTS = [
+    "known channels",
+    "EM channels",
+    "EM taken as known",
+    "BayesFit",
+    "soft vote",
+    "majority vote",
+]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--replicates", type=int, default=1000)
+    parser.add_argument("--power-replicates", type=int, default=100)
+    parser.add_argument("--weak-replicates", type=int, default=100)
+    parser.add_argument("--workers", type=int, default=1)
     args = parser.parse_args()
     names = [
         "toy calibrated",
         "toy calibrated, 40% missing",
+        "five annotators, 30% missing",
         "weak annotators",
         "toy shifted",
         "toy nonlinear",
+        "toy shifted, N = 500",
+        "toy nonlinear, N = 500",
     ]
-    print("| design | H0 | replicates | noise-corrected | soft vote | majority vote |")
-    print("|---|---|---:|---:|---:|---:|")
-    for name in names:
-        rows = [replicate(name, seed) for seed in range(args.replicates)]
-        rates = {test: np.mean([row[test] < LEVEL for row in rows]) for test in rows[0]}
-        truth = "true" if "calibrated" in name or name == "weak annotators" else "false"
-        print(
-            f"| {name} | {truth} | {args.replicates} | "
-            + " | ".join(f"{rates[test]:.1%}" for test in rows[0])
-            + " |"
-        )
+    print("| design | H0 | replicates | " + " | ".join(TESTS) + " | seconds |")
+    print("|---|---|---:|" + "---:|" * (len(TESTS) + 1))
+    context = multiprocessing.get_context("spawn")  # JAX does not survive a fork
+    with concurrent.futures.ProcessPoolExecutor(args.workers, mp_context=context) as pool:
+        for name in names:
+            start = time.perf_counter()
+            calibrated = "calibrated" in name or "annotators" in name
+            estimated = (
+                args.weak_replicates
+                if name == "weak annotators"
+                else args.replicates
+                if calibrated
+                else args.power_replicates
+            )
+            jobs = [
+                pool.submit(replicate, name, seed, seed < estimated)
+                for seed in range(args.replicates)
+            ]
+            rows = [job.result() for job in jobs]
+            cells = []
+            for test in TESTS:
+                p_values = [row[test] for row in rows if test in row]
+                cells.append(f"{np.mean(np.array(p_values) < LEVEL):.1%} ({len(p_values)})")
+            print(
+                f"| {name} | {'true' if calibrated else 'false'} | {args.replicates} | "
+                + " | ".join(cells)
+                + f" | {time.perf_counter() - start:.0f} |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

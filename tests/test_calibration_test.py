@@ -1,5 +1,6 @@
-"""calibration_test with known channels (issue 18, first part): the statistic against a direct
-computation, its size under H0 by simulation, its power, the merging of small bins, bad inputs."""
+"""calibration_test with known channels (issue 18): the statistic against a direct computation,
+its size under H0 by simulation, its power, the merging of small bins, bad inputs.  Estimated
+channels: tests/test_calibration_test_estimated.py."""
 
 import itertools
 import warnings
@@ -137,15 +138,24 @@ def test_items_without_an_informative_label_are_left_out_and_said():
     [
         (lambda d, c: bc.calibration_test(d.annotations, c), TypeError, "data must be a"),
         (
-            lambda d, c: bc.calibration_test(d, bc.dawid_skene_em(d)),
+            lambda d, c: bc.calibration_test(d, {"a": c.a, "b": c.b}),
             TypeError,
-            r"channels must be known bayescal.Channels; saw an estimate \(ChannelFit\)",
+            "channels must be a bayescal.Channels, a ChannelFit or a BayesFit; saw dict",
         ),
         (
-            lambda d, c: bc.calibration_test(d, fake_fit(d, c.a[None], c.b[None], [0.5])),
+            lambda d, c: bc.calibration_test(d, c, fit_data=d),
             TypeError,
-            r"channels must be known bayescal.Channels; saw an estimate \(BayesFit\)",
+            "fit_data is for a ChannelFit of other items .* saw channels of type Channels",
         ),
+        (
+            lambda d, c: bc.calibration_test(
+                d, fake_fit(d, c.a[None], c.b[None], [0.5]), fit_data=d
+            ),
+            TypeError,
+            "fit_data is for a ChannelFit of other items .* BayesFit",
+        ),
+        (lambda d, c: bc.calibration_test(d, c, n_replicates=10), ValueError, "n_replicates"),
+        (lambda d, c: bc.calibration_test(d, c, seed=-1), ValueError, "seed"),
         (lambda d, c: bc.calibration_test(d, bc.Channels([0.1], [0.9])), ValueError, "annotator"),
         (lambda d, c: bc.calibration_test(d, c, min_bin_items=0), ValueError, "min_bin_items"),
         (lambda d, c: bc.calibration_test(d, c, n_bins="many"), ValueError, "n_bins"),

@@ -195,6 +195,13 @@ def test_fit_report_and_refusal_in_a_subprocess(judged_table):
     printed = json.loads(result.stdout, parse_constant=no_constants)
     summary = json.loads((out / "summary.json").read_text(), parse_constant=no_constants)
     assert printed == summary
+    # issue 18: the verdict, with the calibration test it rests on and the NC-ECE it quotes
+    verdict, test = summary["verdict"], summary["calibration_test"]
+    assert verdict["p_value"] == test["p_value"] and 0 <= test["p_value"] <= 1
+    assert verdict["nc_ece"] == summary["ece"]["nc_ece"]["posterior"]
+    assert verdict["naive"] == summary["ece"]["naive"] and verdict["tolerance"] == 0.01
+    assert verdict["sentence"].startswith(("miscalibrated", "no evidence of miscalibration"))
+    assert test["df"] == len(test["residual"]) and "posterior under H0" in test["method"]
     ece = summary["ece"]
     assert set(ece) == {"n_bins", "naive", "nc_ece", "oracle"}
     low, high = ece["nc_ece"]["posterior"]["interval"]
@@ -626,9 +633,10 @@ def test_fit_and_sensitivity_take_a_long_table_of_200_workers(tmp_path):
     quick = ["--chains", "2", "--warmup", "200", "--samples", "200", "--quiet"]
     fit = run("fit", *table, "--out", "fit", *quick, cwd=tmp_path)
     assert fit.returncode == 0, fit.stderr
-    first = fit.stdout.splitlines()[0]
+    verdict, numbers, first = fit.stdout.splitlines()[:3]
+    assert verdict.startswith("bayescal fit: verdict: ") and numbers.startswith("  NC-ECE ")
     assert first.startswith(
-        "bayescal fit: 1500 items, annotators w000, w001, w002, w003, w004, w005, w006, w007, "
+        "1500 items, annotators w000, w001, w002, w003, w004, w005, w006, w007, "
         "w008, w009, w010, w011 and 188 more; model hierarchical_dawid_skene (auto: 200 "
         "annotators (more than 12)"
     )

@@ -412,7 +412,8 @@ def test_the_analysis_of_a_crowd_pushes_its_posterior_through_its_responses(
         return crowd_of_30_fit
 
     monkeypatch.setattr(inference, "fit_bayes", the_sessions_fit)
-    with pytest.warns(bc.ChannelWarning) as caught:
+    left_out = r"calibration_test: \d+ of 1500 items .* are left out of the test"
+    with pytest.warns(bc.ChannelWarning) as caught, pytest.warns(bc.BinningWarning, match=left_out):
         analysis = bc.analyse(crowd_of_30.data, seed=3)
     said = [str(w.message) for w in caught]
     # the crowd rule in the EM and the posterior NC-ECE alike, each said once

@@ -67,7 +67,7 @@ def test_report_is_one_self_contained_file(results):
     )
     images = re.findall(r'src="data:image/png;base64,([^"]+)"', page)
     assert len(images) == len(CAPTIONS) == 4
-    for name, encoded in zip(("channels", "reliability", "patterns", "agreement"), images):
+    for name, encoded in zip(("reliability", "channels", "patterns", "agreement"), images):
         png = base64.b64decode(encoded)
         assert png.startswith(b"\x89PNG\r\n\x1a\n")
         assert png == (out / "figures" / f"{name}.png").read_bytes()
@@ -167,12 +167,23 @@ def test_report_html_checks_its_arguments(results):
     CHROMIUM is None,
     reason="Chromium is not installed (apt-get install chromium); .ci/run installs it, so CI runs this test",
 )
-def test_a_reader_sees_the_key_numbers_in_chromium(results, tmp_path):
+def test_a_reader_sees_the_verdict_first_and_opens_every_detail_in_chromium(results, tmp_path):
+    """Issue 18 item 7: the verdict box is in the first screen (1200 x 900) with the numbers of
+    summary.json; every ``<details>`` starts closed, hiding its content, and opens on a click;
+    then the key numbers are all visible and nothing was fetched."""
     from playwright.sync_api import sync_playwright
 
     _out, written, report = results
     summary = written.to_dict()
+    verdict = summary["verdict"]
     posterior = summary["ece"]["nc_ece"]["posterior"]
+    first_screen = {
+        "verdict-sentence": verdict["sentence"],
+        "verdict-nc-ece": f"{verdict['nc_ece']['median']:.4f}",
+        "verdict-p-value": f"{verdict['p_value']:.3g}",
+        "verdict-prob-within-tolerance": f"{verdict['prob_within_tolerance']:.2f}",
+        "verdict-naive-soft-vote": f"{summary['ece']['naive']['soft_vote']:.4f}",
+    }
     visible = {
         "nc-ece-posterior-median": f"{posterior['median']:.4f}",
         "nc-ece-posterior-interval": f"[{posterior['interval'][0]:.4f}, {posterior['interval'][1]:.4f}]",
@@ -181,6 +192,7 @@ def test_a_reader_sees_the_key_numbers_in_chromium(results, tmp_path):
         "oracle-ece": f"{summary['ece']['oracle']['value']:.4f}",
         "identification-status": "identified",
         "n-items": "1200",
+        "calibration-test-p-value": f"{summary['calibration_test']['p_value']:.3g}",
     }
     requests = []
     with sync_playwright() as playwright:
@@ -188,6 +200,22 @@ def test_a_reader_sees_the_key_numbers_in_chromium(results, tmp_path):
         page = browser.new_page(viewport={"width": 1200, "height": 900})
         page.on("request", lambda request: requests.append(request.url))
         page.goto(report.as_uri())
+        box = page.locator("#verdict").bounding_box()
+        assert box["y"] >= 0 and box["y"] + box["height"] <= 900, box
+        for element, text in first_screen.items():
+            locator = page.locator(f"#{element}")
+            assert locator.is_visible() and text in locator.inner_text(), element
+            inside = locator.bounding_box()
+            assert inside["y"] + inside["height"] <= 900, element
+        assert not page.locator("#identification-status").is_visible()  # in a closed detail
+        details = page.locator("details")
+        assert details.count() == 6
+        for index in range(details.count()):
+            detail = details.nth(index)
+            assert not detail.evaluate("element => element.open")
+            detail.locator("summary").click()
+            assert detail.evaluate("element => element.open"), index
+            assert detail.locator("xpath=./*[not(self::summary)]").first.is_visible(), index
         for element, text in visible.items():
             locator = page.locator(f"#{element}")
             assert locator.is_visible(), element

@@ -132,6 +132,10 @@ class ChannelFit:
     pooled : tuple of str
         The workers who share the pooled channel of the sparse workers (:func:`crowd_em`'s
         ``pool``); empty when each has its own.
+    data_fingerprint : str
+        ``"cells:<sha256>"`` of the cells it was fitted on (``"responses:<sha256>"`` for
+        :func:`crowd_em`), so that a later call can tell the same data (channels reused) from
+        other items (a split): :attr:`bayescal.cells.CellStatistics.fingerprint`.
     """
 
     method: str
@@ -147,6 +151,7 @@ class ChannelFit:
     failure: str | None = None
     smoothing: tuple[float, float] | None = None
     pooled: tuple[str, ...] = ()
+    data_fingerprint: str = ""
 
     @property
     def ok(self) -> bool:
@@ -429,6 +434,7 @@ def fitted(
         group_ids=group_ids,
         group_counts=group_counts,
         annotator_names=counts.annotator_names,
+        data_fingerprint=counts.fingerprint,
         **extra,
     )
 
@@ -465,5 +471,6 @@ def failed(method, counts, group_ids, group_counts, failure: str, **extra) -> Ch
         group_counts=group_counts,
         annotator_names=counts.annotator_names,
         failure=failure,
+        data_fingerprint=counts.fingerprint,
         **extra,
     )

@@ -134,10 +134,9 @@ def crowd_em(data, *, smoothing="auto", pool="auto", tol=1e-7, max_iter=500) -> 
     a, b = a[channel_of], b[channel_of]
     a, b, mu, failure = orient(a, b, np.array([mu]), None, names, labels=per_worker)
     common = (np.array([0]), np.array([layout.n_items]), names)
+    recorded = {"smoothing": prior, "pooled": pooled, "data_fingerprint": responses.fingerprint}
     if failure is not None:
-        return ChannelFit(
-            "crowd_em", None, None, *common, failure=failure, smoothing=prior, pooled=pooled
-        )
+        return ChannelFit("crowd_em", None, None, *common, failure=failure, **recorded)
     fit = ChannelFit(
         "crowd_em",
         Channels(a, b, adversarial=bool((b < a).any())),
@@ -146,8 +145,7 @@ def crowd_em(data, *, smoothing="auto", pool="auto", tol=1e-7, max_iter=500) -> 
         loglik=float(loglik),
         converged=converged,
         n_iter=n_iter,
-        smoothing=prior,
-        pooled=pooled,
+        **recorded,
     )
     truth, _ = workers.e_step(a, b, float(mu[0]))  # the oriented label posteriors
     odd = odd_annotators(

@@ -540,7 +540,7 @@ def test_row30_more_bins_than_items_warns_on_the_console_and_in_the_results(
         "--out",
         tmp_path / "out",
     )
-    assert status == 0 and out.startswith("bayescal fit: 400 items")
+    assert status == 0 and out.startswith("bayescal fit: verdict: ") and "\n400 items" in out
     binning = (
         f"n_bins = 2000 exceeds the {N} item(s) to bin: most bins hold one item or none, so the "
         "ECE measures single items' noise; use fewer bins or n_bins='auto' (BinningWarning)"

@@ -1,0 +1,68 @@
+"""The verdict a report opens with: one sentence in plain words, from the calibration test's
+p-value and the reliability band (issue 18 item 3).
+
+The test says *whether* the predictor is miscalibrated (:func:`bayescal.calibration_test`);
+the band says *where*: a bin whose credible band of the corrected fraction positive lies
+wholly below its mean score predicts too high there, wholly above it too low.  Too high above
+a score of 0.5, or too low below it, is *over-confident* (the scores are further from 0.5 than
+the truth); the reverse is *under-confident*.  Neighbouring bins of one kind read as one range.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: The test's level for the verdict's "miscalibrated".
+VERDICT_LEVEL = 0.05
+
+
+def off_diagonal_ranges(edges, mean_score, lower, upper) -> list[tuple[str, float, float]]:
+    """``(kind, low, high)`` for every run of neighbouring bins whose band excludes their mean
+    score, ``kind`` "over-confident" or "under-confident" (module docstring); empty bins
+    (NaN) break a run."""
+    kinds = []
+    for score, low, high in zip(mean_score, lower, upper):
+        if not np.isfinite(score) or not (high < score or low > score):
+            kinds.append(None)
+            continue
+        too_high = high < score
+        kinds.append("over-confident" if too_high == (score >= 0.5) else "under-confident")
+    ranges = []
+    for position, kind in enumerate(kinds):
+        if kind is None:
+            continue
+        if ranges and ranges[-1][0] == kind and kinds[position - 1] == kind:
+            ranges[-1] = (kind, ranges[-1][1], float(edges[position + 1]))
+        else:
+            ranges.append((kind, float(edges[position]), float(edges[position + 1])))
+    return ranges
+
+
+def verdict_sentence(p_value: float | None, ranges) -> str:
+    """One sentence: "miscalibrated (calibration test p < 0.001): over-confident below 0.4 and
+    above 0.7", or "no evidence of miscalibration (calibration test p = 0.41)"."""
+    if p_value is None:
+        return "no calibration test (it could not be run on these data; see the warnings)"
+    test = (
+        f"calibration test p = {p_value:.2g}" if p_value >= 0.001 else "calibration test p < 0.001"
+    )
+    if p_value >= VERDICT_LEVEL:
+        return f"no evidence of miscalibration ({test})"
+    if not ranges:
+        return f"miscalibrated ({test}), though no single bin's band leaves the diagonal"
+    kinds = dict.fromkeys(kind for kind, _, _ in ranges)  # in order of first appearance
+    where = [
+        f"{kind} " + " and ".join(_where(low, high) for k, low, high in ranges if k == kind)
+        for kind in kinds
+    ]
+    return f"miscalibrated ({test}): " + "; ".join(where)
+
+
+def _where(low: float, high: float) -> str:
+    if low <= 0.0 and high >= 1.0:
+        return "everywhere"
+    if low <= 0.0:
+        return f"below {high:.2g}"
+    if high >= 1.0:
+        return f"above {low:.2g}"
+    return f"between {low:.2g} and {high:.2g}"
