@@ -45,6 +45,7 @@ from .summary import (
     ModelSummary,
     ParameterSummary,
     PosteriorSummary,
+    RecalibrationPreview,
     RecordSummary,
     ReliabilitySummary,
     RunRecord,
@@ -428,6 +429,8 @@ def _analysed(
         checks = check_model(data, fit, level=level, seed=seed)
     with _timed(timings, "calibration_test"):
         test = _calibration_test(data, fit, bins, seed)
+    with _timed(timings, "recalibration_preview"):
+        preview = _recalibration_preview(data, fit, bins, level, seed)
 
     curves = {label: cells.curve(targets) for label, targets in naive.items()}
     if truth is not None:
@@ -443,7 +446,7 @@ def _analysed(
     diagnostics = fit.diagnostics
     channels, prevalences = _channel_sections(fit, channel_fit, data.annotator_names, level)
     naive_ece = {label: cells.moments(targets).ece for label, targets in naive.items()}
-    nc_ece = PosteriorSummary(posterior.median, tuple(posterior.interval), level)
+    nc_ece = _posterior(posterior, level)
     band = posterior.reliability_band()
     verdict = Verdict(
         sentence=verdict_sentence(
@@ -497,6 +500,7 @@ def _analysed(
         ),
         verdict=verdict,
         calibration_test=None if test is None else CalibrationTestSummary.from_test(test),
+        recalibration=preview,
     )
     return Analysis(data, channel_fit, fit, posterior, checks, summary)
 
@@ -512,6 +516,38 @@ def _calibration_test(data, fit, n_bins, seed):
     except ValueError as error:
         warn_caller(f"calibration_test could not run: {error}", BinningWarning)
         return None
+
+
+#: Maps of the report's recalibration preview, in its order.
+PREVIEW_METHODS = ("platt", "histogram")
+
+
+def _recalibration_preview(data, fit, n_bins, level, seed) -> RecalibrationPreview | None:
+    """Corrected maps fitted on a random half of the items and scored with the original
+    scores on the other half (:class:`~bayescal.summary.RecalibrationPreview`); None with a
+    warning when the halves are too small to fit or score a map."""
+    from .posterior_maps import posterior_recalibration
+
+    order = np.random.default_rng(seed).permutation(data.n_items)
+    half = data.n_items // 2
+    fitting, evaluated = (data.subset(np.sort(part)) for part in (order[:half], order[half:]))
+    after = {}
+    try:
+        with warnings.catch_warnings():  # the analysis said its warnings on all the items
+            warnings.simplefilter("ignore")
+            for method in PREVIEW_METHODS:
+                result = posterior_recalibration(
+                    fitting, evaluated, fit, method=method, n_bins=n_bins, level=level, seed=seed
+                )
+                after[method] = _posterior(result.recalibrated, level)
+    except ValueError as error:
+        warn_caller(f"the recalibration preview could not run: {error}", BinningWarning)
+        return None
+    return RecalibrationPreview(half, data.n_items - half, _posterior(result.base, level), after)
+
+
+def _posterior(ece, level: float) -> PosteriorSummary:
+    return PosteriorSummary(float(ece.median), tuple(float(x) for x in ece.interval), level)
 
 
 def _versions() -> dict[str, str]:

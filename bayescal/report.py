@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import shlex
 
 import numpy as np
 
@@ -81,6 +82,60 @@ def _verdict_section(summary: Summary) -> str:
         f'<span id="verdict-naive-majority-vote">{verdict.naive["majority_vote"]:.4f}</span> '
         "(majority vote), both biased by the annotators' noise.</p></section>"
     )
+
+
+#: How the report names each map of the recalibration preview.
+MAP_NAMES = {"platt": "Platt scaling", "histogram": "histogram binning"}
+
+
+def _recalibration_section(summary: Summary) -> str:
+    """What to do: the NC-ECE before and after the corrected maps, both on the same held-out
+    half, and the command that writes the better map (empty for an older summary)."""
+    preview = summary.recalibration
+    if preview is None:
+        return ""
+    level = preview.before.level
+    rows = [
+        row(
+            cell("original scores", text=True),
+            cell(number(preview.before.median), "recalibration-before"),
+            cell(_interval(preview.before.interval), text=True),
+        )
+    ]
+    for method, after in preview.after.items():
+        rows.append(
+            row(
+                cell(f"{MAP_NAMES.get(method, method)} (corrected)", text=True),
+                cell(number(after.median), f"recalibration-{method}"),
+                cell(_interval(after.interval), text=True),
+            )
+        )
+    best = min(preview.after, key=lambda method: preview.after[method].median)
+    return "\n".join(
+        [
+            "<h2>What to do: recalibrate</h2>",
+            f"<p>Maps fitted to the noise-corrected labels of {preview.n_fit} items (one map per "
+            f"posterior draw of the channels), scored with the original scores on the other "
+            f"{preview.n_eval}:</p>",
+            table(["scores", "NC-ECE (posterior median)", f"{level:.0%} interval"], rows),
+            f"<p>To write the {html.escape(MAP_NAMES.get(best, best))} map fitted to every item:</p>",
+            f'<pre id="recalibrate-command">{html.escape(_recalibrate_command(summary, best))}</pre>',
+        ]
+    )
+
+
+def _recalibrate_command(summary: Summary, method: str) -> str:
+    """``bayescal recalibrate`` for the input table of a wide fit; the Python call otherwise
+    (a notebook's analysis, or a long table whose column names the summary does not keep)."""
+    source = summary.input or {}
+    if source.get("long") or not all(source.get(key) for key in ("table", "score", "annotators")):
+        return f'bc.recalibrate(data, method="{method}", channels="dawid_skene_em")'
+    names = ",".join(
+        f'"{name}"' if "," in name or " " in name else name for name in source["annotators"]
+    )
+    words = ["bayescal", "recalibrate", source["table"], "--score", source["score"]]
+    words += ["--annotators", names, "--method", method, "--out", "recalibrated"]
+    return shlex.join(words)
 
 
 def _details(name: str, title: str, body: str) -> str:
@@ -369,6 +424,7 @@ def summary_html(summary: Summary) -> str:
     return "\n".join(
         [
             _verdict_section(summary),
+            _recalibration_section(summary),
             f"<h2>Expected calibration error ({summary.ece.n_bins} equal-width bins)</h2>",
             _ece_section(summary),
             "<h2>Annotators</h2>",
@@ -405,6 +461,7 @@ def report_html(summary: Summary, figures: dict[str, bytes]) -> str:
         "<h1>bayescal calibration report</h1>",
         _verdict_section(summary),
         shown("reliability"),
+        _recalibration_section(summary),
         _warnings_section(summary),
         f"<h2>Expected calibration error ({summary.ece.n_bins} equal-width bins)</h2>",
         _ece_section(summary),

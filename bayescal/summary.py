@@ -38,6 +38,7 @@ __all__ = [
     "ModelSummary",
     "ParameterSummary",
     "PosteriorSummary",
+    "RecalibrationPreview",
     "RecordSummary",
     "ReliabilityDiagram",
     "ReliabilitySummary",
@@ -223,6 +224,20 @@ class Verdict(Section):
             f"{self.naive['soft_vote']:.4f} (soft vote), {self.naive['majority_vote']:.4f} "
             "(majority vote)",
         ]
+
+
+@dataclass(frozen=True, repr=False)
+class RecalibrationPreview(Section):
+    """What recalibrating would buy: corrected maps fitted on half the items (each posterior draw
+    of the channels fits one map, :func:`bayescal.posterior_recalibration`) and the NC-ECE
+    before and after, both scored on the other half with the same draws."""
+
+    n_fit: int
+    n_eval: int
+    #: NC-ECE of the original scores on the evaluation half.
+    before: PosteriorSummary
+    #: NC-ECE of each map's scores on the evaluation half, by method (``platt``, ``histogram``).
+    after: dict[str, PosteriorSummary]
 
 
 @dataclass(frozen=True, repr=False)
@@ -413,6 +428,7 @@ class Summary(Section):
     #: Absent from summaries written before issue 18.
     verdict: Verdict | None = field(default=None, metadata=OMIT_NONE)
     calibration_test: CalibrationTestSummary | None = field(default=None, metadata=OMIT_NONE)
+    recalibration: RecalibrationPreview | None = field(default=None, metadata=OMIT_NONE)
 
     def to_dict(self) -> dict:
         """The JSON document of ``summary.json`` (plain dicts, lists, numbers, strings, None)."""

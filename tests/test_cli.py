@@ -1,8 +1,10 @@
 """The `bayescal` command."""
 
+import html
 import json
 import pathlib
 import re
+import shlex
 import subprocess
 import sys
 import warnings
@@ -241,6 +243,14 @@ def test_fit_report_and_refusal_in_a_subprocess(judged_table):
     ]
     report = (out / "report.html").read_text()
     assert f'id="nc-ece-posterior-median">{ece["nc_ece"]["posterior"]["median"]:.4f}<' in report
+    # the report's recalibration command runs as written and writes the map
+    command = html.unescape(re.search(r'<pre id="recalibrate-command">([^<]*)<', report).group(1))
+    words = shlex.split(command)
+    assert words[:2] == ["bayescal", "recalibrate"] and "--method" in words
+    (judged_table / "from-report").mkdir()
+    recalibrated = run(*words[1:], "--quiet", cwd=judged_table / "from-report")
+    assert recalibrated.returncode == 0, recalibrated.stderr
+    assert (judged_table / "from-report" / "recalibrated" / "map.json").is_file()
     assert (table.read_bytes(), table.stat().st_mtime_ns) == before  # the input is only read
     assert not [p.name for p in out.iterdir() if p.name.startswith(".")]  # no temporary file left
 

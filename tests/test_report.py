@@ -45,7 +45,8 @@ def results(tmp_path_factory):
     table = read_wide_table(folder / "t.csv", score="score", annotators=names, truth="y")
     options = {"num_chains": 2, "num_warmup": 400, "num_samples": 500}
     analysis = analyse(table.data, truth=table.truth, seed=1, bayes_options=options)
-    summary, report = write_analysis(folder / "out", analysis, input_record={"table": "t.csv"})
+    source = {"table": "t.csv", "score": "score", "annotators": names, "long": False}
+    summary, report = write_analysis(folder / "out", analysis, input_record=source)
     return folder / "out", summary, report
 
 
@@ -193,6 +194,9 @@ def test_a_reader_sees_the_verdict_first_and_opens_every_detail_in_chromium(resu
         "identification-status": "identified",
         "n-items": "1200",
         "calibration-test-p-value": f"{summary['calibration_test']['p_value']:.3g}",
+        "recalibration-before": f"{summary['recalibration']['before']['median']:.4f}",
+        "recalibration-platt": f"{summary['recalibration']['after']['platt']['median']:.4f}",
+        "recalibrate-command": "bayescal recalibrate t.csv --score score",
     }
     requests = []
     with sync_playwright() as playwright:

@@ -111,18 +111,24 @@ def test_the_notebook_display_and_the_report_open_with_the_verdict(written):
     gaps = [document["channels"][name]["gap"]["posterior_mean"] for name in ("a0", "a1", "a2")]
     shown = [page.index(f'id="gap-{name}"') for name in ("a0", "a1", "a2")]
     assert np.argsort(shown).tolist() == np.argsort(-np.array(gaps)).tolist()
+    # what to do: the shifted predictor gains from either map, scored on the same held-out half
+    preview = document["recalibration"]
+    assert preview["n_fit"] + preview["n_eval"] == 1500
+    for method in ("platt", "histogram"):
+        assert preview["after"][method]["median"] < preview["before"]["median"]
+    assert html.escape('bc.recalibrate(data, method="') in page  # no input table: Python
 
 
 def test_a_summary_written_before_the_verdict_still_renders(written):
     _, document = written
-    old = {
-        key: value for key, value in document.items() if key not in ("verdict", "calibration_test")
-    }
+    new = ("verdict", "calibration_test", "recalibration")
+    old = {key: value for key, value in document.items() if key not in new}
     for channel in old["channels"].values():
         del channel["gap"]
     summary = Summary.from_dict(old)
     assert summary.verdict is None and summary.calibration_test is None
     page = report_html(summary, {})
     assert 'id="verdict"' not in page and "The calibration test did not run" in page
+    assert "What to do: recalibrate" not in page
     assert not summary_html(summary).startswith("<section")
     assert summary.text()[0].startswith("1500 items")
