@@ -95,20 +95,26 @@ def replicate(name: str, seed: int, estimated: bool) -> dict:
     p_values = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # saturated EM, NUTS diagnostics, left-out items
-        p_values["known channels"] = bc.calibration_test(data, channels, n_bins=N_BINS).p_value
+        p_values["known channels"] = _p_value(data, channels)
         if estimated:
             em = bc.channels.dawid_skene_em(data)
-            tested = bc.calibration_test(data, em, n_bins=N_BINS, n_replicates=BOOTSTRAP)
-            p_values["EM channels"] = tested.p_value
-            as_known = bc.calibration_test(data, em.channels, n_bins=N_BINS)
-            p_values["EM taken as known"] = as_known.p_value
+            p_values["EM channels"] = _p_value(data, em, n_replicates=BOOTSTRAP)
+            p_values["EM taken as known"] = _p_value(data, em.channels)
             posterior = bc.fit_bayes(data, num_chains=2, num_warmup=500, num_samples=500, seed=seed)
-            p_values["BayesFit"] = bc.calibration_test(data, posterior, n_bins=N_BINS).p_value
+            p_values["BayesFit"] = _p_value(data, posterior)
     p_values["soft vote"] = naive_p_value(data.scores, bc.soft_vote_labels(data.annotations))
     p_values["majority vote"] = naive_p_value(
         data.scores, bc.majority_vote_labels(data.annotations)
     )
     return p_values
+
+
+def _p_value(data, channels, **options) -> float:
+    """The test's p-value, NaN when it refuses the replicate (no item informative enough)."""
+    try:
+        return bc.calibration_test(data, channels, n_bins=N_BINS, **options).p_value
+    except ValueError:
+        return float("nan")
 
 
 TESTS = [
@@ -127,6 +133,8 @@ def main() -> None:
     parser.add_argument("--power-replicates", type=int, default=100)
     parser.add_argument("--weak-replicates", type=int, default=100)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--first-seed", type=int, default=0, help="seeds first-seed, ...")
+    parser.add_argument("--designs", help="design names separated by semicolons (default: all)")
     args = parser.parse_args()
     names = [
         "toy calibrated",
@@ -138,6 +146,8 @@ def main() -> None:
         "toy shifted, N = 500",
         "toy nonlinear, N = 500",
     ]
+    if args.designs:
+        names = [name for name in names if name in args.designs.split(";")]
     print("| design | H0 | replicates | " + " | ".join(TESTS) + " | seconds |")
     print("|---|---|---:|" + "---:|" * (len(TESTS) + 1))
     context = multiprocessing.get_context("spawn")  # JAX does not survive a fork
@@ -152,15 +162,20 @@ def main() -> None:
                 if calibrated
                 else args.power_replicates
             )
+            seeds = range(args.first_seed, args.first_seed + args.replicates)
             jobs = [
-                pool.submit(replicate, name, seed, seed < estimated)
-                for seed in range(args.replicates)
+                pool.submit(replicate, name, seed, seed - args.first_seed < estimated)
+                for seed in seeds
             ]
             rows = [job.result() for job in jobs]
             cells = []
             for test in TESTS:
-                p_values = [row[test] for row in rows if test in row]
-                cells.append(f"{np.mean(np.array(p_values) < LEVEL):.1%} ({len(p_values)})")
+                p_values = np.array([row[test] for row in rows if test in row])
+                run = p_values[np.isfinite(p_values)]
+                refused = (
+                    f", {p_values.size - run.size} refused" if run.size < p_values.size else ""
+                )
+                cells.append(f"{np.mean(run < LEVEL):.1%} ({run.size}{refused})")
             print(
                 f"| {name} | {'true' if calibrated else 'false'} | {args.replicates} | "
                 + " | ".join(cells)

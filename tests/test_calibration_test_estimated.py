@@ -143,6 +143,30 @@ def test_a_bayes_fit_of_the_same_items_is_tested_at_a_draw_of_the_h0_posterior()
     np.testing.assert_allclose(again.channels.b, sim.channels.b[order], atol=0.07)
 
 
+@pytest.mark.filterwarnings("ignore:calibration_test.*left out:bayescal.exceptions.BinningWarning")
+def test_a_weak_panels_items_are_chosen_at_the_posterior_mean_not_at_one_draw():
+    """Three weak annotators (gaps 0.25-0.35: an item's IV precision is about 1.4 at the
+    truth, 0.2 at a draw with gaps of 0.1): chosen at one weak draw, no item would be tested."""
+    weak = bc.Channels([0.30, 0.35, 0.25], [0.60, 0.70, 0.55])
+    sim = bc.simulate_annotated(1000, weak, seed=1)
+    shrunk_a, shrunk_b = weak.a + 0.1, weak.b - 0.1
+    with pytest.raises(ValueError, match="0 items have labels informative enough"):
+        bc.calibration_test(sim.data, bc.Channels(shrunk_a, shrunk_b))
+    draws_a = np.stack([weak.a] * 4 + [shrunk_a])
+    draws_b = np.stack([weak.b] * 4 + [shrunk_b])
+    at_the_mean = bc.Channels(draws_a.mean(axis=0), draws_b.mean(axis=0))
+    fit = fake_fit(sim.data, draws_a, draws_b, np.full(5, 0.5))
+    first, second = _halves(sim)
+    other = fake_fit(first, draws_a, draws_b, np.full(5, 0.5))
+    tested = bc.calibration_test(sim.data, at_the_mean).n_tested
+    tested_second = bc.calibration_test(second, at_the_mean).n_tested
+    assert tested > 500
+    for seed in range(10):  # the weak draw is the start or the one used in some seeds
+        assert bc.calibration_test(sim.data, fit, seed=seed).n_tested == tested
+        result = bc.calibration_test(second, other, seed=seed, n_replicates=19)
+        assert result.n_tested == tested_second
+
+
 def test_the_h0_gibbs_sampler_draws_from_the_h0_posterior():
     """One annotator, 300 items with known scores: the posterior of (a, b) under H0 on a grid
     (prior uniform on a < b) against 4 000 Gibbs sweeps: means within 0.01 and sds within 15%
