@@ -198,7 +198,10 @@ def calibration_test(
         bootstrap refits on replicates of them.  Only for a ChannelFit of other items.
     n_replicates : int, default 199
         Replicates of a Monte Carlo p-value (ChannelFit; BayesFit of other items), at least 19.
-        A ChannelFit's bootstrap refits its estimator once per replicate.
+        A ChannelFit's bootstrap refits its estimator once per replicate.  Such a p-value sits
+        on the grid ``(1 + #) / (B + 1)``: reject at level ``alpha`` when ``p <= alpha`` (with
+        ``B + 1`` a multiple of ``1 / alpha`` the level is then exact; ``p < alpha`` would test
+        at ``alpha - 1 / (B + 1)``).
     seed : int, default 0
         Seeds the replicates and the posterior draw: the same call gives the same p-value.
 
