@@ -263,7 +263,9 @@ class _Layout:
     b: np.ndarray
 
     @classmethod
-    def of(cls, data, channels, n_bins, strategy, min_bin_items, *, selected_by=None) -> _Layout:
+    def of(
+        cls, data, channels, n_bins, strategy, min_bin_items, *, selected_by=None, responses=None
+    ) -> _Layout:
         """The layout of ``data`` at ``channels``; the items tested are chosen by the IV
         precision at ``selected_by`` (default: ``channels``): a posterior's mean rather than
         its one noisy draw, whose weaker gaps could leave every item of a weak panel out."""
@@ -273,7 +275,7 @@ class _Layout:
         )
         a, b = np.asarray(channels.a, float), np.asarray(channels.b, float)
         chosen = channels if selected_by is None else selected_by
-        responses = data.responses()
+        responses = data.responses() if responses is None else responses  # one pass per test
         kept = informative[responses.annotator]
         item, worker = responses.item[kept], responses.annotator[kept]
         weight = raw_rule_weights(
@@ -515,7 +517,13 @@ def _posterior_test(data, fit, bins, n_replicates, rng):
             sweeps=H0_SWEEPS,
             rng=rng,
         )
-        layout = _Layout.of(data, Channels(*drawn, adversarial=True), *bins, selected_by=mean)
+        layout = _Layout.of(
+            data,
+            Channels(*drawn, adversarial=True),
+            *bins,
+            selected_by=mean,
+            responses=responses,
+        )
         how = (
             f"channels drawn from their posterior under H0 ({H0_SWEEPS} Gibbs sweeps from "
             f"draw {chosen} of the {fit.model} fit of these items; sampled-posterior p-value)"
