@@ -36,6 +36,7 @@ from ._api import DEFAULT_LEVEL, old_spellings, warn_caller
 from ._stack import arviz
 from ._version import __version__
 from .channels import Channels
+from .channels.dependence import covariance_bounds
 from .convergence import ess_bulk, ess_tail, rank_normalized_rhat
 from .exceptions import SamplingWarning
 from .models import (
@@ -108,6 +109,10 @@ class BayesFit:
         from a results folder also has its ``run_id`` and ``input_sha256``.
     idata : arviz.InferenceData
         The posterior object (groups in the module docstring), built on first use.
+    dependent : tuple of (str, str)
+        The pairs fitted with a conditional covariance (``fit_bayes(..., dependent=...)``);
+        their draws are ``chains["covariance"]`` (C, D, pairs, 2: given ``Y = 0`` and
+        ``Y = 1``).  Empty for models of independent annotators.
     """
 
     chains: dict
@@ -119,6 +124,7 @@ class BayesFit:
     fitted_counts: dict
     run: dict
     _build_groups: Callable  # () -> (attrs, {group name: _netcdf.Group})
+    dependent: tuple[tuple[str, str], ...] = ()
 
     @functools.cached_property
     def _groups(self) -> tuple[dict, dict]:
@@ -139,10 +145,24 @@ class BayesFit:
     def n_draws(self) -> int:
         return int(self.chains["a"].shape[0] * self.chains["a"].shape[1])
 
+    def _stacked(self, name: str) -> np.ndarray:
+        return self.chains[name].reshape(self.n_draws, *self.chains[name].shape[2:])
+
     def draws(self) -> ChannelDraws:
         """``a`` (S, K), ``b`` (S, K) and ``prevalence`` (S,) or (S, L), chains stacked."""
-        flat = lambda name: self.chains[name].reshape(self.n_draws, *self.chains[name].shape[2:])  # noqa: E731
-        return ChannelDraws(flat("a"), flat("b"), flat("prevalence"))
+        return ChannelDraws(self._stacked("a"), self._stacked("b"), self._stacked("prevalence"))
+
+    def covariance_draws(self) -> np.ndarray | None:
+        """The dependent pairs' covariances (S, D, 2) given ``Y = 0`` and ``Y = 1``, chains
+        stacked; ``None`` for a model of independent annotators."""
+        return self._stacked("covariance") if self.dependent else None
+
+    @property
+    def pair_index(self) -> np.ndarray:
+        """(D, 2) columns of :attr:`dependent` among :attr:`annotator_names`."""
+        names = list(self.annotator_names)
+        pairs = [(names.index(j), names.index(k)) for j, k in self.dependent]
+        return np.array(pairs, np.int64).reshape(-1, 2)
 
     @property
     def orients_channels(self) -> bool:
@@ -175,9 +195,8 @@ class BayesFit:
     def summary(self, *, level: float = DEFAULT_LEVEL) -> pd.DataFrame:
         """Posterior mean, sd and highest-density interval of every parameter, with diagnostics."""
         level = v.as_open_probability(level, "level")
-        table = arviz().summary(
-            self.idata, var_names=["a", "b", "prevalence"], kind="stats", hdi_prob=level
-        )
+        names = ["a", "b", "prevalence"] + (["covariance"] if self.dependent else [])
+        table = arviz().summary(self.idata, var_names=names, kind="stats", hdi_prob=level)
         return table.join(self.diagnostics)
 
     @classmethod
@@ -198,16 +217,20 @@ class BayesFit:
         groups = tuple(int(g) for g in design.group_ids) if samples["prevalence"].ndim == 3 else ()
         divergences = int(np.sum(extra["diverging"]))
         run = {name: str(value) for name, value in (run or {}).items()}
+        dependent = tuple((names[j], names[k]) for j, k in design.pairs)
         return cls(
             {name: np.asarray(value) for name, value in samples.items()},
-            _diagnostics(samples, names, groups, divergences),
+            _diagnostics(samples, names, groups, divergences, dependent),
             model,
             priors,
             names,
             groups,
             design.fitted_counts(),
             run,
-            functools.partial(_groups, samples, extra, design, priors, model, names, run),
+            functools.partial(
+                _groups, samples, extra, design, priors, model, names, run, dependent
+            ),
+            dependent,
         )
 
     def save(self, path, *, run: dict | None = None) -> None:
@@ -235,18 +258,19 @@ class BayesFit:
         names = tuple(str(name) for name in posterior.coords["annotator"])
         groups = tuple(int(g) for g in posterior.coords.get("group", ()))
         divergences = int(stored["sample_stats"].variables["diverging"][1].sum())
+        design = design_class(str(attrs["bayescal_model"])).from_constant_data(constant_data)
+        dependent = tuple((names[j], names[k]) for j, k in design.pairs)
         return cls(
             chains,
-            _diagnostics(chains, names, groups, divergences),
+            _diagnostics(chains, names, groups, divergences, dependent),
             str(attrs["bayescal_model"]),
             Priors.from_dict(json.loads(attrs["bayescal_priors"])),
             names,
             groups,
-            design_class(str(attrs["bayescal_model"]))
-            .from_constant_data(constant_data)
-            .fitted_counts(),
+            design.fitted_counts(),
             {k.removeprefix("bayescal_"): str(x) for k, x in attrs.items() if k in RUN_ATTRIBUTES},
             lambda: (attrs, stored),
+            dependent,
         )
 
     def __repr__(self) -> str:
@@ -313,11 +337,23 @@ def population_parameters(chains: dict) -> dict[str, np.ndarray]:
     return named
 
 
-def _diagnostics(chains: dict, names: tuple, groups: tuple, divergences: int) -> pd.DataFrame:
+def covariance_parameters(chains: dict, dependent: tuple) -> dict[str, np.ndarray]:
+    """The dependent pairs' covariances by the name ArviZ gives them (``covariance[j ~ k,
+    0]`` given ``Y = 0`` ...), empty without dependent pairs."""
+    return {
+        f"covariance[{j} ~ {k}, {y}]": chains["covariance"][..., d, y]
+        for d, (j, k) in enumerate(dependent)
+        for y in (0, 1)
+    }
+
+
+def _diagnostics(
+    chains: dict, names: tuple, groups: tuple, divergences: int, dependent: tuple = ()
+) -> pd.DataFrame:
     """R-hat, bulk and tail ESS of every parameter (rows named as ArviZ names them), and the
     run's divergences in every row."""
     named = named_parameters(chains["a"], chains["b"], chains["prevalence"], names, groups)
-    named |= population_parameters(chains)
+    named |= population_parameters(chains) | covariance_parameters(chains, dependent)
     return pd.DataFrame(
         {
             "r_hat": [rank_normalized_rhat(draws) for draws in named.values()],
@@ -366,7 +402,17 @@ def _beta_log_pdf(x, alpha: float, beta: float):
     )
 
 
-def _log_prior(samples: dict, priors: Priors) -> dict:
+def _covariance_range(a: np.ndarray, b: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+    """``U_y - L_y`` (..., D, 2): the width of each pair's covariance bounds given ``Y = 0``
+    and ``Y = 1`` at channels ``a, b`` (..., K)."""
+    widths = []
+    for rates in (a, b):
+        lower, upper = covariance_bounds(rates[..., pairs[:, 0]], rates[..., pairs[:, 1]])
+        widths.append(upper - lower)
+    return np.stack(widths, axis=-1)
+
+
+def _log_prior(samples: dict, priors: Priors, pairs: np.ndarray) -> dict:
     """Log prior density of every draw, per parameter, for power-scaling sensitivity (az.psens):
     ``{name: (dims, array)}``.  Like the programs' log densities it omits constants (``-log P(a
     < b)`` of the flat models, the hyperpriors' normalisers): a constant changes no power-scaling
@@ -378,6 +424,11 @@ def _log_prior(samples: dict, priors: Priors) -> dict:
     if "population_mean" not in samples:
         terms["a"] = (annotator, _beta_log_pdf(a, *priors.false_positive))
         terms["b"] = (annotator, _beta_log_pdf(b, *priors.sensitivity))
+        if "covariance" in samples:  # uniform within its bounds given the channels
+            terms["covariance"] = (
+                ("chain", "draw", "pair", "class"),
+                -np.log(_covariance_range(a, b, pairs)),
+            )
         return terms
     channel, population = population_log_density(
         special.logit(a), special.logit(b), {site: samples[site] for site in POPULATION_SITES}
@@ -388,7 +439,7 @@ def _log_prior(samples: dict, priors: Priors) -> dict:
 
 
 def _groups(
-    samples: dict, extra: dict, design, priors: Priors, model: str, names, run: dict
+    samples: dict, extra: dict, design, priors: Priors, model: str, names, run: dict, dependent
 ) -> tuple[dict, dict]:
     """A :class:`Sampler` run as the InferenceData's attributes and groups (arrays laid out as
     ArviZ lays them out, :class:`bayescal._netcdf.Group`; groups in the module docstring)."""
@@ -401,6 +452,9 @@ def _groups(
         "group": design.group_ids.tolist() if grouped else [0],
         "pattern": np.arange(design.counts.size),
         "rate": list(RATES),
+        "pair": [f"{j} ~ {k}" for j, k in dependent],
+        "class": [0, 1],
+        "member": [0, 1],
     }
     draw, annotator = ("chain", "draw"), ("chain", "draw", "annotator")
     prevalence_dims = (*draw, "group") if grouped else draw
@@ -414,18 +468,22 @@ def _groups(
         used = {dim for dims, _ in variables.values() for dim in dims}
         return _netcdf.Group(variables, {d: c for d, c in coords.items() if d in used}, stamp)
 
-    population = {
+    # the hierarchical model's population, or the dependent pairs' covariances
+    more = {
         site: ((*draw, "rate") if samples[site].ndim == 3 else draw, samples[site])
         for site in POPULATION_SITES
         if site in samples
     }
+    covariance = samples.get("covariance")
+    if covariance is not None:
+        more["covariance"] = ((*draw, "pair", "class"), covariance)
     groups = {
         "posterior": dataset(
             {
                 "a": (annotator, a),
                 "b": (annotator, b),
                 "prevalence": (prevalence_dims, prevalence),
-                **population,
+                **more,
             }
         ),
         "sample_stats": dataset(
@@ -437,9 +495,14 @@ def _groups(
             }
         ),
         "log_likelihood": dataset(
-            {"counts": ((*draw, "pattern"), design.row_log_likelihood(a, b, prevalence))}
+            {
+                "counts": (
+                    (*draw, "pattern"),
+                    design.row_log_likelihood(a, b, prevalence, covariance),
+                )
+            }
         ),
-        "log_prior": dataset(_log_prior(samples, priors)),
+        "log_prior": dataset(_log_prior(samples, priors, design.pairs)),
         "observed_data": dataset({"counts": (("pattern",), design.counts)}),
         "constant_data": dataset(design.constant_data()),
     }

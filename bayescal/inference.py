@@ -36,6 +36,8 @@ from .channels._base import (
     warn_if_groups_inseparable,
 )
 from .channels.crowd_em import as_responses, require_crowd_identified
+from .channels.dependence import dependent_pairs, require_dependence_identified
+from .channels.em import dependent_estimate
 from .models import (
     ORIENTED_START,
     POPULATION_SITES,
@@ -62,11 +64,13 @@ MODELS = {
 }
 
 
-def recorded_sites(model: str) -> tuple[str, ...]:
-    """The sites a run keeps of each draw: the channels, the class proportion(s), and the
-    hierarchical model's population."""
+def recorded_sites(model: str, design) -> tuple[str, ...]:
+    """The sites a run keeps of each draw: the channels, the class proportion(s), the
+    hierarchical model's population, and the dependent pairs' covariances."""
     channels = ("a", "b", "prevalence")
-    return channels + POPULATION_SITES if model in RESPONSE_MODELS else channels
+    if model in RESPONSE_MODELS:
+        return channels + POPULATION_SITES
+    return channels + (("covariance",) if design.n_pairs else ())
 
 
 class SamplerRun(NamedTuple):
@@ -226,7 +230,8 @@ class Sampler:
         draws = jax.lax.map(
             partial(constrain_fn, program, *arguments, return_deterministic=True), z
         )
-        return state, ({name: draws[name] for name in recorded_sites(self.model)}, stats)
+        sites = recorded_sites(self.model, self.design)
+        return state, ({name: draws[name] for name in sites}, stats)
 
     def _over_devices(self, local, first_spec):
         """``local`` (this device's share of the chains) run on every device, compiled."""
@@ -430,6 +435,7 @@ def fit_bayes(
     num_samples=1000,
     seed=0,
     progress=True,
+    dependent=None,
 ) -> BayesFit:
     """Sample the posterior of a channel model with NUTS.
 
@@ -459,24 +465,40 @@ def fit_bayes(
     seed : int, default 0
     progress : bool, default True
         Show a progress bar when standard error is a terminal.
+    dependent : pair or list of pairs of annotator names, optional
+        Pairs whose errors may be correlated given ``Y`` (``"dawid_skene"`` and
+        ``"hui_walter"``; Dendukuri and Joseph 2001).  Each pair gets a covariance given
+        ``Y = 0`` and ``Y = 1``, sampled uniformly within the bounds that keep every pattern
+        probability valid (:mod:`bayescal.channels.dependence`; pairs must not share an
+        annotator).  The marginal channels keep their meaning, so NC-ECE and
+        :func:`bayescal.posterior_ece` use them as they are.
 
     Returns
     -------
     BayesFit
         A :class:`SamplingWarning` is issued when R-hat > 1.01, bulk or tail ESS < 400, or any
-        transition diverged.
+        transition diverged.  With ``dependent``, the fit also holds ``covariance`` draws.
 
     Raises
     ------
     IdentificationError
-        Before sampling, for a configuration the data cannot identify.
+        Before sampling, for a configuration the data cannot identify; for dependent pairs,
+        by counting parameters against the data's cells and by the rank of the Jacobian at
+        the dependent EM estimate (:func:`bayescal.dawid_skene_em` with ``dependent``).
     """
     priors = Priors() if priors is None else priors
     if not isinstance(priors, Priors):
         raise TypeError(f"priors must be a bayescal.Priors; saw {type(priors).__name__}")
     seed = v.as_seed(seed, bits=63)  # the compiled start takes it as an int64
     sampler, observed = sampler_for(
-        data, model, num_chains, num_warmup, num_samples, progress, caller="fit_bayes"
+        data,
+        model,
+        num_chains,
+        num_warmup,
+        num_samples,
+        progress,
+        caller="fit_bayes",
+        dependent=dependent,
     )
     check_priors(priors, sampler.model)
     fit = sampler.fit(observed, priors, seed)
@@ -509,7 +531,7 @@ class SamplerSetup(NamedTuple):
 
 
 def sampler_for(
-    data, model, num_chains, num_warmup, num_samples, progress, *, caller: str
+    data, model, num_chains, num_warmup, num_samples, progress, *, caller: str, dependent=None
 ) -> SamplerSetup:
     """The checked settings of a fit, identification checked *before* sampling (and weak
     identification warned of), and the :class:`Sampler` for the data's layout, with the data
@@ -524,6 +546,11 @@ def sampler_for(
     progress = progress and sys.stderr.isatty()
     where = f"{caller}(model={model!r})"
     if model in RESPONSE_MODELS:
+        if dependent is not None:
+            raise ValueError(
+                f"dependent: model {model!r} pools a crowd's workers and has no pairwise "
+                "dependence; fit a named dependent pair with model='dawid_skene' or 'hui_walter'"
+            )
         responses = as_responses(data)
         require_crowd_identified(responses.n_annotators, responses.labels_per_item(), where)
         design = ResponseDesign.from_responses(responses)
@@ -534,10 +561,15 @@ def sampler_for(
     n_annotators = counts.patterns.shape[1]
     require_identified(n_annotators, np.unique(counts.groups).size if grouped else 1, where)
     check_annotators(counts)
+    pairs = dependent_pairs(dependent, counts.annotator_names)
+    if pairs:
+        require_dependence_identified(counts, grouped, pairs, where)  # the count first
+        estimate = dependent_estimate(counts, grouped, pairs)
+        require_dependence_identified(counts, grouped, pairs, where, estimate)
     if grouped and n_annotators == 2:
         warn_if_groups_inseparable(counts, where)
     sampler = Sampler(
-        PatternDesign.from_counts(counts, grouped=grouped),
+        PatternDesign.from_counts(counts, grouped=grouped, pairs=pairs.index),
         model,
         num_chains,
         num_warmup,

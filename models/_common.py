@@ -7,8 +7,7 @@ marginals.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from itertools import product
+from dataclasses import dataclass, field, replace
 
 import jax
 import jax.numpy as jnp
@@ -21,6 +20,7 @@ from numpyro.distributions import constraints
 from numpyro.distributions.transforms import ParameterFreeTransform, biject_to
 
 from bayescal.cells import CellStatistics
+from bayescal.channels.dependence import covariance_from_share, mask_combinations, pattern_log_prob
 
 #: The complete pattern layout lists every response combination of each (group, missingness
 #: mask) cell of the data: 2^m rows for a mask of m annotators.  It is built when no item has
@@ -177,6 +177,8 @@ class PatternDesign:
     counts: np.ndarray
     cell_rows: np.ndarray | None = None  # (C, R) row indices of each cell, -1 padded
     cell_sizes: np.ndarray | None = None  # (C,) items per cell
+    #: (D, 2) columns of the dependent pairs (bayescal.channels.dependence); (0, 2) for none
+    pairs: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.int64))
 
     @property
     def n_groups(self) -> int:
@@ -186,17 +188,28 @@ class PatternDesign:
     def n_annotators(self) -> int:
         return int(self.positive.shape[1])
 
+    @property
+    def n_pairs(self) -> int:
+        return int(self.pairs.shape[0])
+
     @classmethod
     def from_counts(
-        cls, pattern_counts: CellStatistics, grouped: bool, complete: bool = False
+        cls, pattern_counts: CellStatistics, grouped: bool, complete: bool = False, pairs=None
     ) -> PatternDesign:
+        """The design of ``pattern_counts``; ``pairs`` (D, 2): the dependent pairs' columns."""
         groups = pattern_counts.groups if grouped else np.zeros_like(pattern_counts.groups)
         patterns = pattern_counts.patterns.astype(np.int64)
         group_ids, group_index = np.unique(groups, return_inverse=True)
         counts = pattern_counts.counts.astype(np.float64)
         if not complete:
-            return cls((patterns == 1) * 1.0, (patterns == 0) * 1.0, group_index, group_ids, counts)
-        return cls._complete(patterns, group_index, group_ids, counts)
+            design = cls(
+                (patterns == 1) * 1.0, (patterns == 0) * 1.0, group_index, group_ids, counts
+            )
+        else:
+            design = cls._complete(patterns, group_index, group_ids, counts)
+        if pairs is None:
+            return design
+        return replace(design, pairs=np.asarray(pairs, np.int64).reshape(-1, 2))
 
     # --- what the Sampler needs of a design (bayescal.inference) -------------------------------
 
@@ -220,45 +233,61 @@ class PatternDesign:
         )
 
     def layout(self) -> tuple:
-        """The shapes compiled code depends on."""
-        return (self.n_annotators, self.n_groups)
+        """The shapes (and dependent pairs) compiled code depends on."""
+        pairs = tuple(map(tuple, self.pairs.tolist()))
+        return (self.n_annotators, self.n_groups) + ((pairs,) if pairs else ())
 
     # --- what a posterior needs of its data (bayescal.bayes_fit; numpy on draws) --------------
 
-    def row_log_likelihood(self, a, b, prevalence) -> np.ndarray:
-        """``log p(row r | draw)`` of draws ``a, b`` (..., K) and ``prevalence`` (...) or
-        (..., L): (..., R)."""
+    def row_log_likelihood(self, a, b, prevalence, covariance=None) -> np.ndarray:
+        """``log p(row r | draw)`` of draws ``a, b`` (..., K), ``prevalence`` (...) or
+        (..., L), and the dependent pairs' ``covariance`` (..., D, 2): (..., R)."""
         grouped = prevalence.ndim == a.ndim
         prevalence_of_row = (
             prevalence[..., self.group_index]
             if grouped
             else np.broadcast_to(prevalence[..., None], prevalence.shape + self.counts.shape)
         )
-        return pattern_log_prob(a, b, prevalence_of_row, self.positive, self.negative, xp=np)
+        return pattern_log_prob(
+            a,
+            b,
+            prevalence_of_row,
+            self.positive,
+            self.negative,
+            xp=np,
+            pairs=self.pairs,
+            covariance=covariance,
+        )
 
     def responses(self) -> np.ndarray:
         """The rows as responses: 1, 0, or -1 for missing (int8)."""
         return (self.positive - (1.0 - self.positive - self.negative)).astype(np.int8)
 
     def constant_data(self) -> dict:
-        """The data as the InferenceData's ``constant_data`` variables: ``{name: (dims, array)}``."""
-        return {
+        """The data as the InferenceData's ``constant_data`` variables: ``{name: (dims, array)}``
+        (with ``dependent_pairs``, the pairs' columns, when there are any)."""
+        variables = {
             "counts": (("pattern",), self.counts),
             "patterns": (("pattern", "annotator"), self.responses()),
             "pattern_group": (("pattern",), self.group_ids[self.group_index]),
         }
+        if self.n_pairs:
+            variables["dependent_pairs"] = (("pair", "member"), self.pairs)
+        return variables
 
     @classmethod
     def from_constant_data(cls, variables: dict) -> PatternDesign:
         """The design :meth:`constant_data` describes (``variables``: name -> (dims, array))."""
         patterns = np.asarray(variables["patterns"][1])
         group_ids, group_index = np.unique(variables["pattern_group"][1], return_inverse=True)
+        pairs = variables.get("dependent_pairs", (None, np.zeros((0, 2), np.int64)))[1]
         return cls(
             (patterns == 1) * 1.0,
             (patterns == 0) * 1.0,
             group_index,
             group_ids,
             np.asarray(variables["counts"][1], np.float64),
+            pairs=np.asarray(pairs, np.int64).reshape(-1, 2),
         )
 
     def fitted_counts(self) -> dict:
@@ -294,7 +323,6 @@ class PatternDesign:
 
     @classmethod
     def _complete(cls, patterns, group_index, group_ids, counts) -> PatternDesign:
-        n_annotators = patterns.shape[1]
         check_complete_layout(patterns, group_index)
         observed = patterns >= 0
         cells, cell_of_row = np.unique(
@@ -302,11 +330,8 @@ class PatternDesign:
         )
         rows, row_group, cell_rows, lookup = [], [], [], {}
         for c, cell in enumerate(cells):
-            mask = cell[1:].astype(bool)
             members = []
-            for responses in product((0, 1), repeat=int(mask.sum())):
-                pattern = np.full(n_annotators, -1)
-                pattern[mask] = responses
+            for pattern in mask_combinations(cell[1:].astype(bool)):
                 lookup[(c, tuple(pattern))] = len(rows)
                 members.append(len(rows))
                 rows.append(pattern)
@@ -352,26 +377,6 @@ def check_complete_layout(patterns: np.ndarray, groups=None) -> None:
         )
 
 
-def pattern_log_prob(a, b, prevalence_of_row, positive, negative, xp=jnp):
-    """``log p(s_r | g_r)`` of each row: the latent label summed out by hand (log-sum-exp).
-
-    ``a, b`` have shape (..., K) and ``prevalence_of_row`` (..., P); returns (..., P).  ``xp``
-    is the array module: ``jax.numpy`` inside a model, ``numpy`` on posterior draws (where a
-    JAX call would compile each operation on first use).
-    """
-    log0 = (
-        xp.log1p(-prevalence_of_row)
-        + xp.einsum("pk,...k->...p", positive, xp.log(a))
-        + xp.einsum("pk,...k->...p", negative, xp.log1p(-a))
-    )
-    log1 = (
-        xp.log(prevalence_of_row)
-        + xp.einsum("pk,...k->...p", positive, xp.log(b))
-        + xp.einsum("pk,...k->...p", negative, xp.log1p(-b))
-    )
-    return xp.logaddexp(log0, log1)
-
-
 def channel_program(design: PatternDesign, prior_params, grouped: bool, counts=None) -> None:
     """The program body of both families.
 
@@ -379,6 +384,10 @@ def channel_program(design: PatternDesign, prior_params, grouped: bool, counts=N
     false-positive rate, sensitivity and prevalence); as an array it can be traced, so one
     compiled sampler serves many priors.  Sites: ``channel`` (K, 2) oriented pairs,
     deterministic ``a`` and ``b``; ``prevalence`` (scalar, or one per group when ``grouped``).
+    With dependent pairs (``design.pairs``, :mod:`bayescal.channels.dependence`) also
+    ``dependence`` (D, 2), each pair's share ``t_y ~ Uniform(0, 1)`` of its covariance bounds
+    given ``Y = 0`` and ``Y = 1``, and the deterministic ``covariance`` (D, 2) it sets: every
+    draw keeps the pattern probabilities valid, and the marginal channels keep their meaning.
     With ``counts`` the pattern counts enter through ``sum_r counts_r log p(s_r | g_r)`` (the
     multinomial kernel; its combinatorial constant does not depend on the parameters).  Without
     ``counts`` the program draws them: each (group, missingness) cell of a complete design gets a
@@ -397,7 +406,24 @@ def channel_program(design: PatternDesign, prior_params, grouped: bool, counts=N
     else:
         prevalence = numpyro.sample("prevalence", prevalence_prior)
         prevalence_of_row = jnp.broadcast_to(prevalence, design.group_index.shape)
-    log_p = pattern_log_prob(a, b, prevalence_of_row, design.positive, design.negative)
+    covariance = None
+    if design.n_pairs:
+        share = numpyro.sample(
+            "dependence", dist.Uniform(0.0, 1.0).expand((design.n_pairs, 2)).to_event(2)
+        )
+        covariance = numpyro.deterministic(
+            "covariance", covariance_from_share(share, a, b, design.pairs, xp=jnp)
+        )
+    log_p = pattern_log_prob(
+        a,
+        b,
+        prevalence_of_row,
+        design.positive,
+        design.negative,
+        xp=jnp,
+        pairs=design.pairs,
+        covariance=covariance,
+    )
     if counts is not None:
         numpyro.factor("pattern_counts", jnp.dot(counts, log_p))
         return

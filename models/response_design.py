@@ -42,6 +42,9 @@ class ResponseDesign:
     position: np.ndarray
     n_centred: int
 
+    #: A crowd's model has no dependent pairs (the interface of PatternDesign.pairs).
+    pairs = np.zeros((0, 2), np.int64)
+
     @property
     def n_annotators(self) -> int:
         return int(self.position.size)
@@ -102,10 +105,12 @@ class ResponseDesign:
 
     # --- what a posterior needs of its data (bayescal.bayes_fit; numpy on draws) --------------
 
-    def row_log_likelihood(self, a, b, prevalence) -> np.ndarray:
+    def row_log_likelihood(self, a, b, prevalence, covariance=None) -> np.ndarray:
         """``log p(row r | draw)`` of draws ``a, b`` (..., K) and ``prevalence`` (...): (..., R),
         computed a few draws at a time (the responses of every draw at once would be
-        draws x responses)."""
+        draws x responses).  ``covariance`` must be None: a crowd's model has no pairs."""
+        if covariance is not None:
+            raise ValueError("covariance: the hierarchical model has no dependent pairs")
         lead = prevalence.shape
         a, b = a.reshape(-1, a.shape[-1]), b.reshape(-1, b.shape[-1])
         prevalence = prevalence.reshape(-1)

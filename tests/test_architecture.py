@@ -187,6 +187,7 @@ LAYERS = {
     ],
     "3 channels": [
         "channels._base",
+        "channels.dependence",
         "channels.groups",
         "channels._odd",
         "channels.moments",

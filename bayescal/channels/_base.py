@@ -136,6 +136,13 @@ class ChannelFit:
         ``"cells:<sha256>"`` of the cells it was fitted on (``"responses:<sha256>"`` for
         :func:`crowd_em`), so that a later call can tell the same data (channels reused) from
         other items (a split): :attr:`bayescal.cells.CellStatistics.fingerprint`.
+    dependent : tuple of (str, str)
+        The pairs of annotators fitted with a conditional covariance (``dependent=`` of
+        :func:`dawid_skene_em`; :mod:`bayescal.channels.dependence`); empty when the model
+        assumes independence given ``Y``.
+    covariance : ndarray of shape (D, 2) or None
+        Each dependent pair's covariance ``P(A_j = A_k = 1 | Y = y) - p_j p_k`` given
+        ``Y = 0`` and ``Y = 1``; None without dependent pairs.
     """
 
     method: str
@@ -152,6 +159,8 @@ class ChannelFit:
     smoothing: tuple[float, float] | None = None
     pooled: tuple[str, ...] = ()
     data_fingerprint: str = ""
+    dependent: tuple[tuple[str, str], ...] = ()
+    covariance: np.ndarray | None = None
 
     @property
     def ok(self) -> bool:
@@ -186,9 +195,14 @@ class ChannelFit:
         prevalence = np.round(np.atleast_1d(self.prevalence), 4).tolist()
         smoothing = "" if self.smoothing is None else f", smoothing=Beta{self.smoothing}"
         pooled = f", pooled={len(self.pooled)} workers" if self.pooled else ""
+        dependent = (
+            f", dependent={list(self.dependent)}, covariance={np.round(self.covariance, 4).tolist()}"
+            if self.dependent
+            else ""
+        )
         return (
             f"ChannelFit(method={self.method!r}, {self.channels!r}, prevalence={prevalence}, "
-            f"converged={self.converged}, n_iter={self.n_iter}{smoothing}{pooled})"
+            f"converged={self.converged}, n_iter={self.n_iter}{smoothing}{pooled}{dependent})"
         )
 
     def _repr_html_(self) -> str:
@@ -341,9 +355,7 @@ def orient(
     correction gives it weight 0); a fit fails only when no annotator is informative.
     """
     gap = b - a
-    weights = np.ones_like(gap) if labels is None else np.asarray(labels, dtype=float)
-    flip = gap[anchor] < 0 if anchor is not None else (weights * gap).sum() < 0
-    if flip:
+    if flips(a, b, anchor, labels):
         a, b, prevalence, gap = b, a, 1.0 - prevalence, -gap
     failure = None
     if anchor is not None and gap[anchor] < MIN_GAP:
@@ -357,6 +369,13 @@ def orient(
             f"{np.abs(gap).max():.3g}): the labels carry no information about the class"
         )
     return a, b, prevalence, failure
+
+
+def flips(a: np.ndarray, b: np.ndarray, anchor: int | None, labels=None) -> bool:
+    """Whether :func:`orient` exchanges the two classes of the estimate ``(a, b)``."""
+    gap = b - a
+    weights = np.ones_like(gap) if labels is None else np.asarray(labels, dtype=float)
+    return bool(gap[anchor] < 0 if anchor is not None else (weights * gap).sum() < 0)
 
 
 def _unidentified_without_the_uninformative(
@@ -391,9 +410,26 @@ def group_layout(counts: CellStatistics) -> tuple[np.ndarray, np.ndarray, np.nda
 
 
 def fitted(
-    method, counts, group_ids, group_counts, a, b, prevalence, anchor, marginal, **extra
+    method,
+    counts,
+    group_ids,
+    group_counts,
+    a,
+    b,
+    prevalence,
+    anchor,
+    marginal,
+    *,
+    dependence=None,
+    **extra,
 ) -> ChannelFit:
-    """Orient raw estimates and package them (or the failure) as a :class:`ChannelFit`."""
+    """Orient raw estimates and package them (or the failure) as a :class:`ChannelFit`;
+    ``dependence`` is ``(pair names, covariance (D, 2))`` of a dependent model, whose classes
+    are exchanged with the channels'."""
+    if dependence is not None:
+        names, covariance = dependence
+        flipped = flips(np.asarray(a, float), np.asarray(b, float), anchor)
+        extra |= {"dependent": names, "covariance": covariance[:, ::-1] if flipped else covariance}
     prevalence = np.asarray(prevalence, dtype=np.float64)
     bad = [
         name

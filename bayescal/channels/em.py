@@ -13,12 +13,20 @@ E-step (log space, log-sum-exp): ``w_p = P(Y = 1 | s_p, g_p)``.  M-step with pat
 both sums.  Every iteration costs O(patterns x K x starts), independent of n, and all starts run
 together as one batch of matrix products.  Iteration stops when the change in the mean
 log-likelihood falls below ``tol``.
+
+Dependent pairs (``dependent=``, :mod:`bayescal.channels.dependence`): a pair ``(j, k)`` is one
+four-category response given ``Y``, its 2 x 2 table ``T_y`` (the two margins and the
+covariance).  The E-step adds the pair's term to ``log p(s | Y)``; the M-step sets ``T_y`` to
+the expected cell shares: a row with both labels counts in its cell, a row with one label is
+split over its row (or column) of ``T_y`` in proportion to the current table (the missing
+partner is part of the complete data, so this is still EM and the likelihood never falls), a
+row with neither does not count.  Unpaired annotators are updated as above.
 """
 
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -39,6 +47,12 @@ from ._base import (
     warn_saturated,
 )
 from ._odd import OddAnnotators, odd_annotators, warn_odd_annotators
+from .dependence import (
+    DependentPairs,
+    class_log_likelihoods,
+    dependent_pairs,
+    require_dependence_identified,
+)
 from .moments import third_moment
 
 __all__ = ["dawid_skene_em", "grouped_em"]
@@ -58,9 +72,10 @@ class _Design:
     group_index: np.ndarray  # (P,) in 0 .. L-1
     membership: np.ndarray  # (L, P) one-hot
     group_counts: np.ndarray  # (L,)
+    pairs: np.ndarray  # (D, 2) columns of the dependent pairs
 
     @classmethod
-    def from_counts(cls, counts: CellStatistics) -> _Design:
+    def from_counts(cls, counts: CellStatistics, pairs: np.ndarray) -> _Design:
         _, index, group_counts = group_layout(counts)
         membership = np.zeros((group_counts.size, index.size))
         membership[index, np.arange(index.size)] = 1.0
@@ -71,37 +86,88 @@ class _Design:
             group_index=index,
             membership=membership,
             group_counts=group_counts.astype(np.float64),
+            pairs=pairs,
         )
 
-    def e_step(self, a: np.ndarray, b: np.ndarray, mu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def e_step(
+        self, a: np.ndarray, b: np.ndarray, mu: np.ndarray, covariance: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Log-likelihood of each start (R,) and posteriors P(Y=1 | pattern) (P, R).
 
-        ``a, b`` are (K, R) and ``mu`` is (L, R)."""
+        ``a, b`` are (K, R), ``mu`` is (L, R) and ``covariance`` (D, 2, R)."""
         a, b, mu = (np.clip(x, EPS, 1 - EPS) for x in (a, b, mu))
-        log_joint0 = (
-            np.log1p(-mu)[self.group_index]
-            + self.positive @ np.log(a)
-            + self.negative @ np.log1p(-a)
+        log0, log1 = class_log_likelihoods(
+            a.T,
+            b.T,
+            self.positive,
+            self.negative,
+            pairs=self.pairs,
+            covariance=np.moveaxis(covariance, -1, 0),
         )
-        log_joint1 = (
-            np.log(mu)[self.group_index] + self.positive @ np.log(b) + self.negative @ np.log1p(-b)
-        )
+        log_joint0 = np.log1p(-mu)[self.group_index] + log0.T
+        log_joint1 = np.log(mu)[self.group_index] + log1.T
         log_marginal = np.logaddexp(log_joint0, log_joint1)
         return self.counts @ log_marginal, np.exp(log_joint1 - log_marginal)
 
-    def m_step(self, posterior: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Channel and prevalence updates from posteriors (P, R)."""
+    def m_step(
+        self, posterior: np.ndarray, a, b, covariance
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Channel, prevalence and covariance updates from posteriors (P, R), the dependent
+        pairs' from their current tables (module docstring)."""
         weight1 = self.counts[:, None] * posterior
         weight0 = self.counts[:, None] - weight1
         answered = self.positive + self.negative
         with np.errstate(invalid="ignore", divide="ignore"):  # 0/0 only for a class with no mass
-            b = (self.positive.T @ weight1) / (answered.T @ weight1)
-            a = (self.positive.T @ weight0) / (answered.T @ weight0)
+            new_b = (self.positive.T @ weight1) / (answered.T @ weight1)
+            new_a = (self.positive.T @ weight0) / (answered.T @ weight0)
+        new_a, new_b = np.nan_to_num(new_a, nan=0.5), np.nan_to_num(new_b, nan=0.5)
         mu = (self.membership @ weight1) / self.group_counts[:, None]
-        return np.nan_to_num(a, nan=0.5), np.nan_to_num(b, nan=0.5), mu
+        new_covariance = np.zeros_like(covariance)
+        for d, (j, k) in enumerate(self.pairs):
+            for y, (rates, new_rates, weight) in enumerate(
+                ((a, new_a, weight0), (b, new_b, weight1))
+            ):
+                table = self._pair_table(weight, _table(rates[j], rates[k], covariance[d, y]), j, k)
+                new_rates[j], new_rates[k] = table[1].sum(0), table[:, 1].sum(0)
+                new_covariance[d, y] = table[1, 1] - new_rates[j] * new_rates[k]
+        return new_a, new_b, mu, new_covariance
+
+    def _pair_table(self, weight: np.ndarray, table: np.ndarray, j: int, k: int) -> np.ndarray:
+        """The expected 2 x 2 table (2, 2, R) of pair ``(j, k)`` in one class, from that
+        class's weights (P, R) and its current table (2, 2, R)."""
+        label = (self.negative, self.positive)
+        seen_j, seen_k = label[0][:, j] + label[1][:, j], label[0][:, k] + label[1][:, k]
+        expected = np.zeros_like(table)
+        for x in (0, 1):
+            for y in (0, 1):
+                both = (label[x][:, j] * label[y][:, k]) @ weight
+                only_j = (label[x][:, j] * (1.0 - seen_k)) @ weight
+                only_k = (label[y][:, k] * (1.0 - seen_j)) @ weight
+                expected[x, y] = (
+                    both
+                    + only_j * table[x, y] / table[x].sum(0)
+                    + only_k * table[x, y] / table[:, y].sum(0)
+                )
+        with np.errstate(invalid="ignore", divide="ignore"):  # a class with no mass
+            shares = np.nan_to_num(expected / expected.sum(axis=(0, 1)), nan=0.25)
+        shares = np.clip(shares, EPS, None)  # every cell possible: the E-step's logs stay finite
+        return shares / shares.sum(axis=(0, 1))
 
 
-def _run_em(design: _Design, a, b, mu, tol: float, max_iter: int):
+def _table(first: np.ndarray, second: np.ndarray, covariance: np.ndarray) -> np.ndarray:
+    """A pair's 2 x 2 table ``T[x_j, x_k]`` from its margins and covariance (each (R,)),
+    kept inside the simplex (cells of at least ``EPS``) so that every share is defined."""
+    table = np.stack(
+        [
+            [(1 - first) * (1 - second) + covariance, (1 - first) * second - covariance],
+            [first * (1 - second) - covariance, first * second + covariance],
+        ]
+    )
+    table = np.clip(table, EPS, None)
+    return table / table.sum(axis=(0, 1))
+
+
+def _run_em(design: _Design, a, b, mu, covariance, tol: float, max_iter: int):
     """Iterate all starts together; each start freezes once its mean log-likelihood settles."""
     n_items = design.counts.sum()
     n_starts = a.shape[1]
@@ -110,25 +176,26 @@ def _run_em(design: _Design, a, b, mu, tol: float, max_iter: int):
     n_iter = np.zeros(n_starts, dtype=np.int64)
     previous = np.full(n_starts, -np.inf)
     for iteration in range(max_iter + 1):
-        loglik, posterior = design.e_step(a, b, mu)
+        loglik, posterior = design.e_step(a, b, mu, covariance)
         settled = active & (np.abs(loglik - previous) / n_items < tol)
         converged |= settled
         active &= ~settled
         if not active.any() or iteration == max_iter:
             break
-        new_a, new_b, new_mu = design.m_step(posterior)
-        a, b, mu = (
-            np.where(active, new, old) for new, old in ((new_a, a), (new_b, b), (new_mu, mu))
+        new = design.m_step(posterior, a, b, covariance)
+        a, b, mu, covariance = (
+            np.where(active, fresh, old) for fresh, old in zip(new, (a, b, mu, covariance))
         )
         n_iter += active
         previous = loglik
-    return a, b, mu, loglik, converged, n_iter
+    return a, b, mu, covariance, loglik, converged, n_iter
 
 
 def _starts(
     design: _Design, counts: CellStatistics, n_starts: int, seed: int, init
 ) -> tuple[np.ndarray, ...]:
-    """(K, R), (K, R), (L, R) starting values: ``init``, third moment, majority vote, then random."""
+    """(K, R), (K, R), (L, R) starting values: ``init``, third moment, majority vote, then
+    random; and (D, 2, R) covariances, every start at independence (0)."""
     n_annotators, n_groups = design.positive.shape[1], design.group_counts.size
     columns: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     if init is not None:
@@ -144,7 +211,9 @@ def _starts(
     # Majority-vote start: one M-step from the share of positive responses of each pattern.
     with np.errstate(invalid="ignore", divide="ignore"):
         share = design.positive.sum(1) / (design.positive + design.negative).sum(1)
-    a0, b0, mu0 = design.m_step(np.nan_to_num(share, nan=0.5)[:, None])
+    posterior = np.nan_to_num(share, nan=0.5)[:, None]
+    independent = replace(design, pairs=np.zeros((0, 2), np.int64))
+    a0, b0, mu0, _ = independent.m_step(posterior, None, None, np.zeros((0, 2, 1)))
     columns.append((a0[:, 0], b0[:, 0], mu0[:, 0]))
     rng = np.random.default_rng(seed)
     while len(columns) < n_starts:
@@ -156,7 +225,8 @@ def _starts(
             )
         )
     columns = columns[:n_starts]
-    return tuple(np.stack([column[i] for column in columns], axis=1) for i in range(3))
+    covariance = np.zeros((len(design.pairs), 2, len(columns)))
+    return *(np.stack([column[i] for column in columns], axis=1) for i in range(3)), covariance
 
 
 def _as_init(init, names: tuple[str, ...], n_groups: int):
@@ -196,8 +266,11 @@ def _fit_em(
     seed,
     anchor,
     init,
+    pairs: DependentPairs,
+    check: bool = True,
 ) -> ChannelFit:
-    """Shared body of both EM estimators once identification is settled."""
+    """Shared body of both EM estimators once identification is counted; the dependent
+    pairs' identification is checked at the estimate (refused when it is not identified)."""
     n_starts = v.as_int(n_starts, "n_starts", minimum=1)
     max_iter = v.as_int(max_iter, "max_iter", minimum=1)
     seed = v.as_seed(seed)
@@ -205,12 +278,13 @@ def _fit_em(
     n_annotators = counts.patterns.shape[1]
     anchor = as_anchor(anchor, n_annotators)
     check_annotators(counts)
-    design = _Design.from_counts(counts)
+    design = _Design.from_counts(counts, pairs.index)
     group_ids, _, group_counts = group_layout(counts)
     start = None if init is None else _as_init(init, counts.annotator_names, group_ids.size)
-    a, b, mu, loglik, converged, n_iter = _run_em(
+    a, b, mu, covariance, loglik, converged, n_iter = _run_em(
         design, *_starts(design, counts, n_starts, seed, start), tol, max_iter
     )
+    dependence = lambda r: (pairs.names, covariance[:, :, r]) if pairs else None  # noqa: E731
     candidates = [
         fitted(
             method,
@@ -222,6 +296,7 @@ def _fit_em(
             mu[:, r],
             anchor,
             marginal,
+            dependence=dependence(r),
             loglik=float(loglik[r]),
             converged=bool(converged[r]),
             n_iter=int(n_iter[r]),
@@ -231,6 +306,8 @@ def _fit_em(
     best = best_start(
         method, counts, group_ids, group_counts, candidates, loss=lambda fit: -fit.loglik
     )
+    if pairs and check:
+        require_dependence_identified(counts, not marginal, pairs, method, estimate_of(best))
     if best.ok and not best.converged:
         warn_caller(
             f"{method}: the best start did not converge within max_iter={max_iter} iterations "
@@ -249,11 +326,45 @@ def _fit_em(
     return best
 
 
+def estimate_of(fit: ChannelFit):
+    """``(a, b, prevalence, covariance)`` of a dependent fit, the point at which
+    :func:`~bayescal.channels.dependence.require_dependence_identified` checks the Jacobian;
+    ``None`` for a failed fit (only the count is then checked)."""
+    if not fit.ok:
+        return None
+    return fit.channels.a, fit.channels.b, fit.prevalence, fit.covariance
+
+
+def dependent_estimate(counts: CellStatistics, grouped: bool, pairs: DependentPairs):
+    """The dependent EM estimate (:func:`estimate_of`) of ``counts`` (grouped EM when
+    ``grouped``), not yet checked for identification, and silent: what a Bayesian fit checks
+    identification at before sampling."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = _fit_em(
+            counts if grouped else counts.pooled(),
+            "dependent_estimate",
+            not grouped,
+            10,
+            1e-8,
+            1000,
+            0,
+            None,
+            None,
+            pairs,
+            check=False,
+        )
+    return estimate_of(fit)
+
+
 def _odd(design: _Design, fit: ChannelFit):
     """The kinds of odd annotators of a fit (:mod:`bayescal.channels._odd`), from its label
     posteriors: each annotator's labels, those expected on items with Y = 1, and its 1s."""
     prevalence = np.atleast_1d(fit.prevalence)[:, None]
-    _, posterior = design.e_step(fit.channels.a[:, None], fit.channels.b[:, None], prevalence)
+    covariance = np.zeros((0, 2, 1)) if fit.covariance is None else fit.covariance[..., None]
+    _, posterior = design.e_step(
+        fit.channels.a[:, None], fit.channels.b[:, None], prevalence, covariance
+    )
     answered = design.positive + design.negative
     return odd_annotators(
         fit.channels.a,
@@ -266,7 +377,7 @@ def _odd(design: _Design, fit: ChannelFit):
 
 @old_spellings()
 def dawid_skene_em(
-    data, *, n_starts=10, tol=1e-8, max_iter=1000, seed=0, anchor=None, init=None
+    data, *, n_starts=10, tol=1e-8, max_iter=1000, seed=0, anchor=None, init=None, dependent=None
 ) -> ChannelFit:
     """Marginal Dawid–Skene EM: K >= 3 annotators, one class proportion (paper §4.3, App. F.2).
 
@@ -290,16 +401,30 @@ def dawid_skene_em(
         Annotator whose gap must be positive; default: all (Youden > 0 for everyone).
     init : ChannelFit or tuple (a, b, prevalence), optional
         An extra first start.
+    dependent : pair or list of pairs of annotator names, optional
+        Pairs whose errors may be correlated given ``Y`` (Dendukuri and Joseph 2001): each
+        gets a covariance given ``Y = 0`` and ``Y = 1`` (:mod:`bayescal.channels.dependence`;
+        pairs must not share an annotator).  The marginal channels keep their meaning.
 
     Returns
     -------
     ChannelFit
         With a single ``prevalence``; K = 3 is saturated (:class:`SaturatedModelWarning`).
+        With ``dependent``: ``dependent`` and ``covariance`` (D, 2).
+
+    Raises
+    ------
+    IdentificationError
+        For two annotators, or dependent pairs the data cannot identify: too many parameters
+        for the data's cells, or a singular Jacobian at the estimate (the message says what
+        would identify them).  Weak identification is a :class:`WeakIdentificationWarning`.
     """
     counts = as_counts(data)
     n_annotators = counts.patterns.shape[1]
     if n_annotators < 3:
         require_identified(n_annotators, 1, "dawid_skene_em")
+    pairs = dependent_pairs(dependent, counts.annotator_names)
+    require_dependence_identified(counts.pooled(), False, pairs, "dawid_skene_em")
     if n_annotators == 3:
         warn_saturated(
             "dawid_skene_em",
@@ -315,12 +440,13 @@ def dawid_skene_em(
         seed,
         anchor,
         init,
+        pairs,
     )
 
 
 @old_spellings()
 def grouped_em(
-    data, *, n_starts=10, tol=1e-8, max_iter=1000, seed=0, anchor=None, init=None
+    data, *, n_starts=10, tol=1e-8, max_iter=1000, seed=0, anchor=None, init=None, dependent=None
 ) -> ChannelFit:
     """Grouped EM: channels shared across score groups, one class proportion per group
     (the paper's joint score-bin EM, §4.2 and App. D.5, G.3).
@@ -334,7 +460,7 @@ def grouped_em(
     data : AnnotatedScores or CellStatistics
         With ``groups`` (e.g. from :func:`score_groups`); without them this is the marginal
         model.  Cells are pooled over their bins.
-    n_starts, tol, max_iter, seed, anchor, init
+    n_starts, tol, max_iter, seed, anchor, init, dependent
         As in :func:`dawid_skene_em`; ``init`` prevalence may be one value or one per group.
 
     Returns
@@ -348,8 +474,10 @@ def grouped_em(
     n_annotators = counts.patterns.shape[1]
     n_groups = group_layout(counts)[0].size
     require_identified(n_annotators, n_groups, "grouped_em")
+    pairs = dependent_pairs(dependent, counts.annotator_names)
+    require_dependence_identified(counts, True, pairs, "grouped_em")
     if n_annotators == 2:
         warn_if_groups_inseparable(counts, "grouped_em")
-    if (n_annotators, n_groups) in ((2, 2), (3, 1)):
+    if (n_annotators, n_groups) in ((2, 2), (3, 1)) and not pairs:
         warn_saturated("grouped_em", f"{n_annotators} annotators, {n_groups} group(s)")
-    return _fit_em(counts, "grouped_em", False, n_starts, tol, max_iter, seed, anchor, init)
+    return _fit_em(counts, "grouped_em", False, n_starts, tol, max_iter, seed, anchor, init, pairs)

@@ -1,0 +1,364 @@
+"""Conditional dependence between named pairs of annotators (Dendukuri and Joseph 2001, the
+fixed-effect covariance model), shared by the EM estimators and the NumPyro programs.
+
+Every other model of bayescal assumes the annotators answer independently given ``Y``.  For a
+named pair ``(j, k)`` this module adds one covariance per class,
+
+    c_y = P(A_j = 1, A_k = 1 | Y = y) - p_j p_k,        p = a (y = 0) or b (y = 1),
+
+so that the pair's four joint probabilities given ``Y = y`` are
+
+    P(A_j = x_j, A_k = x_k | Y = y) = f_j(x_j) f_k(x_k) + s c_y,
+    f_j(x) = p_j^x (1 - p_j)^(1 - x),  s = (2 x_j - 1)(2 x_k - 1).
+
+The marginal channels ``(a_j, b_j)`` keep their meaning (a pair's covariance sums out of
+either margin), so the correction, NC-ECE and ``posterior_ece`` use them unchanged.
+
+**Bounds.**  The four probabilities are non-negative exactly when
+
+    L_y = -min(p_j p_k, (1 - p_j)(1 - p_k)) <= c_y <= min(p_j (1 - p_k), (1 - p_j) p_k) = U_y,
+
+so the programs sample a share ``t_y ~ Uniform(0, 1)`` and set ``c_y = L_y + (U_y - L_y) t_y``:
+every draw gives valid pattern probabilities.  Pairs must not share an annotator: with
+pairwise terms only, three mutually dependent annotators can give negative pattern
+probabilities (Bahadur's truncation), so such a structure is refused rather than clipped.
+
+**Missing labels.**  A pair's term enters a pattern only when both of its labels are observed
+(when one is missing the covariance sums out), so the pattern likelihood of a row is the
+independent one times ``prod_pairs (1 + s c_y / (f_j f_k))`` over the fully observed pairs.
+
+**Identification.**  Each pair adds two parameters.  :func:`require_dependence_identified`
+counts them against the free cells of the data's (group, missingness) cells (necessary), then
+checks the rank of the Jacobian of the cells' pattern probabilities at an estimate (counting
+is not sufficient: four annotators in two dependent pairs count 13 parameters for 15 cells and
+are not identified, as two four-category indicators of a binary class never are).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+from itertools import product
+
+import numpy as np
+
+from .._api import warn_caller
+from ..cells import CellStatistics
+from ..exceptions import IdentificationError, WeakIdentificationWarning
+
+__all__ = [
+    "DependentPairs",
+    "class_log_likelihoods",
+    "covariance_bounds",
+    "covariance_from_share",
+    "dependent_pairs",
+    "Identification",
+    "identification_at",
+    "pattern_log_prob",
+    "require_dependence_identified",
+]
+
+#: Singular values of the pattern-probability Jacobian below this share of the largest one
+#: count as zero (not identified; central differences are accurate to about 1e-10).
+RANK_TOLERANCE = 1e-7
+#: A standard error above this, for the worst-determined combination of the parameters on
+#: the probability scale, is weak identification (a warning).
+WEAK_STANDARD_ERROR = 0.1
+
+
+@dataclass(frozen=True, eq=False)
+class DependentPairs:
+    """Named pairs of annotators whose errors may be correlated given ``Y``.
+
+    Attributes
+    ----------
+    names : tuple of (str, str)
+        The pairs as the user named them, in the data's annotator names.
+    index : ndarray of int, shape (D, 2)
+        Their columns in the data.
+    """
+
+    names: tuple[tuple[str, str], ...]
+    index: np.ndarray
+
+    @property
+    def n_pairs(self) -> int:
+        return len(self.names)
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """``"j ~ k"`` for each pair: the coordinate names of the covariances."""
+        return tuple(f"{j} ~ {k}" for j, k in self.names)
+
+    def __bool__(self) -> bool:
+        return bool(self.names)
+
+
+def dependent_pairs(dependent, annotator_names, *, name: str = "dependent") -> DependentPairs:
+    """Validate ``dependent`` against the data's annotators.
+
+    Parameters
+    ----------
+    dependent : None, a pair of names, or a sequence of pairs of names
+        ``None`` or ``()`` for no dependence; ``("j0", "j1")`` for one pair;
+        ``[("j0", "j1"), ("j2", "j3")]`` for several.  Names are the data's annotator names.
+    annotator_names : sequence of str
+    name : str
+        The argument's name in error messages.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For anything that is not pairs of two different known names, or pairs that share an
+        annotator (see the module docstring).
+    """
+    names = tuple(str(n) for n in annotator_names)
+    if dependent is None:
+        return DependentPairs((), np.zeros((0, 2), np.int64))
+    if isinstance(dependent, (str, bytes)) or not hasattr(dependent, "__iter__"):
+        raise TypeError(
+            f"{name} must be pairs of annotator names, e.g. [('j0', 'j1')]; saw {dependent!r}"
+        )
+    pairs = list(dependent)
+    if len(pairs) == 2 and all(isinstance(x, str) for x in pairs):
+        pairs = [tuple(pairs)]  # one pair given bare: ("j0", "j1")
+    checked, index, seen = [], [], {}
+    for pair in pairs:
+        if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
+            raise ValueError(f"{name}: each pair must be two annotator names; saw {pair!r}")
+        first, second = (str(x) for x in pair)
+        for member in (first, second):
+            if member not in names:
+                raise ValueError(
+                    f"{name}: {member!r} is not an annotator of the data; they are {list(names)}"
+                )
+        if first == second:
+            raise ValueError(f"{name}: a pair needs two different annotators; saw {pair!r}")
+        for member in (first, second):
+            if member in seen:
+                raise ValueError(
+                    f"{name}: annotator {member!r} is in two pairs ({seen[member]} and "
+                    f"{(first, second)}); pairs must not share an annotator, because pairwise "
+                    "covariances alone can then give negative pattern probabilities"
+                )
+            seen[member] = (first, second)
+        checked.append((first, second))
+        index.append((names.index(first), names.index(second)))
+    return DependentPairs(tuple(checked), np.array(index, np.int64).reshape(-1, 2))
+
+
+def covariance_bounds(first, second, xp=np):
+    """``(L, U)``: the covariances ``c`` that keep the four joint probabilities of two binary
+    responses with marginal rates ``first`` and ``second`` non-negative (module docstring)."""
+    lower = -xp.minimum(first * second, (1.0 - first) * (1.0 - second))
+    upper = xp.minimum(first * (1.0 - second), (1.0 - first) * second)
+    return lower, upper
+
+
+def covariance_from_share(share, a, b, index, xp=np):
+    """Covariances (..., D, 2) (classes ``Y = 0, 1``) from shares (..., D, 2) in [0, 1] of the
+    bounds' range: ``c_y = L_y + (U_y - L_y) t_y`` at rates ``a`` (y = 0) and ``b`` (y = 1),
+    each (..., K); ``index`` (D, 2) names each pair's columns."""
+    covariances = []
+    for y, rates in enumerate((a, b)):
+        lower, upper = covariance_bounds(rates[..., index[:, 0]], rates[..., index[:, 1]], xp)
+        covariances.append(lower + (upper - lower) * share[..., y])
+    return xp.stack(covariances, axis=-1)
+
+
+def _pair_log_ratio(positive, negative, index, rates, covariance, xp):
+    """``sum_pairs log(1 + s c / (f_j f_k))`` of each row (..., P): the pairs' correction of
+    one class's independent log-likelihood (``rates`` (..., K), ``covariance`` (..., D))."""
+    first, second = index[:, 0], index[:, 1]
+    sign = positive - negative  # +1, -1, or 0 where missing
+    both = sign[:, first] * sign[:, second]  # (P, D): s, or 0 unless both are observed
+
+    def factor(column):
+        p = rates[..., None, column]  # (..., 1, D)
+        missing = 1.0 - positive[:, column] - negative[:, column]
+        return positive[:, column] * p + negative[:, column] * (1.0 - p) + missing
+
+    ratio = both * covariance[..., None, :] / (factor(first) * factor(second))
+    # a covariance on its bound empties a cell: ratio -1, which rounding may overshoot
+    return xp.log1p(xp.maximum(ratio, -1.0)).sum(axis=-1)
+
+
+def class_log_likelihoods(a, b, positive, negative, xp=np, pairs=None, covariance=None):
+    """``(log p(s_r | Y = 0), log p(s_r | Y = 1))`` of each row, each (..., P).
+
+    ``a, b`` are (..., K); ``positive``/``negative`` (P, K) indicators of a 1 / 0 response;
+    ``pairs`` (D, 2) and ``covariance`` (..., D, 2) add the dependent pairs' terms (module
+    docstring).  ``xp`` is ``numpy`` or ``jax.numpy``.
+    """
+    log0 = xp.einsum("pk,...k->...p", positive, xp.log(a)) + xp.einsum(
+        "pk,...k->...p", negative, xp.log1p(-a)
+    )
+    log1 = xp.einsum("pk,...k->...p", positive, xp.log(b)) + xp.einsum(
+        "pk,...k->...p", negative, xp.log1p(-b)
+    )
+    if pairs is not None and len(pairs):
+        log0 = log0 + _pair_log_ratio(positive, negative, pairs, a, covariance[..., 0], xp)
+        log1 = log1 + _pair_log_ratio(positive, negative, pairs, b, covariance[..., 1], xp)
+    return log0, log1
+
+
+def pattern_log_prob(
+    a, b, prevalence_of_row, positive, negative, xp=np, pairs=None, covariance=None
+):
+    """``log p(s_r | g_r)`` of each row: the latent label summed out by hand (log-sum-exp).
+
+    ``a, b`` have shape (..., K) and ``prevalence_of_row`` (..., P); returns (..., P).  ``xp``
+    is the array module: ``jax.numpy`` inside a model, ``numpy`` on posterior draws (where a
+    JAX call would compile each operation on first use).  ``pairs``/``covariance`` as in
+    :func:`class_log_likelihoods`.
+    """
+    log0, log1 = class_log_likelihoods(a, b, positive, negative, xp, pairs, covariance)
+    return xp.logaddexp(xp.log1p(-prevalence_of_row) + log0, xp.log(prevalence_of_row) + log1)
+
+
+def mask_combinations(mask: np.ndarray) -> np.ndarray:
+    """Every response pattern an item labelled by the annotators of ``mask`` (bool, K) can
+    show: (2^m, K), with -1 for the annotators outside the mask."""
+    rows = np.full((1 << int(mask.sum()), mask.size), -1, np.int64)
+    rows[:, mask] = np.array(list(product((0, 1), repeat=int(mask.sum()))), np.int64).reshape(
+        rows.shape[0], -1
+    )
+    return rows
+
+
+def _cells(counts: CellStatistics, grouped: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every response combination of the data's (group, missingness) cells: rows (R, K),
+    their group index (R,) and the items of their cell (R,)."""
+    groups = np.unique(counts.groups, return_inverse=True)[1] if grouped else None
+    observed = counts.patterns >= 0
+    keys = observed if groups is None else np.column_stack([groups, observed])
+    cells, cell_of_row = np.unique(keys, axis=0, return_inverse=True)
+    items = np.bincount(cell_of_row.ravel(), weights=counts.counts, minlength=len(cells))
+    rows, row_group, row_items = [], [], []
+    for key, size in zip(cells, items):
+        combinations = mask_combinations(key[-observed.shape[1] :].astype(bool))
+        rows.append(combinations)
+        row_group.append(np.full(len(combinations), 0 if groups is None else key[0]))
+        row_items.append(np.full(len(combinations), size))
+    return np.concatenate(rows), np.concatenate(row_group), np.concatenate(row_items)
+
+
+def _cell_probabilities(theta, rows, row_group, n_annotators, n_groups, pairs):
+    """Pattern probabilities of ``rows`` at the stacked parameters ``theta = (a, b,
+    prevalence, covariance)``."""
+    k, d = n_annotators, len(pairs)
+    a, b = theta[:k], theta[k : 2 * k]
+    prevalence = theta[2 * k : 2 * k + n_groups]
+    covariance = theta[2 * k + n_groups :].reshape(d, 2)
+    return np.exp(
+        pattern_log_prob(
+            a,
+            b,
+            prevalence[row_group],
+            (rows == 1) * 1.0,
+            (rows == 0) * 1.0,
+            pairs=pairs,
+            covariance=covariance,
+        )
+    )
+
+
+class Identification(NamedTuple):
+    """What :func:`identification_at` measures at an estimate."""
+
+    #: singular values of the Jacobian, largest first, each as a share of the largest
+    relative_singular_values: np.ndarray
+    #: the standard error of the worst-determined combination of the parameters (unit
+    #: length), from the cells' multinomial information at the data's cell sizes
+    worst_standard_error: float
+
+
+def identification_at(counts: CellStatistics, grouped: bool, pairs, estimate) -> Identification:
+    """The Jacobian of every cell's pattern probabilities with respect to ``(a, b,
+    prevalence, covariance)`` at ``estimate`` (a tuple of those four; ``covariance`` (D, 2)),
+    by central differences.  The model is locally identified there when no singular value is
+    zero (Rothenberg 1971): the cell probabilities are what the data estimate.  The Fisher
+    information ``sum_r n_r J_r J_r^T / p_r`` (``n_r`` the items of row ``r``'s cell) says how
+    well the data pin the worst direction down."""
+    rows, row_group, row_items = _cells(counts, grouped)
+    a, b, prevalence, covariance = (np.asarray(x, np.float64) for x in estimate)
+    theta = np.concatenate([a, b, np.atleast_1d(prevalence), covariance.ravel()])
+    step = 1e-6
+    columns = []
+    for i in range(theta.size):
+        up, down = theta.copy(), theta.copy()
+        up[i] += step
+        down[i] -= step
+        columns.append(
+            (
+                _cell_probabilities(up, rows, row_group, a.size, np.size(prevalence), pairs)
+                - _cell_probabilities(down, rows, row_group, a.size, np.size(prevalence), pairs)
+            )
+            / (2 * step)
+        )
+    jacobian = np.column_stack(columns)
+    singular = np.linalg.svd(jacobian, compute_uv=False)
+    probabilities = _cell_probabilities(
+        theta, rows, row_group, a.size, np.size(prevalence), pairs
+    )
+    weighted = jacobian * np.sqrt(row_items / np.maximum(probabilities, 1e-300))[:, None]
+    information = np.linalg.svd(weighted, compute_uv=False)[-1]
+    return Identification(singular / singular[0], float(1.0 / max(information, 1e-300)))
+
+
+def _what_would_identify(grouped: bool) -> str:
+    where = "more score groups" if grouped else "score groups (model='hui_walter')"
+    return (
+        f"what would identify it: more annotators outside the dependent pairs (three "
+        f"conditionally independent blocks, a pair counting as one), {where} whose class "
+        "proportions differ, or fewer dependent pairs"
+    )
+
+
+def require_dependence_identified(
+    counts: CellStatistics, grouped: bool, pairs: DependentPairs, where: str, estimate=None
+) -> None:
+    """Refuse a dependence structure the data cannot identify, before any sampling; warn
+    (:class:`WeakIdentificationWarning`) when it is weakly identified.
+
+    First the count: ``2 K + L + 2 D`` parameters (K annotators, L class proportions, D pairs)
+    against ``sum_cells (2^m_c - 1)`` free cells, one cell per (score group, missingness mask)
+    with ``m_c`` labels.  Then, with ``estimate`` (``(a, b, prevalence, covariance)``, e.g. the
+    dependent EM's), the rank of the cells' Jacobian (:func:`identification_rank`).
+    """
+    if not pairs:
+        return
+    n_annotators = counts.patterns.shape[1]
+    n_groups = np.unique(counts.groups).size if grouped else 1
+    parameters = 2 * n_annotators + n_groups + 2 * pairs.n_pairs
+    observed = counts.patterns >= 0
+    keys = observed if not grouped else np.column_stack([counts.groups, observed])
+    free = sum((1 << int(key[-n_annotators:].sum())) - 1 for key in np.unique(keys, axis=0))
+    if parameters > free:
+        raise IdentificationError(
+            f"{where}: the dependent pairs {list(pairs.names)} cannot be identified: the model "
+            f"has {parameters} parameters ({n_annotators} annotators, {n_groups} class "
+            f"proportion(s), 2 covariances per pair) for {free} free cells of the data; "
+            + _what_would_identify(grouped)
+        )
+    if estimate is None:
+        return
+    measured = identification_at(counts, grouped, pairs.index, estimate)
+    relative = measured.relative_singular_values
+    deficient = int((relative < RANK_TOLERANCE).sum())
+    if deficient:
+        raise IdentificationError(
+            f"{where}: the dependent pairs {list(pairs.names)} cannot be identified: the "
+            f"Jacobian of the pattern probabilities has rank {parameters - deficient} for "
+            f"{parameters} parameters at the estimate (counting {parameters} parameters for "
+            f"{free} cells is necessary, not sufficient); " + _what_would_identify(grouped)
+        )
+    if measured.worst_standard_error > WEAK_STANDARD_ERROR:
+        warn_caller(
+            f"{where}: the dependent pairs {list(pairs.names)} are weakly identified: at the "
+            f"estimate some combination of the parameters has a standard error of "
+            f"{measured.worst_standard_error:.2f} on the probability scale with "
+            f"{counts.counts.sum():.0f} items; expect wide intervals and slow mixing. "
+            + _what_would_identify(grouped).capitalize(),
+            WeakIdentificationWarning,
+        )

@@ -1,0 +1,223 @@
+"""Conditional dependence between named pairs (issue 19, item 1 and 3): the pattern
+probabilities stay valid, the marginal channels keep their meaning, identification is counted
+and checked by rank, and the dependent EM and NUTS fits recover a shared-error pair."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import bayescal as bc
+from bayescal.channels.dependence import (
+    covariance_bounds,
+    covariance_from_share,
+    dependent_pairs,
+    mask_combinations,
+    pattern_log_prob,
+)
+from bayescal.exceptions import IdentificationError, WeakIdentificationWarning
+
+CHANNELS = bc.Channels([0.1, 0.15, 0.2, 0.1], [0.85, 0.8, 0.75, 0.9])
+NAMES = ("a0", "a1", "a2", "a3")
+
+
+def _cell_probabilities(mask, a, b, prevalence, pairs, share):
+    rows = mask_combinations(np.asarray(mask, bool))
+    index = dependent_pairs(pairs, NAMES).index
+    covariance = covariance_from_share(np.full((len(index), 2), share), a, b, index)
+    with np.errstate(divide="ignore"):  # a cell on its bound has probability exactly 0
+        log_p = pattern_log_prob(
+            a,
+            b,
+            np.full(len(rows), prevalence),
+            (rows == 1) * 1.0,
+            (rows == 0) * 1.0,
+            pairs=index,
+            covariance=covariance,
+        )
+    return rows, np.exp(log_p)
+
+
+@pytest.mark.parametrize("share", [0.0, 0.3, 0.5, 1.0])
+@pytest.mark.parametrize(
+    "mask", [(1, 1, 1, 1), (1, 1, 0, 1), (1, 0, 1, 1), (0, 0, 1, 1), (1, 1, 0, 0)]
+)
+def test_pattern_probabilities_are_valid_and_keep_the_marginal_channels(mask, share):
+    rng = np.random.default_rng(7)
+    a, b = rng.uniform(0.02, 0.4, 4), rng.uniform(0.55, 0.98, 4)
+    rows, p = _cell_probabilities(mask, a, b, 0.3, [("a0", "a1"), ("a2", "a3")], share)
+    assert p.min() >= 0.0
+    assert p.sum() == pytest.approx(1.0, abs=1e-12)
+    for j in np.flatnonzero(mask):  # each annotator's share of 1s: its channel, untouched
+        assert p[rows[:, j] == 1].sum() == pytest.approx(0.7 * a[j] + 0.3 * b[j], abs=1e-12)
+
+
+def test_the_bounds_are_tight_each_end_empties_a_cell_of_the_pair():
+    first, second = np.array([0.2, 0.7]), np.array([0.6, 0.9])
+    lower, upper = covariance_bounds(first, second)
+    for covariance in (lower, upper):
+        cells = np.stack(
+            [
+                first * second + covariance,
+                (1 - first) * (1 - second) + covariance,
+                first * (1 - second) - covariance,
+                (1 - first) * second - covariance,
+            ]
+        )
+        assert cells.min(axis=0) == pytest.approx(0.0, abs=1e-15)
+        assert (cells >= -1e-15).all()
+
+
+def test_covariance_of_a_share_is_the_pairs_covariance_given_y():
+    """Given Y = 1 the simulated joint of the pair matches the covariance the share sets."""
+    a, b = CHANNELS.a, CHANNELS.b
+    index = dependent_pairs(("a0", "a1"), NAMES).index
+    covariance = covariance_from_share(np.array([[0.2, 0.8]]), a, b, index)[0]
+    rows, p = _cell_probabilities((1, 1, 0, 0), a, b, 1.0 - 1e-15, ("a0", "a1"), 0.8)
+    both = p[(rows[:, 0] == 1) & (rows[:, 1] == 1)].sum()
+    assert both - b[0] * b[1] == pytest.approx(covariance[1], abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("dependent", "message"),
+    [
+        ("a0", "must be pairs of annotator names"),
+        (5, "must be pairs of annotator names"),
+        ([("a0", "zz")], "'zz' is not an annotator of the data"),
+        ([("a0", "a0")], "two different annotators"),
+        ([("a0", "a1", "a2")], "each pair must be two annotator names"),
+        ([("a0", "a1"), ("a1", "a2")], "'a1' is in two pairs"),
+    ],
+)
+def test_bad_dependent_pairs_are_refused_by_name(dependent, message):
+    with pytest.raises((TypeError, ValueError), match=message):
+        dependent_pairs(dependent, NAMES)
+
+
+def test_one_bare_pair_and_a_list_of_pairs_mean_the_same():
+    assert dependent_pairs(("a2", "a0"), NAMES).names == (("a2", "a0"),)
+    assert dependent_pairs([("a2", "a0")], NAMES).index.tolist() == [[2, 0]]
+    assert not dependent_pairs(None, NAMES)
+
+
+def _shared_error(rho=0.2, n=3000, seed=0, missing=0.0):
+    sim = bc.simulate_dependent(n, CHANNELS, pair=(0, 1), shared_error=rho, seed=seed)
+    annotations = sim.data.annotations.copy()
+    drop = np.random.default_rng(seed + 100).random(annotations.shape) < missing
+    annotations[drop] = -1
+    return sim, bc.AnnotatedScores(sim.data.scores, annotations, annotator_names=NAMES)
+
+
+def test_three_annotators_with_a_pair_are_refused_before_fitting_saying_what_would_identify():
+    sim = bc.toy_data(500, seed=0)
+    names = sim.data.annotator_names
+    with pytest.raises(IdentificationError, match="9 parameters .* for 7 free cells") as error:
+        bc.dawid_skene_em(sim.data, dependent=names[:2])
+    assert "more annotators outside the dependent pairs" in str(error.value)
+
+
+def test_two_dependent_pairs_of_four_count_but_have_a_singular_jacobian():
+    """13 parameters for 15 cells passes the count; two four-category indicators of a binary
+    class are still not identified, and the Jacobian's rank says so."""
+    _, data = _shared_error()
+    with pytest.raises(IdentificationError, match="Jacobian .* rank 11 for 13 parameters"):
+        bc.dawid_skene_em(data, dependent=[("a0", "a1"), ("a2", "a3")])
+    with pytest.raises(IdentificationError, match="rank 11 for 13"):
+        bc.fit_bayes(data, dependent=[("a0", "a1"), ("a2", "a3")], progress=False)
+
+
+def test_two_annotators_in_a_pair_need_three_score_groups():
+    sim = bc.simulate_dependent(4000, CHANNELS, pair=(0, 1), shared_error=0.1, seed=1)
+    two = bc.AnnotatedScores(
+        sim.data.scores,
+        sim.data.annotations[:, :2],
+        groups=bc.score_groups(sim.data.scores, n_groups=2),
+    )
+    with pytest.raises(IdentificationError, match="8 parameters .* for 6 free cells"):
+        bc.grouped_em(two, dependent=two.annotator_names)
+    with pytest.raises(IdentificationError, match="more score groups"):
+        bc.fit_bayes(two, model="hui_walter", dependent=two.annotator_names, progress=False)
+
+
+def test_the_hierarchical_model_refuses_dependent_pairs():
+    _, data = _shared_error(n=300)
+    with pytest.raises(ValueError, match="hierarchical_dawid_skene' pools a crowd"):
+        bc.fit_bayes(data, model="hierarchical_dawid_skene", dependent=("a0", "a1"))
+
+
+@pytest.mark.parametrize("missing", [0.0, 0.3])
+def test_dependent_em_recovers_a_shared_error_pair_that_independent_em_gets_wrong(missing):
+    sim, data = _shared_error(missing=missing)
+    independent = bc.dawid_skene_em(data)
+    dependent = bc.dawid_skene_em(data, dependent=("a0", "a1"))
+    truth = sim.channels
+    pair = [0, 1]
+    # the independent model reads the shared errors as agreement: the pair looks far better
+    assert (truth.a[pair] - independent.channels.a[pair]).min() > 0.15
+    assert np.abs(dependent.channels.a[pair] - truth.a[pair]).max() < 0.05
+    assert np.abs(dependent.channels.b[pair] - truth.b[pair]).max() < 0.05
+    # the shared error rho = 0.2 sets both covariances well above 0
+    assert (dependent.covariance > 0.08).all()
+    # nested models: the dependent one fits at least as well
+    assert dependent.loglik > independent.loglik + 50
+    assert dependent.dependent == (("a0", "a1"),)
+
+
+def test_dependent_em_on_independent_data_matches_the_independent_fit():
+    _, data = _shared_error(rho=0.0)
+    independent = bc.dawid_skene_em(data)
+    dependent = bc.dawid_skene_em(data, dependent=("a0", "a1"))
+    assert np.abs(dependent.channels.a - independent.channels.a).max() < 0.02
+    assert np.abs(dependent.channels.b - independent.channels.b).max() < 0.02
+    assert np.abs(dependent.covariance).max() < 0.02
+    assert 0 <= dependent.loglik - independent.loglik < 5
+
+
+def test_exchanging_the_labels_exchanges_the_classes_of_the_covariance():
+    _, data = _shared_error()
+    flipped = bc.AnnotatedScores(
+        data.scores,
+        np.where(data.annotations >= 0, 1 - data.annotations, -1).astype(np.int8),
+        annotator_names=NAMES,
+    )
+    fit = bc.dawid_skene_em(data, dependent=("a0", "a1"))
+    mirror = bc.dawid_skene_em(flipped, dependent=("a0", "a1"), anchor=0)
+    # flipping every label maps (a, b) to (1 - b, 1 - a) and swaps the classes' covariances
+    # (a covariance is unchanged by flipping both members' labels)
+    # (EM stops at tol=1e-8 on the mean log-likelihood: parameters agree to about 1e-3)
+    np.testing.assert_allclose(mirror.channels.a, 1 - fit.channels.b, atol=2e-3)
+    np.testing.assert_allclose(mirror.covariance, fit.covariance[:, ::-1], atol=2e-3)
+
+
+def test_a_weakly_identified_pair_is_warned_of():
+    """Four annotators, one pair, but the two outside the pair barely informative: the third
+    block hardly exists, and the warning says so."""
+    channels = bc.Channels([0.1, 0.15, 0.45, 0.47], [0.85, 0.8, 0.55, 0.53])
+    sim = bc.simulate_dependent(3000, channels, pair=(0, 1), shared_error=0.1, seed=3)
+    with pytest.warns(WeakIdentificationWarning, match="standard error of 0.7"):
+        bc.dawid_skene_em(sim.data, dependent=sim.data.annotator_names[:2])
+
+
+def test_fit_bayes_with_a_dependent_pair_recovers_it_and_round_trips(tmp_path):
+    sim, data = _shared_error()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fit = bc.fit_bayes(data, dependent=("a0", "a1"), num_samples=500, progress=False)
+    assert fit.dependent == (("a0", "a1"),)
+    a, b, _ = fit.draws()
+    for draws, truth in ((a, sim.channels.a), (b, sim.channels.b)):
+        low, high = np.quantile(draws[:, :2], [0.005, 0.995], axis=0)
+        assert ((low < truth[:2]) & (truth[:2] < high)).all()
+    assert fit.covariance_draws().shape == (fit.n_draws, 1, 2)
+    assert "covariance[a0 ~ a1, 1]" in fit.diagnostics.index
+    fit.save(tmp_path / "fit.nc")
+    loaded = bc.BayesFit.load(tmp_path / "fit.nc")
+    assert loaded.dependent == fit.dependent
+    np.testing.assert_array_equal(loaded.covariance_draws(), fit.covariance_draws())
+    # the stored log-likelihood is the dependent model's: summed with the counts it beats
+    # the independent model's at the posterior mean
+    log_lik = fit.idata.log_likelihood["counts"].values.reshape(fit.n_draws, -1)
+    counts = fit.idata.constant_data["counts"].values
+    independent = bc.fit_bayes(data, num_samples=500, progress=False)
+    plain = independent.idata.log_likelihood["counts"].values.reshape(fit.n_draws, -1)
+    assert (log_lik @ counts).mean() > (plain @ counts).mean() + 50
