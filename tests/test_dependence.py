@@ -111,7 +111,7 @@ def _shared_error(rho=0.2, n=3000, seed=0, missing=0.0):
 def test_three_annotators_with_a_pair_are_refused_before_fitting_saying_what_would_identify():
     sim = bc.toy_data(500, seed=0)
     names = sim.data.annotator_names
-    with pytest.raises(IdentificationError, match="9 parameters .* for 7 free cells") as error:
+    with pytest.raises(IdentificationError, match=r"9 parameters .* for 7 free cells") as error:
         bc.dawid_skene_em(sim.data, dependent=names[:2])
     assert "more annotators outside the dependent pairs" in str(error.value)
 
@@ -120,7 +120,7 @@ def test_two_dependent_pairs_of_four_count_but_have_a_singular_jacobian():
     """13 parameters for 15 cells passes the count; two four-category indicators of a binary
     class are still not identified, and the Jacobian's rank says so."""
     _, data = _shared_error()
-    with pytest.raises(IdentificationError, match="Jacobian .* rank 11 for 13 parameters"):
+    with pytest.raises(IdentificationError, match=r"Jacobian .* rank 11 for 13 parameters"):
         bc.dawid_skene_em(data, dependent=[("a0", "a1"), ("a2", "a3")])
     with pytest.raises(IdentificationError, match="rank 11 for 13"):
         bc.fit_bayes(data, dependent=[("a0", "a1"), ("a2", "a3")], progress=False)
@@ -133,7 +133,7 @@ def test_two_annotators_in_a_pair_need_three_score_groups():
         sim.data.annotations[:, :2],
         groups=bc.score_groups(sim.data.scores, n_groups=2),
     )
-    with pytest.raises(IdentificationError, match="8 parameters .* for 6 free cells"):
+    with pytest.raises(IdentificationError, match=r"8 parameters .* for 6 free cells"):
         bc.grouped_em(two, dependent=two.annotator_names)
     with pytest.raises(IdentificationError, match="more score groups"):
         bc.fit_bayes(two, model="hui_walter", dependent=two.annotator_names, progress=False)

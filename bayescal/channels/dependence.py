@@ -37,8 +37,8 @@ are not identified, as two four-category indicators of a binary class never are)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
 from itertools import product
+from typing import NamedTuple
 
 import numpy as np
 
@@ -48,11 +48,11 @@ from ..exceptions import IdentificationError, WeakIdentificationWarning
 
 __all__ = [
     "DependentPairs",
+    "Identification",
     "class_log_likelihoods",
     "covariance_bounds",
     "covariance_from_share",
     "dependent_pairs",
-    "Identification",
     "identification_at",
     "pattern_log_prob",
     "require_dependence_identified",
@@ -298,9 +298,7 @@ def identification_at(counts: CellStatistics, grouped: bool, pairs, estimate) ->
         )
     jacobian = np.column_stack(columns)
     singular = np.linalg.svd(jacobian, compute_uv=False)
-    probabilities = _cell_probabilities(
-        theta, rows, row_group, a.size, np.size(prevalence), pairs
-    )
+    probabilities = _cell_probabilities(theta, rows, row_group, a.size, np.size(prevalence), pairs)
     weighted = jacobian * np.sqrt(row_items / np.maximum(probabilities, 1e-300))[:, None]
     information = np.linalg.svd(weighted, compute_uv=False)[-1]
     return Identification(singular / singular[0], float(1.0 / max(information, 1e-300)))
