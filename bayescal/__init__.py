@@ -89,6 +89,8 @@ _LAZY = {
     "PriorSensitivity": "bayescal.sensitivity",
     "ModelChecks": "bayescal.checks",
     "analyse": "bayescal.analysis",
+    "compare_models": "bayescal.model_comparison",
+    "pattern_loo": "bayescal.model_comparison",
     "Analysis": "bayescal.analysis",
 }
 

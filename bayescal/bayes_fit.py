@@ -157,6 +157,16 @@ class BayesFit:
         stacked; ``None`` for a model of independent annotators."""
         return self._stacked("covariance") if self.dependent else None
 
+    def pointwise_log_likelihood(self) -> tuple[np.ndarray, np.ndarray]:
+        """``log p(row r | draw s)`` (S, R), chains stacked, and the items of each row (R,): the
+        ``log_likelihood`` and ``constant_data.counts`` groups (every item of a row shares its
+        value), for count-weighted PSIS-LOO (:mod:`bayescal.model_comparison`)."""
+        groups = self._groups[1]
+        _, values = groups["log_likelihood"].variables["counts"]
+        _, counts = groups["constant_data"].variables["counts"]
+        values = np.asarray(values, np.float64)
+        return values.reshape(self.n_draws, -1), np.asarray(counts, np.float64)
+
     @property
     def pair_index(self) -> np.ndarray:
         """(D, 2) columns of :attr:`dependent` among :attr:`annotator_names`."""

@@ -49,7 +49,7 @@ from ._crowd_checks import WEAK_GAP_QUANTILE, crowd_check_rows, crowd_status_row
 from .bayes_fit import BayesFit
 from .channels.crowd_em import CROWD_ANNOTATORS
 from .data import AnnotatedScores
-from .models import RESPONSE_MODELS, PatternDesign, pattern_log_prob
+from .models import RESPONSE_MODELS, PatternDesign
 
 __all__ = ["DISCREPANCIES", "ModelChecks", "check_model", "verdicts"]
 
@@ -153,17 +153,10 @@ def uses_crowd_checks(model: str, n_annotators: int) -> bool:
     return model in RESPONSE_MODELS or n_annotators > CROWD_ANNOTATORS
 
 
-def _row_probabilities(fit: BayesFit, design: PatternDesign, grouped: bool) -> np.ndarray:
-    """``p(pattern_r | group_r, mask_r, theta_s)`` for every draw and complete-design row: (S, R)."""
-    a, b, prevalence = fit.draws()
-    prevalence_of_row = (
-        prevalence[:, design.group_index]
-        if grouped
-        else np.repeat(prevalence[:, None], design.group_index.size, axis=1)
-    )
-    return np.exp(
-        pattern_log_prob(a, b, prevalence_of_row, design.positive, design.negative, xp=np)
-    )
+def _row_probabilities(fit: BayesFit, design: PatternDesign) -> np.ndarray:
+    """``p(pattern_r | group_r, mask_r, theta_s)`` for every draw and complete-design row: (S, R),
+    under the fitted model (with its dependent pairs' covariances, when it has them)."""
+    return np.exp(design.row_log_likelihood(*fit.draws(), fit.covariance_draws()))
 
 
 def _replicate(design: PatternDesign, probabilities: np.ndarray, rng) -> np.ndarray:
@@ -198,7 +191,7 @@ def _status_rows(fit: BayesFit, design: PatternDesign, grouped: bool) -> list[di
     a, b, prevalence = fit.draws()
     n_annotators = a.shape[1]
     free_cells = int(sum((rows >= 0).sum() - 1 for rows in design.cell_rows))
-    parameters = 2 * n_annotators + (design.n_groups if grouped else 1)
+    parameters = 2 * n_annotators + (design.n_groups if grouped else 1) + 2 * design.n_pairs
     df = free_cells - parameters
     saturated = df <= 0
     rows = [
@@ -289,9 +282,10 @@ def check_model(data, fit, *, level=DEFAULT_LEVEL, discrepancy="chi2", seed=0) -
         table = pd.DataFrame(rows, columns=COLUMNS)
         return ModelChecks(table, tuple(verdicts(table)), level)
     grouped = fit.model == "hui_walter"
-    design = PatternDesign.from_counts(data.compress(), grouped=grouped, complete=True)
-
-    probabilities = _row_probabilities(fit, design, grouped)
+    design = PatternDesign.from_counts(
+        data.compress(), grouped=grouped, complete=True, pairs=fit.pair_index
+    )
+    probabilities = _row_probabilities(fit, design)
     expected = probabilities * _cell_sizes_of_rows(design)
     replicated = _replicate(design, probabilities, rng)
     observed = design.counts

@@ -223,6 +223,7 @@ LAYERS = {
         "models",
         "_netcdf",
         "bayes_fit",
+        "model_comparison",
         "_compile_cache",
         "inference",
         "posterior",

@@ -221,3 +221,20 @@ def test_fit_bayes_with_a_dependent_pair_recovers_it_and_round_trips(tmp_path):
     independent = bc.fit_bayes(data, num_samples=500, progress=False)
     plain = independent.idata.log_likelihood["counts"].values.reshape(fit.n_draws, -1)
     assert (log_lik @ counts).mean() > (plain @ counts).mean() + 50
+
+
+def test_model_checks_replicate_data_under_the_dependent_model():
+    """Under independence the global check and some pairs are flagged (the model reads the
+    pair's shared errors as accuracy and then misses the other pairs' agreement); the
+    dependent model replicates the data, so nothing is flagged, and the saturation row counts
+    the two covariances."""
+    _, data = _shared_error()
+    independent = bc.fit_bayes(data, progress=False)
+    dependent = bc.fit_bayes(data, dependent=("a0", "a1"), progress=False)
+    kinds = ["ppc", "pairwise_agreement"]
+    flags = lambda checks: checks.table[checks.table["check"].isin(kinds)]["flag"]  # noqa: E731
+    assert flags(bc.check_model(data, independent)).sum() >= 3
+    checks = bc.check_model(data, dependent)
+    assert not flags(checks).any()
+    saturation = checks.table[checks.table["subject"] == "saturation"].iloc[0]
+    assert saturation["observed"] == 15 - 11  # 15 free cells, 8 + 1 + 2 parameters

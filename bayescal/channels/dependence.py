@@ -63,7 +63,7 @@ __all__ = [
 RANK_TOLERANCE = 1e-7
 #: A standard error above this, for the worst-determined combination of the parameters on
 #: the probability scale, is weak identification (a warning).
-WEAK_STANDARD_ERROR = 0.1
+WEAK_STANDARD_ERROR = 0.25
 
 
 @dataclass(frozen=True, eq=False)
