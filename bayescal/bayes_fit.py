@@ -48,7 +48,13 @@ from .models import (
 )
 from .priors import Priors
 
-__all__ = ["BayesFit", "ChannelDraws", "check_diagnostics", "named_parameters"]
+__all__ = [
+    "BayesFit",
+    "ChannelDraws",
+    "PointwiseLogLikelihood",
+    "check_diagnostics",
+    "named_parameters",
+]
 
 #: InferenceData attributes that record how the sampler ran, and the results folder's run id
 #: (BayesFit.run).
@@ -74,6 +80,13 @@ class ChannelDraws(NamedTuple):
     a: np.ndarray  # (S, K)
     b: np.ndarray  # (S, K)
     prevalence: np.ndarray  # (S,), or (S, L) with L score groups
+
+
+class PointwiseLogLikelihood(NamedTuple):
+    """A fit's log-likelihood per pattern row and draw, with the items of each row."""
+
+    values: np.ndarray  # (S, R)
+    counts: np.ndarray  # (R,)
 
 
 @dataclass(frozen=True, eq=False)
@@ -157,7 +170,7 @@ class BayesFit:
         stacked; ``None`` for a model of independent annotators."""
         return self._stacked("covariance") if self.dependent else None
 
-    def pointwise_log_likelihood(self) -> tuple[np.ndarray, np.ndarray]:
+    def pointwise_log_likelihood(self) -> PointwiseLogLikelihood:
         """``log p(row r | draw s)`` (S, R), chains stacked, and the items of each row (R,): the
         ``log_likelihood`` and ``constant_data.counts`` groups (every item of a row shares its
         value), for count-weighted PSIS-LOO (:mod:`bayescal.model_comparison`)."""
@@ -165,7 +178,9 @@ class BayesFit:
         _, values = groups["log_likelihood"].variables["counts"]
         _, counts = groups["constant_data"].variables["counts"]
         values = np.asarray(values, np.float64)
-        return values.reshape(self.n_draws, -1), np.asarray(counts, np.float64)
+        return PointwiseLogLikelihood(
+            values.reshape(self.n_draws, -1), np.asarray(counts, np.float64)
+        )
 
     @property
     def pair_index(self) -> np.ndarray:

@@ -201,8 +201,10 @@ def _named_fits(fits) -> dict:
     elif isinstance(fits, (list, tuple)):
         named = {}
         for fit in fits:
-            label = fit.model if not getattr(fit, "dependent", ()) else (
-                f"{fit.model} + " + ", ".join(f"{j} ~ {k}" for j, k in fit.dependent)
+            label = (
+                fit.model
+                if not getattr(fit, "dependent", ())
+                else (f"{fit.model} + " + ", ".join(f"{j} ~ {k}" for j, k in fit.dependent))
             )
             if label in named:
                 raise ValueError(

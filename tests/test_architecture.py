@@ -203,6 +203,8 @@ LAYERS = {
         "_response_moments",
         "correction",
         "_h0_posterior",
+        "_calibration_layout",
+        "_estimated_nulls",
         "significance",
         "estimation",
         "simulate",

@@ -1,0 +1,175 @@
+"""The nulls of :func:`bayescal.calibration_test` at estimated channels (module docstring of
+:mod:`bayescal.significance`): the refitting parametric bootstrap of a ChannelFit, and the
+sampled-posterior p-value or posterior predictive null of a BayesFit.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from . import _validation as v
+from . import channels as estimators
+from ._api import warn_caller
+from ._calibration_layout import CalibrationLayout, replicate_labels
+from ._h0_posterior import H0_SWEEPS, h0_posterior_draw
+from .channels import ChannelFit, Channels
+from .channels.crowd_em import as_responses
+from .data import AnnotatedScores
+from .exceptions import BinningWarning, ChannelFitError, IdentificationError
+
+__all__ = ["bootstrap_test", "posterior_test"]
+
+#: Share of the bootstrap's refits that may fail (no admissible estimate on a replicate)
+#: before the p-value says so with a warning.
+TOLERATED_FAILURES = 0.05
+
+
+def bootstrap_test(data, fit: ChannelFit, fit_data, bins, n_replicates, rng):
+    """The refitting parametric bootstrap of an EM or moment fit (module docstring)."""
+    fit.require()
+    v.check_same_annotators(data.annotator_names, fit.annotator_names, "data", "the fit")
+    reuse = fit.data_fingerprint == fingerprint_of(data, fit.data_fingerprint)
+    if reuse and fit_data is not None:
+        raise ValueError(
+            "fit_data is for channels fitted on other items; these channels were fitted on "
+            "data itself (the same fingerprint): leave fit_data out"
+        )
+    if not reuse:
+        if fit_data is None:
+            raise ValueError(
+                f"channels: this {fit.method} fit was not fitted on data (the fingerprint of "
+                "the data it records differs): pass the items it was fitted on as fit_data, so "
+                "that the bootstrap refits on replicates of them; or pass Channels to treat "
+                "the channels as known, which leaves their estimation error out of the null"
+            )
+        if not isinstance(fit_data, AnnotatedScores):
+            raise TypeError(
+                f"fit_data must be a bayescal.AnnotatedScores; saw {type(fit_data).__name__}"
+            )
+        if fit.data_fingerprint != fingerprint_of(fit_data, fit.data_fingerprint):
+            raise ValueError(
+                f"fit_data are not the items this {fit.method} fit was fitted on (the "
+                "fingerprint of the data it records differs)"
+            )
+    layout = CalibrationLayout.of(data, fit.channels, *bins)
+    truth = np.asarray(fit.channels.a, float), np.asarray(fit.channels.b, float)
+    fitted_on = data if reuse else fit_data
+    fitted_responses = (layout.item, layout.annotator)
+    if not reuse:
+        responses = fit_data.responses()
+        fitted_responses = (responses.item, responses.annotator)
+    refit = getattr(estimators, fit.method)
+    null, failures = [], 0
+    for _ in range(n_replicates):
+        label = replicate_labels(rng, data.scores, layout.item, layout.annotator, *truth)
+        fit_label = (
+            label if reuse else replicate_labels(rng, fit_data.scores, *fitted_responses, *truth)
+        )
+        channels = refitted(refit, fitted_on, *fitted_responses, fit_label)
+        if channels is None:
+            failures += 1
+            continue
+        null.append(layout.statistic(label, channels.a, channels.b))
+    if failures > TOLERATED_FAILURES * n_replicates:
+        if failures == n_replicates:
+            raise ChannelFitError(
+                f"calibration_test: {fit.method} found no admissible estimate on any of the "
+                f"{n_replicates} bootstrap replicates; the test cannot account for the "
+                "channels' estimation error"
+            )
+        warn_caller(
+            f"calibration_test: {fit.method} failed on {failures} of {n_replicates} bootstrap "
+            "replicates; the p-value is over the others, which may understate the channels' "
+            "estimation error",
+            BinningWarning,
+        )
+    how = (
+        f"channels by {fit.method}, refitted on every replicate"
+        + ("" if reuse else " of the items they were fitted on (split)")
+        + " (refitting parametric bootstrap)"
+    )
+    return layout.result(null=np.array(null), channels_from="reuse" if reuse else "split", how=how)
+
+
+def refitted(estimator, data, item, annotator, label) -> Channels | None:
+    """The channels ``estimator`` fits (its defaults) to ``data`` with its labels replaced by
+    ``label``; None when the replicate has no admissible estimate."""
+    annotations = np.full(data.annotations.shape, -1, dtype=np.int8)
+    annotations[item, annotator] = label
+    replicate = AnnotatedScores(
+        data.scores, annotations, groups=data.groups, annotator_names=data.annotator_names
+    )
+    with warnings.catch_warnings():  # a replicate's odd workers were said of the real fit
+        warnings.simplefilter("ignore")
+        try:
+            fit = estimator(replicate)
+        except (ChannelFitError, IdentificationError):
+            return None
+    if not fit.ok:
+        return None
+    return Channels(np.asarray(fit.channels.a, float), np.asarray(fit.channels.b, float))
+
+
+def fingerprint_of(data: AnnotatedScores, recorded: str) -> str:
+    """The fingerprint of ``data`` of the kind ``recorded`` is (cells or responses)."""
+    if recorded.startswith("responses:"):
+        return as_responses(data).fingerprint
+    return data.compress().fingerprint
+
+
+def posterior_test(data, fit, bins, n_replicates, rng):
+    """The sampled-posterior p-value under H0 (reuse) or the posterior predictive null (split)
+    of a BayesFit (module docstring)."""
+    positions = v.annotator_positions(data.annotator_names, fit.annotator_names, "data", "the fit")
+    draws = fit.draws()
+    a_draws, b_draws = draws.a[:, positions], draws.b[:, positions]
+    chosen = int(rng.integers(a_draws.shape[0]))
+    mean = Channels(a_draws.mean(axis=0), b_draws.mean(axis=0), adversarial=True)
+    if fit.was_fitted_to(data):
+        responses = data.responses()
+        drawn = h0_posterior_draw(
+            data.scores,
+            responses.item,
+            responses.annotator,
+            responses.label,
+            a_draws[chosen],
+            b_draws[chosen],
+            fit.priors.as_array(),
+            oriented=fit.orients_channels,
+            sweeps=H0_SWEEPS,
+            rng=rng,
+        )
+        layout = CalibrationLayout.of(
+            data,
+            Channels(*drawn, adversarial=True),
+            *bins,
+            selected_by=mean,
+            responses=responses,
+        )
+        how = (
+            f"channels drawn from their posterior under H0 ({H0_SWEEPS} Gibbs sweeps from "
+            f"draw {chosen} of the {fit.model} fit of these items; sampled-posterior p-value)"
+        )
+        return layout.result(channels_from="reuse", how=how)
+    drawn = Channels(a_draws[chosen], b_draws[chosen], adversarial=True)  # an estimate's signs
+    layout = CalibrationLayout.of(data, drawn, *bins, selected_by=mean)
+    truth = rng.integers(a_draws.shape[0], size=n_replicates)
+    null = np.array(
+        [
+            layout.statistic(
+                replicate_labels(
+                    rng, data.scores, layout.item, layout.annotator, a_draws[t], b_draws[t]
+                ),
+                layout.a,
+                layout.b,
+            )
+            for t in truth
+        ]
+    )
+    how = (
+        f"channels at posterior draw {chosen} of a {fit.model} fit of other items, true "
+        "channels of each replicate drawn from its posterior (posterior predictive null)"
+    )
+    return layout.result(null=null, channels_from="split", how=how)
