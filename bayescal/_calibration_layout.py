@@ -7,7 +7,7 @@ replicates.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -108,14 +108,27 @@ class CalibrationLayout:
     channels: Channels  # the channels the test starts from, as given
     a: np.ndarray  # (K,) and screened: an uninformative annotator's never observed
     b: np.ndarray
+    #: (D, 2) columns of the dependent pairs, and their covariances (D, 2) given Y = 0, 1
+    pairs: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.int64))
+    covariance: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
 
     @classmethod
     def of(
-        cls, data, channels, n_bins, strategy, min_bin_items, *, selected_by=None, responses=None
+        cls,
+        data,
+        channels,
+        n_bins,
+        strategy,
+        min_bin_items,
+        *,
+        selected_by=None,
+        responses=None,
+        dependence=None,
     ) -> CalibrationLayout:
         """The layout of ``data`` at ``channels``; the items tested are chosen by the IV
         precision at ``selected_by`` (default: ``channels``): a posterior's mean rather than
-        its one noisy draw, whose weaker gaps could leave every item of a weak panel out."""
+        its one noisy draw, whose weaker gaps could leave every item of a weak panel out.
+        ``dependence`` is ``(pairs (D, 2), covariance (D, 2))`` of a dependent model."""
         given = channels
         channels, informative = screen_channels(
             channels, data.n_annotators, list(data.annotator_names)
@@ -168,11 +181,19 @@ class CalibrationLayout:
             a,
             b,
         )
+        if dependence is not None:
+            pairs, covariance = dependence
+            layout = replace(layout, pairs=pairs, covariance=np.asarray(covariance, float))
         return layout
 
-    def bin_sums(self, label, a, b) -> tuple[np.ndarray, np.ndarray]:
+    def bin_sums(self, label, a, b, covariance) -> tuple[np.ndarray, np.ndarray]:
         """Per bin group ``T_l`` and ``V_l`` (module docstring) of ``label`` (every response)
-        corrected with channels ``a, b`` (K,) at IV weights taken at ``mu = Z_i``."""
+        corrected with channels ``a, b`` (K,) at IV weights taken at ``mu = Z_i``.
+
+        A dependent pair ``(j, k)`` that labelled item ``i`` adds the covariance of its two
+        noise terms to the item's variance: ``2 alpha_ij alpha_ik [(1 - Z_i) c_0 + Z_i c_1] /
+        (d_j d_k)``, with ``covariance`` (D, 2) the pairs' ``c_y``
+        (:mod:`bayescal.channels.dependence`; given ``Z_i``, ``Y_i ~ Bernoulli(Z_i)`` under H0)."""
         item, worker = self.item[self.kept], self.annotator[self.kept]
         label = label[self.kept].astype(np.float64)
         a = a[worker]
@@ -187,6 +208,15 @@ class CalibrationLayout:
         safe = np.where(total > 0, total, 1.0)
         target = np.bincount(item, weight * (label - a) / gap, minlength=n) / safe
         noise = np.bincount(item, weight**2 * noise_variance, minlength=n) / safe**2
+        for (j, k), (given_0, given_1) in zip(self.pairs, covariance):
+            scaled = []  # alpha_ij / d_j of each item (0 where j gave no kept label)
+            for member in (j, k):
+                mine = worker == member
+                column = np.zeros(n)
+                column[item[mine]] = weight[mine] / gap[mine]
+                scaled.append(column)
+            pair = (1.0 - self.scores) * given_0 + self.scores * given_1
+            noise += 2.0 * scaled[0] * scaled[1] * pair / safe**2
         variance = self.scores * (1.0 - self.scores) + noise
         tested = self.group >= 0
         group, n_groups = self.group[tested], self.n_items.size
@@ -199,9 +229,16 @@ class CalibrationLayout:
             )
         return residual_sum, null_variance
 
-    def statistic(self, label, a, b) -> float:
-        residual_sum, null_variance = self.bin_sums(label, a, b)
+    def statistic(self, label, a, b, covariance) -> float:
+        residual_sum, null_variance = self.bin_sums(label, a, b, covariance)
         return float(np.sum(residual_sum**2 / null_variance))
+
+    def replicate(self, rng, a, b, covariance) -> np.ndarray:
+        """Labels of this layout's responses drawn anew under H0 (:func:`replicate_labels`)
+        at channels ``a, b`` and the pairs' ``covariance``."""
+        return replicate_labels(
+            rng, self.scores, self.item, self.annotator, a, b, self.pairs, covariance
+        )
 
     def result(self, *, null=None, channels_from="known", how: str) -> CalibrationTest:
         """The :class:`CalibrationTest` of the observed labels at the layout's channels, its
@@ -209,7 +246,7 @@ class CalibrationLayout:
         ``how`` says where the channels came from, for :attr:`CalibrationTest.method`."""
         from scipy import stats
 
-        residual_sum, null_variance = self.bin_sums(self.label, self.a, self.b)
+        residual_sum, null_variance = self.bin_sums(self.label, self.a, self.b, self.covariance)
         contribution = residual_sum**2 / null_variance
         statistic = float(contribution.sum())
         df = int(self.n_items.size)
@@ -240,13 +277,36 @@ class CalibrationLayout:
         )
 
 
-def replicate_labels(rng, scores, item, annotator, a, b) -> np.ndarray:
+def replicate_labels(rng, scores, item, annotator, a, b, pairs=None, covariance=None):
     """The responses ``(item, annotator)`` drawn anew under H0: ``Y_i ~ Bernoulli(Z_i)``, then
     each label from its annotator's channel (``b`` if ``Y_i = 1``, else ``a``); who labels
-    what is kept."""
+    what is kept.  A dependent pair (``pairs`` (D, 2), ``covariance`` (D, 2)) that labelled an
+    item answers jointly from its 2 x 2 table given ``Y_i``
+    (:mod:`bayescal.channels.dependence`); alone, each member answers from its channel."""
     truth = rng.random(scores.size) < scores
     chance = np.where(truth[item], b[annotator], a[annotator])
-    return (rng.random(item.size) < chance).astype(np.int8)
+    label = (rng.random(item.size) < chance).astype(np.int8)
+    for (j, k), (given_0, given_1) in zip(
+        () if pairs is None else pairs, () if covariance is None else covariance
+    ):
+        position = []  # each item's response of j (and of k), -1 where it has none
+        for member in (j, k):
+            column = np.full(scores.size, -1)
+            mine = np.flatnonzero(annotator == member)
+            column[item[mine]] = mine
+            position.append(column)
+        both = np.flatnonzero((position[0] >= 0) & (position[1] >= 0))
+        y = truth[both]
+        first = np.where(y, b[j], a[j])
+        second = np.where(y, b[k], a[k])
+        shared = np.where(y, given_1, given_0)
+        p11 = first * second + shared
+        p10 = first * (1.0 - second) - shared
+        p01 = (1.0 - first) * second - shared
+        u = rng.random(both.size)
+        label[position[0][both]] = u < p11 + p10
+        label[position[1][both]] = (u < p11) | ((u >= p11 + p10) & (u < p11 + p10 + p01))
+    return label
 
 
 def merged_groups(per_bin: np.ndarray, minimum: int) -> np.ndarray:

@@ -6,6 +6,7 @@ sampled-posterior p-value or posterior predictive null of a BayesFit.
 from __future__ import annotations
 
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 
@@ -16,6 +17,7 @@ from ._calibration_layout import CalibrationLayout, replicate_labels
 from ._h0_posterior import H0_SWEEPS, h0_posterior_draw
 from .channels import ChannelFit, Channels
 from .channels.crowd_em import as_responses
+from .channels.dependence import dependent_pairs
 from .data import AnnotatedScores
 from .exceptions import BinningWarning, ChannelFitError, IdentificationError
 
@@ -53,7 +55,9 @@ def bootstrap_test(data, fit: ChannelFit, fit_data, bins, n_replicates, rng):
                 f"fit_data are not the items this {fit.method} fit was fitted on (the "
                 "fingerprint of the data it records differs)"
             )
-    layout = CalibrationLayout.of(data, fit.channels, *bins)
+    pairs = dependent_pairs(fit.dependent or None, data.annotator_names).index
+    covariance = fit.covariance if fit.dependent else np.zeros((0, 2))
+    layout = CalibrationLayout.of(data, fit.channels, *bins, dependence=(pairs, covariance))
     truth = np.asarray(fit.channels.a, float), np.asarray(fit.channels.b, float)
     fitted_on = data if reuse else fit_data
     fitted_responses = (layout.item, layout.annotator)
@@ -63,15 +67,19 @@ def bootstrap_test(data, fit: ChannelFit, fit_data, bins, n_replicates, rng):
     refit = getattr(estimators, fit.method)
     null, failures = [], 0
     for _ in range(n_replicates):
-        label = replicate_labels(rng, data.scores, layout.item, layout.annotator, *truth)
+        label = layout.replicate(rng, *truth, covariance)
         fit_label = (
-            label if reuse else replicate_labels(rng, fit_data.scores, *fitted_responses, *truth)
+            label
+            if reuse
+            else replicate_labels(
+                rng, fit_data.scores, *fitted_responses, *truth, pairs, covariance
+            )
         )
-        channels = refitted(refit, fitted_on, *fitted_responses, fit_label)
-        if channels is None:
+        refit_of = refitted(refit, fitted_on, *fitted_responses, fit_label, fit.dependent)
+        if refit_of is None:
             failures += 1
             continue
-        null.append(layout.statistic(label, channels.a, channels.b))
+        null.append(layout.statistic(label, refit_of.a, refit_of.b, refit_of.covariance))
     if failures > TOLERATED_FAILURES * n_replicates:
         if failures == n_replicates:
             raise ChannelFitError(
@@ -93,9 +101,18 @@ def bootstrap_test(data, fit: ChannelFit, fit_data, bins, n_replicates, rng):
     return layout.result(null=np.array(null), channels_from="reuse" if reuse else "split", how=how)
 
 
-def refitted(estimator, data, item, annotator, label) -> Channels | None:
-    """The channels ``estimator`` fits (its defaults) to ``data`` with its labels replaced by
-    ``label``; None when the replicate has no admissible estimate."""
+class Refit(NamedTuple):
+    """A bootstrap replicate's refitted channels and dependent pairs' covariances."""
+
+    a: np.ndarray
+    b: np.ndarray
+    covariance: np.ndarray  # (D, 2); (0, 2) without dependent pairs
+
+
+def refitted(estimator, data, item, annotator, label, dependent) -> Refit | None:
+    """The channels (and the ``dependent`` pairs' covariances) ``estimator`` fits (its
+    defaults) to ``data`` with its labels replaced by ``label``; None when the replicate has no
+    admissible estimate."""
     annotations = np.full(data.annotations.shape, -1, dtype=np.int8)
     annotations[item, annotator] = label
     replicate = AnnotatedScores(
@@ -104,12 +121,13 @@ def refitted(estimator, data, item, annotator, label) -> Channels | None:
     with warnings.catch_warnings():  # a replicate's odd workers were said of the real fit
         warnings.simplefilter("ignore")
         try:
-            fit = estimator(replicate)
+            fit = estimator(replicate, **({"dependent": dependent} if dependent else {}))
         except (ChannelFitError, IdentificationError):
             return None
     if not fit.ok:
         return None
-    return Channels(np.asarray(fit.channels.a, float), np.asarray(fit.channels.b, float))
+    covariance = fit.covariance if dependent else np.zeros((0, 2))
+    return Refit(np.asarray(fit.channels.a, float), np.asarray(fit.channels.b, float), covariance)
 
 
 def fingerprint_of(data: AnnotatedScores, recorded: str) -> str:
@@ -127,6 +145,18 @@ def posterior_test(data, fit, bins, n_replicates, rng):
     a_draws, b_draws = draws.a[:, positions], draws.b[:, positions]
     chosen = int(rng.integers(a_draws.shape[0]))
     mean = Channels(a_draws.mean(axis=0), b_draws.mean(axis=0), adversarial=True)
+    pairs = np.argsort(positions)[fit.pair_index]  # the pairs' columns in data
+    covariance_draws = fit.covariance_draws()
+    if covariance_draws is None:
+        covariance_draws = np.zeros((a_draws.shape[0], 0, 2))
+    if fit.was_fitted_to(data) and fit.dependent:
+        raise ValueError(
+            f"channels: the channels' posterior under H0 of a fit with dependent pairs "
+            f"{list(fit.dependent)} is not implemented (its Gibbs run assumes annotators "
+            "independent given Y); pass the dependent EM fit of these items, "
+            "dawid_skene_em(data, dependent=...), for the refitting bootstrap, or a fit of "
+            "other items"
+        )
     if fit.was_fitted_to(data):
         responses = data.responses()
         drawn = h0_posterior_draw(
@@ -154,16 +184,17 @@ def posterior_test(data, fit, bins, n_replicates, rng):
         )
         return layout.result(channels_from="reuse", how=how)
     drawn = Channels(a_draws[chosen], b_draws[chosen], adversarial=True)  # an estimate's signs
-    layout = CalibrationLayout.of(data, drawn, *bins, selected_by=mean)
+    layout = CalibrationLayout.of(
+        data, drawn, *bins, selected_by=mean, dependence=(pairs, covariance_draws[chosen])
+    )
     truth = rng.integers(a_draws.shape[0], size=n_replicates)
     null = np.array(
         [
             layout.statistic(
-                replicate_labels(
-                    rng, data.scores, layout.item, layout.annotator, a_draws[t], b_draws[t]
-                ),
+                layout.replicate(rng, a_draws[t], b_draws[t], covariance_draws[t]),
                 layout.a,
                 layout.b,
+                layout.covariance,
             )
             for t in truth
         ]

@@ -78,7 +78,7 @@ class PatternLoo:
 
     @property
     def n_items(self) -> int:
-        return int(round(self.counts.sum()))
+        return round(float(self.counts.sum()))
 
     @property
     def warning(self) -> bool:

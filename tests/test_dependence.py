@@ -198,11 +198,18 @@ def test_a_weakly_identified_pair_is_warned_of():
         bc.dawid_skene_em(sim.data, dependent=sim.data.annotator_names[:2])
 
 
-def test_fit_bayes_with_a_dependent_pair_recovers_it_and_round_trips(tmp_path):
+@pytest.fixture(scope="module")
+def bayes_fits():
+    """NUTS fits of 3000 items with a shared-error pair (rho 0.2): independent and dependent."""
     sim, data = _shared_error()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        fit = bc.fit_bayes(data, dependent=("a0", "a1"), num_samples=500, progress=False)
+        dependent = bc.fit_bayes(data, dependent=("a0", "a1"), progress=False)
+    return sim, data, bc.fit_bayes(data, progress=False), dependent
+
+
+def test_fit_bayes_with_a_dependent_pair_recovers_it_and_round_trips(bayes_fits, tmp_path):
+    sim, _, independent, fit = bayes_fits
     assert fit.dependent == (("a0", "a1"),)
     a, b, _ = fit.draws()
     for draws, truth in ((a, sim.channels.a), (b, sim.channels.b)):
@@ -215,22 +222,33 @@ def test_fit_bayes_with_a_dependent_pair_recovers_it_and_round_trips(tmp_path):
     assert loaded.dependent == fit.dependent
     np.testing.assert_array_equal(loaded.covariance_draws(), fit.covariance_draws())
     # the stored log-likelihood is the dependent model's: summed with the counts it beats
-    # the independent model's at the posterior mean
-    log_lik = fit.idata.log_likelihood["counts"].values.reshape(fit.n_draws, -1)
-    counts = fit.idata.constant_data["counts"].values
-    independent = bc.fit_bayes(data, num_samples=500, progress=False)
-    plain = independent.idata.log_likelihood["counts"].values.reshape(fit.n_draws, -1)
+    # the independent model's
+    log_lik, counts = fit.pointwise_log_likelihood()
+    plain, _ = independent.pointwise_log_likelihood()
     assert (log_lik @ counts).mean() > (plain @ counts).mean() + 50
 
 
-def test_model_checks_replicate_data_under_the_dependent_model():
+def test_calibration_test_of_a_dependent_fit():
+    """The dependent EM fit's bootstrap refits the dependent model on every replicate."""
+    _, data = _shared_error(n=1500)
+    fit = bc.dawid_skene_em(data, dependent=("a0", "a1"))
+    result = bc.calibration_test(data, fit, n_replicates=19, seed=1)
+    assert result.channels_from == "reuse" and result.n_replicates == 19
+    assert 0 < result.p_value <= 1
+
+
+def test_calibration_test_refuses_a_dependent_bayes_fit_of_the_same_items(bayes_fits):
+    _, data, _, fit = bayes_fits
+    with pytest.raises(ValueError, match=r"dependent pairs \[\('a0', 'a1'\)\] is not implemented"):
+        bc.calibration_test(data, fit)
+
+
+def test_model_checks_replicate_data_under_the_dependent_model(bayes_fits):
     """Under independence the global check and some pairs are flagged (the model reads the
     pair's shared errors as accuracy and then misses the other pairs' agreement); the
     dependent model replicates the data, so nothing is flagged, and the saturation row counts
     the two covariances."""
-    _, data = _shared_error()
-    independent = bc.fit_bayes(data, progress=False)
-    dependent = bc.fit_bayes(data, dependent=("a0", "a1"), progress=False)
+    _, data, independent, dependent = bayes_fits
     kinds = ["ppc", "pairwise_agreement"]
     flags = lambda checks: checks.table[checks.table["check"].isin(kinds)]["flag"]  # noqa: E731
     assert flags(bc.check_model(data, independent)).sum() >= 3
@@ -238,3 +256,34 @@ def test_model_checks_replicate_data_under_the_dependent_model():
     assert not flags(checks).any()
     saturation = checks.table[checks.table["subject"] == "saturation"].iloc[0]
     assert saturation["observed"] == 15 - 11  # 15 free cells, 8 + 1 + 2 parameters
+
+
+def test_calibration_variance_includes_the_pairs_covariance():
+    """Labels replicated under H0 with a dependent pair: the spread of each bin's corrected
+    residual sum matches the variance the test uses, and leaving the pair's covariance out
+    understates it."""
+    from bayescal._calibration_layout import CalibrationLayout
+
+    sim = bc.simulate_dependent(2000, CHANNELS, pair=(0, 1), shared_error=0.0, seed=5)
+    a, b = sim.channels.a, sim.channels.b
+    index = dependent_pairs(("a0", "a1"), NAMES).index
+    covariance = covariance_from_share(np.array([[0.8, 0.8]]), a, b, index)
+    layout = CalibrationLayout.of(
+        sim.data, sim.channels, 5, "uniform", 30, dependence=(index, covariance)
+    )
+    rng = np.random.default_rng(0)
+    sums = np.array(
+        [
+            layout.bin_sums(layout.replicate(rng, a, b, covariance), a, b, covariance)[0]
+            for _ in range(3000)
+        ]
+    )
+    _, variance = layout.bin_sums(layout.label, a, b, covariance)
+    _, independent = layout.bin_sums(layout.label, a, b, np.zeros((1, 2)))
+    # 3000 replicates: the sample variance is within about 2.6% (1 sd) of the truth
+    np.testing.assert_allclose(sums.var(axis=0), variance, rtol=0.08)
+    # the pair's term is 6-12% of each bin's variance here (most is Var(Y | Z)); pooled over
+    # the five bins the sample variance shows it beyond its 1.2% noise
+    assert (variance / independent > 1.05).all()
+    assert sums.var(axis=0).sum() / independent.sum() > 1.05
+    assert np.abs(sums.mean(axis=0)).max() < 4 * np.sqrt(variance.max() / 3000)

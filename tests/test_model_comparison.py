@@ -85,7 +85,7 @@ def test_a_list_of_fits_is_named_by_model_and_pairs(fits):
 
 
 def test_compare_models_refuses_bad_inputs(fits):
-    data, independent, dependent = fits
+    data, independent, _ = fits
     with pytest.raises(TypeError, match="fits must be a dict of names to BayesFits"):
         bc.compare_models(independent)
     with pytest.raises(ValueError, match="needs at least two fits; saw 1"):
