@@ -20,10 +20,12 @@ import numpy as np
 
 from . import _validation as v
 from ._api import DEFAULT_LEVEL, DEFAULT_N_BINS, old_spellings, recorded_warnings, warn_caller
+from ._dependence_proposal import propose_dependence
 from ._verdict import off_diagonal_ranges, verdict_sentence
 from ._version import __version__
 from .channels import ChannelFit, crowd_em, dawid_skene_em, grouped_em, score_groups
 from .channels.crowd_em import CROWD_ANNOTATORS, SPARSE_LABELS
+from .channels.dependence import dependent_pairs
 from .correction import is_crowd, majority_vote, noise_corrected_ece, soft_vote
 from .data import AnnotatedScores
 from .exceptions import BinningWarning
@@ -207,13 +209,19 @@ def frequentist_channels(data, *, model: str = "auto", seed: int = 0) -> EMFit:
     return EMFit(_em_estimate(name, data, data, v.as_seed(seed)), data)
 
 
-def _em_estimate(name: str, data: AnnotatedScores, counts, seed: int) -> ChannelFit:
+def _em_estimate(name: str, data: AnnotatedScores, counts, seed: int, dependent=None) -> ChannelFit:
     """The EM fit of model ``name``: on the pattern counts ``counts`` (or the data), or for a
     crowd on the data's sparse responses, whose cost does not grow with the number of
-    annotators."""
+    annotators; with the ``dependent`` pairs (names) of a model that has them."""
     if name == "hierarchical_dawid_skene" or data.n_annotators > CROWD_ANNOTATORS:
+        if dependent:
+            raise ValueError(
+                f"dependent: the model for a crowd ({name}, or more than {CROWD_ANNOTATORS} "
+                "annotators) has no dependent pairs; name a model of a few annotators, "
+                "model='dawid-skene' or 'hui-walter'"
+            )
         return crowd_em(data)
-    return EM_ESTIMATES[name](counts, seed=seed)
+    return EM_ESTIMATES[name](counts, seed=seed, dependent=dependent)
 
 
 def _as_table(data, score, annotators, truth):
@@ -323,6 +331,7 @@ def analyse(
     seed=0,
     progress=False,
     bayes_options=None,
+    dependent=None,
 ) -> Analysis:
     """Fit and summarise one data set (the work of ``bayescal fit``).
 
@@ -345,6 +354,12 @@ def analyse(
     progress : bool, default False
     bayes_options : dict, optional
         Extra keyword arguments of :func:`bayescal.fit_bayes` (num_chains, num_warmup, num_samples).
+    dependent : pair or list of pairs of annotator names, optional
+        Pairs whose errors may be correlated given ``Y`` (:func:`bayescal.fit_bayes`'s
+        ``dependent``): the EM and the Bayesian model both get their covariances, and the
+        calibration test uses the dependent EM fit's refitting bootstrap.  Without it, a
+        pairwise check that flags correlated errors proposes a pair in one line
+        (:class:`~bayescal.DependenceWarning`); the model is never switched silently.
 
     Returns
     -------
@@ -365,12 +380,24 @@ def analyse(
             seed,
             progress,
             bayes_options,
+            dependent,
         )
     return replace(analysis, summary=replace(analysis.summary, warnings=tuple(shown)))
 
 
 def _analysed(
-    data, score, annotators, truth, model, priors, n_bins, level, seed, progress, bayes_options
+    data,
+    score,
+    annotators,
+    truth,
+    model,
+    priors,
+    n_bins,
+    level,
+    seed,
+    progress,
+    bayes_options,
+    dependent,
 ) -> Analysis:
     """:func:`analyse`, its warnings not yet in the summary."""
     from .checks import check_model, uses_crowd_checks
@@ -380,6 +407,9 @@ def _analysed(
 
     data, truth = _as_table(data, score, annotators, truth)
     name, why, data = model_data(data, model=model)
+    pairs = dependent_pairs(dependent, data.annotator_names).names or None
+    if pairs:
+        why += "; dependent pairs: " + ", ".join(f"{j} ~ {k}" for j, k in pairs)
     if truth is not None:
         truth = v.as_binary_labels(truth, "truth")
         v.check_same_length(truth, "truth", data.scores, "data.scores")
@@ -400,7 +430,7 @@ def _analysed(
         "majority_vote": majority_vote(cells.patterns, "half"),
     }
     with _timed(timings, "em"):
-        channel_fit = _em_estimate(name, data, counts, seed)
+        channel_fit = _em_estimate(name, data, counts, seed, pairs)
         if channel_fit.failure:
             frequentist = Estimate(
                 None, reason=f"{channel_fit.method} failed: {channel_fit.failure}"
@@ -421,14 +451,19 @@ def _analysed(
             priors=priors,
             seed=seed,
             progress=progress,
+            dependent=pairs,
             **(bayes_options or {}),
         )
     with _timed(timings, "push_through"):
         posterior = nc_ece_posterior(evaluated, fit, n_bins=bins, level=level, seed=seed)
     with _timed(timings, "checks"):
         checks = check_model(data, fit, level=level, seed=seed)
+        if not pairs and not uses_crowd_checks(name, data.n_annotators):
+            propose_dependence(checks.table, data, name, channel_fit)
     with _timed(timings, "calibration_test"):
-        test = _calibration_test(data, fit, bins, seed)
+        # a dependent model's test: the dependent EM fit's refitting bootstrap (the H0
+        # posterior of a dependent BayesFit is not implemented)
+        test = _calibration_test(data, channel_fit if pairs else fit, bins, seed)
     with _timed(timings, "recalibration_preview"):
         preview = _recalibration_preview(data, fit, bins, level, seed)
 
@@ -473,6 +508,7 @@ def _analysed(
         model=ModelSummary(
             name=name,
             why=why,
+            dependent=tuple(f"{j} ~ {k}" for j, k in fit.dependent),
             priors=fit.priors,
             chains=fit.num_chains,
             draws_per_chain=fit.n_draws // fit.num_chains,

@@ -195,6 +195,18 @@ def _sampler_arguments(command: argparse.ArgumentParser) -> None:
     )
 
 
+def _dependent_argument(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--dependent",
+        nargs=2,
+        action="append",
+        metavar=("NAME", "NAME"),
+        help="two annotators whose errors may be correlated given the true label: both models "
+        "get a covariance for the pair (repeat for more pairs; names with commas or spaces "
+        "work, quoted as one argument each)",
+    )
+
+
 def _output_arguments(command: argparse.ArgumentParser, required: bool = True) -> None:
     command.add_argument(
         "--out", required=required, help="output directory (must not exist unless --force)"
@@ -262,6 +274,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _table_arguments(fit)
     _sampler_arguments(fit)
+    _dependent_argument(fit)
     fit.add_argument(
         "--prior",
         help='JSON file of Beta priors, e.g. {"sensitivity": [8, 2]} (keys false_positive, sensitivity, prevalence; default flat)',

@@ -123,6 +123,7 @@ def run_fit(args) -> str:
         seed=args.seed,
         progress=_progress(args),
         bayes_options=_bayes_options(args),
+        dependent=[tuple(pair) for pair in args.dependent] if args.dependent else None,
     )
     summary, report = write_analysis(
         out,

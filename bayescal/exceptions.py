@@ -11,6 +11,7 @@ __all__ = [
     "ChannelFitError",
     "ChannelWarning",
     "ConvergenceWarning",
+    "DependenceWarning",
     "IdentificationError",
     "NotFittedError",
     "RecalibrationWarning",
@@ -63,6 +64,11 @@ class SamplingWarning(UserWarning):
 class BinningWarning(UserWarning):
     """More evaluation bins than items: most bins hold one item or none, and the ECE then
     measures the noise of single items more than miscalibration."""
+
+
+class DependenceWarning(UserWarning):
+    """Annotators agree more often than conditional independence given Y predicts: their
+    errors may be correlated (a model with dependent pairs is proposed, never switched to)."""
 
 
 class ChannelWarning(UserWarning):

@@ -81,6 +81,8 @@ class ModelSummary(Section):
     priors: Priors
     chains: int
     draws_per_chain: int
+    #: The dependent pairs, ``"j ~ k"`` (``fit_bayes(..., dependent=...)``); empty for none.
+    dependent: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, repr=False)

@@ -207,6 +207,7 @@ LAYERS = {
         "_estimated_nulls",
         "significance",
         "estimation",
+        "_dependence_proposal",
         "simulate",
         "crowds",
         "recalibration._solver",

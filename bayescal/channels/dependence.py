@@ -284,17 +284,22 @@ def identification_at(counts: CellStatistics, grouped: bool, pairs, estimate) ->
     a, b, prevalence, covariance = (np.asarray(x, np.float64) for x in estimate)
     theta = np.concatenate([a, b, np.atleast_1d(prevalence), covariance.ravel()])
     step = 1e-6
+    # the rates and class proportions stay inside (0, 1) (an estimate may sit on an edge):
+    # a one-sided difference there
+    inside = np.r_[np.ones(2 * a.size + np.size(prevalence)), np.zeros(covariance.size)] > 0
     columns = []
     for i in range(theta.size):
         up, down = theta.copy(), theta.copy()
         up[i] += step
         down[i] -= step
+        if inside[i]:
+            up[i], down[i] = min(up[i], 1.0 - 1e-12), max(down[i], 1e-12)
         columns.append(
             (
                 _cell_probabilities(up, rows, row_group, a.size, np.size(prevalence), pairs)
                 - _cell_probabilities(down, rows, row_group, a.size, np.size(prevalence), pairs)
             )
-            / (2 * step)
+            / (up[i] - down[i])
         )
     jacobian = np.column_stack(columns)
     singular = np.linalg.svd(jacobian, compute_uv=False)
