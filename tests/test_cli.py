@@ -683,3 +683,61 @@ def test_fit_and_sensitivity_take_a_long_table_of_200_workers(tmp_path):
     assert len(rows) == 2 * (2 * 200 + 2)  # a and b per worker, prevalence, nc_ece; per prior
     shifted = {row["prior"]: row for row in rows if row["quantity"] == "prevalence"}
     assert shifted["rare"]["mean"] < shifted["flat"]["mean"]  # Beta(2, 8) pulls it down
+
+
+@pytest.fixture(scope="module")
+def judges_table(tmp_path_factory):
+    """Five judges, the first two sharing errors (rho 0.2), named with a comma and a space."""
+    import pandas as pd
+
+    channels = bc.Channels([0.1, 0.15, 0.2, 0.1, 0.15], [0.85, 0.8, 0.75, 0.9, 0.8])
+    sim = bc.simulate_dependent(3000, channels, pair=(0, 1), shared_error=0.2, seed=0)
+    names = ["gpt, mini", "gpt large", "claude", "gemini", "llama"]
+    frame = pd.DataFrame(sim.data.annotations.astype(float), columns=names).replace(-1, np.nan)
+    frame.insert(0, "score", sim.data.scores)
+    path = tmp_path_factory.mktemp("judges") / "judges.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+JUDGES = ["--score", "score", "--annotators", '"gpt, mini",gpt large,claude,gemini,llama']
+
+
+@pytest.mark.filterwarnings("default::bayescal.exceptions.DependenceWarning")
+def test_fit_proposes_the_dependent_pair_in_one_line_and_fits_it_when_named(
+    judges_table, tmp_path, capsys
+):
+    """Issue 19: without --dependent the flagged pair is proposed (the model is not switched);
+    with --dependent (names with a comma and a space) both models get its covariance."""
+    assert cli.main(["fit", str(judges_table), *JUDGES, "--out", str(tmp_path / "a"), *QUICK]) == 0
+    err = capsys.readouterr().err
+    proposal = [line for line in err.splitlines() if "DependenceWarning" in line]
+    assert len(proposal) == 1
+    assert "refit with --dependent 'gpt, mini' 'gpt large'" in proposal[0]
+    summary = json.loads((tmp_path / "a" / "summary.json").read_text())
+    assert summary["model"]["dependent"] == []
+    argv = ["fit", str(judges_table), *JUDGES, "--out", str(tmp_path / "b"), *QUICK]
+    assert cli.main([*argv, "--dependent", "gpt, mini", "gpt large"]) == 0
+    err = capsys.readouterr().err
+    assert "DependenceWarning" not in err
+    summary = json.loads((tmp_path / "b" / "summary.json").read_text())
+    assert summary["model"]["dependent"] == ["gpt, mini ~ gpt large"]
+    assert "dependent pairs: gpt, mini ~ gpt large" in summary["model"]["why"]
+    assert summary["calibration_test"]["method"].count("refitting parametric bootstrap") == 1
+
+
+def test_fit_refuses_an_unknown_dependent_name(judges_table, tmp_path):
+    result = run(
+        "fit",
+        judges_table,
+        *JUDGES,
+        "--dependent",
+        "gpt",
+        "claude",
+        "--out",
+        tmp_path / "out",
+        cwd=tmp_path,
+    )
+    assert result.returncode == 2
+    assert "dependent: 'gpt' is not an annotator of the data" in result.stderr
+    assert not (tmp_path / "out").exists()

@@ -406,8 +406,9 @@ def test_the_analysis_of_a_crowd_pushes_its_posterior_through_its_responses(
 
     def the_sessions_fit(data, *, model, **options):  # the same crowd, model and defaults
         assert model == "hierarchical_dawid_skene" and options.keys() == {
-            "priors", "seed", "progress"
+            "priors", "seed", "progress", "dependent"
         }  # fmt: skip
+        assert options["dependent"] is None
         assert np.array_equal(data.annotations, crowd_of_30.data.annotations)
         return crowd_of_30_fit
 

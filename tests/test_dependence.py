@@ -287,3 +287,20 @@ def test_calibration_variance_includes_the_pairs_covariance():
     assert (variance / independent > 1.05).all()
     assert sums.var(axis=0).sum() / independent.sum() > 1.05
     assert np.abs(sums.mean(axis=0)).max() < 4 * np.sqrt(variance.max() / 3000)
+
+
+def test_the_analysis_proposes_a_pair_and_says_when_four_annotators_cannot_tell_which():
+    """Four annotators, a0 ~ a1 sharing errors: the check flags a pair; a0 ~ a1 and its
+    complement a2 ~ a3 fit equally well, and the one line says the data cannot tell them apart."""
+    _, data = _shared_error()
+    with pytest.warns(bc.DependenceWarning) as said:
+        analysis = bc.analyse(data, bayes_options={"num_warmup": 500, "num_samples": 500})
+    (line,) = [str(w.message) for w in said]
+    assert "the data cannot tell the two apart" in line
+    assert analysis.summary.model.dependent == ()
+
+
+def test_the_analysis_refuses_dependent_pairs_for_a_crowd():
+    _, data = _shared_error(n=500)
+    with pytest.raises(ValueError, match=r"the model for a crowd .* has no dependent pairs"):
+        bc.analyse(data, model="hierarchical-dawid-skene", dependent=("a0", "a1"))
