@@ -265,17 +265,30 @@ def simulate_annotated(
 
 @old_spellings()
 def simulate_dependent(
-    n: int, channels: Channels, *, pair=(0, 1), shared_error=0.05, calibration=None, seed: int = 0
+    n: int,
+    channels: Channels,
+    *,
+    pair=(0, 1),
+    shared_error=0.05,
+    copying=0.0,
+    calibration=None,
+    seed: int = 0,
 ) -> Simulation:
-    """Like :func:`simulate_annotated`, but two annotators share an error component.
+    """Like :func:`simulate_annotated`, but two annotators err together.
 
-    On a random ``shared_error`` share of the items both annotators of ``pair`` give the wrong
-    label ``1 - Y`` together (the item misleads them both); on the other items they answer
-    independently from their channels.  Their errors therefore coincide more often than
-    conditional independence given Y allows, while each keeps a binary channel:
-    ``a' = rho + (1 - rho) a`` and ``b' = (1 - rho) b`` with ``rho = shared_error``, which
-    ``channels`` of the result holds.  The shared errors use their own random stream, so the
-    labels and the other annotators are those of ``simulate_annotated(n, channels, calibration, seed)``.
+    Two mechanisms, each named by its share of the items (at most one of them non-zero):
+
+    - ``shared_error``: on a random share ``rho`` of the items both annotators of ``pair``
+      give the wrong label ``1 - Y`` together (the item misleads them both); on the other
+      items they answer independently from their channels.  Each keeps a binary channel:
+      ``a' = rho + (1 - rho) a`` and ``b' = (1 - rho) b``.
+    - ``copying``: on a random share ``rho`` of the items the second annotator of ``pair``
+      copies the first one's label; its channel becomes ``a'_k = rho a_j + (1 - rho) a_k``
+      (and ``b'_k`` alike), and given ``Y`` the pair's covariance is ``rho p_j (1 - p_j)``.
+
+    ``channels`` of the result holds the channels each annotator then has.  The dependence
+    uses its own random stream, so the labels and the other annotators are those of
+    ``simulate_annotated(n, channels, calibration, seed)``.
 
     Parameters
     ----------
@@ -283,8 +296,9 @@ def simulate_dependent(
     channels : Channels
         At least two annotators.
     pair : (int, int), default (0, 1)
-        The two annotators that share errors.
+        The two annotators that err together (with ``copying``, the second copies the first).
     shared_error : float in [0, 1], default 0.05
+    copying : float in [0, 1], default 0
     calibration : callable, optional
     seed : int, default 0
 
@@ -294,6 +308,11 @@ def simulate_dependent(
     """
     simulation = simulate_annotated(n, channels, calibration=calibration, seed=seed)
     rho = v.as_probability(shared_error, "shared_error")
+    share = v.as_probability(copying, "copying")
+    if rho > 0 and share > 0:
+        raise ValueError(
+            f"shared_error and copying are two mechanisms; give one of them (saw {rho} and {share})"
+        )
     if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
         raise ValueError(f"pair must be two annotator indices (j, k); saw {pair!r}")
     members = [v.as_int(x, "pair", minimum=0) for x in pair]
@@ -302,11 +321,18 @@ def simulate_dependent(
             f"pair must be two different annotator indices below {channels.n_annotators}; saw {tuple(pair)!r}"
         )
     rng = np.random.default_rng([v.as_seed(seed), 1])
-    misled = rng.random(simulation.data.n_items) < rho
     annotations = simulation.data.annotations.copy()
-    annotations[np.ix_(misled, members)] = (1 - simulation.labels[misled])[:, None]
     a, b = channels.a.copy(), channels.b.copy()
-    a[members], b[members] = rho + (1 - rho) * a[members], (1 - rho) * b[members]
+    if share > 0:
+        copied = rng.random(simulation.data.n_items) < share
+        first, second = members
+        annotations[copied, second] = annotations[copied, first]
+        a[second] = share * a[first] + (1 - share) * a[second]
+        b[second] = share * b[first] + (1 - share) * b[second]
+    else:
+        misled = rng.random(simulation.data.n_items) < rho
+        annotations[np.ix_(misled, members)] = (1 - simulation.labels[misled])[:, None]
+        a[members], b[members] = rho + (1 - rho) * a[members], (1 - rho) * b[members]
     return replace(
         simulation,
         data=AnnotatedScores(simulation.data.scores, annotations),

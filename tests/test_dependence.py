@@ -304,3 +304,23 @@ def test_the_analysis_refuses_dependent_pairs_for_a_crowd():
     _, data = _shared_error(n=500)
     with pytest.raises(ValueError, match=r"the model for a crowd .* has no dependent pairs"):
         bc.analyse(data, model="hierarchical-dawid-skene", dependent=("a0", "a1"))
+
+
+def test_simulated_copying_has_the_channels_and_covariance_it_states():
+    sim = bc.simulate_dependent(200_000, CHANNELS, pair=(0, 1), copying=0.3, shared_error=0.0)
+    labels, votes = sim.labels, sim.data.annotations
+    for y, rates in ((0, sim.channels.a), (1, sim.channels.b)):
+        given = votes[labels == y]
+        np.testing.assert_allclose(given.mean(axis=0), rates, atol=0.005)
+        p = CHANNELS.a[0] if y == 0 else CHANNELS.b[0]
+        covariance = np.mean(given[:, 0] * given[:, 1]) - given[:, 0].mean() * given[:, 1].mean()
+        assert covariance == pytest.approx(0.3 * p * (1 - p), abs=0.004)
+    with pytest.raises(ValueError, match="shared_error and copying are two mechanisms"):
+        bc.simulate_dependent(10, CHANNELS, shared_error=0.1, copying=0.1)
+
+
+def test_dependent_em_recovers_a_copying_pair():
+    sim = bc.simulate_dependent(3000, CHANNELS, copying=0.4, shared_error=0.0, seed=2)
+    fit = bc.dawid_skene_em(sim.data, dependent=sim.data.annotator_names[:2])
+    assert np.abs(fit.channels.a[:2] - sim.channels.a[:2]).max() < 0.05
+    assert np.abs(fit.channels.b[:2] - sim.channels.b[:2]).max() < 0.05
