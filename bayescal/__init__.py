@@ -72,7 +72,13 @@ from .recalibration import (
     recalibration_study,
 )
 from .significance import CalibrationTest, calibration_test
-from .simulate import Simulation, simulate_annotated, simulate_dependent, toy_data
+from .simulate import (
+    Simulation,
+    simulate_annotated,
+    simulate_dependent,
+    simulate_difficulty,
+    toy_data,
+)
 
 #: Heavy parts reached lazily, so that ``import bayescal`` loads neither numpyro nor arviz.
 _LAZY = {
@@ -176,6 +182,7 @@ __all__ = [
     "simulate_annotated",
     "simulate_crowd",
     "simulate_dependent",
+    "simulate_difficulty",
     "soft_vote_ece",
     "soft_vote_labels",
     "third_moment",

@@ -149,6 +149,13 @@ def posterior_test(data, fit, bins, n_replicates, rng):
     covariance_draws = fit.covariance_draws()
     if covariance_draws is None:
         covariance_draws = np.zeros((a_draws.shape[0], 0, 2))
+    if fit.loading_draws() is not None:
+        raise ValueError(
+            "channels: calibration_test's nulls at a shared-difficulty fit are not implemented "
+            "(the item effect correlates every pair of annotators given Y, which the test's "
+            "variance and replicates do not carry); test with the channels as known "
+            "(Channels of the fit's posterior mean) only as a rough guide"
+        )
     if fit.was_fitted_to(data) and fit.dependent:
         raise ValueError(
             f"channels: the channels' posterior under H0 of a fit with dependent pairs "

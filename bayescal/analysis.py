@@ -67,7 +67,13 @@ __all__ = [
 ]
 
 #: ``model`` values of :func:`analyse` (and ``--model`` of the command line).
-MODEL_CHOICES = ("auto", "dawid-skene", "hui-walter", "hierarchical-dawid-skene")
+MODEL_CHOICES = (
+    "auto",
+    "dawid-skene",
+    "hui-walter",
+    "hierarchical-dawid-skene",
+    "shared-difficulty",
+)
 #: Score groups used for two annotators when none are given.
 DEFAULT_GROUPS = 5
 
@@ -196,7 +202,12 @@ def model_data(data, *, model: str = "auto") -> ModelChoice:
 
 
 #: The EM estimate that matches each Bayesian model.
-EM_ESTIMATES = {"dawid_skene": dawid_skene_em, "hui_walter": grouped_em}
+EM_ESTIMATES = {
+    "dawid_skene": dawid_skene_em,
+    "hui_walter": grouped_em,
+    # no EM of the item effect: the independent model's EM is the frequentist baseline
+    "shared_difficulty": dawid_skene_em,
+}
 
 
 @old_spellings()
@@ -345,7 +356,7 @@ def analyse(
     truth : array_like of 0/1, or str, optional
         True labels (with a DataFrame, the name of their column), for the oracle ECE and the
         calibration record against them; never used for fitting.
-    model : {"auto", "dawid-skene", "hui-walter"}
+    model : {"auto", "dawid-skene", "hui-walter", "hierarchical-dawid-skene", "shared-difficulty"}
     priors : Priors, optional
         Priors of the Bayesian model (default flat, :class:`bayescal.priors.Priors`).
     n_bins : int or "auto", default 10

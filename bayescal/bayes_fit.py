@@ -43,7 +43,7 @@ from .models import (
     POPULATION_SITES,
     RESPONSE_MODELS,
     ResponseDesign,
-    design_class,
+    design_from_constant_data,
     population_log_density,
 )
 from .priors import Priors
@@ -165,6 +165,19 @@ class BayesFit:
         """``a`` (S, K), ``b`` (S, K) and ``prevalence`` (S,) or (S, L), chains stacked."""
         return ChannelDraws(self._stacked("a"), self._stacked("b"), self._stacked("prevalence"))
 
+    def loading_draws(self) -> np.ndarray | None:
+        """The shared-difficulty model's loadings (S, 2) given ``Y = 0`` and ``Y = 1``, chains
+        stacked; ``None`` for the other models."""
+        return self._stacked("loading") if "loading" in self.chains else None
+
+    def row_log_likelihood(self, design) -> np.ndarray:
+        """``log p(row r | draw s)`` (S, R) of the rows of ``design`` (a
+        :class:`~bayescal.models.PatternDesign` with this fit's dependent pairs and model)
+        under every draw: what the model checks replicate from."""
+        return design.row_log_likelihood(
+            *self.draws(), self.covariance_draws(), self.loading_draws()
+        )
+
     def covariance_draws(self) -> np.ndarray | None:
         """The dependent pairs' covariances (S, D, 2) given ``Y = 0`` and ``Y = 1``, chains
         stacked; ``None`` for a model of independent annotators."""
@@ -220,7 +233,9 @@ class BayesFit:
     def summary(self, *, level: float = DEFAULT_LEVEL) -> pd.DataFrame:
         """Posterior mean, sd and highest-density interval of every parameter, with diagnostics."""
         level = v.as_open_probability(level, "level")
-        names = ["a", "b", "prevalence"] + (["covariance"] if self.dependent else [])
+        names = ["a", "b", "prevalence"] + [
+            name for name in ("covariance", "loading") if name in self.chains
+        ]
         table = arviz().summary(self.idata, var_names=names, kind="stats", hdi_prob=level)
         return table.join(self.diagnostics)
 
@@ -283,7 +298,7 @@ class BayesFit:
         names = tuple(str(name) for name in posterior.coords["annotator"])
         groups = tuple(int(g) for g in posterior.coords.get("group", ()))
         divergences = int(stored["sample_stats"].variables["diverging"][1].sum())
-        design = design_class(str(attrs["bayescal_model"])).from_constant_data(constant_data)
+        design = design_from_constant_data(str(attrs["bayescal_model"]), constant_data)
         dependent = tuple((names[j], names[k]) for j, k in design.pairs)
         return cls(
             chains,
@@ -364,12 +379,16 @@ def population_parameters(chains: dict) -> dict[str, np.ndarray]:
 
 def covariance_parameters(chains: dict, dependent: tuple) -> dict[str, np.ndarray]:
     """The dependent pairs' covariances by the name ArviZ gives them (``covariance[j ~ k,
-    0]`` given ``Y = 0`` ...), empty without dependent pairs."""
-    return {
+    0]`` given ``Y = 0`` ...), and the shared difficulty's loadings (``loading[0]``,
+    ``loading[1]``); empty for models without them."""
+    named = {
         f"covariance[{j} ~ {k}, {y}]": chains["covariance"][..., d, y]
         for d, (j, k) in enumerate(dependent)
         for y in (0, 1)
     }
+    if "loading" in chains:
+        named |= {f"loading[{y}]": chains["loading"][..., y] for y in (0, 1)}
+    return named
 
 
 def _diagnostics(
@@ -454,6 +473,12 @@ def _log_prior(samples: dict, priors: Priors, pairs: np.ndarray) -> dict:
                 ("chain", "draw", "pair", "class"),
                 -np.log(_covariance_range(a, b, pairs)),
             )
+        if "loading" in samples:  # HalfNormal(1)
+            loading = samples["loading"]
+            terms["loading"] = (
+                ("chain", "draw", "class"),
+                0.5 * np.log(2.0 / np.pi) - 0.5 * loading**2,
+            )
         return terms
     channel, population = population_log_density(
         special.logit(a), special.logit(b), {site: samples[site] for site in POPULATION_SITES}
@@ -499,9 +524,11 @@ def _groups(
         for site in POPULATION_SITES
         if site in samples
     }
-    covariance = samples.get("covariance")
+    covariance, loading = samples.get("covariance"), samples.get("loading")
     if covariance is not None:
         more["covariance"] = ((*draw, "pair", "class"), covariance)
+    if loading is not None:
+        more["loading"] = ((*draw, "class"), loading)
     groups = {
         "posterior": dataset(
             {
@@ -523,7 +550,7 @@ def _groups(
             {
                 "counts": (
                     (*draw, "pattern"),
-                    design.row_log_likelihood(a, b, prevalence, covariance),
+                    design.row_log_likelihood(a, b, prevalence, covariance, loading),
                 )
             }
         ),

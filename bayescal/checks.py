@@ -49,7 +49,7 @@ from ._crowd_checks import WEAK_GAP_QUANTILE, crowd_check_rows, crowd_status_row
 from .bayes_fit import BayesFit
 from .channels.crowd_em import CROWD_ANNOTATORS
 from .data import AnnotatedScores
-from .models import RESPONSE_MODELS, PatternDesign
+from .models import DIFFICULTY_MODELS, RESPONSE_MODELS, PatternDesign
 
 __all__ = ["DISCREPANCIES", "ModelChecks", "check_model", "verdicts"]
 
@@ -156,7 +156,7 @@ def uses_crowd_checks(model: str, n_annotators: int) -> bool:
 def _row_probabilities(fit: BayesFit, design: PatternDesign) -> np.ndarray:
     """``p(pattern_r | group_r, mask_r, theta_s)`` for every draw and complete-design row: (S, R),
     under the fitted model (with its dependent pairs' covariances, when it has them)."""
-    return np.exp(design.row_log_likelihood(*fit.draws(), fit.covariance_draws()))
+    return np.exp(fit.row_log_likelihood(design))
 
 
 def _replicate(design: PatternDesign, probabilities: np.ndarray, rng) -> np.ndarray:
@@ -191,7 +191,12 @@ def _status_rows(fit: BayesFit, design: PatternDesign, grouped: bool) -> list[di
     a, b, prevalence = fit.draws()
     n_annotators = a.shape[1]
     free_cells = int(sum((rows >= 0).sum() - 1 for rows in design.cell_rows))
-    parameters = 2 * n_annotators + (design.n_groups if grouped else 1) + 2 * design.n_pairs
+    parameters = (
+        2 * n_annotators
+        + (design.n_groups if grouped else 1)
+        + 2 * design.n_pairs
+        + (2 if design.difficulty else 0)
+    )
     df = free_cells - parameters
     saturated = df <= 0
     rows = [
@@ -283,7 +288,11 @@ def check_model(data, fit, *, level=DEFAULT_LEVEL, discrepancy="chi2", seed=0) -
         return ModelChecks(table, tuple(verdicts(table)), level)
     grouped = fit.model == "hui_walter"
     design = PatternDesign.from_counts(
-        data.compress(), grouped=grouped, complete=True, pairs=fit.pair_index
+        data.compress(),
+        grouped=grouped,
+        complete=True,
+        pairs=fit.pair_index,
+        difficulty=fit.model in DIFFICULTY_MODELS,
     )
     probabilities = _row_probabilities(fit, design)
     expected = probabilities * _cell_sizes_of_rows(design)

@@ -27,6 +27,7 @@ __all__ = [
     "Simulation",
     "simulate_annotated",
     "simulate_dependent",
+    "simulate_difficulty",
     "toy_calibration",
     "toy_data",
 ]
@@ -338,3 +339,87 @@ def simulate_dependent(
         data=AnnotatedScores(simulation.data.scores, annotations),
         channels=Channels(a, b),
     )
+
+
+@old_spellings()
+def simulate_difficulty(
+    n: int,
+    channels: Channels,
+    *,
+    loading=(1.0, 1.0),
+    score_dependence=0.0,
+    calibration=None,
+    seed: int = 0,
+) -> Simulation:
+    """Annotators who share an item difficulty: the model of
+    :mod:`bayescal.channels.difficulty`, on a uniform score.
+
+    ``Z ~ Uniform(0, 1)``, ``Y | Z ~ Bernoulli(m(Z))``, an item effect
+    ``R = c Phi^-1(Z) + sqrt(1 - c^2) eps`` with ``eps ~ N(0, 1)`` and ``c`` the
+    ``score_dependence``, and ``A_j | Y = y, R ~ Bernoulli(Phi(alpha_jy + beta_y R))`` with
+    ``alpha_jy = Phi^-1(p_jy) sqrt(1 + beta_y^2)`` (``p_j0 = a_j``, ``p_j1 = b_j``).
+
+    With ``c = 0`` the difficulty is independent of the score and ``channels`` are each
+    annotator's marginal channels, exactly.  With ``c != 0`` the items the predictor scores
+    high are easier (or harder) for every judge: ``R`` is still standard normal, but it
+    depends on the score and therefore on ``Y``, the channels differ between score bins, and
+    NC-ECE's assumption fails (the violation of :mod:`bayescal.channels.difficulty`).  The
+    channels given ``Y`` are then integrated numerically over ``Z | Y`` and returned in
+    ``channels``.
+
+    Parameters
+    ----------
+    n : int
+    channels : Channels
+        The marginal channels (when ``score_dependence`` is 0).
+    loading : (float, float), default (1, 1)
+        ``beta_0, beta_1 >= 0``.
+    score_dependence : float in [-1, 1], default 0
+    calibration : callable, optional
+    seed : int, default 0
+
+    Returns
+    -------
+    Simulation
+    """
+    n = v.as_int(n, "n", minimum=1)
+    if not isinstance(channels, Channels):
+        raise TypeError(f"channels must be a bayescal.Channels; saw {type(channels).__name__}")
+    beta = np.asarray(loading, dtype=np.float64)
+    if beta.shape != (2,) or not np.all(np.isfinite(beta)) or (beta < 0).any():
+        raise ValueError(
+            f"loading must be two non-negative numbers (beta_0, beta_1); saw {loading!r}"
+        )
+    c = float(score_dependence)
+    if not -1.0 <= c <= 1.0:
+        raise ValueError(f"score_dependence must be in [-1, 1]; saw {score_dependence!r}")
+    if (channels.a <= 0).any() or (channels.b >= 1).any() or (channels.b <= 0).any():
+        raise ValueError("channels must lie inside (0, 1): a probit channel has no 0 or 1")
+    calibration = _calibrated if calibration is None else calibration
+    if not callable(calibration):
+        raise TypeError(f"calibration must be a callable m(z); saw {type(calibration).__name__}")
+    rng = np.random.default_rng(v.as_seed(seed))
+    scores = rng.random(n)
+    simulation = _simulation(scores, calibration, channels, rng, _UNIFORM_LAW)
+    effect = c * special.ndtri(scores) + np.sqrt(1.0 - c**2) * rng.standard_normal(n)
+    alpha = [
+        special.ndtri(p) * np.sqrt(1.0 + b**2)
+        for p, b in ((channels.a, beta[0]), (channels.b, beta[1]))
+    ]
+    probit = np.where(
+        simulation.labels[:, None] == 1,
+        alpha[1][None, :] + beta[1] * effect[:, None],
+        alpha[0][None, :] + beta[0] * effect[:, None],
+    )
+    annotations = (rng.random(probit.shape) < special.ndtr(probit)).astype(np.int8)
+    given = channels
+    if c != 0.0:  # the channels given Y: integrate over Z | Y (a midpoint rule)
+        z = (np.arange(20000) + 0.5) / 20000
+        m = np.asarray(calibration(z), dtype=np.float64)
+        rates = []
+        for y, weight in ((0, 1.0 - m), (1, m)):
+            shifted = alpha[y][None, :] + beta[y] * c * special.ndtri(z)[:, None]
+            inner = special.ndtr(shifted / np.sqrt(1.0 + beta[y] ** 2 * (1.0 - c**2)))
+            rates.append(weight @ inner / weight.sum())
+        given = Channels(rates[0], rates[1])
+    return replace(simulation, data=AnnotatedScores(scores, annotations), channels=given)

@@ -7,10 +7,13 @@ numpyro, so ``import bayescal`` does not import it.
 - :func:`dawid_skene` — marginal latent-class model, K >= 3 annotators.
 - :func:`hui_walter` — grouped model, shared channels, one prevalence per score group.
 - :func:`hierarchical_dawid_skene` — crowds: workers' channels partially pooled.
+- :func:`shared_difficulty` — items hard for every judge: a random item effect per class.
 
 The first two run on a :class:`PatternDesign` built from ``AnnotatedScores.compress()``, the
 third on a :class:`ResponseDesign` of the sparse responses (:func:`design_class`).
 """
+
+from dataclasses import replace
 
 from ._common import OrientedChannels, PatternDesign, check_complete_layout, pattern_log_prob
 from .dawid_skene import dawid_skene
@@ -22,9 +25,17 @@ from .hierarchical_dawid_skene import (
 )
 from .hui_walter import hui_walter
 from .response_design import ResponseDesign
+from .shared_difficulty import DIFFICULTY_START, majority_start, shared_difficulty
 
 #: The models whose data are sparse responses (a ResponseDesign), not pattern counts.
 RESPONSE_MODELS = ("hierarchical_dawid_skene",)
+
+
+#: Sites every chain starts at (the rest at random on the unconstrained scale), by name.
+START_VALUES = {**ORIENTED_START, **DIFFICULTY_START}
+
+#: The models whose likelihood integrates a shared item difficulty.
+DIFFICULTY_MODELS = ("shared_difficulty",)
 
 
 def design_class(model: str):
@@ -32,18 +43,29 @@ def design_class(model: str):
     return ResponseDesign if model in RESPONSE_MODELS else PatternDesign
 
 
+def design_from_constant_data(model: str, variables: dict):
+    """The design of a stored fit of ``model`` (its ``constant_data`` variables)."""
+    design = design_class(model).from_constant_data(variables)
+    return replace(design, difficulty=True) if model in DIFFICULTY_MODELS else design
+
+
 __all__ = [
+    "DIFFICULTY_MODELS",
     "ORIENTED_START",
     "POPULATION_SITES",
     "RESPONSE_MODELS",
+    "START_VALUES",
     "OrientedChannels",
     "PatternDesign",
     "ResponseDesign",
     "check_complete_layout",
     "dawid_skene",
     "design_class",
+    "design_from_constant_data",
     "hierarchical_dawid_skene",
     "hui_walter",
+    "majority_start",
     "pattern_log_prob",
     "population_log_density",
+    "shared_difficulty",
 ]

@@ -28,6 +28,8 @@ from bayescal.channels.dependence import covariance_from_share, mask_combination
 MAX_COMPLETE_ANNOTATORS = 12
 #: ... and the layout has at most this many rows.
 MAX_COMPLETE_ROWS = 1 << 20
+#: Draws per pass of the shared-difficulty likelihood on posterior draws (memory bound).
+DRAWS_PER_PASS = 256
 
 
 # --- the oriented channel pair ------------------------------------------------------------------
@@ -179,6 +181,8 @@ class PatternDesign:
     cell_sizes: np.ndarray | None = None  # (C,) items per cell
     #: (D, 2) columns of the dependent pairs (bayescal.channels.dependence); (0, 2) for none
     pairs: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.int64))
+    #: The shared-difficulty model's likelihood (bayescal.channels.difficulty)
+    difficulty: bool = False
 
     @property
     def n_groups(self) -> int:
@@ -194,9 +198,15 @@ class PatternDesign:
 
     @classmethod
     def from_counts(
-        cls, pattern_counts: CellStatistics, grouped: bool, complete: bool = False, pairs=None
+        cls,
+        pattern_counts: CellStatistics,
+        grouped: bool,
+        complete: bool = False,
+        pairs=None,
+        difficulty: bool = False,
     ) -> PatternDesign:
-        """The design of ``pattern_counts``; ``pairs`` (D, 2): the dependent pairs' columns."""
+        """The design of ``pattern_counts``; ``pairs`` (D, 2): the dependent pairs' columns;
+        ``difficulty``: the shared-difficulty model's likelihood."""
         groups = pattern_counts.groups if grouped else np.zeros_like(pattern_counts.groups)
         patterns = pattern_counts.patterns.astype(np.int64)
         group_ids, group_index = np.unique(groups, return_inverse=True)
@@ -207,9 +217,9 @@ class PatternDesign:
             )
         else:
             design = cls._complete(patterns, group_index, group_ids, counts)
-        if pairs is None:
-            return design
-        return replace(design, pairs=np.asarray(pairs, np.int64).reshape(-1, 2))
+        if pairs is not None:
+            design = replace(design, pairs=np.asarray(pairs, np.int64).reshape(-1, 2))
+        return replace(design, difficulty=difficulty)
 
     # --- what the Sampler needs of a design (bayescal.inference) -------------------------------
 
@@ -235,13 +245,37 @@ class PatternDesign:
     def layout(self) -> tuple:
         """The shapes (and dependent pairs) compiled code depends on."""
         pairs = tuple(map(tuple, self.pairs.tolist()))
-        return (self.n_annotators, self.n_groups) + ((pairs,) if pairs else ())
+        return (
+            (self.n_annotators, self.n_groups)
+            + ((pairs,) if pairs else ())
+            + (("difficulty",) if self.difficulty else ())
+        )
 
     # --- what a posterior needs of its data (bayescal.bayes_fit; numpy on draws) --------------
 
-    def row_log_likelihood(self, a, b, prevalence, covariance=None) -> np.ndarray:
+    def row_log_likelihood(self, a, b, prevalence, covariance=None, loading=None) -> np.ndarray:
         """``log p(row r | draw)`` of draws ``a, b`` (..., K), ``prevalence`` (...) or
-        (..., L), and the dependent pairs' ``covariance`` (..., D, 2): (..., R)."""
+        (..., L), the dependent pairs' ``covariance`` (..., D, 2) and the shared difficulty's
+        ``loading`` (..., 2): (..., R), a few hundred draws at a time (the quadrature holds
+        draws x nodes x rows)."""
+        if loading is not None and a.ndim > 2:  # chain by chain
+            arrays = (a, b, prevalence, covariance, loading)
+            return np.stack(
+                [
+                    self.row_log_likelihood(*(None if x is None else x[c] for x in arrays))
+                    for c in range(a.shape[0])
+                ]
+            )
+        if loading is not None and a.ndim == 2 and a.shape[0] > DRAWS_PER_PASS:
+            arrays = (a, b, prevalence, covariance, loading)
+            return np.concatenate(
+                [
+                    self.row_log_likelihood(
+                        *(None if x is None else x[s : s + DRAWS_PER_PASS] for x in arrays)
+                    )
+                    for s in range(0, a.shape[0], DRAWS_PER_PASS)
+                ]
+            )
         grouped = prevalence.ndim == a.ndim
         prevalence_of_row = (
             prevalence[..., self.group_index]
@@ -257,6 +291,7 @@ class PatternDesign:
             xp=np,
             pairs=self.pairs,
             covariance=covariance,
+            loading=loading,
         )
 
     def responses(self) -> np.ndarray:
@@ -388,6 +423,8 @@ def channel_program(design: PatternDesign, prior_params, grouped: bool, counts=N
     ``dependence`` (D, 2), each pair's share ``t_y ~ Uniform(0, 1)`` of its covariance bounds
     given ``Y = 0`` and ``Y = 1``, and the deterministic ``covariance`` (D, 2) it sets: every
     draw keeps the pattern probabilities valid, and the marginal channels keep their meaning.
+    With ``design.difficulty`` (the shared-difficulty model, :mod:`bayescal.channels.difficulty`)
+    also ``loading`` (2,), ``beta_y ~ HalfNormal(1)``, and ``a, b`` are the marginal channels.
     With ``counts`` the pattern counts enter through ``sum_r counts_r log p(s_r | g_r)`` (the
     multinomial kernel; its combinatorial constant does not depend on the parameters).  Without
     ``counts`` the program draws them: each (group, missingness) cell of a complete design gets a
@@ -406,7 +443,9 @@ def channel_program(design: PatternDesign, prior_params, grouped: bool, counts=N
     else:
         prevalence = numpyro.sample("prevalence", prevalence_prior)
         prevalence_of_row = jnp.broadcast_to(prevalence, design.group_index.shape)
-    covariance = None
+    covariance = loading = None
+    if design.difficulty:  # one loading per class (bayescal.channels.difficulty)
+        loading = numpyro.sample("loading", dist.HalfNormal(1.0).expand((2,)).to_event(1))
     if design.n_pairs:
         share = numpyro.sample(
             "dependence", dist.Uniform(0.0, 1.0).expand((design.n_pairs, 2)).to_event(2)
@@ -423,6 +462,7 @@ def channel_program(design: PatternDesign, prior_params, grouped: bool, counts=N
         xp=jnp,
         pairs=design.pairs,
         covariance=covariance,
+        loading=loading,
     )
     if counts is not None:
         numpyro.factor("pattern_counts", jnp.dot(counts, log_p))

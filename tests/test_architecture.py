@@ -187,6 +187,7 @@ LAYERS = {
     ],
     "3 channels": [
         "channels._base",
+        "channels.difficulty",
         "channels.dependence",
         "channels.groups",
         "channels._odd",
@@ -223,6 +224,7 @@ LAYERS = {
         "models.hui_walter",
         "models.response_design",
         "models.hierarchical_dawid_skene",
+        "models.shared_difficulty",
         "models",
         "_netcdf",
         "bayes_fit",

@@ -45,6 +45,7 @@ import numpy as np
 from .._api import warn_caller
 from ..cells import CellStatistics
 from ..exceptions import IdentificationError, WeakIdentificationWarning
+from .difficulty import difficulty_class_log_likelihoods
 
 __all__ = [
     "DependentPairs",
@@ -183,13 +184,19 @@ def _pair_log_ratio(positive, negative, index, rates, covariance, xp):
     return xp.log1p(xp.maximum(ratio, -1.0)).sum(axis=-1)
 
 
-def class_log_likelihoods(a, b, positive, negative, xp=np, pairs=None, covariance=None):
+def class_log_likelihoods(
+    a, b, positive, negative, xp=np, pairs=None, covariance=None, loading=None
+):
     """``(log p(s_r | Y = 0), log p(s_r | Y = 1))`` of each row, each (..., P).
 
     ``a, b`` are (..., K); ``positive``/``negative`` (P, K) indicators of a 1 / 0 response;
     ``pairs`` (D, 2) and ``covariance`` (..., D, 2) add the dependent pairs' terms (module
-    docstring).  ``xp`` is ``numpy`` or ``jax.numpy``.
+    docstring); ``loading`` (..., 2) makes it the shared-difficulty model of
+    :mod:`bayescal.channels.difficulty` (``a, b`` its marginal channels).  ``xp`` is ``numpy``
+    or ``jax.numpy``.
     """
+    if loading is not None:
+        return difficulty_class_log_likelihoods(a, b, loading, positive, negative, xp)
     log0 = xp.einsum("pk,...k->...p", positive, xp.log(a)) + xp.einsum(
         "pk,...k->...p", negative, xp.log1p(-a)
     )
@@ -203,16 +210,16 @@ def class_log_likelihoods(a, b, positive, negative, xp=np, pairs=None, covarianc
 
 
 def pattern_log_prob(
-    a, b, prevalence_of_row, positive, negative, xp=np, pairs=None, covariance=None
+    a, b, prevalence_of_row, positive, negative, xp=np, pairs=None, covariance=None, loading=None
 ):
     """``log p(s_r | g_r)`` of each row: the latent label summed out by hand (log-sum-exp).
 
     ``a, b`` have shape (..., K) and ``prevalence_of_row`` (..., P); returns (..., P).  ``xp``
     is the array module: ``jax.numpy`` inside a model, ``numpy`` on posterior draws (where a
-    JAX call would compile each operation on first use).  ``pairs``/``covariance`` as in
-    :func:`class_log_likelihoods`.
+    JAX call would compile each operation on first use).  ``pairs``/``covariance`` and
+    ``loading`` as in :func:`class_log_likelihoods`.
     """
-    log0, log1 = class_log_likelihoods(a, b, positive, negative, xp, pairs, covariance)
+    log0, log1 = class_log_likelihoods(a, b, positive, negative, xp, pairs, covariance, loading)
     return xp.logaddexp(xp.log1p(-prevalence_of_row) + log0, xp.log(prevalence_of_row) + log1)
 
 
@@ -243,13 +250,18 @@ def _cells(counts: CellStatistics, grouped: bool) -> tuple[np.ndarray, np.ndarra
     return np.concatenate(rows), np.concatenate(row_group), np.concatenate(row_items)
 
 
-def _cell_probabilities(theta, rows, row_group, n_annotators, n_groups, pairs):
-    """Pattern probabilities of ``rows`` at the stacked parameters ``theta = (a, b,
-    prevalence, covariance)``."""
-    k, d = n_annotators, len(pairs)
-    a, b = theta[:k], theta[k : 2 * k]
-    prevalence = theta[2 * k : 2 * k + n_groups]
-    covariance = theta[2 * k + n_groups :].reshape(d, 2)
+def _unstacked(theta, n_annotators: int, n_groups: int, n_pairs: int, difficulty: bool):
+    """``(a, b, prevalence, covariance, loading)`` of the stacked parameters ``theta``."""
+    k, start = n_annotators, 2 * n_annotators + n_groups
+    covariance = theta[start : start + 2 * n_pairs].reshape(n_pairs, 2)
+    loading = theta[start + 2 * n_pairs :] if difficulty else None
+    return theta[:k], theta[k : 2 * k], theta[2 * k : start], covariance, loading
+
+
+def _cell_probabilities(theta, rows, row_group, layout, pairs):
+    """Pattern probabilities of ``rows`` at the stacked parameters ``theta`` (``layout``:
+    annotators, groups, pairs, difficulty)."""
+    a, b, prevalence, covariance, loading = _unstacked(theta, *layout)
     return np.exp(
         pattern_log_prob(
             a,
@@ -259,6 +271,7 @@ def _cell_probabilities(theta, rows, row_group, n_annotators, n_groups, pairs):
             (rows == 0) * 1.0,
             pairs=pairs,
             covariance=covariance,
+            loading=loading,
         )
     )
 
@@ -275,35 +288,43 @@ class Identification(NamedTuple):
 
 def identification_at(counts: CellStatistics, grouped: bool, pairs, estimate) -> Identification:
     """The Jacobian of every cell's pattern probabilities with respect to ``(a, b,
-    prevalence, covariance)`` at ``estimate`` (a tuple of those four; ``covariance`` (D, 2)),
-    by central differences.  The model is locally identified there when no singular value is
-    zero (Rothenberg 1971): the cell probabilities are what the data estimate.  The Fisher
-    information ``sum_r n_r J_r J_r^T / p_r`` (``n_r`` the items of row ``r``'s cell) says how
-    well the data pin the worst direction down."""
+    prevalence, covariance, loading)`` at ``estimate`` (a tuple of those five; ``covariance``
+    (D, 2), ``loading`` (2,) or None without shared difficulty), by central differences.  The
+    model is locally identified there when no singular value is zero (Rothenberg 1971): the
+    cell probabilities are what the data estimate.  The Fisher information ``sum_r n_r J_r
+    J_r^T / p_r`` (``n_r`` the items of row ``r``'s cell) says how well the data pin the worst
+    direction down."""
     rows, row_group, row_items = _cells(counts, grouped)
-    a, b, prevalence, covariance = (np.asarray(x, np.float64) for x in estimate)
-    theta = np.concatenate([a, b, np.atleast_1d(prevalence), covariance.ravel()])
+    a, b, prevalence, covariance, loading = estimate
+    a, b, covariance = (np.asarray(x, np.float64) for x in (a, b, covariance))
+    prevalence = np.atleast_1d(np.asarray(prevalence, np.float64))
+    loading = None if loading is None else np.asarray(loading, np.float64)
+    layout = (a.size, prevalence.size, len(pairs), loading is not None)
+    parts = [a, b, prevalence, covariance.ravel()] + ([] if loading is None else [loading])
+    theta = np.concatenate(parts)
     step = 1e-6
-    # the rates and class proportions stay inside (0, 1) (an estimate may sit on an edge):
-    # a one-sided difference there
-    inside = np.r_[np.ones(2 * a.size + np.size(prevalence)), np.zeros(covariance.size)] > 0
+    # the rates and class proportions stay inside (0, 1) (an estimate may sit on an edge),
+    # the loadings at or above 0: a one-sided difference there
+    n_rates = 2 * a.size + prevalence.size
     columns = []
     for i in range(theta.size):
         up, down = theta.copy(), theta.copy()
         up[i] += step
         down[i] -= step
-        if inside[i]:
+        if i < n_rates:
             up[i], down[i] = min(up[i], 1.0 - 1e-12), max(down[i], 1e-12)
+        elif i >= n_rates + covariance.size:
+            down[i] = max(down[i], 0.0)
         columns.append(
             (
-                _cell_probabilities(up, rows, row_group, a.size, np.size(prevalence), pairs)
-                - _cell_probabilities(down, rows, row_group, a.size, np.size(prevalence), pairs)
+                _cell_probabilities(up, rows, row_group, layout, pairs)
+                - _cell_probabilities(down, rows, row_group, layout, pairs)
             )
             / (up[i] - down[i])
         )
     jacobian = np.column_stack(columns)
     singular = np.linalg.svd(jacobian, compute_uv=False)
-    probabilities = _cell_probabilities(theta, rows, row_group, a.size, np.size(prevalence), pairs)
+    probabilities = _cell_probabilities(theta, rows, row_group, layout, pairs)
     weighted = jacobian * np.sqrt(row_items / np.maximum(probabilities, 1e-300))[:, None]
     information = np.linalg.svd(weighted, compute_uv=False)[-1]
     return Identification(singular / singular[0], float(1.0 / max(information, 1e-300)))
@@ -319,29 +340,42 @@ def _what_would_identify(grouped: bool) -> str:
 
 
 def require_dependence_identified(
-    counts: CellStatistics, grouped: bool, pairs: DependentPairs, where: str, estimate=None
+    counts: CellStatistics,
+    grouped: bool,
+    pairs: DependentPairs,
+    where: str,
+    estimate=None,
+    difficulty: bool = False,
 ) -> None:
-    """Refuse a dependence structure the data cannot identify, before any sampling; warn
-    (:class:`WeakIdentificationWarning`) when it is weakly identified.
+    """Refuse a dependence structure (dependent pairs, or the shared difficulty's loadings)
+    the data cannot identify, before any sampling; warn (:class:`WeakIdentificationWarning`)
+    when it is weakly identified.
 
-    First the count: ``2 K + L + 2 D`` parameters (K annotators, L class proportions, D pairs)
-    against ``sum_cells (2^m_c - 1)`` free cells, one cell per (score group, missingness mask)
-    with ``m_c`` labels.  Then, with ``estimate`` (``(a, b, prevalence, covariance)``, e.g. the
-    dependent EM's), the rank of the cells' Jacobian (:func:`identification_rank`).
+    First the count: ``2 K + L + 2 D (+ 2)`` parameters (K annotators, L class proportions, D
+    pairs, the two loadings) against ``sum_cells (2^m_c - 1)`` free cells, one cell per (score
+    group, missingness mask) with ``m_c`` labels.  Then, with ``estimate`` (``(a, b,
+    prevalence, covariance, loading)``, e.g. the dependent EM's), the rank of the cells'
+    Jacobian and the worst standard error (:func:`identification_at`).
     """
-    if not pairs:
+    if not pairs and not difficulty:
         return
+    what = (
+        f"the dependent pairs {list(pairs.names)}"
+        if pairs
+        else "the shared-difficulty model (one loading per class)"
+    )
     n_annotators = counts.patterns.shape[1]
     n_groups = np.unique(counts.groups).size if grouped else 1
-    parameters = 2 * n_annotators + n_groups + 2 * pairs.n_pairs
+    parameters = 2 * n_annotators + n_groups + 2 * pairs.n_pairs + (2 if difficulty else 0)
     observed = counts.patterns >= 0
     keys = observed if not grouped else np.column_stack([counts.groups, observed])
     free = sum((1 << int(key[-n_annotators:].sum())) - 1 for key in np.unique(keys, axis=0))
     if parameters > free:
         raise IdentificationError(
-            f"{where}: the dependent pairs {list(pairs.names)} cannot be identified: the model "
-            f"has {parameters} parameters ({n_annotators} annotators, {n_groups} class "
-            f"proportion(s), 2 covariances per pair) for {free} free cells of the data; "
+            f"{where}: {what} cannot be identified: the model has {parameters} parameters "
+            f"({n_annotators} annotators, {n_groups} class proportion(s), "
+            + ("2 covariances per pair" if pairs else "2 loadings")
+            + f") for {free} free cells of the data; "
             + _what_would_identify(grouped)
         )
     if estimate is None:
@@ -351,17 +385,16 @@ def require_dependence_identified(
     deficient = int((relative < RANK_TOLERANCE).sum())
     if deficient:
         raise IdentificationError(
-            f"{where}: the dependent pairs {list(pairs.names)} cannot be identified: the "
-            f"Jacobian of the pattern probabilities has rank {parameters - deficient} for "
-            f"{parameters} parameters at the estimate (counting {parameters} parameters for "
-            f"{free} cells is necessary, not sufficient); " + _what_would_identify(grouped)
+            f"{where}: {what} cannot be identified: the Jacobian of the pattern probabilities "
+            f"has rank {parameters - deficient} for {parameters} parameters at the estimate "
+            f"(counting {parameters} parameters for {free} cells is necessary, not "
+            "sufficient); " + _what_would_identify(grouped)
         )
     if measured.worst_standard_error > WEAK_STANDARD_ERROR:
         warn_caller(
-            f"{where}: the dependent pairs {list(pairs.names)} are weakly identified: at the "
-            f"estimate some combination of the parameters has a standard error of "
-            f"{measured.worst_standard_error:.2f} on the probability scale with "
-            f"{counts.counts.sum():.0f} items; expect wide intervals and slow mixing. "
-            + _what_would_identify(grouped).capitalize(),
+            f"{where}: {what} is weakly identified: at the estimate some combination of the "
+            f"parameters has a standard error of {measured.worst_standard_error:.2f} on the "
+            f"probability scale with {counts.counts.sum():.0f} items; expect wide intervals "
+            "and slow mixing. " + _what_would_identify(grouped).capitalize(),
             WeakIdentificationWarning,
         )

@@ -327,12 +327,12 @@ def _fit_em(
 
 
 def estimate_of(fit: ChannelFit):
-    """``(a, b, prevalence, covariance)`` of a dependent fit, the point at which
+    """``(a, b, prevalence, covariance, None)`` of a dependent fit, the point at which
     :func:`~bayescal.channels.dependence.require_dependence_identified` checks the Jacobian;
     ``None`` for a failed fit (only the count is then checked)."""
     if not fit.ok:
         return None
-    return fit.channels.a, fit.channels.b, fit.prevalence, fit.covariance
+    return fit.channels.a, fit.channels.b, fit.prevalence, fit.covariance, None
 
 
 def dependent_estimate(counts: CellStatistics, grouped: bool, pairs: DependentPairs):

@@ -18,6 +18,7 @@ from scipy import stats
 
 from .. import _validation as v
 from .._api import old_spellings
+from ..channels.dependence import dependent_pairs
 from ..data import AnnotatedScores
 from ..inference import MODELS, Sampler, check_priors, recorded_sites
 from ..models import RESPONSE_MODELS, PatternDesign, ResponseDesign
@@ -106,6 +107,7 @@ def simulation_based_calibration(
     family_level=0.01,
     seed=0,
     fit_priors=None,
+    dependent=None,
 ) -> SBCResult:
     """Run SBC for ``"dawid_skene"``, ``"hui_walter"`` or ``"hierarchical_dawid_skene"``.
 
@@ -134,6 +136,10 @@ def simulation_based_calibration(
     fit_priors : Priors, optional
         Priors of the fits, when they should differ from the simulating ones: a deliberately
         mismatched fit is the negative control showing the check can fail.  Default: ``priors``.
+    dependent : pair or list of pairs of annotator names, optional
+        Dependent pairs of the pattern models (the simulated annotators are named ``a0``,
+        ``a1``, ...): their covariances are drawn from the prior (uniform within their bounds)
+        and ranked too.
 
     Returns
     -------
@@ -147,6 +153,8 @@ def simulation_based_calibration(
     n_items = v.as_int(n_items, "n_items", minimum=1)
     n_annotators = v.as_int(n_annotators, "n_annotators", minimum=2)
     if model in RESPONSE_MODELS:
+        if dependent is not None:
+            raise ValueError(f"dependent: model {model!r} has no dependent pairs")
         priors = priors or Priors(prevalence=(2.0, 2.0))
         labels_per_item = v.as_int(labels_per_item, "labels_per_item", minimum=2)
         if labels_per_item > n_annotators:
@@ -159,7 +167,10 @@ def simulation_based_calibration(
             false_positive=(2.0, 8.0), sensitivity=(8.0, 2.0), prevalence=(2.0, 2.0)
         )
         template = _template(n_items, n_annotators, n_groups)
-        design = PatternDesign.from_counts(template.compress(), grouped=grouped, complete=True)
+        pairs = dependent_pairs(dependent, template.annotator_names).index
+        design = PatternDesign.from_counts(
+            template.compress(), grouped=grouped, complete=True, pairs=pairs
+        )
     for prior in (priors, fit_priors or priors):
         check_priors(prior, model)
     with jax.enable_x64(True):
@@ -167,7 +178,7 @@ def simulation_based_calibration(
             jax.random.PRNGKey(seed), design, priors.as_array()
         )
         prior_draws = {name: np.asarray(value) for name, value in prior_draws.items()}
-    sites = recorded_sites(model)
+    sites = recorded_sites(model, design)
     truth = _scalars(prior_draws, sites)
     sampler = Sampler(design, model, 1, num_warmup, num_samples)
     ranks = {name: [] for name in truth}
