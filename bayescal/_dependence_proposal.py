@@ -63,15 +63,15 @@ def propose_dependence(table, data, model: str, independent: ChannelFit) -> str 
     shown = ", ".join(f"{j} ~ {k}" for j, k in flagged)
     if not gains:
         line = (
-            f"the pairwise check flags {shown} (agreeing more often than conditional "
-            "independence predicts), but no single dependent pair is identified with these "
+            f"the pairwise check flags {shown} (agreeing more often than the fitted "
+            "model predicts), but no single dependent pair is identified with these "
             "annotators; their errors may be correlated, which biases the channels and NC-ECE"
         )
     else:
         (j, k), gain = max(gains.items(), key=lambda item: item[1])
         line = (
-            f"the pairwise check flags {shown} (agreeing more often than conditional "
-            f"independence predicts): errors may be correlated. A dependent pair {j} ~ {k} "
+            f"the pairwise check flags {shown} (agreeing more often than the fitted "
+            f"model predicts): errors may be correlated. A dependent pair {j} ~ {k} "
             f"fits best (EM log-likelihood +{gain:.1f}); refit with --dependent {quote(j)} {quote(k)} "
             f"(fit_bayes(..., dependent=[({j!r}, {k!r})])) and compare with compare_models"
         )
