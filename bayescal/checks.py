@@ -450,8 +450,8 @@ def verdicts(checks) -> list[str]:
     for _, row in pairs.head(MAX_PAIR_VERDICTS).iterrows():
         direction = "more" if row["observed"] > row["upper"] else "less"
         lines.append(
-            f"Pair {row['subject']}: agree on {row['observed']:.3f} of shared items, {direction} often than conditional "
-            f"independence predicts ({row['expected']:.3f}, {row['lower']:.3f}-{row['upper']:.3f}): their errors may be "
+            f"Pair {row['subject']}: agree on {row['observed']:.3f} of shared items, {direction} often than the model "
+            f"predicts ({row['expected']:.3f}, {row['lower']:.3f}-{row['upper']:.3f}): their errors may be "
             + (
                 "correlated."
                 if direction == "more"
@@ -463,9 +463,7 @@ def verdicts(checks) -> list[str]:
             f"... and {len(pairs) - MAX_PAIR_VERDICTS} more flagged pairs (see the table)."
         )
     if pairs.empty and (table["check"] == "pairwise_agreement").any():
-        lines.append(
-            "Pairwise agreement: every pair agrees as often as conditional independence predicts."
-        )
+        lines.append("Pairwise agreement: every pair agrees as often as the model predicts.")
     for check, label in (
         ("positive_count", "positive counts"),
         ("agreement_with_others", "agreement with the other workers of an item"),

@@ -87,3 +87,14 @@ def test_the_crowd_example_runs_and_says_what_it_claims(crowd_of_30, crowd_of_30
     with pytest.warns(bc.ChannelWarning, match="count as unlabelled"):
         low, high = bc.nc_ece_posterior(names["crowd"].data, names["fit"], n_bins=10).interval
     assert low < names["crowd"].population_binned_ece(10) < high
+
+
+@pytest.mark.slow
+def test_the_correlated_judges_example_runs_and_says_what_it_claims():
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("### Judges that err together") : readme.index("## Crowds")]
+    (block,) = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    names = {"bc": bc}
+    exec(block, names)
+    assert names["pair"].covariance_draws().shape == (4000, 1, 2)
+    assert names["table"].index[0] == "pair"

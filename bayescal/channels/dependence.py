@@ -262,18 +262,19 @@ def _cell_probabilities(theta, rows, row_group, layout, pairs):
     """Pattern probabilities of ``rows`` at the stacked parameters ``theta`` (``layout``:
     annotators, groups, pairs, difficulty)."""
     a, b, prevalence, covariance, loading = _unstacked(theta, *layout)
-    return np.exp(
-        pattern_log_prob(
-            a,
-            b,
-            prevalence[row_group],
-            (rows == 1) * 1.0,
-            (rows == 0) * 1.0,
-            pairs=pairs,
-            covariance=covariance,
-            loading=loading,
+    with np.errstate(divide="ignore"):  # a step past a covariance bound empties a cell: log 0
+        return np.exp(
+            pattern_log_prob(
+                a,
+                b,
+                prevalence[row_group],
+                (rows == 1) * 1.0,
+                (rows == 0) * 1.0,
+                pairs=pairs,
+                covariance=covariance,
+                loading=loading,
+            )
         )
-    )
 
 
 class Identification(NamedTuple):
