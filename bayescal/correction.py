@@ -175,7 +175,11 @@ def corrected_labels(annotations, channels, *, weights="iv", prevalence=None) ->
 
     With missing responses the weights are renormalised over the annotators each item has:
     ``U_i = sum_{j in O_i} alpha_j U_ij / sum_{j in O_i} alpha_j``, which keeps
-    ``E[U_i | Y, Z] = Y`` for responses missing independently of the labels.
+    ``E[U_i | Y, Z, O_i] = Y`` whenever each answered label follows its channel given ``Y``
+    whatever the set ``O_i`` of answers (missingness may depend on ``Y`` and ``Z``).  An item
+    with no answer drops out, which is harmless only when that happens independently of ``Y``
+    given ``Z``: judges who abstain on the items the predictor gets wrong bias NC-ECE
+    downwards (benchmarks/abstention_bias.py).
 
     Parameters
     ----------
