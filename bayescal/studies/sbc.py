@@ -21,7 +21,7 @@ from .._api import old_spellings
 from ..channels.dependence import dependent_pairs
 from ..data import AnnotatedScores
 from ..inference import MODELS, Sampler, check_priors, recorded_sites
-from ..models import RESPONSE_MODELS, PatternDesign, ResponseDesign
+from ..models import DIFFICULTY_MODELS, RESPONSE_MODELS, PatternDesign, ResponseDesign
 from ..priors import Priors
 from ..responses import Responses
 
@@ -109,11 +109,12 @@ def simulation_based_calibration(
     fit_priors=None,
     dependent=None,
 ) -> SBCResult:
-    """Run SBC for ``"dawid_skene"``, ``"hui_walter"`` or ``"hierarchical_dawid_skene"``.
+    """Run SBC for ``"dawid_skene"``, ``"hui_walter"``, ``"hierarchical_dawid_skene"`` or
+    ``"shared_difficulty"``.
 
     Parameters
     ----------
-    model : {"dawid_skene", "hui_walter", "hierarchical_dawid_skene"}
+    model : {"dawid_skene", "hui_walter", "hierarchical_dawid_skene", "shared_difficulty"}
     n_simulations : int
     n_items, n_annotators, n_groups, labels_per_item
         The simulated layout (``n_groups`` only for Hui–Walter).  The hierarchical model's
@@ -169,7 +170,11 @@ def simulation_based_calibration(
         template = _template(n_items, n_annotators, n_groups)
         pairs = dependent_pairs(dependent, template.annotator_names).index
         design = PatternDesign.from_counts(
-            template.compress(), grouped=grouped, complete=True, pairs=pairs
+            template.compress(),
+            grouped=grouped,
+            complete=True,
+            pairs=pairs,
+            difficulty=model in DIFFICULTY_MODELS,
         )
     for prior in (priors, fit_priors or priors):
         check_priors(prior, model)

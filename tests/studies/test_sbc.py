@@ -35,3 +35,32 @@ def test_sbc_detects_a_fit_with_the_wrong_prior():
     )
     assert not result.passed
     assert result.p_values["prevalence"] < 0.01 / 7
+
+
+@pytest.mark.slow
+def test_dawid_skene_with_a_dependent_pair_passes_sbc():
+    """Issue 19: four annotators, a0 ~ a1 dependent; the covariances are drawn from their
+    prior (uniform within the bounds) and ranked with the channels (11 parameters)."""
+    result = simulation_based_calibration(
+        model="dawid_skene", n_simulations=100, n_annotators=4, dependent=("a0", "a1"), seed=4
+    )
+    assert result.ranks.shape == (100, 11)
+    assert {"covariance[0]", "covariance[1]"} <= set(result.ranks.columns)
+    assert result.passed, result.p_values
+
+
+@pytest.mark.slow
+def test_shared_difficulty_passes_sbc():
+    """Issue 19: four annotators sharing an item difficulty, loadings ~ HalfNormal(1) (11
+    parameters); 500 draws thinned by 5 per simulation keep the run short."""
+    result = simulation_based_calibration(
+        model="shared_difficulty",
+        n_simulations=100,
+        n_annotators=4,
+        num_warmup=500,
+        num_samples=500,
+        thin=5,
+        seed=5,
+    )
+    assert result.ranks.shape == (100, 11)
+    assert result.passed, result.p_values
