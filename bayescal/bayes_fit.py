@@ -254,6 +254,8 @@ class BayesFit:
         """Pack a :class:`Sampler` run, with its diagnostics; ``run`` (how it ran, e.g.
         ``chain_method``) goes into the InferenceData's attributes as ``bayescal_<name>``."""
         names = tuple(str(name) for name in names)
+        if design.channels_by_group:  # a channel per (group, annotator)
+            names = tuple(f"{name} [group {int(g)}]" for g in design.group_ids for name in names)
         groups = tuple(int(g) for g in design.group_ids) if samples["prevalence"].ndim == 3 else ()
         divergences = int(np.sum(extra["diverging"]))
         run = {name: str(value) for name, value in (run or {}).items()}
@@ -503,6 +505,7 @@ def _groups(
         "pattern": np.arange(design.counts.size),
         "rate": list(RATES),
         "pair": [f"{j} ~ {k}" for j, k in dependent],
+        "column": np.arange(design.n_annotators),
         "class": [0, 1],
         "member": [0, 1],
     }

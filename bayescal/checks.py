@@ -49,7 +49,13 @@ from ._crowd_checks import WEAK_GAP_QUANTILE, crowd_check_rows, crowd_status_row
 from .bayes_fit import BayesFit
 from .channels.crowd_em import CROWD_ANNOTATORS
 from .data import AnnotatedScores
-from .models import DIFFICULTY_MODELS, RESPONSE_MODELS, PatternDesign
+from .models import (
+    DIFFICULTY_MODELS,
+    GROUP_CHANNEL_MODELS,
+    GROUPED_MODELS,
+    RESPONSE_MODELS,
+    PatternDesign,
+)
 
 __all__ = ["DISCREPANCIES", "ModelChecks", "check_model", "verdicts"]
 
@@ -121,6 +127,11 @@ def _fitted_data(fit: BayesFit, data: AnnotatedScores) -> AnnotatedScores:
         raise TypeError(f"data must be a bayescal.AnnotatedScores; saw {type(data).__name__}{hint}")
     if not isinstance(fit, BayesFit):
         raise TypeError(f"fit must be a bayescal.BayesFit; saw {type(fit).__name__}")
+    if fit.model in GROUP_CHANNEL_MODELS:
+        raise ValueError(
+            f"fit: a {fit.model} fit (channels per score group) is for comparing with the "
+            "shared-channel model by compare_models; its checks are not implemented"
+        )
     positions = v.annotator_positions(data.annotator_names, fit.annotator_names, "data", "the fit")
     data = AnnotatedScores(  # its columns in the fit's order, which the replicated patterns follow
         data.scores,
@@ -128,7 +139,7 @@ def _fitted_data(fit: BayesFit, data: AnnotatedScores) -> AnnotatedScores:
         groups=data.groups,
         annotator_names=fit.annotator_names,
     )
-    grouped = fit.model == "hui_walter"
+    grouped = fit.model in GROUPED_MODELS
     if grouped:
         fitted_groups = np.array(fit.group_ids)
         data_groups = np.array([]) if data.groups is None else np.unique(data.groups)
@@ -286,7 +297,7 @@ def check_model(data, fit, *, level=DEFAULT_LEVEL, discrepancy="chi2", seed=0) -
         rows += crowd_check_rows(responses, a, b, prevalence, level, rng)
         table = pd.DataFrame(rows, columns=COLUMNS)
         return ModelChecks(table, tuple(verdicts(table)), level)
-    grouped = fit.model == "hui_walter"
+    grouped = fit.model in GROUPED_MODELS
     design = PatternDesign.from_counts(
         data.compress(),
         grouped=grouped,

@@ -39,8 +39,11 @@ from .channels._base import (
 from .channels.crowd_em import as_responses, require_crowd_identified
 from .channels.dependence import dependent_pairs, require_dependence_identified
 from .channels.em import dawid_skene_em, dependent_estimate
+from .exceptions import IdentificationError
 from .models import (
     DIFFICULTY_MODELS,
+    GROUP_CHANNEL_MODELS,
+    GROUPED_MODELS,
     POPULATION_SITES,
     RESPONSE_MODELS,
     START_VALUES,
@@ -49,6 +52,7 @@ from .models import (
     dawid_skene,
     hierarchical_dawid_skene,
     hui_walter,
+    hui_walter_by_group,
     majority_start,
     shared_difficulty,
 )
@@ -66,6 +70,7 @@ MODELS = {
     "hui_walter": hui_walter,
     "hierarchical_dawid_skene": hierarchical_dawid_skene,
     "shared_difficulty": shared_difficulty,
+    "hui_walter_by_group": hui_walter_by_group,
 }
 
 #: NUTS's target acceptance rate during warmup, where it differs from NumPyro's 0.8: the
@@ -340,7 +345,7 @@ class Sampler:
         """The design of ``data`` on this sampler's layout: pattern counts (CellStatistics)
         for the pattern models, responses for the hierarchical one."""
         if isinstance(self.design, PatternDesign):
-            grouped = self.model == "hui_walter"
+            grouped = self.model in GROUPED_MODELS
             return replace(self.design, counts=self.design.counts_of(data, grouped=grouped))
         return ResponseDesign.from_responses(data)
 
@@ -478,12 +483,17 @@ def fit_bayes(
         (:func:`bayescal.cells.cell_statistics_from_frame`) serve as well.
         ``"hierarchical_dawid_skene"`` runs on the sparse responses (an ``AnnotatedScores``
         or :class:`bayescal.responses.Responses`; K >= 3 workers, some item labelled twice).
-    model : {"dawid_skene", "hui_walter", "hierarchical_dawid_skene", "shared_difficulty"}
+    model : {"dawid_skene", "hui_walter", "hierarchical_dawid_skene", "shared_difficulty", \
+"hui_walter_by_group"}
         Default ``"dawid_skene"``.  The hierarchical model pools the workers' channels (for
         crowds; hyperpriors in :mod:`bayescal.models.hierarchical_dawid_skene`), and its fit
         also holds the population's parameters.  ``"shared_difficulty"`` (K >= 4) adds a
         random item effect per class, items hard for every judge
         (:mod:`bayescal.channels.difficulty`); its fit holds the ``loading`` draws.
+        ``"hui_walter_by_group"`` (K >= 3) gives every score group its own channels, a
+        Dawid–Skene model per group: compared with ``"hui_walter"`` by
+        :func:`bayescal.compare_models`, it tests whether the noise depends on the score (the
+        assumption NC-ECE rests on).  Its annotators are named ``"name [group g]"``.
     priors : Priors, optional
         Default: flat Beta(1, 1) priors, conditioned on ``a_j < b_j`` (see :mod:`bayescal.priors`).
         The hierarchical model uses only ``priors.prevalence``, and refuses other channel priors.
@@ -601,16 +611,22 @@ def sampler_for(
         sampler = Sampler(design, model, num_chains, num_warmup, num_samples, progress)
         return SamplerSetup(sampler, responses)
     counts = as_counts(data)
-    grouped = model == "hui_walter"
+    grouped = model in GROUPED_MODELS
+    by_group = model in GROUP_CHANNEL_MODELS
     n_annotators = counts.patterns.shape[1]
     require_identified(n_annotators, np.unique(counts.groups).size if grouped else 1, where)
     check_annotators(counts)
     pairs = dependent_pairs(dependent, counts.annotator_names)
     difficulty = model in DIFFICULTY_MODELS
-    if difficulty and pairs:
+    if (difficulty or by_group) and pairs:
         raise ValueError(
-            f"dependent: model {model!r} models correlated errors by a shared difficulty; "
-            "fit named dependent pairs with model='dawid_skene' or 'hui_walter'"
+            f"dependent: model {model!r} takes no dependent pairs; fit named dependent pairs "
+            "with model='dawid_skene' or 'hui_walter'"
+        )
+    if by_group and n_annotators < 3:
+        raise IdentificationError(
+            f"{where}: channels per score group make each group a Dawid–Skene model of its own, "
+            f"which needs three annotators or more; saw {n_annotators}"
         )
     if pairs:
         require_dependence_identified(counts, grouped, pairs, where)  # the count first
@@ -625,7 +641,11 @@ def sampler_for(
         warn_if_groups_inseparable(counts, where)
     sampler = Sampler(
         PatternDesign.from_counts(
-            counts, grouped=grouped, pairs=pairs.index, difficulty=difficulty
+            counts,
+            grouped=grouped,
+            pairs=pairs.index,
+            difficulty=difficulty,
+            channels_by_group=by_group,
         ),
         model,
         num_chains,

@@ -50,6 +50,7 @@ from .cells import CellStatistics
 from .correction import as_convex_weights, evaluation_cells, is_crowd, pattern_labels
 from .data import AnnotatedScores
 from .metrics import ReliabilityBand
+from .models import GROUP_CHANNEL_MODELS
 
 __all__ = ["PosteriorECE", "nc_ece_posterior"]
 
@@ -230,6 +231,12 @@ def checked_draws(fit, samples: dict, *, cells: bool = False) -> tuple[np.ndarra
             )
     if not isinstance(fit, BayesFit):
         raise TypeError(f"fit must be a bayescal.BayesFit; saw {type(fit).__name__}")
+    if fit.model in GROUP_CHANNEL_MODELS:
+        raise ValueError(
+            f"fit: a {fit.model} fit (channels per score group) tests whether the noise "
+            "depends on the score (compare_models against 'hui_walter'); NC-ECE with channels "
+            "per group is not implemented"
+        )
     a, b, _ = fit.draws()
     (first, reference), *others = samples.items()
     positions = v.annotator_positions(

@@ -8,6 +8,8 @@ numpyro, so ``import bayescal`` does not import it.
 - :func:`hui_walter` — grouped model, shared channels, one prevalence per score group.
 - :func:`hierarchical_dawid_skene` — crowds: workers' channels partially pooled.
 - :func:`shared_difficulty` — items hard for every judge: a random item effect per class.
+- :func:`hui_walter_by_group` — channels per score group, to test whether the noise depends on
+  the score.
 
 The first two run on a :class:`PatternDesign` built from ``AnnotatedScores.compress()``, the
 third on a :class:`ResponseDesign` of the sparse responses (:func:`design_class`).
@@ -23,7 +25,7 @@ from .hierarchical_dawid_skene import (
     hierarchical_dawid_skene,
     population_log_density,
 )
-from .hui_walter import hui_walter
+from .hui_walter import hui_walter, hui_walter_by_group
 from .response_design import ResponseDesign
 from .shared_difficulty import DIFFICULTY_START, majority_start, shared_difficulty
 
@@ -36,6 +38,10 @@ START_VALUES = {**ORIENTED_START, **DIFFICULTY_START}
 
 #: The models whose likelihood integrates a shared item difficulty.
 DIFFICULTY_MODELS = ("shared_difficulty",)
+#: The models with a class proportion per score group ...
+GROUPED_MODELS = ("hui_walter", "hui_walter_by_group")
+#: ... and those among them with channels per score group.
+GROUP_CHANNEL_MODELS = ("hui_walter_by_group",)
 
 
 def design_class(model: str):
@@ -46,11 +52,15 @@ def design_class(model: str):
 def design_from_constant_data(model: str, variables: dict):
     """The design of a stored fit of ``model`` (its ``constant_data`` variables)."""
     design = design_class(model).from_constant_data(variables)
-    return replace(design, difficulty=True) if model in DIFFICULTY_MODELS else design
+    if model in DIFFICULTY_MODELS:
+        return replace(design, difficulty=True)
+    return replace(design, channels_by_group=True) if model in GROUP_CHANNEL_MODELS else design
 
 
 __all__ = [
     "DIFFICULTY_MODELS",
+    "GROUPED_MODELS",
+    "GROUP_CHANNEL_MODELS",
     "ORIENTED_START",
     "POPULATION_SITES",
     "RESPONSE_MODELS",
@@ -64,6 +74,7 @@ __all__ = [
     "design_from_constant_data",
     "hierarchical_dawid_skene",
     "hui_walter",
+    "hui_walter_by_group",
     "majority_start",
     "pattern_log_prob",
     "population_log_density",

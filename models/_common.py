@@ -183,6 +183,8 @@ class PatternDesign:
     pairs: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.int64))
     #: The shared-difficulty model's likelihood (bayescal.channels.difficulty)
     difficulty: bool = False
+    #: A channel per score group and annotator (the grouped model with group channels)
+    channels_by_group: bool = False
 
     @property
     def n_groups(self) -> int:
@@ -204,9 +206,11 @@ class PatternDesign:
         complete: bool = False,
         pairs=None,
         difficulty: bool = False,
+        channels_by_group: bool = False,
     ) -> PatternDesign:
         """The design of ``pattern_counts``; ``pairs`` (D, 2): the dependent pairs' columns;
-        ``difficulty``: the shared-difficulty model's likelihood."""
+        ``difficulty``: the shared-difficulty model's likelihood; ``channels_by_group``: a
+        channel per score group and annotator."""
         groups = pattern_counts.groups if grouped else np.zeros_like(pattern_counts.groups)
         patterns = pattern_counts.patterns.astype(np.int64)
         group_ids, group_index = np.unique(groups, return_inverse=True)
@@ -219,7 +223,7 @@ class PatternDesign:
             design = cls._complete(patterns, group_index, group_ids, counts)
         if pairs is not None:
             design = replace(design, pairs=np.asarray(pairs, np.int64).reshape(-1, 2))
-        return replace(design, difficulty=difficulty)
+        return replace(design, difficulty=difficulty, channels_by_group=channels_by_group)
 
     # --- what the Sampler needs of a design (bayescal.inference) -------------------------------
 
@@ -249,6 +253,7 @@ class PatternDesign:
             (self.n_annotators, self.n_groups)
             + ((pairs,) if pairs else ())
             + (("difficulty",) if self.difficulty else ())
+            + (("channels by group",) if self.channels_by_group else ())
         )
 
     # --- what a posterior needs of its data (bayescal.bayes_fit; numpy on draws) --------------
@@ -282,6 +287,7 @@ class PatternDesign:
             if grouped
             else np.broadcast_to(prevalence[..., None], prevalence.shape + self.counts.shape)
         )
+        a, b = self.channels_of_rows(a), self.channels_of_rows(b)
         return pattern_log_prob(
             a,
             b,
@@ -292,7 +298,16 @@ class PatternDesign:
             pairs=self.pairs,
             covariance=covariance,
             loading=loading,
+            per_row=self.channels_by_group,
         )
+
+    def channels_of_rows(self, rates):
+        """With channels per score group, each row's channels (..., P, K) of the rates
+        (..., L K), ordered group by group; otherwise the rates as they are."""
+        if not self.channels_by_group:
+            return rates
+        by_group = rates.reshape(*rates.shape[:-1], self.n_groups, self.n_annotators)
+        return by_group[..., self.group_index, :]
 
     def responses(self) -> np.ndarray:
         """The rows as responses: 1, 0, or -1 for missing (int8)."""
@@ -301,9 +316,12 @@ class PatternDesign:
     def constant_data(self) -> dict:
         """The data as the InferenceData's ``constant_data`` variables: ``{name: (dims, array)}``
         (with ``dependent_pairs``, the pairs' columns, when there are any)."""
+        # with channels per group the fit's annotators are (group, annotator) pairs: the
+        # patterns' columns get a dimension of their own
+        column = "column" if self.channels_by_group else "annotator"
         variables = {
             "counts": (("pattern",), self.counts),
-            "patterns": (("pattern", "annotator"), self.responses()),
+            "patterns": (("pattern", column), self.responses()),
             "pattern_group": (("pattern",), self.group_ids[self.group_index]),
         }
         if self.n_pairs:
@@ -425,13 +443,16 @@ def channel_program(design: PatternDesign, prior_params, grouped: bool, counts=N
     draw keeps the pattern probabilities valid, and the marginal channels keep their meaning.
     With ``design.difficulty`` (the shared-difficulty model, :mod:`bayescal.channels.difficulty`)
     also ``loading`` (2,), ``beta_y ~ HalfNormal(1)``, and ``a, b`` are the marginal channels.
+    With ``design.channels_by_group`` every score group has its own channels: ``channel`` is
+    (L K, 2), group by group, each row uses its group's.
     With ``counts`` the pattern counts enter through ``sum_r counts_r log p(s_r | g_r)`` (the
     multinomial kernel; its combinatorial constant does not depend on the parameters).  Without
     ``counts`` the program draws them: each (group, missingness) cell of a complete design gets a
     multinomial over its response combinations (the prior predictive).
     """
     prior_params = jnp.asarray(prior_params)
-    with numpyro.plate("annotator", design.n_annotators):
+    n_channels = design.n_annotators * (design.n_groups if design.channels_by_group else 1)
+    with numpyro.plate("annotator", n_channels):
         pair = numpyro.sample("channel", OrientedChannels(prior_params[0], prior_params[1]))
     a = numpyro.deterministic("a", pair[..., 0])
     b = numpyro.deterministic("b", pair[..., 1])
@@ -454,8 +475,8 @@ def channel_program(design: PatternDesign, prior_params, grouped: bool, counts=N
             "covariance", covariance_from_share(share, a, b, design.pairs, xp=jnp)
         )
     log_p = pattern_log_prob(
-        a,
-        b,
+        design.channels_of_rows(a),
+        design.channels_of_rows(b),
         prevalence_of_row,
         design.positive,
         design.negative,
@@ -463,6 +484,7 @@ def channel_program(design: PatternDesign, prior_params, grouped: bool, counts=N
         pairs=design.pairs,
         covariance=covariance,
         loading=loading,
+        per_row=design.channels_by_group,
     )
     if counts is not None:
         numpyro.factor("pattern_counts", jnp.dot(counts, log_p))

@@ -17,3 +17,10 @@ def hui_walter(design: PatternDesign, prior_params, counts=None) -> None:
     """The program; ``prior_params`` is ``Priors.as_array()``; ``counts=None`` draws pattern
     counts from the prior predictive."""
     channel_program(design, prior_params, grouped=True, counts=counts)
+
+
+def hui_walter_by_group(design: PatternDesign, prior_params, counts=None) -> None:
+    """Channels per score group (``design.channels_by_group``): each group ``g`` has its own
+    ``a_gj < b_gj`` and class proportion, a Dawid–Skene model per group (K >= 3), for testing
+    by LOO whether the noise depends on the score (it must not, for NC-ECE)."""
+    channel_program(design, prior_params, grouped=True, counts=counts)

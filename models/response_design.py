@@ -42,8 +42,11 @@ class ResponseDesign:
     position: np.ndarray
     n_centred: int
 
-    #: A crowd's model has no dependent pairs (the interface of PatternDesign.pairs).
+    #: A crowd's model has no dependent pairs, no shared difficulty and no channels per
+    #: group (the interface of PatternDesign).
     pairs = np.zeros((0, 2), np.int64)
+    difficulty = False
+    channels_by_group = False
 
     @property
     def n_annotators(self) -> int:

@@ -185,11 +185,13 @@ def _pair_log_ratio(positive, negative, index, rates, covariance, xp):
 
 
 def class_log_likelihoods(
-    a, b, positive, negative, xp=np, pairs=None, covariance=None, loading=None
+    a, b, positive, negative, xp=np, pairs=None, covariance=None, loading=None, per_row=False
 ):
     """``(log p(s_r | Y = 0), log p(s_r | Y = 1))`` of each row, each (..., P).
 
-    ``a, b`` are (..., K); ``positive``/``negative`` (P, K) indicators of a 1 / 0 response;
+    ``a, b`` are (..., K), or with ``per_row`` (..., P, K): a channel per row (channels per
+    score group);
+    ``positive``/``negative`` (P, K) indicators of a 1 / 0 response;
     ``pairs`` (D, 2) and ``covariance`` (..., D, 2) add the dependent pairs' terms (module
     docstring); ``loading`` (..., 2) makes it the shared-difficulty model of
     :mod:`bayescal.channels.difficulty` (``a, b`` its marginal channels).  ``xp`` is ``numpy``
@@ -197,6 +199,10 @@ def class_log_likelihoods(
     """
     if loading is not None:
         return difficulty_class_log_likelihoods(a, b, loading, positive, negative, xp)
+    if per_row:
+        log0 = (positive * xp.log(a) + negative * xp.log1p(-a)).sum(axis=-1)
+        log1 = (positive * xp.log(b) + negative * xp.log1p(-b)).sum(axis=-1)
+        return log0, log1
     log0 = xp.einsum("pk,...k->...p", positive, xp.log(a)) + xp.einsum(
         "pk,...k->...p", negative, xp.log1p(-a)
     )
@@ -210,16 +216,27 @@ def class_log_likelihoods(
 
 
 def pattern_log_prob(
-    a, b, prevalence_of_row, positive, negative, xp=np, pairs=None, covariance=None, loading=None
+    a,
+    b,
+    prevalence_of_row,
+    positive,
+    negative,
+    xp=np,
+    pairs=None,
+    covariance=None,
+    loading=None,
+    per_row=False,
 ):
     """``log p(s_r | g_r)`` of each row: the latent label summed out by hand (log-sum-exp).
 
     ``a, b`` have shape (..., K) and ``prevalence_of_row`` (..., P); returns (..., P).  ``xp``
     is the array module: ``jax.numpy`` inside a model, ``numpy`` on posterior draws (where a
-    JAX call would compile each operation on first use).  ``pairs``/``covariance`` and
-    ``loading`` as in :func:`class_log_likelihoods`.
+    JAX call would compile each operation on first use).  ``pairs``/``covariance``,
+    ``loading`` and ``per_row`` as in :func:`class_log_likelihoods`.
     """
-    log0, log1 = class_log_likelihoods(a, b, positive, negative, xp, pairs, covariance, loading)
+    log0, log1 = class_log_likelihoods(
+        a, b, positive, negative, xp, pairs, covariance, loading, per_row
+    )
     return xp.logaddexp(xp.log1p(-prevalence_of_row) + log0, xp.log(prevalence_of_row) + log1)
 
 
