@@ -108,12 +108,16 @@ class ResponseDesign:
 
     # --- what a posterior needs of its data (bayescal.bayes_fit; numpy on draws) --------------
 
-    def row_log_likelihood(self, a, b, prevalence, covariance=None) -> np.ndarray:
+    def row_log_likelihood(self, a, b, prevalence, covariance=None, loading=None) -> np.ndarray:
         """``log p(row r | draw)`` of draws ``a, b`` (..., K) and ``prevalence`` (...): (..., R),
         computed a few draws at a time (the responses of every draw at once would be
-        draws x responses).  ``covariance`` must be None: a crowd's model has no pairs."""
-        if covariance is not None:
-            raise ValueError("covariance: the hierarchical model has no dependent pairs")
+        draws x responses).  ``covariance`` and ``loading`` must be None: a crowd's model has
+        no dependent pairs and no shared difficulty."""
+        if covariance is not None or loading is not None:
+            raise ValueError(
+                "covariance, loading: the hierarchical model has no dependent pairs and no "
+                "shared difficulty"
+            )
         lead = prevalence.shape
         a, b = a.reshape(-1, a.shape[-1]), b.reshape(-1, b.shape[-1])
         prevalence = prevalence.reshape(-1)

@@ -165,7 +165,7 @@ def test_non_identified_configurations_fail_before_sampling():
         (
             {"model": "rasch"},
             ValueError,
-            r"model must be one of 'dawid_skene', 'hui_walter', 'hierarchical_dawid_skene'; saw 'rasch'",
+            r"model must be one of 'dawid_skene', 'hui_walter', 'hierarchical_dawid_skene', 'shared_difficulty', 'hui_walter_by_group'; saw 'rasch'",
         ),
         (
             {"priors": {"prevalence": (1, 1)}},

@@ -24,6 +24,8 @@ judges is fitted (benchmarks/dependence_recovery.py simulates such a violation).
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
 __all__ = ["QUADRATURE_NODES", "difficulty_class_log_likelihoods", "quadrature"]
@@ -41,12 +43,10 @@ def quadrature(n_nodes: int = QUADRATURE_NODES) -> tuple[np.ndarray, np.ndarray]
 
 
 def _special(xp):
-    """``(ndtri, log_ndtr, logsumexp)`` of the array module: scipy's for numpy, JAX's inside a
-    model."""
-    if xp is np:
-        from scipy import special
-    else:
-        from jax.scipy import special
+    """``(ndtri, log_ndtr, logsumexp)`` of the array module: ``scipy.special`` for numpy,
+    ``jax.scipy.special`` for ``jax.numpy`` inside a model.  Found by the module's name, so
+    that this layer never imports JAX itself (the caller already has)."""
+    special = importlib.import_module(xp.__name__.replace("numpy", "scipy.special"))
     return special.ndtri, special.log_ndtr, special.logsumexp
 
 

@@ -374,7 +374,7 @@ ERRORS = [
         "fit_bayes model typo",
         lambda: bc.fit_bayes(D, model="dawid-skene"),
         ValueError,
-        r"model must be one of 'dawid_skene', 'hui_walter', 'hierarchical_dawid_skene'; saw 'dawid-skene'",
+        r"model must be one of 'dawid_skene', 'hui_walter', 'hierarchical_dawid_skene', 'shared_difficulty', 'hui_walter_by_group'; saw 'dawid-skene'",
     ),
     (
         "fit_bayes num_samples 0",
