@@ -287,14 +287,19 @@ class PatternDesign:
             if grouped
             else np.broadcast_to(prevalence[..., None], prevalence.shape + self.counts.shape)
         )
-        a, b = self.channels_of_rows(a), self.channels_of_rows(b)
+        return self.log_prob(a, b, prevalence_of_row, covariance, loading, xp=np)
+
+    def log_prob(self, a, b, prevalence_of_row, covariance, loading, xp):
+        """``log p(s_r | g_r)`` of every row under this design's model (its dependent pairs,
+        shared difficulty or channels per group): what the program and the posterior's
+        :meth:`row_log_likelihood` share; ``xp`` is ``jax.numpy`` or ``numpy``."""
         return pattern_log_prob(
-            a,
-            b,
+            self.channels_of_rows(a),
+            self.channels_of_rows(b),
             prevalence_of_row,
             self.positive,
             self.negative,
-            xp=np,
+            xp=xp,
             pairs=self.pairs,
             covariance=covariance,
             loading=loading,
@@ -474,18 +479,7 @@ def channel_program(design: PatternDesign, prior_params, grouped: bool, counts=N
         covariance = numpyro.deterministic(
             "covariance", covariance_from_share(share, a, b, design.pairs, xp=jnp)
         )
-    log_p = pattern_log_prob(
-        design.channels_of_rows(a),
-        design.channels_of_rows(b),
-        prevalence_of_row,
-        design.positive,
-        design.negative,
-        xp=jnp,
-        pairs=design.pairs,
-        covariance=covariance,
-        loading=loading,
-        per_row=design.channels_by_group,
-    )
+    log_p = design.log_prob(a, b, prevalence_of_row, covariance, loading, xp=jnp)
     if counts is not None:
         numpyro.factor("pattern_counts", jnp.dot(counts, log_p))
         return
