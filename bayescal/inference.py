@@ -11,7 +11,6 @@ for later processes (:mod:`bayescal._compile_cache`), and packs the run into a
 from __future__ import annotations
 
 import sys
-import warnings
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
@@ -27,22 +26,16 @@ from jax.sharding import PartitionSpec as P
 from . import _compile_cache
 from . import _validation as v
 from ._api import old_spellings
+from ._pattern_model import pattern_model
 from ._stack import biject_to, constrain_fn, handlers, hmc, potential_energy
 from .bayes_fit import BayesFit, ChannelDraws, check_diagnostics
 from .cells import CellStatistics, tabulate
 from .channels._base import (
     as_counts,
-    check_annotators,
-    require_identified,
-    warn_if_groups_inseparable,
 )
 from .channels.crowd_em import as_responses, require_crowd_identified
-from .channels.dependence import dependent_pairs, require_dependence_identified
-from .channels.em import dawid_skene_em, dependent_estimate
-from .exceptions import IdentificationError
 from .models import (
     DIFFICULTY_MODELS,
-    GROUP_CHANNEL_MODELS,
     GROUPED_MODELS,
     POPULATION_SITES,
     RESPONSE_MODELS,
@@ -77,11 +70,6 @@ MODELS = {
 #: shared-difficulty posterior has regions of high curvature (measured at 0.8: 3 to 58
 #: divergent transitions per fit of 3 000 items of four annotators).
 TARGET_ACCEPT = {"shared_difficulty": 0.95}
-
-#: Loadings of the point at which the shared-difficulty model's identification is checked
-#: (with the independent EM channels): away from 0, where a loading's effect is of second
-#: order and every Jacobian loses rank.
-DIFFICULTY_CHECK_LOADINGS = (0.5, 0.5)
 
 
 def recorded_sites(model: str, design) -> tuple[str, ...]:
@@ -565,18 +553,6 @@ def check_priors(priors: Priors, model: str) -> None:
         )
 
 
-def _difficulty_check_point(counts: CellStatistics):
-    """Where the shared-difficulty model's Jacobian is checked: the independent EM channels
-    with :data:`DIFFICULTY_CHECK_LOADINGS` (``None``, the count alone, when EM fails)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        fit = dawid_skene_em(counts)
-    if not fit.ok:
-        return None
-    loadings = np.array(DIFFICULTY_CHECK_LOADINGS)
-    return fit.channels.a, fit.channels.b, fit.prevalence, np.zeros((0, 2)), loadings
-
-
 class SamplerSetup(NamedTuple):
     """A checked fit's sampler and the data as it fits them (:func:`sampler_for`)."""
 
@@ -611,41 +587,14 @@ def sampler_for(
         sampler = Sampler(design, model, num_chains, num_warmup, num_samples, progress)
         return SamplerSetup(sampler, responses)
     counts = as_counts(data)
-    grouped = model in GROUPED_MODELS
-    by_group = model in GROUP_CHANNEL_MODELS
-    n_annotators = counts.patterns.shape[1]
-    require_identified(n_annotators, np.unique(counts.groups).size if grouped else 1, where)
-    check_annotators(counts)
-    pairs = dependent_pairs(dependent, counts.annotator_names)
-    difficulty = model in DIFFICULTY_MODELS
-    if (difficulty or by_group) and pairs:
-        raise ValueError(
-            f"dependent: model {model!r} takes no dependent pairs; fit named dependent pairs "
-            "with model='dawid_skene' or 'hui_walter'"
-        )
-    if by_group and n_annotators < 3:
-        raise IdentificationError(
-            f"{where}: channels per score group make each group a Dawid–Skene model of its own, "
-            f"which needs three annotators or more; saw {n_annotators}"
-        )
-    if pairs:
-        require_dependence_identified(counts, grouped, pairs, where)  # the count first
-        estimate = dependent_estimate(counts, grouped, pairs)
-        require_dependence_identified(counts, grouped, pairs, where, estimate)
-    if difficulty:
-        require_dependence_identified(counts, False, pairs, where, difficulty=True)
-        require_dependence_identified(
-            counts, False, pairs, where, _difficulty_check_point(counts), difficulty=True
-        )
-    if grouped and n_annotators == 2:
-        warn_if_groups_inseparable(counts, where)
+    checked = pattern_model(counts, model, dependent, where)
     sampler = Sampler(
         PatternDesign.from_counts(
             counts,
-            grouped=grouped,
-            pairs=pairs.index,
-            difficulty=difficulty,
-            channels_by_group=by_group,
+            grouped=checked.grouped,
+            pairs=checked.pairs.index,
+            difficulty=checked.difficulty,
+            channels_by_group=checked.by_group,
         ),
         model,
         num_chains,

@@ -228,6 +228,7 @@ LAYERS = {
         "models",
         "_netcdf",
         "bayes_fit",
+        "_pattern_model",
         "model_comparison",
         "_compile_cache",
         "inference",

@@ -1,0 +1,85 @@
+"""What a fit of a pattern model settles before sampling (:func:`bayescal.fit_bayes`,
+:func:`bayescal.prior_sensitivity`): the model's structure, and whether the data identify it.
+
+Dependent pairs and the shared difficulty are counted against the data's cells and checked by
+the rank of the pattern probabilities' Jacobian (:mod:`bayescal.channels.dependence`) at an
+estimate: the dependent EM fit for pairs, the independent EM channels with loadings
+:data:`DIFFICULTY_CHECK_LOADINGS` for the shared difficulty (no EM of the item effect).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import NamedTuple
+
+import numpy as np
+
+from .cells import CellStatistics
+from .channels._base import check_annotators, require_identified, warn_if_groups_inseparable
+from .channels.dependence import DependentPairs, dependent_pairs, require_dependence_identified
+from .channels.em import dawid_skene_em, dependent_estimate
+from .exceptions import IdentificationError
+from .models import DIFFICULTY_MODELS, GROUP_CHANNEL_MODELS, GROUPED_MODELS
+
+__all__ = ["DIFFICULTY_CHECK_LOADINGS", "PatternModel", "pattern_model"]
+
+#: Loadings of the point at which the shared-difficulty model's identification is checked
+#: (with the independent EM channels): away from 0, where a loading's effect is of second
+#: order and every Jacobian loses rank.
+DIFFICULTY_CHECK_LOADINGS = (0.5, 0.5)
+
+
+class PatternModel(NamedTuple):
+    """The structure of a pattern model's fit."""
+
+    grouped: bool  # a class proportion per score group
+    pairs: DependentPairs
+    difficulty: bool  # a shared item difficulty
+    by_group: bool  # channels per score group
+
+
+def pattern_model(counts: CellStatistics, model: str, dependent, where: str) -> PatternModel:
+    """Check ``model`` (with the ``dependent`` pairs) on the pattern counts before sampling:
+    refuse what the data cannot identify, warn of weak identification, and return the
+    structure the sampler's design needs."""
+    grouped = model in GROUPED_MODELS
+    by_group = model in GROUP_CHANNEL_MODELS
+    difficulty = model in DIFFICULTY_MODELS
+    n_annotators = counts.patterns.shape[1]
+    require_identified(n_annotators, np.unique(counts.groups).size if grouped else 1, where)
+    check_annotators(counts)
+    pairs = dependent_pairs(dependent, counts.annotator_names)
+    if (difficulty or by_group) and pairs:
+        raise ValueError(
+            f"dependent: model {model!r} takes no dependent pairs; fit named dependent pairs "
+            "with model='dawid_skene' or 'hui_walter'"
+        )
+    if by_group and n_annotators < 3:
+        raise IdentificationError(
+            f"{where}: channels per score group make each group a Dawid–Skene model of its own, "
+            f"which needs three annotators or more; saw {n_annotators}"
+        )
+    if pairs:
+        require_dependence_identified(counts, grouped, pairs, where)  # the count first
+        estimate = dependent_estimate(counts, grouped, pairs)
+        require_dependence_identified(counts, grouped, pairs, where, estimate)
+    if difficulty:
+        require_dependence_identified(counts, False, pairs, where, difficulty=True)
+        require_dependence_identified(
+            counts, False, pairs, where, _difficulty_check_point(counts), difficulty=True
+        )
+    if grouped and n_annotators == 2:
+        warn_if_groups_inseparable(counts, where)
+    return PatternModel(grouped, pairs, difficulty, by_group)
+
+
+def _difficulty_check_point(counts: CellStatistics):
+    """Where the shared-difficulty model's Jacobian is checked: the independent EM channels
+    with :data:`DIFFICULTY_CHECK_LOADINGS` (``None``, the count alone, when EM fails)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = dawid_skene_em(counts)
+    if not fit.ok:
+        return None
+    loadings = np.array(DIFFICULTY_CHECK_LOADINGS)
+    return fit.channels.a, fit.channels.b, fit.prevalence, np.zeros((0, 2)), loadings
