@@ -28,15 +28,14 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
 from . import _html, _netcdf
 from . import _validation as v
 from ._api import DEFAULT_LEVEL, old_spellings, warn_caller
+from ._prior_density import log_prior_terms
 from ._stack import arviz
 from ._version import __version__
 from .channels import Channels
-from .channels.dependence import covariance_bounds
 from .convergence import ess_bulk, ess_tail, rank_normalized_rhat
 from .exceptions import SamplingWarning
 from .models import (
@@ -44,7 +43,6 @@ from .models import (
     RESPONSE_MODELS,
     ResponseDesign,
     design_from_constant_data,
-    population_log_density,
 )
 from .priors import Priors
 
@@ -438,58 +436,6 @@ def check_diagnostics(diagnostics: pd.DataFrame) -> None:
         )
 
 
-def _beta_log_pdf(x, alpha: float, beta: float):
-    """``log Beta(x; alpha, beta) = (alpha-1) log x + (beta-1) log(1-x) - log B(alpha, beta)``
-    (scipy.special, not scipy.stats: the latter costs 0.7 s to import)."""
-    return (
-        special.xlogy(alpha - 1.0, x)
-        + special.xlog1py(beta - 1.0, -x)
-        - special.betaln(alpha, beta)
-    )
-
-
-def _covariance_range(a: np.ndarray, b: np.ndarray, pairs: np.ndarray) -> np.ndarray:
-    """``U_y - L_y`` (..., D, 2): the width of each pair's covariance bounds given ``Y = 0``
-    and ``Y = 1`` at channels ``a, b`` (..., K)."""
-    widths = []
-    for rates in (a, b):
-        lower, upper = covariance_bounds(rates[..., pairs[:, 0]], rates[..., pairs[:, 1]])
-        widths.append(upper - lower)
-    return np.stack(widths, axis=-1)
-
-
-def _log_prior(samples: dict, priors: Priors, pairs: np.ndarray) -> dict:
-    """Log prior density of every draw, per parameter, for power-scaling sensitivity (az.psens):
-    ``{name: (dims, array)}``.  Like the programs' log densities it omits constants (``-log P(a
-    < b)`` of the flat models, the hyperpriors' normalisers): a constant changes no power-scaling
-    weight once the weights are normalised."""
-    a, b, prevalence = samples["a"], samples["b"], samples["prevalence"]
-    draw, annotator = ("chain", "draw"), ("chain", "draw", "annotator")
-    prevalence_dims = (*draw, "group") if prevalence.ndim == 3 else draw
-    terms = {"prevalence": (prevalence_dims, _beta_log_pdf(prevalence, *priors.prevalence))}
-    if "population_mean" not in samples:
-        terms["a"] = (annotator, _beta_log_pdf(a, *priors.false_positive))
-        terms["b"] = (annotator, _beta_log_pdf(b, *priors.sensitivity))
-        if "covariance" in samples:  # uniform within its bounds given the channels
-            terms["covariance"] = (
-                ("chain", "draw", "pair", "class"),
-                -np.log(_covariance_range(a, b, pairs)),
-            )
-        if "loading" in samples:  # HalfNormal(1)
-            loading = samples["loading"]
-            terms["loading"] = (
-                ("chain", "draw", "class"),
-                0.5 * np.log(2.0 / np.pi) - 0.5 * loading**2,
-            )
-        return terms
-    channel, population = population_log_density(
-        special.logit(a), special.logit(b), {site: samples[site] for site in POPULATION_SITES}
-    )
-    terms["channel"] = (annotator, channel)
-    terms["population"] = (draw, population)
-    return terms
-
-
 def _groups(
     samples: dict, extra: dict, design, priors: Priors, model: str, names, run: dict, dependent
 ) -> tuple[dict, dict]:
@@ -557,7 +503,7 @@ def _groups(
                 )
             }
         ),
-        "log_prior": dataset(_log_prior(samples, priors, design.pairs)),
+        "log_prior": dataset(log_prior_terms(samples, priors, design.pairs)),
         "observed_data": dataset({"counts": (("pattern",), design.counts)}),
         "constant_data": dataset(design.constant_data()),
     }

@@ -227,6 +227,7 @@ LAYERS = {
         "models.shared_difficulty",
         "models",
         "_netcdf",
+        "_prior_density",
         "bayes_fit",
         "_pattern_model",
         "model_comparison",
