@@ -74,20 +74,29 @@ def full_key(layout: tuple) -> str:
 
 @functools.cache
 def program_digest() -> str:
-    """A digest of the files the compiled program is written in (the sampler and the models):
+    """A digest of the files the compiled program is written in (the sampler, the models and
+    the pattern likelihood they trace, :mod:`bayescal.channels.dependence` and
+    :mod:`bayescal.channels.difficulty`):
     an edited model never loads the executable of its previous version, whatever the version
     number says.  Read once a process, when :mod:`bayescal.inference` is imported (with the
     models): files edited while a process runs must not label the program it has loaded, or
     that process would store its old program under the new files' key."""
+    digest = hashlib.sha256()
+    for file in digest_files():
+        digest.update(file.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def digest_files() -> list[pathlib.Path]:
+    """The files :func:`program_digest` reads: the sampler, the models, and the pattern
+    likelihood the programs trace (measured: an edited quadrature rule kept loading the old
+    executable until :mod:`bayescal.channels.difficulty` was among them)."""
     from . import models
 
     package = pathlib.Path(__file__).parent
     files = [package / "inference.py", package / "_stack.py"]
-    files += sorted(pathlib.Path(models.__file__).parent.glob("*.py"))
-    digest = hashlib.sha256()
-    for file in files:
-        digest.update(file.read_bytes())
-    return digest.hexdigest()[:16]
+    files += [package / "channels" / "dependence.py", package / "channels" / "difficulty.py"]
+    return files + sorted(pathlib.Path(models.__file__).parent.glob("*.py"))
 
 
 def _path(directory: pathlib.Path, key: str) -> pathlib.Path:

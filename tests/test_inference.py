@@ -396,6 +396,28 @@ def test_an_edited_model_never_loads_the_executable_of_its_previous_version(tmp_
         digest.cache_clear()  # the other tests' key: the real files
 
 
+def test_the_digest_reads_every_bayescal_module_the_models_trace():
+    """The programs trace the pattern likelihood of bayescal.channels.dependence (and the
+    shared difficulty's, which it imports): an edit there must change the cache key too.
+    bayescal.cells is imported by the models for its data container only."""
+    import ast
+
+    from bayescal import _compile_cache, models
+
+    digested = {path.resolve() for path in _compile_cache.digest_files()}
+    package = pathlib.Path(_compile_cache.__file__).parent
+    traced = set()
+    for source in pathlib.Path(models.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(source.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("bayescal."):
+                traced.add(node.module)
+    traced -= {"bayescal.cells"}
+    assert traced == {"bayescal.channels.dependence"}
+    for module in (*traced, "bayescal.channels.difficulty"):
+        path = package.joinpath(*module.split(".")[1:]).with_suffix(".py")
+        assert path.resolve() in digested, module
+
+
 def test_summary_gives_the_highest_density_interval_it_names_and_refuses_levels_0_and_1(toy_fit):
     """Issue 16 item 16: the summary said equal-tailed and gave ArviZ's HDI; level 0 or 1."""
     _, fit = toy_fit
