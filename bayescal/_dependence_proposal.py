@@ -69,10 +69,12 @@ def propose_dependence(table, data, model: str, independent: ChannelFit) -> str 
         )
     else:
         (j, k), gain = max(gains.items(), key=lambda item: item[1])
+        # the shared-difficulty model takes no pairs: the proposal names the model that does
+        switch = "--model dawid-skene " if model == "shared_difficulty" else ""
         line = (
             f"the pairwise check flags {shown} (agreeing more often than the fitted "
             f"model predicts): errors may be correlated. A dependent pair {j} ~ {k} "
-            f"fits best (EM log-likelihood +{gain:.1f}); refit with --dependent {quote(j)} {quote(k)} "
+            f"fits best (EM log-likelihood +{gain:.1f}); refit with {switch}--dependent {quote(j)} {quote(k)} "
             f"(fit_bayes(..., dependent=[({j!r}, {k!r})])) and compare with compare_models"
         )
         if len(names) == 4:

@@ -149,6 +149,12 @@ def posterior_test(data, fit, bins, n_replicates, rng):
     covariance_draws = fit.covariance_draws()
     if covariance_draws is None:
         covariance_draws = np.zeros((a_draws.shape[0], 0, 2))
+    if fit.model == "hui_walter_by_group":  # models.GROUP_CHANNEL_MODELS (a layer above)
+        raise ValueError(
+            "channels: a hui_walter_by_group fit (channels per score group) tests whether the "
+            "noise depends on the score; calibration_test with channels per group is not "
+            "implemented"
+        )
     if fit.loading_draws() is not None:
         raise ValueError(
             "channels: calibration_test's nulls at a shared-difficulty fit are not implemented "

@@ -14,11 +14,12 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ._api import warn_caller
 from .cells import CellStatistics
 from .channels._base import check_annotators, require_identified, warn_if_groups_inseparable
 from .channels.dependence import DependentPairs, dependent_pairs, require_dependence_identified
 from .channels.em import dawid_skene_em, dependent_estimate
-from .exceptions import IdentificationError
+from .exceptions import IdentificationError, WeakIdentificationWarning
 from .models import DIFFICULTY_MODELS, GROUP_CHANNEL_MODELS, GROUPED_MODELS
 
 __all__ = ["DIFFICULTY_CHECK_LOADINGS", "PatternModel", "pattern_model"]
@@ -54,23 +55,45 @@ def pattern_model(counts: CellStatistics, model: str, dependent, where: str) -> 
             f"dependent: model {model!r} takes no dependent pairs; fit named dependent pairs "
             "with model='dawid_skene' or 'hui_walter'"
         )
-    if by_group and n_annotators < 3:
-        raise IdentificationError(
-            f"{where}: channels per score group make each group a Dawid–Skene model of its own, "
-            f"which needs three annotators or more; saw {n_annotators}"
+    if by_group:
+        _require_groups_identified(counts, where)
+    if pairs or difficulty:
+        check = grouped and not difficulty
+        require_dependence_identified(counts, check, pairs, where, difficulty=difficulty)
+        estimate = (
+            _difficulty_check_point(counts)
+            if difficulty
+            else dependent_estimate(counts, grouped, pairs)
         )
-    if pairs:
-        require_dependence_identified(counts, grouped, pairs, where)  # the count first
-        estimate = dependent_estimate(counts, grouped, pairs)
-        require_dependence_identified(counts, grouped, pairs, where, estimate)
-    if difficulty:
-        require_dependence_identified(counts, False, pairs, where, difficulty=True)
-        require_dependence_identified(
-            counts, False, pairs, where, _difficulty_check_point(counts), difficulty=True
-        )
+        if estimate is None:
+            warn_caller(
+                f"{where}: EM found no estimate to check the Jacobian's rank at; only the "
+                "parameters were counted against the data's cells",
+                WeakIdentificationWarning,
+            )
+        require_dependence_identified(counts, check, pairs, where, estimate, difficulty)
     if grouped and n_annotators == 2:
         warn_if_groups_inseparable(counts, where)
     return PatternModel(grouped, pairs, difficulty, by_group)
+
+
+def _require_groups_identified(counts: CellStatistics, where: str) -> None:
+    """Channels per score group make every group a Dawid–Skene model of its own: refuse one
+    group, or a group with fewer than three annotators who labelled in it."""
+    group_ids = np.unique(counts.groups)
+    if group_ids.size < 2:
+        raise IdentificationError(
+            f"{where}: channels per score group need two score groups or more; saw "
+            f"{group_ids.size} (give the data groups, e.g. groups=score_groups(scores, n_groups=2))"
+        )
+    for group in group_ids:
+        present = (counts.patterns[counts.groups == group] >= 0).any(axis=0)
+        if present.sum() < 3:
+            raise IdentificationError(
+                f"{where}: channels per score group make each group a Dawid–Skene model of its "
+                f"own, which needs three annotators or more; score group {int(group)} has "
+                f"{int(present.sum())} with labels"
+            )
 
 
 def _difficulty_check_point(counts: CellStatistics):

@@ -44,6 +44,9 @@ __all__ = ["PatternLoo", "compare_models", "pareto_smoothed_log_weights", "patte
 
 #: The shape prior's pseudo-observations and their shape (Vehtari et al. 2017, App.).
 _PRIOR_OBSERVATIONS, _PRIOR_SHAPE = 10, 0.5
+#: Draws below which the Pareto smoothing has too short a tail to fit (its k threshold
+#: ``1 - 1 / log10 S`` is then 0.5 or less).
+MIN_DRAWS = 100
 #: The grid of the Zhang-Stephens estimate: this many points plus the root of the tail length.
 _GRID_BASE = 30
 
@@ -159,6 +162,11 @@ def pattern_loo(fit: BayesFit) -> PatternLoo:
     """
     if not isinstance(fit, BayesFit):
         raise TypeError(f"fit must be a bayescal BayesFit; saw {type(fit).__name__}")
+    if fit.n_draws < MIN_DRAWS:
+        raise ValueError(
+            f"fit: PSIS-LOO needs at least {MIN_DRAWS} posterior draws to smooth and judge its "
+            f"weights; saw {fit.n_draws}"
+        )
     log_lik, counts = fit.pointwise_log_likelihood()
     seen = counts > 0  # a complete design's rows never seen carry no item
     log_lik, counts = log_lik[:, seen], counts[seen]
@@ -200,7 +208,11 @@ def _named_fits(fits) -> dict:
         named = {str(name): fit for name, fit in fits.items()}
     elif isinstance(fits, (list, tuple)):
         named = {}
-        for fit in fits:
+        for position, fit in enumerate(fits):
+            if not isinstance(fit, BayesFit):
+                raise TypeError(
+                    f"fits[{position}] must be a bayescal BayesFit; saw {type(fit).__name__}"
+                )
             label = (
                 fit.model
                 if not getattr(fit, "dependent", ())

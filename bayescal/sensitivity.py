@@ -32,6 +32,7 @@ from ._stack import arviz
 from .bayes_fit import BayesFit, check_diagnostics, named_parameters
 from .channels._base import as_data
 from .inference import check_priors, sampler_for
+from .models import GROUP_CHANNEL_MODELS
 from .posterior import PosteriorECE, nc_ece_posterior
 from .priors import Priors
 
@@ -197,6 +198,11 @@ def prior_sensitivity(
     sampler, observed = sampler_for(
         data, model, num_chains, num_warmup, num_samples, progress, caller="prior_sensitivity"
     )
+    if sampler.model in GROUP_CHANNEL_MODELS:  # refused before the first prior is sampled
+        raise ValueError(
+            f"model: {sampler.model!r} (channels per score group) has no NC-ECE to compare "
+            "across priors; run the study with 'hui_walter'"
+        )
     for prior in named.values():  # every prior checked before the first fit
         check_priors(prior, sampler.model)
 

@@ -270,7 +270,7 @@ def simulate_dependent(
     channels: Channels,
     *,
     pair=(0, 1),
-    shared_error=0.05,
+    shared_error=None,
     copying=0.0,
     calibration=None,
     seed: int = 0,
@@ -298,7 +298,8 @@ def simulate_dependent(
         At least two annotators.
     pair : (int, int), default (0, 1)
         The two annotators that err together (with ``copying``, the second copies the first).
-    shared_error : float in [0, 1], default 0.05
+    shared_error : float in [0, 1], optional
+        Default 0.05, or 0 when ``copying`` is given.
     copying : float in [0, 1], default 0
     calibration : callable, optional
     seed : int, default 0
@@ -308,8 +309,10 @@ def simulate_dependent(
     Simulation
     """
     simulation = simulate_annotated(n, channels, calibration=calibration, seed=seed)
-    rho = v.as_probability(shared_error, "shared_error")
     share = v.as_probability(copying, "copying")
+    if shared_error is None:
+        shared_error = 0.0 if share > 0 else 0.05
+    rho = v.as_probability(shared_error, "shared_error")
     if rho > 0 and share > 0:
         raise ValueError(
             f"shared_error and copying are two mechanisms; give one of them (saw {rho} and {share})"
@@ -393,7 +396,12 @@ def simulate_difficulty(
     c = float(score_dependence)
     if not -1.0 <= c <= 1.0:
         raise ValueError(f"score_dependence must be in [-1, 1]; saw {score_dependence!r}")
-    if (channels.a <= 0).any() or (channels.b >= 1).any() or (channels.b <= 0).any():
+    if (
+        (channels.a <= 0).any()
+        or (channels.a >= 1).any()
+        or (channels.b <= 0).any()
+        or (channels.b >= 1).any()
+    ):
         raise ValueError("channels must lie inside (0, 1): a probit channel has no 0 or 1")
     calibration = _calibrated if calibration is None else calibration
     if not callable(calibration):

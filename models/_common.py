@@ -351,11 +351,14 @@ class PatternDesign:
     def fitted_counts(self) -> dict:
         """Items per (group, pattern) of the rows seen, the pattern a tuple of 1, 0 and -1 (a
         complete design, as simulation studies use, also lists patterns never seen: left out)."""
-        return {
-            (int(g), tuple(int(x) for x in p)): float(c)
-            for g, p, c in zip(self.group_ids[self.group_index], self.responses(), self.counts)
-            if c > 0
-        }
+        seen = {}
+        # a design that pools score groups (Dawid–Skene on grouped data) repeats a pattern
+        # once per group: its items add up
+        for g, p, c in zip(self.group_ids[self.group_index], self.responses(), self.counts):
+            if c > 0:
+                key = (int(g), tuple(int(x) for x in p))
+                seen[key] = seen.get(key, 0.0) + float(c)
+        return seen
 
     def counts_of(self, pattern_counts: CellStatistics, grouped: bool) -> np.ndarray:
         """Counts of another data set on this design's rows (same layout, e.g. a replicate)."""

@@ -324,3 +324,38 @@ def test_dependent_em_recovers_a_copying_pair():
     fit = bc.dawid_skene_em(sim.data, dependent=sim.data.annotator_names[:2])
     assert np.abs(fit.channels.a[:2] - sim.channels.a[:2]).max() < 0.05
     assert np.abs(fit.channels.b[:2] - sim.channels.b[:2]).max() < 0.05
+
+
+def test_a_dawid_skene_fit_of_grouped_data_knows_its_own_data():
+    """A pattern seen in two score groups is one row per group in the pooled design: the
+    fitted counts add them up, so the fit recognises its data (it once kept only the last)."""
+    sim, _ = _shared_error(n=600)
+    grouped = bc.AnnotatedScores(
+        sim.data.scores, sim.data.annotations, groups=bc.score_groups(sim.data.scores, n_groups=3)
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bc.SamplingWarning)
+        fit = bc.fit_bayes(grouped, progress=False, num_samples=200)
+    assert sum(fit.fitted_counts.values()) == 600
+    assert fit.was_fitted_to(grouped)
+
+
+def test_pairs_combine_with_no_other_dependence():
+    rows = mask_combinations(np.ones(4, bool))
+    index = dependent_pairs(("a0", "a1"), NAMES).index
+    with pytest.raises(ValueError, match="combine with neither a shared difficulty"):
+        pattern_log_prob(
+            CHANNELS.a,
+            CHANNELS.b,
+            np.full(len(rows), 0.3),
+            (rows == 1) * 1.0,
+            (rows == 0) * 1.0,
+            pairs=index,
+            covariance=np.zeros((1, 2)),
+            loading=np.ones(2),
+        )
+
+
+def test_simulate_dependent_copying_alone_needs_no_shared_error_of_zero():
+    sim = bc.simulate_dependent(200, CHANNELS, copying=0.2)
+    assert sim.data.n_items == 200

@@ -144,3 +144,8 @@ def test_calibration_test_refuses_a_shared_difficulty_fit(difficulty_fits):
     sim, _, shared = difficulty_fits
     with pytest.raises(ValueError, match="shared-difficulty fit are not implemented"):
         bc.calibration_test(sim.data, shared)
+
+
+def test_simulate_difficulty_refuses_a_false_positive_rate_of_one():
+    with pytest.raises(ValueError, match="inside"):
+        bc.simulate_difficulty(10, bc.Channels([1.0, 0.1], [1.0, 0.8]))

@@ -63,7 +63,9 @@ def test_loo_does_not_prefer_channels_per_group_when_the_noise_is_shared():
 def test_channels_per_group_refusals():
     data = _judged(600, 2, differential=False)
     two = bc.AnnotatedScores(data.scores, data.annotations[:, :2], groups=data.groups)
-    with pytest.raises(IdentificationError, match="needs three annotators or more; saw 2"):
+    with pytest.raises(
+        IdentificationError, match="needs three annotators or more; score group 0 has 2"
+    ):
         bc.fit_bayes(two, model="hui_walter_by_group", progress=False)
     with pytest.raises(ValueError, match="takes no dependent pairs"):
         bc.fit_bayes(data, model="hui_walter_by_group", dependent=("a0", "a1"))
@@ -74,3 +76,15 @@ def test_channels_per_group_refusals():
         bc.check_model(data, fit)
     with pytest.raises(ValueError, match="NC-ECE with channels per group is not implemented"):
         bc.nc_ece_posterior(data, fit)
+
+
+def test_channels_per_group_need_two_groups_and_three_annotators_in_each():
+    data = _judged(600, 3, differential=False)
+    one = bc.AnnotatedScores(data.scores, data.annotations, groups=np.zeros(600, int))
+    with pytest.raises(IdentificationError, match="need two score groups or more; saw 1"):
+        bc.fit_bayes(one, model="hui_walter_by_group", progress=False)
+    sparse = data.annotations.copy()
+    sparse[data.groups == 1, 2:] = -1  # only a0 and a1 label in group 1
+    thin = bc.AnnotatedScores(data.scores, sparse, groups=data.groups)
+    with pytest.raises(IdentificationError, match="score group 1 has 2 with labels"):
+        bc.fit_bayes(thin, model="hui_walter_by_group", progress=False)

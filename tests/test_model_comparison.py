@@ -101,3 +101,19 @@ def test_compare_models_refuses_bad_inputs(fits):
         bc.compare_models({"a": independent, "b": other})
     with pytest.raises(TypeError, match="fit must be a bayescal BayesFit"):
         pattern_loo(data)
+
+
+def test_compare_models_names_a_list_entry_that_is_not_a_fit(fits):
+    data, independent, _ = fits
+    with pytest.raises(TypeError, match=r"fits\[1\] must be a bayescal BayesFit; saw ChannelFit"):
+        bc.compare_models([independent, bc.dawid_skene_em(data)])
+
+
+def test_pattern_loo_needs_enough_draws():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bc.SamplingWarning)
+        short = bc.fit_bayes(
+            bc.toy_data(300, seed=0).data, num_chains=1, num_samples=50, progress=False
+        )
+    with pytest.raises(ValueError, match=r"at least 100 posterior draws to smooth .*; saw 50"):
+        pattern_loo(short)

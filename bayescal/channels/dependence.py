@@ -197,6 +197,11 @@ def class_log_likelihoods(
     :mod:`bayescal.channels.difficulty` (``a, b`` its marginal channels).  ``xp`` is ``numpy``
     or ``jax.numpy``.
     """
+    if (loading is not None or per_row) and pairs is not None and len(pairs):
+        raise ValueError(
+            "pairs: dependent pairs combine with neither a shared difficulty nor channels per "
+            "score group"
+        )
     if loading is not None:
         return difficulty_class_log_likelihoods(a, b, loading, positive, negative, xp)
     if per_row:

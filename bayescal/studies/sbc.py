@@ -21,7 +21,14 @@ from .._api import old_spellings
 from ..channels.dependence import dependent_pairs
 from ..data import AnnotatedScores
 from ..inference import MODELS, Sampler, check_priors, recorded_sites
-from ..models import DIFFICULTY_MODELS, RESPONSE_MODELS, PatternDesign, ResponseDesign
+from ..models import (
+    DIFFICULTY_MODELS,
+    GROUP_CHANNEL_MODELS,
+    GROUPED_MODELS,
+    RESPONSE_MODELS,
+    PatternDesign,
+    ResponseDesign,
+)
 from ..priors import Priors
 from ..responses import Responses
 
@@ -148,14 +155,16 @@ def simulation_based_calibration(
     """
     model = v.as_choice(model, "model", tuple(MODELS))
     n_simulations = v.as_int(n_simulations, "n_simulations", minimum=2)
-    grouped = model == "hui_walter"
+    grouped = model in GROUPED_MODELS
     n_groups = v.as_int(n_groups, "n_groups", minimum=1) if grouped else 1
     seed = v.as_seed(seed)
     n_items = v.as_int(n_items, "n_items", minimum=1)
     n_annotators = v.as_int(n_annotators, "n_annotators", minimum=2)
+    if dependent is not None and (
+        model in RESPONSE_MODELS or model in DIFFICULTY_MODELS or model in GROUP_CHANNEL_MODELS
+    ):
+        raise ValueError(f"dependent: model {model!r} takes no dependent pairs")
     if model in RESPONSE_MODELS:
-        if dependent is not None:
-            raise ValueError(f"dependent: model {model!r} has no dependent pairs")
         priors = priors or Priors(prevalence=(2.0, 2.0))
         labels_per_item = v.as_int(labels_per_item, "labels_per_item", minimum=2)
         if labels_per_item > n_annotators:
@@ -175,6 +184,7 @@ def simulation_based_calibration(
             complete=True,
             pairs=pairs,
             difficulty=model in DIFFICULTY_MODELS,
+            channels_by_group=model in GROUP_CHANNEL_MODELS,
         )
     for prior in (priors, fit_priors or priors):
         check_priors(prior, model)
