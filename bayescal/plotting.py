@@ -396,6 +396,12 @@ def plot_channels(fit, *, references=None, level=DEFAULT_LEVEL, ax=None):
         isinstance(c, Channels) for c in references.values()
     ):
         raise TypeError("references must be a dict of name to bayescal.Channels")
+    for reference, channels in references.items():  # e.g. K channels for a fit of L x K
+        if channels.n_annotators != len(fit.annotator_names):
+            raise ValueError(
+                f"references[{reference!r}] must have one channel per annotator of the fit "
+                f"({len(fit.annotator_names)}); saw {channels.n_annotators}"
+            )
     a, b, _ = fit.draws()
     shown, note = shown_workers(np.median(b - a, axis=0), "annotators")
     names = [fit.annotator_names[j] for j in shown]

@@ -142,6 +142,12 @@ def test_ece_posterior_and_channel_forest(toy_posterior):
         plot_ece_posterior(fit)
     with pytest.raises(TypeError, match=r"references must be a dict of name to bayescal\.Channels"):
         plot_channels(fit, references={"true": (0.1, 0.9)})
+    two = bc.Channels([0.1, 0.2], [0.8, 0.9])  # e.g. K channels beside a fit of L x K
+    with pytest.raises(
+        ValueError,
+        match=r"references\['two'\] must have one channel per annotator of the fit \(3\); saw 2",
+    ):
+        plot_channels(fit, references={"two": two})
     plt.close("all")
 
 
