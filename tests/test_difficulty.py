@@ -149,3 +149,26 @@ def test_calibration_test_refuses_a_shared_difficulty_fit(difficulty_fits):
 def test_simulate_difficulty_refuses_a_false_positive_rate_of_one():
     with pytest.raises(ValueError, match="inside"):
         bc.simulate_difficulty(10, bc.Channels([1.0, 0.1], [1.0, 0.8]))
+
+
+@pytest.mark.parametrize(("loading", "tolerance"), [(0.5, 1e-12), (1.5, 2e-7), (2.5, 1e-4)])
+def test_each_pattern_probability_is_the_integral_over_the_item_effect(loading, tolerance):
+    """The (pruned) Gauss–Hermite rule against adaptive quadrature of the model's integral,
+    ``p(s | Y = 1) = int phi(r) prod_j Phi(+-(alpha_j + beta r)) dr``, pattern by pattern, to
+    the absolute errors stated at :data:`~bayescal.channels.difficulty.QUADRATURE_NODES`."""
+    from scipy.integrate import quad
+    from scipy.special import ndtr, ndtri
+
+    a, b = np.array([0.02, 0.1, 0.2, 0.3]), np.array([0.6, 0.8, 0.95, 0.99])
+    rows, _, given_1 = _probabilities(a, b, (0.3, loading))
+    alpha = ndtri(b) * np.sqrt(1.0 + loading**2)
+
+    def integrand(r, sign):
+        return (
+            np.exp(-(r**2) / 2) / np.sqrt(2 * np.pi) * np.prod(ndtr(sign * (alpha + loading * r)))
+        )
+
+    for row, probability in zip(rows, given_1):
+        sign = np.where(row == 1, 1.0, -1.0)
+        exact, _ = quad(integrand, -np.inf, np.inf, args=(sign,), epsabs=1e-14, epsrel=1e-12)
+        assert probability == pytest.approx(exact, rel=0, abs=tolerance)
