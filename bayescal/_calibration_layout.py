@@ -14,7 +14,7 @@ import numpy as np
 from ._api import Result, warn_caller
 from ._channel_screen import screen_channels
 from ._response_moments import MIN_ITEM_PRECISION
-from ._weight_rules import raw_rule_weights
+from ._weight_rules import corrected_noise_variance, raw_rule_weights
 from .channels import MIN_GAP, Channels
 from .exceptions import BinningWarning
 from .metrics import assign_bins
@@ -201,7 +201,7 @@ class CalibrationLayout:
         # a refitted channel may come out uninformative: its weight is then ~0, not 0 / 0
         gap = np.where(np.abs(gap) < MIN_GAP, np.where(gap < 0, -MIN_GAP, MIN_GAP), gap)
         z = self.scores[item]
-        noise_variance = ((1.0 - z) * a * (1.0 - a) + z * (a + gap) * (1.0 - a - gap)) / gap**2
+        noise_variance = corrected_noise_variance(a, a + gap, z)
         weight = raw_rule_weights(a[:, None], (a + gap)[:, None], z, "iv")[:, 0]
         n = self.scores.size
         total = np.bincount(item, weight, minlength=n)

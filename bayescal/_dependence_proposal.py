@@ -32,33 +32,33 @@ __all__ = ["propose_dependence"]
 EQUAL_FIT = 1.0
 
 
-def _gain(data, model: str, pair, independent: ChannelFit) -> float | None:
+def _gain(counts, model: str, pair, independent: ChannelFit) -> float | None:
     """Log-likelihood of the dependent EM fit with ``pair`` over the independent fit's; None
     when that pair is not identified with these annotators or the fit fails."""
     estimator = grouped_em if model == "hui_walter" else dawid_skene_em
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            fit = estimator(data, dependent=pair)
+            fit = estimator(counts, dependent=pair)
         except IdentificationError:
             return None
     return fit.loglik - independent.loglik if fit.ok else None
 
 
-def propose_dependence(table, data, model: str, independent: ChannelFit) -> str | None:
+def propose_dependence(table, counts, model: str, independent: ChannelFit) -> str | None:
     """Warn (:class:`~bayescal.DependenceWarning`, one line) proposing the dependent pair to
     refit, when the pairwise check of ``table`` (a :func:`bayescal.check_model` table of a
     model without dependent pairs) flags annotators who agree more often than predicted;
     return the line, or None when nothing is flagged or ``independent`` (the matching EM fit
-    of ``data``) failed."""
+    of the pattern counts ``counts``, a :class:`~bayescal.cells.CellStatistics`) failed."""
     rows = table[(table["check"] == "pairwise_agreement") & table["flag"]]
     rows = rows[rows["observed"] > rows["upper"]]
     if rows.empty or not independent.ok:
         return None
-    names = data.annotator_names
+    names = counts.annotator_names
     by_subject = {f"{j}-{k}": (j, k) for j, k in combinations(names, 2)}
     flagged = [by_subject[s] for s in rows["subject"] if s in by_subject]
-    gains = {pair: _gain(data, model, pair, independent) for pair in flagged}
+    gains = {pair: _gain(counts, model, pair, independent) for pair in flagged}
     gains = {pair: gain for pair, gain in gains.items() if gain is not None}
     shown = ", ".join(f"{j} ~ {k}" for j, k in flagged)
     if not gains:
@@ -79,7 +79,7 @@ def propose_dependence(table, data, model: str, independent: ChannelFit) -> str 
         )
         if len(names) == 4:
             complement = tuple(n for n in names if n not in (j, k))
-            other = _gain(data, model, complement, independent)
+            other = _gain(counts, model, complement, independent)
             if other is not None and abs(other - gain) < EQUAL_FIT:
                 line += (
                     f"; with four annotators {complement[0]} ~ {complement[1]} fits as well "

@@ -42,6 +42,12 @@ def raw_rule_weights(a: np.ndarray, b: np.ndarray, prevalence, rule: str) -> np.
         return gap.copy()
     if rule == "squared_gap":
         return gap**2
-    mu = np.asarray(prevalence)[..., None]
-    noise_variance = ((1.0 - mu) * a * (1.0 - a) + mu * b * (1.0 - b)) / gap**2
+    noise_variance = corrected_noise_variance(a, b, np.asarray(prevalence)[..., None])
     return 1.0 / np.maximum(noise_variance, VARIANCE_FLOOR)
+
+
+def corrected_noise_variance(a, b, mu):
+    """``v = [(1 - mu) a (1 - a) + mu b (1 - b)] / (b - a)^2``: the variance of one corrected
+    label's noise ``U - Y`` where the class is positive with probability ``mu`` (App. F.4);
+    the IV rule weighs by ``1 / v``, and the calibration test adds ``v`` to ``Var(Y | Z)``."""
+    return ((1.0 - mu) * a * (1.0 - a) + mu * b * (1.0 - b)) / (b - a) ** 2

@@ -258,6 +258,18 @@ def compare_models(fits) -> pd.DataFrame:
     ------
     ValueError
         For fits of other data, or fewer than two.
+
+    Notes
+    -----
+    Nested models meeting data without what the larger adds (a dependent pair fitted to
+    judges who err independently): the larger pays for its unneeded parameters, about one
+    elpd unit for a pair's two covariances, and the pointwise differences are small and
+    alike, so ``dse`` is small too.  The smaller model then comes out ahead by more than two
+    ``dse`` in about a quarter of data sets (measured: 22% for a dependent pair;
+    ``benchmarks/nested_loo_null.py`` finds 28-34% with exact leave-one-out on nested linear
+    models).  Sivula, Magnusson, Matamoros and Vehtari (2020, arXiv:2008.10296) read
+    differences below about 4 as "the models predict alike", whatever their ``dse``; a real
+    dependent pair gains tens to hundreds (benchmarks/RESULTS.md).
     """
     named = _named_fits(fits)
     first_name, first = next(iter(named.items()))

@@ -20,7 +20,11 @@ Calibrated designs (H0 true): the paper's toy design (``calibrated``, N = 2 000)
 40% of the labels missing at random; five annotators of mixed quality (gaps 0.4-0.8) with 30%
 missing on uniform scores; three weak annotators (gaps 0.25-0.35) on uniform scores, whose EM
 refits take 0.1 s each (several starts), so its estimated-channel columns use
-``--weak-replicates``.
+``--weak-replicates``; the same five annotators (all labels) with a0 and a1 sharing errors on
+20% of the items (``simulate_dependent``, issue 19), where ``EM channels`` is the dependent EM
+fit (``dependent=("a0", "a1")``, its bootstrap refits the pair), ``known channels`` and ``EM
+taken as known`` ignore the pair's covariance, and ``BayesFit`` is not run (a dependent
+``BayesFit`` of the same items is refused).
 Miscalibrated designs (power): the toy ``shifted`` and ``nonlinear`` conditions at N = 8 000
 and N = 500, where the tests differ.  The estimated-channel columns of the power rows use
 ``--power-replicates`` (their rejection rate is 100% or near it at N = 8 000).
@@ -45,6 +49,7 @@ import bayescal as bc
 WEAK = bc.Channels([0.30, 0.35, 0.25], [0.60, 0.70, 0.55])
 FIVE = bc.Channels([0.10, 0.20, 0.15, 0.30, 0.25], [0.90, 0.80, 0.85, 0.70, 0.75])
 N_BINS, LEVEL, BOOTSTRAP = 10, 0.05, 99
+DEPENDENT = "five annotators, a0 ~ a1 sharing errors"
 
 
 def design(name: str, seed: int):
@@ -55,6 +60,9 @@ def design(name: str, seed: int):
     if name == "five annotators, 30% missing":
         sim = bc.simulate_annotated(2000, FIVE, seed=seed)
         return _with_missing(sim, 0.3, seed), sim.channels
+    if name == DEPENDENT:
+        sim = bc.simulate_dependent(2000, FIVE, pair=(0, 1), shared_error=0.2, seed=seed)
+        return sim.data, sim.channels
     condition, n = {
         "toy calibrated": ("calibrated", 2000),
         "toy calibrated, 40% missing": ("calibrated", 2000),
@@ -97,10 +105,11 @@ def replicate(name: str, seed: int, estimated: bool, bayes: bool = True) -> dict
         warnings.simplefilter("ignore")  # saturated EM, NUTS diagnostics, left-out items
         p_values["known channels"] = _p_value(data, channels)
         if estimated:
-            em = bc.channels.dawid_skene_em(data)
+            dependent = ("a0", "a1") if name == DEPENDENT else None
+            em = bc.channels.dawid_skene_em(data, dependent=dependent)
             p_values["EM channels"] = _p_value(data, em, n_replicates=BOOTSTRAP)
             p_values["EM taken as known"] = _p_value(data, em.channels)
-            if bayes:
+            if bayes and not dependent:
                 posterior = bc.fit_bayes(
                     data, num_chains=2, num_warmup=500, num_samples=500, seed=seed
                 )
@@ -144,6 +153,7 @@ def main() -> None:
         "toy calibrated",
         "toy calibrated, 40% missing",
         "five annotators, 30% missing",
+        DEPENDENT,
         "weak annotators",
         "toy shifted",
         "toy nonlinear",

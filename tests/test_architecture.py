@@ -208,6 +208,7 @@ LAYERS = {
         "_estimated_nulls",
         "significance",
         "estimation",
+        "_model_choice",
         "_dependence_proposal",
         "simulate",
         "crowds",

@@ -172,3 +172,15 @@ def test_each_pattern_probability_is_the_integral_over_the_item_effect(loading, 
         sign = np.where(row == 1, 1.0, -1.0)
         exact, _ = quad(integrand, -np.inf, np.inf, args=(sign,), epsabs=1e-14, epsrel=1e-12)
         assert probability == pytest.approx(exact, rel=0, abs=tolerance)
+
+
+def test_the_log_normal_cdf_is_scipys_to_1e_13():
+    from scipy.special import log_ndtr
+
+    from bayescal.channels.difficulty import LOG_CDF_FLOOR, _special
+
+    _, log_normal_cdf, _ = _special(np)
+    x = np.linspace(LOG_CDF_FLOOR, -LOG_CDF_FLOOR, 100_001)
+    np.testing.assert_allclose(log_normal_cdf(x), log_ndtr(x), rtol=1e-15, atol=1e-13)
+    # below the floor the argument is clipped: finite, never -inf or NaN
+    assert np.isfinite(log_normal_cdf(np.array([-60.0, -1e6]))).all()
