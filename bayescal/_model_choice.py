@@ -19,6 +19,7 @@ __all__ = [
     "em_estimate",
     "frequentist_channels",
     "model_data",
+    "with_pairs",
 ]
 
 #: ``model`` values of :func:`analyse` (and ``--model`` of the command line).
@@ -128,3 +129,10 @@ def em_estimate(name: str, data: AnnotatedScores, counts, seed: int, dependent=N
             )
         return crowd_em(data)
     return EM_ESTIMATES[name](counts, seed=seed, dependent=dependent)
+
+
+def with_pairs(why: str, pairs) -> str:
+    """The model choice's reason ``why``, naming the dependent ``pairs`` (of names) if any."""
+    if not pairs:
+        return why
+    return why + "; dependent pairs: " + ", ".join(f"{j} ~ {k}" for j, k in pairs)

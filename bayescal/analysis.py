@@ -28,6 +28,7 @@ from ._model_choice import (
     em_estimate,
     frequentist_channels,
     model_data,
+    with_pairs,
 )
 from ._verdict import off_diagonal_ranges, verdict_sentence
 from ._version import __version__
@@ -299,8 +300,7 @@ def analyse(
     data, truth = _as_table(data, score, annotators, truth)
     name, why, data = model_data(data, model=model)
     pairs = dependent_pairs(dependent, data.annotator_names).names or None
-    if pairs:
-        why += "; dependent pairs: " + ", ".join(f"{j} ~ {k}" for j, k in pairs)
+    why = with_pairs(why, pairs)
     if truth is not None:
         truth = v.as_binary_labels(truth, "truth")
         v.check_same_length(truth, "truth", data.scores, "data.scores")

@@ -201,7 +201,7 @@ def _dependent_argument(command: argparse.ArgumentParser) -> None:
         nargs=2,
         action="append",
         metavar=("NAME", "NAME"),
-        help="two annotators whose errors may be correlated given the true label: both models "
+        help="two annotators whose errors may be correlated given the true label: the models "
         "get a covariance for the pair (repeat for more pairs; names with commas or spaces "
         "work, quoted as one argument each)",
     )
@@ -325,6 +325,7 @@ def build_parser() -> argparse.ArgumentParser:
     _table_arguments(sensitivity)
     _sampler_arguments(sensitivity)
     sensitivity.add_argument("--priors", required=True, help="JSON file of named priors")
+    _dependent_argument(sensitivity)
     _output_arguments(sensitivity, required=False)
     return parser
 

@@ -123,7 +123,7 @@ def run_fit(args) -> str:
         seed=args.seed,
         progress=_progress(args),
         bayes_options=_bayes_options(args),
-        dependent=[tuple(pair) for pair in args.dependent] if args.dependent else None,
+        dependent=_dependent(args),
     )
     summary, report = write_analysis(
         out,
@@ -193,8 +193,14 @@ def run_recalibrate(args) -> str:
     )
 
 
+def _dependent(args) -> list[tuple[str, str]] | None:
+    """The ``--dependent NAME NAME`` pairs, or None."""
+    return [tuple(pair) for pair in args.dependent] if args.dependent else None
+
+
 def run_sensitivity(args) -> str:
     """``bayescal sensitivity``: the prior-sensitivity table."""
+    from ._model_choice import with_pairs
     from .analysis import model_data
     from .io import read_priors
     from .results import write_sensitivity
@@ -203,6 +209,7 @@ def run_sensitivity(args) -> str:
     out = _output_directory(args)
     named = read_priors(args.priors, named=True)
     name, why, data = model_data(_read_input(args).data, model=args.model)
+    dependent = _dependent(args)
     result = prior_sensitivity(
         data,
         model=name,
@@ -210,8 +217,10 @@ def run_sensitivity(args) -> str:
         n_bins=args.n_bins,
         seed=args.seed,
         progress=_progress(args),
+        dependent=dependent,
         **_bayes_options(args),
     )
+    why = with_pairs(why, dependent)
     document = write_sensitivity(out, result, name, why, force=args.force, inputs=_inputs(args))
     if args.json:
         return json.dumps(document, indent=2, allow_nan=False)

@@ -157,6 +157,7 @@ def prior_sensitivity(
     num_samples=1000,
     seed=0,
     progress=False,
+    dependent=None,
 ) -> PriorSensitivity:
     """Refit under each prior and tabulate how the posterior moves (module docstring).
 
@@ -178,6 +179,10 @@ def prior_sensitivity(
         NUTS settings, as in :func:`bayescal.fit_bayes`; every prior uses the same seed.
     progress : bool, default False
         A progress bar per prior's run when standard error is a terminal.
+    dependent : pair or list of pairs of annotator names, optional
+        Pairs whose errors may be correlated given ``Y``, in every prior's fit
+        (:func:`bayescal.fit_bayes`'s ``dependent``; their covariances' shares stay uniform
+        within their bounds, whatever the prior of the channels).
 
     Returns
     -------
@@ -196,7 +201,14 @@ def prior_sensitivity(
     bins = v.as_n_bins(n_bins, data.n_items)
     seed = v.as_seed(seed, bits=63)  # the compiled start takes it as an int64
     sampler, observed = sampler_for(
-        data, model, num_chains, num_warmup, num_samples, progress, caller="prior_sensitivity"
+        data,
+        model,
+        num_chains,
+        num_warmup,
+        num_samples,
+        progress,
+        caller="prior_sensitivity",
+        dependent=dependent,
     )
     if sampler.model in GROUP_CHANNEL_MODELS:  # refused before the first prior is sampled
         raise ValueError(

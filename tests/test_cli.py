@@ -726,6 +726,23 @@ def test_fit_proposes_the_dependent_pair_in_one_line_and_fits_it_when_named(
     assert summary["calibration_test"]["method"].count("refitting parametric bootstrap") == 1
 
 
+def test_sensitivity_fits_every_prior_with_the_dependent_pair(judges_table, tmp_path, capsys):
+    """`bayescal sensitivity --dependent NAME NAME`: every prior's fit has the pair's
+    covariances, and the document says so; an unknown name is refused before any fit."""
+    priors = tmp_path / "priors.json"
+    priors.write_text(json.dumps({"flat": {}, "sharp": {"sensitivity": [40, 4]}}))
+    argv = ["sensitivity", str(judges_table), *JUDGES, "--priors", str(priors), *QUICK]
+    pair = ["--dependent", "gpt, mini", "gpt large"]
+    assert cli.main([*argv, *pair, "--out", str(tmp_path / "out")]) == 0
+    document = json.loads((tmp_path / "out" / "sensitivity.json").read_text())
+    assert document["why"].endswith("; dependent pairs: gpt, mini ~ gpt large")
+    assert "dependent pairs: gpt, mini ~ gpt large" in capsys.readouterr().out
+    bad = ["--dependent", "gpt", "claude", "--out", str(tmp_path / "bad")]
+    assert cli.main([*argv, *bad]) == 2
+    assert "dependent: 'gpt' is not an annotator of the data" in capsys.readouterr().err
+    assert not (tmp_path / "bad").exists()
+
+
 def test_fit_refuses_an_unknown_dependent_name(judges_table, tmp_path):
     result = run(
         "fit",
