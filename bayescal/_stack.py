@@ -1,7 +1,9 @@
 """The Bayesian stack (ArviZ and NumPyro), imported without its import-time notices.
 
-Every module that uses ArviZ or NumPyro imports it from here (before :mod:`bayescal.models`),
-so that these notices never reach bayescal's users, nor fail a run where warnings are errors.
+Every module that uses ArviZ or NumPyro imports it from here, and :mod:`bayescal.models`
+imports this module before its programs import NumPyro, so that these notices never reach
+bayescal's users, nor fail a run where warnings are errors (tests/test_architecture.py checks
+that NumPyro's first import passes here, from every way in).
 ArviZ is imported only when first needed (:func:`arviz`): it costs about two seconds (it
 imports scipy.stats and matplotlib and compiles Numba functions), which a fit does not need.
 
@@ -18,10 +20,19 @@ with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message="IProgress not found")
     from numpyro import handlers
     from numpyro.distributions.transforms import biject_to
+    from numpyro.infer import Predictive
     from numpyro.infer.hmc import hmc
     from numpyro.infer.util import constrain_fn, potential_energy
 
-__all__ = ["arviz", "biject_to", "constrain_fn", "handlers", "hmc", "potential_energy"]
+__all__ = [
+    "Predictive",
+    "arviz",
+    "biject_to",
+    "constrain_fn",
+    "handlers",
+    "hmc",
+    "potential_energy",
+]
 
 
 def arviz():

@@ -365,6 +365,64 @@ def test_lower_layers_never_import_the_heavy_stack(module):
     assert imported & forbidden == set()
 
 
+FIRST_NUMPYRO_IMPORT = """
+import importlib, importlib.abc, sys, traceback
+
+class Watch(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == "numpyro":
+            stack = [frame.filename for frame in traceback.extract_stack()]
+            print("through _stack" if any(f.endswith("_stack.py") for f in stack) else stack)
+            sys.meta_path.remove(self)
+
+sys.meta_path.insert(0, Watch())
+importlib.import_module(sys.argv[1])
+"""
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["bayescal.models", "bayescal._pattern_model", "bayescal.inference", "bayescal.studies.sbc"],
+)
+def test_numpyro_is_first_imported_through_the_stack_module(module):
+    """NumPyro's import warns in Jupyter without ipywidgets (tqdm.auto); bayescal._stack
+    imports it with that notice filtered, so its first import must pass there, whichever
+    module is imported first (_pattern_model once imported the models before it)."""
+    run = subprocess.run(
+        [sys.executable, "-c", FIRST_NUMPYRO_IMPORT, module],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert run.stdout.strip() == "through _stack"
+
+
+def test_only_the_stack_module_imports_numpyro_or_arviz_at_module_level():
+    """Elsewhere NumPyro and ArviZ come from bayescal._stack (models/ imports it first)."""
+    allowed = {ROOT / "bayescal" / "_stack.py"}
+    for path in sorted((ROOT / "bayescal").rglob("*.py")):
+        if path in allowed:
+            continue
+        for node in ast.parse(path.read_text()).body:
+            names = (
+                [alias.name for alias in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module]
+                if isinstance(node, ast.ImportFrom) and node.level == 0
+                else []
+            )
+            assert not any(n.split(".")[0] in {"numpyro", "arviz"} for n in names), (
+                f"{path.relative_to(ROOT)}:{node.lineno} imports {names} (use bayescal._stack)"
+            )
+    first = ast.parse((ROOT / "models" / "__init__.py").read_text()).body
+    imports = [node for node in first if isinstance(node, (ast.Import, ast.ImportFrom))]
+    relative = next(i for i, node in enumerate(imports) if getattr(node, "level", 0) > 0)
+    assert any(
+        isinstance(node, ast.Import) and node.names[0].name == "bayescal._stack"
+        for node in imports[:relative]
+    )
+
+
 def test_warnings_find_the_callers_line_by_one_rule():
     """Every warning goes through _api.warn_caller, which walks past bayescal's frames; a
     hand-counted stacklevel breaks silently when a wrapper adds a frame."""

@@ -13,11 +13,11 @@ from dataclasses import dataclass, replace
 import jax
 import numpy as np
 import pandas as pd
-from numpyro.infer import Predictive
 from scipy import stats
 
 from .. import _validation as v
 from .._api import old_spellings
+from .._stack import Predictive
 from ..channels.dependence import dependent_pairs
 from ..data import AnnotatedScores
 from ..inference import MODELS, Sampler, check_priors, recorded_sites
