@@ -14,7 +14,7 @@ import numpy as np
 from ._api import Result, warn_caller
 from ._channel_screen import screen_channels
 from ._response_moments import MIN_ITEM_PRECISION
-from ._weight_rules import corrected_noise_variance, raw_rule_weights
+from ._weight_rules import VARIANCE_FLOOR, corrected_noise_variance, raw_rule_weights
 from .channels import MIN_GAP, Channels
 from .exceptions import BinningWarning
 from .metrics import assign_bins
@@ -202,7 +202,7 @@ class CalibrationLayout:
         gap = np.where(np.abs(gap) < MIN_GAP, np.where(gap < 0, -MIN_GAP, MIN_GAP), gap)
         z = self.scores[item]
         noise_variance = corrected_noise_variance(a, a + gap, z)
-        weight = raw_rule_weights(a[:, None], (a + gap)[:, None], z, "iv")[:, 0]
+        weight = 1.0 / np.maximum(noise_variance, VARIANCE_FLOOR)  # the IV rule's weight
         n = self.scores.size
         total = np.bincount(item, weight, minlength=n)
         safe = np.where(total > 0, total, 1.0)

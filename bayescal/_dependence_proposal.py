@@ -32,25 +32,27 @@ __all__ = ["propose_dependence"]
 EQUAL_FIT = 1.0
 
 
-def _gain(counts, model: str, pair, independent: ChannelFit) -> float | None:
-    """Log-likelihood of the dependent EM fit with ``pair`` over the independent fit's; None
-    when that pair is not identified with these annotators or the fit fails."""
+def _gain(counts, model: str, pair, independent: ChannelFit, seed: int) -> float | None:
+    """Log-likelihood of the dependent EM fit with ``pair`` over the independent fit's (both
+    from the starts of ``seed``); None when that pair is not identified with these annotators
+    or the fit fails."""
     estimator = grouped_em if model == "hui_walter" else dawid_skene_em
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            fit = estimator(counts, dependent=pair)
+            fit = estimator(counts, dependent=pair, seed=seed)
         except IdentificationError:
             return None
     return fit.loglik - independent.loglik if fit.ok else None
 
 
-def propose_dependence(table, counts, model: str, independent: ChannelFit) -> str | None:
+def propose_dependence(table, counts, model: str, independent: ChannelFit, seed: int) -> str | None:
     """Warn (:class:`~bayescal.DependenceWarning`, one line) proposing the dependent pair to
     refit, when the pairwise check of ``table`` (a :func:`bayescal.check_model` table of a
     model without dependent pairs) flags annotators who agree more often than predicted;
     return the line, or None when nothing is flagged or ``independent`` (the matching EM fit
-    of the pattern counts ``counts``, a :class:`~bayescal.cells.CellStatistics`) failed."""
+    of the pattern counts ``counts``, a :class:`~bayescal.cells.CellStatistics`, from the
+    starts of ``seed``) failed."""
     rows = table[(table["check"] == "pairwise_agreement") & table["flag"]]
     rows = rows[rows["observed"] > rows["upper"]]
     if rows.empty or not independent.ok:
@@ -58,7 +60,7 @@ def propose_dependence(table, counts, model: str, independent: ChannelFit) -> st
     names = counts.annotator_names
     by_subject = {f"{j}-{k}": (j, k) for j, k in combinations(names, 2)}
     flagged = [by_subject[s] for s in rows["subject"] if s in by_subject]
-    gains = {pair: _gain(counts, model, pair, independent) for pair in flagged}
+    gains = {pair: _gain(counts, model, pair, independent, seed) for pair in flagged}
     gains = {pair: gain for pair, gain in gains.items() if gain is not None}
     shown = ", ".join(f"{j} ~ {k}" for j, k in flagged)
     if not gains:
@@ -79,7 +81,7 @@ def propose_dependence(table, counts, model: str, independent: ChannelFit) -> st
         )
         if len(names) == 4:
             complement = tuple(n for n in names if n not in (j, k))
-            other = _gain(counts, model, complement, independent)
+            other = _gain(counts, model, complement, independent, seed)
             if other is not None and abs(other - gain) < EQUAL_FIT:
                 line += (
                     f"; with four annotators {complement[0]} ~ {complement[1]} fits as well "

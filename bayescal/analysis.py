@@ -350,7 +350,7 @@ def analyse(
     with _timed(timings, "checks"):
         checks = check_model(data, fit, level=level, seed=seed)
         if not pairs and not uses_crowd_checks(name, data.n_annotators):
-            propose_dependence(checks.table, counts, name, channel_fit)
+            propose_dependence(checks.table, counts, name, channel_fit, seed)
     with _timed(timings, "calibration_test"):
         # a dependent model's test: the dependent EM fit's refitting bootstrap (the H0
         # posterior of a dependent BayesFit is not implemented)

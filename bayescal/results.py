@@ -178,12 +178,15 @@ def write_recalibration(
 
 def write_sensitivity(out, result, model: str, why: str, *, force=False, inputs=()) -> dict:
     """``bayescal sensitivity``'s folder: ``sensitivity.csv`` (the table) and ``sensitivity.json``
-    (the table's rows with the model, the reference prior and the level).  Returns the document
+    (the table's rows with the model, its dependent pairs, the reference prior and the level).
+    Returns the document
     (``out=None`` writes nothing)."""
     frame = result.table.reset_index()
+    fit = next(iter(result.fits.values()))
     document = {
         "model": model,
         "why": why,
+        "dependent": [f"{j} ~ {k}" for j, k in fit.dependent],
         "reference": result.reference,
         "level": result.level,
         "rows": json.loads(frame.to_json(orient="records")),

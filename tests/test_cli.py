@@ -736,6 +736,7 @@ def test_sensitivity_fits_every_prior_with_the_dependent_pair(judges_table, tmp_
     assert cli.main([*argv, *pair, "--out", str(tmp_path / "out")]) == 0
     document = json.loads((tmp_path / "out" / "sensitivity.json").read_text())
     assert document["why"].endswith("; dependent pairs: gpt, mini ~ gpt large")
+    assert document["dependent"] == ["gpt, mini ~ gpt large"]
     assert "dependent pairs: gpt, mini ~ gpt large" in capsys.readouterr().out
     bad = ["--dependent", "gpt", "claude", "--out", str(tmp_path / "bad")]
     assert cli.main([*argv, *bad]) == 2

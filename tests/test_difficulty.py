@@ -174,13 +174,36 @@ def test_each_pattern_probability_is_the_integral_over_the_item_effect(loading, 
         assert probability == pytest.approx(exact, rel=0, abs=tolerance)
 
 
-def test_the_log_normal_cdf_is_scipys_to_1e_13():
+@pytest.mark.parametrize("module", ["numpy", "jax.numpy"])
+def test_the_log_normal_cdf_is_scipys_to_1e_13(module):
+    """In double precision (the sampler's, which uses XLA's erfc): values to 1e-13, finite
+    values and gradients at and below the floor; in single precision ``log_ndtr`` itself."""
+    import importlib
+
     from scipy.special import log_ndtr
 
     from bayescal.channels.difficulty import LOG_CDF_FLOOR, _special
 
-    _, log_normal_cdf, _ = _special(np)
+    xp = importlib.import_module(module)
+    _, log_normal_cdf, _ = _special(xp)
     x = np.linspace(LOG_CDF_FLOOR, -LOG_CDF_FLOOR, 100_001)
-    np.testing.assert_allclose(log_normal_cdf(x), log_ndtr(x), rtol=1e-15, atol=1e-13)
-    # below the floor the argument is clipped: finite, never -inf or NaN
-    assert np.isfinite(log_normal_cdf(np.array([-60.0, -1e6]))).all()
+    if module == "numpy":
+        np.testing.assert_allclose(log_normal_cdf(x), log_ndtr(x), rtol=1e-15, atol=1e-13)
+        assert np.isfinite(log_normal_cdf(np.array([-60.0, -1e6]))).all()
+        return
+    import jax
+
+    with jax.enable_x64(True):
+        values = np.asarray(log_normal_cdf(xp.asarray(x)))
+        np.testing.assert_allclose(values, log_ndtr(x), rtol=1e-14, atol=1e-13)
+        far = xp.asarray([LOG_CDF_FLOOR, -60.0, -1e6, 40.0])
+        gradient = jax.vmap(jax.grad(log_normal_cdf))(far)
+        assert np.isfinite(np.asarray(log_normal_cdf(far))).all()
+        assert np.isfinite(np.asarray(gradient)).all()
+    single = xp.asarray([-30.0, -16.4, 0.0, 5.0], dtype=xp.float32)
+    np.testing.assert_allclose(
+        np.asarray(log_normal_cdf(single)),
+        log_ndtr(np.asarray(single, np.float64)),
+        rtol=1e-5,
+        atol=1e-7,
+    )

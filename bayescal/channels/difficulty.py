@@ -28,7 +28,13 @@ import importlib
 
 import numpy as np
 
-__all__ = ["QUADRATURE_NODES", "difficulty_class_log_likelihoods", "quadrature"]
+__all__ = [
+    "LOG_CDF_FLOOR",
+    "NEGLIGIBLE_WEIGHT",
+    "QUADRATURE_NODES",
+    "difficulty_class_log_likelihoods",
+    "quadrature",
+]
 
 #: Gauss–Hermite nodes of the item effect.  The marginal channels are reproduced to 1e-6 for
 #: loadings up to 2 and to 1e-4 up to 3 (tested; HalfNormal(1) puts 0.3% of its mass above
@@ -53,9 +59,9 @@ def quadrature(n_nodes: int = QUADRATURE_NODES) -> tuple[np.ndarray, np.ndarray]
     return nodes[kept], np.log(weights[kept])
 
 
-#: ``log Phi(x)`` is taken at ``max(x, LOG_CDF_FLOOR)``: ``Phi(-37) ~ 6e-300`` is near the
-#: smallest normal double.  Only extreme nodes of extreme parameters go below it, and a node
-#: there adds nothing next to the node at ``R = 0``.
+#: In double precision ``log Phi(x)`` is taken at ``max(x, LOG_CDF_FLOOR)``: ``Phi(-37) ~
+#: 6e-300`` is near the smallest normal double.  Only the outer nodes of extreme parameters go
+#: below it, and a node there adds nothing next to the central ones.
 LOG_CDF_FLOOR = -37.0
 
 
@@ -64,15 +70,19 @@ def _special(xp):
     ``jax.scipy.special`` for ``jax.numpy`` inside a model.  Found by the module's name, so
     that this layer never imports JAX itself (the caller already has).
 
-    ``log_normal_cdf(x) = log(erfc(-x / sqrt 2) / 2)``: one branch where ``log_ndtr`` has three
-    (an asymptotic series below -20, ``log1p`` above 6), and the sampler differentiates it at
-    every leapfrog step (measured: 17.4 against 29.5 us per gradient, 3 000 items of five
-    annotators).  ``erfc`` is accurate to its last digits in the lower tail, so is the
-    logarithm; in the upper tail the error is absolute, below 1e-13 on [-37, 37] (tested
-    against ``scipy.special.log_ndtr``)."""
+    ``log_normal_cdf(x) = log(erfc(-x / sqrt 2) / 2)`` in double precision: one branch where
+    ``log_ndtr`` has three (an asymptotic series in the far lower tail, ``log1p`` in the
+    upper), and the sampler differentiates it at every leapfrog step (measured: 17.4 against
+    29.5 us per gradient, 3 000 items of five annotators).  ``erfc`` is accurate to its last
+    digits in the lower tail, so is the logarithm; in the upper tail the error is absolute,
+    below 1e-13 on [-37, 37] (tested for numpy and JAX against ``scipy.special.log_ndtr``).
+    In single precision ``erfc`` underflows near -13, where the three branches are needed:
+    ``log_ndtr`` it is."""
     special = importlib.import_module(xp.__name__.replace("numpy", "scipy.special"))
 
     def log_normal_cdf(x):
+        if x.dtype != np.float64:
+            return special.log_ndtr(x)
         return xp.log(0.5 * special.erfc(xp.maximum(x, LOG_CDF_FLOOR) * -np.sqrt(0.5)))
 
     return special.ndtri, log_normal_cdf, special.logsumexp
