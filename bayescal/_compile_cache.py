@@ -78,7 +78,7 @@ def program_digest() -> str:
     the pattern likelihood they trace, :mod:`bayescal.channels.dependence` and
     :mod:`bayescal.channels.difficulty`):
     an edited model never loads the executable of its previous version, whatever the version
-    number says.  Read once a process, when :mod:`bayescal.inference` is imported (with the
+    number says.  Read once a process, when :mod:`bayescal._sampler` is imported (with the
     models): files edited while a process runs must not label the program it has loaded, or
     that process would store its old program under the new files' key."""
     digest = hashlib.sha256()
@@ -94,7 +94,7 @@ def digest_files() -> list[pathlib.Path]:
     from . import models
 
     package = pathlib.Path(__file__).parent
-    files = [package / "inference.py", package / "_stack.py"]
+    files = [package / "_sampler.py", package / "_stack.py"]
     files += [package / "channels" / "dependence.py", package / "channels" / "difficulty.py"]
     return files + sorted(pathlib.Path(models.__file__).parent.glob("*.py"))
 

@@ -225,7 +225,7 @@ class PatternDesign:
             design = replace(design, pairs=np.asarray(pairs, np.int64).reshape(-1, 2))
         return replace(design, difficulty=difficulty, channels_by_group=channels_by_group)
 
-    # --- what the Sampler needs of a design (bayescal.inference) -------------------------------
+    # --- what the Sampler needs of a design (bayescal._sampler) --------------------------------
 
     def arrays(self) -> tuple:
         """The arrays the program reads besides the counts."""

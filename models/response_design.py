@@ -84,7 +84,7 @@ class ResponseDesign:
         centred[np.argsort(-labels, kind="stable")[:n_centred]] = True
         return cls(rows, counts.astype(np.float64), _positions(centred), n_centred)
 
-    # --- what the Sampler needs of a design (bayescal.inference) -------------------------------
+    # --- what the Sampler needs of a design (bayescal._sampler) --------------------------------
 
     def arrays(self) -> tuple:
         """The arrays the program reads besides the counts."""

@@ -233,6 +233,7 @@ LAYERS = {
         "_pattern_model",
         "model_comparison",
         "_compile_cache",
+        "_sampler",
         "inference",
         "posterior",
         "posterior_maps",

@@ -261,7 +261,7 @@ def test_the_progress_bar_moves_between_compiled_chunks(capsys):
     "ignore::bayescal.exceptions.SamplingWarning"
 )  # short chains: only the draws are compared
 def test_fits_on_the_same_pattern_layout_share_compiled_code(monkeypatch):
-    from bayescal import inference
+    from bayescal import _sampler, inference
 
     compiled = []
     original = inference.Sampler._compile
@@ -283,10 +283,10 @@ def test_fits_on_the_same_pattern_layout_share_compiled_code(monkeypatch):
         len(compiled) == 1
     )  # a new sample and a new prior, same 8 patterns: no second compilation
     assert shared.run["compiled_from"] == "memory"
-    inference._COMPILED.clear()  # as in a new process: the sampler comes from disk
+    _sampler._COMPILED.clear()  # as in a new process: the sampler comes from disk
     stored = bc.fit_bayes(second, priors=bc.Priors(sensitivity=(8, 2)), **settings)
     assert len(compiled) == 1 and stored.run["compiled_from"] == "disk"
-    inference._COMPILED.clear()
+    _sampler._COMPILED.clear()
     monkeypatch.setenv("BAYESCAL_CACHE_DIR", "off")
     fresh = bc.fit_bayes(second, priors=bc.Priors(sensitivity=(8, 2)), **settings)
     assert len(compiled) == 2 and fresh.run["compiled_from"] == "compiled"
@@ -353,7 +353,7 @@ def test_a_second_process_loads_the_stored_sampler_and_draws_the_same(tmp_path):
 def test_data_sets_of_similar_size_share_one_compiled_sampler():
     """Issue 15: layouts are padded with rows of count 0 (never parameters), so 10 and 14
     response patterns of four annotators both fit on one 16-row sampler."""
-    from bayescal import inference
+    from bayescal import _sampler
 
     settings = {"num_chains": 2, "num_warmup": 31, "num_samples": 31, "progress": False}
     channels = bc.Channels([0.1, 0.2, 0.15, 0.1], [0.8, 0.9, 0.85, 0.95])
@@ -361,7 +361,7 @@ def test_data_sets_of_similar_size_share_one_compiled_sampler():
     large = bc.simulate_annotated(3000, channels, seed=2).data
     sizes = [data.compress().counts.size for data in (small, large)]
     assert sizes[0] != sizes[1] and all(8 < size <= 16 for size in sizes), sizes
-    inference._COMPILED.clear()
+    _sampler._COMPILED.clear()
     first = bc.fit_bayes(small, **settings)
     second = bc.fit_bayes(large, **settings)
     assert first.run["compiled_from"] in ("compiled", "disk")
@@ -413,7 +413,7 @@ def test_the_digest_reads_every_bayescal_module_the_models_trace():
                 traced.add(node.module)
     traced -= {"bayescal.cells"}
     assert traced == {"bayescal.channels.dependence"}
-    for module in (*traced, "bayescal.channels.difficulty"):
+    for module in (*traced, "bayescal.channels.difficulty", "bayescal._sampler"):
         path = package.joinpath(*module.split(".")[1:]).with_suffix(".py")
         assert path.resolve() in digested, module
 
