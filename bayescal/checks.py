@@ -287,14 +287,13 @@ def check_model(data, fit, *, level=DEFAULT_LEVEL, discrepancy="chi2", seed=0) -
     level = v.as_open_probability(level, "level")
     kind = v.as_choice(discrepancy, "discrepancy", DISCREPANCIES)
     rng = np.random.default_rng(v.as_seed(seed))
-    if uses_crowd_checks(fit.model, len(fit.annotator_names)) and (
-        fit.dependent or fit.model in DIFFICULTY_MODELS
-    ):
+    crowd = uses_crowd_checks(fit.model, len(fit.annotator_names))
+    if crowd and (fit.dependent or fit.model in DIFFICULTY_MODELS):
         raise ValueError(
             f"fit: the checks of more than {CROWD_ANNOTATORS} annotators replicate labels under "
             "independence; for dependent pairs or a shared difficulty they are not implemented"
         )
-    if uses_crowd_checks(fit.model, len(fit.annotator_names)):
+    if crowd:
         a, b, prevalence = fit.draws()
         responses = data.responses()
         # every recorded site is a free parameter (or one to one with them: the population's

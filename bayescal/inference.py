@@ -16,16 +16,7 @@ from typing import NamedTuple
 from . import _validation as v
 from ._api import old_spellings
 from ._pattern_model import pattern_model
-from ._sampler import (  # noqa: F401  (callers and tests reach these through inference)
-    MODELS,
-    TARGET_ACCEPT,
-    Sampler,
-    chain_devices,
-    chain_method,
-    chunk_length,
-    padded_rows,
-    recorded_sites,
-)
+from ._sampler import MODELS, Sampler
 from .bayes_fit import BayesFit, ChannelDraws, check_diagnostics
 from .cells import CellStatistics
 from .channels._base import (
@@ -82,7 +73,7 @@ def fit_bayes(
         Default: flat Beta(1, 1) priors, conditioned on ``a_j < b_j`` (see :mod:`bayescal.priors`).
         The hierarchical model uses only ``priors.prevalence``, and refuses other channel priors.
     num_chains, num_warmup, num_samples : int
-        The chains are spread over the CPU devices (:func:`chain_devices`); JAX has one unless
+        The chains are spread over the CPU devices (:func:`bayescal._sampler.chain_devices`); JAX has one unless
         ``XLA_FLAGS=--xla_force_host_platform_device_count=N`` (or
         ``numpyro.set_host_device_count(N)``) ran before JAX started, as ``bayescal`` does.
         On one device they run one after another.  The compiled sampler is kept on disk for

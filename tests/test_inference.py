@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import bayescal as bc
+from bayescal._sampler import chain_devices, chain_method, chunk_length, padded_rows
 from bayescal.exceptions import IdentificationError, SamplingWarning
-from bayescal.inference import chain_devices, chain_method, chunk_length, padded_rows
 
 FAST = {"progress": False}  # default 4 chains x (1000 warmup + 1000 draws): fast once compiled
 

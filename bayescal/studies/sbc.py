@@ -17,10 +17,11 @@ from scipy import stats
 
 from .. import _validation as v
 from .._api import old_spellings
+from .._sampler import recorded_sites
 from .._stack import Predictive
 from ..channels.dependence import dependent_pairs
 from ..data import AnnotatedScores
-from ..inference import MODELS, Sampler, check_priors, recorded_sites
+from ..inference import MODELS, Sampler, check_priors
 from ..models import (
     DIFFICULTY_MODELS,
     GROUP_CHANNEL_MODELS,
