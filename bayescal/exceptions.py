@@ -14,6 +14,7 @@ __all__ = [
     "DependenceWarning",
     "IdentificationError",
     "NotFittedError",
+    "QuadratureWarning",
     "RecalibrationWarning",
     "SamplingWarning",
     "SaturatedModelWarning",
@@ -59,6 +60,12 @@ class RecalibrationWarning(UserWarning):
 
 class SamplingWarning(UserWarning):
     """NUTS diagnostics failed: R-hat above 1.01, ESS below 400, or divergent transitions."""
+
+
+class QuadratureWarning(UserWarning):
+    """The shared-difficulty model's posterior reaches loadings its Gauss–Hermite quadrature
+    does not integrate accurately (:data:`bayescal.channels.difficulty.ACCURATE_LOADING`):
+    its likelihood, and so its channels, are approximate there."""
 
 
 class BinningWarning(UserWarning):

@@ -13,8 +13,10 @@ from __future__ import annotations
 import sys
 from typing import NamedTuple
 
+import numpy as np
+
 from . import _validation as v
-from ._api import old_spellings
+from ._api import old_spellings, warn_caller
 from ._pattern_model import pattern_model
 from ._sampler import MODELS, Sampler
 from .bayes_fit import BayesFit, ChannelDraws, check_diagnostics
@@ -23,6 +25,8 @@ from .channels._base import (
     as_counts,
 )
 from .channels.crowd_em import as_responses, require_crowd_identified
+from .channels.difficulty import ACCURATE_LOADING, loadings_beyond_accuracy
+from .exceptions import QuadratureWarning
 from .models import (
     RESPONSE_MODELS,
     PatternDesign,
@@ -31,7 +35,15 @@ from .models import (
 from .priors import Priors
 from .responses import Responses
 
-__all__ = ["MODELS", "BayesFit", "ChannelDraws", "Sampler", "fit_bayes", "sampler_for"]
+__all__ = [
+    "MODELS",
+    "BayesFit",
+    "ChannelDraws",
+    "Sampler",
+    "check_fit",
+    "fit_bayes",
+    "sampler_for",
+]
 
 
 @old_spellings()
@@ -94,7 +106,9 @@ def fit_bayes(
     -------
     BayesFit
         A :class:`SamplingWarning` is issued when R-hat > 1.01, bulk or tail ESS < 400, or any
-        transition diverged.  With ``dependent``, the fit also holds ``covariance`` draws.
+        transition diverged; a :class:`QuadratureWarning` when a shared-difficulty fit's
+        loadings go beyond its quadrature's accuracy (:func:`check_fit`).  With
+        ``dependent``, the fit also holds ``covariance`` draws.
 
     Raises
     ------
@@ -119,8 +133,31 @@ def fit_bayes(
     )
     check_priors(priors, sampler.model)
     fit = sampler.fit(observed, priors, seed)
-    check_diagnostics(fit.diagnostics)
+    check_fit(fit)
     return fit
+
+
+def check_fit(fit: BayesFit, under: str | None = None) -> None:
+    """Warn of what makes a fit's posterior unreliable: failed NUTS diagnostics
+    (:func:`~bayescal.bayes_fit.check_diagnostics`, a :class:`SamplingWarning`), and for the
+    shared-difficulty model loadings beyond its quadrature's accuracy
+    (:func:`~bayescal.channels.difficulty.loadings_beyond_accuracy`, a
+    :class:`QuadratureWarning`).  ``under``: the prior's name in a sensitivity study, added to
+    the parameters' names."""
+    named = "" if under is None else f" under prior {under!r}"
+    check_diagnostics(fit.diagnostics.rename(index=lambda p: f"{p}{named}"))
+    loadings = fit.loading_draws()
+    beyond = () if loadings is None else loadings_beyond_accuracy(loadings)
+    if beyond:
+        warn_caller(
+            f"the shared-difficulty fit{named} puts its loadings "
+            f"{', '.join(f'beta_{y}' for y in beyond)} above {ACCURATE_LOADING} (posterior "
+            f"medians {', '.join(f'{np.median(loadings[:, y]):.2f}' for y in beyond)}), where "
+            "its quadrature is approximate and the channels with it; so large a loading often "
+            "means another dependence than a shared difficulty: check the pairwise agreement "
+            "(bayescal.check_model) and compare a model with a dependent pair (compare_models)",
+            QuadratureWarning,
+        )
 
 
 def check_priors(priors: Priors, model: str) -> None:

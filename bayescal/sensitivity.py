@@ -29,9 +29,9 @@ import pandas as pd
 from . import _validation as v
 from ._api import DEFAULT_LEVEL, DEFAULT_N_BINS, Result, old_spellings
 from ._stack import arviz
-from .bayes_fit import BayesFit, check_diagnostics, named_parameters
+from .bayes_fit import BayesFit, named_parameters
 from .channels._base import as_data
-from .inference import check_priors, sampler_for
+from .inference import check_fit, check_priors, sampler_for
 from .models import GROUP_CHANNEL_MODELS
 from .posterior import PosteriorECE, nc_ece_posterior
 from .priors import Priors
@@ -221,9 +221,7 @@ def prior_sensitivity(
     fits, eces, draws = {}, {}, {}
     for name, prior in named.items():
         fit = sampler.fit(observed, prior, seed)
-        check_diagnostics(
-            fit.diagnostics.rename(index=lambda p, prior=name: f"{p} under prior {prior!r}")
-        )
+        check_fit(fit, under=name)
         fits[name] = fit
         eces[name] = nc_ece_posterior(data, fit, n_bins=bins, level=level, seed=seed)
         draws[name] = _parameter_draws(fit, eces[name])

@@ -159,6 +159,10 @@ def test_two_annotators_in_groups_that_do_not_differ_are_warned_of_as_in_fit_bay
     ) as record:
         prior_sensitivity(data, model="hui_walter", priors=[bc.Priors()], **settings)
     assert record[0].filename == __file__
+    # the short chain's diagnostics are warned of, each parameter named with its prior
+    sampling = [str(w.message) for w in record if issubclass(w.category, bc.SamplingWarning)]
+    assert sampling
+    assert "b[a0] under prior 'prior 0'" in sampling[0]
 
 
 def test_every_prior_is_fitted_with_the_dependent_pair():
