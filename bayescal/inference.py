@@ -137,7 +137,7 @@ def fit_bayes(
     return fit
 
 
-def check_fit(fit: BayesFit, under: str | None = None) -> None:
+def check_fit(fit: BayesFit, *, under: str | None = None) -> None:
     """Warn of what makes a fit's posterior unreliable: failed NUTS diagnostics
     (:func:`~bayescal.bayes_fit.check_diagnostics`, a :class:`SamplingWarning`), and for the
     shared-difficulty model loadings beyond its quadrature's accuracy
