@@ -20,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 
-ROUNDS = 3
+ROUNDS = 5
 INDEPENDENT = "dawid_skene (independent)"
 DATA = {
     "shared-error pair": "bc.simulate_dependent(3000, five, pair=(0, 1), shared_error=0.2, seed=0)",
