@@ -21,6 +21,7 @@ from numpyro.distributions.transforms import ParameterFreeTransform, biject_to
 
 from bayescal.cells import CellStatistics
 from bayescal.channels.dependence import covariance_from_share, mask_combinations, pattern_log_prob
+from bayescal.channels.difficulty import quadrature
 
 #: The complete pattern layout lists every response combination of each (group, missingness
 #: mask) cell of the data: 2^m rows for a mask of m annotators.  It is built when no item has
@@ -28,8 +29,18 @@ from bayescal.channels.dependence import covariance_from_share, mask_combination
 MAX_COMPLETE_ANNOTATORS = 12
 #: ... and the layout has at most this many rows.
 MAX_COMPLETE_ROWS = 1 << 20
-#: Draws per pass of the shared-difficulty likelihood on posterior draws (memory bound).
-DRAWS_PER_PASS = 256
+#: Bytes of one (draws, classes, nodes, rows) array of the shared-difficulty likelihood on
+#: posterior draws; a pass holds about seven such arrays at its peak.  Measured with 4 000
+#: draws of 4 096 rows (twelve annotators): a peak of 2.9 GiB in 45 s at the former 256
+#: draws per pass, 0.35 GiB (the result itself 0.12 GiB) in 22 s with this bound.
+PASS_BYTES = 1 << 25
+
+
+def draws_per_pass(n_rows: int) -> int:
+    """Draws of the shared-difficulty likelihood evaluated at once on ``n_rows`` pattern rows,
+    within :data:`PASS_BYTES` (at least one)."""
+    per_draw = 2 * quadrature()[0].size * max(n_rows, 1) * 8
+    return max(1, PASS_BYTES // per_draw)
 
 
 # --- the oriented channel pair ------------------------------------------------------------------
@@ -261,8 +272,8 @@ class PatternDesign:
     def row_log_likelihood(self, a, b, prevalence, covariance=None, loading=None) -> np.ndarray:
         """``log p(row r | draw)`` of draws ``a, b`` (..., K), ``prevalence`` (...) or
         (..., L), the dependent pairs' ``covariance`` (..., D, 2) and the shared difficulty's
-        ``loading`` (..., 2): (..., R), a few hundred draws at a time (the quadrature holds
-        draws x nodes x rows)."""
+        ``loading`` (..., 2): (..., R), :func:`draws_per_pass` draws at a time (the quadrature
+        holds draws x nodes x rows)."""
         if loading is not None and a.ndim > 2:  # chain by chain
             arrays = (a, b, prevalence, covariance, loading)
             return np.stack(
@@ -271,14 +282,15 @@ class PatternDesign:
                     for c in range(a.shape[0])
                 ]
             )
-        if loading is not None and a.ndim == 2 and a.shape[0] > DRAWS_PER_PASS:
+        step = None if loading is None else draws_per_pass(self.counts.size)
+        if step is not None and a.ndim == 2 and a.shape[0] > step:
             arrays = (a, b, prevalence, covariance, loading)
             return np.concatenate(
                 [
                     self.row_log_likelihood(
-                        *(None if x is None else x[s : s + DRAWS_PER_PASS] for x in arrays)
+                        *(None if x is None else x[s : s + step] for x in arrays)
                     )
-                    for s in range(0, a.shape[0], DRAWS_PER_PASS)
+                    for s in range(0, a.shape[0], step)
                 ]
             )
         grouped = prevalence.ndim == a.ndim

@@ -13,6 +13,7 @@ from bayescal.channels.difficulty import (
     ACCURATE_LOADING,
     difficulty_class_log_likelihoods,
     loadings_beyond_accuracy,
+    quadrature,
 )
 from bayescal.exceptions import IdentificationError
 
@@ -264,3 +265,32 @@ def test_the_log_normal_cdf_is_scipys_to_1e_13(module):
         rtol=1e-5,
         atol=1e-7,
     )
+
+
+def test_the_row_log_likelihood_is_the_same_in_passes_of_any_size(monkeypatch):
+    """Posterior draws go through the quadrature a bounded number at a time
+    (``models._common.PASS_BYTES``): the rows' log-likelihoods do not depend on it."""
+    from bayescal.models import PatternDesign
+
+    rows = mask_combinations(np.ones(4, bool))
+    design = PatternDesign(
+        (rows == 1) * 1.0,
+        (rows == 0) * 1.0,
+        np.zeros(len(rows), np.int64),
+        np.array([0]),
+        np.ones(len(rows)),
+        difficulty=True,
+    )
+    rng = np.random.default_rng(3)
+    draws = (
+        rng.uniform(0.05, 0.2, (2, 50, 4)),
+        rng.uniform(0.7, 0.95, (2, 50, 4)),
+        rng.uniform(0.3, 0.6, (2, 50)),
+        None,
+        rng.uniform(0.5, 1.5, (2, 50, 2)),
+    )
+    whole = design.row_log_likelihood(*draws)
+    one_draw = 2 * quadrature()[0].size * len(rows) * 8  # bytes of (classes, nodes, rows)
+    monkeypatch.setattr("bayescal.models._common.PASS_BYTES", 7 * one_draw)  # 8 passes
+    assert whole.shape == (2, 50, len(rows))
+    np.testing.assert_array_equal(design.row_log_likelihood(*draws), whole)
