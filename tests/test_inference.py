@@ -110,6 +110,32 @@ def test_too_short_runs_warn():
     assert record[0].filename == __file__  # the user's line, past every bayescal frame
 
 
+ADVERSARIAL = bc.Channels([0.1, 0.6, 0.2, 0.1], [0.85, 0.3, 0.75, 0.9])  # a1: b < a
+
+
+@pytest.mark.filterwarnings("ignore::bayescal.exceptions.SamplingWarning")  # short chains
+def test_an_adversarial_annotator_fitted_at_the_orientation_bound_is_warned_of():
+    """The pattern models orient every annotator (a < b): an adversarial one comes out at the
+    bound a = b, as a spammer, and that is said before sampling, by name, at the user's line."""
+    sim = bc.simulate_annotated(3000, ADVERSARIAL, seed=0)
+    with pytest.warns(bc.ChannelWarning, match=r"\['a1'\] are estimated adversarial") as record:
+        fit = bc.fit_bayes(sim.data, num_chains=2, num_warmup=100, num_samples=100, progress=False)
+    assert record[0].filename == __file__
+    gap = fit.posterior_mean().gap[1]
+    assert 0.0 < gap < 0.05  # the bound, not the true -0.3
+
+
+def test_adversarial_annotators_are_those_em_estimates_so():
+    from bayescal.channels.em import adversarial_annotators
+
+    adversarial = bc.simulate_annotated(3000, ADVERSARIAL, seed=0).data.compress()
+    assert adversarial_annotators(adversarial, grouped=False) == ("a1",)
+    spammer = bc.Channels([0.1, 0.3, 0.2, 0.1], [0.85, 0.3, 0.75, 0.9])
+    for channels in (spammer, bc.Channels([0.1, 0.15, 0.2, 0.1], [0.85, 0.8, 0.75, 0.9])):
+        counts = bc.simulate_annotated(3000, channels, seed=0).data.compress()
+        assert adversarial_annotators(counts, grouped=False) == ()
+
+
 def test_one_compiled_sampler_serves_new_counts_and_priors():
     from bayescal.models import PatternDesign
 
@@ -397,8 +423,9 @@ def test_an_edited_model_never_loads_the_executable_of_its_previous_version(tmp_
 
 
 def test_the_digest_reads_every_bayescal_module_the_models_trace():
-    """The programs trace the pattern likelihood of bayescal.channels.dependence (and the
-    shared difficulty's, which it imports): an edit there must change the cache key too.
+    """The programs trace the pattern likelihood of bayescal.channels.dependence and the
+    shared difficulty's (bayescal.channels.difficulty, which the models also import for its
+    quadrature's size): an edit there must change the cache key too.
     bayescal.cells is imported by the models for its data container only."""
     import ast
 
@@ -412,8 +439,8 @@ def test_the_digest_reads_every_bayescal_module_the_models_trace():
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("bayescal."):
                 traced.add(node.module)
     traced -= {"bayescal.cells"}
-    assert traced == {"bayescal.channels.dependence"}
-    for module in (*traced, "bayescal.channels.difficulty", "bayescal._sampler"):
+    assert traced == {"bayescal.channels.dependence", "bayescal.channels.difficulty"}
+    for module in (*traced, "bayescal._sampler"):
         path = package.joinpath(*module.split(".")[1:]).with_suffix(".py")
         assert path.resolve() in digested, module
 

@@ -335,15 +335,15 @@ def estimate_of(fit: ChannelFit):
     return fit.channels.a, fit.channels.b, fit.prevalence, fit.covariance, None
 
 
-def dependent_estimate(counts: CellStatistics, grouped: bool, pairs: DependentPairs):
-    """The dependent EM estimate (:func:`estimate_of`) of ``counts`` (grouped EM when
-    ``grouped``), not yet checked for identification, and silent: what a Bayesian fit checks
-    identification at before sampling."""
+def _silent_fit(counts: CellStatistics, grouped: bool, pairs: DependentPairs, method: str):
+    """The EM fit of ``counts`` (grouped EM when ``grouped``) with the defaults of both
+    estimators, its warnings dropped and identification not checked: what a Bayesian fit
+    looks at before sampling."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fit = _fit_em(
+        return _fit_em(
             counts if grouped else counts.pooled(),
-            "dependent_estimate",
+            method,
             not grouped,
             10,
             1e-8,
@@ -354,7 +354,27 @@ def dependent_estimate(counts: CellStatistics, grouped: bool, pairs: DependentPa
             pairs,
             check=False,
         )
-    return estimate_of(fit)
+
+
+def dependent_estimate(counts: CellStatistics, grouped: bool, pairs: DependentPairs):
+    """The dependent EM estimate (:func:`estimate_of`) of ``counts`` (grouped EM when
+    ``grouped``), not yet checked for identification, and silent: what a Bayesian fit checks
+    identification at before sampling."""
+    return estimate_of(_silent_fit(counts, grouped, pairs, "dependent_estimate"))
+
+
+def adversarial_annotators(counts: CellStatistics, grouped: bool) -> tuple[str, ...]:
+    """The annotators the independent EM fit of ``counts`` (grouped EM when ``grouped``)
+    estimates adversarial, ``b_j < a_j`` by more than twice its standard error
+    (:mod:`bayescal.channels._odd`); ``()`` when EM fails.  Silent: a Bayesian fit whose
+    model orients every annotator warns of them before sampling."""
+    none = dependent_pairs(None, counts.annotator_names)
+    fit = _silent_fit(counts, grouped, none, "adversarial_annotators")
+    if not fit.ok or not fit.channels.adversarial:
+        return ()
+    fitted = counts if grouped else counts.pooled()
+    odd = _odd(_Design.from_counts(fitted, none.index), fit)
+    return tuple(np.asarray(counts.annotator_names)[odd.adversarial].tolist())
 
 
 def _odd(design: _Design, fit: ChannelFit):
