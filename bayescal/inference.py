@@ -144,6 +144,10 @@ def check_fit(fit: BayesFit, *, under: str | None = None) -> None:
     (:func:`~bayescal.channels.difficulty.loadings_beyond_accuracy`, a
     :class:`QuadratureWarning`).  ``under``: the prior's name in a sensitivity study, added to
     the parameters' names."""
+    if not isinstance(fit, BayesFit):
+        raise TypeError(f"fit must be a bayescal.BayesFit; saw {type(fit).__name__}")
+    if under is not None and not isinstance(under, str):
+        raise TypeError(f"under must be a prior's name (str) or None; saw {under!r}")
     named = "" if under is None else f" under prior {under!r}"
     check_diagnostics(fit.diagnostics.rename(index=lambda p: f"{p}{named}"))
     loadings = fit.loading_draws()

@@ -125,6 +125,15 @@ def test_an_adversarial_annotator_fitted_at_the_orientation_bound_is_warned_of()
     assert 0.0 < gap < 0.05  # the bound, not the true -0.3
 
 
+def test_check_fit_refuses_what_is_not_a_fit_or_a_prior_name(toy_fit):
+    from bayescal.inference import check_fit
+
+    with pytest.raises(TypeError, match=r"fit must be a bayescal\.BayesFit; saw dict"):
+        check_fit({})
+    with pytest.raises(TypeError, match="under must be a prior's name"):
+        check_fit(toy_fit[1], under=3)
+
+
 def test_adversarial_annotators_are_those_em_estimates_so():
     from bayescal.channels.em import adversarial_annotators
 
