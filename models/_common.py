@@ -21,7 +21,7 @@ from numpyro.distributions.transforms import ParameterFreeTransform, biject_to
 
 from bayescal.cells import CellStatistics
 from bayescal.channels.dependence import covariance_from_share, mask_combinations, pattern_log_prob
-from bayescal.channels.difficulty import quadrature
+from bayescal.channels.difficulty import draws_per_pass
 
 #: The complete pattern layout lists every response combination of each (group, missingness
 #: mask) cell of the data: 2^m rows for a mask of m annotators.  It is built when no item has
@@ -29,18 +29,6 @@ from bayescal.channels.difficulty import quadrature
 MAX_COMPLETE_ANNOTATORS = 12
 #: ... and the layout has at most this many rows.
 MAX_COMPLETE_ROWS = 1 << 20
-#: Bytes of one (draws, classes, nodes, rows) array of the shared-difficulty likelihood on
-#: posterior draws; a pass holds about seven such arrays at its peak.  Measured with 4 000
-#: draws of 4 096 rows (twelve annotators): a peak of 2.9 GiB in 45 s at the former 256
-#: draws per pass, 0.35 GiB (the result itself 0.12 GiB) in 22 s with this bound.
-PASS_BYTES = 1 << 25
-
-
-def draws_per_pass(n_rows: int) -> int:
-    """Draws of the shared-difficulty likelihood evaluated at once on ``n_rows`` pattern rows,
-    within :data:`PASS_BYTES` (at least one)."""
-    per_draw = 2 * quadrature()[0].size * max(n_rows, 1) * 8
-    return max(1, PASS_BYTES // per_draw)
 
 
 # --- the oriented channel pair ------------------------------------------------------------------

@@ -12,6 +12,7 @@ from bayescal.channels.dependence import mask_combinations, pattern_log_prob
 from bayescal.channels.difficulty import (
     ACCURATE_LOADING,
     difficulty_class_log_likelihoods,
+    draws_per_pass,
     loadings_beyond_accuracy,
     quadrature,
 )
@@ -269,7 +270,8 @@ def test_the_log_normal_cdf_is_scipys_to_1e_13(module):
 
 def test_the_row_log_likelihood_is_the_same_in_passes_of_any_size(monkeypatch):
     """Posterior draws go through the quadrature a bounded number at a time
-    (``models._common.PASS_BYTES``): the rows' log-likelihoods do not depend on it."""
+    (:data:`~bayescal.channels.difficulty.PASS_BYTES`): the rows' log-likelihoods do not
+    depend on it."""
     from bayescal.models import PatternDesign
 
     rows = mask_combinations(np.ones(4, bool))
@@ -291,6 +293,7 @@ def test_the_row_log_likelihood_is_the_same_in_passes_of_any_size(monkeypatch):
     )
     whole = design.row_log_likelihood(*draws)
     one_draw = 2 * quadrature()[0].size * len(rows) * 8  # bytes of (classes, nodes, rows)
-    monkeypatch.setattr("bayescal.models._common.PASS_BYTES", 7 * one_draw)  # 8 passes
+    monkeypatch.setattr("bayescal.channels.difficulty.PASS_BYTES", 7 * one_draw)
+    assert draws_per_pass(len(rows)) == 7  # 50 draws in 8 passes
     assert whole.shape == (2, 50, len(rows))
     np.testing.assert_array_equal(design.row_log_likelihood(*draws), whole)
