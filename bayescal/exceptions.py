@@ -64,8 +64,8 @@ class SamplingWarning(UserWarning):
 
 class QuadratureWarning(UserWarning):
     """The shared-difficulty model's posterior reaches loadings its Gauss–Hermite quadrature
-    does not integrate accurately (:data:`bayescal.channels.difficulty.ACCURATE_LOADING`):
-    its likelihood, and so its channels, are approximate there."""
+    does not integrate accurately for these data: the log-likelihood is off by more than
+    :data:`bayescal.channels.difficulty.MAX_LIKELIHOOD_ERROR`, and the channels with it."""
 
 
 class BinningWarning(UserWarning):

@@ -25,7 +25,7 @@ from .channels._base import (
     as_counts,
 )
 from .channels.crowd_em import as_responses, require_crowd_identified
-from .channels.difficulty import ACCURATE_LOADING, loadings_beyond_accuracy
+from .channels.difficulty import MAX_LIKELIHOOD_ERROR, likelihood_error
 from .exceptions import QuadratureWarning
 from .models import (
     RESPONSE_MODELS,
@@ -140,10 +140,10 @@ def fit_bayes(
 def check_fit(fit: BayesFit, *, under: str | None = None) -> None:
     """Warn of what makes a fit's posterior unreliable: failed NUTS diagnostics
     (:func:`~bayescal.bayes_fit.check_diagnostics`, a :class:`SamplingWarning`), and for the
-    shared-difficulty model loadings beyond its quadrature's accuracy
-    (:func:`~bayescal.channels.difficulty.loadings_beyond_accuracy`, a
-    :class:`QuadratureWarning`).  ``under``: the prior's name in a sensitivity study, added to
-    the parameters' names."""
+    shared-difficulty model a quadrature that misses the data's log-likelihood by more than
+    :data:`~bayescal.channels.difficulty.MAX_LIKELIHOOD_ERROR`
+    (:func:`~bayescal.channels.difficulty.likelihood_error`, a :class:`QuadratureWarning`).
+    ``under``: the prior's name in a sensitivity study, added to the parameters' names."""
     if not isinstance(fit, BayesFit):
         raise TypeError(f"fit must be a bayescal.BayesFit; saw {type(fit).__name__}")
     if under is not None and not isinstance(under, str):
@@ -151,15 +151,30 @@ def check_fit(fit: BayesFit, *, under: str | None = None) -> None:
     named = "" if under is None else f" under prior {under!r}"
     check_diagnostics(fit.diagnostics.rename(index=lambda p: f"{p}{named}"))
     loadings = fit.loading_draws()
-    beyond = () if loadings is None else loadings_beyond_accuracy(loadings)
-    if beyond:
+    if loadings is None:
+        return
+    rows = np.array([pattern for _, pattern in fit.fitted_counts])
+    a, b, prevalence = fit.draws()
+    error = np.median(
+        likelihood_error(
+            a,
+            b,
+            prevalence,
+            loadings,
+            (rows == 1) * 1.0,
+            (rows == 0) * 1.0,
+            np.fromiter(fit.fitted_counts.values(), np.float64),
+        )
+    )
+    if error > MAX_LIKELIHOOD_ERROR:
+        medians = ", ".join(f"{m:.2f}" for m in np.median(loadings, axis=0))
         warn_caller(
-            f"the shared-difficulty fit{named} puts its loadings "
-            f"{', '.join(f'beta_{y}' for y in beyond)} above {ACCURATE_LOADING} (posterior "
-            f"medians {', '.join(f'{np.median(loadings[:, y]):.2f}' for y in beyond)}), where "
-            "its quadrature is approximate and the channels with it; so large a loading often "
-            "means another dependence than a shared difficulty: check the pairwise agreement "
-            "(bayescal.check_model) and compare a model with a dependent pair (compare_models)",
+            f"the shared-difficulty fit{named} has loadings (posterior medians {medians}) its "
+            f"quadrature does not integrate accurately: the data's log-likelihood is off by "
+            f"{error:.1f} at the median draw, and the channels with it. So large a loading "
+            "often means another dependence than a shared difficulty: check the pairwise "
+            "agreement (bayescal.check_model) and compare a model with a dependent pair "
+            "(compare_models)",
             QuadratureWarning,
         )
 

@@ -29,34 +29,29 @@ import importlib
 import numpy as np
 
 __all__ = [
-    "ACCURATE_LOADING",
     "LOG_CDF_FLOOR",
+    "MAX_LIKELIHOOD_ERROR",
     "NEGLIGIBLE_WEIGHT",
     "QUADRATURE_NODES",
+    "REFERENCE_NODES",
     "difficulty_class_log_likelihoods",
     "draws_per_pass",
-    "loadings_beyond_accuracy",
+    "likelihood_error",
     "quadrature",
 ]
 
 #: Gauss–Hermite nodes of the item effect.  The marginal channels are reproduced to 1e-6 for
 #: loadings up to 2 and to 1e-4 up to 3 (tested).  Pattern probabilities, sharper integrands,
 #: are less exact as the loading grows (the product of ``Phi(alpha_j + beta r)`` turns into
-#: steps of width ``1 / beta``).  Against adaptive quadrature (tested): each is within 2e-7
-#: at loading 1.5 and 1e-4 at 2.5; the expected log-likelihood error per item, five
-#: annotators, is 3e-9 at loading 1, 5e-6 at 1.5, 5e-5 at 2 (the rarest pattern then off by
-#: 5%), 5e-4 at 2.5 and 2e-3 at 3.
-#: 48 nodes made a fit 1.4 times slower (28.8 s against 21.3 s, 3 000 items of five
-#: annotators) and gain only a factor 4 at loading 2.
-QUADRATURE_NODES = 32
-#: The largest loading at which the quadrature is taken as accurate: a latent correlation
-#: ``beta^2 / (1 + beta^2)`` of 0.8, where the likelihood of 3 000 items is off by about 0.15
-#: (see :data:`QUADRATURE_NODES`).  A posterior beyond it is warned of
-#: (:func:`loadings_beyond_accuracy`); HalfNormal(1) puts 4.6% of its mass there.
-ACCURATE_LOADING = 2.0
+#: steps of width ``1 / beta``).  Against adaptive quadrature (tested), the expected
+#: log-likelihood error per item of five annotators (a = 0.10-0.20, b = 0.75-0.90) is, for
+#: loadings 1, 1.5, 2, 2.5 and 3: 6e-8, 1e-4, 2e-3, 8e-3 and 2e-2 with 32 nodes (a fit of
+#: 3 000 items at loading 2 off by 6), and 6e-13, 6e-8, 6e-6, 2e-4 and 1e-3 with these 64
+#: (36 kept), which cost about a third more per gradient.
+QUADRATURE_NODES = 64
 #: Nodes of smaller weight are dropped.  Every integrand here is a probability (at most 1),
 #: so no pattern probability moves by more than the weight dropped, under 1e-11 (tested); the
-#: 32-node rule keeps 24 nodes, a quarter less work at every leapfrog step.
+#: 64-node rule keeps 36 nodes, 44% less work at every leapfrog step.
 NEGLIGIBLE_WEIGHT = 1e-12
 
 
@@ -99,16 +94,19 @@ def _special(xp):
     return special.ndtri, log_normal_cdf, special.logsumexp
 
 
-def difficulty_class_log_likelihoods(a, b, loading, positive, negative, xp=np):
+def difficulty_class_log_likelihoods(
+    a, b, loading, positive, negative, xp=np, n_nodes: int = QUADRATURE_NODES
+):
     """``(log p(s_r | Y = 0), log p(s_r | Y = 1))`` of each row under shared difficulty, each
     (..., P).
 
     ``a, b`` are the marginal channels (..., K), ``loading`` (..., 2) the loadings
     ``beta_0, beta_1``; ``positive``/``negative`` (P, K) indicators of a 1 / 0 response (a
-    missing response drops out of the product inside the integral).
+    missing response drops out of the product inside the integral); ``n_nodes`` the
+    Gauss–Hermite rule's (the model's own, or :data:`REFERENCE_NODES` to measure its error).
     """
     ndtri, log_normal_cdf, logsumexp = _special(xp)
-    nodes, log_weights = quadrature()
+    nodes, log_weights = quadrature(n_nodes)
     # both classes in one pass (Y on axis -3): a fit evaluates this at every leapfrog step,
     # and on CPU its cost is the number of array operations more than their size
     rates = xp.stack([a, b], axis=-2)  # (..., 2, K)
@@ -124,9 +122,9 @@ def difficulty_class_log_likelihoods(a, b, loading, positive, negative, xp=np):
 
 #: Bytes of one (draws, classes, nodes, rows) array of :func:`difficulty_class_log_likelihoods`
 #: on posterior draws (``PatternDesign.row_log_likelihood``); a pass holds about seven such
-#: arrays at its peak.  Measured with 4 000 draws of 4 096 rows (twelve annotators): a peak
-#: of 2.9 GiB in 45 s at the former 256 draws per pass, 0.35 GiB (the result itself 0.12 GiB)
-#: in 22 s with this bound.
+#: arrays at its peak.  Measured with 4 000 draws of 4 096 rows (twelve annotators), 32
+#: nodes: a peak of 2.9 GiB in 45 s at the former 256 draws per pass, 0.35 GiB (the result
+#: itself 0.12 GiB) in 22 s with this bound; with 64 nodes 0.35 GiB in 35 s.
 PASS_BYTES = 1 << 25
 
 
@@ -137,18 +135,41 @@ def draws_per_pass(n_rows: int) -> int:
     return max(1, PASS_BYTES // per_draw)
 
 
-#: The posterior share of draws above :data:`ACCURATE_LOADING` that is warned of.
-BEYOND_ACCURACY_SHARE = 0.1
+#: The reference rule :func:`likelihood_error` measures the model's against: at loading 2.5
+#: its expected error per item is below 1e-6, against 2e-4 for the model's 64 nodes.
+REFERENCE_NODES = 128
+#: A fit whose data's log-likelihood the quadrature misses by more than this (at the median
+#: draw) is warned of: the error then moves the posterior, not only its last digits.  With
+#: the errors per item of :data:`QUADRATURE_NODES`, 3 000 items of five annotators reach it
+#: near a loading of 2.7, 100 000 near 2.1.  Measured: the model's fit of a shared-error pair
+#: (loading 3.3 given ``Y = 0``) is off by 0.1 on 3 000 items, by 7.3 on 100 000.
+MAX_LIKELIHOOD_ERROR = 1.0
+#: Draws :func:`likelihood_error` evaluates, evenly spaced through the posterior.
+ERROR_DRAWS = 64
 
 
-def loadings_beyond_accuracy(loading_draws) -> tuple[int, ...]:
-    """The classes ``y`` whose loading ``beta_y`` exceeds :data:`ACCURATE_LOADING` in more than
-    :data:`BEYOND_ACCURACY_SHARE` of the draws (``loading_draws`` (S, 2)): there the fitted
-    likelihood is approximate.  On data with a pair of annotators sharing errors, the model
-    has been seen to explain them by a loading of 3.3 given ``Y = 0`` (benchmarks/RESULTS.md):
-    a large loading is often the sign of another dependence than a shared difficulty."""
-    draws = np.asarray(loading_draws, dtype=np.float64)
-    if draws.ndim != 2 or draws.shape[1] != 2:
-        raise ValueError(f"loading_draws must have shape (S, 2); saw {draws.shape}")
-    beyond = (draws > ACCURATE_LOADING).mean(axis=0) > BEYOND_ACCURACY_SHARE
-    return tuple(int(y) for y in np.flatnonzero(beyond))
+def likelihood_error(a, b, prevalence, loading, positive, negative, counts) -> np.ndarray:
+    """How far the quadrature misses the data's log-likelihood at posterior draws:
+    ``sum_r n_r |log p(s_r) - log p_ref(s_r)|`` for :data:`ERROR_DRAWS` of the draws ``a, b``
+    (S, K), ``prevalence`` (S,), ``loading`` (S, 2), against the rule of
+    :data:`REFERENCE_NODES`; rows ``positive``/``negative`` (P, K) with ``counts`` (P,).
+    The error grows with the loading (:data:`QUADRATURE_NODES`) and with the items."""
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    prevalence, loading = np.asarray(prevalence, np.float64), np.asarray(loading, np.float64)
+    if loading.ndim != 2 or loading.shape[1] != 2 or a.shape != b.shape:
+        raise ValueError(
+            f"loading must be (S, 2) beside a and b (S, K); saw {loading.shape}, {a.shape}, {b.shape}"
+        )
+    chosen = np.unique(np.linspace(0, a.shape[0] - 1, ERROR_DRAWS).round().astype(int))
+    errors = []
+    for s in chosen:  # one draw at a time: the reference rule holds 2 x 128 x P values
+        rules = [
+            difficulty_class_log_likelihoods(a[s], b[s], loading[s], positive, negative, n_nodes=n)
+            for n in (QUADRATURE_NODES, REFERENCE_NODES)
+        ]
+        mixed = [
+            np.logaddexp(np.log1p(-prevalence[s]) + log0, np.log(prevalence[s]) + log1)
+            for log0, log1 in rules
+        ]
+        errors.append(float(np.asarray(counts) @ np.abs(mixed[0] - mixed[1])))
+    return np.array(errors)
