@@ -9,7 +9,6 @@ estimate: the dependent EM fit for pairs, the independent EM channels with loadi
 
 from __future__ import annotations
 
-import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -18,7 +17,7 @@ from ._api import warn_caller
 from .cells import CellStatistics
 from .channels._base import check_annotators, require_identified, warn_if_groups_inseparable
 from .channels.dependence import DependentPairs, dependent_pairs, require_dependence_identified
-from .channels.em import adversarial_annotators, dawid_skene_em, dependent_estimate
+from .channels.em import adversarial_annotators, dependent_estimate, independent_estimate
 from .exceptions import ChannelWarning, IdentificationError, WeakIdentificationWarning
 from .models import DIFFICULTY_MODELS, GROUP_CHANNEL_MODELS, GROUPED_MODELS
 
@@ -57,11 +56,14 @@ def pattern_model(counts: CellStatistics, model: str, dependent, where: str) -> 
         )
     if by_group:
         _require_groups_identified(counts, where)
+    # one silent EM fit for what is checked at it: the adversarial annotators, and the shared
+    # difficulty's identification (channels per group have no pooled fit to check)
+    independent = None if by_group else independent_estimate(counts, grouped)
     if pairs or difficulty:
         check = grouped and not difficulty
         require_dependence_identified(counts, check, pairs, where, difficulty=difficulty)
         estimate = (
-            _difficulty_check_point(counts)
+            _difficulty_check_point(independent)
             if difficulty
             else dependent_estimate(counts, grouped, pairs)
         )
@@ -74,18 +76,18 @@ def pattern_model(counts: CellStatistics, model: str, dependent, where: str) -> 
         require_dependence_identified(counts, check, pairs, where, estimate, difficulty)
     if grouped and n_annotators == 2:
         warn_if_groups_inseparable(counts, where)
-    if not by_group:
-        _warn_of_adversarial(counts, grouped, where)
+    if independent is not None:
+        _warn_of_adversarial(counts, grouped, independent, where)
     return PatternModel(grouped, pairs, difficulty, by_group)
 
 
-def _warn_of_adversarial(counts: CellStatistics, grouped: bool, where: str) -> None:
+def _warn_of_adversarial(counts: CellStatistics, grouped: bool, fit, where: str) -> None:
     """The pattern models orient every annotator, ``a_j < b_j`` (:mod:`bayescal.priors`), so
     an adversarial one (``b_j < a_j``) is fitted at the bound ``a_j = b_j``: as uninformative,
     with a channel not its own and no weight in the correction (measured: a = 0.6, b = 0.3
     came out a = 0.450, b = 0.452).  Say so, for the annotators the EM fit estimates
-    adversarial (:func:`~bayescal.channels.em.adversarial_annotators`)."""
-    names = adversarial_annotators(counts, grouped)
+    adversarial (``fit``, :func:`~bayescal.channels.em.adversarial_annotators`)."""
+    names = adversarial_annotators(counts, grouped, fit)
     if names:
         warn_caller(
             f"{where}: annotator(s) {list(names)} are estimated adversarial by EM (b < a by "
@@ -116,12 +118,10 @@ def _require_groups_identified(counts: CellStatistics, where: str) -> None:
             )
 
 
-def _difficulty_check_point(counts: CellStatistics):
+def _difficulty_check_point(fit):
     """Where the shared-difficulty model's Jacobian is checked: the independent EM channels
-    with :data:`DIFFICULTY_CHECK_LOADINGS` (``None``, the count alone, when EM fails)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        fit = dawid_skene_em(counts)
+    (``fit``) with :data:`DIFFICULTY_CHECK_LOADINGS` (``None``, the count alone, when EM
+    fails)."""
     if not fit.ok:
         return None
     loadings = np.array(DIFFICULTY_CHECK_LOADINGS)

@@ -233,26 +233,41 @@ def test_likelihood_error_is_the_items_times_the_error_per_item():
     counts of 3 000 items, the data's error is 3 000 times the error per item, whose
     reference is adaptive quadrature (within 1%), and a loading of 0 has none."""
     rows = mask_combinations(np.ones(5, bool))
-    counts = 3000 * _integrated(FIVE.b, 2.5, rows)
+    data = {
+        "positive": (rows == 1) * 1.0,
+        "negative": (rows == 0) * 1.0,
+        "counts": 3000 * _integrated(FIVE.b, 2.5, rows),
+    }
     draw = {"a": FIVE.a[None], "b": FIVE.b[None], "prevalence": np.array([1 - 1e-12])}
-    arrays = ((rows == 1) * 1.0, (rows == 0) * 1.0, counts)
-    error = likelihood_error(
-        **draw,
-        loading=np.array([[0.3, 2.5]]),
-        positive=arrays[0],
-        negative=arrays[1],
-        counts=arrays[2],
-    )
+    error = likelihood_error(**draw, loading=np.array([[0.3, 2.5]]), **data)
     assert error.shape == (1,)
     assert error[0] == pytest.approx(3000 * _per_item_error(2.5), rel=0.01)
-    none = likelihood_error(
-        **draw, loading=np.zeros((1, 2)), positive=arrays[0], negative=arrays[1], counts=arrays[2]
-    )
-    assert none[0] < 1e-6
-    with pytest.raises(ValueError, match=r"loading must be \(S, 2\)"):
-        likelihood_error(
-            **draw, loading=np.ones(2), positive=arrays[0], negative=arrays[1], counts=arrays[2]
-        )
+    assert likelihood_error(**draw, loading=np.zeros((1, 2)), **data)[0] < 1e-6
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"loading": np.ones(2)}, r"must be draws of one posterior; saw .* and \(2,\)"),
+        ({"loading": np.ones((2, 2))}, r"must be draws of one posterior"),
+        ({"prevalence": np.array([0.5, 0.5])}, r"must be draws of one posterior"),
+        ({"counts": np.ones(3)}, r"counts must hold one count per row of positive \(P, K\)"),
+        ({"positive": np.ones((32, 4))}, r"counts must hold one count per row"),
+    ],
+)
+def test_likelihood_error_refuses_draws_or_rows_that_do_not_fit(change, message):
+    rows = mask_combinations(np.ones(5, bool))
+    arguments = {
+        "a": FIVE.a[None],
+        "b": FIVE.b[None],
+        "prevalence": np.array([0.5]),
+        "loading": np.array([[0.3, 1.0]]),
+        "positive": (rows == 1) * 1.0,
+        "negative": (rows == 0) * 1.0,
+        "counts": np.ones(len(rows)),
+    }
+    with pytest.raises(ValueError, match=message):
+        likelihood_error(**{**arguments, **change})
 
 
 @pytest.mark.slow

@@ -135,14 +135,15 @@ def test_check_fit_refuses_what_is_not_a_fit_or_a_prior_name(toy_fit):
 
 
 def test_adversarial_annotators_are_those_em_estimates_so():
-    from bayescal.channels.em import adversarial_annotators
+    from bayescal.channels.em import adversarial_annotators, independent_estimate
 
-    adversarial = bc.simulate_annotated(3000, ADVERSARIAL, seed=0).data.compress()
-    assert adversarial_annotators(adversarial, grouped=False) == ("a1",)
-    spammer = bc.Channels([0.1, 0.3, 0.2, 0.1], [0.85, 0.3, 0.75, 0.9])
-    for channels in (spammer, bc.Channels([0.1, 0.15, 0.2, 0.1], [0.85, 0.8, 0.75, 0.9])):
+    def named(channels):
         counts = bc.simulate_annotated(3000, channels, seed=0).data.compress()
-        assert adversarial_annotators(counts, grouped=False) == ()
+        return adversarial_annotators(counts, False, independent_estimate(counts, False))
+
+    assert named(ADVERSARIAL) == ("a1",)
+    assert named(bc.Channels([0.1, 0.3, 0.2, 0.1], [0.85, 0.3, 0.75, 0.9])) == ()  # spammer
+    assert named(bc.Channels([0.1, 0.15, 0.2, 0.1], [0.85, 0.8, 0.75, 0.9])) == ()
 
 
 def test_one_compiled_sampler_serves_new_counts_and_priors():

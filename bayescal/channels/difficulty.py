@@ -156,9 +156,22 @@ def likelihood_error(a, b, prevalence, loading, positive, negative, counts) -> n
     The error grows with the loading (:data:`QUADRATURE_NODES`) and with the items."""
     a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
     prevalence, loading = np.asarray(prevalence, np.float64), np.asarray(loading, np.float64)
-    if loading.ndim != 2 or loading.shape[1] != 2 or a.shape != b.shape:
+    counts = np.asarray(counts, np.float64)
+    draws = a.shape[:1]
+    if (
+        a.ndim != 2
+        or b.shape != a.shape
+        or prevalence.shape != draws
+        or loading.shape != (*draws, 2)
+    ):
         raise ValueError(
-            f"loading must be (S, 2) beside a and b (S, K); saw {loading.shape}, {a.shape}, {b.shape}"
+            "a, b (S, K), prevalence (S,) and loading (S, 2) must be draws of one posterior; "
+            f"saw {a.shape}, {b.shape}, {prevalence.shape} and {loading.shape}"
+        )
+    if counts.shape != (positive.shape[0],) or positive.shape != (counts.size, a.shape[1]):
+        raise ValueError(
+            f"counts must hold one count per row of positive (P, K) = {positive.shape} with "
+            f"K = {a.shape[1]}; saw {counts.shape}"
         )
     chosen = np.unique(np.linspace(0, a.shape[0] - 1, ERROR_DRAWS).round().astype(int))
     errors = []
@@ -171,5 +184,5 @@ def likelihood_error(a, b, prevalence, loading, positive, negative, counts) -> n
             np.logaddexp(np.log1p(-prevalence[s]) + log0, np.log(prevalence[s]) + log1)
             for log0, log1 in rules
         ]
-        errors.append(float(np.asarray(counts) @ np.abs(mixed[0] - mixed[1])))
+        errors.append(float(counts @ np.abs(mixed[0] - mixed[1])))
     return np.array(errors)
