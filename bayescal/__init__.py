@@ -11,9 +11,16 @@ keyword; intervals at ``level`` (default :data:`DEFAULT_LEVEL`); evaluation bins
 :data:`DEFAULT_FIT_BINS`).
 """
 
-from ._api import DEFAULT_FIT_BINS, DEFAULT_LEVEL, DEFAULT_N_BINS, Interval, moved_names
+from ._api import (
+    DEFAULT_FIT_BINS,
+    DEFAULT_LEVEL,
+    DEFAULT_N_BINS,
+    Interval,
+    lazy_names,
+    moved_modules,
+)
 from ._version import __version__
-from .cells import CellStatistics
+from .bayes.priors import Priors
 from .channels import (
     ChannelFit,
     Channels,
@@ -25,7 +32,9 @@ from .channels import (
     score_groups,
     third_moment,
 )
-from .correction import (
+from .correction.calibration_test import CalibrationTest, calibration_test
+from .correction.estimation import NCECEResult, nc_ece_estimate
+from .correction.known_channels import (
     aggregation_weights,
     corrected_labels,
     label_posterior,
@@ -35,9 +44,8 @@ from .correction import (
     soft_vote_ece,
     soft_vote_labels,
 )
-from .crowds import simulate_crowd
-from .data import AnnotatedScores
-from .estimation import NCECEResult, nc_ece_estimate
+from .data.annotated_scores import AnnotatedScores
+from .data.cells import CellStatistics
 from .exceptions import (
     BinningWarning,
     ChannelFitError,
@@ -53,7 +61,7 @@ from .exceptions import (
     TableError,
     WeakIdentificationWarning,
 )
-from .metrics import (
+from .metrics.calibration import (
     BinnedMoments,
     ReliabilityBand,
     ReliabilityCurve,
@@ -62,7 +70,6 @@ from .metrics import (
     max_calibration_error,
     reliability_curve,
 )
-from .priors import Priors
 from .recalibration import (
     HistogramBinning,
     PlattScaling,
@@ -72,8 +79,8 @@ from .recalibration import (
     recalibrate,
     recalibration_study,
 )
-from .significance import CalibrationTest, calibration_test
-from .simulate import (
+from .simulate.crowds import simulate_crowd
+from .simulate.panels import (
     Simulation,
     simulate_annotated,
     simulate_dependent,
@@ -83,48 +90,68 @@ from .simulate import (
 
 #: Heavy parts reached lazily, so that ``import bayescal`` loads neither numpyro nor arviz.
 _LAZY = {
-    "fit_bayes": "bayescal.inference",
-    "BayesFit": "bayescal.bayes_fit",
-    "nc_ece_posterior": "bayescal.posterior",
-    "PosteriorECE": "bayescal.posterior",
-    "posterior_recalibration": "bayescal.posterior_maps",
-    "PosteriorRecalibration": "bayescal.posterior_maps",
-    "check_model": "bayescal.checks",
-    "verdicts": "bayescal.checks",
-    "prior_sensitivity": "bayescal.sensitivity",
-    "prior_grid": "bayescal.sensitivity",
-    "power_scaling": "bayescal.sensitivity",
-    "PriorSensitivity": "bayescal.sensitivity",
-    "ModelChecks": "bayescal.checks",
-    "analyse": "bayescal.analysis",
-    "compare_models": "bayescal.model_comparison",
-    "pattern_loo": "bayescal.model_comparison",
-    "Analysis": "bayescal.analysis",
+    "fit_bayes": "bayescal.bayes.fit",
+    "BayesFit": "bayescal.bayes.bayes_fit",
+    "nc_ece_posterior": "bayescal.bayes.posterior",
+    "PosteriorECE": "bayescal.bayes.posterior",
+    "posterior_recalibration": "bayescal.bayes.posterior",
+    "PosteriorRecalibration": "bayescal.bayes.posterior",
+    "check_model": "bayescal.bayes.checks",
+    "verdicts": "bayescal.bayes.checks",
+    "prior_sensitivity": "bayescal.bayes.sensitivity",
+    "prior_grid": "bayescal.bayes.sensitivity",
+    "power_scaling": "bayescal.bayes.sensitivity",
+    "PriorSensitivity": "bayescal.bayes.sensitivity",
+    "ModelChecks": "bayescal.bayes.checks",
+    "analyse": "bayescal.app.analysis",
+    "compare_models": "bayescal.bayes.comparison",
+    "pattern_loo": "bayescal.bayes.comparison",
+    "Analysis": "bayescal.app.analysis",
 }
 
 
 #: Names of earlier releases, found for one more release with a DeprecationWarning.
-_moved = moved_names(
-    "bayescal",
+_MOVED = {
+    "PatternCounts": "bayescal.data.cells:CellStatistics",
+    "nc_ece": "bayescal.correction.estimation:nc_ece_estimate",
+    "posterior_ece": "bayescal.bayes.posterior:nc_ece_posterior",
+}
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, _MOVED)
+
+#: The modules of earlier releases and where their names live now: each folder of the package
+#: is one layer (data, metrics, channels, correction, simulate, recalibration, bayes, studies,
+#: report, app).  ``import bayescal.inference`` still works for one release, with a
+#: DeprecationWarning; this adds one finder to ``sys.meta_path``, consulted only for these names.
+moved_modules(
     {
-        "PatternCounts": "bayescal.cells:CellStatistics",
-        "nc_ece": "bayescal.estimation:nc_ece_estimate",
-        "posterior_ece": "bayescal.posterior:nc_ece_posterior",
-    },
+        "bayescal.agreement": ("bayescal.metrics.agreement",),
+        "bayescal.record": ("bayescal.metrics.record",),
+        "bayescal.triage": ("bayescal.metrics.triage",),
+        "bayescal.responses": ("bayescal.data.responses",),
+        "bayescal.cells": ("bayescal.data.cells",),
+        "bayescal.io": ("bayescal.data.tables", "bayescal.report.folders", "bayescal.bayes.priors"),
+        "bayescal.estimation": ("bayescal.correction.estimation",),
+        "bayescal.significance": ("bayescal.correction.calibration_test",),
+        "bayescal.crowds": ("bayescal.simulate.crowds",),
+        "bayescal.priors": ("bayescal.bayes.priors",),
+        "bayescal.convergence": ("bayescal.bayes.diagnostics",),
+        "bayescal.bayes_fit": ("bayescal.bayes.bayes_fit",),
+        "bayescal.inference": ("bayescal.bayes.fit",),
+        "bayescal.posterior": ("bayescal.bayes.posterior",),
+        "bayescal.posterior_maps": ("bayescal.bayes.posterior",),
+        "bayescal.checks": ("bayescal.bayes.checks",),
+        "bayescal.sensitivity": ("bayescal.bayes.sensitivity",),
+        "bayescal.model_comparison": ("bayescal.bayes.comparison",),
+        "bayescal.summary": ("bayescal.report.summary",),
+        "bayescal.plotting": ("bayescal.report.plotting",),
+        "bayescal.folders": ("bayescal.report.folders",),
+        "bayescal.results": ("bayescal.report.folders",),
+        "bayescal.analysis": ("bayescal.app.analysis",),
+        "bayescal.commands": ("bayescal.app.commands",),
+        "bayescal.demo": ("bayescal.app.demo",),
+        "bayescal.cli": ("bayescal.app.cli",),
+    }
 )
-
-
-def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    return _moved(name)
-
-
-def __dir__():
-    return sorted(list(globals()) + list(_LAZY))
-
 
 __all__ = [
     "DEFAULT_FIT_BINS",

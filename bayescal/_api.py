@@ -13,8 +13,12 @@ import contextlib
 import dataclasses
 import functools
 import importlib
+import importlib.abc
+import importlib.util
 import inspect
 import numbers
+import sys
+import types
 import warnings
 from typing import NamedTuple
 
@@ -27,6 +31,8 @@ __all__ = [
     "Interval",
     "Result",
     "fingerprint",
+    "lazy_names",
+    "moved_modules",
     "moved_names",
     "old_spellings",
     "recorded_warnings",
@@ -55,9 +61,22 @@ def warn_caller(message: str, category: type[Warning]) -> None:
     Python 3.12 on.)
     """
     frame, level = inspect.currentframe().f_back, 2
-    while frame is not None and _is_own(frame.f_globals.get("__name__", "")):
-        frame, level = frame.f_back, level + 1
+    while frame is not None and (
+        _is_own(frame.f_globals.get("__name__", ""))
+        or frame.f_globals.get("__name__") == "importlib"  # importlib.import_module
+        or _is_import_machinery(frame)
+    ):
+        frame = frame.f_back
+        # warnings.warn skips the import machinery's frames without counting them
+        if frame is not None and not _is_import_machinery(frame):
+            level += 1
     warnings.warn(message, category, stacklevel=level)
+
+
+def _is_import_machinery(frame) -> bool:
+    """Whether a frame is the import system's (importlib._bootstrap), which warnings skips."""
+    filename = frame.f_code.co_filename
+    return "importlib" in filename and "_bootstrap" in filename
 
 
 @contextlib.contextmanager
@@ -215,3 +234,63 @@ def moved_names(module: str, moves: dict[str, str]):
         return getattr(importlib.import_module(target), new)
 
     return __getattr__
+
+
+def lazy_names(package: str, lazy: dict[str, str], moves: dict[str, str] | None = None):
+    """A package's ``__getattr__`` and ``__dir__`` that import ``lazy`` names (name -> module)
+    on first use, so that importing the package stays light, and still find the names of
+    ``moves`` (see :func:`moved_names`) with a ``DeprecationWarning``."""
+    moved = moved_names(package, moves or {})
+
+    def __getattr__(name: str):
+        if name in lazy:
+            return getattr(importlib.import_module(lazy[name]), name)
+        return moved(name)
+
+    def __dir__():
+        return sorted(set(vars(importlib.import_module(package))) | set(lazy))
+
+    return __getattr__, __dir__
+
+
+class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """The import system's last resort for a package's old module paths (``moves``: old module
+    -> its new modules): ``import bayescal.inference`` gives :mod:`bayescal.bayes.fit`, with a
+    ``DeprecationWarning`` at the importing line; a module split in several is searched name by
+    name.  No shim file is left behind, and a name that was never a module still fails."""
+
+    def __init__(self, moves: dict[str, tuple[str, ...]]):
+        self.moves = moves
+
+    def find_spec(self, fullname, path=None, target=None):
+        return importlib.util.spec_from_loader(fullname, self) if fullname in self.moves else None
+
+    def create_module(self, spec):
+        targets = self.moves[spec.name]
+        warn_caller(
+            f"{spec.name} is {' and '.join(targets)} since bayescal {CHANGED_IN}",
+            DeprecationWarning,
+        )
+        if len(targets) == 1:
+            return importlib.import_module(targets[0])
+        module = types.ModuleType(spec.name, f"Moved to {' and '.join(targets)}.")
+
+        def __getattr__(name: str):
+            for target in targets:
+                found = importlib.import_module(target)
+                if hasattr(found, name):
+                    return getattr(found, name)
+            raise AttributeError(f"module {spec.name!r} has no attribute {name!r}")
+
+        module.__getattr__ = __getattr__
+        return module
+
+    def exec_module(self, module) -> None:
+        """Nothing to run: :meth:`create_module` returned the new module itself."""
+
+
+def moved_modules(moves: dict[str, tuple[str, ...]]) -> None:
+    """Let the old module paths of ``moves`` (old -> new modules) resolve, for one release after
+    a move (see :class:`_MovedModules`); installed once, after every other finder."""
+    if not any(isinstance(finder, _MovedModules) for finder in sys.meta_path):
+        sys.meta_path.append(_MovedModules(moves))

@@ -23,7 +23,7 @@ MISSING = -1
 #: Code of a judge's explicit abstention ("cannot determine") in a verdict array.
 ABSTAIN = -1
 
-#: Binning strategies understood by :mod:`bayescal.metrics`.
+#: Binning strategies understood by :mod:`bayescal.metrics.calibration`.
 BIN_STRATEGIES = ("uniform", "quantile")
 
 

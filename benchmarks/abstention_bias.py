@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 import bayescal as bc
-from bayescal.simulate import toy_calibration
+from bayescal.simulate.panels import toy_calibration
 
 CHANNELS = bc.Channels([0.10, 0.15, 0.20, 0.10], [0.85, 0.80, 0.75, 0.90])
 MECHANISMS = ("completely at random", "by score", "hard items", "when it would err")

@@ -26,8 +26,8 @@ import numpy as np
 from scipy import optimize, special
 
 import bayescal as bc
-from bayescal.correction import per_annotator_corrections, plugin_prevalence
-from bayescal.posterior_maps import posterior_recalibration
+from bayescal.bayes.posterior import posterior_recalibration
+from bayescal.correction.known_channels import per_annotator_corrections, plugin_prevalence
 
 N_CHANNEL, N_FIT, N_EVAL = 20_000, 100_000, 100_000
 

@@ -19,7 +19,7 @@ import numpy as np
 from scipy import stats
 
 import bayescal as bc
-from bayescal.sensitivity import power_scaling, prior_grid, prior_sensitivity
+from bayescal.bayes.sensitivity import power_scaling, prior_grid, prior_sensitivity
 from bayescal.studies import model_check_study
 
 

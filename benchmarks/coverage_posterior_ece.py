@@ -1,7 +1,7 @@
 """Coverage of nc_ece_posterior intervals on the paper's toy study (§6.1): n = 8000, 10 bins, flat priors.
 
 Run: ``.venv/bin/python benchmarks/coverage_posterior_ece.py --replicates 100 --first-seed 2000``.
-Prints a markdown table for benchmarks/RESULTS.md.  The debiasing rule of bayescal.posterior was
+Prints a markdown table for benchmarks/RESULTS.md.  The debiasing rule of bayescal.bayes.posterior was
 chosen on seeds 1000-1099; report coverage on seeds that were not used for that choice.
 """
 

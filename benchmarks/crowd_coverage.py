@@ -53,9 +53,10 @@ import numpy as np
 import pandas as pd
 
 import bayescal as bc
-from bayescal._response_moments import response_moment_draws
-from bayescal.correction import evaluation_cells
-from bayescal.posterior import posterior_summary
+from bayescal.bayes.posterior import posterior_summary
+from bayescal.correction.crowd import response_moment_draws
+from bayescal.correction.known_channels import evaluation_cells
+from bayescal.simulate.crowds import WORKER_TYPES
 
 DESIGNS = {
     "spammers": {"workload": "uniform", "worker_mix": {"good": 0.9, "spammer": 0.1}},
@@ -148,7 +149,7 @@ def replicate(design: str, model: str, seed: int, chains: int, iterations: int) 
         "seconds": seconds,
         **by_type,
     }
-    for kind in bc.crowds.WORKER_TYPES:
+    for kind in WORKER_TYPES:
         row[f"{kind}_sq_error"] = errors[types == kind].sum()
         row[f"{kind}_workers"] = int((types == kind).sum())
         few = (types == kind) & (labels <= FEW)
@@ -181,7 +182,7 @@ def nc_ece_by_type(data, draws, crowd, seen, types, seed) -> dict:
 
     row = {"nc_true": median(np.zeros(types.size, bool))}
     row["nc_estimated"] = median(np.ones(types.size, bool))
-    for kind in bc.crowds.WORKER_TYPES:
+    for kind in WORKER_TYPES:
         row[f"nc_{kind}_only"] = median(types == kind)
     return row
 
@@ -189,7 +190,7 @@ def nc_ece_by_type(data, draws, crowd, seen, types, seed) -> dict:
 def by_type_table(rows: pd.DataFrame) -> str:
     """Mean +- SE over replicates of what estimating each type's channels adds to the posterior
     median NC-ECE (``nc_ece_by_type``)."""
-    kinds = [k for k in bc.crowds.WORKER_TYPES if rows[f"{k}_workers"].sum()]
+    kinds = [k for k in WORKER_TYPES if rows[f"{k}_workers"].sum()]
     lines = [
         "| design | model | replicates | all estimated | "
         + " | ".join(f"{kind} only" for kind in kinds)

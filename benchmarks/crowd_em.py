@@ -36,7 +36,7 @@ import numpy as np
 from bench_dawid_skene import median_time  # this folder is on the path of a script
 
 import bayescal as bc
-from bayescal.responses import Responses
+from bayescal.data.responses import Responses
 
 
 def bayescal_fit(labels, **options):

@@ -2,7 +2,7 @@
 
 4 000 channel draws (the truth plus N(0, 0.02) noise, clipped to [0.005, 0.995]) of
 ``simulate_crowd(10000, 200, labels_per_item=5, workload="uniform", seed=3)`` pushed through
-the bin moments from the sparse responses (``bayescal._response_moments.response_moment_draws``, what
+the bin moments from the sparse responses (``bayescal.correction.crowd.response_moment_draws``, what
 ``nc_ece_posterior`` runs on a crowd), IV weights, total uncertainty, 10 bins; then through
 ``posterior_recalibration`` (Platt), fitted on the first 5 000 items and scored on the other
 5 000 (the draws wrapped in a one-chain ``BayesFit``).  Peak memory by ``tracemalloc``; the
@@ -19,8 +19,8 @@ import numpy as np
 from bayescal.models import ResponseDesign
 
 import bayescal as bc
-from bayescal._response_moments import response_moment_draws
-from bayescal.bayes_fit import BayesFit
+from bayescal.bayes.bayes_fit import BayesFit
+from bayescal.correction.crowd import response_moment_draws
 
 N_DRAWS, N_ITEMS, N_WORKERS, LABELS = 4000, 10_000, 200, 5
 

@@ -77,7 +77,7 @@ SMALL_DIFFERENCE = 4.0
 
 def replicate(design: str, n: int, seed: int) -> dict:
     import bayescal as bc
-    from bayescal.simulate import toy_calibration
+    from bayescal.simulate.panels import toy_calibration
 
     warnings.simplefilter("ignore")
     simulator, options, right, checked = DESIGNS[design]

@@ -158,7 +158,7 @@ def run_command(out: pathlib.Path, environment: dict) -> dict:
 def _compiled_from(out: pathlib.Path) -> str:
     """Where the command's sampler came from, as written in its posterior's attributes."""
     code = (
-        "import sys; from bayescal.bayes_fit import BayesFit; "
+        "import sys; from bayescal.bayes.bayes_fit import BayesFit; "
         "print(BayesFit.load(sys.argv[1]).idata.attrs.get('bayescal_compiled_from'))"
     )
     done = subprocess.run(

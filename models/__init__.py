@@ -17,10 +17,9 @@ third on a :class:`ResponseDesign` of the sparse responses (:func:`design_class`
 
 from dataclasses import replace
 
-# NumPyro's first import must pass bayescal._stack, which keeps its import-time notices away
+# NumPyro's first import must pass bayescal.models.stack, which keeps its import-time notices away
 # (tqdm.auto's in Jupyter); the programs below import NumPyro themselves
-import bayescal._stack  # noqa: F401
-
+from . import stack  # noqa: F401
 from ._common import OrientedChannels, PatternDesign, check_complete_layout, pattern_log_prob
 from .dawid_skene import dawid_skene
 from .hierarchical_dawid_skene import (

@@ -1,7 +1,7 @@
 """Pieces shared by the NumPyro channel models: the oriented channel prior, the pattern design,
 the pattern log-likelihood, and the one program body both model families use.
 
-Imported as ``bayescal.models._common``.  See ``bayescal.priors`` for the prior and its implied
+Imported as ``bayescal.models._common``.  See ``bayescal.bayes.priors`` for the prior and its implied
 marginals.
 """
 
@@ -19,9 +19,9 @@ from jax.scipy.special import expit, logit, xlog1py, xlogy
 from numpyro.distributions import constraints
 from numpyro.distributions.transforms import ParameterFreeTransform, biject_to
 
-from bayescal.cells import CellStatistics
 from bayescal.channels.dependence import covariance_from_share, mask_combinations, pattern_log_prob
 from bayescal.channels.difficulty import draws_per_pass
+from bayescal.data.cells import CellStatistics
 
 #: The complete pattern layout lists every response combination of each (group, missingness
 #: mask) cell of the data: 2^m rows for a mask of m annotators.  It is built when no item has
@@ -224,7 +224,7 @@ class PatternDesign:
             design = replace(design, pairs=np.asarray(pairs, np.int64).reshape(-1, 2))
         return replace(design, difficulty=difficulty, channels_by_group=channels_by_group)
 
-    # --- what the Sampler needs of a design (bayescal._sampler) --------------------------------
+    # --- what the Sampler needs of a design (bayescal.bayes.sampler) --------------------------------
 
     def arrays(self) -> tuple:
         """The arrays the program reads besides the counts."""
@@ -255,7 +255,7 @@ class PatternDesign:
             + (("channels by group",) if self.channels_by_group else ())
         )
 
-    # --- what a posterior needs of its data (bayescal.bayes_fit; numpy on draws) --------------
+    # --- what a posterior needs of its data (bayescal.bayes.bayes_fit; numpy on draws) --------------
 
     def row_log_likelihood(self, a, b, prevalence, covariance=None, loading=None) -> np.ndarray:
         """``log p(row r | draw)`` of draws ``a, b`` (..., K), ``prevalence`` (...) or

@@ -1,6 +1,6 @@
 """Bayesian Dawid–Skene model: K >= 3 annotators, one class proportion (paper §4.3).
 
-    a_j, b_j ~ Beta(fp) x Beta(sens) conditioned on a_j < b_j     (see bayescal.priors)
+    a_j, b_j ~ Beta(fp) x Beta(sens) conditioned on a_j < b_j     (see bayescal.bayes.priors)
     mu ~ Beta(prev)
     Y_i ~ Bernoulli(mu),  A_ij | Y_i ~ Bernoulli(a_j + (b_j - a_j) Y_i), independent given Y_i
 

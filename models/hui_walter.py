@@ -1,7 +1,7 @@
 """Bayesian Hui–Walter grouped model: channels shared across L score groups, one class
 proportion per group (paper §4.2, App. D.5).
 
-    a_j, b_j ~ Beta(fp) x Beta(sens) conditioned on a_j < b_j     (see bayescal.priors)
+    a_j, b_j ~ Beta(fp) x Beta(sens) conditioned on a_j < b_j     (see bayescal.bayes.priors)
     mu_g ~ Beta(prev) for each score group g
     Y_i | g_i ~ Bernoulli(mu_{g_i}),  A_ij | Y_i ~ Bernoulli(a_j + (b_j - a_j) Y_i)
 

@@ -60,7 +60,7 @@ class ResponseDesign:
     def from_responses(
         cls, responses, *, compress: bool = True, centred_labels: int = CENTRED_LABELS
     ) -> ResponseDesign:
-        """The design of a :class:`bayescal.responses.Responses`: one row per labelled item,
+        """The design of a :class:`bayescal.data.Responses`: one row per labelled item,
         identical rows merged and counted when ``compress``."""
         n_workers = responses.n_annotators
         order = np.lexsort((responses.annotator, responses.item))
@@ -84,7 +84,7 @@ class ResponseDesign:
         centred[np.argsort(-labels, kind="stable")[:n_centred]] = True
         return cls(rows, counts.astype(np.float64), _positions(centred), n_centred)
 
-    # --- what the Sampler needs of a design (bayescal._sampler) --------------------------------
+    # --- what the Sampler needs of a design (bayescal.bayes.sampler) --------------------------------
 
     def arrays(self) -> tuple:
         """The arrays the program reads besides the counts."""
@@ -106,7 +106,7 @@ class ResponseDesign:
         """The shapes compiled code depends on."""
         return (self.n_annotators, self.n_centred, self.width)
 
-    # --- what a posterior needs of its data (bayescal.bayes_fit; numpy on draws) --------------
+    # --- what a posterior needs of its data (bayescal.bayes.bayes_fit; numpy on draws) --------------
 
     def row_log_likelihood(self, a, b, prevalence, covariance=None, loading=None) -> np.ndarray:
         """``log p(row r | draw)`` of draws ``a, b`` (..., K) and ``prevalence`` (...): (..., R),

@@ -38,7 +38,7 @@ def majority_start(positive, negative, counts):
     ``a_j`` and ``b_j`` are annotator ``j``'s rates of 1 on the items the others' majority
     calls 0 and 1, on the unconstrained scale of the oriented pair.  From random starts one
     chain in four settled in a minor mode (module constant :data:`DIFFICULTY_START`); from
-    here none did in the runs measured (tests/test_difficulty.py).  Traced: the compiled start
+    here none did in the runs measured (tests/channels/test_difficulty.py).  Traced: the compiled start
     computes it from the counts, so one sampler still serves every data set of a layout."""
     answered = positive + negative
     share = positive.sum(axis=1) / jnp.maximum(answered.sum(axis=1), 1.0)

@@ -9,7 +9,7 @@ import os
 import pytest
 from hypothesis import HealthCheck, settings
 
-from bayescal._compile_cache import CACHE_ENV
+from bayescal.bayes.compile_cache import CACHE_ENV
 
 settings.register_profile(
     "ci",
@@ -44,7 +44,7 @@ def _compiled_samplers_in_a_folder_of_this_run(tmp_path_factory):
 
 
 # The crowd of the README's crowd section, fitted by the hierarchical model once for the tests
-# that need it (tests/test_crowd_bayes.py, tests/test_readme.py): they share the xdist group
+# that need it (tests/bayes/test_crowd_bayes.py, tests/test_readme.py): they share the xdist group
 # tests.helpers.CROWD_FIT_GROUP (``--dist loadgroup`` in the Makefile), so one process fits it.
 @pytest.fixture(scope="session")
 def crowd_of_30():

@@ -4,7 +4,8 @@ import numpy as np
 from bayescal.models import PatternDesign, ResponseDesign
 
 import bayescal as bc
-from bayescal.bayes_fit import BayesFit
+from bayescal.bayes.bayes_fit import BayesFit
+from bayescal.correction.known_channels import is_crowd
 
 #: The xdist group of the tests that use the session's hierarchical fit of the README's crowd
 #: (tests/conftest.py ``crowd_of_30_fit``): one process runs them all and fits it once.
@@ -15,7 +16,7 @@ def fake_fit(data, a, b, prevalence):
     """A BayesFit whose draws are given (one chain), for exact comparisons."""
     design = (
         ResponseDesign.from_responses(data.responses())
-        if bc.correction.is_crowd(data)
+        if is_crowd(data)
         else PatternDesign.from_counts(data.compress(), grouped=False)
     )
     samples = {

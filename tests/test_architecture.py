@@ -9,29 +9,6 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 HEAVY = ("numpyro", "arviz", "matplotlib", "dask", "numba")
-# Modules that must stay numerical: no plotting, no files, no printing, no argv.
-CORES = (
-    "_validation",
-    "_api",
-    "_html",
-    "data",
-    "metrics",
-    "correction",
-    "estimation",
-    "simulate",
-    "recalibration/_solver",
-    "recalibration/maps",
-    "recalibration/workflow",
-    "agreement",
-    "record",
-    "triage",
-    "convergence",
-    "cells",
-    "summary",
-    "_kernels",
-    "_compiled_kernels",
-)
-# io.py reads and writes files by design; it is kept out of CORES and holds no numerical code.
 
 
 def test_import_bayescal_is_light():
@@ -47,7 +24,7 @@ def test_the_command_answers_help_and_argument_errors_without_the_heavy_stack():
     when a command needs it (and the JAX flags set by the command still apply then)."""
     code = (
         "import sys\n"
-        "from bayescal.cli import main\n"
+        "from bayescal.app.cli import main\n"
         "for argv in (['--help'], ['fit', '--help'], ['fit', 'no-such.csv', '--chains', 'x']):\n"
         "    try:\n"
         "        main(argv)\n"
@@ -98,19 +75,6 @@ def test_nothing_imports_the_top_level_name_models():
     assert offenders == []
 
 
-@pytest.mark.parametrize("module", CORES)
-def test_numerical_cores_do_no_io_or_plotting(module):
-    path = ROOT / "bayescal" / f"{module}.py"
-    imported = set(_imports(path))
-    assert not imported & {"matplotlib", "matplotlib.pyplot", "sys", "argparse", "os", "pathlib"}
-    calls = {
-        node.func.id
-        for node in ast.walk(ast.parse(path.read_text()))
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-    }
-    assert not calls & {"print", "open", "input"}
-
-
 def test_no_global_random_state_or_jax_config_at_import():
     code = (
         "import numpy as np; before = np.random.get_state()[1].copy(); import bayescal;"
@@ -134,7 +98,7 @@ def test_bayesian_entry_points_are_reached_lazily():
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout.strip()
-    assert out == "bayescal.inference"
+    assert out == "bayescal.bayes.fit"
 
 
 def test_unknown_top_level_names_raise_attribute_error():
@@ -148,7 +112,7 @@ def test_unknown_top_level_names_raise_attribute_error():
 
 def test_plotting_imports_matplotlib_only_when_drawing():
     # (checks and sensitivity import ArviZ, which imports matplotlib itself; plotting must not.)
-    code = "import sys, bayescal.plotting; print('matplotlib' in sys.modules)"
+    code = "import sys, bayescal.report.plotting; print('matplotlib' in sys.modules)"
     assert (
         subprocess.run(
             [sys.executable, "-c", code], capture_output=True, text=True, check=True
@@ -157,112 +121,39 @@ def test_plotting_imports_matplotlib_only_when_drawing():
     )
 
 
-# --- The layers of DESIGN.md §1: imports point down only, with no cycle ------------------------
+# --- The folders are the layers (DESIGN.md §1): imports point down only, with no cycle ------------
 
-#: Every module of the package, bottom first, layer by layer.  A module may import only modules
-#: listed before it (its own layer's earlier entries and every layer below), so the graph is
-#: acyclic by construction; a package (``__init__``) comes after its own modules.
-LAYERS = {
-    "1 foundations": [
-        "_version",
-        "exceptions",
-        "_api",
-        "_validation",
-        "_html",
-        "priors",
-        "_compiled_kernels",
-    ],
-    "2 data and metrics": [
-        "_kernels",
-        "metrics",
-        "convergence",
-        "cells",
-        "responses",
-        "data",
-        "_csv",
-        "io",
-        "agreement",
-        "record",
-        "triage",
-    ],
-    "3 channels": [
-        "channels._base",
-        "channels.difficulty",
-        "channels.dependence",
-        "channels.groups",
-        "channels._odd",
-        "channels.moments",
-        "channels.gmm",
-        "channels.em",
-        "channels.crowd_em",
-        "channels",
-    ],
-    "4 correction": [
-        "_channel_screen",
-        "_weight_rules",
-        "_target_draws",
-        "_response_moments",
-        "correction",
-        "_h0_posterior",
-        "_calibration_layout",
-        "_estimated_nulls",
-        "significance",
-        "estimation",
-        "_model_choice",
-        "_dependence_proposal",
-        "simulate",
-        "crowds",
-        "recalibration._solver",
-        "recalibration._base",
-        "recalibration.maps",
-        "recalibration.workflow",
-        "recalibration",
-    ],
-    "5 Bayesian": [
-        "_stack",
-        "models._common",
-        "models.dawid_skene",
-        "models.hui_walter",
-        "models.response_design",
-        "models.hierarchical_dawid_skene",
-        "models.shared_difficulty",
-        "models",
-        "_netcdf",
-        "_prior_density",
-        "bayes_fit",
-        "_pattern_model",
-        "model_comparison",
-        "_compile_cache",
-        "_sampler",
-        "inference",
-        "posterior",
-        "posterior_maps",
-        "_crowd_checks",
-        "checks",
-        "sensitivity",
-    ],
-    "6 studies, reports and the command": [
-        "studies._executor",
-        "studies.toy",
-        "studies.coverage",
-        "studies.sbc",
-        "studies.checks",
-        "studies.recalibration",
-        "studies",
-        "_fonts",
-        "plotting",
-        "_verdict",
-        "summary",
-        "report",
-        "folders",
-        "results",
-        "analysis",
-        "commands",
-        "demo",
-        "cli",
-    ],
-}
-ORDER = ["bayescal." + name for layer in LAYERS.values() for name in layer] + ["bayescal"]
+#: The private base every folder uses (top-level files of the package), bottom first.
+BASE = ["_version", "exceptions", "_api", "_validation", "_html"]
+#: The folders, bottom first: a module may import its own folder, the base, and the folders
+#: listed before its own (function-level imports included).  ``models`` is the top-level
+#: directory of NumPyro programs, shipped as ``bayescal.models``.
+FOLDERS = [
+    "metrics",
+    "data",
+    "channels",
+    "correction",
+    "simulate",
+    "recalibration",
+    "models",
+    "bayes",
+    "studies",
+    "report",
+    "app",
+]
+#: Numerical cores: no plotting, no files, no printing, no argv.
+CORE_FOLDERS = ("metrics", "data", "channels", "correction", "simulate", "recalibration")
+#: ... except the module that reads the tables users bring.
+READERS = ("bayescal.data.tables",)
+#: Only these folders import the Bayesian stack (JAX, NumPyro, ArviZ) ...
+BAYESIAN_STACK = {"jax", "jaxlib", "numpyro", "arviz"}
+BAYESIAN_FOLDERS = ("models", "bayes", "studies")
+#: ... matplotlib ...
+PLOTTING_FOLDERS = ("report",)
+#: ... a cluster (studies that outgrow one machine) ...
+CLUSTER_FOLDERS = ("studies",)
+#: ... and Numba (the compiled metric kernels).
+NUMBA_MODULES = ("bayescal.metrics._compiled_kernels",)
 
 
 def _module_files() -> dict[str, pathlib.Path]:
@@ -278,6 +169,16 @@ def _module_files() -> dict[str, pathlib.Path]:
 
 
 FILES = _module_files()
+
+
+def _folder(module: str) -> str:
+    """The folder (layer) of a module: its first part below ``bayescal``; a base file is its own
+    folder, and the package's ``__init__`` is the top."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "bayescal"
+
+
+RANK = {name: i for i, name in enumerate([*BASE, *FOLDERS, "bayescal"])}
 
 
 def _resolve(importer: str, node: ast.ImportFrom) -> str:
@@ -312,48 +213,10 @@ def _edges(importer: str):
                 yield module, tuple(names)
 
 
-def test_every_module_has_a_place_in_the_layers():
-    assert sorted(set(FILES) - set(ORDER)) == []
-    assert sorted(set(ORDER) - set(FILES)) == []
-
-
-def test_imports_point_down_the_layers_only():
-    rank = {name: i for i, name in enumerate(ORDER)}
-    upward = [
-        f"{importer} -> {imported}"
-        for importer in FILES
-        for imported, _ in _edges(importer)
-        if imported != importer
-        and rank[imported] > rank[importer]
-        # a module inside a package may be imported while its package initialises
-        and not importer.startswith(imported + ".")
-    ]
-    assert upward == []
-
-
-def test_no_module_imports_another_module_s_private_names():
-    private = [
-        f"{importer}: from {imported} import {name}"
-        for importer in FILES
-        for imported, names in _edges(importer)
-        for name in names
-        if name.startswith("_") and name != "__version__" and imported != importer
-    ]
-    assert private == []
-
-
-#: Layers 1 to 4 are numpy/scipy code: no Bayesian stack, plotting or cluster, even inside a
-#: function (numba only in the compiled kernels).
-BELOW_BAYES = [name for layer in list(LAYERS.values())[:4] for name in layer]
-
-
-@pytest.mark.parametrize("module", BELOW_BAYES)
-def test_lower_layers_never_import_the_heavy_stack(module):
-    forbidden = {"numpyro", "jax", "arviz", "matplotlib", "dask", "distributed"}
-    if module != "_compiled_kernels":
-        forbidden.add("numba")
-    tree = ast.parse(FILES["bayescal." + module].read_text())
-    imported = {
+def _third_party(module: str) -> set[str]:
+    """The top-level packages a module imports, function level included."""
+    tree = ast.parse(FILES[module].read_text())
+    return {
         alias.name.split(".")[0]
         for node in ast.walk(tree)
         if isinstance(node, ast.Import)
@@ -363,7 +226,100 @@ def test_lower_layers_never_import_the_heavy_stack(module):
         for node in ast.walk(tree)
         if isinstance(node, ast.ImportFrom) and node.level == 0
     }
-    assert imported & forbidden == set()
+
+
+def test_the_package_holds_the_base_and_the_folders_only():
+    entries = {path.name for path in (ROOT / "bayescal").iterdir() if path.name != "__pycache__"}
+    expected = {f"{name}.py" for name in BASE} | set(FOLDERS) - {"models"} | {"__init__.py"}
+    assert entries == expected
+    assert len(entries) <= 16
+    assert {_folder(module) for module in FILES} == set(RANK)
+
+
+def test_imports_point_down_the_folder_order():
+    upward = [
+        f"{importer} -> {imported}"
+        for importer in FILES
+        for imported, _ in _edges(importer)
+        if RANK[_folder(imported)] > RANK[_folder(importer)]
+    ]
+    assert upward == []
+
+
+def test_the_imports_have_no_cycle():
+    """Between modules, function-level imports included; a module inside a package may import
+    its package while that initialises, and a package its own modules."""
+    graph = {
+        importer: {
+            imported
+            for imported, _ in _edges(importer)
+            if imported != importer
+            and not importer.startswith(imported + ".")
+            and imported in FILES
+        }
+        for importer in FILES
+    }
+    done, path = set(), []
+
+    def visit(module):
+        if module in path:
+            raise AssertionError(" -> ".join([*path[path.index(module) :], module]))
+        if module in done:
+            return
+        path.append(module)
+        for imported in sorted(graph[module]):
+            visit(imported)
+        path.pop()
+        done.add(module)
+
+    for module in sorted(graph):
+        visit(module)
+
+
+def test_no_private_name_is_imported_across_folders():
+    """An underscore means private to its folder: what another folder needs is public there.
+    The base files at the top of the package are everyone's."""
+    private = [
+        f"{importer}: from {imported} import {', '.join(names) or '*'}"
+        for importer in FILES
+        for imported, names in _edges(importer)
+        if _folder(imported) != _folder(importer)
+        and _folder(imported) not in BASE
+        and (
+            any(part.startswith("_") for part in imported.split("."))
+            or any(name.startswith("_") and name != "__version__" for name in names)
+        )
+    ]
+    assert private == []
+
+
+@pytest.mark.parametrize("module", sorted(FILES))
+def test_the_heavy_stack_stays_in_its_folders(module):
+    imported = _third_party(module)
+    folder = _folder(module)
+    if folder not in BAYESIAN_FOLDERS:
+        assert imported & BAYESIAN_STACK == set()
+    if folder not in PLOTTING_FOLDERS:
+        assert "matplotlib" not in imported
+    if folder not in CLUSTER_FOLDERS:
+        assert imported & {"dask", "distributed"} == set()
+    if module not in NUMBA_MODULES:
+        assert "numba" not in imported
+
+
+@pytest.mark.parametrize(
+    "module",
+    sorted(m for m in FILES if _folder(m) in CORE_FOLDERS and m not in READERS),
+)
+def test_numerical_cores_do_no_io_or_plotting(module):
+    path = FILES[module]
+    assert not _third_party(module) & {"matplotlib", "sys", "argparse", "os", "pathlib"}
+    calls = {
+        node.func.id
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+    }
+    assert not calls & {"print", "open", "input"}
 
 
 FIRST_NUMPYRO_IMPORT = """
@@ -373,7 +329,7 @@ class Watch(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path, target=None):
         if name == "numpyro":
             stack = [frame.filename for frame in traceback.extract_stack()]
-            print("through _stack" if any(f.endswith("_stack.py") for f in stack) else stack)
+            print("through the stack" if any(f.endswith("models/stack.py") for f in stack) else stack)
             sys.meta_path.remove(self)
 
 sys.meta_path.insert(0, Watch())
@@ -383,27 +339,25 @@ importlib.import_module(sys.argv[1])
 
 @pytest.mark.parametrize(
     "module",
-    ["bayescal.models", "bayescal._pattern_model", "bayescal.inference", "bayescal.studies.sbc"],
+    ["bayescal.models", "bayescal.bayes.fit", "bayescal.bayes.sampler", "bayescal.studies.sbc"],
 )
 def test_numpyro_is_first_imported_through_the_stack_module(module):
-    """NumPyro's import warns in Jupyter without ipywidgets (tqdm.auto); bayescal._stack
+    """NumPyro's import warns in Jupyter without ipywidgets (tqdm.auto); bayescal.models.stack
     imports it with that notice filtered, so its first import must pass there, whichever
-    module is imported first (_pattern_model once imported the models before it)."""
+    module is imported first (the fit's model checks once imported the models before it)."""
     run = subprocess.run(
         [sys.executable, "-c", FIRST_NUMPYRO_IMPORT, module],
         capture_output=True,
         text=True,
         check=True,
     )
-    assert run.stdout.strip() == "through _stack"
+    assert run.stdout.strip() == "through the stack"
 
 
 def test_only_the_stack_module_imports_numpyro_or_arviz_at_module_level():
-    """Elsewhere NumPyro and ArviZ come from bayescal._stack (models/ imports it first)."""
-    allowed = {ROOT / "bayescal" / "_stack.py"}
+    """The package takes NumPyro and ArviZ from bayescal.models.stack, which models/ imports
+    before its programs import NumPyro."""
     for path in sorted((ROOT / "bayescal").rglob("*.py")):
-        if path in allowed:
-            continue
         for node in ast.parse(path.read_text()).body:
             names = (
                 [alias.name for alias in node.names]
@@ -413,15 +367,11 @@ def test_only_the_stack_module_imports_numpyro_or_arviz_at_module_level():
                 else []
             )
             assert not any(n.split(".")[0] in {"numpyro", "arviz"} for n in names), (
-                f"{path.relative_to(ROOT)}:{node.lineno} imports {names} (use bayescal._stack)"
+                f"{path.relative_to(ROOT)}:{node.lineno} imports {names} (use bayescal.models.stack)"
             )
     first = ast.parse((ROOT / "models" / "__init__.py").read_text()).body
-    imports = [node for node in first if isinstance(node, (ast.Import, ast.ImportFrom))]
-    relative = next(i for i, node in enumerate(imports) if getattr(node, "level", 0) > 0)
-    assert any(
-        isinstance(node, ast.Import) and node.names[0].name == "bayescal._stack"
-        for node in imports[:relative]
-    )
+    relative = [node for node in first if isinstance(node, ast.ImportFrom) and node.level > 0]
+    assert relative[0].module is None and [a.name for a in relative[0].names] == ["stack"]
 
 
 def test_warnings_find_the_callers_line_by_one_rule():
@@ -447,7 +397,7 @@ def test_help_and_argument_errors_never_start_jax(arguments, exit_code, tmp_path
     """Issue 15: ``bayescal --help`` and a bad command line answer at once (JAX, NumPyro and
     the plotting stack take seconds to import and are not needed to say what is wrong)."""
     code = (
-        "import sys\nfrom bayescal.cli import main\n"
+        "import sys\nfrom bayescal.app.cli import main\n"
         "try:\n    code = main(sys.argv[1:])\nexcept SystemExit as stop:\n    code = stop.code\n"
         "heavy = sorted(m for m in ('jax', 'numpyro', 'arviz', 'matplotlib.pyplot') if m in sys.modules)\n"
         "print(code, heavy, file=sys.stderr)"

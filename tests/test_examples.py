@@ -4,7 +4,8 @@ import importlib.util
 import pathlib
 
 import bayescal as bc
-from bayescal.io import read_priors, read_wide_table
+from bayescal.bayes.priors import read_priors
+from bayescal.data.tables import read_wide_table
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[1] / "examples"
 

@@ -52,4 +52,4 @@ def test_wheel_ships_the_package_and_the_models(tmp_path):
     assert "bayescal/models/__init__.py" in names
     assert expected <= names, sorted(expected - names)
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
-    assert "bayescal = bayescal.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "bayescal = bayescal.app.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()

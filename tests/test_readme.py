@@ -70,7 +70,7 @@ def test_the_crowd_example_runs_and_says_what_it_claims(crowd_of_30, crowd_of_30
     assert list(names["labels"].columns) == ["item", "annotator", "label"]
 
     # the README's fit is the session's (the same crowd, model and defaults, checked here), so
-    # the 4 x (1000 + 1000) fit runs once for this test and tests/test_crowd_bayes.py
+    # the 4 x (1000 + 1000) fit runs once for this test and tests/bayes/test_crowd_bayes.py
     def the_sessions_fit(data, *, model):
         assert model == "hierarchical_dawid_skene"
         assert np.array_equal(data.annotations, crowd_of_30.data.annotations)

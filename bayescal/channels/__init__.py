@@ -1,7 +1,7 @@
 """Frequentist estimators of annotator channels (paper §4, App. D, F).
 
 Every estimator takes an :class:`~bayescal.AnnotatedScores` or the cells of a table
-(:class:`~bayescal.cells.CellStatistics`), runs on the (group, pattern) counts
+(:class:`~bayescal.data.CellStatistics`), runs on the (group, pattern) counts
 (:meth:`~bayescal.AnnotatedScores.compress`), and returns a :class:`ChannelFit` whose channels
 are positively oriented, or whose ``failure`` says why there is no admissible estimate.
 
@@ -12,12 +12,12 @@ are positively oriented, or whose ``failure`` says why there is no admissible es
 - :func:`grouped_em` — shared channels, one prevalence per score group.
 - :func:`crowd_em` — Dawid–Skene EM on a crowd's sparse responses (many workers, few labels
   each), with Beta smoothing for sparse workers; it takes
-  :class:`~bayescal.responses.Responses` too.
+  :class:`~bayescal.data.Responses` too.
 - :func:`score_groups` — build score groups from thresholds or bins.
 """
 
 from .._api import moved_names
-from ._base import MIN_GAP, ChannelFit, Channels
+from .base import MIN_GAP, ChannelFit, Channels
 from .crowd_em import crowd_em
 from .em import dawid_skene_em, grouped_em
 from .gmm import hui_walter_gmm

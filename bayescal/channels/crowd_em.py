@@ -32,7 +32,7 @@ which worker gave the label, spammers and adversaries included (the assignment o
 items is assumed independent of Y).  Measured bias against labels per worker:
 ``benchmarks/crowd_bias.py`` (RESULTS.md).
 
-Orientation comes from the population (:func:`~bayescal.channels._base.orient`): when the
+Orientation comes from the population (:func:`~bayescal.channels.base.orient`): when the
 label-weighted mean gap ``sum_j n_j (b_j - a_j)`` is negative the fit is the mirror image
 (``Y <-> 1 - Y``) and is flipped, so individual spammers and adversarial workers are
 estimated, never refused (DESIGN §4); a fit whose every gap is below ``MIN_GAP`` is a failure
@@ -48,11 +48,11 @@ from scipy import sparse
 
 from .. import _validation as v
 from .._api import old_spellings, warn_caller
-from ..data import AnnotatedScores
+from ..data.annotated_scores import AnnotatedScores
+from ..data.responses import Responses
 from ..exceptions import ChannelWarning, ConvergenceWarning, IdentificationError
-from ..responses import Responses
-from ._base import ChannelFit, Channels, orient, require_identified
 from ._odd import odd_annotators, warn_odd_annotators
+from .base import ChannelFit, Channels, orient, require_identified
 
 __all__ = ["CROWD_ANNOTATORS", "DEFAULT_SMOOTHING", "SPARSE_LABELS", "crowd_em"]
 
@@ -75,7 +75,7 @@ def crowd_em(data, *, smoothing="auto", pool="auto", tol=1e-7, max_iter=500) -> 
     ----------
     data : Responses or AnnotatedScores
         The labels (:meth:`bayescal.AnnotatedScores.responses`,
-        :meth:`bayescal.responses.Responses.from_long`); score groups are not used.
+        :meth:`bayescal.data.Responses.from_long`); score groups are not used.
     smoothing : "auto", None or (float, float), default "auto"
         A Beta(alpha, beta) prior on every a_j and b_j, each >= 1 (MAP); None fits the
         maximum likelihood; "auto" is :data:`DEFAULT_SMOOTHING` when any worker has fewer
@@ -324,7 +324,7 @@ def as_responses(data) -> Responses:
     if isinstance(data, Responses):
         return data
     raise TypeError(
-        f"data must be a bayescal.responses.Responses or bayescal.AnnotatedScores; saw "
+        f"data must be a bayescal.data.Responses or bayescal.AnnotatedScores; saw "
         f"{type(data).__name__}"
     )
 

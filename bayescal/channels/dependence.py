@@ -43,7 +43,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._api import warn_caller
-from ..cells import CellStatistics
+from ..data.cells import CellStatistics
 from ..exceptions import IdentificationError, WeakIdentificationWarning
 from .difficulty import difficulty_class_log_likelihoods
 

@@ -32,9 +32,10 @@ import numpy as np
 
 from .. import _validation as v
 from .._api import old_spellings, warn_caller
-from ..cells import CellStatistics
+from ..data.cells import CellStatistics
 from ..exceptions import ConvergenceWarning, SaturatedModelWarning
-from ._base import (
+from ._odd import OddAnnotators, odd_annotators, warn_odd_annotators
+from .base import (
     ChannelFit,
     as_anchor,
     as_counts,
@@ -46,7 +47,6 @@ from ._base import (
     warn_if_groups_inseparable,
     warn_saturated,
 )
-from ._odd import OddAnnotators, odd_annotators, warn_odd_annotators
 from .dependence import (
     DependentPairs,
     class_log_likelihoods,
@@ -415,7 +415,7 @@ def dawid_skene_em(
     ----------
     data : AnnotatedScores or CellStatistics
         At least three annotators; missing responses allowed.  Cells (e.g. of a table larger
-        than memory, :mod:`bayescal.cells`) are pooled over their bins and groups.
+        than memory, :mod:`bayescal.data.cells`) are pooled over their bins and groups.
     n_starts : int, default 10
     tol : float, default 1e-8
         Stop when the mean log-likelihood changes by less than this.

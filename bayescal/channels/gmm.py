@@ -22,15 +22,9 @@ import numpy as np
 
 from .. import _validation as v
 from .._api import old_spellings
-from ..cells import CellStatistics
+from ..data.cells import CellStatistics
 from ..exceptions import SaturatedModelWarning, WeakIdentificationWarning
-from ._base import (
-    ChannelFit,
-    as_anchor,
-    as_counts,
-    best_start,
-    fitted,
-)
+from .base import ChannelFit, as_anchor, as_counts, best_start, fitted
 from .moments import hui_walter_moments, two_annotator_moments
 
 __all__ = ["hui_walter_gmm"]

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _validation as v
 from .._api import old_spellings
-from ..metrics import assign_bins
+from ..metrics.calibration import assign_bins
 
 __all__ = ["score_groups"]
 
@@ -32,7 +32,7 @@ def score_groups(scores, *, thresholds=None, n_groups=None, strategy="uniform") 
         Number of groups ``L``; used instead of ``thresholds``.
     strategy : {"uniform", "quantile"}, default "uniform"
         With ``n_groups``: equal-width groups ``[k/L, (k+1)/L)`` or equal-mass groups whose tied
-        scores share a group, with the bin conventions of :mod:`bayescal.metrics`.
+        scores share a group, with the bin conventions of :mod:`bayescal.metrics.calibration`.
 
     Returns
     -------

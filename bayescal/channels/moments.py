@@ -15,8 +15,8 @@ import numpy as np
 
 from .. import _validation as v
 from .._api import old_spellings
-from ..cells import CellStatistics
-from ._base import (
+from ..data.cells import CellStatistics
+from .base import (
     MIN_GROUP_ITEMS,
     ChannelFit,
     as_anchor,

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _validation as v
 from .._api import Result, warn_caller
-from .._target_draws import TargetDraws
+from ..correction.target_draws import TargetDraws
 from ..exceptions import NotFittedError, RecalibrationWarning
 from ._solver import GRADIENT_TOLERANCE, MAX_ITERATIONS
 

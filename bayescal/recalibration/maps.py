@@ -14,8 +14,8 @@ from scipy import special
 
 from .. import _validation as v
 from .._api import DEFAULT_FIT_BINS, old_spellings
-from .._target_draws import TargetDraws
-from ..metrics import assign_bins, bin_index
+from ..correction.target_draws import TargetDraws
+from ..metrics.calibration import assign_bins, bin_index
 from ._base import MapDraws, RecalibrationMap, as_eps
 from ._solver import minimise
 

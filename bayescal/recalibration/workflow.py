@@ -10,11 +10,16 @@ import numpy as np
 from .. import _validation as v
 from .._api import DEFAULT_FIT_BINS, DEFAULT_N_BINS, Result, old_spellings
 from ..channels import ChannelFit, Channels
-from ..correction import correct_annotations, crowd_corrected_labels, is_crowd, soft_vote
-from ..data import AnnotatedScores
-from ..estimation import estimator_function, fit_or_raise
+from ..correction.estimation import estimator_function, fit_or_raise
+from ..correction.known_channels import (
+    correct_annotations,
+    crowd_corrected_labels,
+    is_crowd,
+    soft_vote,
+)
+from ..data.annotated_scores import AnnotatedScores
 from ..exceptions import ChannelFitError
-from ..metrics import binned_moments
+from ..metrics.calibration import binned_moments
 from .maps import DEFAULT_EPS, METHODS, make_map
 
 __all__ = ["TARGETS", "RecalibrationStudy", "recalibrate", "recalibration_study"]

@@ -4,7 +4,7 @@ how often they flag a pair of annotators that share errors.
 Each replicate simulates K annotators with :func:`bayescal.simulate.simulate_dependent` (with
 ``shared_error=0`` the data come from the Dawid–Skene model itself), fits the Bayesian
 Dawid–Skene model with flat priors (one compiled sampler on the complete pattern layout serves
-every replicate), and runs :func:`bayescal.checks.check_model`.
+every replicate), and runs :func:`bayescal.bayes.check_model`.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ import pandas as pd
 
 from .. import _validation as v
 from .._api import DEFAULT_LEVEL, old_spellings
+from ..bayes.checks import check_model
+from ..bayes.priors import Priors
+from ..bayes.sampler import Sampler
 from ..channels import Channels
-from ..checks import check_model
-from ..inference import Sampler
-from ..priors import Priors
-from ..simulate import simulate_dependent
+from ..simulate.panels import simulate_dependent
 
 __all__ = ["FIVE_ANNOTATORS", "model_check_study"]
 
@@ -39,7 +39,7 @@ def model_check_study(
     num_samples=500,
     first_seed=0,
 ) -> pd.DataFrame:
-    """The :func:`~bayescal.checks.check_model` table of every replicate, with a ``seed`` column.
+    """The :func:`~bayescal.bayes.check_model` table of every replicate, with a ``seed`` column.
 
     Parameters
     ----------

@@ -12,10 +12,10 @@ import pandas as pd
 
 from .. import _validation as v
 from .._api import DEFAULT_LEVEL, old_spellings
-from ..inference import Sampler
-from ..posterior import UNCERTAINTY, nc_ece_posterior
-from ..priors import Priors
-from ..simulate import TOY_CHANNELS, TOY_CONDITIONS, toy_data
+from ..bayes.posterior import UNCERTAINTY, nc_ece_posterior
+from ..bayes.priors import Priors
+from ..bayes.sampler import Sampler
+from ..simulate.panels import TOY_CHANNELS, TOY_CONDITIONS, toy_data
 
 
 @old_spellings(renamed={"interval": "level"})

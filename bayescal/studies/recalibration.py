@@ -17,9 +17,9 @@ import pandas as pd
 from .. import _validation as v
 from .._api import DEFAULT_N_BINS, old_spellings
 from ..channels import Channels, score_groups
-from ..data import AnnotatedScores
+from ..data.annotated_scores import AnnotatedScores
 from ..recalibration import METHODS, recalibration_study
-from ..simulate import TOY_CONDITIONS, simulate_annotated, toy_calibration
+from ..simulate.panels import TOY_CONDITIONS, simulate_annotated, toy_calibration
 
 __all__ = ["recalibration_simulation"]
 

@@ -17,11 +17,12 @@ from scipy import stats
 
 from .. import _validation as v
 from .._api import old_spellings
-from .._sampler import recorded_sites
-from .._stack import Predictive
+from ..bayes.fit import check_priors
+from ..bayes.priors import Priors
+from ..bayes.sampler import MODELS, Sampler, recorded_sites
 from ..channels.dependence import dependent_pairs
-from ..data import AnnotatedScores
-from ..inference import MODELS, Sampler, check_priors
+from ..data.annotated_scores import AnnotatedScores
+from ..data.responses import Responses
 from ..models import (
     DIFFICULTY_MODELS,
     GROUP_CHANNEL_MODELS,
@@ -30,8 +31,7 @@ from ..models import (
     PatternDesign,
     ResponseDesign,
 )
-from ..priors import Priors
-from ..responses import Responses
+from ..models.stack import Predictive
 
 
 @dataclass(frozen=True, eq=False)

@@ -31,11 +31,11 @@ import pandas as pd
 from .. import _validation as v
 from .._api import DEFAULT_LEVEL, Result, old_spellings
 from ..channels import score_groups
-from ..correction import noise_corrected_ece
-from ..data import AnnotatedScores
-from ..estimation import nc_ece_estimate
+from ..correction.estimation import nc_ece_estimate
+from ..correction.known_channels import noise_corrected_ece
+from ..data.annotated_scores import AnnotatedScores
 from ..exceptions import ChannelFitError
-from ..simulate import TOY_CHANNELS, TOY_CONDITIONS, toy_data
+from ..simulate.panels import TOY_CHANNELS, TOY_CONDITIONS, toy_data
 from ._executor import check_executor, run_tasks
 
 __all__ = ["TOY_METHODS", "TOY_SIZES", "ToyStudy", "toy_study"]
@@ -62,10 +62,10 @@ class _Settings:
 
 def _bayes(data: AnnotatedScores, settings: _Settings, seed: int):
     """Posterior NC-ECE of one replicate; the compiled sampler is shared across replicates of
-    a worker by the sampler cache of :mod:`bayescal.inference`."""
-    from ..inference import Sampler
-    from ..posterior import nc_ece_posterior
-    from ..priors import Priors
+    a worker by the sampler cache of :mod:`bayescal.bayes.fit`."""
+    from ..bayes.posterior import nc_ece_posterior
+    from ..bayes.priors import Priors
+    from ..bayes.sampler import Sampler
 
     sampler = Sampler.for_complete_layout(
         data.n_annotators, settings.num_chains, settings.num_warmup, settings.num_samples

@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 import bayescal as bc
-from bayescal import agreement as ag
+from bayescal.data.responses import Responses
 from bayescal.exceptions import BinningWarning, ChannelWarning, IdentificationError
-from bayescal.responses import Responses
+from bayescal.metrics import agreement as ag
 
 S = [0.1, 0.4, 0.6, 0.9]
 Y = [0, 1, 1, 1]
@@ -315,13 +315,13 @@ ERRORS = [
         "em an ndarray",
         lambda: bc.dawid_skene_em(np.array(A)),
         TypeError,
-        r"data must be a bayescal.AnnotatedScores or bayescal.cells.CellStatistics; saw ndarray",
+        r"data must be a bayescal.AnnotatedScores or bayescal.data.CellStatistics; saw ndarray",
     ),
     (
         "em a DataFrame",
         lambda: bc.dawid_skene_em(pd.DataFrame(A)),
         TypeError,
-        r"data must be a bayescal.AnnotatedScores or bayescal.cells.CellStatistics; saw DataFrame",
+        r"data must be a bayescal.AnnotatedScores or bayescal.data.CellStatistics; saw DataFrame",
     ),
     (
         "em n_starts 0",
@@ -368,7 +368,7 @@ ERRORS = [
         "fit_bayes a DataFrame",
         lambda: bc.fit_bayes(pd.DataFrame(A)),
         TypeError,
-        r"data must be a bayescal.AnnotatedScores or bayescal.cells.CellStatistics; saw DataFrame",
+        r"data must be a bayescal.AnnotatedScores or bayescal.data.CellStatistics; saw DataFrame",
     ),
     (
         "fit_bayes model typo",

@@ -1,7 +1,7 @@
 """The bad-input catalogue (../shared/BAD_INPUTS.md, issue 16), the command on a user's tables:
 rows #1-#14 (one line naming the file, column and row, exit 2, no folder written) and rows
 #20-#25 and #33 (awkward but valid tables: the clean table's numbers, or a result with a
-one-line warning).  The command runs in this process (``bayescal.cli.main``), as the console
+one-line warning).  The command runs in this process (``bayescal.app.cli.main``), as the console
 script runs it."""
 
 import json
@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 
 import bayescal as bc
-from bayescal import cli
-from bayescal.io import read_wide_table
+from bayescal.app import cli
+from bayescal.data.tables import read_wide_table
 
 N = 400
 SIM = bc.toy_data(N, seed=11)

@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from bayescal import folders
-from bayescal.folders import check_output, staged_output
+from bayescal.report import folders
+from bayescal.report.folders import check_output, staged_output
 
 JUDGED = ["--score", "score", "--annotators", "ann,bob,cy,dee"]
 EXAMPLE = pathlib.Path(__file__).parents[2] / "examples" / "judged.csv"
@@ -117,7 +117,7 @@ def two_runs(tmp_path_factory):
     import warnings
 
     import bayescal as bc
-    from bayescal.results import write_analysis
+    from bayescal.report.folders import write_analysis
 
     folder = tmp_path_factory.mktemp("runs")
     data = bc.toy_data(600, seed=2).data
@@ -135,7 +135,7 @@ def two_runs(tmp_path_factory):
 
 @pytest.mark.slow
 def test_row31_issue4_a_report_refuses_the_posterior_of_another_run(two_runs, tmp_path):
-    from bayescal.results import render_report
+    from bayescal.report.folders import render_report
 
     mixed = tmp_path / "mixed"
     mixed.mkdir()
@@ -185,7 +185,7 @@ def test_row31_issue4_a_report_refuses_the_posterior_of_another_run(two_runs, tm
 def test_row18_19_38_issue13_a_broken_results_file_is_named_in_one_line(
     two_runs, tmp_path, file, content, message
 ):
-    from bayescal.results import render_report
+    from bayescal.report.folders import render_report
 
     folder = tmp_path / "broken"
     folder.mkdir()

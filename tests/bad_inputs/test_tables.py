@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import bayescal as bc
-from bayescal.io import TableError, read_long_tables, read_wide_table, write_table
+from bayescal.data.tables import TableError, read_long_tables, read_wide_table
+from bayescal.report.folders import write_table
 
 HEADER = "id,zip,p,ann,bob,cy\n"
 
@@ -112,7 +113,7 @@ def test_row28_issue5_long_format_ids_join_as_text(tmp_path):
     ],
 )
 def test_row32_issue8_annotator_names_with_spaces_or_commas_can_be_named(tmp_path, argv, names):
-    from bayescal.cli import build_parser
+    from bayescal.app.cli import build_parser
 
     args = build_parser().parse_args(["fit", "t.csv", "--score", "p", "--out", "o", *argv])
     assert args.annotators == names
@@ -131,7 +132,7 @@ def test_row32_issue8_annotator_names_with_spaces_or_commas_can_be_named(tmp_pat
 
 
 def test_row32_an_unclosed_quote_in_annotators_is_an_argument_error(capsys):
-    from bayescal.cli import build_parser
+    from bayescal.app.cli import build_parser
 
     with pytest.raises(SystemExit) as stop:
         build_parser().parse_args(

@@ -8,8 +8,8 @@ import pytest
 
 import bayescal as bc
 from bayescal.channels.crowd_em import DEFAULT_SMOOTHING, MIN_TRIPLE_ITEMS, SPARSE_LABELS
+from bayescal.data.responses import Responses
 from bayescal.exceptions import ChannelWarning, ConvergenceWarning
-from bayescal.responses import Responses
 
 
 @pytest.mark.filterwarnings("ignore::bayescal.exceptions.SaturatedModelWarning")
@@ -146,7 +146,7 @@ def test_a_long_table_with_empty_labels_and_text_ids():
 @pytest.mark.parametrize(
     "build, error, message",
     [
-        (lambda: bc.crowd_em(np.zeros((3, 3))), TypeError, r"data must be a bayescal.responses.Responses or bayescal.AnnotatedScores; saw ndarray"),
+        (lambda: bc.crowd_em(np.zeros((3, 3))), TypeError, r"data must be a bayescal.data.Responses or bayescal.AnnotatedScores; saw ndarray"),
         (lambda: bc.crowd_em(bc.toy_data(50).data, smoothing=(0.5, 2)), ValueError, r"smoothing must be 'auto', None or a pair \(alpha, beta\) of Beta parameters >= 1; saw \(0.5, 2\)"),
         (lambda: bc.crowd_em(bc.toy_data(50).data, smoothing="map"), ValueError, r"smoothing must be one of 'auto'; saw 'map'"),
         (lambda: bc.crowd_em(bc.toy_data(50).data, pool="sparse"), ValueError, r"pool must be one of 'auto'; saw 'sparse'"),
@@ -172,7 +172,7 @@ def test_bad_input_names_the_argument(build, error, message):
 def test_the_analysis_estimates_a_crowd_on_its_sparse_responses():
     """More than CROWD_ANNOTATORS annotators: the EM baseline is crowd_em; up to it, the
     pattern-count Dawid–Skene EM.  The NC-ECE estimate takes it by name as well."""
-    from bayescal.analysis import frequentist_channels
+    from bayescal.app.model_choice import frequentist_channels
     from bayescal.channels.crowd_em import CROWD_ANNOTATORS
 
     crowd = bc.simulate_crowd(

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import bayescal as bc
-from bayescal.channels._base import orient
+from bayescal.channels.base import orient
 from bayescal.exceptions import (
     ChannelWarning,
     ConvergenceWarning,
@@ -116,7 +116,7 @@ def test_groups_that_do_not_separate_warn_of_weak_identification(estimator):
 def test_data_must_be_annotated_scores(estimator):
     with pytest.raises(
         TypeError,
-        match=r"data must be a bayescal\.AnnotatedScores or bayescal\.cells\.CellStatistics; saw ndarray",
+        match=r"data must be a bayescal\.AnnotatedScores or bayescal\.data\.CellStatistics; saw ndarray",
     ):
         estimator(np.zeros((10, 3)))
 

@@ -1,13 +1,13 @@
 """Regression against an independent implementation: ArviZ's rank-normalised R-hat and ESS.
 
-bayescal computes them itself (bayescal/convergence.py) so that a fit needs no ArviZ import;
+bayescal computes them itself (bayescal/bayes/diagnostics.py) so that a fit needs no ArviZ import;
 both follow Vehtari et al. (2021), so they must agree to rounding."""
 
 import numpy as np
 import pytest
+from bayescal.models.stack import arviz
 
-from bayescal._stack import arviz
-from bayescal.convergence import ess_bulk, ess_tail, rank_normalized_rhat
+from bayescal.bayes.diagnostics import ess_bulk, ess_tail, rank_normalized_rhat
 
 
 def _autoregressive(rng, chains: int, draws: int, phi: float) -> np.ndarray:

@@ -25,8 +25,8 @@ from numpyro.infer.util import log_density
 from scipy import special, stats
 
 import bayescal as bc
-from bayescal.inference import Sampler
-from bayescal.responses import Responses
+from bayescal.bayes.sampler import Sampler
+from bayescal.data.responses import Responses
 
 
 @pytest.fixture(autouse=True)

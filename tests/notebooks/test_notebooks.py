@@ -35,13 +35,11 @@ def test_notebook_executes(path, tmp_path):
 
 PUBLIC_MODULES = {
     "bayescal",
-    "bayescal.plotting",
-    "bayescal.studies",
-    "bayescal.cells",
     "bayescal.channels",
-    "bayescal.agreement",
-    "bayescal.record",
-    "bayescal.triage",
+    "bayescal.data",
+    "bayescal.metrics",
+    "bayescal.report",
+    "bayescal.studies",
 }
 
 

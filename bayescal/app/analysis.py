@@ -1,0 +1,479 @@
+"""The whole job on one table: channels, naive ECE, NC-ECE (frequentist and posterior), checks.
+
+:func:`analyse` is what ``bayescal fit`` runs, and what a notebook calls first: it takes an
+:class:`~bayescal.AnnotatedScores` or a DataFrame and returns an :class:`Analysis` that shows
+itself in a notebook, writes its results folder (:meth:`Analysis.report`), gives its summary as
+JSON (:meth:`Analysis.to_json`) and draws its reliability diagram (:meth:`Analysis.plot`).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import time
+import uuid
+import warnings
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from .. import _validation as v
+from .._api import DEFAULT_LEVEL, DEFAULT_N_BINS, old_spellings, recorded_warnings, warn_caller
+from .._version import __version__
+from ..channels import ChannelFit
+from ..channels.dependence import dependent_pairs
+from ..correction.calibration_test import calibration_test
+from ..correction.known_channels import is_crowd, majority_vote, noise_corrected_ece, soft_vote
+from ..data.annotated_scores import AnnotatedScores
+from ..exceptions import BinningWarning
+from ..metrics.calibration import expected_calibration_error, reliability_curve
+from ..metrics.record import calibration_record
+from ..report.summary import (
+    NCECE,
+    AnnotatorChannels,
+    CalibrationTestSummary,
+    ChannelEstimate,
+    ChecksSummary,
+    ClassBalance,
+    DataSummary,
+    Diagnostics,
+    ECESummary,
+    Estimate,
+    Identification,
+    ModelSummary,
+    ParameterSummary,
+    PosteriorSummary,
+    RecalibrationPreview,
+    RecordSummary,
+    ReliabilitySummary,
+    RunRecord,
+    Summary,
+    Verdict,
+    finite,
+)
+from ..report.verdict import off_diagonal_ranges, verdict_sentence
+from .model_choice import (
+    em_estimate,
+    model_data,
+    propose_dependence,
+    with_pairs,
+)
+
+__all__ = ["Analysis", "analyse"]
+
+
+@dataclass(frozen=True, eq=False)
+class Analysis:
+    """Everything :func:`analyse` computed.
+
+    Attributes
+    ----------
+    data : AnnotatedScores
+        The data the models were fitted to (with score groups for Hui–Walter).
+    channel_fit : ChannelFit
+        The EM estimate (the frequentist baseline).
+    bayes_fit : BayesFit
+    posterior : PosteriorECE
+        The NC-ECE posterior.
+    checks : ModelChecks
+        The model checks of :func:`bayescal.check_model`.
+    summary : Summary
+        Every number of the report (:meth:`to_json` gives it as ``summary.json``).
+    """
+
+    data: AnnotatedScores
+    channel_fit: ChannelFit
+    bayes_fit: object
+    posterior: object
+    checks: object
+    summary: Summary
+
+    def __repr__(self) -> str:
+        posterior = self.summary.ece.nc_ece.posterior
+        low, high = posterior.interval
+        return (
+            f"Analysis({self.data.n_items} items, {self.data.n_annotators} annotators, "
+            f"{self.summary.model.name}: NC-ECE {posterior.median:.4f} [{low:.4f}, {high:.4f}] "
+            f"({posterior.level:.0%}), soft-vote ECE {self.summary.ece.naive['soft_vote']:.4f})"
+        )
+
+    def _repr_html_(self) -> str:
+        from ..report.html_report import summary_html
+
+        return summary_html(self.summary)
+
+    def to_json(self, *, indent: int = 2) -> str:
+        """``summary.json``: strict JSON (an undefined number is ``null`` with a reason)."""
+        return json.dumps(self.summary.to_dict(), indent=indent, allow_nan=False)
+
+    def report(self, path, *, force: bool = False):
+        """Write the results folder: ``summary.json``, ``posterior.nc``, ``report.html`` and
+        ``figures/*.png``; returns the report's path.  An existing folder is refused unless
+        ``force``."""
+        from ..report.folders import write_analysis
+
+        return write_analysis(path, self, force=force)[1]
+
+    def plot(self, *, ax=None):
+        """The reliability diagram with the corrected band and the naive curves; returns Axes."""
+        from ..report.plotting import plot_reliability
+
+        band, curves = self.summary.reliability.band_and_curves()
+        return plot_reliability(band, curves=curves, ax=ax)
+
+
+def _as_table(data, score, annotators, truth):
+    """An AnnotatedScores (built from a DataFrame's columns) and the truth labels."""
+    if type(data).__name__ != "DataFrame":
+        if score is not None or annotators is not None:
+            raise ValueError(
+                f"score and annotators name the columns of a DataFrame; data is a {type(data).__name__}"
+            )
+        return data, truth
+    if score is None or annotators is None:
+        raise ValueError(
+            "a DataFrame needs score= (the score column) and annotators= (the annotator columns)"
+        )
+    if isinstance(truth, str):
+        v.check_column_roles({"score": score, "annotator": annotators, "truth": truth})
+        if truth not in data.columns:
+            raise ValueError(f"truth names no column of data; its columns are {list(data.columns)}")
+        truth = data[truth].to_numpy()
+    return AnnotatedScores.from_frame(data, score=score, annotators=annotators), truth
+
+
+@contextmanager
+def _timed(timings: dict, step: str):
+    """Add the wall time of the block to ``timings[step]`` (seconds)."""
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        timings[step] = timings.get(step, 0.0) + time.perf_counter() - start
+
+
+def _record(
+    data: AnnotatedScores, prevalence: np.ndarray, group_sizes, level: float, truth, bins: int
+):
+    """The fields of a checkable calibration record that apply to an evaluation without an anchor
+    (and, given a truth column, the full record of the predictor thresholded at 0.5).
+    ``group_sizes``: items per non-empty score group, in the order of the prevalence columns."""
+    labelled = (data.annotations != -1).sum(axis=1)
+    overall = prevalence if prevalence.ndim == 1 else prevalence @ group_sizes / data.n_items
+    tail = (1.0 - level) / 2.0
+    low, high = np.quantile(overall, [tail, 1.0 - tail])
+    repeat_rate = float((labelled >= 2).mean())
+    judged = None
+    if truth is not None:
+        judged = calibration_record(
+            y_true=truth,
+            y_pred=(data.scores >= 0.5).astype(np.int64),
+            name="predictor (score >= 0.5)",
+            n_annotators=data.n_annotators,
+            repeat_rate=repeat_rate,
+        )
+    return RecordSummary(
+        n_items=data.n_items,
+        class_balance=ClassBalance(float(overall.mean()), (float(low), float(high))),
+        provenance="noisy annotators, no anchor: ECE is measured against noise-corrected labels, not trusted ones",
+        n_annotators=data.n_annotators,
+        repeat_rate=repeat_rate,
+        fitted_or_held_out="fitted: the channels are estimated on the items they correct (the paper's reuse mode)",
+        interval_method="equal-tailed posterior interval; channel draws pushed through NC-ECE with a Bayesian bootstrap of the items",
+        binning=f"{bins} equal-width bins",
+        against_truth=judged,
+    )
+
+
+def _channel_sections(fit, channel_fit: ChannelFit, names, level: float):
+    """Per annotator its ``a`` and ``b`` (posterior and EM) and its gap ``b - a``, and every
+    class proportion."""
+    from ..bayes.diagnostics import ess_bulk, rank_normalized_rhat
+
+    a, b, prevalence = fit.draws()
+    rows = fit.diagnostics
+    gap_chains = fit.chains["b"] - fit.chains["a"]  # (C, D, K)
+
+    def estimate(label: str, j: int, draws) -> ChannelEstimate:
+        em = None if channel_fit.failure else float(getattr(channel_fit.channels, label)[j])
+        return ChannelEstimate.from_draws(draws, level, rows.loc[f"{label}[{names[j]}]"], em=em)
+
+    def gap(j: int) -> ParameterSummary:
+        chains = gap_chains[..., j]
+        diagnostics = {"r_hat": rank_normalized_rhat(chains), "ess_bulk": ess_bulk(chains)}
+        return ParameterSummary.from_draws(b[:, j] - a[:, j], level, diagnostics)
+
+    channels = {
+        name: AnnotatorChannels(estimate("a", j, a[:, j]), estimate("b", j, b[:, j]), gap(j))
+        for j, name in enumerate(names)
+    }
+    parameters = [p for p in rows.index if p.startswith("prevalence")]
+    prevalences = {
+        row: ParameterSummary.from_draws(draws, level, rows.loc[row])
+        for row, draws in zip(parameters, np.atleast_2d(prevalence.T))
+    }
+    return channels, prevalences
+
+
+def _keeping_warnings(analyse_function):
+    """``analyse_function`` with the warnings it showed, one line each, in its summary's
+    ``warnings``: a results folder and its report must keep what the console said."""
+
+    @functools.wraps(analyse_function)
+    def keeping(*args, **kwargs) -> Analysis:
+        with recorded_warnings() as shown:
+            analysis = analyse_function(*args, **kwargs)
+        return replace(analysis, summary=replace(analysis.summary, warnings=tuple(shown)))
+
+    return keeping
+
+
+@old_spellings(renamed={"interval": "level"})
+@_keeping_warnings
+def analyse(
+    data,
+    *,
+    score=None,
+    annotators=None,
+    truth=None,
+    model="auto",
+    priors=None,
+    n_bins=DEFAULT_N_BINS,
+    level=DEFAULT_LEVEL,
+    seed=0,
+    progress=False,
+    bayes_options=None,
+    dependent=None,
+) -> Analysis:
+    """Fit and summarise one data set (the work of ``bayescal fit``).
+
+    Parameters
+    ----------
+    data : AnnotatedScores or pandas.DataFrame
+        With ``groups`` for Hui–Walter (two annotators get five equal-width groups if none); a
+        DataFrame has one row per item, read by :meth:`bayescal.AnnotatedScores.from_frame`.
+    score, annotators : str, sequence of str
+        With a DataFrame: the score column and the annotator columns (0, 1 or NaN).
+    truth : array_like of 0/1, or str, optional
+        True labels (with a DataFrame, the name of their column), for the oracle ECE and the
+        calibration record against them; never used for fitting.
+    model : {"auto", "dawid-skene", "hui-walter", "hierarchical-dawid-skene", "shared-difficulty"}
+    priors : Priors, optional
+        Priors of the Bayesian model (default flat, :class:`bayescal.bayes.Priors`).
+    n_bins : int or "auto", default 10
+    level : float, default 0.9
+    seed : int, default 0
+    progress : bool, default False
+    bayes_options : dict, optional
+        Extra keyword arguments of :func:`bayescal.fit_bayes` (num_chains, num_warmup, num_samples).
+    dependent : pair or list of pairs of annotator names, optional
+        Pairs whose errors may be correlated given ``Y`` (:func:`bayescal.fit_bayes`'s
+        ``dependent``): the EM and the Bayesian model both get their covariances, and the
+        calibration test uses the dependent EM fit's refitting bootstrap.  Without it, a
+        pairwise check that flags correlated errors proposes a pair in one line
+        (:class:`~bayescal.DependenceWarning`); the model is never switched silently.
+
+    Returns
+    -------
+    Analysis
+        Its ``summary.warnings`` holds the warnings shown during the analysis, one line each,
+        so that the results folder and its report keep them.
+    """
+    from ..bayes.checks import check_model, uses_crowd_checks
+    from ..bayes.fit import fit_bayes
+    from ..bayes.posterior import nc_ece_posterior
+    from ..models import RESPONSE_MODELS, check_complete_layout
+
+    data, truth = _as_table(data, score, annotators, truth)
+    name, why, data = model_data(data, model=model)
+    pairs = dependent_pairs(dependent, data.annotator_names).names or None
+    why = with_pairs(why, pairs)
+    if truth is not None:
+        truth = v.as_binary_labels(truth, "truth")
+        v.check_same_length(truth, "truth", data.scores, "data.scores")
+    bins = v.as_n_bins(n_bins, data.n_items)
+    level = v.as_open_probability(level, "level")
+    seed = v.as_seed(seed)
+
+    timings = {}
+    with _timed(timings, "compress"):
+        counts = data.compress()  # every model runs on the (group, pattern) counts
+        # and every pattern-level ECE (naive votes, NC-ECE with EM channels) on the (bin, pattern) cells
+        cells = data.cells(n_bins=bins, by_group=False)
+    # but a crowd's corrected labels come from its responses (the crowd rule of
+    # noise_corrected_ece and nc_ece_posterior): its cells are as many as its items
+    evaluated = data if is_crowd(data) else cells
+    naive = {
+        "soft_vote": soft_vote(cells.patterns),
+        "majority_vote": majority_vote(cells.patterns, "half"),
+    }
+    with _timed(timings, "em"):
+        channel_fit = em_estimate(name, data, counts, seed, pairs)
+        if channel_fit.failure:
+            frequentist = Estimate(
+                None, reason=f"{channel_fit.method} failed: {channel_fit.failure}"
+            )
+        else:
+            try:
+                value = noise_corrected_ece(evaluated, channel_fit.channels, n_bins=bins)
+                frequentist = Estimate(value, estimator=channel_fit.described)
+            except ValueError as error:  # channels that cannot correct (a zero gap)
+                frequentist = Estimate(None, reason=str(error))
+    # the model checks run after NUTS: refuse data they cannot check before sampling, not after
+    if not uses_crowd_checks(name, data.n_annotators):
+        check_complete_layout(counts.patterns, counts.groups if name == "hui_walter" else None)
+    with _timed(timings, "nuts"):
+        fit = fit_bayes(
+            data if name in RESPONSE_MODELS else counts,
+            model=name,
+            priors=priors,
+            seed=seed,
+            progress=progress,
+            dependent=pairs,
+            **(bayes_options or {}),
+        )
+    with _timed(timings, "push_through"):
+        posterior = nc_ece_posterior(evaluated, fit, n_bins=bins, level=level, seed=seed)
+    with _timed(timings, "checks"):
+        checks = check_model(data, fit, level=level, seed=seed)
+        if not pairs and not uses_crowd_checks(name, data.n_annotators):
+            propose_dependence(checks.table, counts, name, channel_fit, seed)
+    with _timed(timings, "calibration_test"):
+        # a dependent model's test: the dependent EM fit's refitting bootstrap (the H0
+        # posterior of a dependent BayesFit is not implemented)
+        test = _calibration_test(data, channel_fit if pairs else fit, bins, seed)
+    with _timed(timings, "recalibration_preview"):
+        preview = _recalibration_preview(data, fit, bins, level, seed)
+
+    curves = {label: cells.curve(targets) for label, targets in naive.items()}
+    if truth is not None:
+        curves["oracle"] = reliability_curve(truth, data.scores, n_bins=bins)
+    oracle = (
+        Estimate(None, reason="no truth column given")
+        if truth is None
+        else Estimate(expected_calibration_error(truth, data.scores, n_bins=bins))
+    )
+    groups = data.groups if data.groups is not None else np.zeros(data.n_items, dtype=np.int64)
+    ids, sizes = np.unique(groups, return_counts=True)
+    missing = data.annotations == -1
+    diagnostics = fit.diagnostics
+    channels, prevalences = _channel_sections(fit, channel_fit, data.annotator_names, level)
+    naive_ece = {label: cells.moments(targets).ece for label, targets in naive.items()}
+    nc_ece = _posterior(posterior, level)
+    band = posterior.reliability_band()
+    verdict = Verdict(
+        sentence=verdict_sentence(
+            None if test is None else test.p_value,
+            off_diagonal_ranges(band.edges, band.mean_predicted, band.lower, band.upper),
+        ),
+        nc_ece=nc_ece,
+        p_value=None if test is None else test.p_value,
+        prob_within_tolerance=posterior.prob_calibrated,
+        tolerance=posterior.tolerance,
+        naive=naive_ece,
+    )
+    summary = Summary(
+        bayescal_version=__version__,
+        data=DataSummary(
+            n_items=data.n_items,
+            annotators=data.annotator_names,
+            missing_rate=float(missing.mean()),
+            missing_by_annotator={
+                name: float(rate) for name, rate in zip(data.annotator_names, missing.mean(axis=0))
+            },
+            groups={str(int(g)): int(n) for g, n in zip(ids, sizes)},
+        ),
+        model=ModelSummary(
+            name=name,
+            why=why,
+            dependent=tuple(f"{j} ~ {k}" for j, k in fit.dependent),
+            priors=fit.priors,
+            chains=fit.num_chains,
+            draws_per_chain=fit.n_draws // fit.num_chains,
+        ),
+        identification=Identification.from_checks(checks.table),
+        channels=channels,
+        prevalence=prevalences,
+        diagnostics=Diagnostics(
+            *finite([diagnostics["r_hat"].max(), diagnostics["ess_bulk"].min()]),
+            int(diagnostics["divergences"].iloc[0]),
+        ),
+        ece=ECESummary(
+            n_bins=bins, naive=naive_ece, nc_ece=NCECE(frequentist, nc_ece), oracle=oracle
+        ),
+        reliability=ReliabilitySummary.from_band(band, curves),
+        checks=ChecksSummary.from_checks(checks),
+        record=_record(data, fit.draws()[2], sizes, level, truth, bins),
+        timings={step: round(seconds, 3) for step, seconds in timings.items()},
+        run=RunRecord(
+            id=uuid.uuid4().hex,
+            seed=seed,
+            chain_method=fit.run["chain_method"],
+            devices=int(fit.run["devices"]),
+            versions=_versions(),
+        ),
+        verdict=verdict,
+        calibration_test=None if test is None else CalibrationTestSummary.from_test(test),
+        recalibration=preview,
+    )
+    return Analysis(data, channel_fit, fit, posterior, checks, summary)
+
+
+def _calibration_test(data, fit, n_bins, seed):
+    """:func:`bayescal.calibration_test` with the fit (a draw of the channels' posterior under
+    H0), or None with a warning when these data cannot be tested (too few informative labels
+    for a bin): the verdict then says so rather than stop the analysis."""
+    try:
+        with warnings.catch_warnings():  # more bins than items: said once, by the analysis
+            warnings.filterwarnings("ignore", "n_bins = ", BinningWarning)
+            return calibration_test(data, fit, n_bins=n_bins, seed=seed)
+    except ValueError as error:
+        warn_caller(f"calibration_test could not run: {error}", BinningWarning)
+        return None
+
+
+#: Maps of the report's recalibration preview, in its order.
+PREVIEW_METHODS = ("platt", "histogram")
+
+
+def _recalibration_preview(data, fit, n_bins, level, seed) -> RecalibrationPreview | None:
+    """Corrected maps fitted on a random half of the items and scored with the original
+    scores on the other half (:class:`~bayescal.report.summary.RecalibrationPreview`); None with a
+    warning when the halves are too small to fit or score a map."""
+    from ..bayes.posterior import posterior_recalibration
+
+    order = np.random.default_rng(seed).permutation(data.n_items)
+    half = data.n_items // 2
+    fitting, evaluated = (data.subset(np.sort(part)) for part in (order[:half], order[half:]))
+    after = {}
+    try:
+        with warnings.catch_warnings():  # the analysis said its warnings on all the items
+            warnings.simplefilter("ignore")
+            for method in PREVIEW_METHODS:
+                result = posterior_recalibration(
+                    fitting, evaluated, fit, method=method, n_bins=n_bins, level=level, seed=seed
+                )
+                after[method] = _posterior(result.recalibrated, level)
+    except ValueError as error:
+        warn_caller(f"the recalibration preview could not run: {error}", BinningWarning)
+        return None
+    return RecalibrationPreview(half, data.n_items - half, _posterior(result.base, level), after)
+
+
+def _posterior(ece, level: float) -> PosteriorSummary:
+    return PosteriorSummary(float(ece.median), tuple(float(x) for x in ece.interval), level)
+
+
+def _versions() -> dict[str, str]:
+    """The versions a run's draws depend on (ArviZ's without importing it: two seconds)."""
+    import platform
+    from importlib import metadata
+
+    versions = {"python": platform.python_version(), "bayescal": __version__}
+    for package in ("jax", "jaxlib", "numpyro", "arviz"):
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            versions[package] = "not installed"
+    return versions

@@ -1,0 +1,256 @@
+"""What ``bayescal fit``, ``report``, ``recalibrate`` and ``sensitivity`` do with their parsed
+arguments: read the table, run the library, write the results folder, and return the text to
+print (the argument parsing and the printing are :mod:`bayescal.app.cli`'s).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import pathlib
+import sys
+import time
+
+from .._api import warn_caller
+from .._validation import MISSING
+from ..channels import score_groups
+from ..data.annotated_scores import AnnotatedScores
+from ..exceptions import RecalibrationWarning
+
+__all__ = ["run_fit", "run_recalibrate", "run_report", "run_sensitivity"]
+
+
+def _read_input(args, unlabelled: str = "refuse"):
+    """The Table of the command's arguments (wide, or long with --scores), with score groups;
+    ``unlabelled`` as in :func:`bayescal.data.read_wide_table`."""
+    from ..data.tables import read_long_tables, read_wide_table
+
+    if args.long:
+        if args.scores is None:
+            raise ValueError("--long needs --scores, the table of item scores")
+        table = read_long_tables(
+            args.table,
+            args.scores,
+            score=args.score,
+            item=args.item,
+            annotator=args.annotator,
+            label=args.label,
+            annotators=args.annotators,
+            truth=args.truth,
+            unlabelled=unlabelled,
+        )
+    else:
+        if args.annotators is None:
+            raise ValueError(
+                "--annotators is required for a wide table (or pass --long with --scores)"
+            )
+        if args.scores is not None:
+            raise ValueError("--scores is only for --long tables")
+        table = read_wide_table(
+            args.table,
+            score=args.score,
+            annotators=args.annotators,
+            truth=args.truth,
+            unlabelled=unlabelled,
+        )
+    if args.groups is not None or args.thresholds is not None:
+        data = table.data
+        groups = score_groups(data.scores, thresholds=args.thresholds, n_groups=args.groups)
+        table = dataclasses.replace(
+            table,
+            data=AnnotatedScores(
+                data.scores, data.annotations, groups=groups, annotator_names=data.annotator_names
+            ),
+        )
+    return table
+
+
+def _inputs(args) -> list:
+    """The files the command reads: a results folder may never hold one."""
+    return [args.table, args.scores, getattr(args, "prior", None), getattr(args, "priors", None)]
+
+
+def _output_directory(args) -> pathlib.Path | None:
+    """Refuse, before any work (not after a long fit), an --out the results cannot replace
+    whole (:func:`bayescal.report.folders.check_output`)."""
+    from ..report.folders import check_output
+
+    if args.out is None:
+        return None
+    return check_output(args.out, force=args.force, inputs=_inputs(args))
+
+
+def _progress(args) -> bool:
+    return not args.quiet and sys.stderr.isatty()
+
+
+def _bayes_options(args) -> dict:
+    return {"num_chains": args.chains, "num_warmup": args.warmup, "num_samples": args.samples}
+
+
+def _input_record(args) -> dict:
+    from ..data.tables import file_sha256
+
+    files = {"table": args.table, "scores": args.scores}
+    return {
+        "table": str(args.table),
+        "scores": args.scores,
+        "score": args.score,
+        "annotators": args.annotators,
+        "truth": args.truth,
+        "long": args.long,
+        "sha256": {role: file_sha256(path) for role, path in files.items() if path is not None},
+    }
+
+
+def run_fit(args) -> str:
+    """``bayescal fit``: read, analyse, write the results folder; the text to print."""
+    from ..bayes.priors import read_priors
+    from ..report.folders import POSTERIOR_FILE, SUMMARY_FILE, write_analysis
+    from .analysis import analyse
+
+    out = _output_directory(args)
+    priors = read_priors(args.prior) if args.prior is not None else None
+    start = time.perf_counter()
+    table = _read_input(args)
+    read_seconds = time.perf_counter() - start
+    analysis = analyse(
+        table.data,
+        truth=table.truth,
+        model=args.model,
+        priors=priors,
+        n_bins=args.n_bins,
+        seed=args.seed,
+        progress=_progress(args),
+        bayes_options=_bayes_options(args),
+        dependent=_dependent(args),
+    )
+    summary, report = write_analysis(
+        out,
+        analysis,
+        force=args.force,
+        input_record=_input_record(args),
+        read_seconds=read_seconds,
+    )
+    if args.json:
+        return json.dumps(summary.to_dict(), indent=2, allow_nan=False)
+    first, *rest = summary.text()
+    return "\n".join(
+        [
+            f"bayescal fit: {first}",
+            *rest,
+            f"Wrote {out / SUMMARY_FILE}, {out / POSTERIOR_FILE} and the report {report}",
+        ]
+    )
+
+
+def run_report(args) -> str:
+    from ..report.folders import render_report
+
+    return f"Wrote {render_report(args.directory)}"
+
+
+def run_recalibrate(args) -> str:
+    """``bayescal recalibrate``: EM channels, a map fitted to corrected labels, recalibrated scores."""
+    from ..recalibration import recalibrate
+    from ..report.folders import check_new_column, write_recalibration
+    from .model_choice import frequentist_channels
+
+    out = _output_directory(args)
+    table = _read_input(args, unlabelled="keep")
+    column = f"{args.score}_recalibrated"
+    check_new_column(table, column)
+    labelled = (table.data.annotations != MISSING).any(axis=1)
+    if not labelled.all():  # fitted on the labelled items, applied to every score
+        warn_caller(
+            f"{int((~labelled).sum())} of {labelled.size} items have no label: the map is fitted "
+            f"on the {int(labelled.sum())} labelled items and applied to every item's score",
+            RecalibrationWarning,
+        )
+    channel_fit, data = frequentist_channels(table.data.subset(labelled), seed=args.seed)
+    if channel_fit.failure:
+        raise ValueError(
+            f"{channel_fit.method} failed ({channel_fit.failure}); the map needs estimated channels"
+        )
+    fitted = recalibrate(
+        data, method=args.method, channels=channel_fit.channels, fit_bins=args.fit_bins
+    )
+    document, output = write_recalibration(
+        out,
+        table,
+        fitted,
+        channel_fit,
+        column,
+        _input_record(args),
+        force=args.force,
+        inputs=_inputs(args),
+    )
+    if args.json:
+        return json.dumps(document, indent=2, allow_nan=False)
+    return (
+        f"bayescal recalibrate: {fitted!r} fitted to labels corrected by {channel_fit.described}\n"
+        f"Wrote {out / 'map.json'} and {output}"
+    )
+
+
+def _dependent(args) -> list[tuple[str, str]] | None:
+    """The ``--dependent NAME NAME`` pairs, or None."""
+    return [tuple(pair) for pair in args.dependent] if args.dependent else None
+
+
+def run_sensitivity(args) -> str:
+    """``bayescal sensitivity``: the prior-sensitivity table."""
+    from ..bayes.priors import read_priors
+    from ..bayes.sensitivity import prior_sensitivity
+    from ..report.folders import write_sensitivity
+    from .model_choice import model_data, with_pairs
+
+    out = _output_directory(args)
+    named = read_priors(args.priors, named=True)
+    name, why, data = model_data(_read_input(args).data, model=args.model)
+    dependent = _dependent(args)
+    result = prior_sensitivity(
+        data,
+        model=name,
+        priors=named,
+        n_bins=args.n_bins,
+        seed=args.seed,
+        progress=_progress(args),
+        dependent=dependent,
+        **_bayes_options(args),
+    )
+    why = with_pairs(why, dependent)
+    document = write_sensitivity(out, result, name, why, force=args.force, inputs=_inputs(args))
+    if args.json:
+        return json.dumps(document, indent=2, allow_nan=False)
+    return (
+        f"bayescal sensitivity: model {name} ({why}); reference prior {result.reference!r}; "
+        f"{result.level:.0%} intervals\n{_sensitivity_text(result, out)}"
+    )
+
+
+#: Rows of the sensitivity table printed whole; a longer one (a crowd's) is printed in brief.
+PRINTED_ROWS = 60
+
+
+def _sensitivity_text(result, out) -> str:
+    """The sensitivity table for the terminal: whole, or for a crowd the NC-ECE and prevalence
+    rows, the largest shifts of the others, and where the whole table is."""
+    table = result.table.round(4)
+    with _wide_display():
+        if len(table) <= PRINTED_ROWS:
+            return table.to_string()
+        quantity = table.index.get_level_values("quantity")
+        headline = table[(quantity == "nc_ece") | quantity.str.startswith("prevalence")]
+        where = f"{out}/sensitivity.csv" if out is not None else "sensitivity.csv, with --out DIR"
+        return (
+            f"{headline.to_string()}\nLargest shifts from the reference:\n"
+            f"{result.largest_shifts(count=10).round(4).to_string()}\n"
+            f"(all {len(table)} rows in {where})"
+        )
+
+
+def _wide_display():
+    import pandas as pd
+
+    return pd.option_context("display.width", 200, "display.max_rows", 500)

@@ -1,0 +1,369 @@
+"""Run NUTS on a model of :mod:`bayescal.models` and return one posterior object.
+
+:func:`fit_bayes` builds the pattern design from ``data.compress()``, checks identification
+*before* sampling, samples in float64 (inside ``jax.enable_x64``, so the caller's JAX
+configuration is untouched), spreads the chains over the CPU devices there are (one after
+another on a single device; never vectorised, see :class:`Sampler`), keeps compiled samplers
+for later processes (:mod:`bayescal.bayes.compile_cache`), and packs the run into a
+:class:`~bayescal.bayes.BayesFit` (an ArviZ ``InferenceData`` with its diagnostics).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import _validation as v
+from .._api import old_spellings, warn_caller
+from ..channels.base import (
+    as_counts,
+    check_annotators,
+    require_identified,
+    warn_if_groups_inseparable,
+)
+from ..channels.crowd_em import as_responses, require_crowd_identified
+from ..channels.dependence import DependentPairs, dependent_pairs, require_dependence_identified
+from ..channels.difficulty import MAX_LIKELIHOOD_ERROR, likelihood_error
+from ..channels.em import adversarial_annotators, dependent_estimate, independent_estimate
+from ..data.cells import CellStatistics
+from ..data.responses import Responses
+from ..exceptions import (
+    ChannelWarning,
+    IdentificationError,
+    QuadratureWarning,
+    WeakIdentificationWarning,
+)
+from ..models import (
+    DIFFICULTY_MODELS,
+    GROUP_CHANNEL_MODELS,
+    GROUPED_MODELS,
+    RESPONSE_MODELS,
+    PatternDesign,
+    ResponseDesign,
+)
+from .bayes_fit import BayesFit, check_diagnostics
+from .priors import Priors
+from .sampler import MODELS, Sampler
+
+__all__ = ["check_fit", "check_priors", "fit_bayes", "sampler_for"]
+
+
+# --- what a fit of a pattern model settles before sampling ----------------------------------------
+# What a fit of a pattern model settles before sampling (:func:`bayescal.fit_bayes`,
+# :func:`bayescal.prior_sensitivity`): the model's structure, and whether the data identify it.
+#
+# Dependent pairs and the shared difficulty are counted against the data's cells and checked by
+# the rank of the pattern probabilities' Jacobian (:mod:`bayescal.channels.dependence`) at an
+# estimate: the dependent EM fit for pairs, the independent EM channels with loadings
+# :data:`DIFFICULTY_CHECK_LOADINGS` for the shared difficulty (no EM of the item effect).
+
+#: Loadings of the point at which the shared-difficulty model's identification is checked
+#: (with the independent EM channels): away from 0, where a loading's effect is of second
+#: order and every Jacobian loses rank.
+DIFFICULTY_CHECK_LOADINGS = (0.5, 0.5)
+
+
+class PatternModel(NamedTuple):
+    """The structure of a pattern model's fit."""
+
+    grouped: bool  # a class proportion per score group
+    pairs: DependentPairs
+    difficulty: bool  # a shared item difficulty
+    by_group: bool  # channels per score group
+
+
+def pattern_model(counts: CellStatistics, model: str, dependent, where: str) -> PatternModel:
+    """Check ``model`` (with the ``dependent`` pairs) on the pattern counts before sampling:
+    refuse what the data cannot identify, warn of weak identification, and return the
+    structure the sampler's design needs."""
+    grouped = model in GROUPED_MODELS
+    by_group = model in GROUP_CHANNEL_MODELS
+    difficulty = model in DIFFICULTY_MODELS
+    n_annotators = counts.patterns.shape[1]
+    require_identified(n_annotators, np.unique(counts.groups).size if grouped else 1, where)
+    check_annotators(counts)
+    pairs = dependent_pairs(dependent, counts.annotator_names)
+    if (difficulty or by_group) and pairs:
+        raise ValueError(
+            f"dependent: model {model!r} takes no dependent pairs; fit named dependent pairs "
+            "with model='dawid_skene' or 'hui_walter'"
+        )
+    if by_group:
+        _require_groups_identified(counts, where)
+    # one silent EM fit for what is checked at it: the adversarial annotators, and the shared
+    # difficulty's identification (channels per group have no pooled fit to check)
+    independent = None if by_group else independent_estimate(counts, grouped)
+    if pairs or difficulty:
+        check = grouped and not difficulty
+        require_dependence_identified(counts, check, pairs, where, difficulty=difficulty)
+        estimate = (
+            _difficulty_check_point(independent)
+            if difficulty
+            else dependent_estimate(counts, grouped, pairs)
+        )
+        if estimate is None:
+            warn_caller(
+                f"{where}: EM found no estimate to check the Jacobian's rank at; only the "
+                "parameters were counted against the data's cells",
+                WeakIdentificationWarning,
+            )
+        require_dependence_identified(counts, check, pairs, where, estimate, difficulty)
+    if grouped and n_annotators == 2:
+        warn_if_groups_inseparable(counts, where)
+    if independent is not None:
+        _warn_of_adversarial(counts, grouped, independent, where)
+    return PatternModel(grouped, pairs, difficulty, by_group)
+
+
+def _warn_of_adversarial(counts: CellStatistics, grouped: bool, fit, where: str) -> None:
+    """The pattern models orient every annotator, ``a_j < b_j`` (:mod:`bayescal.bayes.priors`), so
+    an adversarial one (``b_j < a_j``) is fitted at the bound ``a_j = b_j``: as uninformative,
+    with a channel not its own and no weight in the correction (measured: a = 0.6, b = 0.3
+    came out a = 0.450, b = 0.452).  Say so, for the annotators the EM fit estimates
+    adversarial (``fit``, :func:`~bayescal.channels.em.adversarial_annotators`)."""
+    names = adversarial_annotators(counts, grouped, fit)
+    if names:
+        warn_caller(
+            f"{where}: annotator(s) {list(names)} are estimated adversarial by EM (b < a by "
+            "more than twice its standard error); this model orients every annotator (a < b) "
+            "and fits them at its bound a = b, as uninformative: their channels here are not "
+            "theirs, and the correction gives them no weight. dawid_skene_em (or grouped_em) "
+            "and the hierarchical model estimate them as they are",
+            ChannelWarning,
+        )
+
+
+def _require_groups_identified(counts: CellStatistics, where: str) -> None:
+    """Channels per score group make every group a Dawid–Skene model of its own: refuse one
+    group, or a group with fewer than three annotators who labelled in it."""
+    group_ids = np.unique(counts.groups)
+    if group_ids.size < 2:
+        raise IdentificationError(
+            f"{where}: channels per score group need two score groups or more; saw "
+            f"{group_ids.size} (give the data groups, e.g. groups=score_groups(scores, n_groups=2))"
+        )
+    for group in group_ids:
+        present = (counts.patterns[counts.groups == group] >= 0).any(axis=0)
+        if present.sum() < 3:
+            raise IdentificationError(
+                f"{where}: channels per score group make each group a Dawid–Skene model of its "
+                f"own, which needs three annotators or more; score group {int(group)} has "
+                f"{int(present.sum())} with labels"
+            )
+
+
+def _difficulty_check_point(fit):
+    """Where the shared-difficulty model's Jacobian is checked: the independent EM channels
+    (``fit``) with :data:`DIFFICULTY_CHECK_LOADINGS` (``None``, the count alone, when EM
+    fails)."""
+    if not fit.ok:
+        return None
+    loadings = np.array(DIFFICULTY_CHECK_LOADINGS)
+    return fit.channels.a, fit.channels.b, fit.prevalence, np.zeros((0, 2)), loadings
+
+
+# --- NUTS on a model, one posterior object --------------------------------------------------------
+
+
+@old_spellings()
+def fit_bayes(
+    data,
+    *,
+    model="dawid_skene",
+    priors=None,
+    num_chains=4,
+    num_warmup=1000,
+    num_samples=1000,
+    seed=0,
+    progress=True,
+    dependent=None,
+) -> BayesFit:
+    """Sample the posterior of a channel model with NUTS.
+
+    Parameters
+    ----------
+    data : AnnotatedScores, CellStatistics or Responses
+        ``"dawid_skene"`` needs K >= 3 annotators (groups are ignored); ``"hui_walter"`` uses
+        ``data.groups`` (K >= 3, or K = 2 with at least two score groups).  The (group,
+        pattern) counts are all the two need: cells of a table larger than memory
+        (:func:`bayescal.data.cell_statistics_from_frame`) serve as well.
+        ``"hierarchical_dawid_skene"`` runs on the sparse responses (an ``AnnotatedScores``
+        or :class:`bayescal.data.Responses`; K >= 3 workers, some item labelled twice).
+    model : {"dawid_skene", "hui_walter", "hierarchical_dawid_skene", "shared_difficulty", \
+"hui_walter_by_group"}
+        Default ``"dawid_skene"``.  The hierarchical model pools the workers' channels (for
+        crowds; hyperpriors in :mod:`bayescal.models.hierarchical_dawid_skene`), and its fit
+        also holds the population's parameters.  ``"shared_difficulty"`` (K >= 4) adds a
+        random item effect per class, items hard for every judge
+        (:mod:`bayescal.channels.difficulty`); its fit holds the ``loading`` draws.
+        ``"hui_walter_by_group"`` (K >= 3) gives every score group its own channels, a
+        Dawid–Skene model per group: compared with ``"hui_walter"`` by
+        :func:`bayescal.compare_models`, it tests whether the noise depends on the score (the
+        assumption NC-ECE rests on).  Its annotators are named ``"name [group g]"``.
+    priors : Priors, optional
+        Default: flat Beta(1, 1) priors, conditioned on ``a_j < b_j`` (see :mod:`bayescal.bayes.priors`).
+        The hierarchical model uses only ``priors.prevalence``, and refuses other channel priors.
+    num_chains, num_warmup, num_samples : int
+        The chains are spread over the CPU devices (:func:`bayescal.bayes.sampler.chain_devices`); JAX has one unless
+        ``XLA_FLAGS=--xla_force_host_platform_device_count=N`` (or
+        ``numpyro.set_host_device_count(N)``) ran before JAX started, as ``bayescal`` does.
+        On one device they run one after another.  The compiled sampler is kept on disk for
+        later processes (:mod:`bayescal.bayes.compile_cache`; ``BAYESCAL_CACHE_DIR=off`` turns it
+        off): the draws are the same with or without it.
+    seed : int, default 0
+    progress : bool, default True
+        Show a progress bar when standard error is a terminal.
+    dependent : pair or list of pairs of annotator names, optional
+        Pairs whose errors may be correlated given ``Y`` (``"dawid_skene"`` and
+        ``"hui_walter"``; Dendukuri and Joseph 2001).  Each pair gets a covariance given
+        ``Y = 0`` and ``Y = 1``, sampled uniformly within the bounds that keep every pattern
+        probability valid (:mod:`bayescal.channels.dependence`; pairs must not share an
+        annotator).  The marginal channels keep their meaning, so NC-ECE and
+        :func:`bayescal.posterior_ece` use them as they are.
+
+    Returns
+    -------
+    BayesFit
+        A :class:`SamplingWarning` is issued when R-hat > 1.01, bulk or tail ESS < 400, or any
+        transition diverged; a :class:`QuadratureWarning` when a shared-difficulty fit's
+        loadings go beyond its quadrature's accuracy (:func:`check_fit`).  With
+        ``dependent``, the fit also holds ``covariance`` draws.
+
+    Raises
+    ------
+    IdentificationError
+        Before sampling, for a configuration the data cannot identify; for dependent pairs,
+        by counting parameters against the data's cells and by the rank of the Jacobian at
+        the dependent EM estimate (:func:`bayescal.dawid_skene_em` with ``dependent``).
+    """
+    priors = Priors() if priors is None else priors
+    if not isinstance(priors, Priors):
+        raise TypeError(f"priors must be a bayescal.Priors; saw {type(priors).__name__}")
+    seed = v.as_seed(seed, bits=63)  # the compiled start takes it as an int64
+    sampler, observed = sampler_for(
+        data,
+        model,
+        num_chains,
+        num_warmup,
+        num_samples,
+        progress,
+        caller="fit_bayes",
+        dependent=dependent,
+    )
+    check_priors(priors, sampler.model)
+    fit = sampler.fit(observed, priors, seed)
+    check_fit(fit)
+    return fit
+
+
+def check_fit(fit: BayesFit, *, under: str | None = None) -> None:
+    """Warn of what makes a fit's posterior unreliable: failed NUTS diagnostics
+    (:func:`~bayescal.bayes.bayes_fit.check_diagnostics`, a :class:`SamplingWarning`), and for the
+    shared-difficulty model a quadrature that misses the data's log-likelihood by more than
+    :data:`~bayescal.channels.difficulty.MAX_LIKELIHOOD_ERROR`
+    (:func:`~bayescal.channels.difficulty.likelihood_error`, a :class:`QuadratureWarning`).
+    ``under``: the prior's name in a sensitivity study, added to the parameters' names."""
+    if not isinstance(fit, BayesFit):
+        raise TypeError(f"fit must be a bayescal.BayesFit; saw {type(fit).__name__}")
+    if under is not None and not isinstance(under, str):
+        raise TypeError(f"under must be a prior's name (str) or None; saw {under!r}")
+    named = "" if under is None else f" under prior {under!r}"
+    check_diagnostics(fit.diagnostics.rename(index=lambda p: f"{p}{named}"))
+    loadings = fit.loading_draws()
+    if loadings is None:
+        return
+    rows = np.array([pattern for _, pattern in fit.fitted_counts])
+    a, b, prevalence = fit.draws()
+    error = np.median(
+        likelihood_error(
+            a,
+            b,
+            prevalence,
+            loadings,
+            (rows == 1) * 1.0,
+            (rows == 0) * 1.0,
+            np.fromiter(fit.fitted_counts.values(), np.float64),
+        )
+    )
+    if error > MAX_LIKELIHOOD_ERROR:
+        medians = ", ".join(f"{m:.2f}" for m in np.median(loadings, axis=0))
+        warn_caller(
+            f"the shared-difficulty fit{named} has loadings (posterior medians {medians}) its "
+            f"quadrature does not integrate accurately: the data's log-likelihood is off by "
+            f"{error:.1f} at the median draw, and the channels with it. So large a loading "
+            "often means another dependence than a shared difficulty: check the pairwise "
+            "agreement (bayescal.check_model) and compare a model with a dependent pair "
+            "(compare_models)",
+            QuadratureWarning,
+        )
+
+
+def check_priors(priors: Priors, model: str) -> None:
+    """Refuse channel priors the hierarchical model would ignore: its channels' prior is the
+    population (hyperpriors in :mod:`bayescal.models.hierarchical_dawid_skene`)."""
+    flat = Priors()
+    ignored = [
+        f"{name}={getattr(priors, name)}"
+        for name in ("false_positive", "sensitivity")
+        if getattr(priors, name) != getattr(flat, name)
+    ]
+    if model in RESPONSE_MODELS and ignored:
+        raise ValueError(
+            f"priors: model {model!r} takes its channels' prior from the population of workers "
+            f"(its hyperpriors are documented in bayescal.models.hierarchical_dawid_skene) and "
+            f"uses only priors.prevalence; saw {', '.join(ignored)}"
+        )
+
+
+class SamplerSetup(NamedTuple):
+    """A checked fit's sampler and the data as it fits them (:func:`sampler_for`)."""
+
+    sampler: Sampler
+    data: CellStatistics | Responses
+
+
+def sampler_for(
+    data, model, num_chains, num_warmup, num_samples, progress, *, caller: str, dependent=None
+) -> SamplerSetup:
+    """The checked settings of a fit, identification checked *before* sampling (and weak
+    identification warned of), and the :class:`Sampler` for the data's layout, with the data
+    as the sampler fits them (pattern counts, or responses for the hierarchical model): what
+    :func:`fit_bayes` and :func:`bayescal.prior_sensitivity` share."""
+    num_chains = v.as_int(num_chains, "num_chains", minimum=1)
+    num_warmup = v.as_int(num_warmup, "num_warmup", minimum=1)
+    num_samples = v.as_int(num_samples, "num_samples", minimum=1)
+    if not isinstance(progress, bool):
+        raise TypeError(f"progress must be True or False; saw {progress!r}")
+    model = v.as_choice(model, "model", tuple(MODELS))
+    progress = progress and sys.stderr.isatty()
+    where = f"{caller}(model={model!r})"
+    if model in RESPONSE_MODELS:
+        if dependent is not None:
+            raise ValueError(
+                f"dependent: model {model!r} pools a crowd's workers and has no pairwise "
+                "dependence; fit a named dependent pair with model='dawid_skene' or 'hui_walter'"
+            )
+        responses = as_responses(data)
+        require_crowd_identified(responses.n_annotators, responses.labels_per_item(), where)
+        design = ResponseDesign.from_responses(responses)
+        sampler = Sampler(design, model, num_chains, num_warmup, num_samples, progress)
+        return SamplerSetup(sampler, responses)
+    counts = as_counts(data)
+    checked = pattern_model(counts, model, dependent, where)
+    sampler = Sampler(
+        PatternDesign.from_counts(
+            counts,
+            grouped=checked.grouped,
+            pairs=checked.pairs.index,
+            difficulty=checked.difficulty,
+            channels_by_group=checked.by_group,
+        ),
+        model,
+        num_chains,
+        num_warmup,
+        num_samples,
+        progress,
+    )
+    return SamplerSetup(sampler, counts)

@@ -1,0 +1,444 @@
+"""The compiled NUTS sampler behind :func:`bayescal.fit_bayes`: one :class:`Sampler` per model
+and pattern layout, compiled once (or loaded from :mod:`bayescal.bayes.compile_cache`), run chain by
+chain over the CPU devices, in float64 inside ``jax.enable_x64``.  The model names and the
+sites a run records live here too, beside the code that samples them.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from functools import partial
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import Mesh
+from jax.sharding import PartitionSpec as P
+
+from ..data.cells import tabulate
+from ..models import (
+    DIFFICULTY_MODELS,
+    GROUPED_MODELS,
+    POPULATION_SITES,
+    RESPONSE_MODELS,
+    START_VALUES,
+    PatternDesign,
+    ResponseDesign,
+    dawid_skene,
+    hierarchical_dawid_skene,
+    hui_walter,
+    hui_walter_by_group,
+    majority_start,
+    shared_difficulty,
+)
+from ..models.stack import biject_to, constrain_fn, handlers, hmc, potential_energy
+from . import compile_cache as _compile_cache
+from .bayes_fit import BayesFit
+from .priors import Priors
+
+__all__ = [
+    "MODELS",
+    "TARGET_ACCEPT",
+    "Sampler",
+    "SamplerRun",
+    "chain_devices",
+    "chain_method",
+    "chunk_length",
+    "padded_rows",
+    "recorded_sites",
+]
+
+# the cache key's digest of the program's files, read with the modules just imported
+_compile_cache.program_digest()
+
+#: Model names and their programs.
+MODELS = {
+    "dawid_skene": dawid_skene,
+    "hui_walter": hui_walter,
+    "hierarchical_dawid_skene": hierarchical_dawid_skene,
+    "shared_difficulty": shared_difficulty,
+    "hui_walter_by_group": hui_walter_by_group,
+}
+
+#: NUTS's target acceptance rate during warmup, where it differs from NumPyro's 0.8: the
+#: shared-difficulty posterior has regions of high curvature (measured at 0.8: 3 to 58
+#: divergent transitions per fit of 3 000 items of four annotators).
+TARGET_ACCEPT = {"shared_difficulty": 0.95}
+
+
+def recorded_sites(model: str, design) -> tuple[str, ...]:
+    """The sites a run keeps of each draw: the channels, the class proportion(s), the
+    hierarchical model's population, and the dependent pairs' covariances."""
+    channels = ("a", "b", "prevalence")
+    if model in RESPONSE_MODELS:
+        return channels + POPULATION_SITES
+    return (
+        channels
+        + (("covariance",) if design.n_pairs else ())
+        + (("loading",) if design.difficulty else ())
+    )
+
+
+class SamplerRun(NamedTuple):
+    """One run of a :class:`Sampler`: draws and sample statistics by name, grouped by chain."""
+
+    samples: dict
+    stats: dict
+
+
+def chain_devices(num_chains: int) -> list:
+    """The CPU devices the chains run on: as many as divide the chains evenly (each runs
+    ``num_chains / len(devices)`` chains one after another), one device without extra ones."""
+    available = jax.local_devices(backend="cpu")
+    count = max(d for d in range(1, min(len(available), num_chains) + 1) if num_chains % d == 0)
+    return available[:count]
+
+
+def chain_method(devices: list) -> str:
+    """``"parallel"`` when the chains are spread over several of :func:`chain_devices`,
+    ``"sequential"`` on one."""
+    return "parallel" if len(devices) > 1 else "sequential"
+
+
+def padded_rows(n_rows: int) -> int:
+    """Rows of a layout after padding, so that data sets of similar size share one compiled
+    sampler: the next power of two (at least 8) up to :data:`FINE_PADDING_ROWS`; beyond, the
+    next multiple of an eighth of the power of two below (at most 12.5% padding: a crowd's
+    layout has a row per item, and padded rows cost as much as real ones)."""
+    if n_rows <= FINE_PADDING_ROWS:
+        return max(8, 1 << (n_rows - 1).bit_length())
+    step = 1 << ((n_rows - 1).bit_length() - 4)
+    return -(-n_rows // step) * step
+
+
+#: Layouts up to this many rows are padded to a power of two (padded_rows).
+FINE_PADDING_ROWS = 1024
+
+
+def chunk_length(total: int) -> int:
+    """Iterations per compiled call: ``total`` split into at most 20 equal chunks, between
+    which the progress bar moves (one compiled chunk serves every call)."""
+    return total // max(d for d in range(1, 21) if total % d == 0)
+
+
+class Sampler:
+    """One compiled NUTS sampler for a model on a pattern layout.
+
+    Why it is written this way (each measured on the caries data, issue 15):
+
+    - The chains are never vectorised (``vmap``): batching NUTS's data-dependent loops made
+      tracing and compilation several times slower and made every chain wait for the longest
+      tree.  Each CPU device runs its chains one after another, unbatched; with more than one
+      device (``bayescal`` sets the count before JAX starts; in Python, set ``XLA_FLAGS`` or
+      ``numpyro.set_host_device_count`` first), the chains are spread over them.
+    - No ``numpyro.infer.initialize_model``: it compiled a search for valid initial values on
+      every fit.  Chains start uniform in (-2, 2) on the unconstrained scale, as NumPyro's
+      default does, and the potential is NumPyro's ``potential_energy``.
+    - The layout is padded (:func:`padded_rows`): extra rows have no responses and count 0, so
+      they add exactly 0 to the log-likelihood; no parameter is added.
+    - The counts, the padded design and the prior parameters are arguments of the compiled
+      code, not constants in it, so one executable serves every data set and prior of a layout:
+      shared by Samplers in this process (a small LRU cache) and, across processes, kept on disk
+      (:mod:`bayescal.bayes.compile_cache`).
+    - The iterations run in compiled chunks (:func:`chunk_length`), and the progress bar moves
+      between them, so the executable holds no host callback and can be stored.
+    """
+
+    def __init__(
+        self,
+        design: PatternDesign,
+        model: str,
+        num_chains: int,
+        num_warmup: int,
+        num_samples: int,
+        progress: bool = False,
+    ):
+        self.design = design
+        self.model = model
+        self.num_chains = num_chains
+        self.num_warmup = num_warmup
+        self.num_samples = num_samples
+        self.progress = progress
+        self.devices = chain_devices(num_chains)
+        self.chain_method = chain_method(self.devices)
+        self.rows = padded_rows(design.counts.size)
+        self.chunk = chunk_length(num_warmup + num_samples)
+        #: Where the compiled code came from: "compiled", "memory" or "disk".
+        self.compiled_from = None
+        self._compiled = None
+
+    def _shared(self, design, priors: Priors) -> tuple:
+        """The compiled programs' arguments: the prior parameters, the counts and the design's
+        arrays, padded to :attr:`rows`."""
+        padded = design.padded(self.rows)
+        return tuple(np.asarray(x) for x in (priors.as_array(), padded.counts, *padded.arrays()))
+
+    def _layout_key(self) -> tuple:
+        """What the compiled code depends on besides its arguments."""
+        return (
+            self.model,
+            *self.design.layout(),
+            self.rows,
+            self.num_warmup,
+            self.chunk,
+            self.num_chains,
+            len(self.devices),
+        )
+
+    def _chain_kernels(self, prior_params, counts, *arrays):
+        """The program on the (padded) design, and NUTS's init and sample kernels for it."""
+        program = partial(MODELS[self.model], self.design.with_arrays(*arrays))
+        arguments = ((prior_params,), {"counts": counts})
+        init_kernel, sample_kernel = hmc(
+            potential_fn=partial(potential_energy, program, *arguments), algo="NUTS"
+        )
+        return program, arguments, init_kernel, sample_kernel
+
+    def _start(self, key, *shared, kernels=None):
+        """A chain's first NUTS state: uniform in (-2, 2) on the unconstrained scale (NumPyro's
+        ``init_to_uniform``; the sites of ``models.START_VALUES`` at their values; the
+        shared-difficulty model's channels at the majority vote's, ``models.majority_start``,
+        jittered by the same uniform halved), then the kernel's own initialisation (which
+        also sets up the sample kernel of the same ``kernels``: NumPyro's kernels share
+        state)."""
+        program, arguments, init_kernel, _ = kernels or self._chain_kernels(*shared)
+        key_init, key_run = jax.random.split(key)
+        shapes = _unconstrained_shapes(program, arguments)
+        leaves, tree = jax.tree_util.tree_flatten(shapes)
+        keys = jax.random.split(key_init, len(leaves))
+        z = tree.unflatten(
+            [
+                jax.random.uniform(k, x.shape, x.dtype, minval=-2.0, maxval=2.0)
+                for k, x in zip(keys, leaves)
+            ]
+        )
+        # workers start oriented, loadings small (models.START_VALUES); the rest at random
+        z |= {
+            name: jnp.broadcast_to(jnp.asarray(value, shapes[name].dtype), shapes[name].shape)
+            for name, value in START_VALUES.items()
+            if name in shapes
+        }
+        if self.model in DIFFICULTY_MODELS:
+            _, counts, positive, negative, _ = shared
+            z["channel"] = majority_start(positive, negative, counts) + z["channel"] / 4.0
+        return init_kernel(
+            z,
+            self.num_warmup,
+            rng_key=key_run,
+            target_accept_prob=TARGET_ACCEPT.get(self.model, 0.8),
+        )
+
+    def _advance(self, state, *shared):
+        """``chunk`` NUTS iterations of one chain from ``state``: the state reached, and each
+        iteration's constrained draws and sample statistics."""
+        kernels = self._chain_kernels(*shared)
+        program, arguments, _, sample_kernel = kernels
+        # NumPyro's sample kernel is configured by its init kernel (they share state): trace
+        # the start abstractly for that; nothing of it is computed here.
+        key = jax.ShapeDtypeStruct((2,), jnp.uint32)
+        jax.eval_shape(lambda k: self._start(k, *shared, kernels=kernels), key)
+
+        def step(state, _):
+            state = sample_kernel(state)
+            stats = (state.diverging, state.energy, state.num_steps, state.accept_prob)
+            return state, (state.z, stats)
+
+        state, (z, stats) = jax.lax.scan(step, state, None, length=self.chunk)
+        draws = jax.lax.map(
+            partial(constrain_fn, program, *arguments, return_deterministic=True), z
+        )
+        sites = recorded_sites(self.model, self.design)
+        return state, ({name: draws[name] for name in sites}, stats)
+
+    def _over_devices(self, local, first_spec):
+        """``local`` (this device's share of the chains) run on every device, compiled."""
+        n_shared = 2 + len(self.design.arrays())  # prior parameters, counts, design arrays
+        return jax.jit(
+            jax.shard_map(
+                local,
+                mesh=Mesh(np.array(self.devices), ("chain",)),
+                in_specs=(first_spec, *[P()] * n_shared),
+                out_specs=P("chain"),
+                check_vma=False,
+            )
+        )
+
+    def _programs(self) -> dict:
+        """The two compiled programs: ``start (seed, *shared) -> states`` and ``advance
+        (states, *shared) -> (states, draws)``.  Each device runs its share of the chains one
+        after another (``lax.map`` is a loop, not a batch)."""
+        per_device = self.num_chains // len(self.devices)
+
+        def start(seed, *shared):
+            # every chain's key from the seed, here rather than by the caller: an eager JAX
+            # call compiles on first use, which a process with a stored sampler would pay
+            keys = jax.random.split(jax.random.PRNGKey(seed), self.num_chains)
+            mine = jax.lax.dynamic_slice_in_dim(
+                keys, jax.lax.axis_index("chain") * per_device, per_device
+            )
+            return jax.lax.map(lambda key: self._start(key, *shared), mine)
+
+        def advance(states, *shared):
+            return jax.lax.map(lambda state: self._advance(state, *shared), states)
+
+        return {
+            "start": self._over_devices(start, P()),
+            "advance": self._over_devices(advance, P("chain")),
+        }
+
+    def _compile(self, seed, shared) -> dict:
+        """Compile both programs at the same time: XLA compiles without the interpreter lock,
+        so the start compiles while the advance is traced, and then both compile side by side
+        (on two cores the wait is that of the advance alone)."""
+        programs = self._programs()
+        pool = ThreadPoolExecutor(max_workers=2)
+        try:
+            lowered = programs["start"].lower(seed, *shared)
+            start = pool.submit(lowered.compile, compiler_options=COMPILER_OPTIONS)
+            states = jax.eval_shape(programs["start"], seed, *shared)
+            lowered = programs["advance"].lower(states, *shared)
+            advance = pool.submit(lowered.compile, compiler_options=COMPILER_OPTIONS)
+            return {"start": start.result(), "advance": advance.result()}
+        finally:
+            # never wait for a compilation nobody will use (Ctrl-C while compiling)
+            pool.shutdown(wait=False, cancel_futures=True)
+
+    def _compiled_programs(self, seed, shared) -> dict:
+        """The compiled programs for this layout: from this process, from disk, or compiled
+        now (and then stored for later processes)."""
+        key = self._layout_key()
+        if key in _COMPILED:
+            _COMPILED.move_to_end(key)
+            self.compiled_from = "memory"
+            return _COMPILED[key]
+        compiled = {part: _compile_cache.load((*key, part), self.devices) for part in PARTS}
+        self.compiled_from = "disk"
+        if any(program is None for program in compiled.values()):
+            compiled = self._compile(seed, shared)
+            for part, program in compiled.items():
+                _compile_cache.store((*key, part), program)
+            self.compiled_from = "compiled"
+        _COMPILED[key] = compiled
+        if len(_COMPILED) > COMPILED_CACHE_SIZE:
+            _COMPILED.popitem(last=False)
+        return compiled
+
+    def observed(self, data) -> PatternDesign | ResponseDesign:
+        """The design of ``data`` on this sampler's layout: pattern counts (CellStatistics)
+        for the pattern models, responses for the hierarchical one."""
+        if isinstance(self.design, PatternDesign):
+            grouped = self.model in GROUPED_MODELS
+            return replace(self.design, counts=self.design.counts_of(data, grouped=grouped))
+        return ResponseDesign.from_responses(data)
+
+    def _check_layout(self, design) -> None:
+        """Refuse a design this sampler's compiled code cannot run: another layout (number of
+        annotators, groups, centred workers, row width) or more rows than it was padded to."""
+        if design.layout() != self.design.layout() or design.counts.size > self.rows:
+            raise ValueError(
+                f"data of layout {design.layout()} with {design.counts.size} rows do not fit this "
+                f"sampler's layout {self.design.layout()} of {self.rows} rows; build a Sampler for them"
+            )
+
+    def fit(self, data, priors: Priors, seed: int) -> BayesFit:
+        """Sample the posterior of ``data`` (:meth:`observed`) and pack it, with these data as
+        the observed data, into a :class:`BayesFit`."""
+        design = self.observed(data)
+        samples, extra = self.run(design, priors, seed)
+        run = {
+            "chain_method": self.chain_method,
+            "devices": len(self.devices),
+            "compiled_from": self.compiled_from,
+        }
+        return BayesFit.from_run(
+            samples, extra, design, priors, self.model, data.annotator_names, run=run
+        )
+
+    def run(self, design, priors: Priors, seed: int) -> SamplerRun:
+        """Posterior samples and sample statistics of ``design`` (this sampler's layout with
+        the data to fit: e.g. ``replace(sampler.design, counts=...)``), grouped by chain, as
+        float64 numpy arrays."""
+        self._check_layout(design)
+        total = self.num_warmup + self.num_samples
+        with jax.enable_x64(True):
+            shared = self._shared(design, priors)
+            seed = np.int64(seed)
+            if self._compiled is None:
+                self._compiled = self._compiled_programs(seed, shared)
+            states = self._compiled["start"](seed, *shared)
+            bar = _progress_bar(total, self.num_chains) if self.progress else None
+            pieces = []
+            for _ in range(0, total, self.chunk):
+                states, piece = self._compiled["advance"](states, *shared)
+                pieces.append(jax.tree_util.tree_map(np.asarray, piece))
+                if bar is not None:
+                    bar.update(self.chunk)
+            if bar is not None:
+                bar.close()
+        draws, (diverging, energy, num_steps, accept_prob) = jax.tree_util.tree_map(
+            lambda *parts: np.concatenate(parts, axis=1)[:, self.num_warmup :], *pieces
+        )
+        stats = {
+            "diverging": diverging,
+            "energy": energy,
+            "num_steps": num_steps,
+            "accept_prob": accept_prob,
+        }
+        return SamplerRun(draws, stats)
+
+    @classmethod
+    def for_complete_layout(
+        cls, n_annotators: int, num_chains: int, num_warmup: int, num_samples: int
+    ) -> Sampler:
+        """A Dawid–Skene sampler on all 2^K response patterns of K fully observed annotators:
+        every simulated data set of that shape fits on it (simulation studies)."""
+        template = tabulate(
+            np.zeros(1),
+            np.zeros((1, n_annotators), np.int8),
+            [f"a{j}" for j in range(n_annotators)],
+            n_bins=1,
+        )
+        return cls(
+            PatternDesign.from_counts(template, grouped=False, complete=True),
+            "dawid_skene",
+            num_chains,
+            num_warmup,
+            num_samples,
+        )
+
+
+def _unconstrained_shapes(program, arguments: tuple) -> dict:
+    """Shapes and dtypes of the program's latent sites on the unconstrained scale (traced
+    abstractly: nothing runs)."""
+
+    def unconstrained():
+        trace = handlers.trace(handlers.seed(program, 0)).get_trace(*arguments[0], **arguments[1])
+        return {
+            name: biject_to(site["fn"].support).inv(site["value"])
+            for name, site in trace.items()
+            if site["type"] == "sample" and not site["is_observed"]
+        }
+
+    return jax.eval_shape(unconstrained)
+
+
+#: XLA options of these compilations only (JAX's configuration is untouched): without LLVM's
+#: expensive passes the sampler compiles in 3.2 s instead of 4.5 s on the caries data and runs
+#: as fast (100 chunks: 1.45 s against 1.71 s; benchmarks/RESULTS.md, issue 15).
+COMPILER_OPTIONS = {"xla_llvm_disable_expensive_passes": True}
+#: The two compiled programs of a sampler (Sampler._programs).
+PARTS = ("start", "advance")
+#: Compiled programs by layout and settings, least recently used first (see
+#: Sampler._compiled_programs).
+_COMPILED: OrderedDict = OrderedDict()
+COMPILED_CACHE_SIZE = 16
+
+
+def _progress_bar(total: int, num_chains: int):
+    """A tqdm bar over the iterations of every chain (moved between compiled chunks)."""
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=f"NUTS ({num_chains} chains)", unit="it", leave=False)

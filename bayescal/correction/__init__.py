@@ -1,0 +1,50 @@
+"""Noise correction: corrected labels and the noise-corrected ECE (paper §2–4, App. C, F.4).
+
+- :mod:`~bayescal.correction.known_channels` — corrected labels
+  ``U_j = (A_j - a_j) / (b_j - a_j)``, their aggregation weights and NC-ECE with known
+  channels; the naive soft- and majority-vote baselines.
+- :mod:`~bayescal.correction.estimation` — NC-ECE with channels estimated from the same
+  annotations (reuse, split, cross-fit).
+- :mod:`~bayescal.correction.calibration_test` — the test of calibration against the true
+  label, with known or estimated channels.
+- :mod:`~bayescal.correction.weights` — the aggregation weight rules (IV, equal, gap,
+  squared gap).
+- :mod:`~bayescal.correction.crowd` — the same corrections on a crowd's sparse responses, and
+  the one rule for items with no informative label.
+- :mod:`~bayescal.correction.target_draws` — per-item targets of many channel draws, a chunk
+  of draws at a time.
+"""
+
+from .._api import moved_names
+from .calibration_test import CalibrationTest, calibration_test
+from .estimation import NCECEResult, nc_ece_estimate
+from .known_channels import (
+    aggregation_weights,
+    corrected_labels,
+    label_posterior,
+    majority_vote_ece,
+    majority_vote_labels,
+    noise_corrected_ece,
+    soft_vote_ece,
+    soft_vote_labels,
+)
+
+__all__ = [
+    "CalibrationTest",
+    "NCECEResult",
+    "aggregation_weights",
+    "calibration_test",
+    "corrected_labels",
+    "label_posterior",
+    "majority_vote_ece",
+    "majority_vote_labels",
+    "nc_ece_estimate",
+    "noise_corrected_ece",
+    "soft_vote_ece",
+    "soft_vote_labels",
+]
+
+#: The names of the former ``bayescal.correction`` module kept in its modules.
+__getattr__ = moved_names(
+    "bayescal.correction", {"WEIGHT_RULES": "bayescal.correction.weights:WEIGHT_RULES"}
+)

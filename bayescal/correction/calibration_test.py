@@ -1,0 +1,778 @@
+"""Significance tests of calibration against the true label, from noisy annotators (issue 18).
+
+``H0: E[Y - Z | Z in B_l] = 0`` for every evaluation bin ``B_l``.  Tests of calibration in use
+(Hosmer–Lemeshow, Spiegelhalter's Z, consistency resampling of Bröcker & Smith 2007, T-Cal of
+Lee et al. 2022) score the predictor against clean labels; on noisy votes they reject
+calibrated predictors and accept miscalibrated ones.  This one scores it against the
+noise-corrected labels.
+
+With known channels, the corrected label of item ``i`` over the annotators ``j`` it has,
+
+    U_i = sum_j alpha_ij (A_ij - a_j) / d_j,        d_j = b_j - a_j,
+
+has ``E[U_i | Y_i] = Y_i`` (paper Lemma C.2) whenever the weights ``alpha_ij`` do not depend on
+the labels.  Here they are the inverse-variance weights of App. F.4 taken at ``mu = Z_i`` (the
+score in place of the class proportion), normalised over the item's informative annotators.
+An item whose informative IV precision at ``mu = Z_i`` is below
+:data:`~bayescal.correction.crowd.MIN_ITEM_PRECISION` (noise variance above 1) is left out, by
+the one rule of DESIGN §4 that the crowd corrections follow: a label from a near-random worker
+would dominate its bin with a Bernoulli term far from normal, breaking the chi-square null.
+Under H0, given ``Z_i``, ``Y_i ~ Bernoulli(Z_i)`` and
+
+    Var(U_i | Z_i) = Z_i (1 - Z_i)
+                     + sum_j alpha_ij^2 [(1 - Z_i) a_j (1 - a_j) + Z_i b_j (1 - b_j)] / d_j^2,
+
+a variance known under H0.  Sample variances of the heavy-tailed ``U`` are unsteady in small
+bins (issue 18 measured a corrected-label chi-square with sample variances at 19.5% size at the
+5% level on a design with a few items in the top bins).  Per bin, ``T_l = sum_{i in B_l} (U_i -
+Z_i)`` and ``V_l = sum_{i in B_l} Var(U_i | Z_i)``; the statistic
+
+    X = sum_l T_l^2 / V_l
+
+is chi-square with ``L`` degrees of freedom under H0 as the bins fill (a sum of independent
+terms per bin, central limit theorem).  Bins with fewer than ``min_bin_items`` labelled items are
+merged into their neighbours first, so ``L`` is the number of bins tested.
+
+What it cannot see: miscalibration that cancels within a bin.  What it assumes: the channels
+are the same for every item (noise that does not depend on the score), annotators independent
+given Y, and labels missing independently of Y given Z.
+
+**Estimated channels.**  The statistic at estimated channels carries their estimation error,
+which a null drawn at fixed channels lacks, so the chi-square reference (or a fixed-channel null
+integrated over posterior draws) would reject too often.  How each estimate is treated:
+
+- known :class:`~bayescal.Channels`: the chi-square reference above;
+- an EM (or moment) :class:`~bayescal.channels.ChannelFit` of these data (*reuse*: its
+  :attr:`~bayescal.channels.ChannelFit.data_fingerprint` is theirs): a parametric bootstrap
+  that refits the channels.  Each replicate draws ``Y_i ~ Bernoulli(Z_i)`` (H0) and every
+  observed label from the fitted channels (the observed missingness kept), refits the same
+  estimator on it and computes the statistic at the refitted channels;
+  ``p = (1 + #{X* >= X}) / (1 + B)``.  Channels fitted on other items (*split*): pass those
+  items as ``fit_data``; each replicate then draws them too and refits on them;
+- a :class:`~bayescal.BayesFit` of these data (reuse): the sampled-posterior p-value (Johnson
+  2004, 2007; Gosselin 2011): the statistic at one draw of the channels' posterior, against
+  chi-square.  The statistic at fixed channels is asymptotically chi-square whatever the
+  channels (a pivot), so at a draw of the posterior *of the model tested* it keeps that
+  null.  The fit's own posterior is not that one: it has the annotations but not the scores
+  (its draws rejected a calibrated predictor in 8% to 90% of replicates at the 5% level,
+  benchmarks/RESULTS.md).  The draw is therefore taken from the channels' posterior under H0,
+  with the fit's priors, by a short Gibbs run started at a draw of the fit
+  (:mod:`bayescal.correction.calibration_test`).  A BayesFit of other items (split): the statistic at one
+  posterior draw against its posterior predictive distribution under H0 (each replicate draws
+  its true channels from the posterior and the labels from them): exact under the fit's
+  model, the posterior of the other items acting as the prior.  With a BayesFit the items
+  tested are chosen by the IV precision at the posterior mean, not at the one draw.
+
+References: Hosmer & Lemeshow (1980); Spiegelhalter (1986); Bröcker & Smith (2007), *Wea.
+Forecasting* 22; Lee, Huang, Hassani & Dobriban (2022), T-Cal, arXiv:2203.01850; Johnson
+(2004), A Bayesian chi-square test for goodness-of-fit, *Ann. Statist.* 32; Johnson (2007),
+Bayesian model assessment using pivotal quantities, *Bayesian Anal.* 2; Gosselin (2011), A new
+calibrated Bayesian internal goodness-of-fit method: sampled posterior p-values, *PLoS ONE* 6.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field, replace
+from typing import NamedTuple
+
+import numpy as np
+from scipy import special
+
+from .. import _validation as v
+from .. import channels as estimators
+from .._api import DEFAULT_N_BINS, Result, warn_caller
+from ..channels import MIN_GAP, ChannelFit, Channels
+from ..channels.crowd_em import as_responses
+from ..channels.dependence import dependent_pairs
+from ..data.annotated_scores import AnnotatedScores
+from ..exceptions import BinningWarning, ChannelFitError, IdentificationError
+from ..metrics.calibration import assign_bins
+from ._channel_screen import screen_channels
+from .crowd import MIN_ITEM_PRECISION
+from .weights import VARIANCE_FLOOR, corrected_noise_variance, raw_rule_weights
+
+__all__ = ["CHANNEL_SOURCES", "MIN_BIN_ITEMS", "CalibrationTest", "calibration_test"]
+
+
+# --- what every test shares: the layout, the statistic, replicated labels -------------------------
+# What every calibration test shares (:mod:`bayescal.correction.calibration_test`): the responses, the items
+# tested and their bin groups at the channels the test starts from; the statistic
+# ``X = sum_l T_l^2 / V_l`` with its variance known under H0; labels replicated under H0; and the
+# result type.  Only labels, channels and the dependent pairs' covariances vary between
+# replicates.
+
+#: Bins with fewer labelled items than this are merged into a neighbour before testing: the
+#: chi-square null needs each bin's sum to be roughly normal (issue 18: a sample-variance
+#: chi-square held its size once bins under 30 items were dropped).
+MIN_BIN_ITEMS = 30
+
+#: Where the channels of a test came from (:attr:`CalibrationTest.channels_from`).
+CHANNEL_SOURCES = ("known", "reuse", "split")
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class CalibrationTest(Result):
+    """Result of :func:`calibration_test`.
+
+    Attributes
+    ----------
+    statistic : float
+        ``X = sum_l T_l^2 / V_l`` over the bins tested.
+    p_value : float
+        ``P(X_null >= X)``: from chi-square with ``df`` degrees of freedom, or from
+        ``n_replicates`` replicates (module docstring).
+    df : int
+        The number of bins tested (after merging small bins).
+    method : str
+        How the statistic and its null were formed, in words.
+    lower, upper : ndarray of float, shape (df,)
+        Score range of each bin tested: the lower edge of its first evaluation bin and the upper
+        edge of its last.
+    n_items : ndarray of int, shape (df,)
+        Labelled items in each bin tested.
+    residual : ndarray of float, shape (df,)
+        ``T_l / n_l``: mean corrected label minus mean score (positive: under-confident there).
+    contribution : ndarray of float, shape (df,)
+        ``T_l^2 / V_l``, each bin's share of the statistic (1 on average under H0).
+    n_tested, n_unlabelled : int
+        Items in the test, and items left out: no label from an informative annotator, or
+        labels whose IV precision is below :data:`~bayescal.correction.crowd.MIN_ITEM_PRECISION`.
+    channels_from : str
+        ``"known"``, ``"reuse"`` (estimated from these items) or ``"split"`` (from other items).
+    channels : Channels
+        The channels the statistic was computed at: the known ones, the fit's estimate, or the
+        posterior draw used.
+    n_replicates : int
+        Replicates behind a Monte Carlo p-value; 0 for the chi-square reference.
+    """
+
+    statistic: float
+    p_value: float
+    df: int
+    method: str = field(repr=False)
+    lower: np.ndarray = field(repr=False)
+    upper: np.ndarray = field(repr=False)
+    n_items: np.ndarray = field(repr=False)
+    residual: np.ndarray = field(repr=False)
+    contribution: np.ndarray = field(repr=False)
+    n_tested: int = 0
+    n_unlabelled: int = 0
+    channels_from: str = "known"
+    n_replicates: int = 0
+    channels: Channels | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True, eq=False)
+class CalibrationLayout:
+    """What every replicate of one test shares: the responses, the items tested and their bin
+    groups, fixed at the channels the test starts from; only labels and channels vary."""
+
+    scores: np.ndarray  # (n,)
+    item: np.ndarray  # (R,) every response
+    annotator: np.ndarray  # (R,)
+    label: np.ndarray  # (R,) the observed labels
+    kept: np.ndarray  # (R,) responses of informative annotators
+    group: np.ndarray  # (n,) the bin group of a tested item, -1 for one left out
+    lower: np.ndarray
+    upper: np.ndarray
+    n_items: np.ndarray
+    n_unlabelled: int
+    min_bin_items: int
+    channels: Channels  # the channels the test starts from, as given
+    a: np.ndarray  # (K,) and screened: an uninformative annotator's never observed
+    b: np.ndarray
+    #: (D, 2) columns of the dependent pairs, and their covariances (D, 2) given Y = 0, 1
+    pairs: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.int64))
+    covariance: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+
+    @classmethod
+    def of(
+        cls,
+        data,
+        channels,
+        n_bins,
+        strategy,
+        min_bin_items,
+        *,
+        selected_by=None,
+        responses=None,
+        dependence=None,
+    ) -> CalibrationLayout:
+        """The layout of ``data`` at ``channels``; the items tested are chosen by the IV
+        precision at ``selected_by`` (default: ``channels``): a posterior's mean rather than
+        its one noisy draw, whose weaker gaps could leave every item of a weak panel out.
+        ``dependence`` is ``(pairs (D, 2), covariance (D, 2))`` of a dependent model."""
+        given = channels
+        channels, informative = screen_channels(
+            channels, data.n_annotators, list(data.annotator_names)
+        )
+        a, b = np.asarray(channels.a, float), np.asarray(channels.b, float)
+        chosen = channels if selected_by is None else selected_by
+        responses = data.responses() if responses is None else responses  # one pass per test
+        kept = informative[responses.annotator]
+        item, worker = responses.item[kept], responses.annotator[kept]
+        weight = raw_rule_weights(
+            np.asarray(chosen.a, float)[worker][:, None],
+            np.asarray(chosen.b, float)[worker][:, None],
+            data.scores[item],
+            "iv",
+        )
+        labelled = np.bincount(item, weight[:, 0], minlength=data.n_items) >= MIN_ITEM_PRECISION
+        n_tested = int(labelled.sum())
+        if n_tested < min_bin_items:
+            raise ValueError(
+                f"data: {n_tested} items have labels informative enough to test (IV precision "
+                f"at least {MIN_ITEM_PRECISION:g}); the test needs "
+                f"at least min_bin_items={min_bin_items} in a bin"
+            )
+        if n_tested < data.n_items:
+            warn_caller(
+                f"calibration_test: {data.n_items - n_tested} of {data.n_items} items have no "
+                f"label from an informative annotator, or labels of IV precision below "
+                f"{MIN_ITEM_PRECISION:g}, and are left out of the test",
+                BinningWarning,
+            )
+        index, edges = assign_bins(data.scores, n_bins, strategy)
+        group_of_bin = merged_groups(np.bincount(index[labelled], minlength=n_bins), min_bin_items)
+        group = np.where(labelled, group_of_bin[index], -1)
+        n_groups = int(group_of_bin.max()) + 1
+        first_bin = np.searchsorted(group_of_bin, np.arange(n_groups))  # groups: runs of bins
+        last_bin = np.r_[first_bin[1:] - 1, n_bins - 1]
+        layout = cls(
+            data.scores,
+            responses.item,
+            responses.annotator,
+            responses.label,
+            kept,
+            group,
+            edges[first_bin],
+            edges[last_bin + 1],
+            np.bincount(group[labelled], minlength=n_groups),
+            data.n_items - n_tested,
+            min_bin_items,
+            given,
+            a,
+            b,
+        )
+        if dependence is not None:
+            pairs, covariance = dependence
+            layout = replace(layout, pairs=pairs, covariance=np.asarray(covariance, float))
+        return layout
+
+    def bin_sums(self, label, a, b, covariance) -> tuple[np.ndarray, np.ndarray]:
+        """Per bin group ``T_l`` and ``V_l`` (module docstring) of ``label`` (every response)
+        corrected with channels ``a, b`` (K,) at IV weights taken at ``mu = Z_i``.
+
+        A dependent pair ``(j, k)`` that labelled item ``i`` adds the covariance of its two
+        noise terms to the item's variance: ``2 alpha_ij alpha_ik [(1 - Z_i) c_0 + Z_i c_1] /
+        (d_j d_k)``, with ``covariance`` (D, 2) the pairs' ``c_y``
+        (:mod:`bayescal.channels.dependence`; given ``Z_i``, ``Y_i ~ Bernoulli(Z_i)`` under H0)."""
+        item, worker = self.item[self.kept], self.annotator[self.kept]
+        label = label[self.kept].astype(np.float64)
+        a = a[worker]
+        gap = b[worker] - a
+        # a refitted channel may come out uninformative: its weight is then ~0, not 0 / 0
+        gap = np.where(np.abs(gap) < MIN_GAP, np.where(gap < 0, -MIN_GAP, MIN_GAP), gap)
+        z = self.scores[item]
+        noise_variance = corrected_noise_variance(a, a + gap, z)
+        weight = 1.0 / np.maximum(noise_variance, VARIANCE_FLOOR)  # the IV rule's weight
+        n = self.scores.size
+        total = np.bincount(item, weight, minlength=n)
+        safe = np.where(total > 0, total, 1.0)
+        target = np.bincount(item, weight * (label - a) / gap, minlength=n) / safe
+        noise = np.bincount(item, weight**2 * noise_variance, minlength=n) / safe**2
+        for (j, k), (given_0, given_1) in zip(self.pairs, covariance):
+            scaled = []  # alpha_ij / d_j of each item (0 where j gave no kept label)
+            for member in (j, k):
+                mine = worker == member
+                column = np.zeros(n)
+                column[item[mine]] = weight[mine] / gap[mine]
+                scaled.append(column)
+            pair = (1.0 - self.scores) * given_0 + self.scores * given_1
+            noise += 2.0 * scaled[0] * scaled[1] * pair / safe**2
+        variance = self.scores * (1.0 - self.scores) + noise
+        tested = self.group >= 0
+        group, n_groups = self.group[tested], self.n_items.size
+        residual_sum = np.bincount(group, target[tested] - self.scores[tested], n_groups)
+        null_variance = np.bincount(group, variance[tested], n_groups)
+        if (null_variance <= 0).any():
+            raise ValueError(
+                "data: a bin has variance 0 under H0 (scores of 0 or 1 labelled by perfect "
+                "annotators), so the test is undefined there"
+            )
+        return residual_sum, null_variance
+
+    def statistic(self, label, a, b, covariance) -> float:
+        residual_sum, null_variance = self.bin_sums(label, a, b, covariance)
+        return float(np.sum(residual_sum**2 / null_variance))
+
+    def replicate(self, rng, a, b, covariance) -> np.ndarray:
+        """Labels of this layout's responses drawn anew under H0 (:func:`replicate_labels`)
+        at channels ``a, b`` and the pairs' ``covariance``."""
+        return replicate_labels(
+            rng, self.scores, self.item, self.annotator, a, b, self.pairs, covariance
+        )
+
+    def result(self, *, null=None, channels_from="known", how: str) -> CalibrationTest:
+        """The :class:`CalibrationTest` of the observed labels at the layout's channels, its
+        p-value from chi-square (``null`` None) or from the replicate statistics ``null``;
+        ``how`` says where the channels came from, for :attr:`CalibrationTest.method`."""
+        from scipy import stats
+
+        residual_sum, null_variance = self.bin_sums(self.label, self.a, self.b, self.covariance)
+        contribution = residual_sum**2 / null_variance
+        statistic = float(contribution.sum())
+        df = int(self.n_items.size)
+        if null is None:
+            p_value, reference = float(stats.chi2.sf(statistic, df)), "chi-square reference"
+        else:
+            p_value = float((1 + np.sum(null >= statistic)) / (1 + null.size))
+            reference = f"p-value from {null.size} replicates under H0"
+        return CalibrationTest(
+            statistic=statistic,
+            p_value=p_value,
+            df=df,
+            method=(
+                "chi-square over bins of noise-corrected residuals (IV weights at mu = Z), "
+                f"variance known under H0, bins under {self.min_bin_items} items merged; "
+                f"{how}; {reference}"
+            ),
+            lower=self.lower,
+            upper=self.upper,
+            n_items=self.n_items,
+            residual=residual_sum / self.n_items,
+            contribution=contribution,
+            n_tested=int(self.n_items.sum()),
+            n_unlabelled=self.n_unlabelled,
+            channels_from=channels_from,
+            n_replicates=0 if null is None else int(null.size),
+            channels=self.channels,
+        )
+
+
+def replicate_labels(rng, scores, item, annotator, a, b, pairs=None, covariance=None):
+    """The responses ``(item, annotator)`` drawn anew under H0: ``Y_i ~ Bernoulli(Z_i)``, then
+    each label from its annotator's channel (``b`` if ``Y_i = 1``, else ``a``); who labels
+    what is kept.  A dependent pair (``pairs`` (D, 2), ``covariance`` (D, 2)) that labelled an
+    item answers jointly from its 2 x 2 table given ``Y_i``
+    (:mod:`bayescal.channels.dependence`); alone, each member answers from its channel."""
+    truth = rng.random(scores.size) < scores
+    chance = np.where(truth[item], b[annotator], a[annotator])
+    label = (rng.random(item.size) < chance).astype(np.int8)
+    for (j, k), (given_0, given_1) in zip(
+        () if pairs is None else pairs, () if covariance is None else covariance
+    ):
+        position = []  # each item's response of j (and of k), -1 where it has none
+        for member in (j, k):
+            column = np.full(scores.size, -1)
+            mine = np.flatnonzero(annotator == member)
+            column[item[mine]] = mine
+            position.append(column)
+        both = np.flatnonzero((position[0] >= 0) & (position[1] >= 0))
+        y = truth[both]
+        first = np.where(y, b[j], a[j])
+        second = np.where(y, b[k], a[k])
+        shared = np.where(y, given_1, given_0)
+        p11 = first * second + shared
+        p10 = first * (1.0 - second) - shared
+        p01 = (1.0 - first) * second - shared
+        u = rng.random(both.size)
+        label[position[0][both]] = u < p11 + p10
+        label[position[1][both]] = (u < p11) | ((u >= p11 + p10) & (u < p11 + p10 + p01))
+    return label
+
+
+def merged_groups(per_bin: np.ndarray, minimum: int) -> np.ndarray:
+    """Group of each bin: consecutive bins joined until a group holds ``minimum`` items; a
+    short last group joins the one before it (empty bins join whichever group they fall in)."""
+    group = np.zeros(per_bin.size, dtype=np.int64)
+    current, held = 0, 0
+    for position, count in enumerate(per_bin):
+        group[position] = current
+        held += count
+        if held >= minimum and position < per_bin.size - 1:
+            current, held = current + 1, 0
+    if held < minimum and current > 0:  # the last group is short: it joins the previous one
+        group[group == current] = current - 1
+    return group
+
+
+# --- channels drawn from their posterior under H0 -------------------------------------------------
+# Channels drawn from their posterior under calibration (H0), for the sampled-posterior p-value
+# of :func:`bayescal.calibration_test` with a BayesFit of the same items.
+#
+# A sampled-posterior p-value is calibrated when the draw comes from the posterior of the model
+# the data are tested under (Johnson 2004, 2007; Gosselin 2011).  A BayesFit's posterior is of
+# the channels given the annotations alone, with a free class proportion; under H0 the model is
+#
+#     Y_i ~ Bernoulli(Z_i),    A_ij | Y_i ~ Bernoulli(b_j if Y_i = 1 else a_j),
+#
+# whose posterior also learns from the scores (issue 18 measured the fit's own posterior draws
+# rejecting a calibrated predictor in 8% to 90% of replicates at the 5% level).  This module draws
+# from ``p(a, b | A, Z, H0)`` by Gibbs sampling with the true labels as latent data (Tanner &
+# Wong 1987), started at a draw of the fit:
+#
+#     logit P(Y_i = 1 | a, b) = logit Z_i
+#         + sum_j [A_ij log(b_j / a_j) + (1 - A_ij) log((1 - b_j) / (1 - a_j))],
+#     a_j | Y ~ Beta(fp_1 + s0_j, fp_2 + n0_j - s0_j),    on (0, b_j) when oriented,
+#     b_j | Y ~ Beta(sens_1 + s1_j, sens_2 + n1_j - s1_j), on (a_j, 1) when oriented,
+#
+# with ``n_yj`` the labels annotator j gave to items of class y and ``s_yj`` its 1s among them,
+# and the fit's Beta priors (:class:`~bayescal.Priors`; conditioned on ``a_j < b_j`` for the
+# flat models, as they are).  The truncated Betas are drawn by inverting their CDF.  For the
+# hierarchical model the population is not used: each worker gets the Priors' Betas (uniform
+# by default) without the orientation condition, as a worker there may be adversarial; a sparse
+# worker's draw is then wide, and the statistic's IV weights at the draw carry it.
+
+#: Gibbs sweeps from the fit's draw to the draw used: the fit's draw is already near the H0
+#: posterior, and the latent labels are pinned by the scores, so the chain forgets its start
+#: within a few sweeps (tests/correction/test_calibration_test_estimated.py checks the stationary law).
+H0_SWEEPS = 50
+
+#: Rates are kept inside [EDGE, 1 - EDGE] so that their logarithms stay finite.
+EDGE = 1e-12
+
+
+def h0_posterior_draw(
+    scores, item, annotator, label, a, b, priors, *, oriented: bool, sweeps: int, rng
+) -> tuple[np.ndarray, np.ndarray]:
+    """Channels ``(a, b)`` after ``sweeps`` Gibbs sweeps of ``p(a, b | A, Z, H0)`` (module
+    docstring) started at ``(a, b)``.
+
+    Parameters
+    ----------
+    scores : ndarray, shape (n,)
+    item, annotator, label : ndarray, shape (R,)
+        The responses.
+    a, b : ndarray, shape (K,)
+        The start.
+    priors : ndarray, shape (3, 2)
+        :meth:`bayescal.Priors.as_array` (the prevalence row is not used: H0 fixes it).
+    oriented : bool
+        Whether the prior is conditioned on ``a_j < b_j``.
+    """
+    a = np.clip(np.asarray(a, float), EDGE, 1.0 - EDGE)
+    b = np.clip(np.asarray(b, float), EDGE, 1.0 - EDGE)
+    n_annotators = a.size
+    with np.errstate(divide="ignore"):  # a score of 0 or 1 pins its item's label
+        prior_log_odds = np.log(scores) - np.log1p(-scores)
+    positive = label.astype(np.float64)
+    for _ in range(sweeps):
+        evidence = (
+            positive * np.log(b / a)[annotator]
+            + (1.0 - positive) * np.log((1.0 - b) / (1.0 - a))[annotator]
+        )
+        log_odds = prior_log_odds + np.bincount(item, evidence, minlength=scores.size)
+        truth = rng.random(scores.size) < special.expit(log_odds)
+        of_class1 = truth[item]
+        n1 = np.bincount(annotator, of_class1, minlength=n_annotators)
+        s1 = np.bincount(annotator, of_class1 * positive, minlength=n_annotators)
+        n0 = np.bincount(annotator, minlength=n_annotators) - n1
+        s0 = np.bincount(annotator, positive, minlength=n_annotators) - s1
+        a = _truncated_beta(
+            priors[0, 0] + s0, priors[0, 1] + n0 - s0, 0.0, b if oriented else 1.0, rng
+        )
+        b = _truncated_beta(
+            priors[1, 0] + s1, priors[1, 1] + n1 - s1, a if oriented else 0.0, 1.0, rng
+        )
+    return a, b
+
+
+def _truncated_beta(alpha, beta, low, high, rng) -> np.ndarray:
+    """Beta(alpha, beta) draws restricted to ``(low, high)``, by inverting the CDF."""
+    lower = special.betainc(alpha, beta, low)
+    upper = special.betainc(alpha, beta, high)
+    u = lower + rng.random(np.shape(alpha)) * (upper - lower)
+    return np.clip(special.betaincinv(alpha, beta, u), EDGE, 1.0 - EDGE)
+
+
+# --- the nulls at estimated channels --------------------------------------------------------------
+# The nulls of :func:`bayescal.calibration_test` at estimated channels (module docstring of
+# :mod:`bayescal.correction.calibration_test`): the refitting parametric bootstrap of a ChannelFit, and the
+# sampled-posterior p-value or posterior predictive null of a BayesFit.
+
+#: Share of the bootstrap's refits that may fail (no admissible estimate on a replicate)
+#: before the p-value says so with a warning.
+TOLERATED_FAILURES = 0.05
+
+
+def bootstrap_test(data, fit: ChannelFit, fit_data, bins, n_replicates, rng):
+    """The refitting parametric bootstrap of an EM or moment fit (module docstring)."""
+    fit.require()
+    v.check_same_annotators(data.annotator_names, fit.annotator_names, "data", "the fit")
+    reuse = fit.data_fingerprint == fingerprint_of(data, fit.data_fingerprint)
+    if reuse and fit_data is not None:
+        raise ValueError(
+            "fit_data is for channels fitted on other items; these channels were fitted on "
+            "data itself (the same fingerprint): leave fit_data out"
+        )
+    if not reuse:
+        if fit_data is None:
+            raise ValueError(
+                f"channels: this {fit.method} fit was not fitted on data (the fingerprint of "
+                "the data it records differs): pass the items it was fitted on as fit_data, so "
+                "that the bootstrap refits on replicates of them; or pass Channels to treat "
+                "the channels as known, which leaves their estimation error out of the null"
+            )
+        if not isinstance(fit_data, AnnotatedScores):
+            raise TypeError(
+                f"fit_data must be a bayescal.AnnotatedScores; saw {type(fit_data).__name__}"
+            )
+        if fit.data_fingerprint != fingerprint_of(fit_data, fit.data_fingerprint):
+            raise ValueError(
+                f"fit_data are not the items this {fit.method} fit was fitted on (the "
+                "fingerprint of the data it records differs)"
+            )
+    pairs = dependent_pairs(fit.dependent or None, data.annotator_names).index
+    covariance = fit.covariance if fit.dependent else np.zeros((0, 2))
+    layout = CalibrationLayout.of(data, fit.channels, *bins, dependence=(pairs, covariance))
+    truth = np.asarray(fit.channels.a, float), np.asarray(fit.channels.b, float)
+    fitted_on = data if reuse else fit_data
+    fitted_responses = (layout.item, layout.annotator)
+    if not reuse:
+        responses = fit_data.responses()
+        fitted_responses = (responses.item, responses.annotator)
+    refit = getattr(estimators, fit.method)
+    null, failures = [], 0
+    for _ in range(n_replicates):
+        label = layout.replicate(rng, *truth, covariance)
+        fit_label = (
+            label
+            if reuse
+            else replicate_labels(
+                rng, fit_data.scores, *fitted_responses, *truth, pairs, covariance
+            )
+        )
+        refit_of = refitted(refit, fitted_on, *fitted_responses, fit_label, fit.dependent)
+        if refit_of is None:
+            failures += 1
+            continue
+        null.append(layout.statistic(label, refit_of.a, refit_of.b, refit_of.covariance))
+    if failures > TOLERATED_FAILURES * n_replicates:
+        if failures == n_replicates:
+            raise ChannelFitError(
+                f"calibration_test: {fit.method} found no admissible estimate on any of the "
+                f"{n_replicates} bootstrap replicates; the test cannot account for the "
+                "channels' estimation error"
+            )
+        warn_caller(
+            f"calibration_test: {fit.method} failed on {failures} of {n_replicates} bootstrap "
+            "replicates; the p-value is over the others, which may understate the channels' "
+            "estimation error",
+            BinningWarning,
+        )
+    how = (
+        f"channels by {fit.method}, refitted on every replicate"
+        + ("" if reuse else " of the items they were fitted on (split)")
+        + " (refitting parametric bootstrap)"
+    )
+    return layout.result(null=np.array(null), channels_from="reuse" if reuse else "split", how=how)
+
+
+class Refit(NamedTuple):
+    """A bootstrap replicate's refitted channels and dependent pairs' covariances."""
+
+    a: np.ndarray
+    b: np.ndarray
+    covariance: np.ndarray  # (D, 2); (0, 2) without dependent pairs
+
+
+def refitted(estimator, data, item, annotator, label, dependent) -> Refit | None:
+    """The channels (and the ``dependent`` pairs' covariances) ``estimator`` fits (its
+    defaults) to ``data`` with its labels replaced by ``label``; None when the replicate has no
+    admissible estimate."""
+    annotations = np.full(data.annotations.shape, -1, dtype=np.int8)
+    annotations[item, annotator] = label
+    replicate = AnnotatedScores(
+        data.scores, annotations, groups=data.groups, annotator_names=data.annotator_names
+    )
+    with warnings.catch_warnings():  # a replicate's odd workers were said of the real fit
+        warnings.simplefilter("ignore")
+        try:
+            fit = estimator(replicate, **({"dependent": dependent} if dependent else {}))
+        except (ChannelFitError, IdentificationError):
+            return None
+    if not fit.ok:
+        return None
+    covariance = fit.covariance if dependent else np.zeros((0, 2))
+    return Refit(np.asarray(fit.channels.a, float), np.asarray(fit.channels.b, float), covariance)
+
+
+def fingerprint_of(data: AnnotatedScores, recorded: str) -> str:
+    """The fingerprint of ``data`` of the kind ``recorded`` is (cells or responses)."""
+    if recorded.startswith("responses:"):
+        return as_responses(data).fingerprint
+    return data.compress().fingerprint
+
+
+def posterior_test(data, fit, bins, n_replicates, rng):
+    """The sampled-posterior p-value under H0 (reuse) or the posterior predictive null (split)
+    of a BayesFit (module docstring)."""
+    positions = v.annotator_positions(data.annotator_names, fit.annotator_names, "data", "the fit")
+    draws = fit.draws()
+    a_draws, b_draws = draws.a[:, positions], draws.b[:, positions]
+    chosen = int(rng.integers(a_draws.shape[0]))
+    mean = Channels(a_draws.mean(axis=0), b_draws.mean(axis=0), adversarial=True)
+    pairs = np.argsort(positions)[fit.pair_index]  # the pairs' columns in data
+    covariance_draws = fit.covariance_draws()
+    if covariance_draws is None:
+        covariance_draws = np.zeros((a_draws.shape[0], 0, 2))
+    if fit.model == "hui_walter_by_group":  # models.GROUP_CHANNEL_MODELS (a layer above)
+        raise ValueError(
+            "channels: a hui_walter_by_group fit (channels per score group) tests whether the "
+            "noise depends on the score; calibration_test with channels per group is not "
+            "implemented"
+        )
+    if fit.loading_draws() is not None:
+        raise ValueError(
+            "channels: calibration_test's nulls at a shared-difficulty fit are not implemented "
+            "(the item effect correlates every pair of annotators given Y, which the test's "
+            "variance and replicates do not carry); test with the channels as known "
+            "(Channels of the fit's posterior mean) only as a rough guide"
+        )
+    if fit.was_fitted_to(data) and fit.dependent:
+        raise ValueError(
+            f"channels: the channels' posterior under H0 of a fit with dependent pairs "
+            f"{list(fit.dependent)} is not implemented (its Gibbs run assumes annotators "
+            "independent given Y); pass the dependent EM fit of these items, "
+            "dawid_skene_em(data, dependent=...), for the refitting bootstrap, or a fit of "
+            "other items"
+        )
+    if fit.was_fitted_to(data):
+        responses = data.responses()
+        drawn = h0_posterior_draw(
+            data.scores,
+            responses.item,
+            responses.annotator,
+            responses.label,
+            a_draws[chosen],
+            b_draws[chosen],
+            fit.priors.as_array(),
+            oriented=fit.orients_channels,
+            sweeps=H0_SWEEPS,
+            rng=rng,
+        )
+        layout = CalibrationLayout.of(
+            data,
+            Channels(*drawn, adversarial=True),
+            *bins,
+            selected_by=mean,
+            responses=responses,
+        )
+        how = (
+            f"channels drawn from their posterior under H0 ({H0_SWEEPS} Gibbs sweeps from "
+            f"draw {chosen} of the {fit.model} fit of these items; sampled-posterior p-value)"
+        )
+        return layout.result(channels_from="reuse", how=how)
+    drawn = Channels(a_draws[chosen], b_draws[chosen], adversarial=True)  # an estimate's signs
+    layout = CalibrationLayout.of(
+        data, drawn, *bins, selected_by=mean, dependence=(pairs, covariance_draws[chosen])
+    )
+    truth = rng.integers(a_draws.shape[0], size=n_replicates)
+    null = np.array(
+        [
+            layout.statistic(
+                layout.replicate(rng, a_draws[t], b_draws[t], covariance_draws[t]),
+                layout.a,
+                layout.b,
+                layout.covariance,
+            )
+            for t in truth
+        ]
+    )
+    how = (
+        f"channels at posterior draw {chosen} of a {fit.model} fit of other items, true "
+        "channels of each replicate drawn from its posterior (posterior predictive null)"
+    )
+    return layout.result(null=null, channels_from="split", how=how)
+
+
+# --- the test -------------------------------------------------------------------------------------
+
+#: Replicates behind a Monte Carlo p-value (refitting bootstrap, posterior predictive):
+#: p-values on a grid of 1 / 200, so that the 5% level falls on it.
+DEFAULT_REPLICATES = 199
+
+#: A Monte Carlo p-value needs this many replicates to reach 5% at all.
+MIN_REPLICATES = 19
+
+
+def calibration_test(
+    data,
+    channels,
+    *,
+    n_bins=DEFAULT_N_BINS,
+    strategy="uniform",
+    min_bin_items=MIN_BIN_ITEMS,
+    fit_data=None,
+    n_replicates=DEFAULT_REPLICATES,
+    seed=0,
+) -> CalibrationTest:
+    """Test ``H0: E[Y - Z | Z in B_l] = 0`` in every bin from noisy labels.
+
+    The statistic, its null for known and for estimated channels, and its assumptions are in
+    the module docstring.
+
+    Parameters
+    ----------
+    data : AnnotatedScores
+    channels : Channels, ChannelFit or BayesFit
+        Known channels (in the data's annotator order); or an estimate: an EM or moment
+        :class:`~bayescal.channels.ChannelFit` (its annotators in the data's order), or a
+        :class:`~bayescal.BayesFit` (annotators matched by name).  An estimate of these data
+        is told from one of other items by the fingerprint of the data it records.  An
+        uninformative annotator (``|b - a| < 1e-4``) weighs 0, with a warning.
+    n_bins : int or "auto", default 10
+        Evaluation bins before merging.
+    strategy : {"uniform", "quantile"}, default "uniform"
+    min_bin_items : int, default 30
+        Bins with fewer labelled items are merged into their neighbours (left to right; a short
+        last group joins the one before it).
+    fit_data : AnnotatedScores, optional
+        The items a ChannelFit of other items was fitted on (its fingerprint is checked): the
+        bootstrap refits on replicates of them.  Only for a ChannelFit of other items.
+    n_replicates : int, default 199
+        Replicates of a Monte Carlo p-value (ChannelFit; BayesFit of other items), at least 19.
+        A ChannelFit's bootstrap refits its estimator once per replicate.  Such a p-value sits
+        on the grid ``(1 + #) / (B + 1)``: reject at level ``alpha`` when ``p <= alpha`` (with
+        ``B + 1`` a multiple of ``1 / alpha`` the level is then exact; ``p < alpha`` would test
+        at ``alpha - 1 / (B + 1)``).
+    seed : int, default 0
+        Seeds the replicates and the posterior draw: the same call gives the same p-value.
+
+    Returns
+    -------
+    CalibrationTest
+
+    Examples
+    --------
+    >>> import bayescal as bc
+    >>> sim = bc.toy_data(4000, condition="calibrated", seed=1)
+    >>> result = bc.calibration_test(sim.data, sim.channels)
+    >>> result.df, bool(result.p_value > 0.05)
+    (10, True)
+    """
+    if not isinstance(data, AnnotatedScores):
+        raise TypeError(f"data must be a bayescal.AnnotatedScores; saw {type(data).__name__}")
+    n_bins = v.as_n_bins(n_bins, data.n_items)
+    strategy = v.as_choice(strategy, "strategy", v.BIN_STRATEGIES)
+    min_bin_items = v.as_int(min_bin_items, "min_bin_items", minimum=1)
+    n_replicates = v.as_int(n_replicates, "n_replicates", minimum=MIN_REPLICATES)
+    rng = np.random.default_rng(v.as_seed(seed))
+    if fit_data is not None and not isinstance(channels, ChannelFit):
+        raise TypeError(
+            "fit_data is for a ChannelFit of other items (the bootstrap refits on them); saw "
+            f"channels of type {type(channels).__name__}"
+        )
+    bins = (n_bins, strategy, min_bin_items)
+    if isinstance(channels, Channels):
+        return CalibrationLayout.of(data, channels, *bins).result(how="known channels")
+    if isinstance(channels, ChannelFit):
+        return bootstrap_test(data, channels, fit_data, bins, n_replicates, rng)
+    if hasattr(channels, "draws") and hasattr(channels, "was_fitted_to"):  # a BayesFit
+        return posterior_test(data, channels, bins, n_replicates, rng)
+    raise TypeError(
+        "channels must be a bayescal.Channels, a ChannelFit or a BayesFit; saw "
+        f"{type(channels).__name__}"
+    )

@@ -1,0 +1,240 @@
+"""NC-ECE with channels estimated from the same annotations (paper §3, App. C.3–C.4).
+
+:mod:`bayescal.correction.known_channels` computes NC-ECE with known channels; this module adds the channel
+estimate and the ways of sharing the sample between estimating and evaluating: ``"reuse"``,
+``"split"`` and ``"crossfit"``.  :func:`estimator_function` turns an estimator's name, a
+callable or known :class:`~bayescal.Channels` into one callable, for every workflow that
+estimates channels on the way (here and in :mod:`bayescal.recalibration`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import _validation as v
+from .. import channels
+from .._api import DEFAULT_N_BINS, Result, old_spellings
+from ..channels import Channels
+from ..data.annotated_scores import AnnotatedScores
+from ..exceptions import ChannelFitError
+from ..metrics.calibration import BinnedMoments, assign_bins
+from .crowd import report_unlabelled
+from .known_channels import (
+    correct_annotations,
+    corrected_moments,
+    crowd_corrected_labels,
+    is_crowd,
+    labelled_moments,
+)
+
+__all__ = ["NC_ECE_MODES", "NCECEResult", "estimator_function", "fit_or_raise", "nc_ece_estimate"]
+
+
+#: How :func:`nc_ece_estimate` uses the sample (paper §3, App. C.3–C.4).
+NC_ECE_MODES = ("reuse", "split", "crossfit")
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class NCECEResult(Result):
+    """Noise-corrected ECE with the channel fit(s) it used.
+
+    Attributes
+    ----------
+    estimate : float
+        ``sum_l |r_l|``.
+    moments : BinnedMoments
+        Per-bin corrected moments ``r_l`` over the evaluation items (for ``"crossfit"``, the
+        held-out moments of all folds summed before the absolute value).
+    fits : tuple of ChannelFit
+        One fit (``"reuse"``, ``"split"``), one per fold (``"crossfit"``), none for known channels.
+    mode : str
+    estimator : str
+    n_evaluated : int
+        Number of items the moments average over.
+    """
+
+    estimate: float
+    moments: BinnedMoments
+    fits: tuple
+    mode: str
+    estimator: str
+    n_evaluated: int
+
+
+def estimator_function(estimator, options: dict, *, argument: str = "estimator"):
+    """A callable data -> ChannelFit and its name, from a name, a callable, or known Channels.
+
+    ``argument`` is the caller's parameter name, for the error message."""
+    names = (
+        "dawid_skene_em",
+        "grouped_em",
+        "hui_walter_moments",
+        "hui_walter_gmm",
+        "third_moment",
+        "crowd_em",
+    )
+    if isinstance(estimator, Channels):
+        return None, "known channels"
+    if isinstance(estimator, str):
+        name = v.as_choice(estimator, argument, names)
+        function = getattr(channels, name)
+        return (lambda data: function(data, **options)), name
+    if callable(estimator):
+        return (lambda data: estimator(data, **options)), getattr(
+            estimator, "__name__", "custom estimator"
+        )
+    raise TypeError(
+        f"{argument} must be one of {names}, a Channels, or a callable; saw {type(estimator).__name__}"
+    )
+
+
+def fit_or_raise(fit_channels, name: str, sample, where: str):
+    """Run an estimator from :func:`estimator_function` on ``sample``; a failed fit raises,
+    naming ``where``."""
+    fit = fit_channels(sample)
+    if fit.failure is not None:
+        raise ChannelFitError(f"{name} failed on {where}: {fit.failure}")
+    return fit
+
+
+@old_spellings()
+def nc_ece_estimate(
+    data,
+    *,
+    estimator="dawid_skene_em",
+    mode="reuse",
+    n_bins=DEFAULT_N_BINS,
+    strategy="uniform",
+    weights="iv",
+    n_folds=5,
+    split_fraction=0.5,
+    seed=0,
+    estimator_options=None,
+) -> NCECEResult:
+    """NC-ECE with channels estimated from the same annotations (paper §3, App. C.3–C.4).
+
+    Modes:
+
+    - ``"reuse"``: channels and weights fitted on all items, evaluated on all items (Prop. 1).
+    - ``"split"``: a seeded random ``split_fraction`` of the items fits channels and weights,
+      the rest is evaluated (Theorem 1).
+    - ``"crossfit"``: ``n_folds`` seeded folds; fold k is corrected with channels and weights
+      fitted without it, and the held-out bin moments of all folds are summed *before* the
+      absolute value, ``r_l = (1/n) sum_k sum_{i in I_k} (U_i^(-k) - Z_i) 1{Z_i in B_l}``
+      (App. C.4).
+
+    A crowd (more than 12 annotators) is corrected from its sparse responses in every mode,
+    under the crowd rule of :func:`bayescal.noise_corrected_ece`: an item labelled only by
+    workers too uninformative to correct it counts as unlabelled (one warning), and the moments
+    average over the labelled items (``n_evaluated``) in the bins of all.
+
+    Parameters
+    ----------
+    data : AnnotatedScores
+        Scores, annotations and, for the grouped estimators, ``groups``.
+    estimator : str, Channels or callable, default "dawid_skene_em"
+        ``"dawid_skene_em"``, ``"grouped_em"``, ``"hui_walter_moments"``, ``"hui_walter_gmm"``
+        or ``"third_moment"``; known :class:`Channels` (then only ``mode="reuse"`` makes
+        sense); or a callable ``data -> ChannelFit``.
+    mode : {"reuse", "split", "crossfit"}, default "reuse"
+    n_bins, strategy
+        Evaluation bins, as in :func:`noise_corrected_ece`; they are common to all folds.
+    weights : rule name or array_like, default "iv"
+        As in :func:`corrected_labels`; the IV plug-in prevalence comes from the fitting sample.
+    n_folds : int, default 5
+    split_fraction : float in (0, 1), default 0.5
+        Share of the items used to fit channels in ``"split"`` mode.
+    seed : int, default 0
+        Seeds the split or the fold assignment.
+    estimator_options : dict, optional
+        Keyword arguments for the estimator, e.g. ``{"n_starts": 20}``.
+
+    Returns
+    -------
+    NCECEResult
+
+    Raises
+    ------
+    ChannelFitError
+        When a channel fit fails (the message names the fold and the reason).
+    """
+    if not isinstance(data, AnnotatedScores):
+        raise TypeError(f"data must be a bayescal.AnnotatedScores; saw {type(data).__name__}")
+    mode = v.as_choice(mode, "mode", NC_ECE_MODES)
+    bins = v.as_n_bins(n_bins, data.n_items)
+    strategy = v.as_choice(strategy, "strategy", v.BIN_STRATEGIES)
+    if estimator_options is not None and not isinstance(estimator_options, dict):
+        raise TypeError(f"estimator_options must be a dict; saw {type(estimator_options).__name__}")
+    fit_channels, name = estimator_function(estimator, estimator_options or {})
+    seed = v.as_seed(seed)
+    v.check_items_annotated(data.annotations, "data.annotations")
+
+    if fit_channels is None:
+        if mode != "reuse":
+            raise ValueError(
+                f"mode must be 'reuse' with known channels (nothing is fitted); saw {mode!r}"
+            )
+        moments = corrected_moments(data, estimator, weights, bins, strategy)
+        return NCECEResult(moments.ece, moments, (), mode, name, moments.n_items)
+
+    def channels_from(sample, where: str):
+        return fit_or_raise(fit_channels, name, sample, where)
+
+    rng = np.random.default_rng(seed)
+    if mode == "reuse":
+        fit = channels_from(data, "the whole sample")
+        moments = corrected_moments(data, fit.channels, weights, bins, strategy)
+        return NCECEResult(moments.ece, moments, (fit,), mode, name, moments.n_items)
+    if mode == "split":
+        if (
+            isinstance(split_fraction, bool)
+            or not isinstance(split_fraction, (int, float))
+            or not 0 < split_fraction < 1
+        ):
+            raise ValueError(f"split_fraction must be a number in (0, 1); saw {split_fraction!r}")
+        order = rng.permutation(data.n_items)
+        n_fit = round(split_fraction * data.n_items)
+        if not 0 < n_fit < data.n_items:
+            raise ValueError(
+                f"split_fraction={split_fraction} leaves an empty sample out of {data.n_items} items"
+            )
+        fit_part, evaluation = data.subset(order[:n_fit]), data.subset(order[n_fit:])
+        fit = channels_from(fit_part, "the channel sample")
+        moments = corrected_moments(
+            evaluation, fit.channels, weights, bins, strategy, weight_sample=fit_part
+        )
+        return NCECEResult(moments.ece, moments, (fit,), mode, name, moments.n_items)
+    n_folds = v.as_int(n_folds, "n_folds", minimum=2)
+    if n_folds > data.n_items:
+        raise ValueError(
+            f"n_folds must not exceed the number of items ({data.n_items}); saw {n_folds}"
+        )
+    fold = rng.permutation(data.n_items) % n_folds
+    targets = np.empty(data.n_items)
+    labelled = np.ones(data.n_items, dtype=bool)
+    fits = []
+    for k in range(n_folds):
+        held_out = fold == k
+        training = data.subset(~held_out)
+        fit = channels_from(training, f"the training folds of fold {k}")
+        if is_crowd(data):  # the crowd rule; the items it leaves unlabelled said once below
+            targets[held_out], labelled[held_out] = crowd_corrected_labels(
+                data.subset(held_out), fit.channels, weights, None, training, report=False
+            )
+        else:
+            targets[held_out] = correct_annotations(
+                data.annotations[held_out],
+                fit.channels,
+                weights,
+                None,
+                training.annotations,
+                names=data.annotator_names,
+            )
+        fits.append(fit)
+    report_unlabelled(np.array([data.n_items - labelled.sum()]), data.n_items)
+    # the bins of every item, the moments of the labelled ones (all but a crowd's few)
+    edges = assign_bins(data.scores, bins, strategy)[1]
+    moments = labelled_moments(data.scores, targets, labelled, edges, strategy)
+    return NCECEResult(moments.ece, moments, tuple(fits), mode, name, moments.n_items)

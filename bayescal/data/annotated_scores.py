@@ -1,0 +1,323 @@
+"""The data model: scores of a fixed predictor and the labels of K noisy annotators.
+
+:class:`AnnotatedScores` holds, for n items,
+
+- ``scores`` — the predictor's probabilities ``Z_i`` in [0, 1];
+- ``annotations`` — an (n, K) matrix of 0/1 labels with ``-1`` for a missing response;
+- ``groups`` — optional score-group ids (non-negative integers) for the grouped
+  Hui–Walter models (paper §4.2);
+- ``annotator_names`` — the column names when built from a table, ``a0, a1, ...`` otherwise.
+
+Every likelihood in bayescal runs on :meth:`AnnotatedScores.compress`: the distinct
+(group, response pattern) cells and their counts, so that its cost does not grow with n; every
+binned ECE runs on :meth:`AnnotatedScores.cells` (:class:`~bayescal.data.CellStatistics`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import KW_ONLY, dataclass
+
+import numpy as np
+
+from .. import _validation as v
+from .._api import DEFAULT_N_BINS, old_spellings
+from .cells import CellStatistics, tabulate
+from .responses import Responses
+
+__all__ = ["AnnotatedScores"]
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    """Freeze an array the validators just made (each returns its own copy, never the caller's
+    array, which may change later)."""
+    array.setflags(write=False)
+    return array
+
+
+def _as_names(names: object, n_annotators: int) -> tuple[str, ...]:
+    if names is None:
+        return tuple(f"a{j}" for j in range(n_annotators))
+    if isinstance(names, str) or not isinstance(names, Sequence):
+        raise TypeError(f"annotator_names must be a sequence of strings; saw {names!r}")
+    names = tuple(str(name) for name in names)
+    if len(names) != n_annotators:
+        raise ValueError(
+            f"annotator_names must name each of the {n_annotators} annotator columns; saw {len(names)} names"
+        )
+    if len(set(names)) != len(names):
+        raise ValueError(f"annotator_names must be unique; saw {list(names)}")
+    return names
+
+
+@dataclass(frozen=True, eq=False)
+class AnnotatedScores:
+    """Scores of a fixed binary predictor and K noisy annotators' labels.
+
+    Parameters
+    ----------
+    scores : array_like, shape (n,)
+        Predicted probabilities, finite, in [0, 1].
+    annotations : array_like of int, shape (n, K)
+        0/1 labels; ``-1`` marks a missing response.  An all-missing column or row is allowed
+        here and rejected only by the estimators it makes undefined.
+    groups : array_like of int, shape (n,), optional
+        Score-group ids (non-negative integers), used by the grouped Hui–Walter models.
+    annotator_names : sequence of str, optional
+        Defaults to ``("a0", "a1", ...)``.
+
+    The arrays are copied and stored read-only.
+
+    Examples
+    --------
+    >>> data = AnnotatedScores([0.2, 0.7, 0.9], [[0, 0], [1, -1], [1, 1]])
+    >>> data.n_items, data.n_annotators, data.annotator_names
+    (3, 2, ('a0', 'a1'))
+    """
+
+    scores: np.ndarray
+    annotations: np.ndarray
+    _: KW_ONLY
+    groups: np.ndarray | None = None
+    annotator_names: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        scores = v.as_probabilities(self.scores, "scores")
+        annotations = v.as_annotations(self.annotations, "annotations", n_items=scores.shape[0])
+        groups = (
+            None
+            if self.groups is None
+            else _read_only(v.as_group_ids(self.groups, scores.shape[0]))
+        )
+        object.__setattr__(self, "scores", _read_only(scores))
+        object.__setattr__(self, "annotations", _read_only(annotations))
+        object.__setattr__(self, "groups", groups)
+        object.__setattr__(
+            self, "annotator_names", _as_names(self.annotator_names, annotations.shape[1])
+        )
+
+    @property
+    def n_items(self) -> int:
+        return int(self.scores.shape[0])
+
+    @property
+    def n_annotators(self) -> int:
+        return int(self.annotations.shape[1])
+
+    @property
+    def n_groups(self) -> int:
+        """Number of distinct score groups present (1 when the data have no groups)."""
+        return 1 if self.groups is None else int(np.unique(self.groups).size)
+
+    def __repr__(self) -> str:
+        missing = float((self.annotations == v.MISSING).mean())
+        return (
+            f"AnnotatedScores(n_items={self.n_items}, annotators={list(self.annotator_names)}, "
+            f"n_groups={self.n_groups}, missing={missing:.1%})"
+        )
+
+    def compress(self) -> CellStatistics:
+        """The distinct (group, response pattern) cells with their counts.
+
+        The likelihood of every channel model depends on the data only through these counts,
+        so fitting costs O(number of distinct patterns) rather than O(n).  This pass is the
+        only O(nK) step of a fit: each row is encoded as one integer in base 3 (missing, 0, 1)
+        after its group id, and the codes are counted (:func:`bayescal.data.cells.tabulate`).
+        """
+        return self.cells(n_bins=1, by_group=True)
+
+    def responses(self) -> Responses:
+        """The labels as sparse (item, annotator, label) triples, item by item
+        (:class:`bayescal.data.Responses`: what the crowd estimators run on)."""
+        item, annotator = np.nonzero(self.annotations != v.MISSING)
+        labels = self.annotations[item, annotator]
+        return Responses(item, annotator, labels, self.n_items, self.annotator_names)
+
+    def cells(self, *, n_bins=DEFAULT_N_BINS, strategy="uniform", by_group=True) -> CellStatistics:
+        """The items grouped into cells of (score group, evaluation bin, response pattern).
+
+        Parameters
+        ----------
+        n_bins : int or "auto", default 10
+            Evaluation bins (``"auto"`` = ``round(n ** (1/3))``).
+        strategy : {"uniform", "quantile"}, default "uniform"
+            Equal-width or equal-mass bins, as in :func:`bayescal.expected_calibration_error`.
+        by_group : bool, default True
+            Keep the score groups apart; ``False`` pools them (evaluation needs no groups).
+
+        Returns
+        -------
+        CellStatistics
+        """
+        bins = v.as_n_bins(n_bins, self.n_items)
+        strategy = v.as_choice(strategy, "strategy", v.BIN_STRATEGIES)
+        if not isinstance(by_group, bool):
+            raise TypeError(f"by_group must be True or False; saw {by_group!r}")
+        return tabulate(
+            self.scores,
+            self.annotations,
+            self.annotator_names,
+            groups=self.groups if by_group else None,
+            n_bins=bins,
+            strategy=strategy,
+        )
+
+    def subset(self, items) -> AnnotatedScores:
+        """The data restricted to ``items`` (integer positions or a boolean mask), e.g. for splits."""
+        index = np.asarray(items)
+        if index.dtype == bool:
+            if index.shape != (self.n_items,):
+                raise ValueError(
+                    f"items as a boolean mask must have shape ({self.n_items},); saw {index.shape}"
+                )
+        elif not np.issubdtype(index.dtype, np.integer) or index.ndim != 1:
+            raise TypeError(
+                f"items must be a 1-D array of integer positions or a boolean mask; saw dtype {index.dtype}"
+            )
+        elif index.size and (index.min() < -self.n_items or index.max() >= self.n_items):
+            raise ValueError(
+                f"items must be positions in [0, {self.n_items}); saw values from {index.min()} to {index.max()}"
+            )
+        return AnnotatedScores(
+            scores=self.scores[index],
+            annotations=self.annotations[index],
+            groups=None if self.groups is None else self.groups[index],
+            annotator_names=self.annotator_names,
+        )
+
+    @classmethod
+    @old_spellings()
+    def from_frame(
+        cls, frame, *, score: str, annotators: Sequence[str], groups: str | None = None
+    ) -> AnnotatedScores:
+        """Build from a wide table: one score column and one column per annotator.
+
+        Parameters
+        ----------
+        frame : pandas.DataFrame
+            One row per item.  Annotator columns hold 0/1 (integers, floats, booleans or
+            nullable integers); NaN or ``pd.NA`` marks a missing response.
+        score : str
+            Name of the score column.
+        annotators : sequence of str
+            Names of the annotator columns; they become ``annotator_names``.
+        groups : str, optional
+            Name of a column of score-group ids.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> table = pd.DataFrame({"p": [0.1, 0.8], "ann": [0, 1], "bob": [None, 1]})
+        >>> AnnotatedScores.from_frame(table, score="p", annotators=["ann", "bob"]).annotations.tolist()
+        [[0, -1], [1, 1]]
+        """
+        import pandas as pd
+
+        if not isinstance(frame, pd.DataFrame):
+            raise TypeError(f"frame must be a pandas DataFrame; saw {type(frame).__name__}")
+        if (
+            isinstance(annotators, str)
+            or not isinstance(annotators, Sequence)
+            or len(annotators) == 0
+        ):
+            raise ValueError(
+                f"annotators must be a non-empty list of column names; saw {annotators!r}"
+            )
+        wanted = [score, *annotators] + ([groups] if groups is not None else [])
+        missing = [name for name in wanted if name not in frame.columns]
+        if missing:
+            raise ValueError(
+                f"frame has no column(s) {missing}; its columns are {list(frame.columns)}"
+            )
+        v.check_column_roles({"score": score, "annotator": annotators, "groups": groups})
+        columns = [
+            v.annotation_column(frame[name], f"annotator column {name!r}") for name in annotators
+        ]
+        return cls(
+            scores=v.numeric_column(frame[score], f"score column {score!r}"),
+            annotations=np.column_stack(columns),
+            groups=None
+            if groups is None
+            else v.numeric_column(frame[groups], f"groups column {groups!r}"),
+            annotator_names=[str(name) for name in annotators],
+        )
+
+    @classmethod
+    @old_spellings()
+    def from_long(
+        cls,
+        labels,
+        scores,
+        *,
+        item: str = "item",
+        annotator: str = "annotator",
+        label: str = "label",
+        score: str = "score",
+        groups: str | None = None,
+    ) -> AnnotatedScores:
+        """Build from a long label table joined with a score table.
+
+        Parameters
+        ----------
+        labels : pandas.DataFrame
+            One row per (item, annotator) response, with columns ``item``, ``annotator`` and
+            ``label`` (0/1).  A NaN label, or an absent row, is a missing response.  Each
+            (item, annotator) pair may appear at most once.
+        scores : pandas.DataFrame
+            One row per item, with columns ``item`` and ``score`` (and ``groups`` if given).
+            Its row order is the item order of the result.  Items without any label are kept
+            with an all-missing row; a label whose item has no score is an error.
+        item, annotator, label, score, groups : str
+            Column names.  Annotators are ordered by sorted name.
+        """
+        import pandas as pd
+
+        for name, frame in (("labels", labels), ("scores", scores)):
+            if not isinstance(frame, pd.DataFrame):
+                raise TypeError(f"{name} must be a pandas DataFrame; saw {type(frame).__name__}")
+        for name, frame, needed in (
+            ("labels", labels, [item, annotator, label]),
+            ("scores", scores, [item, score] + ([groups] if groups is not None else [])),
+        ):
+            absent = [column for column in needed if column not in frame.columns]
+            if absent:
+                raise ValueError(
+                    f"{name} has no column(s) {absent}; its columns are {list(frame.columns)}"
+                )
+        item_index = pd.Index(scores[item])
+        if not item_index.is_unique:
+            duplicated = item_index[item_index.duplicated()][0]
+            raise ValueError(
+                f"scores must list each item once; item {duplicated!r} appears more than once"
+            )
+        responses = labels.loc[labels[label].notna(), [item, annotator, label]]
+        pairs = responses.duplicated(subset=[item, annotator])
+        if pairs.any():
+            first = responses.loc[pairs].iloc[0]
+            raise ValueError(
+                f"labels must hold at most one label per (item, annotator); "
+                f"item {first[item]!r} has several from annotator {first[annotator]!r}"
+            )
+        rows = item_index.get_indexer(responses[item])
+        if (rows < 0).any():
+            unknown = responses[item].to_numpy()[rows < 0][0]
+            raise ValueError(f"labels mention item {unknown!r}, which has no row in scores")
+        names = sorted(pd.unique(responses[annotator]), key=str)
+        if not names:
+            raise ValueError("labels must contain at least one non-missing label")
+        columns = pd.Index(names).get_indexer(responses[annotator])
+        values = v.annotation_column(responses[label], f"label column {label!r}")
+        annotations = np.full((len(item_index), len(names)), v.MISSING, dtype=np.int8)
+        annotations[rows, columns] = values
+        return cls(
+            scores=v.numeric_column(scores[score], f"score column {score!r}"),
+            annotations=annotations,
+            groups=None
+            if groups is None
+            else v.numeric_column(scores[groups], f"groups column {groups!r}"),
+            annotator_names=[str(name) for name in names],
+        )
+
+
+# Groups and names by keyword since 0.2: a third positional argument names the new spelling.
+AnnotatedScores.__init__ = old_spellings()(AnnotatedScores.__init__)

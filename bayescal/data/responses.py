@@ -1,0 +1,170 @@
+"""Sparse responses: a crowd's labels as (item, annotator, label) triples (DESIGN §2).
+
+A crowd of W workers who each label a few of n items fills a small share of the n x W table:
+kept dense it costs n W cells (10^5 items x 1 000 workers: 10^8) for the R labels there are,
+and its response patterns are one per item, so the pattern counts the dense-panel models run
+on compress nothing.  The crowd estimators run on the triples instead: memory O(R), time O(R)
+per iteration.  :meth:`bayescal.AnnotatedScores.responses` gives the triples of data in memory,
+:meth:`Responses.from_long` those of a long table without ever building the dense one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import _validation as v
+from .._api import fingerprint
+
+__all__ = ["Responses"]
+
+
+@dataclass(frozen=True, eq=False)
+class Responses:
+    """The labels of a crowd, one triple per label given.
+
+    Attributes
+    ----------
+    item : ndarray of int64, shape (R,)
+        The item of each label, in ``[0, n_items)``.
+    annotator : ndarray of int64, shape (R,)
+        The annotator of each label, in ``[0, K)``, ``K = len(annotator_names)``.
+    label : ndarray of int8, shape (R,)
+        0 or 1.
+    n_items : int
+        Items, labelled or not (an item without labels has no triple).
+    annotator_names : tuple of str
+
+    Each (item, annotator) pair appears at most once.  The arrays are stored read-only.
+    """
+
+    item: np.ndarray
+    annotator: np.ndarray
+    label: np.ndarray
+    n_items: int
+    annotator_names: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        n_items = v.as_int(self.n_items, "n_items", minimum=1)
+        names = tuple(self.annotator_names)
+        if not names or not all(isinstance(name, str) for name in names):
+            raise TypeError(f"annotator_names must be a non-empty sequence of str; saw {names!r}")
+        item = _indices(self.item, "item", n_items)
+        annotator = _indices(self.annotator, "annotator", len(names))
+        label = v.as_binary_labels(self.label, "label").astype(np.int8)
+        if not item.size == annotator.size == label.size:
+            raise ValueError(
+                "item, annotator and label must have one entry per response each; saw "
+                f"{item.size}, {annotator.size} and {label.size}"
+            )
+        pair = np.sort(item * len(names) + annotator)  # a sort: faster here than np.unique
+        repeated = np.flatnonzero(pair[1:] == pair[:-1])
+        if repeated.size:
+            first = pair[repeated[0]]
+            raise ValueError(
+                f"responses must hold one label per (item, annotator) pair; item {first // len(names)} "
+                f"has two from annotator {names[first % len(names)]!r}"
+            )
+        for name, array in (("item", item), ("annotator", annotator), ("label", label)):
+            array.setflags(write=False)
+            object.__setattr__(self, name, array)
+        object.__setattr__(self, "n_items", n_items)
+        object.__setattr__(self, "annotator_names", names)
+
+    @property
+    def n_responses(self) -> int:
+        return int(self.label.size)
+
+    @property
+    def n_annotators(self) -> int:
+        return len(self.annotator_names)
+
+    def labels_per_annotator(self) -> np.ndarray:
+        """How many labels each annotator gave, (K,)."""
+        return np.bincount(self.annotator, minlength=self.n_annotators)
+
+    @property
+    def fingerprint(self) -> str:
+        """``"responses:<sha256>"`` of the labels and names (:func:`bayescal._api.fingerprint`)."""
+        return fingerprint(
+            "responses",
+            self.annotator_names,
+            np.array([self.n_items]),
+            self.item,
+            self.annotator,
+            self.label,
+        )
+
+    def labels_per_item(self) -> np.ndarray:
+        """How many labels each item got, (n_items,)."""
+        return np.bincount(self.item, minlength=self.n_items)
+
+    def __repr__(self) -> str:
+        return (
+            f"Responses(n_items={self.n_items}, n_annotators={self.n_annotators}, "
+            f"n_responses={self.n_responses})"
+        )
+
+    @classmethod
+    def from_long(
+        cls, labels, *, items=None, item: str = "item", annotator: str = "annotator", label="label"
+    ) -> Responses:
+        """The responses of a long table, without building the items x annotators table.
+
+        Parameters
+        ----------
+        labels : pandas.DataFrame
+            One row per response, with columns ``item``, ``annotator`` and ``label`` (0/1; an
+            empty label is no response).
+        items : sequence, optional
+            The item ids in the order of the items (e.g. the score table's ids); every label's
+            item must be among them.  Default: the ids in order of first appearance.
+        item, annotator, label : str
+            Column names.  Annotators are ordered by sorted name, as in
+            :meth:`bayescal.AnnotatedScores.from_long`.
+        """
+        import pandas as pd
+
+        if not isinstance(labels, pd.DataFrame):
+            raise TypeError(f"labels must be a pandas DataFrame; saw {type(labels).__name__}")
+        absent = [c for c in (item, annotator, label) if c not in labels.columns]
+        if absent:
+            raise ValueError(
+                f"labels has no column(s) {absent}; its columns are {list(labels.columns)}"
+            )
+        given = labels[label].notna().to_numpy()
+        frame = labels[given]
+        values = v.annotation_column(frame[label], f"label column {label!r}")
+        if items is None:
+            item_index, item_ids = pd.factorize(frame[item])
+        else:
+            item_ids = pd.Index(items)
+            item_index = item_ids.get_indexer(frame[item])
+            if (item_index < 0).any():
+                row = int(np.flatnonzero(item_index < 0)[0])
+                raise ValueError(
+                    f"labels: item {frame[item].iloc[row]!r} (row {int(np.flatnonzero(given)[row])}) "
+                    "is not among items"
+                )
+        annotator_index, names = pd.factorize(frame[annotator].astype(str), sort=True)
+        return cls(
+            item_index.astype(np.int64),
+            annotator_index.astype(np.int64),
+            values,
+            max(len(item_ids), 1),
+            tuple(names),
+        )
+
+
+def _indices(value, name: str, size: int) -> np.ndarray:
+    array = np.asarray(value)
+    if array.ndim != 1 or not np.issubdtype(array.dtype, np.integer):
+        raise TypeError(
+            f"{name} must be a 1-D array of integer indices; saw {array.dtype} {array.shape}"
+        )
+    if array.size and (array.min() < 0 or array.max() >= size):
+        raise ValueError(
+            f"{name} indices must lie in [0, {size}); saw {array.min()} to {array.max()}"
+        )
+    return array.astype(np.int64)

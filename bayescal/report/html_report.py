@@ -1,0 +1,554 @@
+"""The HTML report of a fit, rendered from its :class:`~bayescal.report.Summary` and figures.
+
+:func:`report_html` gives one self-contained document: figures inline as base64 PNG, no script
+and no network reference, so it can be mailed or archived as is.  Every key number sits in an
+element with a stable ``id`` (e.g. ``nc-ece-posterior-median``) so that a reader, or a test in a
+browser, can find it.  :func:`summary_html` is the same tables without figures, which a notebook
+shows for an :class:`~bayescal.app.Analysis`; :func:`draw_figures` draws the figures from
+the summary and the channel posterior.  Reading and writing results folders is
+:mod:`bayescal.report.folders`.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import shlex
+
+import numpy as np
+
+from .._html import ChannelRow, cell, channel_table, checks_table, number, row, table
+from .plotting import shown_workers
+from .summary import Summary
+
+__all__ = ["CAPTIONS", "draw_figures", "report_html", "summary_html"]
+
+#: Figure names and the caption each gets in the report.
+CAPTIONS = {
+    "reliability": "Reliability diagram. Blue: posterior median of each bin's noise-corrected fraction positive, with its credible band; "
+    "the naive curves score the predictor against the raw votes and are biased; the dotted diagonal is perfect calibration.",
+    "channels": "Annotator channels: false-positive rate a and sensitivity b, posterior median and interval (red cross: EM estimate).",
+    "patterns": "Posterior predictive check: observed minus expected count of each response pattern, with the replicated interval (red: outside).",
+    "agreement": "Pairwise agreement of the annotators against what conditional independence predicts (red: outside the replicated interval).",
+}
+
+STYLE = """
+.verdict { border: 2px solid #444; border-radius: 6px; padding: .6em 1em; margin: 1em 0; background: #f7f7f2; }
+.verdict p { margin: .3em 0; } .verdict .sentence { font-size: 1.25em; font-weight: bold; }
+details { margin: .6em 0; } details > summary { cursor: pointer; font-size: 1.1em; font-weight: bold; padding: .2em 0; }
+#figure-reliability img { width: 100%; }
+body { font-family: system-ui, sans-serif; max-width: 60em; margin: 2em auto; padding: 0 1em; color: #222; }
+h1 { font-size: 1.5em; } h2 { font-size: 1.2em; border-bottom: 1px solid #ccc; padding-bottom: .2em; margin-top: 1.6em; }
+table { border-collapse: collapse; margin: .5em 0; font-size: .92em; }
+th, td { border: 1px solid #ddd; padding: .25em .6em; text-align: right; }
+th:first-child, td:first-child, td.text { text-align: left; }
+tr.flagged td { background: #fde8e8; }
+.status { font-weight: bold; } .note { color: #555; font-size: .9em; }
+figure { margin: 1em 0; } figcaption { font-size: .85em; color: #555; max-width: 45em; }
+img { max-width: 100%; }
+"""
+
+
+def _interval(pair, digits: int = 4) -> str:
+    low, high = pair
+    return f"[{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def _pairs(rows) -> list[str]:
+    """Two-column rows ``(field, value)``, both shown as text."""
+    return [row(cell(name, text=True), cell(value, text=True)) for name, value in rows]
+
+
+def _verdict_section(summary: Summary) -> str:
+    """The box the report opens with (:class:`~bayescal.report.summary.Verdict`); empty for a summary
+    written before there was one."""
+    verdict = summary.verdict
+    if verdict is None:
+        return ""
+    nc_ece = verdict.nc_ece
+    p_value = "—" if verdict.p_value is None else f"{verdict.p_value:.3g}"
+    return (
+        '<section class="verdict" id="verdict">'
+        f'<p class="sentence" id="verdict-sentence">{html.escape(verdict.sentence)}</p>'
+        "<p>NC-ECE (posterior median) "
+        f'<b id="verdict-nc-ece">{nc_ece.median:.4f}</b>, {nc_ece.level:.0%} interval '
+        f'<span id="verdict-nc-ece-interval">{_interval(nc_ece.interval)}</span>; '
+        f'calibration test p-value <b id="verdict-p-value">{p_value}</b>; '
+        f"P(NC-ECE ≤ {verdict.tolerance:g}) = "
+        f'<b id="verdict-prob-within-tolerance">{verdict.prob_within_tolerance:.2f}</b>.</p>'
+        '<p class="note">It replaces the naive ECE against the raw votes: '
+        f'<span id="verdict-naive-soft-vote">{verdict.naive["soft_vote"]:.4f}</span> (soft vote), '
+        f'<span id="verdict-naive-majority-vote">{verdict.naive["majority_vote"]:.4f}</span> '
+        "(majority vote), both biased by the annotators' noise.</p></section>"
+    )
+
+
+#: How the report names each map of the recalibration preview.
+MAP_NAMES = {"platt": "Platt scaling", "histogram": "histogram binning"}
+
+
+def _recalibration_section(summary: Summary) -> str:
+    """What to do: the NC-ECE before and after the corrected maps, both on the same held-out
+    half, and the command that writes the better map (empty for an older summary)."""
+    preview = summary.recalibration
+    if preview is None:
+        return ""
+    level = preview.before.level
+    rows = [
+        row(
+            cell("original scores", text=True),
+            cell(number(preview.before.median), "recalibration-before"),
+            cell(_interval(preview.before.interval), text=True),
+        )
+    ]
+    for method, after in preview.after.items():
+        rows.append(
+            row(
+                cell(f"{MAP_NAMES.get(method, method)} (corrected)", text=True),
+                cell(number(after.median), f"recalibration-{method}"),
+                cell(_interval(after.interval), text=True),
+            )
+        )
+    best = min(preview.after, key=lambda method: preview.after[method].median)
+    return "\n".join(
+        [
+            "<h2>What to do: recalibrate</h2>",
+            f"<p>Maps fitted to the noise-corrected labels of {preview.n_fit} items (one map per "
+            f"posterior draw of the channels), scored with the original scores on the other "
+            f"{preview.n_eval}:</p>",
+            table(["scores", "NC-ECE (posterior median)", f"{level:.0%} interval"], rows),
+            f"<p>To write the {html.escape(MAP_NAMES.get(best, best))} map fitted to every item:</p>",
+            f'<pre id="recalibrate-command">{html.escape(_recalibrate_command(summary, best))}</pre>',
+        ]
+    )
+
+
+def _recalibrate_command(summary: Summary, method: str) -> str:
+    """``bayescal recalibrate`` for the input table of a wide fit; the Python call otherwise
+    (a notebook's analysis, or a long table whose column names the summary does not keep)."""
+    source = summary.input or {}
+    if source.get("long") or not all(source.get(key) for key in ("table", "score", "annotators")):
+        return f'bc.recalibrate(data, method="{method}", channels="dawid_skene_em")'
+    names = ",".join(
+        f'"{name}"' if "," in name or " " in name else name for name in source["annotators"]
+    )
+    words = ["bayescal", "recalibrate", source["table"], "--score", source["score"]]
+    words += ["--annotators", names, "--method", method, "--out", "recalibrated"]
+    return shlex.join(words)
+
+
+def _details(name: str, title: str, body: str) -> str:
+    """A section collapsed by default: opened by a click, no script."""
+    return (
+        f'<details id="details-{name}"><summary>{html.escape(title)}</summary>\n{body}\n</details>'
+    )
+
+
+def _test_section(summary: Summary) -> str:
+    """The calibration test's statistic and its bins."""
+    test = summary.calibration_test
+    if test is None:
+        return "<p>The calibration test did not run (see the warnings).</p>"
+    rows = [
+        row(
+            cell(f"{low:.2f}–{high:.2f}", text=True),
+            cell(n),
+            cell(number(residual)),
+            cell(number(contribution, 2)),
+        )
+        for low, high, n, residual, contribution in zip(
+            test.lower, test.upper, test.n_items, test.residual, test.contribution
+        )
+    ]
+    return "\n".join(
+        [
+            f"<p>Statistic {test.statistic:.2f} on {test.df} degrees of freedom, p-value "
+            f'<span id="calibration-test-p-value">{test.p_value:.3g}</span>. '
+            f"{html.escape(test.method)}.</p>",
+            table(["scores", "items", "corrected label − score", "share of the statistic"], rows),
+            '<p class="note">A positive residual: the predictor is too low there. The test '
+            "cannot see miscalibration that cancels within a bin.</p>",
+        ]
+    )
+
+
+def _data_section(summary: Summary) -> str:
+    data = summary.data
+    source = summary.input or {}
+    groups = "".join(row(cell(g), cell(n, f"group-{g}-size")) for g, n in data.groups.items())
+    rows = [
+        row(cell("table"), cell(source.get("table", "—"), "input-table", text=True)),
+        row(cell("items"), cell(data.n_items, "n-items")),
+        row(cell("annotators"), cell(", ".join(data.annotators), "annotators", text=True)),
+        row(cell("missing labels"), cell(format(data.missing_rate, ".1%"), "missing-rate")),
+        *(
+            row(cell(f"… of {name}"), cell(format(rate, ".1%"), f"missing-{name}"))
+            for name, rate in data.missing_by_annotator.items()
+        ),
+    ]
+    return "\n".join(
+        [
+            table(["quantity", "value"], rows),
+            "<p>Score groups and their sizes:</p>",
+            table(["group", "items"], [groups]),
+        ]
+    )
+
+
+def _model_section(summary: Summary) -> str:
+    model, identification, diagnostics = summary.model, summary.identification, summary.diagnostics
+    priors = ", ".join(
+        f"{name} Beta({a:g}, {b:g})" for name, (a, b) in model.priors.to_dict().items()
+    )
+    notes = "".join(f"<li>{html.escape(note)}</li>" for note in identification.notes)
+    return "\n".join(
+        [
+            f'<p>Model: <b id="model-name">{html.escape(model.name)}</b> ({html.escape(model.why)}); '
+            f"priors: {html.escape(priors)}; {model.chains} chains × {model.draws_per_chain} draws.</p>",
+            '<p>Identification status: <span class="status" id="identification-status">'
+            f"{html.escape(identification.status)}</span></p>",
+            f"<ul>{notes}</ul>",
+            f'<p>Sampling diagnostics: max R-hat <span id="max-r-hat">{number(diagnostics.max_r_hat, 3)}</span>, '
+            f'min bulk ESS <span id="min-ess">{number(diagnostics.min_ess_bulk, 0)}</span>, '
+            f'divergences <span id="divergences">{diagnostics.divergences}</span>.</p>',
+        ]
+    )
+
+
+#: An annotator is flagged when the R-hat of its a, b or gap is above this (Vehtari et al. 2021).
+FLAG_R_HAT = 1.01
+
+
+def _annotator_flag(entry) -> str:
+    """What a reader choosing judges must know of one annotator, or ``""``."""
+    low, high = entry.gap.interval
+    flags = []
+    if high < 0:
+        flags.append("adversarial: b < a")
+    elif low <= 0:
+        flags.append("no better than chance: the interval of b - a holds 0")
+    r_hats = [x.r_hat for x in (entry.a, entry.b, entry.gap) if x.r_hat is not None]
+    if r_hats and max(r_hats) > FLAG_R_HAT:
+        flags.append(f"not converged: R-hat {max(r_hats):.3f}")
+    return "; ".join(flags)
+
+
+def _annotator_section(summary: Summary) -> str:
+    """One row per annotator, most informative first (posterior mean of ``b - a`` with its
+    interval), with its missing rate and flags: the table for choosing which judges to keep.
+    A crowd shows its most and least informative; every annotator is in summary.json."""
+    entries = [(name, entry) for name, entry in summary.channels.items() if entry.gap is not None]
+    if not entries:  # a summary written before the gap was recorded
+        return ""
+    gaps = np.array([entry.gap.posterior_mean for _, entry in entries])
+    shown, note = shown_workers(gaps, "annotators")
+    missing = summary.data.missing_by_annotator
+    rows = []
+    for name, entry in (entries[j] for j in shown[np.argsort(-gaps[shown], kind="stable")]):
+        flag = _annotator_flag(entry)
+        rows.append(
+            row(
+                cell(name),
+                cell(number(entry.gap.posterior_mean, 3), f"gap-{name}"),
+                cell(_interval(entry.gap.interval, 3), text=True),
+                cell(number(entry.a.posterior_mean, 3)),
+                cell(number(entry.b.posterior_mean, 3)),
+                cell(format(missing.get(name, 0.0), ".1%")),
+                cell(flag, f"flag-{name}", text=True),
+                flagged=bool(flag),
+            )
+        )
+    level = summary.ece.nc_ece.posterior.level
+    header = [
+        "annotator",
+        "gap b − a",
+        f"{level:.0%} interval",
+        "false-positive rate a",
+        "sensitivity b",
+        "missing",
+        "flag",
+    ]
+    text = "Most informative first (posterior mean of the gap b − a; 0 is a coin flip). " + (
+        f"{note.strip().strip('()').replace('median', 'mean')}; every annotator is in summary.json."
+        if note
+        else ""
+    )
+    return f'<p class="note">{html.escape(text)}</p>\n' + table(header, rows)
+
+
+def _channel_section(summary: Summary) -> str:
+    """Every channel parameter, posterior and EM, with R-hat and ESS (a crowd: its most and
+    least informative)."""
+    rows = []
+    entries = list(summary.channels.items())
+    gap = [entry.b.posterior_mean - entry.a.posterior_mean for _, entry in entries]
+    shown, note = shown_workers(np.array(gap), "annotators")
+    for annotator, entry in (entries[j] for j in shown):
+        for label, name in (("a", "false-positive rate a"), ("b", "sensitivity b")):
+            value = getattr(entry, label)
+            key = f"{label}-{annotator}"
+            rows.append(ChannelRow(annotator, name, value.em, *_estimates(value), key))
+    rows += [
+        ChannelRow(parameter, "class proportion", None, *_estimates(value))
+        for parameter, value in summary.prevalence.items()
+    ]
+    level = summary.ece.nc_ece.posterior.level
+    note = (
+        f"<p>{html.escape(note.strip().strip('()').replace('median', 'mean'))}, most informative "
+        "first; every annotator is in summary.json.</p>\n"
+        if note
+        else ""
+    )
+    return note + channel_table(rows, level)
+
+
+def _estimates(value) -> tuple:
+    """Posterior mean, interval, R-hat and bulk ESS of a parameter's summary."""
+    return value.posterior_mean, value.interval, value.r_hat, value.ess_bulk
+
+
+def _ece_section(summary: Summary) -> str:
+    ece = summary.ece
+    frequentist, posterior, oracle = ece.nc_ece.frequentist, ece.nc_ece.posterior, ece.oracle
+    rows = [
+        row(
+            cell("naive: soft vote (mean of the votes)", text=True),
+            cell(number(ece.naive["soft_vote"]), "naive-soft-vote"),
+            cell("biased", text=True),
+        ),
+        row(
+            cell("naive: majority vote", text=True),
+            cell(number(ece.naive["majority_vote"]), "naive-majority-vote"),
+            cell("biased", text=True),
+        ),
+        row(
+            cell("NC-ECE, EM channels (frequentist)", text=True),
+            cell(number(frequentist.value), "nc-ece-frequentist"),
+            cell(frequentist.reason or frequentist.estimator or "", text=True),
+        ),
+        row(
+            cell("NC-ECE, posterior median", text=True),
+            cell(number(posterior.median), "nc-ece-posterior-median"),
+            cell(
+                f"{posterior.level:.0%} interval " + _interval(posterior.interval),
+                "nc-ece-posterior-interval",
+                text=True,
+            ),
+        ),
+        row(
+            cell("oracle ECE (truth column)", text=True),
+            cell(number(oracle.value), "oracle-ece"),
+            cell(oracle.reason or "true labels", text=True),
+        ),
+    ]
+    return table(["estimate", "ECE", "note"], rows)
+
+
+def _record_section(summary: Summary) -> str:
+    record = summary.record
+    balance = record.class_balance
+    fields = [
+        ("sample size", record.n_items),
+        (
+            "class balance (posterior mean prevalence)",
+            f"{balance.prevalence_posterior_mean:.3f} {_interval(balance.interval, 3)}",
+        ),
+        ("label provenance", record.provenance),
+        ("annotator count", record.n_annotators),
+        ("repeat rate (items labelled more than once)", f"{record.repeat_rate:.1%}"),
+        ("fitted or held out", record.fitted_or_held_out),
+        ("interval method", record.interval_method),
+        ("binning", record.binning),
+    ]
+    parts = [table(["field", "value"], _pairs(fields))]
+    judged = record.against_truth
+    if judged is not None:
+        accuracy = (
+            "—"
+            if judged.accuracy is None
+            else f"{judged.accuracy:.3f} {_interval(judged.accuracy_interval, 3)} (Wilson)"
+        )
+        kappa = judged.kappa
+        kappa_text = (
+            "—"
+            if kappa is None
+            else f"{kappa.estimate:.3f} [{kappa.lower:.3f}, {kappa.upper:.3f}] "
+            f"(bootstrap, {kappa.n_valid} of {kappa.n_boot} replicates)"
+        )
+        baseline = judged.baseline
+        truth_rows = [
+            (
+                "items, positive / negative",
+                f"{judged.n_items}, {judged.n_positive} / {judged.n_negative}",
+            ),
+            ("accuracy", accuracy),
+            ("Cohen's kappa", kappa_text),
+            (
+                "false accepts / false rejects",
+                f"{judged.rates.false_positive} / {judged.rates.false_negative}",
+            ),
+            ("Youden index (prevalence-free)", number(judged.youden, 3)),
+            (
+                "baseline: constant predictor",
+                f"always {baseline['predicts']}: accuracy {number(baseline.get('accuracy'), 3)}",
+            ),
+        ]
+        parts += [
+            "<p>The predictor as a judge (score ≥ 0.5) against the truth column:</p>",
+            table(["field", "value"], _pairs(truth_rows)),
+            *(f'<p class="note">{html.escape(note)}</p>' for note in judged.notes),
+        ]
+    return "\n".join(parts)
+
+
+def _figure(name: str, png: bytes) -> str:
+    encoded = base64.b64encode(png).decode("ascii")
+    caption = html.escape(CAPTIONS[name])
+    return (
+        f'<figure id="figure-{name}"><img alt="{caption}" src="data:image/png;base64,{encoded}">'
+        f"<figcaption>{caption}</figcaption></figure>"
+    )
+
+
+def _checked(summary) -> Summary:
+    if not isinstance(summary, Summary):
+        raise TypeError(f"summary must be a bayescal.report.Summary; saw {type(summary).__name__}")
+    return summary
+
+
+def summary_html(summary: Summary) -> str:
+    """The report's tables without its figures: how a notebook shows an analysis, the verdict
+    first."""
+    summary = _checked(summary)
+    return "\n".join(
+        [
+            _verdict_section(summary),
+            _recalibration_section(summary),
+            f"<h2>Expected calibration error ({summary.ece.n_bins} equal-width bins)</h2>",
+            _ece_section(summary),
+            "<h2>Annotators</h2>",
+            _annotator_section(summary),
+            _details(
+                "channels", "Channel estimates, parameter by parameter", _channel_section(summary)
+            ),
+            _details("checks", "Model checks", _checks_section(summary)),
+            _details("model", "Model, identification and diagnostics", _model_section(summary)),
+            _details("data", "Data", _data_section(summary)),
+        ]
+    )
+
+
+def report_html(summary: Summary, figures: dict[str, bytes]) -> str:
+    """The report as one self-contained HTML document: the verdict, the reliability diagram,
+    the ECE table and the annotators first; the details collapsed (``<details>``, no script).
+
+    Parameters
+    ----------
+    summary : Summary
+    figures : dict of str to bytes
+        PNG images by name (keys of :data:`CAPTIONS`); absent ones are left out.
+    """
+    summary = _checked(summary)
+    unknown = set(figures) - set(CAPTIONS)
+    if unknown:
+        raise ValueError(f"figures must be named among {sorted(CAPTIONS)}; saw {sorted(unknown)}")
+
+    def shown(*names) -> str:
+        return "\n".join(_figure(name, figures[name]) for name in names if name in figures)
+
+    body = [
+        "<h1>bayescal calibration report</h1>",
+        _verdict_section(summary),
+        shown("reliability"),
+        _recalibration_section(summary),
+        _warnings_section(summary),
+        f"<h2>Expected calibration error ({summary.ece.n_bins} equal-width bins)</h2>",
+        _ece_section(summary),
+        f'<p class="note">bayescal {html.escape(summary.bayescal_version)}. NC-ECE is the noise-corrected expected '
+        "calibration error: the predictor's ECE against the unseen true labels, estimated from the noisy annotators.</p>",
+        "<h2>Annotators</h2>",
+        _annotator_section(summary),
+        shown("channels"),
+        _details(
+            "channels", "Channel estimates, parameter by parameter", _channel_section(summary)
+        ),
+        _details("calibration-test", "Calibration test, bin by bin", _test_section(summary)),
+        _details(
+            "checks", "Model checks", _checks_section(summary) + shown("patterns", "agreement")
+        ),
+        _details("model", "Model, identification and diagnostics", _model_section(summary)),
+        _details("data", "Data", _data_section(summary)),
+        _details("record", "Calibration record (the fields that apply)", _record_section(summary)),
+    ]
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>bayescal report</title>'
+        f"<style>{STYLE}</style></head>\n<body>\n" + "\n".join(body) + "\n</body></html>\n"
+    )
+
+
+def _checks_section(summary: Summary) -> str:
+    return checks_table(summary.checks.verdicts, summary.checks.table)
+
+
+def _warnings_section(summary: Summary) -> str:
+    """The warnings the fit showed on the console, first: a reader of the report later must
+    see them too (more bins than items, an adversarial annotator, failed diagnostics)."""
+    if not summary.warnings:
+        return ""
+    items = "".join(f"<li>{html.escape(line)}</li>" for line in summary.warnings)
+    return f'<h2>Warnings</h2>\n<ul id="warnings">{items}</ul>'
+
+
+def _png(ax, *, dpi: int = 110) -> bytes:
+    buffer = io.BytesIO()
+    ax.figure.savefig(buffer, format="png", dpi=dpi)
+    return buffer.getvalue()
+
+
+#: The reliability diagram follows the verdict at the report's full width: drawn larger and
+#: sharper than the other figures (inches, dots per inch).
+RELIABILITY_SIZE, RELIABILITY_DPI = (7.0, 5.6), 150
+
+
+def draw_figures(summary: Summary, fit) -> dict[str, bytes]:
+    """The report's figures as PNG bytes, from the summary and the channel posterior ``fit``,
+    drawn off pyplot (:func:`bayescal.report.plotting.detached_figures`): a notebook's backend and
+    figures are never touched.  Names in any script are drawn with an installed font that has
+    their glyphs (:func:`bayescal.report.plotting.fallback_fonts`)."""
+    from .plotting import detached_figures, fallback_fonts
+
+    with detached_figures(), fallback_fonts():
+        return _figures(summary, fit)
+
+
+def _figures(summary: Summary, fit) -> dict[str, bytes]:
+    from ..channels import Channels
+    from .plotting import (
+        plot_channels,
+        plot_pairwise_agreement,
+        plot_ppc_residuals,
+        plot_reliability,
+    )
+
+    summary = _checked(summary)
+    band, curves = summary.reliability.band_and_curves()
+    reliability = plot_reliability(band, curves=curves)
+    reliability.figure.set_size_inches(*RELIABILITY_SIZE)
+    figures = {"reliability": _png(reliability, dpi=RELIABILITY_DPI)}
+    entries = summary.channels.values()
+    references = {}
+    if all(entry.a.em is not None for entry in entries):
+        references["EM"] = Channels(
+            np.array([e.a.em for e in entries]), np.array([e.b.em for e in entries])
+        )
+    level = summary.ece.nc_ece.posterior.level
+    figures["channels"] = _png(plot_channels(fit, references=references, level=level))
+    checks = summary.checks.frame()
+    for name, plot, check in (
+        ("patterns", plot_ppc_residuals, "pattern"),
+        ("agreement", plot_pairwise_agreement, "pairwise_agreement"),
+    ):
+        if (checks["check"] == check).any():
+            figures[name] = _png(plot(checks))
+    return figures
