@@ -64,7 +64,7 @@ import numpyro.distributions as dist
 from jax.scipy.special import expit
 from numpyro.distributions import constraints
 
-from ._common import BetaKernel
+from .channel_prior import BetaKernel
 from .response_design import ResponseDesign, code_table
 
 #: Hyperpriors (module docstring): the population mean logit false-positive rate ...

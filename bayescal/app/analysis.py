@@ -258,7 +258,9 @@ def analyse(
     truth : array_like of 0/1, or str, optional
         True labels (with a DataFrame, the name of their column), for the oracle ECE and the
         calibration record against them; never used for fitting.
-    model : {"auto", "dawid-skene", "hui-walter", "hierarchical-dawid-skene", "shared-difficulty"}
+    model : {"auto", "dawid_skene", "hui_walter", "hierarchical_dawid_skene", "shared_difficulty"}
+        The model (:mod:`bayescal.bayes.registry`; hyphens for underscores accepted), or
+        ``"auto"`` to let the data choose (:func:`bayescal.bayes.registry.choose_model`).
     priors : Priors, optional
         Priors of the Bayesian model (default flat, :class:`bayescal.bayes.Priors`).
     n_bins : int or "auto", default 10
@@ -283,10 +285,11 @@ def analyse(
     from ..bayes.checks import check_model, uses_crowd_checks
     from ..bayes.fit import fit_bayes
     from ..bayes.posterior import nc_ece_posterior
-    from ..models import RESPONSE_MODELS, check_complete_layout
+    from ..models import check_complete_layout
 
     data, truth = _as_table(data, score, annotators, truth)
-    name, why, data = model_data(data, model=model)
+    chosen = model_data(data, model=model)
+    name, why, data = chosen
     pairs = dependent_pairs(dependent, data.annotator_names).names or None
     why = with_pairs(why, pairs)
     if truth is not None:
@@ -322,10 +325,10 @@ def analyse(
                 frequentist = Estimate(None, reason=str(error))
     # the model checks run after NUTS: refuse data they cannot check before sampling, not after
     if not uses_crowd_checks(name, data.n_annotators):
-        check_complete_layout(counts.patterns, counts.groups if name == "hui_walter" else None)
+        check_complete_layout(counts.patterns, counts.groups if chosen.spec.grouped else None)
     with _timed(timings, "nuts"):
         fit = fit_bayes(
-            data if name in RESPONSE_MODELS else counts,
+            data if chosen.spec.on_responses else counts,
             model=name,
             priors=priors,
             seed=seed,

@@ -69,6 +69,18 @@ def _integer_argument(minimum: int, allow_auto: bool = False):
     return parse
 
 
+def _model_argument(text: str) -> str:
+    """argparse type: a model of :data:`~bayescal.app.model_choice.MODEL_CHOICES`, in either
+    spelling (``dawid_skene`` or ``dawid-skene``), as bayescal prints it."""
+    name = text.replace("-", "_")
+    if name not in MODEL_CHOICES:
+        raise argparse.ArgumentTypeError(
+            f"expected one of {', '.join(MODEL_CHOICES)} (hyphens for underscores accepted); "
+            f"saw {text!r}"
+        )
+    return name
+
+
 class _Renamed(argparse.Action):
     """An option renamed in 0.2: using it is an error that names the new spelling."""
 
@@ -174,7 +186,8 @@ def _bins_argument(command: argparse.ArgumentParser, flag: str, default: int, wh
 def _sampler_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--model",
-        choices=MODEL_CHOICES,
+        type=_model_argument,
+        metavar="{" + ",".join(MODEL_CHOICES) + "}",
         default="auto",
         help="Bayesian model (default: auto = hierarchical Dawid–Skene for a crowd: more than "
         "12 annotators or any with fewer than 30 labels; Dawid–Skene for 3+ annotators; "

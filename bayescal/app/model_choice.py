@@ -9,33 +9,35 @@ from shlex import quote
 from typing import NamedTuple
 
 from .. import _validation as v
+from .. import channels as estimators
 from .._api import old_spellings, warn_caller
-from ..channels import ChannelFit, crowd_em, dawid_skene_em, grouped_em, score_groups
-from ..channels.crowd_em import CROWD_ANNOTATORS, SPARSE_LABELS
+from ..bayes.registry import AUTO, ChannelModel, channel_model, choose_model, model_names
+from ..channels import ChannelFit, crowd_em, score_groups
+from ..channels.crowd_em import CROWD_ANNOTATORS
 from ..data.annotated_scores import AnnotatedScores
 from ..exceptions import DependenceWarning, IdentificationError
 
 __all__ = ["MODEL_CHOICES", "EMFit", "ModelChoice", "frequentist_channels", "model_data"]
 
 
-#: ``model`` values of :func:`analyse` (and ``--model`` of the command line).
-MODEL_CHOICES = (
-    "auto",
-    "dawid-skene",
-    "hui-walter",
-    "hierarchical-dawid-skene",
-    "shared-difficulty",
-)
+#: ``model`` values of :func:`analyse` (and ``--model`` of the command line); the hyphenated
+#: spellings are accepted too.
+MODEL_CHOICES = (AUTO, *model_names(in_analysis=True))
 #: Score groups used for two annotators when none are given.
 DEFAULT_GROUPS = 5
 
 
 class ModelChoice(NamedTuple):
-    """The Bayesian model to fit, why, and the data it is fitted to."""
+    """The Bayesian model to fit (its name), why, and the data it is fitted to."""
 
     name: str
     why: str
     data: AnnotatedScores
+
+    @property
+    def spec(self) -> ChannelModel:
+        """The model and what applies to it (:mod:`bayescal.bayes.registry`)."""
+        return channel_model(self.name)
 
 
 class EMFit(NamedTuple):
@@ -45,61 +47,21 @@ class EMFit(NamedTuple):
     data: AnnotatedScores
 
 
-def _choose_model(data: AnnotatedScores, model: str) -> tuple[str, str]:
-    """The Bayesian model to fit and why.  ``auto`` chooses among the conditional-independence
-    models: the hierarchical Dawid–Skene model for a crowd (more than
-    :data:`~bayescal.channels.crowd_em.CROWD_ANNOTATORS` annotators, or any annotator with fewer
-    than :data:`SPARSE_LABELS` labels), the marginal Dawid–Skene model for 3+ annotators who
-    each labelled many items, Hui–Walter with score groups for 2."""
-    model = v.as_choice(model, "model", MODEL_CHOICES)
-    if model != "auto":
-        return model.replace("-", "_"), f"chosen: {model}"
-    n_annotators = data.n_annotators
-    if n_annotators == 2:
-        return "hui_walter", "auto: two annotators need score groups (Hui–Walter)" + (
-            "" if data.groups is not None else f"; {DEFAULT_GROUPS} equal-width groups were formed"
-        )
-    fewest = int((data.annotations >= 0).sum(axis=0).min())
-    if n_annotators > CROWD_ANNOTATORS or fewest < SPARSE_LABELS:
-        reason = (
-            f"{n_annotators} annotators (more than {CROWD_ANNOTATORS})"
-            if n_annotators > CROWD_ANNOTATORS
-            else f"an annotator with {fewest} labels (fewer than {SPARSE_LABELS})"
-        )
-        return (
-            "hierarchical_dawid_skene",
-            f"auto: {reason}: a crowd, whose workers' channels are pooled (hierarchical Dawid–Skene)",
-        )
-    return (
-        "dawid_skene",
-        f"auto: {n_annotators} annotators with {fewest}+ labels each identify the marginal "
-        "Dawid–Skene model",
-    )
-
-
 @old_spellings()
 def model_data(data, *, model: str = "auto") -> ModelChoice:
     """The model to fit, why, and the data it is fitted to (with score groups for Hui–Walter)."""
     if not isinstance(data, AnnotatedScores):
         raise TypeError(f"data must be a bayescal.AnnotatedScores; saw {type(data).__name__}")
-    name, why = _choose_model(data, model)
-    if name == "hui_walter" and data.groups is None:
+    chosen, why = choose_model(data, model)
+    if chosen.grouped and data.groups is None:
         data = AnnotatedScores(
             data.scores,
             data.annotations,
             groups=score_groups(data.scores, n_groups=DEFAULT_GROUPS),
             annotator_names=data.annotator_names,
         )
-    return ModelChoice(name, why, data)
-
-
-#: The EM estimate that matches each Bayesian model.
-EM_ESTIMATES = {
-    "dawid_skene": dawid_skene_em,
-    "hui_walter": grouped_em,
-    # no EM of the item effect: the independent model's EM is the frequentist baseline
-    "shared_difficulty": dawid_skene_em,
-}
+        why += f"; {DEFAULT_GROUPS} equal-width groups were formed"
+    return ModelChoice(chosen.name, why, data)
 
 
 @old_spellings()
@@ -113,18 +75,23 @@ def frequentist_channels(data, *, model: str = "auto", seed: int = 0) -> EMFit:
 
 
 def em_estimate(name: str, data: AnnotatedScores, counts, seed: int, dependent=None) -> ChannelFit:
-    """The EM fit of model ``name``: on the pattern counts ``counts`` (or the data), or for a
-    crowd on the data's sparse responses, whose cost does not grow with the number of
-    annotators; with the ``dependent`` pairs (names) of a model that has them."""
-    if name == "hierarchical_dawid_skene" or data.n_annotators > CROWD_ANNOTATORS:
+    """The EM fit that matches model ``name`` (its registry entry's ``em``): on the pattern
+    counts ``counts`` (or the data), or for a crowd on the data's sparse responses, whose cost
+    does not grow with the number of annotators; with the ``dependent`` pairs (names) of a
+    model that has them."""
+    model = channel_model(name)
+    if model.on_responses or data.n_annotators > CROWD_ANNOTATORS:
         if dependent:
+            takes = " or ".join(
+                repr(n) for n in model_names(in_analysis=True, dependent_pairs=True)
+            )
             raise ValueError(
                 f"dependent: the model for a crowd ({name}, or more than {CROWD_ANNOTATORS} "
-                "annotators) has no dependent pairs; name a model of a few annotators, "
-                "model='dawid-skene' or 'hui-walter'"
+                f"annotators) has no dependent pairs; name a model of a few annotators, "
+                f"model={takes}"
             )
         return crowd_em(data)
-    return EM_ESTIMATES[name](counts, seed=seed, dependent=dependent)
+    return getattr(estimators, model.em)(counts, seed=seed, dependent=dependent)
 
 
 def with_pairs(why: str, pairs) -> str:
@@ -160,7 +127,7 @@ def _gain(counts, model: str, pair, independent: ChannelFit, seed: int) -> float
     """Log-likelihood of the dependent EM fit with ``pair`` over the independent fit's (both
     from the starts of ``seed``); None when that pair is not identified with these annotators
     or the fit fails."""
-    estimator = grouped_em if model == "hui_walter" else dawid_skene_em
+    estimator = getattr(estimators, channel_model(model).em)  # the EM that takes pairs
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -195,8 +162,12 @@ def propose_dependence(table, counts, model: str, independent: ChannelFit, seed:
         )
     else:
         (j, k), gain = max(gains.items(), key=lambda item: item[1])
-        # the shared-difficulty model takes no pairs: the proposal names the model that does
-        switch = "--model dawid-skene " if model == "shared_difficulty" else ""
+        # a model that takes no pairs (the shared difficulty): the proposal names one that does
+        switch = (
+            ""
+            if channel_model(model).dependent_pairs
+            else f"--model {model_names(dependent_pairs=True)[0]} "
+        )
         line = (
             f"the pairwise check flags {shown} (agreeing more often than the fitted "
             f"model predicts): errors may be correlated. A dependent pair {j} ~ {k} "

@@ -37,17 +37,12 @@ from .._version import __version__
 from ..channels import Channels
 from ..channels.dependence import covariance_bounds
 from ..exceptions import SamplingWarning
-from ..models import (
-    POPULATION_SITES,
-    RESPONSE_MODELS,
-    ResponseDesign,
-    design_from_constant_data,
-    population_log_density,
-)
+from ..models import POPULATION_SITES, ResponseDesign, population_log_density
 from ..models.stack import arviz
 from . import _netcdf
 from .diagnostics import ess_bulk, ess_tail, rank_normalized_rhat
 from .priors import Priors
+from .registry import ChannelModel, channel_model
 
 __all__ = ["BayesFit", "ChannelDraws", "PointwiseLogLikelihood"]
 
@@ -258,16 +253,21 @@ class BayesFit:
         return np.array(pairs, np.int64).reshape(-1, 2)
 
     @property
+    def spec(self) -> ChannelModel:
+        """The fit's model and what applies to it (:mod:`bayescal.bayes.registry`)."""
+        return channel_model(self.model)
+
+    @property
     def orients_channels(self) -> bool:
         """Whether the model's prior holds every annotator to ``a_j < b_j`` (the flat models;
         the hierarchical model lets a worker be adversarial)."""
-        return self.model not in RESPONSE_MODELS
+        return self.spec.oriented
 
     def was_fitted_to(self, data) -> bool:
         """Whether ``data`` (an :class:`~bayescal.AnnotatedScores` with the fit's annotators,
         in the fit's column order) have the pattern counts :attr:`fitted_counts` the fit was
         fitted to: the same items, told apart from other items (a split) without the data."""
-        if self.model in RESPONSE_MODELS:
+        if self.spec.on_responses:
             return (
                 ResponseDesign.from_responses(data.responses()).fitted_counts()
                 == self.fitted_counts
@@ -355,7 +355,9 @@ class BayesFit:
         names = tuple(str(name) for name in posterior.coords["annotator"])
         groups = tuple(int(g) for g in posterior.coords.get("group", ()))
         divergences = int(stored["sample_stats"].variables["diverging"][1].sum())
-        design = design_from_constant_data(str(attrs["bayescal_model"]), constant_data)
+        design = channel_model(str(attrs["bayescal_model"])).design_from_constant_data(
+            constant_data
+        )
         dependent = tuple((names[j], names[k]) for j, k in design.pairs)
         return cls(
             chains,

@@ -48,14 +48,9 @@ from .._api import DEFAULT_LEVEL, abbreviated, old_spellings
 from ..channels.crowd_em import CROWD_ANNOTATORS
 from ..data.annotated_scores import AnnotatedScores
 from ..data.responses import Responses
-from ..models import (
-    DIFFICULTY_MODELS,
-    GROUP_CHANNEL_MODELS,
-    GROUPED_MODELS,
-    RESPONSE_MODELS,
-    PatternDesign,
-)
+from ..models import PatternDesign
 from .bayes_fit import BayesFit
+from .registry import channel_model
 
 __all__ = ["DISCREPANCIES", "ModelChecks", "check_model", "check_table", "verdicts"]
 
@@ -364,10 +359,10 @@ def _fitted_data(fit: BayesFit, data: AnnotatedScores) -> AnnotatedScores:
         raise TypeError(f"data must be a bayescal.AnnotatedScores; saw {type(data).__name__}{hint}")
     if not isinstance(fit, BayesFit):
         raise TypeError(f"fit must be a bayescal.BayesFit; saw {type(fit).__name__}")
-    if fit.model in GROUP_CHANNEL_MODELS:
+    if not fit.spec.checks:
         raise ValueError(
-            f"fit: a {fit.model} fit (channels per score group) is for comparing with the "
-            "shared-channel model by compare_models; its checks are not implemented"
+            f"fit: a {fit.model} fit is for comparison: {fit.spec.purpose}; its checks are not "
+            "implemented"
         )
     positions = v.annotator_positions(data.annotator_names, fit.annotator_names, "data", "the fit")
     data = AnnotatedScores(  # its columns in the fit's order, which the replicated patterns follow
@@ -376,8 +371,7 @@ def _fitted_data(fit: BayesFit, data: AnnotatedScores) -> AnnotatedScores:
         groups=data.groups,
         annotator_names=fit.annotator_names,
     )
-    grouped = fit.model in GROUPED_MODELS
-    if grouped:
+    if fit.spec.grouped:
         fitted_groups = np.array(fit.group_ids)
         data_groups = np.array([]) if data.groups is None else np.unique(data.groups)
         if not np.array_equal(data_groups, fitted_groups):
@@ -393,12 +387,12 @@ def _fitted_data(fit: BayesFit, data: AnnotatedScores) -> AnnotatedScores:
     return data
 
 
-def uses_crowd_checks(model: str, n_annotators: int) -> bool:
-    """Whether :func:`check_model` checks a fit of ``model`` on ``n_annotators`` with the crowd
-    checks of :mod:`bayescal.bayes.checks` (the hierarchical model, or more than
+def uses_crowd_checks(model, n_annotators: int) -> bool:
+    """Whether :func:`check_model` checks a fit of ``model`` (a name) on ``n_annotators`` with
+    the checks that scale to crowds (the hierarchical model, or more than
     :data:`~bayescal.channels.crowd_em.CROWD_ANNOTATORS` annotators) rather than on the
     complete pattern layout: decided from the model and the data, before sampling."""
-    return model in RESPONSE_MODELS or n_annotators > CROWD_ANNOTATORS
+    return channel_model(model).on_responses or n_annotators > CROWD_ANNOTATORS
 
 
 def _row_probabilities(fit: BayesFit, design: PatternDesign) -> np.ndarray:
@@ -525,7 +519,7 @@ def check_model(data, fit, *, level=DEFAULT_LEVEL, discrepancy="chi2", seed=0) -
     kind = v.as_choice(discrepancy, "discrepancy", DISCREPANCIES)
     rng = np.random.default_rng(v.as_seed(seed))
     crowd = uses_crowd_checks(fit.model, len(fit.annotator_names))
-    if crowd and (fit.dependent or fit.model in DIFFICULTY_MODELS):
+    if crowd and (fit.dependent or fit.spec.difficulty):
         raise ValueError(
             f"fit: the checks of more than {CROWD_ANNOTATORS} annotators replicate labels under "
             "independence; for dependent pairs or a shared difficulty they are not implemented"
@@ -540,14 +534,8 @@ def check_model(data, fit, *, level=DEFAULT_LEVEL, discrepancy="chi2", seed=0) -
         rows += crowd_check_rows(responses, a, b, prevalence, level, rng)
         table = pd.DataFrame(rows, columns=COLUMNS)
         return ModelChecks(table, tuple(verdicts(table)), level)
-    grouped = fit.model in GROUPED_MODELS
-    design = PatternDesign.from_counts(
-        data.compress(),
-        grouped=grouped,
-        complete=True,
-        pairs=fit.pair_index,
-        difficulty=fit.model in DIFFICULTY_MODELS,
-    )
+    grouped = fit.spec.grouped
+    design = fit.spec.pattern_design(data.compress(), pairs=fit.pair_index, complete=True)
     probabilities = _row_probabilities(fit, design)
     expected = probabilities * _cell_sizes_of_rows(design)
     replicated = _replicate(design, probabilities, rng)

@@ -88,13 +88,14 @@ def program_digest() -> str:
 
 
 def digest_files() -> list[pathlib.Path]:
-    """The files :func:`program_digest` reads: the sampler, the models, and the pattern
-    likelihood the programs trace (measured: an edited quadrature rule kept loading the old
-    executable until :mod:`bayescal.channels.difficulty` was among them)."""
+    """The files :func:`program_digest` reads: the sampler, the registry (which program a model
+    runs, and its NUTS settings), the models, and the pattern likelihood the programs trace
+    (measured: an edited quadrature rule kept loading the old executable until
+    :mod:`bayescal.channels.difficulty` was among them)."""
     from .. import models
 
     package = pathlib.Path(__file__).parents[1]
-    files = [package / "bayes" / "sampler.py"]
+    files = [package / "bayes" / "sampler.py", package / "bayes" / "registry.py"]
     files += [package / "channels" / "dependence.py", package / "channels" / "difficulty.py"]
     return files + sorted(pathlib.Path(models.__file__).parent.glob("*.py"))
 

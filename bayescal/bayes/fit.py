@@ -24,7 +24,7 @@ from ..channels.base import (
     warn_if_groups_inseparable,
 )
 from ..channels.crowd_em import as_responses, require_crowd_identified
-from ..channels.dependence import DependentPairs, dependent_pairs, require_dependence_identified
+from ..channels.dependence import dependent_pairs, require_dependence_identified
 from ..channels.difficulty import MAX_LIKELIHOOD_ERROR, likelihood_error
 from ..channels.em import adversarial_annotators, dependent_estimate, independent_estimate
 from ..data.cells import CellStatistics
@@ -35,17 +35,11 @@ from ..exceptions import (
     QuadratureWarning,
     WeakIdentificationWarning,
 )
-from ..models import (
-    DIFFICULTY_MODELS,
-    GROUP_CHANNEL_MODELS,
-    GROUPED_MODELS,
-    RESPONSE_MODELS,
-    PatternDesign,
-    ResponseDesign,
-)
+from ..models import ResponseDesign
 from .bayes_fit import BayesFit, check_diagnostics
 from .priors import Priors
-from .sampler import MODELS, Sampler
+from .registry import ChannelModel, channel_model, model_names
+from .sampler import Sampler
 
 __all__ = ["check_fit", "check_priors", "fit_bayes", "sampler_for"]
 
@@ -65,42 +59,32 @@ __all__ = ["check_fit", "check_priors", "fit_bayes", "sampler_for"]
 DIFFICULTY_CHECK_LOADINGS = (0.5, 0.5)
 
 
-class PatternModel(NamedTuple):
-    """The structure of a pattern model's fit."""
-
-    grouped: bool  # a class proportion per score group
-    pairs: DependentPairs
-    difficulty: bool  # a shared item difficulty
-    by_group: bool  # channels per score group
-
-
-def pattern_model(counts: CellStatistics, model: str, dependent, where: str) -> PatternModel:
+def pattern_model(counts: CellStatistics, model: ChannelModel, dependent, where: str):
     """Check ``model`` (with the ``dependent`` pairs) on the pattern counts before sampling:
-    refuse what the data cannot identify, warn of weak identification, and return the
-    structure the sampler's design needs."""
-    grouped = model in GROUPED_MODELS
-    by_group = model in GROUP_CHANNEL_MODELS
-    difficulty = model in DIFFICULTY_MODELS
+    refuse what the data cannot identify, warn of weak identification, and return the checked
+    dependent pairs (:class:`~bayescal.channels.dependence.DependentPairs`)."""
+    grouped = model.grouped
     n_annotators = counts.patterns.shape[1]
     require_identified(n_annotators, np.unique(counts.groups).size if grouped else 1, where)
     check_annotators(counts)
     pairs = dependent_pairs(dependent, counts.annotator_names)
-    if (difficulty or by_group) and pairs:
+    if pairs and not model.dependent_pairs:
+        takes = " or ".join(repr(name) for name in model_names(dependent_pairs=True))
         raise ValueError(
-            f"dependent: model {model!r} takes no dependent pairs; fit named dependent pairs "
-            "with model='dawid_skene' or 'hui_walter'"
+            f"dependent: model {model.name!r} takes no dependent pairs; fit named dependent "
+            f"pairs with model={takes}"
         )
-    if by_group:
+    if model.channels_by_group:
         _require_groups_identified(counts, where)
     # one silent EM fit for what is checked at it: the adversarial annotators, and the shared
     # difficulty's identification (channels per group have no pooled fit to check)
-    independent = None if by_group else independent_estimate(counts, grouped)
-    if pairs or difficulty:
-        check = grouped and not difficulty
-        require_dependence_identified(counts, check, pairs, where, difficulty=difficulty)
+    independent = None if model.channels_by_group else independent_estimate(counts, grouped)
+    if pairs or model.difficulty:
+        check = grouped and not model.difficulty
+        require_dependence_identified(counts, check, pairs, where, difficulty=model.difficulty)
         estimate = (
             _difficulty_check_point(independent)
-            if difficulty
+            if model.difficulty
             else dependent_estimate(counts, grouped, pairs)
         )
         if estimate is None:
@@ -109,12 +93,12 @@ def pattern_model(counts: CellStatistics, model: str, dependent, where: str) -> 
                 "parameters were counted against the data's cells",
                 WeakIdentificationWarning,
             )
-        require_dependence_identified(counts, check, pairs, where, estimate, difficulty)
+        require_dependence_identified(counts, check, pairs, where, estimate, model.difficulty)
     if grouped and n_annotators == 2:
         warn_if_groups_inseparable(counts, where)
     if independent is not None:
         _warn_of_adversarial(counts, grouped, independent, where)
-    return PatternModel(grouped, pairs, difficulty, by_group)
+    return pairs
 
 
 def _warn_of_adversarial(counts: CellStatistics, grouped: bool, fit, where: str) -> None:
@@ -252,7 +236,7 @@ def fit_bayes(
         caller="fit_bayes",
         dependent=dependent,
     )
-    check_priors(priors, sampler.model)
+    check_priors(priors, sampler.spec)
     fit = sampler.fit(observed, priors, seed)
     check_fit(fit)
     return fit
@@ -300,7 +284,7 @@ def check_fit(fit: BayesFit, *, under: str | None = None) -> None:
         )
 
 
-def check_priors(priors: Priors, model: str) -> None:
+def check_priors(priors: Priors, model: ChannelModel) -> None:
     """Refuse channel priors the hierarchical model would ignore: its channels' prior is the
     population (hyperpriors in :mod:`bayescal.models.hierarchical_dawid_skene`)."""
     flat = Priors()
@@ -309,9 +293,9 @@ def check_priors(priors: Priors, model: str) -> None:
         for name in ("false_positive", "sensitivity")
         if getattr(priors, name) != getattr(flat, name)
     ]
-    if model in RESPONSE_MODELS and ignored:
+    if model.on_responses and ignored:
         raise ValueError(
-            f"priors: model {model!r} takes its channels' prior from the population of workers "
+            f"priors: model {model.name!r} takes its channels' prior from the population of workers "
             f"(its hyperpriors are documented in bayescal.models.hierarchical_dawid_skene) and "
             f"uses only priors.prevalence; saw {', '.join(ignored)}"
         )
@@ -336,14 +320,15 @@ def sampler_for(
     num_samples = v.as_int(num_samples, "num_samples", minimum=1)
     if not isinstance(progress, bool):
         raise TypeError(f"progress must be True or False; saw {progress!r}")
-    model = v.as_choice(model, "model", tuple(MODELS))
+    model = channel_model(model)
     progress = progress and sys.stderr.isatty()
-    where = f"{caller}(model={model!r})"
-    if model in RESPONSE_MODELS:
+    where = f"{caller}(model={model.name!r})"
+    if model.on_responses:
         if dependent is not None:
+            takes = " or ".join(repr(name) for name in model_names(dependent_pairs=True))
             raise ValueError(
-                f"dependent: model {model!r} pools a crowd's workers and has no pairwise "
-                "dependence; fit a named dependent pair with model='dawid_skene' or 'hui_walter'"
+                f"dependent: model {model.name!r} pools a crowd's workers and has no pairwise "
+                f"dependence; fit a named dependent pair with model={takes}"
             )
         responses = as_responses(data)
         require_crowd_identified(responses.n_annotators, responses.labels_per_item(), where)
@@ -351,15 +336,9 @@ def sampler_for(
         sampler = Sampler(design, model, num_chains, num_warmup, num_samples, progress)
         return SamplerSetup(sampler, responses)
     counts = as_counts(data)
-    checked = pattern_model(counts, model, dependent, where)
+    pairs = pattern_model(counts, model, dependent, where)
     sampler = Sampler(
-        PatternDesign.from_counts(
-            counts,
-            grouped=checked.grouped,
-            pairs=checked.pairs.index,
-            difficulty=checked.difficulty,
-            channels_by_group=checked.by_group,
-        ),
+        model.pattern_design(counts, pairs=pairs.index),
         model,
         num_chains,
         num_warmup,

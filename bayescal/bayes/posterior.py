@@ -56,7 +56,6 @@ from ..correction.weights import WEIGHT_RULES
 from ..data.annotated_scores import AnnotatedScores
 from ..data.cells import CellStatistics, count_rows
 from ..metrics.calibration import ReliabilityBand
-from ..models import GROUP_CHANNEL_MODELS
 from ..recalibration import DEFAULT_EPS, make_map
 from .bayes_fit import BayesFit
 
@@ -240,11 +239,10 @@ def checked_draws(fit, samples: dict, *, cells: bool = False) -> tuple[np.ndarra
             )
     if not isinstance(fit, BayesFit):
         raise TypeError(f"fit must be a bayescal.BayesFit; saw {type(fit).__name__}")
-    if fit.model in GROUP_CHANNEL_MODELS:
+    if not fit.spec.push_through:
         raise ValueError(
-            f"fit: a {fit.model} fit (channels per score group) tests whether the noise "
-            "depends on the score (compare_models against 'hui_walter'); NC-ECE with channels "
-            "per group is not implemented"
+            f"fit: a {fit.model} fit is for comparison: {fit.spec.purpose}; NC-ECE with it is "
+            "not implemented"
         )
     a, b, _ = fit.draws()
     (first, reference), *others = samples.items()

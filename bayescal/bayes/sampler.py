@@ -1,7 +1,7 @@
 """The compiled NUTS sampler behind :func:`bayescal.fit_bayes`: one :class:`Sampler` per model
 and pattern layout, compiled once (or loaded from :mod:`bayescal.bayes.compile_cache`), run chain by
-chain over the CPU devices, in float64 inside ``jax.enable_x64``.  The model names and the
-sites a run records live here too, beside the code that samples them.
+chain over the CPU devices, in float64 inside ``jax.enable_x64``.  The sites a run records live
+here too, beside the code that samples them; the models are :mod:`bayescal.bayes.registry`'s.
 """
 
 from __future__ import annotations
@@ -20,28 +20,19 @@ from jax.sharding import PartitionSpec as P
 
 from ..data.cells import tabulate
 from ..models import (
-    DIFFICULTY_MODELS,
-    GROUPED_MODELS,
     POPULATION_SITES,
-    RESPONSE_MODELS,
     START_VALUES,
     PatternDesign,
     ResponseDesign,
-    dawid_skene,
-    hierarchical_dawid_skene,
-    hui_walter,
-    hui_walter_by_group,
     majority_start,
-    shared_difficulty,
 )
 from ..models.stack import biject_to, constrain_fn, handlers, hmc, potential_energy
 from . import compile_cache as _compile_cache
 from .bayes_fit import BayesFit
 from .priors import Priors
+from .registry import ChannelModel, channel_model
 
 __all__ = [
-    "MODELS",
-    "TARGET_ACCEPT",
     "Sampler",
     "SamplerRun",
     "chain_devices",
@@ -54,26 +45,12 @@ __all__ = [
 # the cache key's digest of the program's files, read with the modules just imported
 _compile_cache.program_digest()
 
-#: Model names and their programs.
-MODELS = {
-    "dawid_skene": dawid_skene,
-    "hui_walter": hui_walter,
-    "hierarchical_dawid_skene": hierarchical_dawid_skene,
-    "shared_difficulty": shared_difficulty,
-    "hui_walter_by_group": hui_walter_by_group,
-}
 
-#: NUTS's target acceptance rate during warmup, where it differs from NumPyro's 0.8: the
-#: shared-difficulty posterior has regions of high curvature (measured at 0.8: 3 to 58
-#: divergent transitions per fit of 3 000 items of four annotators).
-TARGET_ACCEPT = {"shared_difficulty": 0.95}
-
-
-def recorded_sites(model: str, design) -> tuple[str, ...]:
+def recorded_sites(model: ChannelModel, design) -> tuple[str, ...]:
     """The sites a run keeps of each draw: the channels, the class proportion(s), the
     hierarchical model's population, and the dependent pairs' covariances."""
     channels = ("a", "b", "prevalence")
-    if model in RESPONSE_MODELS:
+    if model.on_responses:
         return channels + POPULATION_SITES
     return (
         channels
@@ -150,14 +127,16 @@ class Sampler:
     def __init__(
         self,
         design: PatternDesign,
-        model: str,
+        model: ChannelModel | str,
         num_chains: int,
         num_warmup: int,
         num_samples: int,
         progress: bool = False,
     ):
         self.design = design
-        self.model = model
+        #: The model (:mod:`bayescal.bayes.registry`), given by name in either spelling
+        self.spec = model if isinstance(model, ChannelModel) else channel_model(model)
+        self.model = self.spec.name
         self.num_chains = num_chains
         self.num_warmup = num_warmup
         self.num_samples = num_samples
@@ -190,7 +169,7 @@ class Sampler:
 
     def _chain_kernels(self, prior_params, counts, *arrays):
         """The program on the (padded) design, and NUTS's init and sample kernels for it."""
-        program = partial(MODELS[self.model], self.design.with_arrays(*arrays))
+        program = partial(self.spec.load_program(), self.design.with_arrays(*arrays))
         arguments = ((prior_params,), {"counts": counts})
         init_kernel, sample_kernel = hmc(
             potential_fn=partial(potential_energy, program, *arguments), algo="NUTS"
@@ -221,14 +200,14 @@ class Sampler:
             for name, value in START_VALUES.items()
             if name in shapes
         }
-        if self.model in DIFFICULTY_MODELS:
+        if self.spec.difficulty:
             _, counts, positive, negative, _ = shared
             z["channel"] = majority_start(positive, negative, counts) + z["channel"] / 4.0
         return init_kernel(
             z,
             self.num_warmup,
             rng_key=key_run,
-            target_accept_prob=TARGET_ACCEPT.get(self.model, 0.8),
+            target_accept_prob=self.spec.target_accept,
         )
 
     def _advance(self, state, *shared):
@@ -250,7 +229,7 @@ class Sampler:
         draws = jax.lax.map(
             partial(constrain_fn, program, *arguments, return_deterministic=True), z
         )
-        sites = recorded_sites(self.model, self.design)
+        sites = recorded_sites(self.spec, self.design)
         return state, ({name: draws[name] for name in sites}, stats)
 
     def _over_devices(self, local, first_spec):
@@ -330,8 +309,7 @@ class Sampler:
         """The design of ``data`` on this sampler's layout: pattern counts (CellStatistics)
         for the pattern models, responses for the hierarchical one."""
         if isinstance(self.design, PatternDesign):
-            grouped = self.model in GROUPED_MODELS
-            return replace(self.design, counts=self.design.counts_of(data, grouped=grouped))
+            return replace(self.design, counts=self.design.counts_of(data))
         return ResponseDesign.from_responses(data)
 
     def _check_layout(self, design) -> None:
@@ -401,9 +379,10 @@ class Sampler:
             [f"a{j}" for j in range(n_annotators)],
             n_bins=1,
         )
+        model = channel_model("dawid_skene")
         return cls(
-            PatternDesign.from_counts(template, grouped=False, complete=True),
-            "dawid_skene",
+            model.pattern_design(template, complete=True),
+            model,
             num_chains,
             num_warmup,
             num_samples,

@@ -29,7 +29,6 @@ import pandas as pd
 from .. import _validation as v
 from .._api import DEFAULT_LEVEL, DEFAULT_N_BINS, Result, old_spellings
 from ..channels.base import as_data
-from ..models import GROUP_CHANNEL_MODELS
 from ..models.stack import arviz
 from .bayes_fit import BayesFit, named_parameters
 from .fit import check_fit, check_priors, sampler_for
@@ -210,13 +209,13 @@ def prior_sensitivity(
         caller="prior_sensitivity",
         dependent=dependent,
     )
-    if sampler.model in GROUP_CHANNEL_MODELS:  # refused before the first prior is sampled
+    if not sampler.spec.sensitivity:  # refused before the first prior is sampled
         raise ValueError(
-            f"model: {sampler.model!r} (channels per score group) has no NC-ECE to compare "
-            "across priors; run the study with 'hui_walter'"
+            f"model: a {sampler.model!r} fit is for comparison ({sampler.spec.purpose}) and has "
+            "no NC-ECE to compare across priors"
         )
     for prior in named.values():  # every prior checked before the first fit
-        check_priors(prior, sampler.model)
+        check_priors(prior, sampler.spec)
 
     fits, eces, draws = {}, {}, {}
     for name, prior in named.items():

@@ -618,11 +618,10 @@ def posterior_test(data, fit, bins, n_replicates, rng):
     covariance_draws = fit.covariance_draws()
     if covariance_draws is None:
         covariance_draws = np.zeros((a_draws.shape[0], 0, 2))
-    if fit.model == "hui_walter_by_group":  # models.GROUP_CHANNEL_MODELS (a layer above)
+    if not fit.spec.push_through:  # the model's registry entry (bayescal.bayes.registry)
         raise ValueError(
-            "channels: a hui_walter_by_group fit (channels per score group) tests whether the "
-            "noise depends on the score; calibration_test with channels per group is not "
-            "implemented"
+            f"channels: a {fit.model} fit is for comparison: {fit.spec.purpose}; "
+            "calibration_test with it is not implemented"
         )
     if fit.loading_draws() is not None:
         raise ValueError(

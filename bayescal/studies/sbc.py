@@ -19,18 +19,12 @@ from .. import _validation as v
 from .._api import old_spellings
 from ..bayes.fit import check_priors
 from ..bayes.priors import Priors
-from ..bayes.sampler import MODELS, Sampler, recorded_sites
+from ..bayes.registry import channel_model
+from ..bayes.sampler import Sampler, recorded_sites
 from ..channels.dependence import dependent_pairs
 from ..data.annotated_scores import AnnotatedScores
 from ..data.responses import Responses
-from ..models import (
-    DIFFICULTY_MODELS,
-    GROUP_CHANNEL_MODELS,
-    GROUPED_MODELS,
-    RESPONSE_MODELS,
-    PatternDesign,
-    ResponseDesign,
-)
+from ..models import ResponseDesign
 from ..models.stack import Predictive
 
 
@@ -154,18 +148,15 @@ def simulation_based_calibration(
     -------
     SBCResult
     """
-    model = v.as_choice(model, "model", tuple(MODELS))
+    model = channel_model(model)
     n_simulations = v.as_int(n_simulations, "n_simulations", minimum=2)
-    grouped = model in GROUPED_MODELS
-    n_groups = v.as_int(n_groups, "n_groups", minimum=1) if grouped else 1
+    n_groups = v.as_int(n_groups, "n_groups", minimum=1) if model.grouped else 1
     seed = v.as_seed(seed)
     n_items = v.as_int(n_items, "n_items", minimum=1)
     n_annotators = v.as_int(n_annotators, "n_annotators", minimum=2)
-    if dependent is not None and (
-        model in RESPONSE_MODELS or model in DIFFICULTY_MODELS or model in GROUP_CHANNEL_MODELS
-    ):
-        raise ValueError(f"dependent: model {model!r} takes no dependent pairs")
-    if model in RESPONSE_MODELS:
+    if dependent is not None and not model.dependent_pairs:
+        raise ValueError(f"dependent: model {model.name!r} takes no dependent pairs")
+    if model.on_responses:
         priors = priors or Priors(prevalence=(2.0, 2.0))
         labels_per_item = v.as_int(labels_per_item, "labels_per_item", minimum=2)
         if labels_per_item > n_annotators:
@@ -179,18 +170,11 @@ def simulation_based_calibration(
         )
         template = _template(n_items, n_annotators, n_groups)
         pairs = dependent_pairs(dependent, template.annotator_names).index
-        design = PatternDesign.from_counts(
-            template.compress(),
-            grouped=grouped,
-            complete=True,
-            pairs=pairs,
-            difficulty=model in DIFFICULTY_MODELS,
-            channels_by_group=model in GROUP_CHANNEL_MODELS,
-        )
+        design = model.pattern_design(template.compress(), pairs=pairs, complete=True)
     for prior in (priors, fit_priors or priors):
         check_priors(prior, model)
     with jax.enable_x64(True):
-        prior_draws = Predictive(MODELS[model], num_samples=n_simulations)(
+        prior_draws = Predictive(model.load_program(), num_samples=n_simulations)(
             jax.random.PRNGKey(seed), design, priors.as_array()
         )
         prior_draws = {name: np.asarray(value) for name, value in prior_draws.items()}
@@ -201,7 +185,7 @@ def simulation_based_calibration(
     for s in range(n_simulations):
         simulated = (
             replace(design, codes=prior_draws["codes"][s])
-            if model in RESPONSE_MODELS
+            if model.on_responses
             else replace(design, counts=prior_draws["counts"][s])
         )
         samples, _ = sampler.run(simulated, fit_priors or priors, seed + 1 + s)

@@ -759,3 +759,21 @@ def test_fit_refuses_an_unknown_dependent_name(judges_table, tmp_path):
     assert result.returncode == 2
     assert "dependent: 'gpt' is not an annotator of the data" in result.stderr
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("spelled", ["dawid_skene", "dawid-skene"])
+def test_fit_takes_a_model_in_either_spelling_and_names_it_in_one(spelled, capsys):
+    from bayescal.app.cli import build_parser
+
+    args = build_parser().parse_args(
+        ["fit", "table.csv", "--score", "s", "--out", "o", "--model", spelled]
+    )
+    assert args.model == "dawid_skene"
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["fit", "t.csv", "--score", "s", "--out", "o", "--model", "x"])
+    assert "expected one of auto, dawid_skene, hui_walter" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["fit", "--help"])
+    assert "{auto,dawid_skene,hui_walter,hierarchical_dawid_skene,shared_difficulty}" in (
+        capsys.readouterr().out.replace("\n", "").replace(" ", "")
+    )

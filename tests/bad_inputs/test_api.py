@@ -372,9 +372,9 @@ ERRORS = [
     ),
     (
         "fit_bayes model typo",
-        lambda: bc.fit_bayes(D, model="dawid-skene"),
+        lambda: bc.fit_bayes(D, model="dawid-skeen"),
         ValueError,
-        r"model must be one of 'dawid_skene', 'hui_walter', 'hierarchical_dawid_skene', 'shared_difficulty', 'hui_walter_by_group'; saw 'dawid-skene'",
+        r"model must be one of 'dawid_skene', 'hui_walter', 'hierarchical_dawid_skene', 'shared_difficulty', 'hui_walter_by_group' \(hyphens for underscores accepted\); saw 'dawid-skeen'",
     ),
     (
         "fit_bayes num_samples 0",

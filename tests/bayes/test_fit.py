@@ -201,7 +201,7 @@ def test_non_identified_configurations_fail_before_sampling():
         (
             {"model": "rasch"},
             ValueError,
-            r"model must be one of 'dawid_skene', 'hui_walter', 'hierarchical_dawid_skene', 'shared_difficulty', 'hui_walter_by_group'; saw 'rasch'",
+            r"model must be one of 'dawid_skene', 'hui_walter', 'hierarchical_dawid_skene', 'shared_difficulty', 'hui_walter_by_group' \(hyphens for underscores accepted\); saw 'rasch'",
         ),
         (
             {"priors": {"prevalence": (1, 1)}},
@@ -422,7 +422,7 @@ def test_an_edited_model_never_loads_the_executable_of_its_previous_version(tmp_
     try:
         digest.cache_clear()  # a new process, reading the copies
         assert compile_cache.full_key(("layout",)) == before  # the same files, the same key
-        edited = copies / "_common.py"
+        edited = copies / "latent_class.py"
         edited.write_text(edited.read_text() + "\n# an edit\n")
         # the running process keeps the key of the program it loaded: it never stores that
         # program under the edited files' key
@@ -452,7 +452,7 @@ def test_the_digest_reads_every_bayescal_module_the_models_trace():
                 traced.add(node.module)
     traced -= {"bayescal.data.cells"}
     assert traced == {"bayescal.channels.dependence", "bayescal.channels.difficulty"}
-    for module in (*traced, "bayescal.bayes.sampler"):
+    for module in (*traced, "bayescal.bayes.sampler", "bayescal.bayes.registry"):
         path = package.joinpath(*module.split(".")[1:]).with_suffix(".py")
         assert path.resolve() in digested, module
 

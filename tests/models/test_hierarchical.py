@@ -10,7 +10,6 @@ from bayescal.models import (
     PatternDesign,
     ResponseDesign,
     hierarchical_dawid_skene,
-    pattern_log_prob,
     population_log_density,
 )
 from bayescal.models.hierarchical_dawid_skene import (
@@ -26,6 +25,7 @@ from scipy import special, stats
 
 import bayescal as bc
 from bayescal.bayes.sampler import Sampler
+from bayescal.channels.dependence import pattern_log_prob
 from bayescal.data.responses import Responses
 
 

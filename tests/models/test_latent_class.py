@@ -1,4 +1,5 @@
-"""The NumPyro building blocks: oriented channel prior, pattern design, pattern likelihood."""
+"""The latent class program and its parts: the oriented channel prior, the pattern design, the
+pattern likelihood."""
 
 import itertools
 
@@ -6,18 +7,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from bayescal.models import (
-    OrientedChannels,
-    PatternDesign,
-    dawid_skene,
-    hui_walter,
-    pattern_log_prob,
-)
-from bayescal.models._common import BetaKernel, OrientedChannelTransform, ordered_unit_pair
+from bayescal.models import OrientedChannels, PatternDesign, latent_class_model
+from bayescal.models.channel_prior import BetaKernel, OrientedChannelTransform, ordered_unit_pair
 from numpyro.infer import Predictive
 from scipy import special, stats
 
 import bayescal as bc
+from bayescal.bayes.registry import channel_model
+from bayescal.channels.dependence import pattern_log_prob
 
 
 @pytest.fixture(autouse=True)
@@ -126,11 +123,12 @@ def test_counts_of_rejects_a_pattern_outside_the_layout():
         design.counts_of(other, grouped=False)
 
 
-@pytest.mark.parametrize("program, grouped", [(dawid_skene, False), (hui_walter, True)])
-def test_prior_predictive_draws_counts_per_cell(program, grouped):
+@pytest.mark.parametrize("model, grouped", [("dawid_skene", False), ("hui_walter", True)])
+def test_prior_predictive_draws_counts_per_cell(model, grouped):
     data = _data_with_missing(1)
-    design = PatternDesign.from_counts(data.compress(), grouped=grouped, complete=True)
-    draws = Predictive(program, num_samples=50)(
+    design = channel_model(model).pattern_design(data.compress(), complete=True)
+    assert design.grouped is grouped
+    draws = Predictive(channel_model(model).load_program(), num_samples=50)(
         jax.random.PRNGKey(2), design, bc.Priors().as_array()
     )
     counts = np.asarray(draws["counts"])
@@ -145,7 +143,7 @@ def test_prior_predictive_draws_counts_per_cell(program, grouped):
 def test_prior_predictive_needs_a_complete_design():
     design = PatternDesign.from_counts(_data_with_missing().compress(), grouped=False)
     with pytest.raises(ValueError, match=r"prior-predictive sampling needs a complete design"):
-        Predictive(dawid_skene, num_samples=2)(
+        Predictive(latent_class_model, num_samples=2)(
             jax.random.PRNGKey(0), design, bc.Priors().as_array()
         )
 

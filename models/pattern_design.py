@@ -1,27 +1,23 @@
-"""Pieces shared by the NumPyro channel models: the oriented channel prior, the pattern design,
-the pattern log-likelihood, and the one program body both model families use.
+"""The pattern counts a latent class program reads: rows of (score group, response pattern)
+with their counts, and the model structure the rows are read under.
 
-Imported as ``bayescal.models._common``.  See ``bayescal.bayes.priors`` for the prior and its implied
-marginals.
+One :class:`PatternDesign` serves the compiled sampler (its layout and padded arrays), the
+log-likelihood of posterior draws in NumPy (:meth:`PatternDesign.row_log_likelihood`), a
+stored fit's ``constant_data`` and the prior-predictive simulation of counts (a *complete*
+design).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-import jax
-import jax.numpy as jnp
 import numpy as np
-import numpyro
-import numpyro.distributions as dist
-from jax.nn import log_sigmoid
-from jax.scipy.special import expit, logit, xlog1py, xlogy
-from numpyro.distributions import constraints
-from numpyro.distributions.transforms import ParameterFreeTransform, biject_to
 
-from bayescal.channels.dependence import covariance_from_share, mask_combinations, pattern_log_prob
+from bayescal.channels.dependence import mask_combinations, pattern_log_prob
 from bayescal.channels.difficulty import draws_per_pass
 from bayescal.data.cells import CellStatistics
+
+__all__ = ["MAX_COMPLETE_ANNOTATORS", "MAX_COMPLETE_ROWS", "PatternDesign", "check_complete_layout"]
 
 #: The complete pattern layout lists every response combination of each (group, missingness
 #: mask) cell of the data: 2^m rows for a mask of m annotators.  It is built when no item has
@@ -29,135 +25,6 @@ from bayescal.data.cells import CellStatistics
 MAX_COMPLETE_ANNOTATORS = 12
 #: ... and the layout has at most this many rows.
 MAX_COMPLETE_ROWS = 1 << 20
-
-
-# --- the oriented channel pair ------------------------------------------------------------------
-
-
-class _OrderedUnitPair(constraints._SingletonConstraint):
-    """Pairs ``(a, b)`` with ``0 < a < b < 1``."""
-
-    event_dim = 1
-
-    def __call__(self, x):
-        return (x[..., 0] > 0) & (x[..., 0] < x[..., 1]) & (x[..., 1] < 1)
-
-    def feasible_like(self, prototype):
-        return jnp.broadcast_to(
-            jnp.array([0.25, 0.75], dtype=jnp.result_type(prototype)), jnp.shape(prototype)
-        )
-
-
-ordered_unit_pair = _OrderedUnitPair()
-
-
-class OrientedChannelTransform(ParameterFreeTransform):
-    """``(x0, x1) -> (a, b) = (sigma(x0), a + (1 - a) sigma(x1))``: the reals onto ``0 < a < b < 1``.
-
-    The Jacobian is triangular: ``da/dx0 = a (1 - a)``, ``db/dx1 = (1 - a) u (1 - u)`` with
-    ``u = sigma(x1)``.
-    """
-
-    domain = constraints.real_vector
-    codomain = ordered_unit_pair
-
-    def __call__(self, x):
-        a = expit(x[..., 0])
-        return jnp.stack([a, a + (1.0 - a) * expit(x[..., 1])], axis=-1)
-
-    def _inverse(self, y):
-        a, b = y[..., 0], y[..., 1]
-        return jnp.stack([logit(a), logit((b - a) / (1.0 - a))], axis=-1)
-
-    def log_abs_det_jacobian(self, x, y, intermediates=None):
-        x0, x1 = x[..., 0], x[..., 1]
-        return log_sigmoid(x0) + 2.0 * log_sigmoid(-x0) + log_sigmoid(x1) + log_sigmoid(-x1)
-
-
-@biject_to.register(type(ordered_unit_pair))
-def _oriented_bijection(constraint):
-    return OrientedChannelTransform()
-
-
-def beta_log_kernel(x, concentration1, concentration0):
-    """``(alpha - 1) log x + (beta - 1) log(1 - x)``: the log Beta(alpha, beta) density without
-    its normalising constant ``-log B(alpha, beta)``.
-
-    The constant does not depend on the sampled parameters, so it changes no posterior and no
-    NUTS step; leaving it out keeps ``log B`` (four log-gamma functions and a series per Beta in
-    NumPyro's ``Beta.log_prob``) out of every compiled sampler, a third of the start program's
-    operations and a fifth of the NUTS step's (issue 15).
-    """
-    return xlogy(concentration1 - 1.0, x) + xlog1py(concentration0 - 1.0, -x)
-
-
-class BetaKernel(dist.Beta):
-    """``dist.Beta`` whose ``log_prob`` is :func:`beta_log_kernel` (no normalising constant);
-    it samples as ``dist.Beta``."""
-
-    def log_prob(self, value):
-        return beta_log_kernel(value, self.concentration1, self.concentration0)
-
-
-class OrientedChannels(dist.Distribution):
-    """``(a, b) ~ Beta(a; fp) Beta(b; sens)`` conditioned on ``a < b`` (event shape (2,)).
-
-    ``sample`` draws exactly, by rejection from the product of the two Betas.  ``log_prob`` is
-    the product of the two Beta kernels (:func:`beta_log_kernel`) on ``a < b``, *without* the
-    constants ``-log B`` and ``-log P(a < b)`` (``Priors.orientation_mass``): constants change
-    no posterior and no NUTS step, and leaving ``P(a < b)`` out keeps the prior parameters
-    traceable, so one compiled sampler serves every prior of a sensitivity study.
-    """
-
-    # numpyro's Distribution declares these as plain class attributes; they are never mutated.
-    arg_constraints = {  # noqa: RUF012
-        "false_positive": constraints.positive,
-        "sensitivity": constraints.positive,
-    }
-    support = ordered_unit_pair
-    reparametrized_params = []  # noqa: RUF012
-
-    def __init__(self, false_positive, sensitivity, validate_args=None):
-        # each argument: array (..., 2) of Beta parameters (alpha, beta)
-        self.false_positive = jnp.asarray(false_positive)
-        self.sensitivity = jnp.asarray(sensitivity)
-        batch_shape = jnp.broadcast_shapes(
-            self.false_positive.shape[:-1], self.sensitivity.shape[:-1]
-        )
-        super().__init__(batch_shape=batch_shape, event_shape=(2,), validate_args=validate_args)
-
-    def _betas(self):
-        fp, sens = self.false_positive, self.sensitivity
-        return dist.Beta(fp[..., 0], fp[..., 1]), dist.Beta(sens[..., 0], sens[..., 1])
-
-    def sample(self, key, sample_shape=()):
-        shape = tuple(sample_shape) + tuple(self.batch_shape)
-        beta_a, beta_b = self._betas()
-
-        def draw(key):
-            key_a, key_b = jax.random.split(key)
-            return beta_a.sample(key_a, shape), beta_b.sample(key_b, shape)
-
-        def redraw(state):
-            key, a, b, accepted = state
-            key, sub = jax.random.split(key)
-            new_a, new_b = draw(sub)
-            take = ~accepted & (new_a < new_b)
-            return key, jnp.where(take, new_a, a), jnp.where(take, new_b, b), accepted | take
-
-        key, sub = jax.random.split(key)
-        a, b = draw(sub)
-        state = jax.lax.while_loop(lambda s: ~jnp.all(s[3]), redraw, (key, a, b, a < b))
-        return jnp.stack([state[1], state[2]], axis=-1)
-
-    def log_prob(self, value):
-        fp, sens = self.false_positive, self.sensitivity
-        return beta_log_kernel(value[..., 0], fp[..., 0], fp[..., 1]) + beta_log_kernel(
-            value[..., 1], sens[..., 0], sens[..., 1]
-        )
-
-
-# --- the pattern design -------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, eq=False)
@@ -180,6 +47,8 @@ class PatternDesign:
     cell_sizes: np.ndarray | None = None  # (C,) items per cell
     #: (D, 2) columns of the dependent pairs (bayescal.channels.dependence); (0, 2) for none
     pairs: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.int64))
+    #: A class proportion per score group (the rows keep their groups)
+    grouped: bool = False
     #: The shared-difficulty model's likelihood (bayescal.channels.difficulty)
     difficulty: bool = False
     #: A channel per score group and annotator (the grouped model with group channels)
@@ -207,7 +76,8 @@ class PatternDesign:
         difficulty: bool = False,
         channels_by_group: bool = False,
     ) -> PatternDesign:
-        """The design of ``pattern_counts``; ``pairs`` (D, 2): the dependent pairs' columns;
+        """The design of ``pattern_counts``; ``grouped``: a class proportion per score group
+        (otherwise the groups are pooled); ``pairs`` (D, 2): the dependent pairs' columns;
         ``difficulty``: the shared-difficulty model's likelihood; ``channels_by_group``: a
         channel per score group and annotator."""
         groups = pattern_counts.groups if grouped else np.zeros_like(pattern_counts.groups)
@@ -222,7 +92,9 @@ class PatternDesign:
             design = cls._complete(patterns, group_index, group_ids, counts)
         if pairs is not None:
             design = replace(design, pairs=np.asarray(pairs, np.int64).reshape(-1, 2))
-        return replace(design, difficulty=difficulty, channels_by_group=channels_by_group)
+        return replace(
+            design, grouped=grouped, difficulty=difficulty, channels_by_group=channels_by_group
+        )
 
     # --- what the Sampler needs of a design (bayescal.bayes.sampler) --------------------------------
 
@@ -250,6 +122,7 @@ class PatternDesign:
         pairs = tuple(map(tuple, self.pairs.tolist()))
         return (
             (self.n_annotators, self.n_groups)
+            + (("grouped",) if self.grouped else ())
             + ((pairs,) if pairs else ())
             + (("difficulty",) if self.difficulty else ())
             + (("channels by group",) if self.channels_by_group else ())
@@ -360,8 +233,10 @@ class PatternDesign:
                 seen[key] = seen.get(key, 0.0) + float(c)
         return seen
 
-    def counts_of(self, pattern_counts: CellStatistics, grouped: bool) -> np.ndarray:
-        """Counts of another data set on this design's rows (same layout, e.g. a replicate)."""
+    def counts_of(self, pattern_counts: CellStatistics, grouped: bool | None = None) -> np.ndarray:
+        """Counts of another data set on this design's rows (same layout, e.g. a replicate);
+        ``grouped`` (default: the design's) keeps the score groups apart."""
+        grouped = self.grouped if grouped is None else grouped
         missing = 1.0 - self.positive - self.negative
         layout = {
             (int(self.group_ids[g]), tuple(row)): r
@@ -436,69 +311,3 @@ def check_complete_layout(patterns: np.ndarray, groups=None) -> None:
             f"the data's missingness patterns need {rows} rows of response combinations; the "
             f"model checks are limited to {MAX_COMPLETE_ROWS}"
         )
-
-
-def channel_program(design: PatternDesign, prior_params, grouped: bool, counts=None) -> None:
-    """The program body of both families.
-
-    ``prior_params`` is the (3, 2) array of :meth:`bayescal.Priors.as_array` (Beta parameters of
-    false-positive rate, sensitivity and prevalence); as an array it can be traced, so one
-    compiled sampler serves many priors.  Sites: ``channel`` (K, 2) oriented pairs,
-    deterministic ``a`` and ``b``; ``prevalence`` (scalar, or one per group when ``grouped``).
-    With dependent pairs (``design.pairs``, :mod:`bayescal.channels.dependence`) also
-    ``dependence`` (D, 2), each pair's share ``t_y ~ Uniform(0, 1)`` of its covariance bounds
-    given ``Y = 0`` and ``Y = 1``, and the deterministic ``covariance`` (D, 2) it sets: every
-    draw keeps the pattern probabilities valid, and the marginal channels keep their meaning.
-    With ``design.difficulty`` (the shared-difficulty model, :mod:`bayescal.channels.difficulty`)
-    also ``loading`` (2,), ``beta_y ~ HalfNormal(1)``, and ``a, b`` are the marginal channels.
-    With ``design.channels_by_group`` every score group has its own channels: ``channel`` is
-    (L K, 2), group by group, each row uses its group's.
-    With ``counts`` the pattern counts enter through ``sum_r counts_r log p(s_r | g_r)`` (the
-    multinomial kernel; its combinatorial constant does not depend on the parameters).  Without
-    ``counts`` the program draws them: each (group, missingness) cell of a complete design gets a
-    multinomial over its response combinations (the prior predictive).
-    """
-    prior_params = jnp.asarray(prior_params)
-    n_channels = design.n_annotators * (design.n_groups if design.channels_by_group else 1)
-    with numpyro.plate("annotator", n_channels):
-        pair = numpyro.sample("channel", OrientedChannels(prior_params[0], prior_params[1]))
-    a = numpyro.deterministic("a", pair[..., 0])
-    b = numpyro.deterministic("b", pair[..., 1])
-    prevalence_prior = BetaKernel(prior_params[2, 0], prior_params[2, 1])
-    if grouped:
-        with numpyro.plate("group", design.n_groups):
-            prevalence = numpyro.sample("prevalence", prevalence_prior)
-        prevalence_of_row = prevalence[design.group_index]
-    else:
-        prevalence = numpyro.sample("prevalence", prevalence_prior)
-        prevalence_of_row = jnp.broadcast_to(prevalence, design.group_index.shape)
-    covariance = loading = None
-    if design.difficulty:  # one loading per class (bayescal.channels.difficulty)
-        loading = numpyro.sample("loading", dist.HalfNormal(1.0).expand((2,)).to_event(1))
-    if design.n_pairs:
-        share = numpyro.sample(
-            "dependence", dist.Uniform(0.0, 1.0).expand((design.n_pairs, 2)).to_event(2)
-        )
-        covariance = numpyro.deterministic(
-            "covariance", covariance_from_share(share, a, b, design.pairs, xp=jnp)
-        )
-    log_p = design.log_prob(a, b, prevalence_of_row, covariance, loading, xp=jnp)
-    if counts is not None:
-        numpyro.factor("pattern_counts", jnp.dot(counts, log_p))
-        return
-    if design.cell_rows is None:
-        raise ValueError(
-            "prior-predictive sampling needs a complete design (PatternDesign.from_counts(..., complete=True))"
-        )
-    pad = design.cell_rows < 0
-    cell_probs = jnp.where(pad, 0.0, jnp.exp(log_p)[np.where(pad, 0, design.cell_rows)])
-    cell_counts = numpyro.sample(
-        "cell_counts",
-        dist.Multinomial(
-            total_count=jnp.asarray(design.cell_sizes),
-            probs=cell_probs,
-            total_count_max=int(design.cell_sizes.max()),
-        ),
-    )
-    rows = design.cell_rows[~pad]
-    numpyro.deterministic("counts", jnp.zeros(design.counts.shape).at[rows].set(cell_counts[~pad]))

@@ -1,0 +1,284 @@
+"""The channel models bayescal fits, each declared once.
+
+A :class:`ChannelModel` says what a model is and what applies to it: its name, its NumPyro
+program in :mod:`bayescal.models`, the data it runs on (pattern counts or a crowd's sparse
+responses), its structure (a class proportion per score group, channels per score group, a
+shared item difficulty, named dependent pairs), its identification rule, the frequentist
+estimate it is compared with, and which of the checks, tests and push-throughs of a fit apply.
+Every other module asks :func:`channel_model` (or a fit's ``spec``); none compares model names.
+
+A model is named in one spelling, ``dawid_skene``, everywhere bayescal prints it;
+``dawid-skene`` is accepted wherever a name is.  Importing this module imports neither JAX nor
+NumPyro: a model's program is imported when it is first asked for.
+
+===========================  =====================================================
+model                        what it is
+===========================  =====================================================
+``dawid_skene``              latent class model, one class proportion (paper §4.3)
+``hui_walter``               shared channels, a class proportion per score group
+                             (paper §4.2, App. D.5)
+``shared_difficulty``        a random item effect per class (Qu, Tan and Kutner 1996)
+``hierarchical_dawid_skene`` crowds: the workers' channels partially pooled
+``hui_walter_by_group``      channels per score group, to test by LOO whether the
+                             noise depends on the score
+===========================  =====================================================
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, replace
+
+from ..channels.crowd_em import CROWD_ANNOTATORS, SPARSE_LABELS
+
+__all__ = ["AUTO", "MODELS", "ChannelModel", "channel_model", "choose_model", "model_names"]
+
+#: The data a model's likelihood runs on.
+DATA_KINDS = ("pattern counts", "responses")
+
+
+@dataclass(frozen=True)
+class ChannelModel:
+    """One channel model and what applies to it.
+
+    Attributes
+    ----------
+    name : str
+        The name bayescal prints (``"dawid_skene"``); :attr:`spelling` is the hyphenated one
+        that is accepted too.
+    title : str
+        The name in words (``"Dawid–Skene"``).
+    program : str
+        Its NumPyro program, a function of :mod:`bayescal.models` (:meth:`load_program`).
+    data : {"pattern counts", "responses"}
+        What the likelihood runs on: the (group, pattern) counts of
+        :meth:`~bayescal.AnnotatedScores.compress` (a ``PatternDesign``), or a crowd's sparse
+        responses (a ``ResponseDesign``).
+    grouped : bool
+        A class proportion per score group.
+    channels_by_group : bool
+        Each score group has its own channels.
+    difficulty : bool
+        A shared item difficulty, integrated by quadrature
+        (:mod:`bayescal.channels.difficulty`).
+    dependent_pairs : bool
+        Named pairs of annotators may be given a covariance given ``Y``
+        (:mod:`bayescal.channels.dependence`).
+    oriented : bool
+        The prior holds every annotator to ``a_j < b_j`` (:mod:`bayescal.bayes.priors`); the
+        hierarchical model orients the population instead, so a worker may be adversarial.
+    identification : str
+        What the data need for the model to be identified, in words; the checks are run
+        before sampling (:func:`bayescal.fit_bayes`).
+    em : str or None
+        The frequentist estimate it is compared with, an estimator of :mod:`bayescal.channels`.
+    target_accept : float
+        NUTS's target acceptance rate during warmup.
+    in_analysis : bool
+        Offered by :func:`bayescal.analyse` and ``bayescal fit --model``.
+    push_through : bool
+        Its draws go through NC-ECE, recalibration and the calibration test.
+    checks : bool
+        Its posterior predictive checks are implemented (:func:`bayescal.check_model`).
+    sensitivity : bool
+        Its prior sensitivity can be studied (:func:`bayescal.prior_sensitivity`).
+    purpose : str
+        For a model fitted to be compared, not to correct with: what the comparison tells.
+    """
+
+    name: str
+    title: str
+    program: str
+    data: str
+    identification: str
+    em: str | None
+    grouped: bool = False
+    channels_by_group: bool = False
+    difficulty: bool = False
+    dependent_pairs: bool = False
+    oriented: bool = True
+    target_accept: float = 0.8
+    in_analysis: bool = True
+    push_through: bool = True
+    checks: bool = True
+    sensitivity: bool = True
+    purpose: str = ""
+
+    @property
+    def spelling(self) -> str:
+        """The hyphenated spelling, accepted wherever a name is (``"dawid-skene"``)."""
+        return self.name.replace("_", "-")
+
+    @property
+    def on_responses(self) -> bool:
+        """Whether the likelihood runs on a crowd's sparse responses."""
+        return self.data == "responses"
+
+    def load_program(self):
+        """The NumPyro program (imports :mod:`bayescal.models`, and so NumPyro)."""
+        return getattr(importlib.import_module("bayescal.models"), self.program)
+
+    def design_class(self):
+        """The design class the program reads: ``PatternDesign`` or ``ResponseDesign``."""
+        models = importlib.import_module("bayescal.models")
+        return models.ResponseDesign if self.on_responses else models.PatternDesign
+
+    def pattern_design(self, counts, *, pairs=None, complete: bool = False):
+        """The ``PatternDesign`` of the cells ``counts`` with this model's structure (``pairs``:
+        the dependent pairs' columns; ``complete``: every response combination of each cell,
+        for checks and prior-predictive simulation)."""
+        return self.design_class().from_counts(
+            counts,
+            grouped=self.grouped,
+            complete=complete,
+            pairs=pairs,
+            difficulty=self.difficulty,
+            channels_by_group=self.channels_by_group,
+        )
+
+    def design_from_constant_data(self, variables: dict):
+        """The design of a stored fit (its ``constant_data`` variables: name -> (dims, array))."""
+        design = self.design_class().from_constant_data(variables)
+        if self.on_responses:
+            return design
+        return replace(
+            design,
+            grouped=self.grouped,
+            difficulty=self.difficulty,
+            channels_by_group=self.channels_by_group,
+        )
+
+
+_PATTERN_IDENTIFICATION = (
+    "three annotators or more who labelled many of the same items; two, with two score groups or "
+    "more whose class proportions differ"
+)
+
+#: Every model, by name.
+MODELS = {
+    model.name: model
+    for model in (
+        ChannelModel(
+            name="dawid_skene",
+            title="Dawid–Skene",
+            program="latent_class_model",
+            data="pattern counts",
+            identification="three annotators or more",
+            em="dawid_skene_em",
+            dependent_pairs=True,
+        ),
+        ChannelModel(
+            name="hui_walter",
+            title="Hui–Walter",
+            program="latent_class_model",
+            data="pattern counts",
+            identification=_PATTERN_IDENTIFICATION,
+            em="grouped_em",
+            grouped=True,
+            dependent_pairs=True,
+        ),
+        ChannelModel(
+            name="hierarchical_dawid_skene",
+            title="hierarchical Dawid–Skene",
+            program="hierarchical_dawid_skene",
+            data="responses",
+            identification="three workers or more, and some item labelled twice",
+            em="crowd_em",
+            oriented=False,
+        ),
+        ChannelModel(
+            name="shared_difficulty",
+            title="shared difficulty",
+            program="latent_class_model",
+            data="pattern counts",
+            identification="four annotators or more (the loadings are checked by the rank of "
+            "the pattern probabilities' Jacobian)",
+            # no EM of the item effect: the independent model's EM is the frequentist baseline
+            em="dawid_skene_em",
+            difficulty=True,
+            # regions of high curvature (measured at 0.8: 3 to 58 divergent transitions per fit
+            # of 3 000 items of four annotators)
+            target_accept=0.95,
+        ),
+        ChannelModel(
+            name="hui_walter_by_group",
+            title="Hui–Walter with channels per score group",
+            program="latent_class_model",
+            data="pattern counts",
+            identification="two score groups or more, each with three annotators or more",
+            em=None,
+            grouped=True,
+            channels_by_group=True,
+            in_analysis=False,
+            push_through=False,
+            checks=False,
+            sensitivity=False,
+            purpose="its channels per score group test whether the noise depends on the score, "
+            "by compare_models against 'hui_walter'",
+        ),
+    )
+}
+
+
+def model_names(*, in_analysis: bool = False, dependent_pairs: bool = False) -> tuple[str, ...]:
+    """The models' names: all, or those :func:`bayescal.analyse` offers (``in_analysis``), or
+    those that take dependent pairs (``dependent_pairs``)."""
+    return tuple(
+        name
+        for name, model in MODELS.items()
+        if (model.in_analysis or not in_analysis) and (model.dependent_pairs or not dependent_pairs)
+    )
+
+
+def channel_model(name, argument: str = "model", *, in_analysis: bool = False) -> ChannelModel:
+    """The model named ``name``, in either spelling (``"dawid_skene"`` or ``"dawid-skene"``);
+    a ``ValueError`` naming ``argument`` and the choices otherwise."""
+    names = model_names(in_analysis=in_analysis)
+    if not (isinstance(name, str) and name.replace("-", "_") in names):
+        choices = ", ".join(repr(n) for n in names)
+        raise ValueError(
+            f"{argument} must be one of {choices} (hyphens for underscores accepted); saw {name!r}"
+        )
+    return MODELS[name.replace("-", "_")]
+
+
+#: The choice that lets the data choose (:func:`choose_model`).
+AUTO = "auto"
+
+
+def choose_model(data, model=AUTO) -> tuple[ChannelModel, str]:
+    """The model to fit to ``data`` (an :class:`~bayescal.AnnotatedScores`) and why: the one
+    named (in either spelling), or with ``"auto"`` one of the conditional-independence models
+    that :func:`bayescal.analyse` offers — the hierarchical Dawid–Skene model for a crowd (more
+    than :data:`~bayescal.channels.crowd_em.CROWD_ANNOTATORS` annotators, or an annotator with
+    fewer than :data:`~bayescal.channels.crowd_em.SPARSE_LABELS` labels), the marginal
+    Dawid–Skene model for three annotators or more who each labelled many items, Hui–Walter
+    (with score groups) for two."""
+    if model != AUTO:
+        try:
+            chosen = channel_model(model, in_analysis=True)
+        except ValueError:
+            choices = ", ".join(repr(name) for name in (AUTO, *model_names(in_analysis=True)))
+            raise ValueError(
+                f"model must be one of {choices} (hyphens for underscores accepted); saw {model!r}"
+            ) from None
+        return chosen, f"chosen: {chosen.name}"
+    n_annotators = data.n_annotators
+    if n_annotators == 2:
+        return MODELS["hui_walter"], "auto: two annotators need score groups (Hui–Walter)"
+    fewest = int((data.annotations >= 0).sum(axis=0).min())
+    if n_annotators > CROWD_ANNOTATORS or fewest < SPARSE_LABELS:
+        reason = (
+            f"{n_annotators} annotators (more than {CROWD_ANNOTATORS})"
+            if n_annotators > CROWD_ANNOTATORS
+            else f"an annotator with {fewest} labels (fewer than {SPARSE_LABELS})"
+        )
+        return (
+            MODELS["hierarchical_dawid_skene"],
+            f"auto: {reason}: a crowd, whose workers' channels are pooled (hierarchical Dawid–Skene)",
+        )
+    return (
+        MODELS["dawid_skene"],
+        f"auto: {n_annotators} annotators with {fewest}+ labels each identify the marginal "
+        "Dawid–Skene model",
+    )

@@ -1,0 +1,130 @@
+"""The latent class program on pattern counts: the Dawid–Skene, Hui–Walter,
+shared-difficulty and channels-per-group models are this one program read under the
+structure of its :class:`~bayescal.models.pattern_design.PatternDesign` (which models set which
+structure: :mod:`bayescal.bayes.registry`).
+
+    a_j, b_j ~ Beta(fp) x Beta(sens) conditioned on a_j < b_j     (see bayescal.bayes.priors)
+    mu ~ Beta(prev)                  (one per score group g when the design is grouped: mu_g)
+    Y_i ~ Bernoulli(mu),  A_ij | Y_i ~ Bernoulli(a_j + (b_j - a_j) Y_i), independent given Y_i
+
+``Y`` is summed out by hand; the likelihood runs on pattern counts, missing responses drop out.
+With dependent pairs (Dendukuri and Joseph 2001) a pair's responses get a covariance given
+``Y``; with a shared item difficulty (the random-effects latent class model of Qu, Tan and
+Kutner 1996, ``K >= 4``)
+
+    beta_0, beta_1 ~ HalfNormal(1)                                 (one loading per class)
+    R_i ~ N(0, 1),  A_ij | Y_i = y, R_i ~ Bernoulli(Phi(alpha_jy + beta_y R_i)),
+    alpha_jy = Phi^-1(p_jy) sqrt(1 + beta_y^2),  p_j0 = a_j, p_j1 = b_j
+
+where ``a, b`` are the marginal channels and ``R`` is integrated out per pattern by
+Gauss–Hermite quadrature (:mod:`bayescal.channels.difficulty`); with channels per score group
+every group has its own ``a_gj < b_gj``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import jax.numpy as jnp
+import numpy as np
+import numpyro
+import numpyro.distributions as dist
+from jax.scipy.special import logit
+
+from bayescal.channels.dependence import covariance_from_share
+
+from .channel_prior import BetaKernel, OrientedChannels
+from .pattern_design import PatternDesign
+
+__all__ = ["DIFFICULTY_START", "latent_class_model", "majority_start"]
+
+#: Every chain's loadings start at 0.3 (log 0.3 unconstrained; the channels start at random):
+#: a start up to e^2 = 7.4, NumPyro's uniform (-2, 2), left a chain in a minor mode of large
+#: loadings, 16 log-likelihood units below the main one (measured: R-hat 1.2, ESS 7, on
+#: 3 000 items of four annotators).
+DIFFICULTY_START = {"loading": (math.log(0.3), math.log(0.3))}
+
+
+def latent_class_model(design: PatternDesign, prior_params, counts=None) -> None:
+    """The program.
+
+    ``prior_params`` is the (3, 2) array of :meth:`bayescal.Priors.as_array` (Beta parameters of
+    false-positive rate, sensitivity and prevalence); as an array it can be traced, so one
+    compiled sampler serves many priors.  Sites: ``channel`` (K, 2) oriented pairs,
+    deterministic ``a`` and ``b``; ``prevalence`` (scalar, or one per score group when
+    ``design.grouped``).
+    With dependent pairs (``design.pairs``, :mod:`bayescal.channels.dependence`) also
+    ``dependence`` (D, 2), each pair's share ``t_y ~ Uniform(0, 1)`` of its covariance bounds
+    given ``Y = 0`` and ``Y = 1``, and the deterministic ``covariance`` (D, 2) it sets: every
+    draw keeps the pattern probabilities valid, and the marginal channels keep their meaning.
+    With ``design.difficulty`` (the shared-difficulty model, :mod:`bayescal.channels.difficulty`)
+    also ``loading`` (2,), ``beta_y ~ HalfNormal(1)``, and ``a, b`` are the marginal channels.
+    With ``design.channels_by_group`` every score group has its own channels: ``channel`` is
+    (L K, 2), group by group, each row uses its group's.
+    With ``counts`` the pattern counts enter through ``sum_r counts_r log p(s_r | g_r)`` (the
+    multinomial kernel; its combinatorial constant does not depend on the parameters).  Without
+    ``counts`` the program draws them: each (group, missingness) cell of a complete design gets a
+    multinomial over its response combinations (the prior predictive).
+    """
+    prior_params = jnp.asarray(prior_params)
+    n_channels = design.n_annotators * (design.n_groups if design.channels_by_group else 1)
+    with numpyro.plate("annotator", n_channels):
+        pair = numpyro.sample("channel", OrientedChannels(prior_params[0], prior_params[1]))
+    a = numpyro.deterministic("a", pair[..., 0])
+    b = numpyro.deterministic("b", pair[..., 1])
+    prevalence_prior = BetaKernel(prior_params[2, 0], prior_params[2, 1])
+    if design.grouped:
+        with numpyro.plate("group", design.n_groups):
+            prevalence = numpyro.sample("prevalence", prevalence_prior)
+        prevalence_of_row = prevalence[design.group_index]
+    else:
+        prevalence = numpyro.sample("prevalence", prevalence_prior)
+        prevalence_of_row = jnp.broadcast_to(prevalence, design.group_index.shape)
+    covariance = loading = None
+    if design.difficulty:  # one loading per class (bayescal.channels.difficulty)
+        loading = numpyro.sample("loading", dist.HalfNormal(1.0).expand((2,)).to_event(1))
+    if design.n_pairs:
+        share = numpyro.sample(
+            "dependence", dist.Uniform(0.0, 1.0).expand((design.n_pairs, 2)).to_event(2)
+        )
+        covariance = numpyro.deterministic(
+            "covariance", covariance_from_share(share, a, b, design.pairs, xp=jnp)
+        )
+    log_p = design.log_prob(a, b, prevalence_of_row, covariance, loading, xp=jnp)
+    if counts is not None:
+        numpyro.factor("pattern_counts", jnp.dot(counts, log_p))
+        return
+    if design.cell_rows is None:
+        raise ValueError(
+            "prior-predictive sampling needs a complete design (PatternDesign.from_counts(..., complete=True))"
+        )
+    pad = design.cell_rows < 0
+    cell_probs = jnp.where(pad, 0.0, jnp.exp(log_p)[np.where(pad, 0, design.cell_rows)])
+    cell_counts = numpyro.sample(
+        "cell_counts",
+        dist.Multinomial(
+            total_count=jnp.asarray(design.cell_sizes),
+            probs=cell_probs,
+            total_count_max=int(design.cell_sizes.max()),
+        ),
+    )
+    rows = design.cell_rows[~pad]
+    numpyro.deterministic("counts", jnp.zeros(design.counts.shape).at[rows].set(cell_counts[~pad]))
+
+
+def majority_start(positive, negative, counts):
+    """Every chain's channels start near the majority vote's (then jittered by the sampler):
+    ``a_j`` and ``b_j`` are annotator ``j``'s rates of 1 on the items the others' majority
+    calls 0 and 1, on the unconstrained scale of the oriented pair.  From random starts one
+    chain in four settled in a minor mode (module constant :data:`DIFFICULTY_START`); from
+    here none did in the runs measured (tests/channels/test_difficulty.py).  Traced: the compiled start
+    computes it from the counts, so one sampler still serves every data set of a layout."""
+    answered = positive + negative
+    share = positive.sum(axis=1) / jnp.maximum(answered.sum(axis=1), 1.0)
+    vote = (share > 0.5) * 1.0 + (share == 0.5) * 0.5
+    weight1, weight0 = counts * vote, counts * (1.0 - vote)
+    b = (weight1 @ positive) / jnp.maximum(weight1 @ answered, 1e-9)
+    a = (weight0 @ positive) / jnp.maximum(weight0 @ answered, 1e-9)
+    a = jnp.clip(jnp.minimum(a, b - 0.05), 0.02, 0.9)
+    b = jnp.clip(jnp.maximum(b, a + 0.05), a + 0.01, 0.98)
+    return jnp.stack([logit(a), logit((b - a) / (1.0 - a))], axis=-1)
