@@ -36,6 +36,7 @@ __all__ = [
     "moved_names",
     "old_spellings",
     "recorded_warnings",
+    "silenced",
     "warn_caller",
 ]
 
@@ -77,6 +78,19 @@ def _is_import_machinery(frame) -> bool:
     """Whether a frame is the import system's (importlib._bootstrap), which warnings skips."""
     filename = frame.f_code.co_filename
     return "importlib" in filename and "_bootstrap" in filename
+
+
+@contextlib.contextmanager
+def silenced(*categories: type[Warning]):
+    """Silence the warnings of the named ``categories`` inside the block, and only those: a
+    helper computation (a refit on a replicate, a fit on half of the items) does not repeat what
+    the real computation said; every other warning, numerical ones included, still shows."""
+    if not categories or Warning in categories:
+        raise ValueError("silenced needs the categories to silence, never Warning itself")
+    with warnings.catch_warnings():
+        for category in categories:
+            warnings.simplefilter("ignore", category)
+        yield
 
 
 @contextlib.contextmanager

@@ -82,3 +82,14 @@ class ChannelWarning(UserWarning):
     """Channels given to the correction that it cannot use as given: an uninformative annotator
     (``|b - a| < 1e-4``, weight 0) or a negatively oriented one (``b < a``) not marked
     ``adversarial=True``."""
+
+
+#: What an estimator says of its own fit: odd annotators, an iteration limit, a saturated or a
+#: weakly identified model.  A refit inside another computation (a bootstrap replicate, a
+#: proposal's trial fit) silences these, said of the real fit already, and nothing else.
+FIT_WARNINGS = (
+    ChannelWarning,
+    ConvergenceWarning,
+    SaturatedModelWarning,
+    WeakIdentificationWarning,
+)

@@ -414,3 +414,42 @@ def test_user_facing_text_cites_papers_not_files_users_do_not_have():
         text = path.read_text()
         for name in ("seeds/", "DESIGN.md", "BAD_INPUTS", "shared/"):
             assert name not in text, f"{path} names {name}"
+
+
+def test_no_blanket_warning_filter_in_the_library():
+    """A filter names the category it silences (``_api.silenced``, or ``simplefilter`` and
+    ``filterwarnings`` with a category or a message): ``simplefilter("ignore")`` alone hid
+    numerical warnings too."""
+    blanket = []
+    for path in sorted((ROOT / "bayescal").rglob("*.py")) + sorted((ROOT / "models").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("simplefilter", "filterwarnings")
+                and getattr(node.func.value, "id", None) == "warnings"
+            ):
+                continue
+            keywords = {keyword.arg for keyword in node.keywords}
+            named = len(node.args) >= 2 or keywords & {"category", "message"}
+            if not named:
+                blanket.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert blanket == []
+
+
+def test_silenced_silences_the_named_categories_only():
+    import warnings
+
+    from bayescal._api import silenced
+    from bayescal.exceptions import ChannelWarning, ConvergenceWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with silenced(ChannelWarning):
+            warnings.warn("odd worker", ChannelWarning, stacklevel=1)
+            warnings.warn("slow", ConvergenceWarning, stacklevel=1)
+            warnings.warn("divide by zero", RuntimeWarning, stacklevel=1)
+    assert [w.category for w in caught] == [ConvergenceWarning, RuntimeWarning]
+    for categories in ((), (Warning,)):
+        with pytest.raises(ValueError, match="never Warning itself"), silenced(*categories):
+            pass

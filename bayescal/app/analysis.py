@@ -19,14 +19,21 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .. import _validation as v
-from .._api import DEFAULT_LEVEL, DEFAULT_N_BINS, old_spellings, recorded_warnings, warn_caller
+from .._api import (
+    DEFAULT_LEVEL,
+    DEFAULT_N_BINS,
+    old_spellings,
+    recorded_warnings,
+    silenced,
+    warn_caller,
+)
 from .._version import __version__
 from ..channels import ChannelFit
 from ..channels.dependence import dependent_pairs
 from ..correction.calibration_test import calibration_test
 from ..correction.known_channels import is_crowd, majority_vote, noise_corrected_ece, soft_vote
 from ..data.annotated_scores import AnnotatedScores
-from ..exceptions import BinningWarning
+from ..exceptions import BinningWarning, ChannelWarning, RecalibrationWarning
 from ..metrics.calibration import expected_calibration_error, reliability_curve
 from ..metrics.record import calibration_record
 from ..report.summary import (
@@ -451,8 +458,9 @@ def _recalibration_preview(data, fit, n_bins, level, seed) -> RecalibrationPrevi
     fitting, evaluated = (data.subset(np.sort(part)) for part in (order[:half], order[half:]))
     after = {}
     try:
-        with warnings.catch_warnings():  # the analysis said its warnings on all the items
-            warnings.simplefilter("ignore")
+        # the analysis said these on all the items: a map's box edge, items without an
+        # informative label, more bins than items
+        with silenced(RecalibrationWarning, ChannelWarning, BinningWarning):
             for method in PREVIEW_METHODS:
                 result = posterior_recalibration(
                     fitting, evaluated, fit, method=method, n_bins=n_bins, level=level, seed=seed

@@ -10,10 +10,10 @@ path of its report.  The numbers are computed here; printing is the command's.
 from __future__ import annotations
 
 import pathlib
-import warnings
 
 import numpy as np
 
+from .._api import silenced
 from ..channels import score_groups
 from ..correction.estimation import nc_ece_estimate
 from ..correction.known_channels import majority_vote_ece, noise_corrected_ece, soft_vote_ece
@@ -171,9 +171,8 @@ def _demo_fit(simulation, out: pathlib.Path, n_bins, seed: int):
         "long": False,
     }
     try:
-        with warnings.catch_warnings():
-            # Three annotators make Dawid–Skene saturated: the demo says so, and what it means.
-            warnings.simplefilter("ignore", SaturatedModelWarning)
+        # Three annotators make Dawid–Skene saturated: the demo says so, and what it means.
+        with silenced(SaturatedModelWarning):
             table = read_wide_table(table_path, score="score", annotators=names, truth="truth")
             analysis = analyse(
                 table.data, truth=table.truth, n_bins=n_bins, seed=seed, progress=True

@@ -3,19 +3,18 @@
 
 from __future__ import annotations
 
-import warnings
 from itertools import combinations
 from shlex import quote
 from typing import NamedTuple
 
 from .. import _validation as v
 from .. import channels as estimators
-from .._api import old_spellings, warn_caller
+from .._api import old_spellings, silenced, warn_caller
 from ..bayes.registry import AUTO, ChannelModel, channel_model, choose_model, model_names
 from ..channels import ChannelFit, crowd_em, score_groups
 from ..channels.crowd_em import CROWD_ANNOTATORS
 from ..data.annotated_scores import AnnotatedScores
-from ..exceptions import DependenceWarning, IdentificationError
+from ..exceptions import FIT_WARNINGS, DependenceWarning, IdentificationError
 
 __all__ = ["MODEL_CHOICES", "EMFit", "ModelChoice", "frequentist_channels", "model_data"]
 
@@ -128,8 +127,7 @@ def _gain(counts, model: str, pair, independent: ChannelFit, seed: int) -> float
     from the starts of ``seed``); None when that pair is not identified with these annotators
     or the fit fails."""
     estimator = getattr(estimators, channel_model(model).em)  # the EM that takes pairs
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with silenced(*FIT_WARNINGS):  # a trial fit: the real fit has said these
         try:
             fit = estimator(counts, dependent=pair, seed=seed)
         except IdentificationError:

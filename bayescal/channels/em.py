@@ -25,15 +25,14 @@ row with neither does not count.  Unpaired annotators are updated as above.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from .. import _validation as v
-from .._api import old_spellings, warn_caller
+from .._api import old_spellings, silenced, warn_caller
 from ..data.cells import CellStatistics
-from ..exceptions import ConvergenceWarning, SaturatedModelWarning
+from ..exceptions import FIT_WARNINGS, ConvergenceWarning, SaturatedModelWarning
 from ._odd import OddAnnotators, odd_annotators, warn_odd_annotators
 from .base import (
     ChannelFit,
@@ -201,8 +200,7 @@ def _starts(
     if init is not None:
         columns.append(init)
     if n_annotators >= 3:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", SaturatedModelWarning)
+        with silenced(SaturatedModelWarning):
             moment_fit = third_moment(counts)
         if moment_fit.ok:
             a0 = np.clip(moment_fit.channels.a, 0.01, 0.49)
@@ -337,10 +335,9 @@ def estimate_of(fit: ChannelFit):
 
 def _silent_fit(counts: CellStatistics, grouped: bool, pairs: DependentPairs, method: str):
     """The EM fit of ``counts`` (grouped EM when ``grouped``) with the defaults of both
-    estimators, its warnings dropped and identification not checked: what a Bayesian fit
-    looks at before sampling."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    estimators, what it says of its fit silenced and identification not checked: what a
+    Bayesian fit looks at before sampling."""
+    with silenced(*FIT_WARNINGS):
         return _fit_em(
             counts if grouped else counts.pooled(),
             method,

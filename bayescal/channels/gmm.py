@@ -16,12 +16,10 @@ parameters it is of the order of the number of moments.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from .. import _validation as v
-from .._api import old_spellings
+from .._api import old_spellings, silenced
 from ..data.cells import CellStatistics
 from ..exceptions import SaturatedModelWarning, WeakIdentificationWarning
 from .base import ChannelFit, as_anchor, as_counts, best_start, fitted
@@ -66,8 +64,7 @@ def _two_group_start(counts: CellStatistics, group_ids: np.ndarray, group_counts
     halves = counts.regrouped({int(g): int(g > cut) for g in group_ids})
     if np.unique(halves.groups).size < 2:
         return None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", (SaturatedModelWarning, WeakIdentificationWarning))
+    with silenced(SaturatedModelWarning, WeakIdentificationWarning):
         try:
             fit = hui_walter_moments(halves)
         except ValueError:  # a half too small for moments: no closed-form start

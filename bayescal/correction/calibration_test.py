@@ -72,7 +72,6 @@ calibrated Bayesian internal goodness-of-fit method: sampled posterior p-values,
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
@@ -81,12 +80,12 @@ from scipy import special
 
 from .. import _validation as v
 from .. import channels as estimators
-from .._api import DEFAULT_N_BINS, Result, warn_caller
+from .._api import DEFAULT_N_BINS, Result, silenced, warn_caller
 from ..channels import MIN_GAP, ChannelFit, Channels
 from ..channels.crowd_em import as_responses
 from ..channels.dependence import dependent_pairs
 from ..data.annotated_scores import AnnotatedScores
-from ..exceptions import BinningWarning, ChannelFitError, IdentificationError
+from ..exceptions import FIT_WARNINGS, BinningWarning, ChannelFitError, IdentificationError
 from ..metrics.calibration import assign_bins
 from ._channel_screen import screen_channels
 from .crowd import MIN_ITEM_PRECISION
@@ -587,8 +586,7 @@ def refitted(estimator, data, item, annotator, label, dependent) -> Refit | None
     replicate = AnnotatedScores(
         data.scores, annotations, groups=data.groups, annotator_names=data.annotator_names
     )
-    with warnings.catch_warnings():  # a replicate's odd workers were said of the real fit
-        warnings.simplefilter("ignore")
+    with silenced(*FIT_WARNINGS):  # what a replicate's fit says was said of the real fit
         try:
             fit = estimator(replicate, **({"dependent": dependent} if dependent else {}))
         except (ChannelFitError, IdentificationError):

@@ -421,6 +421,10 @@ def test_the_analysis_of_a_crowd_pushes_its_posterior_through_its_responses(
     said = [str(w.message) for w in caught]
     # the crowd rule in the EM and the posterior NC-ECE alike, each said once
     assert sum("count as unlabelled" in line for line in said) == 2
+    # every warning of the call once, at the caller's line (the preview's refits, on half of
+    # the items, repeat none of them)
+    assert len(set(said)) == len(said)
+    assert {w.filename for w in caught} == {__file__}
     with pytest.warns(bc.ChannelWarning, match="count as unlabelled"):
         direct = bc.nc_ece_posterior(crowd_of_30.data, crowd_of_30_fit, n_bins=10, seed=3)
     assert analysis.posterior.median == direct.median
