@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP_RUN := $(VENV)/.installed-run
 STAMP_TEST := $(VENV)/.installed-test
 
-.PHONY: demo test check lint clean bench
+.PHONY: demo test check lint docs clean bench
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "bayescal needs Python >= 3.11; saw " + sys.version'
@@ -39,12 +39,18 @@ test: lint
 check: lint
 	$(PYTEST) -m "not slow"
 
+# The documentation site into docs/_build/html, strict: every warning, a broken cross-reference
+# included, fails the build (tests/test_docs.py runs the same build).
+docs: $(STAMP_TEST)
+	$(BIN)/python -m sphinx -b html -W -n --keep-going -q docs docs/_build/html
+	@echo "Open docs/_build/html/index.html"
+
 lint: $(STAMP_TEST)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis docs/_build
 
 # Side-by-side benchmarks against peers, in their own environment so that peers never enter
 # the test environment.  Results go in benchmarks/RESULTS.md with this command.

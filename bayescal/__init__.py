@@ -1,9 +1,15 @@
-"""bayescal: calibration of a binary predictor judged by several noisy annotators.
+"""bayescal: calibration of a binary predictor judged by noisy annotators.
 
-The top-level namespace holds the light, numpy/scipy-only API (data model, metrics, noise
-correction, channel estimators, recalibration, simulators).  ``import bayescal`` must not
-import numpyro, arviz, matplotlib or dask; the Bayesian parts, and
-:func:`analyse` (the work of ``bayescal fit``), are reached lazily through ``__getattr__``.
+The top level holds the workflow: the data (:class:`AnnotatedScores`), the channel estimators,
+the noise-corrected ECE (:func:`noise_corrected_ece`, :func:`nc_ece_estimate`,
+:func:`nc_ece_posterior`), the calibration test, recalibration, the Bayesian fit and its
+checks, the simulators of the two data shapes, the result types of these, the defaults and the
+exceptions.  Everything else lives in its folder, one layer each (``bayescal.metrics``,
+``data``, ``channels``, ``correction``, ``simulate``, ``recalibration``, ``bayes``, ``studies``,
+``report``, ``app``), reached as ``bayescal.<folder>.<name>``.
+
+``import bayescal`` does not import numpyro, arviz, matplotlib or dask: the Bayesian parts, the
+analysis and the folders above ``recalibration`` load on first use.
 
 Conventions (``CHANGELOG.md`` lists the changes that brought them): data first, options by
 keyword; intervals at ``level`` (default :data:`DEFAULT_LEVEL`); evaluation bins ``n_bins``
@@ -11,41 +17,19 @@ keyword; intervals at ``level`` (default :data:`DEFAULT_LEVEL`); evaluation bins
 :data:`DEFAULT_FIT_BINS`).
 """
 
-from ._api import (
-    DEFAULT_FIT_BINS,
-    DEFAULT_LEVEL,
-    DEFAULT_N_BINS,
-    Interval,
-    lazy_names,
-    moved_modules,
-)
-from ._version import __version__
+from . import _api
+from ._api import DEFAULT_FIT_BINS, DEFAULT_LEVEL, DEFAULT_N_BINS
+from ._version import __version__ as __version__
 from .bayes.priors import Priors
-from .channels import (
-    ChannelFit,
-    Channels,
-    crowd_em,
-    dawid_skene_em,
-    grouped_em,
-    hui_walter_gmm,
-    hui_walter_moments,
-    score_groups,
-    third_moment,
-)
-from .correction.calibration_test import CalibrationTest, calibration_test
-from .correction.estimation import NCECEResult, nc_ece_estimate
-from .correction.known_channels import (
-    aggregation_weights,
-    corrected_labels,
-    label_posterior,
-    majority_vote_ece,
-    majority_vote_labels,
+from .bayes.sampler_settings import SamplerSettings
+from .channels import ChannelFit, Channels, crowd_em, dawid_skene_em, grouped_em, hui_walter_gmm
+from .correction import (
+    CalibrationTest,
+    calibration_test,
+    nc_ece_estimate,
     noise_corrected_ece,
-    soft_vote_ece,
-    soft_vote_labels,
 )
-from .data.annotated_scores import AnnotatedScores
-from .data.cells import CellStatistics
+from .data import AnnotatedScores
 from .exceptions import (
     BinningWarning,
     ChannelFitError,
@@ -61,31 +45,23 @@ from .exceptions import (
     TableError,
     WeakIdentificationWarning,
 )
-from .metrics.calibration import (
-    BinnedMoments,
-    ReliabilityBand,
-    ReliabilityCurve,
-    calibration_moments,
-    expected_calibration_error,
-    max_calibration_error,
-    reliability_curve,
-)
-from .recalibration import (
-    HistogramBinning,
-    PlattScaling,
-    RecalibrationStudy,
-    TemperatureScaling,
-    corrected_log_loss,
-    recalibrate,
-    recalibration_study,
-)
-from .simulate.crowds import simulate_crowd
-from .simulate.panels import (
-    Simulation,
-    simulate_annotated,
-    simulate_dependent,
-    simulate_difficulty,
-    toy_data,
+from .metrics import expected_calibration_error
+from .recalibration import recalibrate
+from .simulate import simulate_annotated, simulate_crowd, toy_data
+
+#: The folders, one layer each, in their import order (``bayescal.bayes`` and those above it
+#: load on first use).
+_FOLDERS = (
+    "metrics",
+    "data",
+    "channels",
+    "correction",
+    "simulate",
+    "recalibration",
+    "bayes",
+    "studies",
+    "report",
+    "app",
 )
 
 #: Heavy parts reached lazily, so that ``import bayescal`` loads neither numpyro nor arviz.
@@ -94,35 +70,65 @@ _LAZY = {
     "BayesFit": "bayescal.bayes.bayes_fit",
     "nc_ece_posterior": "bayescal.bayes.posterior",
     "PosteriorECE": "bayescal.bayes.posterior",
-    "posterior_recalibration": "bayescal.bayes.posterior",
-    "PosteriorRecalibration": "bayescal.bayes.posterior",
     "check_model": "bayescal.bayes.checks",
-    "verdicts": "bayescal.bayes.checks",
     "prior_sensitivity": "bayescal.bayes.sensitivity",
-    "prior_grid": "bayescal.bayes.sensitivity",
-    "power_scaling": "bayescal.bayes.sensitivity",
-    "PriorSensitivity": "bayescal.bayes.sensitivity",
-    "ModelChecks": "bayescal.bayes.checks",
-    "analyse": "bayescal.app.analysis",
     "compare_models": "bayescal.bayes.comparison",
-    "pattern_loo": "bayescal.bayes.comparison",
+    "analyse": "bayescal.app.analysis",
     "Analysis": "bayescal.app.analysis",
+    **{folder: f"bayescal.{folder}" for folder in _FOLDERS},
 }
 
 
-#: Names of earlier releases, found for one more release with a DeprecationWarning.
+#: Names of earlier releases, found for one more release with a DeprecationWarning: renamed
+#: names, and the names that left the top level for their folder (CHANGELOG.md lists them).
 _MOVED = {
-    "PatternCounts": "bayescal.data.cells:CellStatistics",
-    "nc_ece": "bayescal.correction.estimation:nc_ece_estimate",
-    "posterior_ece": "bayescal.bayes.posterior:nc_ece_posterior",
+    "PatternCounts": "bayescal.data:CellStatistics",
+    "nc_ece": "bayescal.correction:nc_ece_estimate",
+    "posterior_ece": "bayescal.bayes:nc_ece_posterior",
+    "ModelChecks": "bayescal.bayes:ModelChecks",
+    "pattern_loo": "bayescal.bayes:pattern_loo",
+    "posterior_recalibration": "bayescal.bayes:posterior_recalibration",
+    "PosteriorRecalibration": "bayescal.bayes:PosteriorRecalibration",
+    "power_scaling": "bayescal.bayes:power_scaling",
+    "prior_grid": "bayescal.bayes:prior_grid",
+    "PriorSensitivity": "bayescal.bayes:PriorSensitivity",
+    "verdicts": "bayescal.bayes:verdicts",
+    "hui_walter_moments": "bayescal.channels:hui_walter_moments",
+    "score_groups": "bayescal.channels:score_groups",
+    "third_moment": "bayescal.channels:third_moment",
+    "aggregation_weights": "bayescal.correction:aggregation_weights",
+    "corrected_labels": "bayescal.correction:corrected_labels",
+    "label_posterior": "bayescal.correction:label_posterior",
+    "majority_vote_ece": "bayescal.correction:majority_vote_ece",
+    "majority_vote_labels": "bayescal.correction:majority_vote_labels",
+    "NCECEResult": "bayescal.correction:NCECEResult",
+    "soft_vote_ece": "bayescal.correction:soft_vote_ece",
+    "soft_vote_labels": "bayescal.correction:soft_vote_labels",
+    "CellStatistics": "bayescal.data:CellStatistics",
+    "BinnedMoments": "bayescal.metrics:BinnedMoments",
+    "calibration_moments": "bayescal.metrics:calibration_moments",
+    "Interval": "bayescal.metrics:Interval",
+    "max_calibration_error": "bayescal.metrics:max_calibration_error",
+    "reliability_curve": "bayescal.metrics:reliability_curve",
+    "ReliabilityBand": "bayescal.metrics:ReliabilityBand",
+    "ReliabilityCurve": "bayescal.metrics:ReliabilityCurve",
+    "corrected_log_loss": "bayescal.recalibration:corrected_log_loss",
+    "HistogramBinning": "bayescal.recalibration:HistogramBinning",
+    "PlattScaling": "bayescal.recalibration:PlattScaling",
+    "recalibration_study": "bayescal.recalibration:recalibration_study",
+    "RecalibrationStudy": "bayescal.recalibration:RecalibrationStudy",
+    "TemperatureScaling": "bayescal.recalibration:TemperatureScaling",
+    "simulate_dependent": "bayescal.simulate:simulate_dependent",
+    "simulate_difficulty": "bayescal.simulate:simulate_difficulty",
+    "Simulation": "bayescal.simulate:Simulation",
 }
-__getattr__, __dir__ = lazy_names(__name__, _LAZY, _MOVED)
+__getattr__, __dir__ = _api.lazy_names(__name__, _LAZY, _MOVED)
 
 #: The modules of earlier releases and where their names live now: each folder of the package
 #: is one layer (data, metrics, channels, correction, simulate, recalibration, bayes, studies,
 #: report, app).  ``import bayescal.inference`` still works for one release, with a
 #: DeprecationWarning; this adds one finder to ``sys.meta_path``, consulted only for these names.
-moved_modules(
+_api.moved_modules(
     {
         "bayescal.agreement": ("bayescal.metrics.agreement",),
         "bayescal.record": ("bayescal.metrics.record",),
@@ -153,67 +159,50 @@ moved_modules(
     }
 )
 
+#: The public names (the lazy ones included): the workflow, its inputs and results, the
+#: defaults and the exceptions.
 __all__ = [
     "DEFAULT_FIT_BINS",
     "DEFAULT_LEVEL",
     "DEFAULT_N_BINS",
+    "Analysis",
     "AnnotatedScores",
-    "BinnedMoments",
+    "BayesFit",
     "BinningWarning",
     "CalibrationTest",
-    "CellStatistics",
     "ChannelFit",
     "ChannelFitError",
     "ChannelWarning",
     "Channels",
     "ConvergenceWarning",
     "DependenceWarning",
-    "HistogramBinning",
     "IdentificationError",
-    "Interval",
-    "NCECEResult",
     "NotFittedError",
-    "PlattScaling",
+    "PosteriorECE",
     "Priors",
     "QuadratureWarning",
-    "RecalibrationStudy",
     "RecalibrationWarning",
-    "ReliabilityBand",
-    "ReliabilityCurve",
+    "SamplerSettings",
     "SamplingWarning",
     "SaturatedModelWarning",
-    "Simulation",
     "TableError",
-    "TemperatureScaling",
     "WeakIdentificationWarning",
-    "__version__",
-    "aggregation_weights",
-    "calibration_moments",
+    "analyse",
     "calibration_test",
-    "corrected_labels",
-    "corrected_log_loss",
+    "check_model",
+    "compare_models",
     "crowd_em",
     "dawid_skene_em",
     "expected_calibration_error",
+    "fit_bayes",
     "grouped_em",
     "hui_walter_gmm",
-    "hui_walter_moments",
-    "label_posterior",
-    "majority_vote_ece",
-    "majority_vote_labels",
-    "max_calibration_error",
     "nc_ece_estimate",
+    "nc_ece_posterior",
     "noise_corrected_ece",
+    "prior_sensitivity",
     "recalibrate",
-    "recalibration_study",
-    "reliability_curve",
-    "score_groups",
     "simulate_annotated",
     "simulate_crowd",
-    "simulate_dependent",
-    "simulate_difficulty",
-    "soft_vote_ece",
-    "soft_vote_labels",
-    "third_moment",
     "toy_data",
 ]

@@ -14,6 +14,7 @@ import dataclasses
 import functools
 import importlib
 import importlib.abc
+import importlib.machinery
 import importlib.util
 import inspect
 import numbers
@@ -240,10 +241,8 @@ def moved_names(module: str, moves: dict[str, str]):
         if name not in moves:
             raise AttributeError(f"module {module!r} has no attribute {name!r}")
         target, new = moves[name].split(":")
-        warnings.warn(
-            f"{module}.{name} is {target}.{new} since bayescal {CHANGED_IN}",
-            DeprecationWarning,
-            stacklevel=2,
+        warn_caller(
+            f"{module}.{name} is {target}.{new} since bayescal {CHANGED_IN}", DeprecationWarning
         )
         return getattr(importlib.import_module(target), new)
 
@@ -251,14 +250,16 @@ def moved_names(module: str, moves: dict[str, str]):
 
 
 def lazy_names(package: str, lazy: dict[str, str], moves: dict[str, str] | None = None):
-    """A package's ``__getattr__`` and ``__dir__`` that import ``lazy`` names (name -> module)
-    on first use, so that importing the package stays light, and still find the names of
+    """A package's ``__getattr__`` and ``__dir__`` that import ``lazy`` names (name -> module,
+    or a subpackage -> itself) on first use, so that importing the package stays light, and still find the names of
     ``moves`` (see :func:`moved_names`) with a ``DeprecationWarning``."""
     moved = moved_names(package, moves or {})
 
     def __getattr__(name: str):
         if name in lazy:
-            return getattr(importlib.import_module(lazy[name]), name)
+            module = importlib.import_module(lazy[name])
+            # a lazy subpackage is the module itself; a lazy name is found in its module
+            return module if module.__name__ == f"{package}.{name}" else getattr(module, name)
         return moved(name)
 
     def __dir__():
@@ -275,6 +276,7 @@ class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def __init__(self, moves: dict[str, tuple[str, ...]]):
         self.moves = moves
+        self._own_specs: dict[str, importlib.machinery.ModuleSpec] = {}
 
     def find_spec(self, fullname, path=None, target=None):
         return importlib.util.spec_from_loader(fullname, self) if fullname in self.moves else None
@@ -286,7 +288,9 @@ class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             DeprecationWarning,
         )
         if len(targets) == 1:
-            return importlib.import_module(targets[0])
+            found = importlib.import_module(targets[0])
+            self._own_specs[found.__name__] = found.__spec__
+            return found
         module = types.ModuleType(spec.name, f"Moved to {' and '.join(targets)}.")
 
         def __getattr__(name: str):
@@ -300,7 +304,12 @@ class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return module
 
     def exec_module(self, module) -> None:
-        """Nothing to run: :meth:`create_module` returned the new module itself."""
+        """Nothing to run: :meth:`create_module` returned the new module itself.  The import
+        system has just set that module's ``__spec__`` to the old path's; it gets its own back,
+        or its relative imports would see a parent package other than ``__package__``
+        (``ImportWarning: __package__ != __spec__.parent``)."""
+        if module.__name__ in self._own_specs:
+            module.__spec__ = self._own_specs.pop(module.__name__)
 
 
 def moved_modules(moves: dict[str, tuple[str, ...]]) -> None:

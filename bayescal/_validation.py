@@ -169,7 +169,7 @@ def annotator_positions(
 
     Columns in another order are the same annotators (matched, not refused); other names are
     refused: a channel applied to another annotator's column gives a wrong number without any
-    sign of it (issue 16 item 2: by position, reordered columns gave 0.0795 instead of 0.0601).
+    sign of it (by position, reordered columns once gave 0.0795 instead of 0.0601).
     """
     seen, expected = tuple(seen), tuple(expected)
     if sorted(seen) != sorted(expected):

@@ -1,7 +1,7 @@
 """NC-ECE when judges abstain: missing at random or not (issue 19, item 2b).
 
 Corrected labels renormalise their weights over the annotators an item has
-(``bayescal.corrected_labels``), which keeps ``E[U_i | Y, Z] = Y`` when a response is missing
+(``bayescal.correction.corrected_labels``), which keeps ``E[U_i | Y, Z] = Y`` when a response is missing
 independently of the label given the score.  This benchmark simulates four judges (a = 0.10,
 0.15, 0.20, 0.10; b = 0.85, 0.80, 0.75, 0.90) on n uniform scores with the toy ``shifted``
 calibration, removes responses by one of four mechanisms, and computes NC-ECE (10 bins) with the
@@ -63,7 +63,7 @@ def replicate(mechanism: str, n: int, seed: int) -> dict:
         fit = bc.dawid_skene_em(data)
         estimated = bc.noise_corrected_ece(data, fit.channels, n_bins=10)
         grouped = bc.AnnotatedScores(
-            data.scores, data.annotations, groups=bc.score_groups(data.scores, n_groups=5)
+            data.scores, data.annotations, groups=bc.channels.score_groups(data.scores, n_groups=5)
         )
         by_group = bc.noise_corrected_ece(data, bc.grouped_em(grouped).channels, n_bins=10)
     return {

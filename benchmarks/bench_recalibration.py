@@ -11,7 +11,7 @@ Setting: the paper's toy data (shifted condition, three annotators), a channel s
   labels, all maps fitted together by vectorised projected Newton, per-draw NC-ECE with the
   Bayesian bootstrap, plus the Base and Naive rows).
 - Baseline: what a user would write without it, a Python loop over the 1 000 draws that builds
-  the draw's corrected labels with ``bayescal.corrected_labels`` and fits Platt by
+  the draw's corrected labels with ``bayescal.correction.corrected_labels`` and fits Platt by
   ``scipy.optimize.minimize`` (L-BFGS-B, analytic gradient, the same box) on the corrected
   loss.  It fits maps only (no evaluation), so the ratio understates the difference.
 """
@@ -41,7 +41,7 @@ def loop_platt(fit, data):
     for s in range(a.shape[0]):
         corrected, observed = per_annotator_corrections(data.annotations, a[s], b[s])
         prevalence = float(plugin_prevalence(corrected, observed))
-        targets = bc.corrected_labels(
+        targets = bc.correction.corrected_labels(
             data.annotations, bc.Channels(a[s], b[s]), prevalence=prevalence
         )
         moment = targets @ features / targets.size
@@ -113,8 +113,10 @@ def main() -> None:
             f"{r.median:.4f} [{r.interval[0]:.4f}, {r.interval[1]:.4f}]"
             for r in (result.base, result.naive, result.recalibrated)
         ]
-        before = bc.calibration_moments(oracle, eval_data.scores, n_bins=15).ece
-        after = bc.calibration_moments(oracle, result.map.predict(eval_data.scores), n_bins=15).ece
+        before = bc.metrics.calibration_moments(oracle, eval_data.scores, n_bins=15).ece
+        after = bc.metrics.calibration_moments(
+            oracle, result.map.predict(eval_data.scores), n_bins=15
+        ).ece
         print(f"| {method} | {' | '.join(cells)} | {before:.4f} -> {after:.4f} |")
 
 

@@ -61,7 +61,7 @@ def design(name: str, seed: int):
         sim = bc.simulate_annotated(2000, FIVE, seed=seed)
         return _with_missing(sim, 0.3, seed), sim.channels
     if name == DEPENDENT:
-        sim = bc.simulate_dependent(2000, FIVE, pair=(0, 1), shared_error=0.2, seed=seed)
+        sim = bc.simulate.simulate_dependent(2000, FIVE, pair=(0, 1), shared_error=0.2, seed=seed)
         return sim.data, sim.channels
     condition, n = {
         "toy calibrated": ("calibrated", 2000),
@@ -114,9 +114,11 @@ def replicate(name: str, seed: int, estimated: bool, bayes: bool = True) -> dict
                     data, num_chains=2, num_warmup=500, num_samples=500, seed=seed
                 )
                 p_values["BayesFit"] = _p_value(data, posterior)
-    p_values["soft vote"] = naive_p_value(data.scores, bc.soft_vote_labels(data.annotations))
+    p_values["soft vote"] = naive_p_value(
+        data.scores, bc.correction.soft_vote_labels(data.annotations)
+    )
     p_values["majority vote"] = naive_p_value(
-        data.scores, bc.majority_vote_labels(data.annotations)
+        data.scores, bc.correction.majority_vote_labels(data.annotations)
     )
     return p_values
 

@@ -79,7 +79,7 @@ def main() -> None:
     )
     fit = _fit_of(fit_data, a, b)
     result, seconds, peak, more = _measured(
-        lambda: bc.posterior_recalibration(fit_data, eval_data, fit, method="platt")
+        lambda: bc.bayes.posterior_recalibration(fit_data, eval_data, fit, method="platt")
     )
     print(
         f"| posterior_recalibration (Platt) | {N_DRAWS} draws x {half} + {half} items x "

@@ -5,11 +5,11 @@ Each replicate simulates five annotators (a = 0.10, 0.15, 0.20, 0.10, 0.15; b = 
 0.75, 0.90, 0.80) on n uniform scores with the toy ``shifted`` calibration, erring together by
 a named mechanism:
 
-- the first two (``bayescal.simulate_dependent``): a shared-error pair (both give 1 - Y on a
+- the first two (``bayescal.simulate.simulate_dependent``): a shared-error pair (both give 1 - Y on a
   share rho of the items) or a copying pair (the second copies the first on a share rho), or
   neither; the right model is Dawid–Skene with the pair dependent
   (``fit_bayes(..., dependent=("a0", "a1"))``);
-- all of them (``bayescal.simulate_difficulty``): a shared item difficulty with loadings
+- all of them (``bayescal.simulate.simulate_difficulty``): a shared item difficulty with loadings
   (1.0, 1.5), independent of the score, or tied to it (``score_dependence`` 0.5, the
   violation of NC-ECE's assumption); the right model is ``"shared_difficulty"``.
 

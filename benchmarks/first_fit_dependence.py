@@ -23,8 +23,8 @@ import tempfile
 ROUNDS = 5
 INDEPENDENT = "dawid_skene (independent)"
 DATA = {
-    "shared-error pair": "bc.simulate_dependent(3000, five, pair=(0, 1), shared_error=0.2, seed=0)",
-    "shared difficulty": "bc.simulate_difficulty(3000, five, loading=(1.0, 1.0), seed=0)",
+    "shared-error pair": "bc.simulate.simulate_dependent(3000, five, pair=(0, 1), shared_error=0.2, seed=0)",
+    "shared difficulty": "bc.simulate.simulate_difficulty(3000, five, loading=(1.0, 1.0), seed=0)",
 }
 MODELS = {
     "shared-error pair": {

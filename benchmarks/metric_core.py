@@ -103,7 +103,9 @@ def main() -> None:
         (
             "NumPy: corrected labels, two-bincount",
             *best_time(
-                lambda: numpy_two_bincount(bc.corrected_labels(annotations, CHANNELS), scores)
+                lambda: numpy_two_bincount(
+                    bc.correction.corrected_labels(annotations, CHANNELS), scores
+                )
             ),
         ),
     ]

@@ -68,7 +68,7 @@ def beta_log_kernel(x, concentration1, concentration0):
     The constant does not depend on the sampled parameters, so it changes no posterior and no
     NUTS step; leaving it out keeps ``log B`` (four log-gamma functions and a series per Beta in
     NumPyro's ``Beta.log_prob``) out of every compiled sampler, a third of the start program's
-    operations and a fifth of the NUTS step's (issue 15).
+    operations and a fifth of the NUTS step's (benchmarks/RESULTS.md).
     """
     return xlogy(concentration1 - 1.0, x) + xlog1py(concentration0 - 1.0, -x)
 

@@ -11,47 +11,33 @@
 
 The hyperpriors are weakly informative on the logit scale: a typical false-positive rate near
 sigmoid(-1.5) = 0.18 give or take a factor of e^1.5, a population gap anywhere from none to
-about 6 logits (a = 0.18 with b = 0.99), workers' spread up to about 3 logits, and no preferred
-sign of the correlation of a worker's two rates (spammers, b = a, lie along the diagonal; good
-workers low a and high b).  The second, *random* component is the spammers' (MACE's idea, Hovy
+about 6 logits, workers' spread up to about 3 logits, and no preferred sign of the correlation
+of a worker's two rates.  The second, *random* component is the spammers' (MACE's idea, Hovy
 et al. 2013, as a mixture of populations): workers whose answers do not depend on the item, at
-a rate of positives uniform on (0, 1) as MACE's flat prior on a spammer's answers (the standard
-logistic is the logit of a uniform rate), their gap held near 0 (SD 0.3 logits: two SDs at a
-rate near 1/2 are a = 0.43, b = 0.57).  Constant workers (a = b = 0 or 1) are random workers
-at the ends of that range.  Without the component a spammer with a few labels is shrunk
-toward the good workers, keeps a gap and a weight, and biases NC-ECE: measured on 1 000-item
-crowds with 10% spammers, the 90% interval of ``nc_ece_posterior`` covered the population ECE
-in 82% of 200 replicates with one normal population (benchmarks/RESULTS.md, issue 17).  Where
-spammers and adversaries have 5 labels or fewer (100 replicates of 150-worker crowds) the
-correlation is what counts: a population with independent logits erred more in NC-ECE (mean
-absolute error larger by 0.0048 +- 0.0012) and on the adversaries (RMSE 0.429 against 0.388),
-while the random component changed neither (5 labels cannot tell a spammer from a good
-worker) and halved the smallest ESS.  The
-component's rate has no hyperparameters on purpose: a normal of learnt mean and spread had to
-stretch to the constant workers (spread 5.2 logits), and those workers' logits, centred on
-it, formed a funnel that doubled the leapfrog steps (63 against 31 an iteration at 10^4 items
-x 200 workers).  Orientation comes from the population: ``mu_b > mu_a`` (``g > 0``)
-breaks the label-switching symmetry ``(a, b, prevalence) -> (b, a, 1 - prevalence)``, while each
-worker is free: a spammer (``b_j = a_j``) or an adversarial worker (``b_j < a_j``) is
-estimated, never refused (DESIGN §4, §7).
+a rate of positives uniform on (0, 1) (the standard logistic is the logit of a uniform rate),
+their gap held near 0.  Constant workers (a = b = 0 or 1) are random workers at the ends of
+that range.  Without the component a spammer with a few labels is shrunk toward the good
+workers and keeps a gap and a weight.  The component's rate has no hyperparameters: a learnt
+spread stretched to the constant workers and made a funnel.
 
-The likelihood runs on the sparse responses (:mod:`.response_design`): each row of :class:`ResponseDesign` is one item
-(or several items with the same workers and answers, counted), its responses padded to the
-widest row.  A response is looked up as ``code = 2 j + label`` in a table of the workers' log
-probabilities, so the per-item sums are sums along a row (no scatter in the forward pass) and
-memory is O(responses), never items x workers.  ``Y`` is summed out by hand (``logaddexp``).
+Orientation comes from the population: ``mu_b > mu_a`` (``g > 0``) breaks the label-switching
+symmetry ``(a, b, prevalence) -> (b, a, 1 - prevalence)``, while each worker is free: a spammer
+(``b_j = a_j``) or an adversarial worker (``b_j < a_j``) is estimated, flagged and weighted
+down, never refused.
 
-Parametrisation, measured (benchmarks/RESULTS.md, issue 17): a worker with many labels has a
-sharp posterior, which the non-centred form turns into a narrow valley that NUTS crosses with
-many small steps; a worker with few labels has a posterior close to the population, which the
-centred form turns into a funnel.  So workers with at least ``CENTRED_LABELS`` labels are
-sampled centred, the others non-centred (``z_j ~ Normal(0, I)``, ``x_j = mu + L z_j``).  At
-10^4 items x 200 workers x 5 labels (250 labels a worker) NUTS took 15.0 leapfrog steps an
-iteration centred, 33.9 non-centred.  A centred worker is sampled as ``(u_j, v_j)``, the mean
-of its two logits and its gap (:func:`from_centre_gap`), not as ``(logit a_j, logit b_j)``: a
-random worker's posterior is long along the diagonal (its rate) and narrow across it (its gap),
-which a diagonal mass matrix fits only on these axes (31 against 15 leapfrog steps an
-iteration, same crowd).
+The likelihood runs on the sparse responses (:mod:`.response_design`): each row of
+:class:`ResponseDesign` is one item (or several items with the same workers and answers,
+counted), its responses padded to the widest row.  A response is looked up as ``code = 2 j +
+label`` in a table of the workers' log probabilities, so the per-item sums are sums along a row
+(no scatter in the forward pass) and memory is O(responses), never items x workers.  ``Y`` is
+summed out by hand (``logaddexp``).
+
+Parametrisation: workers with at least ``CENTRED_LABELS`` labels have sharp posteriors and are
+sampled centred, as ``(u_j, v_j)``, the mean of their two logits and their gap
+(:func:`from_centre_gap`), the axes a random worker's posterior is long and narrow along; the
+others are sampled non-centred (``z_j ~ Normal(0, I)``, ``x_j = mu + L z_j``), away from the
+funnel of a posterior close to the population.  Each choice, and the component's effect on
+coverage, is measured in benchmarks/RESULTS.md ("The hierarchical model's design, measured").
 """
 
 from __future__ import annotations
@@ -305,7 +291,7 @@ def hierarchical_dawid_skene(design: ResponseDesign, prior_params, counts=None) 
 def _log_add_exp(u, v):
     """``log(e^u + e^v)`` for finite ``u, v``: ``jnp.logaddexp`` guards infinities with
     branches that made it, and its gradient, the costliest step of the likelihood (270 against
-    49 microseconds a call on 10^4 rows; issue 17)."""
+    49 microseconds a call on 10^4 rows)."""
     return jnp.maximum(u, v) + jnp.log1p(jnp.exp(-jnp.abs(u - v)))
 
 

@@ -1,4 +1,4 @@
-"""The sparse responses of a crowd as the hierarchical model reads them (issue 17).
+"""The sparse responses of a crowd as the hierarchical model reads them.
 
 Each row of :class:`ResponseDesign` is one item (or several items with the same workers and
 answers, counted), its responses padded to the widest row.  A response is the code

@@ -43,9 +43,10 @@ def _compiled_samplers_in_a_folder_of_this_run(tmp_path_factory):
         os.environ[CACHE_ENV] = previous
 
 
-# The crowd of the README's crowd section, fitted by the hierarchical model once for the tests
-# that need it (tests/bayes/test_crowd_bayes.py, tests/test_readme.py): they share the xdist group
-# tests.helpers.CROWD_FIT_GROUP (``--dist loadgroup`` in the Makefile), so one process fits it.
+# The crowd of the crowds guide (docs/guides/crowds.md), fitted by the hierarchical model once
+# for the tests that need it (tests/bayes/test_crowd_bayes.py, tests/test_docs.py): they share
+# the xdist group tests.helpers.CROWD_FIT_GROUP (``--dist loadgroup`` in the Makefile), so one
+# process fits it.
 @pytest.fixture(scope="session")
 def crowd_of_30():
     import bayescal as bc

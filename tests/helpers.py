@@ -7,7 +7,7 @@ import bayescal as bc
 from bayescal.bayes.bayes_fit import BayesFit
 from bayescal.correction.known_channels import is_crowd
 
-#: The xdist group of the tests that use the session's hierarchical fit of the README's crowd
+#: The xdist group of the tests that use the session's hierarchical fit of the crowds guide's crowd
 #: (tests/conftest.py ``crowd_of_30_fit``): one process runs them all and fits it once.
 CROWD_FIT_GROUP = "crowd_fit"
 

@@ -33,6 +33,7 @@ INPUTS = {
     "AnnotatedScores",
     "Channels",
     "Priors",
+    "SamplerSettings",
     "TemperatureScaling",
     "PlattScaling",
     "HistogramBinning",
@@ -143,12 +144,22 @@ def test_results_have_their_own_one_line_repr(name):
 
 @pytest.mark.parametrize(
     "name",
-    ["Analysis", "BayesFit", "ChannelFit", "ModelChecks", "PosteriorECE", "PriorSensitivity"],
+    [
+        "Analysis",
+        "BayesFit",
+        "ChannelFit",
+        "bayes.ModelChecks",
+        "PosteriorECE",
+        "bayes.PriorSensitivity",
+    ],
 )
 def test_results_a_notebook_user_looks_at_render_their_tables(name):
     import bayescal
 
-    assert callable(getattr(getattr(bayescal, name), "_repr_html_", None))
+    found = bayescal
+    for part in name.split("."):
+        found = getattr(found, part)
+    assert callable(getattr(found, "_repr_html_", None))
 
 
 #: Callables whose signature changed in 0.2 (``old_spellings`` marks them).
@@ -196,7 +207,7 @@ def test_names_moved_in_0_2_resolve_with_a_warning_naming_the_new_place():
     moves = [
         (bc, "nc_ece", bc.nc_ece_estimate),
         (bc, "posterior_ece", bc.nc_ece_posterior),
-        (bc, "PatternCounts", bc.CellStatistics),
+        (bc, "PatternCounts", bc.data.CellStatistics),
         (bayescal.metrics.agreement, "calibration_record", bayescal.metrics.calibration_record),
         (bayescal.channels, "grouped_em_counts", bc.grouped_em),
     ]
@@ -267,15 +278,15 @@ def test_dataclasses_holding_arrays_compare_by_identity(name, cls):
 
 
 def test_results_with_arrays_compare_and_hash_without_raising():
-    curve = bc.reliability_curve([0, 1, 1, 0], [0.1, 0.8, 0.7, 0.3], n_bins=2)
-    moments = bc.calibration_moments([0, 1, 1, 0], [0.1, 0.8, 0.7, 0.3], n_bins=2)
-    again = bc.reliability_curve([0, 1, 1, 0], [0.1, 0.8, 0.7, 0.3], n_bins=2)
+    curve = bc.metrics.reliability_curve([0, 1, 1, 0], [0.1, 0.8, 0.7, 0.3], n_bins=2)
+    moments = bc.metrics.calibration_moments([0, 1, 1, 0], [0.1, 0.8, 0.7, 0.3], n_bins=2)
+    again = bc.metrics.reliability_curve([0, 1, 1, 0], [0.1, 0.8, 0.7, 0.3], n_bins=2)
     assert curve == curve and curve != again  # identity: equal arrays are compared by value
     assert moments == moments and len({curve, moments}) == 2
 
 
 def test_no_public_name_is_also_a_submodule_name():
-    """``bayescal.posterior_recalibration`` was a function the first time and its module the
+    """``bayescal.bayes.posterior_recalibration`` was a function the first time and its module the
     second: importing a submodule binds its name on the package, over the lazily loaded one."""
     import pkgutil
 

@@ -29,7 +29,7 @@ def test_the_quickstart_table_reads_and_its_naive_ece_is_biased():
     data = table.data
     assert data.n_items == 3000 and 0.15 < (data.annotations[:, 3] == -1).mean() < 0.25
     oracle = bc.expected_calibration_error(table.truth, data.scores, n_bins=10)
-    naive = bc.soft_vote_ece(data, n_bins=10)
+    naive = bc.correction.soft_vote_ece(data, n_bins=10)
     corrected = bc.nc_ece_estimate(data, estimator="dawid_skene_em", n_bins=10).estimate
     assert abs(corrected - oracle) < 0.02 < abs(naive - oracle)  # the quickstart's point
     assert list(read_priors(EXAMPLES / "priors.json", named=True)) == [

@@ -31,7 +31,7 @@ def test_no_other_module_defines_an_exception_class():
 
 def test_a_map_used_before_fit_raises_not_fitted_error():
     with pytest.raises(bc.NotFittedError, match="this PlattScaling is not fitted yet") as raised:
-        bc.PlattScaling().predict([0.5])
+        bc.recalibration.PlattScaling().predict([0.5])
     assert isinstance(raised.value, ValueError) and isinstance(raised.value, AttributeError)
 
 

@@ -3,6 +3,7 @@ that names where their names live now (CHANGELOG.md lists every move)."""
 
 import importlib
 import sys
+import types
 import warnings
 
 import pytest
@@ -50,6 +51,10 @@ def test_an_old_module_path_imports_its_new_module_and_warns_at_the_importing_li
     assert caught[0].filename == __file__
     assert module is importlib.import_module(new)
     assert getattr(module, name) is getattr(importlib.import_module(new), name)
+    # The module keeps its own spec: the relative imports inside its functions would otherwise
+    # raise ImportWarning (__package__ != __spec__.parent) once the old path was imported.
+    assert module.__spec__.name == new
+    assert module.__spec__.parent == module.__package__
 
 
 def test_the_split_io_module_finds_each_name_where_it_went(monkeypatch):
@@ -91,3 +96,28 @@ def test_names_of_a_module_that_became_a_folder_still_resolve(package, name, whe
         found = getattr(importlib.import_module(package), name)
     assert found is getattr(importlib.import_module(where), name)
     assert bayescal.__version__
+
+
+def test_the_top_level_holds_at_most_45_public_names_all_in_all():
+    """The workflow, its inputs and results, the defaults and the exceptions; room is left for
+    the functions to come.  The folders are reached as attributes, lazily."""
+    public = {
+        name
+        for name, value in vars(bayescal).items()
+        if not name.startswith("_") and not isinstance(value, types.ModuleType)
+    }
+    assert len(bayescal.__all__) <= 45
+    assert public <= set(bayescal.__all__)
+    assert sorted(set(dir(bayescal)) & set(bayescal.__all__)) == sorted(bayescal.__all__)
+
+
+@pytest.mark.parametrize("old", sorted(bayescal._MOVED))
+def test_a_name_that_left_the_top_level_resolves_and_warns_at_the_callers_line(old):
+    target, new = bayescal._MOVED[old].split(":")
+    with pytest.warns(
+        DeprecationWarning, match=rf"^bayescal\.{old} is {target}\.{new} since"
+    ) as got:
+        found = getattr(bayescal, old)
+    assert [warning.filename for warning in got] == [__file__]
+    assert found is getattr(importlib.import_module(target), new)
+    assert new in importlib.import_module(target).__all__  # public in its folder

@@ -13,8 +13,8 @@ import json
 import time
 import uuid
 import warnings
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import numpy as np
 
@@ -28,6 +28,7 @@ from .._api import (
     warn_caller,
 )
 from .._version import __version__
+from ..bayes.sampler_settings import SamplerSettings, sampler_settings
 from ..channels import ChannelFit
 from ..channels.dependence import dependent_pairs
 from ..correction.calibration_test import calibration_test
@@ -61,6 +62,7 @@ from ..report.summary import (
 )
 from ..report.verdict import off_diagonal_ranges, verdict_sentence
 from .model_choice import (
+    ModelChoice,
     em_estimate,
     model_data,
     propose_dependence,
@@ -150,14 +152,44 @@ def _as_table(data, score, annotators, truth):
     return AnnotatedScores.from_frame(data, score=score, annotators=annotators), truth
 
 
-@contextmanager
-def _timed(timings: dict, step: str):
-    """Add the wall time of the block to ``timings[step]`` (seconds)."""
-    start = time.perf_counter()
-    try:
-        yield
-    finally:
-        timings[step] = timings.get(step, 0.0) + time.perf_counter() - start
+class _Inputs(NamedTuple):
+    """What reading and choosing the model settle: the data as the models are fitted to them,
+    the truth column, the model and why, the dependent pairs, the bins and the level."""
+
+    data: AnnotatedScores
+    truth: np.ndarray | None
+    model: ModelChoice
+    pairs: list | None
+    bins: int
+    level: float
+
+
+class _Tables(NamedTuple):
+    """The sufficient statistics every later step runs on."""
+
+    counts: object  # the (group, pattern) counts every model runs on
+    cells: object  # the (bin, pattern) cells of every pattern-level ECE
+    evaluated: object  # what NC-ECE corrects: the cells, or a crowd's own responses
+    naive: dict  # the naive targets of each pattern, by name
+
+
+class _Steps:
+    """Runs the steps of an analysis in order, each ``step(*args) -> (result, parts)``: it keeps
+    each step's wall time (``Summary.timings``) and the parts of the :class:`Summary` it
+    returns (field name -> section)."""
+
+    def __init__(self):
+        self.timings: dict[str, float] = {}
+        self.parts: dict = {}
+
+    def __call__(self, name: str, step, *args):
+        start = time.perf_counter()
+        try:
+            result, parts = step(*args)
+        finally:
+            self.timings[name] = round(time.perf_counter() - start, 3)
+        self.parts |= parts
+        return result
 
 
 def _record(
@@ -248,8 +280,9 @@ def analyse(
     priors=None,
     n_bins=DEFAULT_N_BINS,
     level=DEFAULT_LEVEL,
-    seed=0,
-    progress=False,
+    seed=None,
+    progress=None,
+    sampler=None,
     bayes_options=None,
     dependent=None,
 ) -> Analysis:
@@ -272,10 +305,17 @@ def analyse(
         Priors of the Bayesian model (default flat, :class:`bayescal.bayes.Priors`).
     n_bins : int or "auto", default 10
     level : float, default 0.9
-    seed : int, default 0
-    progress : bool, default False
+    seed : int, optional
+        Seeds every random step: the EM starts, NUTS, the bootstraps, the preview's halves
+        (``sampler``'s seed, 0 unless it says otherwise).
+    progress : bool, optional
+        Progress bars of the sampler where standard error is a terminal (``sampler``'s, off
+        unless it says otherwise).
+    sampler : SamplerSettings, optional
+        NUTS settings (:func:`bayescal.fit_bayes`); default ``SamplerSettings(progress=False)``.
+        ``seed`` and ``progress``, when given, take the place of its fields.
     bayes_options : dict, optional
-        Extra keyword arguments of :func:`bayescal.fit_bayes` (num_chains, num_warmup, num_samples).
+        Deprecated since bayescal 0.2: the same settings as ``sampler=SamplerSettings(...)``.
     dependent : pair or list of pairs of annotator names, optional
         Pairs whose errors may be correlated given ``Y`` (:func:`bayescal.fit_bayes`'s
         ``dependent``): the EM and the Bayesian model both get their covariances, and the
@@ -289,145 +329,235 @@ def analyse(
         Its ``summary.warnings`` holds the warnings shown during the analysis, one line each,
         so that the results folder and its report keep them.
     """
-    from ..bayes.checks import check_model, uses_crowd_checks
-    from ..bayes.fit import fit_bayes
-    from ..bayes.posterior import nc_ece_posterior
-    from ..models import check_complete_layout
+    settings = _sampler_settings(sampler, seed, progress, bayes_options)
+    seed = settings.seed
+    steps = _Steps()
+    inputs = steps(
+        "model_choice", _read, data, score, annotators, truth, model, dependent, n_bins, level
+    )
+    tables = steps("compress", _tabulate, inputs)
+    channel_fit = steps("em", _fit_em, inputs, tables, seed)
+    fit = steps("nuts", _fit_bayes, inputs, tables, channel_fit, priors, settings)
+    posterior = steps("push_through", _correct, inputs, tables, channel_fit, fit, seed)
+    checks = steps("checks", _check, inputs, tables, channel_fit, fit, seed)
+    # a dependent model's test: the dependent EM fit's refitting bootstrap (the H0 posterior of
+    # a dependent BayesFit is not implemented)
+    tested = channel_fit if inputs.pairs else fit
+    test = steps("calibration_test", _test, inputs, tested, seed)
+    steps("recalibration_preview", _recalibrate, inputs, fit, seed)
+    parts = _summarise(inputs, fit, posterior, test, steps.parts["ece"], seed, steps.timings)
+    summary = Summary(**steps.parts, **parts)
+    return Analysis(inputs.data, channel_fit, fit, posterior, checks, summary)
 
+
+def _read(data, score, annotators, truth, model, dependent, n_bins, level):
+    """Read: the data (a DataFrame's columns), the truth column, the model chosen and the data
+    it is fitted to (with score groups for Hui–Walter), the dependent pairs, the bins."""
     data, truth = _as_table(data, score, annotators, truth)
     chosen = model_data(data, model=model)
-    name, why, data = chosen
+    data = chosen.data
     pairs = dependent_pairs(dependent, data.annotator_names).names or None
-    why = with_pairs(why, pairs)
+    chosen = chosen._replace(why=with_pairs(chosen.why, pairs))
     if truth is not None:
         truth = v.as_binary_labels(truth, "truth")
         v.check_same_length(truth, "truth", data.scores, "data.scores")
     bins = v.as_n_bins(n_bins, data.n_items)
     level = v.as_open_probability(level, "level")
-    seed = v.as_seed(seed)
+    missing = data.annotations == -1
+    groups = data.groups if data.groups is not None else np.zeros(data.n_items, dtype=np.int64)
+    ids, sizes = np.unique(groups, return_counts=True)
+    section = DataSummary(
+        n_items=data.n_items,
+        annotators=data.annotator_names,
+        missing_rate=float(missing.mean()),
+        missing_by_annotator={
+            name: float(rate) for name, rate in zip(data.annotator_names, missing.mean(axis=0))
+        },
+        groups={str(int(g)): int(n) for g, n in zip(ids, sizes)},
+    )
+    return _Inputs(data, truth, chosen, pairs, bins, level), {"data": section}
 
-    timings = {}
-    with _timed(timings, "compress"):
-        counts = data.compress()  # every model runs on the (group, pattern) counts
-        # and every pattern-level ECE (naive votes, NC-ECE with EM channels) on the (bin, pattern) cells
-        cells = data.cells(n_bins=bins, by_group=False)
-    # but a crowd's corrected labels come from its responses (the crowd rule of
+
+def _tabulate(inputs: _Inputs):
+    """The pattern counts every model runs on, the (bin, pattern) cells of every pattern-level
+    ECE (naive votes, NC-ECE with EM channels), and the naive targets."""
+    data = inputs.data
+    counts = data.compress()
+    cells = data.cells(n_bins=inputs.bins, by_group=False)
+    # a crowd's corrected labels come from its responses (the crowd rule of
     # noise_corrected_ece and nc_ece_posterior): its cells are as many as its items
     evaluated = data if is_crowd(data) else cells
     naive = {
         "soft_vote": soft_vote(cells.patterns),
         "majority_vote": majority_vote(cells.patterns, "half"),
     }
-    with _timed(timings, "em"):
-        channel_fit = em_estimate(name, data, counts, seed, pairs)
-        if channel_fit.failure:
-            frequentist = Estimate(
-                None, reason=f"{channel_fit.method} failed: {channel_fit.failure}"
-            )
-        else:
-            try:
-                value = noise_corrected_ece(evaluated, channel_fit.channels, n_bins=bins)
-                frequentist = Estimate(value, estimator=channel_fit.described)
-            except ValueError as error:  # channels that cannot correct (a zero gap)
-                frequentist = Estimate(None, reason=str(error))
-    # the model checks run after NUTS: refuse data they cannot check before sampling, not after
-    if not uses_crowd_checks(name, data.n_annotators):
-        check_complete_layout(counts.patterns, counts.groups if chosen.spec.grouped else None)
-    with _timed(timings, "nuts"):
-        fit = fit_bayes(
-            data if chosen.spec.on_responses else counts,
-            model=name,
-            priors=priors,
-            seed=seed,
-            progress=progress,
-            dependent=pairs,
-            **(bayes_options or {}),
-        )
-    with _timed(timings, "push_through"):
-        posterior = nc_ece_posterior(evaluated, fit, n_bins=bins, level=level, seed=seed)
-    with _timed(timings, "checks"):
-        checks = check_model(data, fit, level=level, seed=seed)
-        if not pairs and not uses_crowd_checks(name, data.n_annotators):
-            propose_dependence(checks.table, counts, name, channel_fit, seed)
-    with _timed(timings, "calibration_test"):
-        # a dependent model's test: the dependent EM fit's refitting bootstrap (the H0
-        # posterior of a dependent BayesFit is not implemented)
-        test = _calibration_test(data, channel_fit if pairs else fit, bins, seed)
-    with _timed(timings, "recalibration_preview"):
-        preview = _recalibration_preview(data, fit, bins, level, seed)
+    return _Tables(counts, cells, evaluated, naive), {}
 
-    curves = {label: cells.curve(targets) for label, targets in naive.items()}
-    if truth is not None:
-        curves["oracle"] = reliability_curve(truth, data.scores, n_bins=bins)
-    oracle = (
-        Estimate(None, reason="no truth column given")
-        if truth is None
-        else Estimate(expected_calibration_error(truth, data.scores, n_bins=bins))
+
+def _fit_em(inputs: _Inputs, tables: _Tables, seed: int):
+    """Fit, the frequentist baseline: the EM estimate that matches the model."""
+    model = inputs.model
+    return em_estimate(model.name, inputs.data, tables.counts, seed, inputs.pairs), {}
+
+
+def _fit_bayes(inputs: _Inputs, tables: _Tables, channel_fit, priors, settings):
+    """Fit, the posterior: NUTS on the model chosen (refusing first data that the model checks,
+    run after it, could not check); its model, channel, prevalence and diagnostics sections."""
+    from ..bayes.checks import uses_crowd_checks
+    from ..bayes.fit import fit_bayes
+    from ..models import check_complete_layout
+
+    data, model, counts = inputs.data, inputs.model, tables.counts
+    if not uses_crowd_checks(model.name, data.n_annotators):
+        check_complete_layout(counts.patterns, counts.groups if model.spec.grouped else None)
+    fit = fit_bayes(
+        data if model.spec.on_responses else counts,
+        model=model.name,
+        priors=priors,
+        sampler=settings,
+        dependent=inputs.pairs,
     )
-    groups = data.groups if data.groups is not None else np.zeros(data.n_items, dtype=np.int64)
-    ids, sizes = np.unique(groups, return_counts=True)
-    missing = data.annotations == -1
+    channels, prevalences = _channel_sections(fit, channel_fit, data.annotator_names, inputs.level)
     diagnostics = fit.diagnostics
-    channels, prevalences = _channel_sections(fit, channel_fit, data.annotator_names, level)
-    naive_ece = {label: cells.moments(targets).ece for label, targets in naive.items()}
-    nc_ece = _posterior(posterior, level)
-    band = posterior.reliability_band()
-    verdict = Verdict(
-        sentence=verdict_sentence(
-            None if test is None else test.p_value,
-            off_diagonal_ranges(band.edges, band.mean_predicted, band.lower, band.upper),
-        ),
-        nc_ece=nc_ece,
-        p_value=None if test is None else test.p_value,
-        prob_within_tolerance=posterior.prob_calibrated,
-        tolerance=posterior.tolerance,
-        naive=naive_ece,
-    )
-    summary = Summary(
-        bayescal_version=__version__,
-        data=DataSummary(
-            n_items=data.n_items,
-            annotators=data.annotator_names,
-            missing_rate=float(missing.mean()),
-            missing_by_annotator={
-                name: float(rate) for name, rate in zip(data.annotator_names, missing.mean(axis=0))
-            },
-            groups={str(int(g)): int(n) for g, n in zip(ids, sizes)},
-        ),
-        model=ModelSummary(
-            name=name,
-            why=why,
+    return fit, {
+        "model": ModelSummary(
+            name=model.name,
+            why=model.why,
             dependent=tuple(f"{j} ~ {k}" for j, k in fit.dependent),
             priors=fit.priors,
             chains=fit.num_chains,
             draws_per_chain=fit.n_draws // fit.num_chains,
         ),
-        identification=Identification.from_checks(checks.table),
-        channels=channels,
-        prevalence=prevalences,
-        diagnostics=Diagnostics(
+        "channels": channels,
+        "prevalence": prevalences,
+        "diagnostics": Diagnostics(
             *finite([diagnostics["r_hat"].max(), diagnostics["ess_bulk"].min()]),
             int(diagnostics["divergences"].iloc[0]),
         ),
-        ece=ECESummary(
-            n_bins=bins, naive=naive_ece, nc_ece=NCECE(frequentist, nc_ece), oracle=oracle
+    }
+
+
+def _correct(inputs: _Inputs, tables: _Tables, channel_fit, fit, seed: int):
+    """Correct: the naive ECEs, NC-ECE with the EM channels and with every posterior draw, the
+    oracle ECE of a truth column, and the reliability diagram."""
+    from ..bayes.posterior import nc_ece_posterior
+
+    data, bins, level = inputs.data, inputs.bins, inputs.level
+    if channel_fit.failure:
+        frequentist = Estimate(None, reason=f"{channel_fit.method} failed: {channel_fit.failure}")
+    else:
+        try:
+            value = noise_corrected_ece(tables.evaluated, channel_fit.channels, n_bins=bins)
+            frequentist = Estimate(value, estimator=channel_fit.described)
+        except ValueError as error:  # channels that cannot correct (a zero gap)
+            frequentist = Estimate(None, reason=str(error))
+    posterior = nc_ece_posterior(tables.evaluated, fit, n_bins=bins, level=level, seed=seed)
+    curves = {label: tables.cells.curve(targets) for label, targets in tables.naive.items()}
+    if inputs.truth is None:
+        oracle = Estimate(None, reason="no truth column given")
+    else:
+        curves["oracle"] = reliability_curve(inputs.truth, data.scores, n_bins=bins)
+        oracle = Estimate(expected_calibration_error(inputs.truth, data.scores, n_bins=bins))
+    naive = {label: tables.cells.moments(targets).ece for label, targets in tables.naive.items()}
+    return posterior, {
+        "ece": ECESummary(
+            n_bins=bins,
+            naive=naive,
+            nc_ece=NCECE(frequentist, _posterior(posterior, level)),
+            oracle=oracle,
         ),
-        reliability=ReliabilitySummary.from_band(band, curves),
-        checks=ChecksSummary.from_checks(checks),
-        record=_record(data, fit.draws()[2], sizes, level, truth, bins),
-        timings={step: round(seconds, 3) for step, seconds in timings.items()},
-        run=RunRecord(
+        "reliability": ReliabilitySummary.from_band(posterior.reliability_band(), curves),
+    }
+
+
+def _check(inputs: _Inputs, tables: _Tables, channel_fit, fit, seed: int):
+    """Check: the model checks, and a dependent pair proposed in one line when the pairwise
+    check flags correlated errors (never fitted silently)."""
+    from ..bayes.checks import check_model, uses_crowd_checks
+
+    checks = check_model(inputs.data, fit, level=inputs.level, seed=seed)
+    model = inputs.model
+    if not inputs.pairs and not uses_crowd_checks(model.name, inputs.data.n_annotators):
+        propose_dependence(checks.table, tables.counts, model.name, channel_fit, seed)
+    return checks, {
+        "identification": Identification.from_checks(checks.table),
+        "checks": ChecksSummary.from_checks(checks),
+    }
+
+
+def _test(inputs: _Inputs, fit, seed: int):
+    """Test: the calibration test (None, said in a warning, when the data cannot be tested)."""
+    test = _calibration_test(inputs.data, fit, inputs.bins, seed)
+    return test, {
+        "calibration_test": None if test is None else CalibrationTestSummary.from_test(test)
+    }
+
+
+def _recalibrate(inputs: _Inputs, fit, seed: int):
+    """Recalibrate: the report's preview of corrected maps on held-out items."""
+    preview = _recalibration_preview(inputs.data, fit, inputs.bins, inputs.level, seed)
+    return preview, {"recalibration": preview}
+
+
+def _summarise(inputs: _Inputs, fit, posterior, test, ece, seed: int, timings: dict) -> dict:
+    """Summarise: the verdict in plain words (from the test, the corrected reliability band and
+    the ECEs of the correct step), the calibration record and the run."""
+    data = inputs.data
+    band = posterior.reliability_band()
+    p_value = None if test is None else test.p_value
+    groups = data.groups if data.groups is not None else np.zeros(data.n_items, dtype=np.int64)
+    _, sizes = np.unique(groups, return_counts=True)
+    return {
+        "bayescal_version": __version__,
+        "verdict": Verdict(
+            sentence=verdict_sentence(
+                p_value,
+                off_diagonal_ranges(band.edges, band.mean_predicted, band.lower, band.upper),
+            ),
+            nc_ece=ece.nc_ece.posterior,
+            p_value=p_value,
+            prob_within_tolerance=posterior.prob_calibrated,
+            tolerance=posterior.tolerance,
+            naive=ece.naive,
+        ),
+        "record": _record(data, fit.draws()[2], sizes, inputs.level, inputs.truth, inputs.bins),
+        "timings": timings,
+        "run": RunRecord(
             id=uuid.uuid4().hex,
             seed=seed,
             chain_method=fit.run["chain_method"],
             devices=int(fit.run["devices"]),
             versions=_versions(),
         ),
-        verdict=verdict,
-        calibration_test=None if test is None else CalibrationTestSummary.from_test(test),
-        recalibration=preview,
+    }
+
+
+def _sampler_settings(sampler, seed, progress, bayes_options) -> SamplerSettings:
+    """The analysis' NUTS settings: ``sampler`` (default without a progress bar) with ``seed``
+    and ``progress`` given in their place, and the deprecated ``bayes_options`` folded in."""
+    settings = sampler_settings(
+        sampler, SamplerSettings(progress=False), seed=seed, progress=progress
     )
-    return Analysis(data, channel_fit, fit, posterior, checks, summary)
+    if bayes_options is None:
+        return settings
+    fields = {"num_chains", "num_warmup", "num_samples"}
+    if not isinstance(bayes_options, dict) or set(bayes_options) - fields:
+        unknown = (
+            sorted(set(bayes_options) - fields)
+            if isinstance(bayes_options, dict)
+            else type(bayes_options).__name__
+        )
+        raise TypeError(
+            f"bayes_options must be a dict with keys among {sorted(fields)}; saw {unknown} "
+            "(pass sampler=SamplerSettings(...))"
+        )
+    warn_caller(
+        f"analyse(bayes_options={bayes_options!r}) is analyse(sampler=SamplerSettings("
+        + ", ".join(f"{key}={value!r}" for key, value in bayes_options.items())
+        + ")) since bayescal 0.2",
+        DeprecationWarning,
+    )
+    return replace(settings, **bayes_options)
 
 
 def _calibration_test(data, fit, n_bins, seed):

@@ -4,8 +4,8 @@ Commands
 --------
 ``bayescal fit TABLE --score COL --annotators A,B,... --out DIR``
     Fit a table's annotators and report naive ECE, NC-ECE with an interval and the model
-    checks; writes DIR/summary.json (README: "summary.json"), DIR/posterior.nc, DIR/report.html
-    and DIR/figures/*.png.  ``--long --scores FILE`` reads one row per response instead.
+    checks; writes ``DIR/summary.json`` (its fields: the documentation's guide "Files and the
+    command line"), ``DIR/posterior.nc``, ``DIR/report.html`` and ``DIR/figures/*.png``.  ``--long --scores FILE`` reads one row per response instead.
 ``bayescal report DIR``
     Re-render the report from summary.json and posterior.nc, without refitting.
 ``bayescal recalibrate TABLE ... --method M --out DIR``

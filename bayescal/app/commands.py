@@ -84,8 +84,17 @@ def _progress(args) -> bool:
     return not args.quiet and sys.stderr.isatty()
 
 
-def _bayes_options(args) -> dict:
-    return {"num_chains": args.chains, "num_warmup": args.warmup, "num_samples": args.samples}
+def _sampler_settings(args):
+    """``--chains``, ``--warmup``, ``--samples``, ``--seed`` and the progress bars."""
+    from ..bayes.sampler_settings import SamplerSettings
+
+    return SamplerSettings(
+        num_chains=args.chains,
+        num_warmup=args.warmup,
+        num_samples=args.samples,
+        seed=args.seed,
+        progress=_progress(args),
+    )
 
 
 def _input_record(args) -> dict:
@@ -120,9 +129,7 @@ def run_fit(args) -> str:
         model=args.model,
         priors=priors,
         n_bins=args.n_bins,
-        seed=args.seed,
-        progress=_progress(args),
-        bayes_options=_bayes_options(args),
+        sampler=_sampler_settings(args),
         dependent=_dependent(args),
     )
     summary, report = write_analysis(
@@ -214,10 +221,8 @@ def run_sensitivity(args) -> str:
         model=name,
         priors=named,
         n_bins=args.n_bins,
-        seed=args.seed,
-        progress=_progress(args),
+        sampler=_sampler_settings(args),
         dependent=dependent,
-        **_bayes_options(args),
     )
     why = with_pairs(why, dependent)
     document = write_sensitivity(out, result, name, why, force=args.force, inputs=_inputs(args))

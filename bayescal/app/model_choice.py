@@ -101,7 +101,7 @@ def with_pairs(why: str, pairs) -> str:
 
 
 # --- a dependent pair proposed by the checks ------------------------------------------------------
-# Propose a dependent pair when the model checks show correlated errors (issue 19, item 4).
+# Propose a dependent pair when the model checks show correlated errors.
 #
 # The analysis behind ``bayescal fit`` fits the model it chose (or the one named); when that
 # model assumes independence and the pairwise check flags annotators who agree *more* often than

@@ -8,6 +8,8 @@ needs them is first used.
   priors files.
 - :mod:`~bayescal.bayes.fit` — :func:`fit_bayes`: NUTS on a model of :mod:`bayescal.models`,
   identification checked before sampling.
+- :mod:`~bayescal.bayes.sampler_settings` — :class:`SamplerSettings`: chains, warm-up, draws,
+  seed and progress, shared by every caller of the sampler.
 - :mod:`~bayescal.bayes.sampler` and :mod:`~bayescal.bayes.compile_cache` — the compiled NUTS
   sampler, one per model and layout, kept on disk for later processes.
 - :mod:`~bayescal.bayes.bayes_fit` — :class:`BayesFit`, the posterior object (one ArviZ
@@ -21,6 +23,7 @@ needs them is first used.
 
 from .._api import lazy_names
 from .priors import Priors, read_priors
+from .sampler_settings import SamplerSettings
 
 _LAZY = {
     "fit_bayes": "bayescal.bayes.fit",
@@ -41,4 +44,4 @@ _LAZY = {
 }
 __getattr__, __dir__ = lazy_names(__name__, _LAZY)
 
-__all__ = ["Priors", "read_priors", *_LAZY]
+__all__ = ["Priors", "SamplerSettings", "read_priors", *_LAZY]

@@ -247,7 +247,7 @@ class BayesFit:
 
     @property
     def pair_index(self) -> np.ndarray:
-        """(D, 2) columns of :attr:`dependent` among :attr:`annotator_names`."""
+        """(D, 2) columns of :attr:`dependent` among ``annotator_names``."""
         names = list(self.annotator_names)
         pairs = [(names.index(j), names.index(k)) for j, k in self.dependent]
         return np.array(pairs, np.int64).reshape(-1, 2)
@@ -265,7 +265,7 @@ class BayesFit:
 
     def was_fitted_to(self, data) -> bool:
         """Whether ``data`` (an :class:`~bayescal.AnnotatedScores` with the fit's annotators,
-        in the fit's column order) have the pattern counts :attr:`fitted_counts` the fit was
+        in the fit's column order) have the pattern counts ``fitted_counts`` the fit was
         fitted to: the same items, told apart from other items (a split) without the data."""
         if self.spec.on_responses:
             return (
@@ -306,7 +306,7 @@ class BayesFit:
         *,
         run: dict | None = None,
     ) -> BayesFit:
-        """Pack a :class:`Sampler` run, with its diagnostics; ``run`` (how it ran, e.g.
+        """Pack a :class:`~bayescal.bayes.sampler.Sampler` run, with its diagnostics; ``run`` (how it ran, e.g.
         ``chain_method``) goes into the InferenceData's attributes as ``bayescal_<name>``."""
         names = tuple(str(name) for name in names)
         if design.channels_by_group:  # a channel per (group, annotator)
@@ -332,7 +332,7 @@ class BayesFit:
 
     def save(self, path, *, run: dict | None = None) -> None:
         """Write the InferenceData to netCDF (ArviZ's layout: ``arviz.from_netcdf`` reads it);
-        :meth:`load` restores an identical fit.  ``run`` adds entries to :attr:`run` in the file
+        :meth:`load` restores an identical fit.  ``run`` adds entries to ``run`` in the file
         only (a results folder's ``run_id`` and ``input_sha256``), as ``bayescal_<name>``
         attributes."""
         attrs, groups = self._groups
@@ -498,7 +498,7 @@ def check_diagnostics(diagnostics: pd.DataFrame) -> None:
 def _groups(
     samples: dict, extra: dict, design, priors: Priors, model: str, names, run: dict, dependent
 ) -> tuple[dict, dict]:
-    """A :class:`Sampler` run as the InferenceData's attributes and groups (arrays laid out as
+    """A :class:`~bayescal.bayes.sampler.Sampler` run as the InferenceData's attributes and groups (arrays laid out as
     ArviZ lays them out, :class:`bayescal.bayes._netcdf.Group`; groups in the module docstring)."""
     a, b, prevalence = samples["a"], samples["b"], samples["prevalence"]
     grouped = prevalence.ndim == 3

@@ -1,4 +1,4 @@
-"""PSIS-LOO on pattern counts, and model comparison (issue 19).
+"""PSIS-LOO on pattern counts, and model comparison (Vehtari, Gelman and Gabry 2017).
 
 A fit's likelihood runs on pattern rows: row ``r`` stands for ``n_r`` items that gave the same
 responses (in the same score group), and leaving out any one of them leaves the same posterior

@@ -15,7 +15,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import _validation as v
 from .._api import old_spellings, warn_caller
 from ..channels.base import (
     as_counts,
@@ -40,6 +39,7 @@ from .bayes_fit import BayesFit, check_diagnostics
 from .priors import Priors
 from .registry import ChannelModel, channel_model, model_names
 from .sampler import Sampler
+from .sampler_settings import SamplerSettings, sampler_settings
 
 __all__ = ["check_fit", "check_priors", "fit_bayes", "sampler_for"]
 
@@ -157,11 +157,12 @@ def fit_bayes(
     *,
     model="dawid_skene",
     priors=None,
-    num_chains=4,
-    num_warmup=1000,
-    num_samples=1000,
-    seed=0,
-    progress=True,
+    sampler=None,
+    num_chains=None,
+    num_warmup=None,
+    num_samples=None,
+    seed=None,
+    progress=None,
     dependent=None,
 ) -> BayesFit:
     """Sample the posterior of a channel model with NUTS.
@@ -189,16 +190,17 @@ def fit_bayes(
     priors : Priors, optional
         Default: flat Beta(1, 1) priors, conditioned on ``a_j < b_j`` (see :mod:`bayescal.bayes.priors`).
         The hierarchical model uses only ``priors.prevalence``, and refuses other channel priors.
-    num_chains, num_warmup, num_samples : int
-        The chains are spread over the CPU devices (:func:`bayescal.bayes.sampler.chain_devices`); JAX has one unless
-        ``XLA_FLAGS=--xla_force_host_platform_device_count=N`` (or
+    sampler : SamplerSettings, optional
+        How NUTS runs; default ``SamplerSettings()``: 4 chains of 1000 warm-up iterations and
+        1000 draws, seed 0, a progress bar where standard error is a terminal.  The chains are
+        spread over the CPU devices (:func:`bayescal.bayes.sampler.chain_devices`); JAX has
+        one unless ``XLA_FLAGS=--xla_force_host_platform_device_count=N`` (or
         ``numpyro.set_host_device_count(N)``) ran before JAX started, as ``bayescal`` does.
         On one device they run one after another.  The compiled sampler is kept on disk for
-        later processes (:mod:`bayescal.bayes.compile_cache`; ``BAYESCAL_CACHE_DIR=off`` turns it
-        off): the draws are the same with or without it.
-    seed : int, default 0
-    progress : bool, default True
-        Show a progress bar when standard error is a terminal.
+        later processes (:mod:`bayescal.bayes.compile_cache`; ``BAYESCAL_CACHE_DIR=off`` turns
+        it off): the draws are the same with or without it.
+    num_chains, num_warmup, num_samples, seed, progress : optional
+        A field of ``sampler`` given as a keyword, in its place.
     dependent : pair or list of pairs of annotator names, optional
         Pairs whose errors may be correlated given ``Y`` (``"dawid_skene"`` and
         ``"hui_walter"``; Dendukuri and Joseph 2001).  Each pair gets a covariance given
@@ -225,19 +227,18 @@ def fit_bayes(
     priors = Priors() if priors is None else priors
     if not isinstance(priors, Priors):
         raise TypeError(f"priors must be a bayescal.Priors; saw {type(priors).__name__}")
-    seed = v.as_seed(seed, bits=63)  # the compiled start takes it as an int64
-    sampler, observed = sampler_for(
-        data,
-        model,
-        num_chains,
-        num_warmup,
-        num_samples,
-        progress,
-        caller="fit_bayes",
-        dependent=dependent,
+    settings = sampler_settings(
+        sampler,
+        SamplerSettings(),
+        num_chains=num_chains,
+        num_warmup=num_warmup,
+        num_samples=num_samples,
+        seed=seed,
+        progress=progress,
     )
-    check_priors(priors, sampler.spec)
-    fit = sampler.fit(observed, priors, seed)
+    nuts, observed = sampler_for(data, model, settings, caller="fit_bayes", dependent=dependent)
+    check_priors(priors, nuts.spec)
+    fit = nuts.fit(observed, priors, settings.seed)
     check_fit(fit)
     return fit
 
@@ -309,19 +310,15 @@ class SamplerSetup(NamedTuple):
 
 
 def sampler_for(
-    data, model, num_chains, num_warmup, num_samples, progress, *, caller: str, dependent=None
+    data, model, settings: SamplerSettings, *, caller: str, dependent=None
 ) -> SamplerSetup:
     """The checked settings of a fit, identification checked *before* sampling (and weak
     identification warned of), and the :class:`Sampler` for the data's layout, with the data
     as the sampler fits them (pattern counts, or responses for the hierarchical model): what
     :func:`fit_bayes` and :func:`bayescal.prior_sensitivity` share."""
-    num_chains = v.as_int(num_chains, "num_chains", minimum=1)
-    num_warmup = v.as_int(num_warmup, "num_warmup", minimum=1)
-    num_samples = v.as_int(num_samples, "num_samples", minimum=1)
-    if not isinstance(progress, bool):
-        raise TypeError(f"progress must be True or False; saw {progress!r}")
     model = channel_model(model)
-    progress = progress and sys.stderr.isatty()
+    progress = settings.progress and sys.stderr.isatty()
+    run = (settings.num_chains, settings.num_warmup, settings.num_samples, progress)
     where = f"{caller}(model={model.name!r})"
     if model.on_responses:
         if dependent is not None:
@@ -333,16 +330,9 @@ def sampler_for(
         responses = as_responses(data)
         require_crowd_identified(responses.n_annotators, responses.labels_per_item(), where)
         design = ResponseDesign.from_responses(responses)
-        sampler = Sampler(design, model, num_chains, num_warmup, num_samples, progress)
-        return SamplerSetup(sampler, responses)
+        return SamplerSetup(Sampler(design, model, *run), responses)
     counts = as_counts(data)
     pairs = pattern_model(counts, model, dependent, where)
-    sampler = Sampler(
-        model.pattern_design(counts, pairs=pairs.index),
-        model,
-        num_chains,
-        num_warmup,
-        num_samples,
-        progress,
+    return SamplerSetup(
+        Sampler(model.pattern_design(counts, pairs=pairs.index), model, *run), counts
     )
-    return SamplerSetup(sampler, counts)

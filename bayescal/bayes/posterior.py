@@ -354,7 +354,7 @@ def nc_ece_posterior(
 # the vectorised projected Newton solver of :mod:`bayescal.recalibration`), and each map is
 # scored by the same draw's NC-ECE on the evaluation sample, with the Bayesian bootstrap and the
 # debiasing of :func:`bayescal.nc_ece_posterior`.  A crowd's labels follow the crowd rule
-# (DESIGN §4, :mod:`bayescal.correction.crowd`) in every draw, as in its Base and Naive rows, so
+# (:mod:`bayescal.correction.crowd`) in every draw, as in its Base and Naive rows, so
 # before and after are scored on the same items; nothing holds draws x items x annotators.
 
 

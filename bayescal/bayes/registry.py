@@ -11,17 +11,17 @@ A model is named in one spelling, ``dawid_skene``, everywhere bayescal prints it
 ``dawid-skene`` is accepted wherever a name is.  Importing this module imports neither JAX nor
 NumPyro: a model's program is imported when it is first asked for.
 
-===========================  =====================================================
-model                        what it is
-===========================  =====================================================
-``dawid_skene``              latent class model, one class proportion (paper §4.3)
-``hui_walter``               shared channels, a class proportion per score group
-                             (paper §4.2, App. D.5)
-``shared_difficulty``        a random item effect per class (Qu, Tan and Kutner 1996)
-``hierarchical_dawid_skene`` crowds: the workers' channels partially pooled
-``hui_walter_by_group``      channels per score group, to test by LOO whether the
-                             noise depends on the score
-===========================  =====================================================
+============================  =====================================================
+model                         what it is
+============================  =====================================================
+``dawid_skene``               latent class model, one class proportion (paper §4.3)
+``hui_walter``                shared channels, a class proportion per score group
+                              (paper §4.2, App. D.5)
+``shared_difficulty``         a random item effect per class (Qu, Tan and Kutner 1996)
+``hierarchical_dawid_skene``  crowds: the workers' channels partially pooled
+``hui_walter_by_group``       channels per score group, to test by LOO whether the
+                              noise depends on the score
+============================  =====================================================
 """
 
 from __future__ import annotations

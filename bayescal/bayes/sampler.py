@@ -104,7 +104,7 @@ def chunk_length(total: int) -> int:
 class Sampler:
     """One compiled NUTS sampler for a model on a pattern layout.
 
-    Why it is written this way (each measured on the caries data, issue 15):
+    Why it is written this way (each measured on the caries data, benchmarks/RESULTS.md):
 
     - The chains are never vectorised (``vmap``): batching NUTS's data-dependent loops made
       tracing and compilation several times slower and made every chain wait for the longest
@@ -406,7 +406,7 @@ def _unconstrained_shapes(program, arguments: tuple) -> dict:
 
 #: XLA options of these compilations only (JAX's configuration is untouched): without LLVM's
 #: expensive passes the sampler compiles in 3.2 s instead of 4.5 s on the caries data and runs
-#: as fast (100 chunks: 1.45 s against 1.71 s; benchmarks/RESULTS.md, issue 15).
+#: as fast (100 chunks: 1.45 s against 1.71 s; benchmarks/RESULTS.md).
 COMPILER_OPTIONS = {"xla_llvm_disable_expensive_passes": True}
 #: The two compiled programs of a sampler (Sampler._programs).
 PARTS = ("start", "advance")

@@ -34,6 +34,7 @@ from .bayes_fit import BayesFit, named_parameters
 from .fit import check_fit, check_priors, sampler_for
 from .posterior import PosteriorECE, nc_ece_posterior
 from .priors import Priors
+from .sampler_settings import SamplerSettings, sampler_settings
 
 __all__ = ["PriorSensitivity", "power_scaling", "prior_grid", "prior_sensitivity"]
 
@@ -151,11 +152,12 @@ def prior_sensitivity(
     reference=None,
     n_bins=DEFAULT_N_BINS,
     level=DEFAULT_LEVEL,
-    num_chains=4,
-    num_warmup=1000,
-    num_samples=1000,
-    seed=0,
-    progress=False,
+    sampler=None,
+    num_chains=None,
+    num_warmup=None,
+    num_samples=None,
+    seed=None,
+    progress=None,
     dependent=None,
 ) -> PriorSensitivity:
     """Refit under each prior and tabulate how the posterior moves (module docstring).
@@ -174,10 +176,12 @@ def prior_sensitivity(
         Evaluation bins of NC-ECE (:func:`bayescal.nc_ece_posterior` on ``data``).
     level : float in (0, 1), default 0.9
         Mass of the credible intervals.
-    num_chains, num_warmup, num_samples, seed
-        NUTS settings, as in :func:`bayescal.fit_bayes`; every prior uses the same seed.
-    progress : bool, default False
-        A progress bar per prior's run when standard error is a terminal.
+    sampler : SamplerSettings, optional
+        NUTS settings, as in :func:`bayescal.fit_bayes`, but without a progress bar by default
+        (``SamplerSettings(progress=False)``); every prior uses the same seed, and with
+        ``progress`` each prior's run shows a bar where standard error is a terminal.
+    num_chains, num_warmup, num_samples, seed, progress : optional
+        A field of ``sampler`` given as a keyword, in its place.
     dependent : pair or list of pairs of annotator names, optional
         Pairs whose errors may be correlated given ``Y``, in every prior's fit
         (:func:`bayescal.fit_bayes`'s ``dependent``; their covariances' shares stay uniform
@@ -186,7 +190,7 @@ def prior_sensitivity(
     Returns
     -------
     PriorSensitivity
-        A :class:`~bayescal.bayes.fit.SamplingWarning` names the prior whose fit failed its
+        A :class:`~bayescal.SamplingWarning` names the prior whose fit failed its
         diagnostics.
     """
     data = as_data(data)
@@ -198,16 +202,18 @@ def prior_sensitivity(
         )
     level = v.as_open_probability(level, "level")
     bins = v.as_n_bins(n_bins, data.n_items)
-    seed = v.as_seed(seed, bits=63)  # the compiled start takes it as an int64
+    settings = sampler_settings(
+        sampler,
+        SamplerSettings(progress=False),
+        num_chains=num_chains,
+        num_warmup=num_warmup,
+        num_samples=num_samples,
+        seed=seed,
+        progress=progress,
+    )
+    seed = settings.seed
     sampler, observed = sampler_for(
-        data,
-        model,
-        num_chains,
-        num_warmup,
-        num_samples,
-        progress,
-        caller="prior_sensitivity",
-        dependent=dependent,
+        data, model, settings, caller="prior_sensitivity", dependent=dependent
     )
     if not sampler.spec.sensitivity:  # refused before the first prior is sampled
         raise ValueError(

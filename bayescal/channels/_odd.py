@@ -1,5 +1,5 @@
 """One rule for the odd annotators of a fitted channel set, shared by the EM estimators
-(DESIGN §4: estimate them, flag them, weight them down, say so in one line).
+(estimate them, flag them, weight them down, say so in one line).
 
 An annotator is
 

@@ -1,4 +1,4 @@
-"""Dawid–Skene EM on a crowd's sparse responses (issue 17; Dawid and Skene 1979).
+"""Dawid–Skene EM on a crowd's sparse responses (Dawid and Skene 1979).
 
 Model: ``Y_i ~ Bernoulli(mu)``; worker ``j`` answers ``A_ij ~ Bernoulli(a_j + (b_j - a_j) Y_i)``,
 independently given ``Y_i``.  With ``R_i`` the labels item ``i`` got,
@@ -23,7 +23,7 @@ stays small.  It is the default when any worker has fewer than :data:`SPARSE_LAB
 
 Smoothing still leaves each sparse worker its own noisy gap ``d_j``, and ``E[1 / d_j] != 1 /
 d_j``: the corrected labels of a crowd of sparse workers are biased by an amount that depends
-on the labels per worker and does not fall with more items (issue 17).  With ``pool`` the
+on the labels per worker and does not fall with more items (benchmarks/crowd_bias.py).  With ``pool`` the
 workers with few labels share one channel.  A label drawn from their labels then has the
 mixture channel ``P(A = 1 | Y = y) = sum_j pi_jy r_jy`` (``pi_jy`` worker ``j``'s share of
 their labels on items of class ``y``, ``r_j0 = a_j``, ``r_j1 = b_j``), which the tied model
@@ -35,7 +35,7 @@ items is assumed independent of Y).  Measured bias against labels per worker:
 Orientation comes from the population (:func:`~bayescal.channels.base.orient`): when the
 label-weighted mean gap ``sum_j n_j (b_j - a_j)`` is negative the fit is the mirror image
 (``Y <-> 1 - Y``) and is flipped, so individual spammers and adversarial workers are
-estimated, never refused (DESIGN §4); a fit whose every gap is below ``MIN_GAP`` is a failure
+estimated, never refused (:mod:`bayescal.channels._odd`); a fit whose every gap is below ``MIN_GAP`` is a failure
 with its reason, as for the other estimators.
 """
 

@@ -1,4 +1,4 @@
-"""Significance tests of calibration against the true label, from noisy annotators (issue 18).
+"""Significance tests of calibration against the true label, from noisy annotators.
 
 ``H0: E[Y - Z | Z in B_l] = 0`` for every evaluation bin ``B_l``.  Tests of calibration in use
 (Hosmer–Lemeshow, Spiegelhalter's Z, consistency resampling of Bröcker & Smith 2007, T-Cal of
@@ -15,7 +15,7 @@ the labels.  Here they are the inverse-variance weights of App. F.4 taken at ``m
 score in place of the class proportion), normalised over the item's informative annotators.
 An item whose informative IV precision at ``mu = Z_i`` is below
 :data:`~bayescal.correction.crowd.MIN_ITEM_PRECISION` (noise variance above 1) is left out, by
-the one rule of DESIGN §4 that the crowd corrections follow: a label from a near-random worker
+the crowd rule of :mod:`bayescal.correction.crowd`: a label from a near-random worker
 would dominate its bin with a Bernoulli term far from normal, breaking the chi-square null.
 Under H0, given ``Z_i``, ``Y_i ~ Bernoulli(Z_i)`` and
 
@@ -23,7 +23,7 @@ Under H0, given ``Z_i``, ``Y_i ~ Bernoulli(Z_i)`` and
                      + sum_j alpha_ij^2 [(1 - Z_i) a_j (1 - a_j) + Z_i b_j (1 - b_j)] / d_j^2,
 
 a variance known under H0.  Sample variances of the heavy-tailed ``U`` are unsteady in small
-bins (issue 18 measured a corrected-label chi-square with sample variances at 19.5% size at the
+bins (benchmarks/RESULTS.md measured a corrected-label chi-square with sample variances at 19.5% size at the
 5% level on a design with a few items in the top bins).  Per bin, ``T_l = sum_{i in B_l} (U_i -
 Z_i)`` and ``V_l = sum_{i in B_l} Var(U_i | Z_i)``; the statistic
 
@@ -102,7 +102,7 @@ __all__ = ["CHANNEL_SOURCES", "MIN_BIN_ITEMS", "CalibrationTest", "calibration_t
 # replicates.
 
 #: Bins with fewer labelled items than this are merged into a neighbour before testing: the
-#: chi-square null needs each bin's sum to be roughly normal (issue 18: a sample-variance
+#: chi-square null needs each bin's sum to be roughly normal (measured: a sample-variance
 #: chi-square held its size once bins under 30 items were dropped).
 MIN_BIN_ITEMS = 30
 
@@ -407,8 +407,8 @@ def merged_groups(per_bin: np.ndarray, minimum: int) -> np.ndarray:
 #
 #     Y_i ~ Bernoulli(Z_i),    A_ij | Y_i ~ Bernoulli(b_j if Y_i = 1 else a_j),
 #
-# whose posterior also learns from the scores (issue 18 measured the fit's own posterior draws
-# rejecting a calibrated predictor in 8% to 90% of replicates at the 5% level).  This module draws
+# whose posterior also learns from the scores (measured: the fit's own posterior draws
+# rejected a calibrated predictor in 8% to 90% of replicates at the 5% level).  This module draws
 # from ``p(a, b | A, Z, H0)`` by Gibbs sampling with the true labels as latent data (Tanner &
 # Wong 1987), started at a draw of the fit:
 #

@@ -1,10 +1,10 @@
-"""Bin moments of a crowd from its sparse responses, per channel draw (issue 17).
+"""Bin moments of a crowd from its sparse responses, per channel draw.
 
 With more than :data:`bayescal.channels.crowd_em.CROWD_ANNOTATORS` annotators the (bin,
 response pattern) cells of :mod:`bayescal.data.cells` are as many as the items, so the corrections
 run on the responses instead: O(draws x responses), in chunks of draws
 (:mod:`bayescal.correction.target_draws`).  One rule for every
-path that corrects a crowd's labels (DESIGN §4): an uninformative worker (``|b - a| <
+path that corrects a crowd's labels (the crowd rule): an uninformative worker (``|b - a| <
 MIN_GAP``) weighs 0, and an item whose informative IV precision is below
 :data:`MIN_ITEM_PRECISION` counts as unlabelled, said in one warning line.  The posterior
 push-through (:func:`bayescal.nc_ece_posterior`) runs every draw through it; the plug-in

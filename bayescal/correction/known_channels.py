@@ -413,7 +413,7 @@ def noise_corrected_ece(
     0.05
 
     (Bin [0, 0.5): labels 0 and 0.5 against scores 0.2 and 0.3, residuals summing to 0; bin
-    [0.5, 1]: labels 1 and 0.5 against 0.8 and 0.9, summing to -0.2; so |-0.2| / 4 items.)
+    [0.5, 1]: labels 1 and 0.5 against 0.8 and 0.9, summing to -0.2; so ``|-0.2| / 4`` items.)
     """
     return corrected_moments(data, channels, weights, n_bins, strategy, prevalence).ece
 

@@ -1,9 +1,9 @@
-"""Per-item targets of many channel draws, made a chunk of draws at a time (issue 17).
+"""Per-item targets of many channel draws, made a chunk of draws at a time.
 
 Pushing a posterior through NC-ECE (:func:`bayescal.nc_ece_posterior` on a crowd) or through
-recalibration (:func:`bayescal.posterior_recalibration`) needs, for every draw ``s`` of the
+recalibration (:func:`bayescal.bayes.posterior_recalibration`) needs, for every draw ``s`` of the
 channels, each item's corrected label ``U_si`` and whether the item has one under that draw
-(the crowd rule of DESIGN §4 leaves out an item labelled only by uninformative workers).  The
+(the crowd rule of :mod:`bayescal.correction.crowd` leaves out an item labelled only by uninformative workers).  The
 S draws x n items of float targets are never held at once: a :class:`TargetDraws` makes them
 a chunk of draws at a time, and :func:`moment_draws` turns them into bin moments chunk by
 chunk.  (A crowd's map fit keeps which items have a target, S x n booleans, for its solver.)

@@ -21,6 +21,7 @@ array with one entry per cell: the container knows no channels.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -95,12 +96,13 @@ class CellStatistics:
     def n_cells(self) -> int:
         return int(self.counts.size)
 
-    @property
+    @functools.cached_property
     def fingerprint(self) -> str:
         """``"cells:<sha256>"`` of the pattern counts and score sums over all groups and bins,
         and the names: equal for the same data, whichever grouping an estimator pooled them
         to, and different for other items (:func:`bayescal._api.fingerprint`).  The sums are
-        rounded to 1e-6: pooling in another order changes their last bits."""
+        rounded to 1e-6: pooling in another order changes their last bits.  Computed once
+        (the cells are never changed): every start of an EM fit records it."""
         pooled = self.pooled()
         return fingerprint(
             "cells",
@@ -339,7 +341,7 @@ def _partition_table(frame, score, annotators, groups, n_bins):
             v.numeric_column(frame[groups], f"groups column {groups!r}"), scores.size
         )
     elif groups is not None:
-        # equal-width score groups, as bayescal.score_groups(scores, n_groups=groups)
+        # equal-width score groups, as bayescal.channels.score_groups(scores, n_groups=groups)
         group_ids = assign_bins(scores, groups, "uniform")[0]
     else:
         group_ids = None

@@ -1,4 +1,4 @@
-"""Sparse responses: a crowd's labels as (item, annotator, label) triples (DESIGN §2).
+"""Sparse responses: a crowd's labels as (item, annotator, label) triples.
 
 A crowd of W workers who each label a few of n items fills a small share of the n x W table:
 kept dense it costs n W cells (10^5 items x 1 000 workers: 10^8) for the R labels there are,

@@ -11,8 +11,11 @@ and the statistics of checking one judge against labels or against another.
   rates against labels.
 - :mod:`~bayescal.metrics.triage` — a density threshold for anomaly triage when labels are
   scarce.
+
+:class:`Interval` (lower, upper) is the interval every result of bayescal reports.
 """
 
+from .._api import Interval
 from .agreement import (
     ABSTAIN,
     HolmSidak,
@@ -49,6 +52,7 @@ __all__ = [
     "ErrorRates",
     "HolmSidak",
     "IndependenceCheck",
+    "Interval",
     "KSResult",
     "KappaInterval",
     "LogitKDEThreshold",

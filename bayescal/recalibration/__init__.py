@@ -24,7 +24,7 @@ compact boxes: a fit that ends on a box edge warns (:class:`~bayescal.Recalibrat
 
 The minimiser is a projected Newton method with Armijo backtracking along the projection arc
 (Bertsekas 1982), vectorised over a leading axis of target sets, so that
-:func:`bayescal.posterior_recalibration` fits one map per posterior draw in one pass
+:func:`bayescal.bayes.posterior_recalibration` fits one map per posterior draw in one pass
 and a single fit is the case of one target set.
 
 Projected histogram binning (paper §5, App. E.3; Gupta and Ramdas 2021): ``J`` fixed bins of

@@ -26,7 +26,7 @@ class MapDraws(Result):
     Attributes
     ----------
     family : type
-        The map's class (:class:`~bayescal.TemperatureScaling`, ...), whose
+        The map's class (:class:`~bayescal.recalibration.TemperatureScaling`, ...), whose
         ``predict_with`` and ``from_parameters`` rebuild the fitted maps.
     parameters : dict of str to ndarray
         Fitted parameters, one row per target set: ``temperature`` (S,); ``slope`` and
@@ -126,7 +126,7 @@ class RecalibrationMap:
         scores : array_like, shape (n,)
             The predictor's scores in [0, 1].
         targets : array_like, shape (n,)
-            Fitting targets, e.g. :func:`bayescal.corrected_labels`; they may leave [0, 1].
+            Fitting targets, e.g. :func:`bayescal.correction.corrected_labels`; they may leave [0, 1].
 
         Returns
         -------

@@ -1,7 +1,7 @@
 """Recalibration maps: temperature and Platt scaling, projected histogram binning (paper §5, App. E).
 
 Each family fits one map per row of a target matrix at once (:class:`MapDraws`, used by
-:func:`bayescal.posterior_recalibration` for posterior draws) and offers the scikit-learn shell
+:func:`bayescal.bayes.posterior_recalibration` for posterior draws) and offers the scikit-learn shell
 ``fit(scores, targets)`` / ``predict(scores)`` for one map, with fitted attributes ending in
 ``_``.  The logistic families minimise the corrected log loss with the solver of
 :mod:`bayescal.recalibration._solver`; histograms are closed form.
@@ -310,7 +310,7 @@ FAMILIES = {
 
 
 def map_from_dict(document):
-    """Rebuild a fitted map from :meth:`to_dict` output (e.g. the ``map`` of ``bayescal recalibrate``'s map.json)."""
+    """Rebuild a fitted map from a map's ``to_dict()`` output (e.g. the ``map`` of ``bayescal recalibrate``'s map.json)."""
     if not isinstance(document, dict) or not {"method", "parameters", "settings"} <= set(document):
         raise ValueError(
             f"document must be a dict with method, parameters and settings (from to_dict); saw {document!r:.80}"

@@ -96,7 +96,7 @@ def recalibrate(
     targets : {"corrected", "naive"}, default "corrected"
         Corrected labels ``U`` (unbiased for Y), or the naive mean annotator response.
     weights : rule name or array_like, default "iv"
-        How corrected labels are combined (:func:`bayescal.corrected_labels`).
+        How corrected labels are combined (:func:`bayescal.correction.corrected_labels`).
     fit_bins, strategy
         Fitting bins of ``"histogram"`` (:class:`HistogramBinning`).
     eps : float, default 1e-6

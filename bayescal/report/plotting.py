@@ -334,7 +334,7 @@ def plot_reliability(posterior, *, curves=None, ax=None):
     if not isinstance(curves, dict) or not all(
         isinstance(c, ReliabilityCurve) for c in curves.values()
     ):
-        raise TypeError("curves must be a dict of name to bayescal.ReliabilityCurve")
+        raise TypeError("curves must be a dict of name to bayescal.metrics.ReliabilityCurve")
     ax = _axes(ax, size=(4.5, 4.5))
     shown = band.nonempty
     confidence = band.mean_predicted[shown]

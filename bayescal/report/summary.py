@@ -1,7 +1,7 @@
 """The summary of a fit (``summary.json``) as typed, frozen dataclasses.
 
 :func:`bayescal.analyse` fills a :class:`Summary`; :meth:`Summary.to_dict` gives the strict JSON
-document of the README ("summary.json"), and :meth:`Summary.from_dict` reads it back, so the
+document of the guide "Files and the command line", and :meth:`Summary.from_dict` reads it back, so the
 report renders from typed fields whether it follows a fit or re-reads a results folder.  An
 undefined number is ``None`` (``null``) with a reason, never NaN.
 
@@ -128,7 +128,7 @@ class ChannelEstimate(ParameterSummary):
 class AnnotatorChannels(Section):
     a: ChannelEstimate
     b: ChannelEstimate
-    #: The informativeness ``b - a`` (absent from summaries written before issue 18).
+    #: The informativeness ``b - a`` (absent from summaries written by earlier versions).
     gap: ParameterSummary | None = field(default=None, metadata=OMIT_NONE)
 
 
@@ -231,7 +231,7 @@ class Verdict(Section):
 @dataclass(frozen=True, repr=False)
 class RecalibrationPreview(Section):
     """What recalibrating would buy: corrected maps fitted on half the items (each posterior draw
-    of the channels fits one map, :func:`bayescal.posterior_recalibration`) and the NC-ECE
+    of the channels fits one map, :func:`bayescal.bayes.posterior_recalibration`) and the NC-ECE
     before and after, both scored on the other half with the same draws."""
 
     n_fit: int
@@ -385,7 +385,7 @@ class RecordSummary(Section):
 
 @dataclass(frozen=True, repr=False)
 class RunRecord(Section):
-    """What repeats a run exactly and ties its files together (issue 16 items 4 and 24).
+    """What repeats a run exactly and ties its files together.
 
     ``id`` is new on every run and is also the posterior's attribute ``bayescal_run_id``: a
     report refuses a ``posterior.nc`` of another run.  ``seed``, ``chain_method``, ``devices``
@@ -401,7 +401,7 @@ class RunRecord(Section):
 
 @dataclass(frozen=True, repr=False)
 class Summary(Section):
-    """Every number of a fit's report (README, "summary.json").
+    """Every number of a fit's report (the guide "Files and the command line").
 
     ``timings`` (seconds of each step) and ``run.id`` are the only parts that differ between two
     runs of one command; ``input`` records the table, its columns and its SHA-256 when the fit
@@ -427,7 +427,7 @@ class Summary(Section):
     run: RunRecord | None = field(default=None, metadata=OMIT_NONE)
     #: The warnings shown while the fit ran, one line each (:func:`bayescal._api.recorded_warnings`).
     warnings: tuple[str, ...] = ()
-    #: Absent from summaries written before issue 18.
+    #: Absent from summaries written by earlier versions.
     verdict: Verdict | None = field(default=None, metadata=OMIT_NONE)
     calibration_test: CalibrationTestSummary | None = field(default=None, metadata=OMIT_NONE)
     recalibration: RecalibrationPreview | None = field(default=None, metadata=OMIT_NONE)

@@ -1,5 +1,5 @@
 """The verdict a report opens with: one sentence in plain words, from the calibration test's
-p-value and the reliability band (issue 18 item 3).
+p-value and the reliability band.
 
 The test says *whether* the predictor is miscalibrated (:func:`bayescal.calibration_test`);
 the band says *where*: a bin whose credible band of the corrected fraction positive lies

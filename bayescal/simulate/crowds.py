@@ -1,4 +1,4 @@
-"""A seeded crowd: many workers, each labelling a few items, of four kinds (issue 17).
+"""A seeded crowd: many workers, each labelling a few items, of four kinds.
 
 The paper's settings have a few annotators who label every item; annotation projects have a
 crowd.  :func:`simulate_crowd` draws one with the features that break methods built for the
@@ -73,14 +73,14 @@ def simulate_crowd(
         :data:`DEFAULT_WORKER_MIX`.  Counts are rounded by largest remainder, and the types are
         assigned in a random order, independent of the workload.
     condition : {"calibrated", "shifted", "nonlinear"}, default "shifted"
-        The calibration curve of the toy predictor (:func:`bayescal.toy_calibration`).
+        The calibration curve of the toy predictor (:func:`bayescal.simulate.panels.toy_calibration`).
     seed : int, default 0
 
     Returns
     -------
     Simulation
         ``data`` is the wide form (one column per worker, ``-1`` where it gave no label; the
-        workers are named ``w000``, ``w001``, ...; :meth:`~bayescal.Simulation.long_tables`
+        workers are named ``w000``, ``w001``, ...; :meth:`~bayescal.simulate.Simulation.long_tables`
         gives the long form), ``worker_types`` each worker's type, ``channels`` the true channels (``adversarial``
         when any worker is).  ``population_ece`` and the binned ECE are the toy's.
     """

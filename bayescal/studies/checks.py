@@ -10,12 +10,14 @@ every replicate), and runs :func:`bayescal.bayes.check_model`.
 from __future__ import annotations
 
 import pandas as pd
+from tqdm import tqdm
 
 from .. import _validation as v
 from .._api import DEFAULT_LEVEL, old_spellings
 from ..bayes.checks import check_model
 from ..bayes.priors import Priors
 from ..bayes.sampler import Sampler
+from ..bayes.sampler_settings import SamplerSettings, sampler_settings
 from ..channels import Channels
 from ..simulate.panels import simulate_dependent
 
@@ -34,10 +36,12 @@ def model_check_study(
     shared_error=0.0,
     pair=(0, 1),
     level=DEFAULT_LEVEL,
-    num_chains=2,
-    num_warmup=500,
-    num_samples=500,
-    first_seed=0,
+    sampler=None,
+    num_chains=None,
+    num_warmup=None,
+    num_samples=None,
+    first_seed=None,
+    progress=None,
 ) -> pd.DataFrame:
     """The :func:`~bayescal.bayes.check_model` table of every replicate, with a ``seed`` column.
 
@@ -51,23 +55,38 @@ def model_check_study(
         As in :func:`bayescal.simulate.simulate_dependent`; 0 simulates the model itself.
     level : float in (0, 1), default 0.9
         Passed to ``check_model``.
-    num_chains, num_warmup, num_samples : int
-        NUTS settings of every fit.
-    first_seed : int
-        Replicate ``r`` uses seed ``first_seed + r`` for the data, the sampler and the check.
+    sampler : SamplerSettings, optional
+        NUTS settings of every fit; default
+        ``SamplerSettings(num_chains=2, num_warmup=500, num_samples=500, progress=False)``.
+        ``progress`` shows a bar over the replicates.
+    num_chains, num_warmup, num_samples, progress : optional
+        A field of ``sampler`` given as a keyword, in its place.
+    first_seed : int, optional
+        ``sampler``'s ``seed`` (0 unless it says otherwise) given as a keyword: replicate ``r``
+        uses seed ``first_seed + r``
+        for the data, the sampler and the check.
     """
     replicates = v.as_int(replicates, "replicates", minimum=1)
     n = v.as_int(n, "n", minimum=1)
     if not isinstance(channels, Channels):
         raise TypeError(f"channels must be a bayescal.Channels; saw {type(channels).__name__}")
-    first_seed = v.as_seed(first_seed)
+    settings = sampler_settings(
+        sampler,
+        SamplerSettings(num_chains=2, num_warmup=500, num_samples=500, progress=False),
+        num_chains=num_chains,
+        num_warmup=num_warmup,
+        num_samples=num_samples,
+        seed=first_seed,
+        progress=progress,
+    )
     # Every replicate is fitted on the complete layout (all 2^K patterns), so the sampler compiles once.
     sampler = Sampler.for_complete_layout(
-        channels.n_annotators, num_chains, num_warmup, num_samples
+        channels.n_annotators, settings.num_chains, settings.num_warmup, settings.num_samples
     )
     priors = Priors()
     tables = []
-    for seed in range(first_seed, first_seed + replicates):
+    seeds = range(settings.seed, settings.seed + replicates)
+    for seed in tqdm(seeds, desc="model checks", disable=not settings.progress, leave=False):
         data = simulate_dependent(n, channels, pair=pair, shared_error=shared_error, seed=seed).data
         fit = sampler.fit(data.compress(), priors, seed)
         tables.append(check_model(data, fit, level=level, seed=seed).table.assign(seed=seed))

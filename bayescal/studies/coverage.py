@@ -9,12 +9,14 @@ Each replicate simulates the toy data, fits the Bayesian Dawid–Skene model wit
 from __future__ import annotations
 
 import pandas as pd
+from tqdm import tqdm
 
 from .. import _validation as v
 from .._api import DEFAULT_LEVEL, old_spellings
 from ..bayes.posterior import UNCERTAINTY, nc_ece_posterior
 from ..bayes.priors import Priors
 from ..bayes.sampler import Sampler
+from ..bayes.sampler_settings import SamplerSettings, sampler_settings
 from ..simulate.panels import TOY_CHANNELS, TOY_CONDITIONS, toy_data
 
 
@@ -26,10 +28,12 @@ def posterior_coverage(
     n=8000,
     n_bins=10,
     level=DEFAULT_LEVEL,
-    first_seed=0,
-    num_chains=4,
-    num_warmup=500,
-    num_samples=1000,
+    first_seed=None,
+    sampler=None,
+    num_chains=None,
+    num_warmup=None,
+    num_samples=None,
+    progress=None,
 ) -> pd.DataFrame:
     """One row per replicate and uncertainty kind: the interval, the target and whether it covers.
 
@@ -40,8 +44,14 @@ def posterior_coverage(
         Seeds ``first_seed, first_seed + 1, ...`` (the data and the sampler use the same seed).
     n, n_bins, level
         Sample size, equal-width evaluation bins and credible level.
-    num_chains, num_warmup, num_samples
-        NUTS settings of every fit.
+    first_seed : int, optional
+        ``sampler``'s ``seed`` (0 unless it says otherwise) given as a keyword.
+    sampler : SamplerSettings, optional
+        NUTS settings of every fit; default
+        ``SamplerSettings(num_warmup=500, num_samples=1000, progress=False)``.  ``progress``
+        shows a bar over the replicates.
+    num_chains, num_warmup, num_samples, progress : optional
+        A field of ``sampler`` given as a keyword, in its place.
 
     Returns
     -------
@@ -50,13 +60,22 @@ def posterior_coverage(
     """
     condition = v.as_choice(condition, "condition", TOY_CONDITIONS)
     replicates = v.as_int(replicates, "replicates", minimum=1)
-    first_seed = v.as_seed(first_seed, "first_seed")
+    settings = sampler_settings(
+        sampler,
+        SamplerSettings(num_warmup=500, num_samples=1000, progress=False),
+        num_chains=num_chains,
+        num_warmup=num_warmup,
+        num_samples=num_samples,
+        seed=first_seed,
+        progress=progress,
+    )
     priors = Priors()
     sampler = Sampler.for_complete_layout(
-        TOY_CHANNELS.n_annotators, num_chains, num_warmup, num_samples
+        TOY_CHANNELS.n_annotators, settings.num_chains, settings.num_warmup, settings.num_samples
     )
     rows = []
-    for seed in range(first_seed, first_seed + replicates):
+    seeds = range(settings.seed, settings.seed + replicates)
+    for seed in tqdm(seeds, desc="coverage", disable=not settings.progress, leave=False):
         simulation = toy_data(n, condition=condition, seed=seed)
         fit = sampler.fit(simulation.data.compress(), priors, seed)
         target = simulation.population_binned_ece(n_bins)

@@ -3,7 +3,7 @@
 Each replicate draws ``n`` items with uniform scores, a miscalibrated truth ``m`` (a §6.1
 condition) and conditionally independent annotators, builds equal-width score groups, and cuts
 the items into independent thirds: channel sample, fitting sample and evaluation sample
-(App. E.5).  :func:`bayescal.recalibration_study` then fits the channels (grouped EM by default:
+(App. E.5).  :func:`bayescal.recalibration.recalibration_study` then fits the channels (grouped EM by default:
 two annotators are identified by the score groups, Hui–Walter), the Naive and Corrected maps,
 and scores every predictor; the oracle ECE replaces the evaluation labels by ``m(Z)`` (the
 paper's Gaussian oracle, App. F.5).
@@ -54,7 +54,7 @@ def recalibration_simulation(
     n_groups : int, default 5
         Equal-width score groups for the grouped channel estimators.
     methods, estimator, n_bins
-        As in :func:`bayescal.recalibration_study`.
+        As in :func:`bayescal.recalibration.recalibration_study`.
     first_seed : int, default 0
 
     Returns

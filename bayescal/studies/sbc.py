@@ -14,6 +14,7 @@ import jax
 import numpy as np
 import pandas as pd
 from scipy import stats
+from tqdm import tqdm
 
 from .. import _validation as v
 from .._api import old_spellings
@@ -21,6 +22,7 @@ from ..bayes.fit import check_priors
 from ..bayes.priors import Priors
 from ..bayes.registry import channel_model
 from ..bayes.sampler import Sampler, recorded_sites
+from ..bayes.sampler_settings import SamplerSettings, sampler_settings
 from ..channels.dependence import dependent_pairs
 from ..data.annotated_scores import AnnotatedScores
 from ..data.responses import Responses
@@ -102,12 +104,14 @@ def simulation_based_calibration(
     n_groups=1,
     labels_per_item=3,
     priors=None,
-    num_warmup=500,
-    num_samples=1000,
+    sampler=None,
+    num_warmup=None,
+    num_samples=None,
     thin=10,
     n_rank_bins=10,
     family_level=0.01,
-    seed=0,
+    seed=None,
+    progress=None,
     fit_priors=None,
     dependent=None,
 ) -> SBCResult:
@@ -126,8 +130,15 @@ def simulation_based_calibration(
         Default: ``Priors(false_positive=(2, 8), sensitivity=(8, 2), prevalence=(2, 2))``,
         informative enough that the simulated data identify the model; for the hierarchical
         model (whose channels' prior is the population) ``Priors(prevalence=(2, 2))``.
-    num_warmup, num_samples, thin
-        One NUTS chain per simulation; ranks are taken among ``num_samples / thin`` draws.  The
+    sampler : SamplerSettings, optional
+        NUTS settings of every fit: one chain per simulation (``num_chains`` must be 1); default
+        ``SamplerSettings(num_chains=1, num_warmup=500, num_samples=1000, progress=False)``.
+        ``seed`` seeds the prior draws and the fits; ``progress`` shows a bar over the
+        simulations.
+    num_warmup, num_samples, seed, progress : optional
+        A field of ``sampler`` given as a keyword, in its place.
+    thin : int, default 10
+        Ranks are taken among ``num_samples / thin`` draws of each fit.  The
         thinning matters: autocorrelated draws make ranks pile up at the ends (Talts et al.
         2018, §5) — with the Hui–Walter model and K = 2, ``thin=4`` of 400 draws failed where
         ``thin=10`` of 1000 passes.
@@ -135,7 +146,6 @@ def simulation_based_calibration(
         Bins of the chi-square uniformity test.
     family_level : float
         Family-wise level over all parameters (Bonferroni).
-    seed : int
     fit_priors : Priors, optional
         Priors of the fits, when they should differ from the simulating ones: a deliberately
         mismatched fit is the negative control showing the check can fail.  Default: ``priors``.
@@ -149,9 +159,22 @@ def simulation_based_calibration(
     SBCResult
     """
     model = channel_model(model)
+    settings = sampler_settings(
+        sampler,
+        SamplerSettings(num_chains=1, num_warmup=500, num_samples=1000, progress=False),
+        num_warmup=num_warmup,
+        num_samples=num_samples,
+        seed=seed,
+        progress=progress,
+    )
+    if settings.num_chains != 1:
+        raise ValueError(
+            f"sampler: simulation-based calibration ranks the draws of one chain per simulation; "
+            f"saw num_chains={settings.num_chains}"
+        )
+    seed, num_samples = settings.seed, settings.num_samples
     n_simulations = v.as_int(n_simulations, "n_simulations", minimum=2)
     n_groups = v.as_int(n_groups, "n_groups", minimum=1) if model.grouped else 1
-    seed = v.as_seed(seed)
     n_items = v.as_int(n_items, "n_items", minimum=1)
     n_annotators = v.as_int(n_annotators, "n_annotators", minimum=2)
     if dependent is not None and not model.dependent_pairs:
@@ -180,9 +203,9 @@ def simulation_based_calibration(
         prior_draws = {name: np.asarray(value) for name, value in prior_draws.items()}
     sites = recorded_sites(model, design)
     truth = _scalars(prior_draws, sites)
-    sampler = Sampler(design, model, 1, num_warmup, num_samples)
+    sampler = Sampler(design, model, 1, settings.num_warmup, num_samples)
     ranks = {name: [] for name in truth}
-    for s in range(n_simulations):
+    for s in tqdm(range(n_simulations), desc="SBC", disable=not settings.progress, leave=False):
         simulated = (
             replace(design, codes=prior_draws["codes"][s])
             if model.on_responses

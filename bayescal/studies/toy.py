@@ -30,6 +30,7 @@ import pandas as pd
 
 from .. import _validation as v
 from .._api import DEFAULT_LEVEL, Result, old_spellings
+from ..bayes.sampler_settings import SamplerSettings, sampler_settings
 from ..channels import score_groups
 from ..correction.estimation import nc_ece_estimate
 from ..correction.known_channels import noise_corrected_ece
@@ -45,6 +46,10 @@ TOY_SIZES = (1000, 2000, 4000, 8000, 16000)
 #: Estimators compared, in the order of the tables.
 TOY_METHODS = ("true channels", "EM reuse", "EM cross-fit", "EM split", "Bayes")
 _EM_MODES = {"EM reuse": "reuse", "EM cross-fit": "crossfit", "EM split": "split"}
+
+
+#: The toy study's NUTS settings unless a call says otherwise: short chains, many replicates.
+TOY_SAMPLER = SamplerSettings(num_chains=2, num_warmup=500, num_samples=500, progress=False)
 
 
 @dataclass(frozen=True)
@@ -195,12 +200,13 @@ def toy_study(
     n_bins=10,
     n_groups=5,
     level=DEFAULT_LEVEL,
-    num_chains=2,
-    num_warmup=500,
-    num_samples=500,
-    first_seed=0,
+    sampler=None,
+    num_chains=None,
+    num_warmup=None,
+    num_samples=None,
+    first_seed=None,
     executor=None,
-    progress=False,
+    progress=None,
 ) -> ToyStudy:
     """Run the paper's §6.1 toy study (module docstring).
 
@@ -217,13 +223,16 @@ def toy_study(
         Equal-width score groups of grouped EM (paper: five).
     level : float, default 0.9
         Credible level of the Bayesian interval.
-    num_chains, num_warmup, num_samples : int
-        NUTS settings of the Bayesian fits (one compiled sampler per worker).
-    first_seed : int, default 0
+    sampler : SamplerSettings, optional
+        NUTS settings of the Bayesian fits (one compiled sampler per worker); default
+        ``SamplerSettings(num_chains=2, num_warmup=500, num_samples=500, progress=False)``.
+        Its ``seed`` is the first replicate's, and ``progress`` a bar over the replicates.
+    num_chains, num_warmup, num_samples, progress : optional
+        A field of ``sampler`` given as a keyword, in its place.
+    first_seed : int, optional
+        ``sampler``'s ``seed`` given as a keyword: replicate ``r`` uses ``first_seed + r``.
     executor : None, "local", "process", concurrent.futures.Executor or dask.distributed.Client
         Where replicates run; results are identical whichever runs them.
-    progress : bool, default False
-        Show a progress bar over replicates.
 
     Returns
     -------
@@ -246,26 +255,32 @@ def toy_study(
         raise ValueError("conditions, sizes and methods must each name at least one entry")
     replicates = v.as_int(replicates, "replicates", minimum=1)
     level = v.as_open_probability(level, "level")
+    nuts = sampler_settings(
+        sampler,
+        TOY_SAMPLER,
+        num_chains=num_chains,
+        num_warmup=num_warmup,
+        num_samples=num_samples,
+        seed=first_seed,
+        progress=progress,
+    )
     settings = _Settings(
         methods,
         v.as_int(n_bins, "n_bins", minimum=1),
         v.as_int(n_groups, "n_groups", minimum=2),
         level,
-        v.as_int(num_chains, "num_chains", minimum=1),
-        v.as_int(num_warmup, "num_warmup", minimum=1),
-        v.as_int(num_samples, "num_samples", minimum=1),
+        nuts.num_chains,
+        nuts.num_warmup,
+        nuts.num_samples,
     )
-    first_seed = v.as_seed(first_seed)
     check_executor(executor)
-    if not isinstance(progress, bool):
-        raise TypeError(f"progress must be True or False; saw {progress!r}")
     tasks = [
-        (c, n, first_seed + r, settings)
+        (c, n, nuts.seed + r, settings)
         for c in conditions
         for n in sizes
         for r in range(replicates)
     ]
     rows = run_tasks(
-        toy_replicate, tasks, executor=executor, progress=progress, description="toy study"
+        toy_replicate, tasks, executor=executor, progress=nuts.progress, description="toy study"
     )
     return ToyStudy(pd.DataFrame([row for replicate in rows for row in replicate]), level)

@@ -691,7 +691,7 @@ def judges_table(tmp_path_factory):
     import pandas as pd
 
     channels = bc.Channels([0.1, 0.15, 0.2, 0.1, 0.15], [0.85, 0.8, 0.75, 0.9, 0.8])
-    sim = bc.simulate_dependent(3000, channels, pair=(0, 1), shared_error=0.2, seed=0)
+    sim = bc.simulate.simulate_dependent(3000, channels, pair=(0, 1), shared_error=0.2, seed=0)
     names = ["gpt, mini", "gpt large", "claude", "gemini", "llama"]
     frame = pd.DataFrame(sim.data.annotations.astype(float), columns=names).replace(-1, np.nan)
     frame.insert(0, "score", sim.data.scores)

@@ -597,7 +597,7 @@ def test_row34_a_crowd_of_60_sparse_annotators_is_fitted_not_refused():
     analysis = bc.analyse(
         data,
         truth=sim.labels,
-        bayes_options={"num_chains": 2, "num_warmup": 300, "num_samples": 300},
+        sampler=bc.SamplerSettings(num_chains=2, num_warmup=300, num_samples=300),
     )
     summary = analysis.summary
     assert len(summary.data.annotators) == 60
@@ -635,8 +635,10 @@ def test_row49_issue2_a_fit_meets_data_by_annotator_name():
     np.testing.assert_allclose(
         bc.nc_ece_posterior(reordered.cells(), fit, **exact).draws, same.draws, rtol=1e-12
     )
-    recalibrated = bc.posterior_recalibration(reordered, reordered, fit, method="platt", **exact)
-    reference = bc.posterior_recalibration(data, data, fit, method="platt", **exact)
+    recalibrated = bc.bayes.posterior_recalibration(
+        reordered, reordered, fit, method="platt", **exact
+    )
+    reference = bc.bayes.posterior_recalibration(data, data, fit, method="platt", **exact)
     np.testing.assert_allclose(
         recalibrated.recalibrated.draws, reference.recalibrated.draws, rtol=1e-10
     )
@@ -719,7 +721,9 @@ def test_a_crowd_whose_every_worker_is_random_in_a_draw_has_no_nc_ece():
     ):
         bc.nc_ece_posterior(crowd.data, fit)
     with pytest.raises(ValueError, match=r"^in 4 of 4 draws no item has a label"):
-        bc.posterior_recalibration(crowd.data, crowd.data, fit)  # refused before any map is used
+        bc.bayes.posterior_recalibration(
+            crowd.data, crowd.data, fit
+        )  # refused before any map is used
 
 
 @pytest.mark.filterwarnings("ignore::bayescal.exceptions.SamplingWarning")  # short chains
@@ -765,7 +769,7 @@ def test_more_bins_than_a_crowds_labelled_items_warns_as_more_bins_than_items_do
     assert len(plug_in) == 1 and re.match(said, plug_in[0])
     study = binning_warnings(
         lambda: (
-            bc.recalibration_study(
+            bc.recalibration.recalibration_study(
                 crowd.data, crowd.data, crowd.data, methods=["platt"], estimator=channels, n_bins=30
             )
             .table["nc_ece"]

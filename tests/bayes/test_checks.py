@@ -121,7 +121,9 @@ def test_grouped_fit_checks_use_the_score_groups():
     channels = bc.Channels([0.1, 0.2], [0.8, 0.9])
     sim = bc.simulate_annotated(3000, channels, calibration=lambda z: 0.1 + 0.8 * z, seed=3)
     data = bc.AnnotatedScores(
-        sim.data.scores, sim.data.annotations, groups=bc.score_groups(sim.data.scores, n_groups=3)
+        sim.data.scores,
+        sim.data.annotations,
+        groups=bc.channels.score_groups(sim.data.scores, n_groups=3),
     )
     fit = bc.fit_bayes(
         data, model="hui_walter", num_chains=2, num_warmup=500, num_samples=1000, progress=False
@@ -135,7 +137,9 @@ def test_grouped_fit_checks_use_the_score_groups():
     ):
         check_model(sim.data, fit)
     regrouped = bc.AnnotatedScores(
-        sim.data.scores, sim.data.annotations, groups=bc.score_groups(sim.data.scores, n_groups=2)
+        sim.data.scores,
+        sim.data.annotations,
+        groups=bc.channels.score_groups(sim.data.scores, n_groups=2),
     )
     with pytest.raises(
         ValueError, match=r"data must have the fit's score groups \[0, 1, 2\]; saw \[0, 1\]"

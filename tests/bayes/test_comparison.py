@@ -16,7 +16,7 @@ CHANNELS = bc.Channels([0.1, 0.15, 0.2, 0.1], [0.85, 0.8, 0.75, 0.9])
 @pytest.fixture(scope="module")
 def fits():
     """An independent and a dependent fit of 400 items with a shared-error pair (rho 0.2)."""
-    sim = bc.simulate_dependent(400, CHANNELS, pair=(0, 1), shared_error=0.2, seed=0)
+    sim = bc.simulate.simulate_dependent(400, CHANNELS, pair=(0, 1), shared_error=0.2, seed=0)
     data = sim.data
     independent = bc.fit_bayes(data, progress=False)
     dependent = bc.fit_bayes(data, dependent=data.annotator_names[:2], progress=False)

@@ -107,7 +107,7 @@ def test_posterior_ece_and_power_scaling_take_a_hierarchical_fit(crowd, fit):
     with pytest.warns(bc.ChannelWarning, match="count as unlabelled"):
         result = bc.nc_ece_posterior(crowd.data, fit)
     assert 0 < result.interval[0] < result.interval[1] < 1
-    table = bc.power_scaling(fit)
+    table = bc.bayes.power_scaling(fit)
     assert np.isfinite(table[["prior", "likelihood"]].to_numpy()).all()
     assert "population_mean" not in " ".join(table.index.astype(str))
 
@@ -331,8 +331,8 @@ def test_recalibrate_corrects_a_crowd_under_the_crowd_rule_and_leaves_unlabelled
     crowd = bc.simulate_crowd(800, 16, labels_per_item=3, worker_mix={"good": 1.0}, seed=2)
     grid = np.linspace(0.01, 0.99, 50)
     # every item labelled by informative workers: the same map as the dense corrected labels
-    dense = bc.PlattScaling().fit(
-        crowd.data.scores, bc.corrected_labels(crowd.data.annotations, crowd.channels)
+    dense = bc.recalibration.PlattScaling().fit(
+        crowd.data.scores, bc.correction.corrected_labels(crowd.data.annotations, crowd.channels)
     )
     sparse = bc.recalibrate(crowd.data, channels=crowd.channels)
     assert np.allclose(sparse.predict(grid), dense.predict(grid), atol=1e-10)
@@ -353,13 +353,13 @@ def test_recalibrate_corrects_a_crowd_under_the_crowd_rule_and_leaves_unlabelled
         fitted = bc.recalibrate(data, channels=channels)
     assert sum("count as unlabelled" in str(w.message) for w in caught) == 1
     with pytest.warns(bc.ChannelWarning, match="have |b - a| < 0.0001"):
-        on_labelled = bc.PlattScaling().fit(
-            data.scores[labelled], bc.corrected_labels(annotations[labelled], channels)
+        on_labelled = bc.recalibration.PlattScaling().fit(
+            data.scores[labelled], bc.correction.corrected_labels(annotations[labelled], channels)
         )
     assert np.allclose(fitted.predict(grid), on_labelled.predict(grid), atol=1e-10)
     # the split study scores NC-ECE over the items with a corrected label, never a NaN
     with pytest.warns(bc.ChannelWarning):
-        study = bc.recalibration_study(
+        study = bc.recalibration.recalibration_study(
             data.subset(np.arange(400)), data.subset(np.arange(400, 600)),
             data.subset(np.arange(600, 800)), methods=["platt"], estimator=channels,
         )  # fmt: skip
@@ -408,9 +408,10 @@ def test_the_analysis_of_a_crowd_pushes_its_posterior_through_its_responses(
 
     def the_sessions_fit(data, *, model, **options):  # the same crowd, model and defaults
         assert model == "hierarchical_dawid_skene" and options.keys() == {
-            "priors", "seed", "progress", "dependent"
+            "priors", "sampler", "dependent"
         }  # fmt: skip
         assert options["dependent"] is None
+        assert options["sampler"] == bc.SamplerSettings(seed=3, progress=False)
         assert np.array_equal(data.annotations, crowd_of_30.data.annotations)
         return crowd_of_30_fit
 

@@ -19,7 +19,9 @@ FAST = {"progress": False}  # default 4 chains x (1000 warmup + 1000 draws): fas
 def _grouped(sim, n_groups):
     data = sim.data
     return bc.AnnotatedScores(
-        data.scores, data.annotations, groups=bc.score_groups(data.scores, n_groups=n_groups)
+        data.scores,
+        data.annotations,
+        groups=bc.channels.score_groups(data.scores, n_groups=n_groups),
     )
 
 

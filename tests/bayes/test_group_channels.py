@@ -22,7 +22,9 @@ def _judged(n: int, seed: int, differential: bool) -> bc.AnnotatedScores:
     a = np.where(high, HIGH.a, LOW.a)
     b = np.where(high, HIGH.b, LOW.b)
     annotations = (rng.random((n, 4)) < np.where(labels[:, None], b, a)).astype(np.int8)
-    return bc.AnnotatedScores(scores, annotations, groups=bc.score_groups(scores, n_groups=2))
+    return bc.AnnotatedScores(
+        scores, annotations, groups=bc.channels.score_groups(scores, n_groups=2)
+    )
 
 
 def _fits(data):

@@ -47,7 +47,7 @@ def test_bayesian_bootstrap_matches_an_exact_item_level_bootstrap():
         np.full(draws, 0.45),
     )
     ours = bc.nc_ece_posterior(sim.data, fit, n_bins=5, uncertainty="total", seed=1).raw_draws
-    u = bc.corrected_labels(sim.data.annotations, sim.channels)
+    u = bc.correction.corrected_labels(sim.data.annotations, sim.channels)
     bins = np.minimum((sim.data.scores * 5).astype(int), 4)
     rng = np.random.default_rng(2)
     weights = rng.dirichlet(np.ones(300), size=draws)

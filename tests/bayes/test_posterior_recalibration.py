@@ -27,7 +27,7 @@ def setting():
 def draw_labels(data, a, b):
     """Corrected labels of one draw with IV weights and the draw's App. F.4 plug-in prevalence."""
     corrected, observed = per_annotator_corrections(data.annotations, a, b)
-    return bc.corrected_labels(
+    return bc.correction.corrected_labels(
         data.annotations,
         bc.Channels(a, b),
         prevalence=float(plugin_prevalence(corrected, observed)),
@@ -75,7 +75,9 @@ def test_base_and_naive_rows_are_posterior_ece_of_the_original_and_naive_scores(
     )
     for s in (0, 17):
         labels = draw_labels(eval_data, a[s], b[s])
-        expected = bc.calibration_moments(labels, eval_data.scores, n_bins=bc.DEFAULT_N_BINS).ece
+        expected = bc.metrics.calibration_moments(
+            labels, eval_data.scores, n_bins=bc.DEFAULT_N_BINS
+        ).ece
         assert by_channels.base.raw_draws[s] == pytest.approx(expected, abs=1e-12)
     naive = PlattScaling().fit(fit_data.scores, fit_data.annotations.mean(axis=1))
     assert result.naive_map.slope_ == naive.slope_

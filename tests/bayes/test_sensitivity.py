@@ -168,7 +168,9 @@ def test_every_prior_is_fitted_with_the_dependent_pair():
     """``prior_sensitivity(..., dependent=...)``: each refit is ``fit_bayes`` with the pair under
     that prior, covariances included."""
     channels = bc.Channels([0.1, 0.15, 0.2, 0.1, 0.15], [0.85, 0.8, 0.75, 0.9, 0.8])
-    data = bc.simulate_dependent(1500, channels, pair=(0, 1), shared_error=0.2, seed=2).data
+    data = bc.simulate.simulate_dependent(
+        1500, channels, pair=(0, 1), shared_error=0.2, seed=2
+    ).data
     quick = {"num_chains": 4, "num_warmup": 500, "num_samples": 500, "seed": 1}
     priors = {"flat": bc.Priors(), "mild": bc.Priors(sensitivity=(8, 2))}
     result = prior_sensitivity(data, priors=priors, dependent=[("a0", "a1")], **quick)

@@ -19,10 +19,10 @@ def two_annotator_table(table):
 
 
 def with_groups(simulation, **kwargs):
-    """The simulation's data with score groups from :func:`bayescal.score_groups`."""
+    """The simulation's data with score groups from :func:`bayescal.channels.score_groups`."""
     data = simulation.data
     return bc.AnnotatedScores(
-        data.scores, data.annotations, groups=bc.score_groups(data.scores, **kwargs)
+        data.scores, data.annotations, groups=bc.channels.score_groups(data.scores, **kwargs)
     )
 
 

@@ -101,7 +101,7 @@ def test_one_bare_pair_and_a_list_of_pairs_mean_the_same():
 
 
 def _shared_error(rho=0.2, n=3000, seed=0, missing=0.0):
-    sim = bc.simulate_dependent(n, CHANNELS, pair=(0, 1), shared_error=rho, seed=seed)
+    sim = bc.simulate.simulate_dependent(n, CHANNELS, pair=(0, 1), shared_error=rho, seed=seed)
     annotations = sim.data.annotations.copy()
     drop = np.random.default_rng(seed + 100).random(annotations.shape) < missing
     annotations[drop] = -1
@@ -127,11 +127,11 @@ def test_two_dependent_pairs_of_four_count_but_have_a_singular_jacobian():
 
 
 def test_two_annotators_in_a_pair_need_three_score_groups():
-    sim = bc.simulate_dependent(4000, CHANNELS, pair=(0, 1), shared_error=0.1, seed=1)
+    sim = bc.simulate.simulate_dependent(4000, CHANNELS, pair=(0, 1), shared_error=0.1, seed=1)
     two = bc.AnnotatedScores(
         sim.data.scores,
         sim.data.annotations[:, :2],
-        groups=bc.score_groups(sim.data.scores, n_groups=2),
+        groups=bc.channels.score_groups(sim.data.scores, n_groups=2),
     )
     with pytest.raises(IdentificationError, match=r"8 parameters .* for 6 free cells"):
         bc.grouped_em(two, dependent=two.annotator_names)
@@ -193,7 +193,7 @@ def test_a_weakly_identified_pair_is_warned_of():
     """Four annotators, one pair, but the two outside the pair barely informative: the third
     block hardly exists, and the warning says so."""
     channels = bc.Channels([0.1, 0.15, 0.45, 0.47], [0.85, 0.8, 0.55, 0.53])
-    sim = bc.simulate_dependent(3000, channels, pair=(0, 1), shared_error=0.1, seed=3)
+    sim = bc.simulate.simulate_dependent(3000, channels, pair=(0, 1), shared_error=0.1, seed=3)
     with pytest.warns(WeakIdentificationWarning, match="standard error of 0.7"):
         bc.dawid_skene_em(sim.data, dependent=sim.data.annotator_names[:2])
 
@@ -264,7 +264,7 @@ def test_calibration_variance_includes_the_pairs_covariance():
     understates it."""
     from bayescal.correction.calibration_test import CalibrationLayout
 
-    sim = bc.simulate_dependent(2000, CHANNELS, pair=(0, 1), shared_error=0.0, seed=5)
+    sim = bc.simulate.simulate_dependent(2000, CHANNELS, pair=(0, 1), shared_error=0.0, seed=5)
     a, b = sim.channels.a, sim.channels.b
     index = dependent_pairs(("a0", "a1"), NAMES).index
     covariance = covariance_from_share(np.array([[0.8, 0.8]]), a, b, index)
@@ -294,7 +294,7 @@ def test_the_analysis_proposes_a_pair_and_says_when_four_annotators_cannot_tell_
     complement a2 ~ a3 fit equally well, and the one line says the data cannot tell them apart."""
     _, data = _shared_error()
     with pytest.warns(bc.DependenceWarning) as said:
-        analysis = bc.analyse(data, bayes_options={"num_warmup": 500, "num_samples": 500})
+        analysis = bc.analyse(data, sampler=bc.SamplerSettings(num_warmup=500, num_samples=500))
     (line,) = [str(w.message) for w in said]
     assert "the data cannot tell the two apart" in line
     assert analysis.summary.model.dependent == ()
@@ -307,7 +307,9 @@ def test_the_analysis_refuses_dependent_pairs_for_a_crowd():
 
 
 def test_simulated_copying_has_the_channels_and_covariance_it_states():
-    sim = bc.simulate_dependent(200_000, CHANNELS, pair=(0, 1), copying=0.3, shared_error=0.0)
+    sim = bc.simulate.simulate_dependent(
+        200_000, CHANNELS, pair=(0, 1), copying=0.3, shared_error=0.0
+    )
     labels, votes = sim.labels, sim.data.annotations
     for y, rates in ((0, sim.channels.a), (1, sim.channels.b)):
         given = votes[labels == y]
@@ -316,11 +318,11 @@ def test_simulated_copying_has_the_channels_and_covariance_it_states():
         covariance = np.mean(given[:, 0] * given[:, 1]) - given[:, 0].mean() * given[:, 1].mean()
         assert covariance == pytest.approx(0.3 * p * (1 - p), abs=0.004)
     with pytest.raises(ValueError, match="shared_error and copying are two mechanisms"):
-        bc.simulate_dependent(10, CHANNELS, shared_error=0.1, copying=0.1)
+        bc.simulate.simulate_dependent(10, CHANNELS, shared_error=0.1, copying=0.1)
 
 
 def test_dependent_em_recovers_a_copying_pair():
-    sim = bc.simulate_dependent(3000, CHANNELS, copying=0.4, shared_error=0.0, seed=2)
+    sim = bc.simulate.simulate_dependent(3000, CHANNELS, copying=0.4, shared_error=0.0, seed=2)
     fit = bc.dawid_skene_em(sim.data, dependent=sim.data.annotator_names[:2])
     assert np.abs(fit.channels.a[:2] - sim.channels.a[:2]).max() < 0.05
     assert np.abs(fit.channels.b[:2] - sim.channels.b[:2]).max() < 0.05
@@ -331,7 +333,9 @@ def test_a_dawid_skene_fit_of_grouped_data_knows_its_own_data():
     fitted counts add them up, so the fit recognises its data (it once kept only the last)."""
     sim, _ = _shared_error(n=600)
     grouped = bc.AnnotatedScores(
-        sim.data.scores, sim.data.annotations, groups=bc.score_groups(sim.data.scores, n_groups=3)
+        sim.data.scores,
+        sim.data.annotations,
+        groups=bc.channels.score_groups(sim.data.scores, n_groups=3),
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", bc.SamplingWarning)
@@ -357,7 +361,7 @@ def test_pairs_combine_with_no_other_dependence():
 
 
 def test_simulate_dependent_copying_alone_needs_no_shared_error_of_zero():
-    sim = bc.simulate_dependent(200, CHANNELS, copying=0.2)
+    sim = bc.simulate.simulate_dependent(200, CHANNELS, copying=0.2)
     assert sim.data.n_items == 200
 
 
@@ -369,7 +373,7 @@ def test_a_pair_whose_other_member_is_a_spammer_is_fitted_as_any_pair(dependence
     the dependent EM and NUTS recover every channel (EM within 0.03, the truth inside the
     99% interval)."""
     channels = bc.Channels([0.1, 0.3, 0.2, 0.1], [0.85, 0.3, 0.75, 0.9])
-    sim = bc.simulate_dependent(3000, channels, pair=(0, 1), seed=0, **dependence)
+    sim = bc.simulate.simulate_dependent(3000, channels, pair=(0, 1), seed=0, **dependence)
     with warnings.catch_warnings():
         # the spammer estimated with b < a by chance is named as random (bayescal.channels._odd)
         warnings.simplefilter("ignore", bc.ChannelWarning)

@@ -63,7 +63,7 @@ def test_a_loading_makes_the_annotators_agree_more_given_y():
 
 def test_simulated_difficulty_has_the_channels_it_states_with_and_without_score_dependence():
     for dependence in (0.0, 0.5):
-        sim = bc.simulate_difficulty(
+        sim = bc.simulate.simulate_difficulty(
             300_000, CHANNELS, loading=(1.0, 1.5), score_dependence=dependence, seed=1
         )
         votes, labels = sim.data.annotations, sim.labels
@@ -83,9 +83,9 @@ def test_simulated_difficulty_has_the_channels_it_states_with_and_without_score_
 )
 def test_simulate_difficulty_refuses_bad_inputs(options, message):
     with pytest.raises(ValueError, match=message):
-        bc.simulate_difficulty(10, CHANNELS, **options)
+        bc.simulate.simulate_difficulty(10, CHANNELS, **options)
     with pytest.raises(ValueError, match="inside"):
-        bc.simulate_difficulty(10, bc.Channels([0.0, 0.1], [0.9, 0.8]))
+        bc.simulate.simulate_difficulty(10, bc.Channels([0.0, 0.1], [0.9, 0.8]))
 
 
 def test_three_annotators_cannot_identify_shared_difficulty():
@@ -95,14 +95,14 @@ def test_three_annotators_cannot_identify_shared_difficulty():
 
 
 def test_shared_difficulty_takes_no_dependent_pairs():
-    sim = bc.simulate_difficulty(300, CHANNELS, seed=0)
+    sim = bc.simulate.simulate_difficulty(300, CHANNELS, seed=0)
     with pytest.raises(ValueError, match="takes no dependent pairs"):
         bc.fit_bayes(sim.data, model="shared_difficulty", dependent=("a0", "a1"))
 
 
 @pytest.fixture(scope="module")
 def difficulty_fits():
-    sim = bc.simulate_difficulty(3000, CHANNELS, loading=(1.0, 1.5), seed=0)
+    sim = bc.simulate.simulate_difficulty(3000, CHANNELS, loading=(1.0, 1.5), seed=0)
     # the model's posterior is harder than Dawid–Skene's: a few divergent transitions (0-2
     # in the seeds measured, at NUTS's target acceptance 0.95) or an R-hat just above 1.01
     # are warned of; the test below bounds them
@@ -159,7 +159,7 @@ def test_calibration_test_refuses_a_shared_difficulty_fit(difficulty_fits):
 
 def test_simulate_difficulty_refuses_a_false_positive_rate_of_one():
     with pytest.raises(ValueError, match="inside"):
-        bc.simulate_difficulty(10, bc.Channels([1.0, 0.1], [1.0, 0.8]))
+        bc.simulate.simulate_difficulty(10, bc.Channels([1.0, 0.1], [1.0, 0.8]))
 
 
 def _integrated(rates, loading, rows):
@@ -275,7 +275,7 @@ def test_a_fit_its_quadrature_misses_warns_and_suggests_a_dependent_pair():
     """A shared-error pair (not a shared difficulty): the model explains it by a loading of
     about 3.3 given ``Y = 0`` (measured), where its quadrature is off by 0.1 log-likelihood
     units per 3 000 items: of 100 000 items, past :data:`MAX_LIKELIHOOD_ERROR`, it says so."""
-    data = bc.simulate_dependent(100_000, FIVE, pair=(0, 1), shared_error=0.2, seed=0).data
+    data = bc.simulate.simulate_dependent(100_000, FIVE, pair=(0, 1), shared_error=0.2, seed=0).data
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", bc.SamplingWarning)
         with pytest.warns(

@@ -5,14 +5,19 @@ import bayescal as bc
 
 
 def test_threshold_groups_follow_g_equals_one_z_at_least_t():
-    assert bc.score_groups([0.1, 0.5, 0.49, 0.7], thresholds=0.5).tolist() == [0, 1, 0, 1]
-    assert bc.score_groups([0.1, 0.3, 0.6, 1.0], thresholds=[0.3, 0.6]).tolist() == [0, 1, 2, 2]
+    assert bc.channels.score_groups([0.1, 0.5, 0.49, 0.7], thresholds=0.5).tolist() == [0, 1, 0, 1]
+    assert bc.channels.score_groups([0.1, 0.3, 0.6, 1.0], thresholds=[0.3, 0.6]).tolist() == [
+        0,
+        1,
+        2,
+        2,
+    ]
 
 
 def test_uniform_and_quantile_groups():
     scores = np.linspace(0.0, 1.0, 101)
-    assert np.bincount(bc.score_groups(scores, n_groups=4)).tolist() == [25, 25, 25, 26]
-    quantile = bc.score_groups(scores**3, n_groups=4, strategy="quantile")
+    assert np.bincount(bc.channels.score_groups(scores, n_groups=4)).tolist() == [25, 25, 25, 26]
+    quantile = bc.channels.score_groups(scores**3, n_groups=4, strategy="quantile")
     assert np.bincount(quantile).tolist() == [25, 25, 25, 26]
 
 
@@ -30,4 +35,4 @@ def test_uniform_and_quantile_groups():
 )
 def test_bad_input(kwargs, match):
     with pytest.raises(ValueError, match=match):
-        bc.score_groups([0.2, 0.8], **kwargs)
+        bc.channels.score_groups([0.2, 0.8], **kwargs)

@@ -21,9 +21,9 @@ from .helpers import two_annotator_table, with_groups
 ESTIMATORS = [
     bc.dawid_skene_em,
     bc.grouped_em,
-    bc.hui_walter_moments,
+    bc.channels.hui_walter_moments,
     bc.hui_walter_gmm,
-    bc.third_moment,
+    bc.channels.third_moment,
 ]
 
 
@@ -37,7 +37,9 @@ def test_one_annotator_is_not_identified(estimator):
 
 
 @pytest.mark.parametrize(
-    "estimator", [bc.grouped_em, bc.hui_walter_moments, bc.hui_walter_gmm], ids=lambda f: f.__name__
+    "estimator",
+    [bc.grouped_em, bc.channels.hui_walter_moments, bc.hui_walter_gmm],
+    ids=lambda f: f.__name__,
 )
 def test_two_annotators_without_groups_are_not_identified(estimator):
     sim = bc.simulate_annotated(500, bc.Channels([0.1, 0.2], [0.8, 0.9]), seed=1)
@@ -48,7 +50,7 @@ def test_two_annotators_without_groups_are_not_identified(estimator):
 
 
 @pytest.mark.parametrize(
-    "estimator", [bc.dawid_skene_em, bc.third_moment], ids=lambda f: f.__name__
+    "estimator", [bc.dawid_skene_em, bc.channels.third_moment], ids=lambda f: f.__name__
 )
 def test_marginal_estimators_need_three_annotators(estimator):
     sim = bc.simulate_annotated(500, bc.Channels([0.1, 0.2], [0.8, 0.9]), seed=1)
@@ -67,8 +69,8 @@ def test_saturated_models_say_so():
     )
     for estimator, data in (
         (bc.dawid_skene_em, three),
-        (bc.third_moment, three),
-        (bc.hui_walter_moments, two),
+        (bc.channels.third_moment, three),
+        (bc.channels.hui_walter_moments, two),
         (bc.hui_walter_gmm, two),
         (bc.grouped_em, two),
     ):
@@ -93,7 +95,9 @@ def test_over_identified_models_do_not_warn():
 
 @pytest.mark.filterwarnings("ignore::bayescal.exceptions.SaturatedModelWarning")
 @pytest.mark.parametrize(
-    "estimator", [bc.hui_walter_moments, bc.hui_walter_gmm, bc.grouped_em], ids=lambda f: f.__name__
+    "estimator",
+    [bc.channels.hui_walter_moments, bc.hui_walter_gmm, bc.grouped_em],
+    ids=lambda f: f.__name__,
 )
 def test_groups_that_do_not_separate_warn_of_weak_identification(estimator):
     flat = bc.simulate_annotated(
@@ -136,10 +140,10 @@ ONE_LABEL_OUTCOMES = {
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda f: f.__name__)
 def test_an_annotator_without_responses_is_refused_and_one_with_one_label_is_estimated(estimator):
     """Catalogue row 10b: a crowd worker who always says 1 does not stop the analysis."""
-    k = 2 if estimator in (bc.hui_walter_moments, bc.hui_walter_gmm) else 3
+    k = 2 if estimator in (bc.channels.hui_walter_moments, bc.hui_walter_gmm) else 3
     sim = bc.simulate_annotated(400, bc.Channels([0.1] * k, [0.9] * k), seed=4)
     annotations = sim.data.annotations.copy()
-    groups = bc.score_groups(sim.data.scores, thresholds=0.5)
+    groups = bc.channels.score_groups(sim.data.scores, thresholds=0.5)
     annotations[:, 1] = -1
     with pytest.raises(ValueError, match=r"annotator 'a1' has no responses"):
         estimator(bc.AnnotatedScores(sim.data.scores, annotations, groups=groups))
@@ -154,7 +158,7 @@ def test_an_annotator_without_responses_is_refused_and_one_with_one_label_is_est
 
 
 @pytest.mark.parametrize(
-    "estimator", [bc.hui_walter_moments, bc.hui_walter_gmm], ids=lambda f: f.__name__
+    "estimator", [bc.channels.hui_walter_moments, bc.hui_walter_gmm], ids=lambda f: f.__name__
 )
 def test_too_few_items_in_a_group(estimator):
     data = two_annotator_table([[20, 5, 5, 20], [2, 1, 1, 4]])
@@ -169,9 +173,9 @@ def test_hui_walter_closed_form_group_and_annotator_counts():
         bc.simulate_annotated(900, bc.Channels([0.1, 0.2], [0.8, 0.9]), seed=5), n_groups=3
     )
     with pytest.raises(ValueError, match=r"exactly two score groups; saw 3 \(use hui_walter_gmm"):
-        bc.hui_walter_moments(three_groups)
+        bc.channels.hui_walter_moments(three_groups)
     three_annotators = with_groups(bc.toy_data(900, seed=5), thresholds=0.5)
-    for estimator in (bc.hui_walter_moments, bc.hui_walter_gmm):
+    for estimator in (bc.channels.hui_walter_moments, bc.hui_walter_gmm):
         with pytest.raises(ValueError, match=r"needs exactly two annotators; saw 3"):
             estimator(three_annotators)
 
@@ -210,7 +214,9 @@ def test_em_that_hits_max_iter_warns_and_says_so():
     with pytest.warns(ConvergenceWarning, match=r"did not converge within max_iter=2") as record:
         fit = bc.grouped_em(
             bc.AnnotatedScores(
-                data.scores, data.annotations, groups=bc.score_groups(data.scores, n_groups=4)
+                data.scores,
+                data.annotations,
+                groups=bc.channels.score_groups(data.scores, n_groups=4),
             ),
             max_iter=2,
         )
@@ -247,7 +253,7 @@ def test_em_that_hits_max_iter_warns_and_says_so():
     ],
 )
 def test_hui_walter_closed_form_reports_failures(table, reason):
-    fit = bc.hui_walter_moments(two_annotator_table(table))
+    fit = bc.channels.hui_walter_moments(two_annotator_table(table))
     assert fit.channels is None and fit.prevalence is None
     assert fit.failure is not None
     assert re.search(reason, fit.failure), fit.failure

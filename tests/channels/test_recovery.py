@@ -36,9 +36,9 @@ def _mean_error(estimator, channels, n, replicates, grouped):
         (bc.dawid_skene_em, 3),
         (bc.dawid_skene_em, 4),
         (bc.dawid_skene_em, 5),
-        (bc.third_moment, 3),
-        (bc.third_moment, 5),
-        (bc.hui_walter_moments, 2),
+        (bc.channels.third_moment, 3),
+        (bc.channels.third_moment, 5),
+        (bc.channels.hui_walter_moments, 2),
         (bc.hui_walter_gmm, 2),
         (bc.grouped_em, 2),
     ],
@@ -58,12 +58,12 @@ def test_error_halves_when_n_quadruples(estimator, k):
 def test_estimators_agree_on_a_large_sample():
     # Saturated models: the MLE fits the cell frequencies exactly, so EM equals the closed form.
     sim = bc.simulate_annotated(200_000, _marginal_channels(3), calibration=RISING, seed=1)
-    em, moments = bc.dawid_skene_em(sim.data), bc.third_moment(sim.data)
+    em, moments = bc.dawid_skene_em(sim.data), bc.channels.third_moment(sim.data)
     assert em.channels.a == pytest.approx(moments.channels.a, abs=1e-4)
     assert em.channels.b == pytest.approx(moments.channels.b, abs=1e-4)
     assert em.prevalence == pytest.approx(moments.prevalence, abs=1e-4)
     two = with_groups(bc.simulate_annotated(200_000, TWO, seed=1), thresholds=0.5)
-    closed = bc.hui_walter_moments(two)
+    closed = bc.channels.hui_walter_moments(two)
     # EM stops on the change in mean log-likelihood: the default 1e-8 leaves ~1e-4 of parameter
     # error (20x below the sampling error here); a tight tolerance closes the gap.
     for other, tolerance in (
@@ -76,7 +76,7 @@ def test_estimators_agree_on_a_large_sample():
         assert other.prevalence == pytest.approx(closed.prevalence, abs=tolerance)
     # Over-identified (K = 5): different estimators of the same parameters, within sampling error.
     five = bc.simulate_annotated(200_000, _marginal_channels(5), calibration=RISING, seed=2).data
-    em5, moments5 = bc.dawid_skene_em(five), bc.third_moment(five)
+    em5, moments5 = bc.dawid_skene_em(five), bc.channels.third_moment(five)
     assert em5.channels.a == pytest.approx(moments5.channels.a, abs=0.01)
     assert em5.channels.b == pytest.approx(moments5.channels.b, abs=0.01)
 
@@ -87,12 +87,12 @@ def test_missing_responses_are_handled():
     data = hide(
         bc.simulate_annotated(100_000, channels, calibration=RISING, seed=3).data, 0.35, seed=3
     )
-    for estimator in (bc.dawid_skene_em, bc.third_moment):
+    for estimator in (bc.dawid_skene_em, bc.channels.third_moment):
         assert channel_error(estimator(data), channels) < 0.01
     two = hide(
         with_groups(bc.simulate_annotated(100_000, TWO, seed=3), thresholds=0.5), 0.3, seed=4
     )
-    for estimator in (bc.hui_walter_moments, bc.hui_walter_gmm, bc.grouped_em):
+    for estimator in (bc.channels.hui_walter_moments, bc.hui_walter_gmm, bc.grouped_em):
         assert channel_error(estimator(two), TWO) < 0.01
 
 

@@ -12,7 +12,9 @@ pytestmark = pytest.mark.filterwarnings("ignore::bayescal.exceptions.SaturatedMo
 def _grouped(sim, n_groups=5):
     data = sim.data
     return bc.AnnotatedScores(
-        data.scores, data.annotations, groups=bc.score_groups(data.scores, n_groups=n_groups)
+        data.scores,
+        data.annotations,
+        groups=bc.channels.score_groups(data.scores, n_groups=n_groups),
     )
 
 
@@ -56,10 +58,10 @@ def test_crossfit_sums_held_out_moments_before_the_absolute_value():
     fold = np.random.default_rng(6).permutation(6000) % 3
     targets = np.empty(6000)
     for k, fit in enumerate(result.fits):
-        targets[fold == k] = bc.corrected_labels(
+        targets[fold == k] = bc.correction.corrected_labels(
             sim.data.annotations[fold == k], fit.channels, weights="equal"
         )
-    expected = bc.calibration_moments(targets, sim.data.scores, n_bins=10)
+    expected = bc.metrics.calibration_moments(targets, sim.data.scores, n_bins=10)
     assert result.moments.moments == pytest.approx(expected.moments, abs=1e-15)
 
 
@@ -80,7 +82,7 @@ def test_estimator_options_and_callables_are_passed_through():
         sim.data, estimator="dawid_skene_em", estimator_options={"n_starts": 2, "seed": 5}
     )
     assert result.fits[0].ok
-    custom = bc.nc_ece_estimate(sim.data, estimator=lambda data: bc.third_moment(data))
+    custom = bc.nc_ece_estimate(sim.data, estimator=lambda data: bc.channels.third_moment(data))
     assert custom.fits[0].method == "third_moment"
 
 

@@ -67,7 +67,9 @@ def test_an_uninformative_annotator_gets_weight_zero_with_one_warning():
         assert len(record) == 1 and record[0].filename == __file__
         assert value == pytest.approx(expected, abs=1e-12)
     with pytest.warns(ChannelWarning, match=r"\['0'\] have \|b - a\| < 0.0001"):
-        weights = bc.aggregation_weights(bc.Channels([0.3, 0.1], [0.3, 0.9]), prevalence=0.5)
+        weights = bc.correction.aggregation_weights(
+            bc.Channels([0.3, 0.1], [0.3, 0.9]), prevalence=0.5
+        )
     assert weights.tolist() == [0.0, 1.0]
 
 
@@ -75,7 +77,7 @@ def test_no_informative_annotator_or_an_item_left_without_one_is_refused():
     with pytest.raises(
         ValueError, match=r"channels: no annotator is informative \(every \|b - a\| < 0.0001"
     ):
-        bc.corrected_labels([[1, 0]], bc.Channels([0.3, 0.5], [0.3, 0.5]))
+        bc.correction.corrected_labels([[1, 0]], bc.Channels([0.3, 0.5], [0.3, 0.5]))
     with (
         pytest.raises(
             ValueError,
@@ -84,7 +86,7 @@ def test_no_informative_annotator_or_an_item_left_without_one_is_refused():
         ),
         pytest.warns(ChannelWarning),
     ):
-        bc.corrected_labels([[1, 0], [1, -1]], bc.Channels([0.3, 0.1], [0.3, 0.9]))
+        bc.correction.corrected_labels([[1, 0], [1, -1]], bc.Channels([0.3, 0.1], [0.3, 0.9]))
 
 
 def test_negatively_oriented_user_channels_warn_unless_marked_adversarial():
@@ -111,43 +113,45 @@ def test_iv_weights_hand_computed():
     # v1 = (.5*.1*.9 + .5*.9*.1)/.8^2 = 9/64; v2 = (.5*.2*.8 + .5*.7*.3)/.5^2 = 37/50
     inv1, inv2 = Fraction(64, 9), Fraction(50, 37)
     expected = [float(inv1 / (inv1 + inv2)), float(inv2 / (inv1 + inv2))]
-    assert bc.aggregation_weights(CH, prevalence=0.5, rule="iv") == pytest.approx(
+    assert bc.correction.aggregation_weights(CH, prevalence=0.5, rule="iv") == pytest.approx(
         expected, abs=1e-15
     )
 
 
 def test_other_weight_rules_hand_computed():
-    assert bc.aggregation_weights(CH, rule="equal") == pytest.approx([0.5, 0.5])
-    assert bc.aggregation_weights(CH, rule="gap") == pytest.approx([0.8 / 1.3, 0.5 / 1.3])
-    assert bc.aggregation_weights(CH, rule="squared_gap") == pytest.approx(
+    assert bc.correction.aggregation_weights(CH, rule="equal") == pytest.approx([0.5, 0.5])
+    assert bc.correction.aggregation_weights(CH, rule="gap") == pytest.approx(
+        [0.8 / 1.3, 0.5 / 1.3]
+    )
+    assert bc.correction.aggregation_weights(CH, rule="squared_gap") == pytest.approx(
         [0.64 / 0.89, 0.25 / 0.89]
     )
 
 
 def test_iv_variance_floor_gives_equal_weights_for_perfect_annotators():
     perfect = bc.Channels([0.0, 0.0], [1.0, 1.0])
-    assert bc.aggregation_weights(perfect, prevalence=0.3) == pytest.approx([0.5, 0.5])
+    assert bc.correction.aggregation_weights(perfect, prevalence=0.3) == pytest.approx([0.5, 0.5])
 
 
 def test_weight_rules_bad_input():
     with pytest.raises(ValueError, match=r"prevalence is required for rule 'iv'"):
-        bc.aggregation_weights(CH)
+        bc.correction.aggregation_weights(CH)
     with pytest.raises(ValueError, match=r"prevalence must be a number in \[0, 1\]; saw 1.5"):
-        bc.aggregation_weights(CH, prevalence=1.5)
+        bc.correction.aggregation_weights(CH, prevalence=1.5)
     with pytest.raises(TypeError, match=r"prevalence must be a number"):
-        bc.aggregation_weights(CH, prevalence="half")
+        bc.correction.aggregation_weights(CH, prevalence="half")
     with pytest.raises(
         ValueError, match=r"rule must be one of 'iv', 'equal', 'gap', 'squared_gap'; saw 'median'"
     ):
-        bc.aggregation_weights(CH, prevalence=0.5, rule="median")
+        bc.correction.aggregation_weights(CH, prevalence=0.5, rule="median")
     with pytest.raises(TypeError, match=r"channels must be a bayescal.Channels; saw tuple"):
-        bc.aggregation_weights(([0.1], [0.9]), prevalence=0.5)
+        bc.correction.aggregation_weights(([0.1], [0.9]), prevalence=0.5)
     flipped = bc.Channels([0.1, 0.7], [0.9, 0.2], adversarial=True)
     with pytest.raises(
         ValueError,
         match=r"rule 'gap' needs positively oriented channels .* annotator 1 has gap -0.5",
     ):
-        bc.aggregation_weights(flipped, rule="gap")
+        bc.correction.aggregation_weights(flipped, rule="gap")
 
 
 # --- corrected labels ------------------------------------------------------------------------
@@ -157,30 +161,30 @@ ANNOTATIONS = np.array([[1, 0], [0, -1], [-1, 1]])
 
 def test_corrected_labels_hand_computed_with_missing():
     # row 0: ((1-.1)/.8 + (0-.2)/.5)/2 = (1.125 - 0.4)/2; row 1: only annotator 0; row 2: only 1
-    u = bc.corrected_labels(ANNOTATIONS, CH, weights="equal")
+    u = bc.correction.corrected_labels(ANNOTATIONS, CH, weights="equal")
     assert u == pytest.approx([0.3625, -0.125, 1.6], abs=1e-15)
 
 
 def test_explicit_weights_renormalise_over_observed_annotators():
-    u = bc.corrected_labels(ANNOTATIONS, CH, weights=[3.0, 1.0])
+    u = bc.correction.corrected_labels(ANNOTATIONS, CH, weights=[3.0, 1.0])
     assert u == pytest.approx([0.75 * 1.125 + 0.25 * -0.4, -0.125, 1.6])
 
 
 def test_iv_plugin_prevalence_rule_of_appendix_f4():
     # equally weighted corrected labels average (0.3625 - 0.125 + 1.6) / 3 = 0.6125
-    expected = bc.corrected_labels(
-        ANNOTATIONS, CH, weights=bc.aggregation_weights(CH, prevalence=0.6125, rule="iv")
+    expected = bc.correction.corrected_labels(
+        ANNOTATIONS, CH, weights=bc.correction.aggregation_weights(CH, prevalence=0.6125, rule="iv")
     )
-    assert bc.corrected_labels(ANNOTATIONS, CH) == pytest.approx(expected, abs=1e-15)
+    assert bc.correction.corrected_labels(ANNOTATIONS, CH) == pytest.approx(expected, abs=1e-15)
 
 
 def test_iv_plugin_prevalence_is_clipped():
     # Every response negative and corrected labels below zero: mu clips to 1e-4.
     ann = np.zeros((4, 2), dtype=int)
-    expected = bc.corrected_labels(
-        ann, CH, weights=bc.aggregation_weights(CH, prevalence=1e-4, rule="iv")
+    expected = bc.correction.corrected_labels(
+        ann, CH, weights=bc.correction.aggregation_weights(CH, prevalence=1e-4, rule="iv")
     )
-    assert bc.corrected_labels(ann, CH) == pytest.approx(expected, abs=1e-15)
+    assert bc.correction.corrected_labels(ann, CH) == pytest.approx(expected, abs=1e-15)
 
 
 def test_corrected_labels_are_unbiased_per_class():
@@ -191,7 +195,7 @@ def test_corrected_labels_are_unbiased_per_class():
     for y in (0, 1):
         rate = ch.a + ch.gap * y
         ann = (rng.random((n, 3)) < rate).astype(int)
-        u = bc.corrected_labels(ann, ch, weights="iv", prevalence=0.4)
+        u = bc.correction.corrected_labels(ann, ch, weights="iv", prevalence=0.4)
         assert u.mean() == pytest.approx(y, abs=4 * u.std() / math.sqrt(n))
 
 
@@ -199,36 +203,36 @@ def test_corrected_labels_bad_input():
     with pytest.raises(
         ValueError, match=r"channels must describe every annotator column \(2\); saw 3"
     ):
-        bc.corrected_labels(ANNOTATIONS, bc.Channels([0.1] * 3, [0.9] * 3))
+        bc.correction.corrected_labels(ANNOTATIONS, bc.Channels([0.1] * 3, [0.9] * 3))
     with pytest.raises(
         ValueError,
         match=r"annotations must contain only 0, 1 or -1 \(missing\); saw 2 at row 1, column 0",
     ):
-        bc.corrected_labels([[1, 0], [2, 1]], CH)
+        bc.correction.corrected_labels([[1, 0], [2, 1]], CH)
     with pytest.raises(
         ValueError, match=r"annotations must be a 2-D array .* saw shape \(3,\) \(for one annotator"
     ):
-        bc.corrected_labels([1, 0, 1], CH)
+        bc.correction.corrected_labels([1, 0, 1], CH)
     with pytest.raises(
         ValueError, match=r"annotations must contain only 0, 1 or -1 \(missing\); saw nan"
     ):
-        bc.corrected_labels([[1.0, math.nan]], CH)
+        bc.correction.corrected_labels([[1.0, math.nan]], CH)
     with pytest.raises(ValueError, match=r"1 item\(s\) with no observed annotation \(rows 1\)"):
-        bc.corrected_labels([[1, 0], [-1, -1]], CH)
+        bc.correction.corrected_labels([[1, 0], [-1, -1]], CH)
     with pytest.raises(ValueError, match=r"weights must have one entry per annotator \(2\); saw 3"):
-        bc.corrected_labels(ANNOTATIONS, CH, weights=[1, 1, 1])
+        bc.correction.corrected_labels(ANNOTATIONS, CH, weights=[1, 1, 1])
     with pytest.raises(ValueError, match=r"weights must be non-negative with a positive sum"):
-        bc.corrected_labels(ANNOTATIONS, CH, weights=[1, -1])
+        bc.correction.corrected_labels(ANNOTATIONS, CH, weights=[1, -1])
     with pytest.raises(
         ValueError, match=r"weights give zero total weight to the annotators observed on item 2"
     ):
-        bc.corrected_labels(ANNOTATIONS, CH, weights=[1, 0])
+        bc.correction.corrected_labels(ANNOTATIONS, CH, weights=[1, 0])
     with pytest.raises(
         ValueError, match=r"weights must be one of 'iv', 'equal', 'gap', 'squared_gap'; saw 'best'"
     ):
-        bc.corrected_labels(ANNOTATIONS, CH, weights="best")
+        bc.correction.corrected_labels(ANNOTATIONS, CH, weights="best")
     with pytest.raises(ValueError, match=r"prevalence must be a number in \[0, 1\]; saw -0.2"):
-        bc.corrected_labels(ANNOTATIONS, CH, prevalence=-0.2)
+        bc.correction.corrected_labels(ANNOTATIONS, CH, prevalence=-0.2)
 
 
 # --- NC-ECE and the naive baselines ------------------------------------------------------------
@@ -262,18 +266,18 @@ def test_naive_targets_hand_computed():
     assert majority_vote_labels(ann, ties="negative").tolist() == [1.0, 0.0, 0.0]
     scores = [0.6, 0.5, 0.2]
     # one bin: |(2/3 + .5 + 0) - (.6 + .5 + .2)| / 3
-    assert bc.soft_vote_ece(bc.AnnotatedScores(scores, ann), n_bins=1) == pytest.approx(
+    assert bc.correction.soft_vote_ece(bc.AnnotatedScores(scores, ann), n_bins=1) == pytest.approx(
         abs(7 / 6 - 1.3) / 3
     )
-    assert bc.majority_vote_ece(bc.AnnotatedScores(scores, ann), n_bins=1) == pytest.approx(
-        abs(1.5 - 1.3) / 3
-    )
+    assert bc.correction.majority_vote_ece(
+        bc.AnnotatedScores(scores, ann), n_bins=1
+    ) == pytest.approx(abs(1.5 - 1.3) / 3)
 
 
 @pytest.mark.filterwarnings("ignore::bayescal.exceptions.BinningWarning")  # tiny inputs
 @pytest.mark.parametrize(
     "function",
-    [bc.noise_corrected_ece, bc.soft_vote_ece, bc.majority_vote_ece],
+    [bc.noise_corrected_ece, bc.correction.soft_vote_ece, bc.correction.majority_vote_ece],
     ids=lambda f: f.__name__,
 )
 def test_ece_functions_bad_input(function):
@@ -300,7 +304,7 @@ def test_ece_functions_bad_input(function):
 
 @pytest.mark.parametrize(
     "function",
-    [bc.noise_corrected_ece, bc.soft_vote_ece, bc.majority_vote_ece],
+    [bc.noise_corrected_ece, bc.correction.soft_vote_ece, bc.correction.majority_vote_ece],
     ids=lambda f: f.__name__,
 )
 def test_the_old_spelling_of_the_ece_functions_names_the_new_one(function):
@@ -318,7 +322,7 @@ def test_majority_vote_bad_ties():
     with pytest.raises(
         ValueError, match=r"ties must be one of 'half', 'positive', 'negative'; saw 'coin'"
     ):
-        bc.majority_vote_ece(bc.AnnotatedScores([0.5], [[1, 0]]), ties="coin")
+        bc.correction.majority_vote_ece(bc.AnnotatedScores([0.5], [[1, 0]]), ties="coin")
 
 
 # --- App. D.1: one annotator cannot identify ECE ------------------------------------------------
@@ -377,10 +381,10 @@ def test_nc_bin_moments_are_unbiased_and_naive_ones_are_not(missing_rate):
             hidden[hidden.all(axis=1), rng.integers(0, 3)] = False  # keep one response per item
             annotations[hidden] = -1
         # Weights fixed in advance (true prevalence 1/2) so the moments are linear in the labels.
-        u = bc.corrected_labels(annotations, channels, weights="iv", prevalence=0.5)
-        nc.append(bc.calibration_moments(u, data.scores, n_bins=n_bins).moments)
+        u = bc.correction.corrected_labels(annotations, channels, weights="iv", prevalence=0.5)
+        nc.append(bc.metrics.calibration_moments(u, data.scores, n_bins=n_bins).moments)
         soft = np.where(annotations >= 0, annotations, 0).sum(1) / (annotations >= 0).sum(1)
-        naive.append(bc.calibration_moments(soft, data.scores, n_bins=n_bins).moments)
+        naive.append(bc.metrics.calibration_moments(soft, data.scores, n_bins=n_bins).moments)
     truth = _population_moments(n_bins)
     nc, naive = np.array(nc), np.array(naive)
     se = nc.std(axis=0, ddof=1) / math.sqrt(replicates)
@@ -392,17 +396,17 @@ def test_nc_bin_moments_are_unbiased_and_naive_ones_are_not(missing_rate):
 def test_label_posterior_is_the_dawid_skene_e_step():
     channels = bc.Channels([0.1, 0.2, 0.3], [0.9, 0.7, 0.8])
     annotations = np.array([[1, 1, 1], [0, 0, 0], [1, 0, -1], [-1, -1, 1]])
-    posterior = bc.label_posterior(annotations, channels, prevalence=0.4)
+    posterior = bc.correction.label_posterior(annotations, channels, prevalence=0.4)
     for row, p in zip(annotations, posterior):
         seen = row >= 0
         like1 = 0.4 * np.prod(np.where(row[seen] == 1, channels.b[seen], 1 - channels.b[seen]))
         like0 = 0.6 * np.prod(np.where(row[seen] == 1, channels.a[seen], 1 - channels.a[seen]))
         assert p == pytest.approx(like1 / (like1 + like0), rel=1e-12)
-    perfect = bc.label_posterior([[1], [0]], bc.Channels([0.0], [1.0]), 0.5)
+    perfect = bc.correction.label_posterior([[1], [0]], bc.Channels([0.0], [1.0]), 0.5)
     np.testing.assert_array_equal(perfect, [1.0, 0.0])
     with pytest.raises(ValueError, match=r"prevalence must lie strictly between 0 and 1; saw 1\.0"):
-        bc.label_posterior(annotations, channels, 1.0)
+        bc.correction.label_posterior(annotations, channels, 1.0)
     with pytest.raises(
         ValueError, match="item 0 has a response pattern that the channels make impossible"
     ):
-        bc.label_posterior([[1, 0]], bc.Channels([0.0, 0.0], [1.0, 1.0]), 0.5)
+        bc.correction.label_posterior([[1, 0]], bc.Channels([0.0, 0.0], [1.0, 1.0]), 0.5)

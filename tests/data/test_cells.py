@@ -26,7 +26,7 @@ def table():
     grouped = bc.AnnotatedScores(
         data.scores,
         data.annotations,
-        groups=bc.score_groups(data.scores, n_groups=5),
+        groups=bc.channels.score_groups(data.scores, n_groups=5),
         annotator_names=data.annotator_names,
     )
     return frame, grouped
@@ -59,8 +59,8 @@ def test_cells_hold_exactly_what_the_items_give(table):
     )
     fit = bc.grouped_em(data)
     moments = cells.moments(cell_targets(cells, fit.channels))
-    reference = bc.calibration_moments(
-        bc.corrected_labels(data.annotations, fit.channels), data.scores, n_bins=10
+    reference = bc.metrics.calibration_moments(
+        bc.correction.corrected_labels(data.annotations, fit.channels), data.scores, n_bins=10
     )
     np.testing.assert_allclose(moments.moments, reference.moments, atol=1e-15)
     np.testing.assert_array_equal(moments.counts, reference.counts)
@@ -69,8 +69,10 @@ def test_cells_hold_exactly_what_the_items_give(table):
     )
     # Equal weights, against the item-level route (corrected label of every item, then bins).
     equal = bc.noise_corrected_ece(cells, fit.channels, weights="equal")
-    item_level = bc.calibration_moments(
-        bc.corrected_labels(data.annotations, fit.channels, weights="equal"), data.scores, n_bins=10
+    item_level = bc.metrics.calibration_moments(
+        bc.correction.corrected_labels(data.annotations, fit.channels, weights="equal"),
+        data.scores,
+        n_bins=10,
     )
     assert equal == pytest.approx(item_level.ece, abs=1e-14)
     assert equal != pytest.approx(moments.ece, abs=1e-6)  # not the IV-weighted figure

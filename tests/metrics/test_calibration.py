@@ -43,10 +43,10 @@ def test_more_bins_than_items_warns_at_every_entry_point_and_as_many_does_not():
     channels = bc.Channels([0.1, 0.1], [0.9, 0.9])
     for call in (
         lambda bins: bc.expected_calibration_error([0, 0, 1, 1], data.scores, n_bins=bins),
-        lambda bins: bc.max_calibration_error([0, 0, 1, 1], data.scores, n_bins=bins),
-        lambda bins: bc.reliability_curve([0, 0, 1, 1], data.scores, n_bins=bins),
+        lambda bins: bc.metrics.max_calibration_error([0, 0, 1, 1], data.scores, n_bins=bins),
+        lambda bins: bc.metrics.reliability_curve([0, 0, 1, 1], data.scores, n_bins=bins),
         lambda bins: bc.noise_corrected_ece(data, channels, n_bins=bins),
-        lambda bins: bc.soft_vote_ece(data, n_bins=bins),
+        lambda bins: bc.correction.soft_vote_ece(data, n_bins=bins),
         lambda bins: data.cells(n_bins=bins),
     ):
         with pytest.warns(bc.BinningWarning, match="n_bins = 5 exceeds the 4 item") as record:
@@ -97,7 +97,7 @@ def test_edge_value_changes_ece_as_the_convention_says():
 
 def test_empty_bins_are_ignored_and_reported():
     with pytest.warns(bc.BinningWarning):
-        curve = bc.reliability_curve([1, 0, 1], [0.05, 0.05, 0.95], n_bins=10)
+        curve = bc.metrics.reliability_curve([1, 0, 1], [0.05, 0.05, 0.95], n_bins=10)
     assert curve.counts.tolist() == [2, 0, 0, 0, 0, 0, 0, 0, 0, 1]
     assert curve.nonempty.sum() == 2
     assert np.isnan(curve.mean_target[1]) and np.isnan(curve.mean_predicted[5])
@@ -123,7 +123,7 @@ def test_n_bins_auto_is_cube_root_rule():
     rng = np.random.default_rng(1)
     p = rng.random(8000)
     y = (rng.random(8000) < p).astype(int)
-    assert bc.calibration_moments(y, p, n_bins="auto").counts.size == 20
+    assert bc.metrics.calibration_moments(y, p, n_bins="auto").counts.size == 20
     assert bc.expected_calibration_error(y, p, n_bins="auto") == bc.expected_calibration_error(
         y, p, n_bins=20
     )
@@ -146,7 +146,7 @@ def test_mce_hand_computed():
     # bin [0, .5): |0.5 - 0.25| = 0.25; bin [.5, 1]: |0.75 - 0.75| = 0
     y = [0, 0, 1, 1, 0, 1, 1, 1]
     p = [0.1, 0.2, 0.3, 0.4, 0.6, 0.7, 0.8, 0.9]
-    assert bc.max_calibration_error(y, p, n_bins=2) == pytest.approx(0.25)
+    assert bc.metrics.max_calibration_error(y, p, n_bins=2) == pytest.approx(0.25)
 
 
 labels_and_scores = st.integers(min_value=1, max_value=60).flatmap(
@@ -178,7 +178,7 @@ def test_permutation_invariance(data, n_bins, strategy, random):
 def test_ece_in_unit_interval_and_below_mce(data, n_bins, strategy):
     y, p = data
     ece = bc.expected_calibration_error(y, p, n_bins=n_bins, strategy=strategy)
-    mce = bc.max_calibration_error(y, p, n_bins=n_bins, strategy=strategy)
+    mce = bc.metrics.max_calibration_error(y, p, n_bins=n_bins, strategy=strategy)
     assert 0.0 <= ece <= 1.0 + 1e-12
     assert mce >= ece - 1e-12
     assert mce <= 1.0 + 1e-12
@@ -216,7 +216,7 @@ def test_zero_when_each_bin_mean_target_equals_mean_score(groups, n_bins, strate
 @given(labels_and_scores, bin_counts, strategies)
 def test_reliability_curve_reproduces_ece(data, n_bins, strategy):
     y, p = data
-    curve = bc.reliability_curve(y, p, n_bins=n_bins, strategy=strategy)
+    curve = bc.metrics.reliability_curve(y, p, n_bins=n_bins, strategy=strategy)
     ok = curve.nonempty
     from_curve = np.sum(
         curve.counts[ok] / len(y) * np.abs(curve.mean_target[ok] - curve.mean_predicted[ok])
@@ -229,7 +229,11 @@ def test_reliability_curve_reproduces_ece(data, n_bins, strategy):
 
 # --- bad input ------------------------------------------------------------------------------
 
-METRICS = [bc.expected_calibration_error, bc.max_calibration_error, bc.reliability_curve]
+METRICS = [
+    bc.expected_calibration_error,
+    bc.metrics.max_calibration_error,
+    bc.metrics.reliability_curve,
+]
 
 
 @pytest.mark.filterwarnings("ignore::bayescal.exceptions.BinningWarning")  # tiny inputs
@@ -285,13 +289,13 @@ def test_bad_input_is_rejected_with_a_named_message(metric, y, p, kwargs, error,
 
 def test_calibration_moments_bad_targets():
     with pytest.raises(ValueError, match=r"targets must be finite; saw nan"):
-        bc.calibration_moments([0.3, math.nan], [0.5, 0.5])
+        bc.metrics.calibration_moments([0.3, math.nan], [0.5, 0.5])
     with pytest.raises(ValueError, match=r"targets must be a non-empty 1-D array"):
-        bc.calibration_moments([], [])
+        bc.metrics.calibration_moments([], [])
 
 
 def test_calibration_moments_accept_targets_outside_unit_interval():
-    moments = bc.calibration_moments([1.5, -0.5], [0.25, 0.75], n_bins=2)
+    moments = bc.metrics.calibration_moments([1.5, -0.5], [0.25, 0.75], n_bins=2)
     assert moments.moments.tolist() == [
         pytest.approx((1.5 - 0.25) / 2),
         pytest.approx((-0.5 - 0.75) / 2),

@@ -49,8 +49,8 @@ def test_nc_ece_equals_the_per_item_route(k):
         per_item = binned_moments(corrected_labels(annotations, channels), scores, 10, strategy).ece
         nc = bc.noise_corrected_ece(data, channels, n_bins=10, strategy=strategy)
         assert nc == pytest.approx(per_item, rel=1e-12, abs=1e-15)
-        soft = binned_moments(bc.soft_vote_labels(annotations), scores, 10, strategy).ece
-        assert bc.soft_vote_ece(data, n_bins=10, strategy=strategy) == pytest.approx(
+        soft = binned_moments(bc.correction.soft_vote_labels(annotations), scores, 10, strategy).ece
+        assert bc.correction.soft_vote_ece(data, n_bins=10, strategy=strategy) == pytest.approx(
             soft, rel=1e-12, abs=1e-15
         )
 

@@ -1,10 +1,13 @@
 """Every notebook in notebooks/ runs top to bottom without error (DESIGN.md §1)."""
 
+import importlib
 import pathlib
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
+
+import bayescal
 
 NOTEBOOKS = sorted((pathlib.Path(__file__).resolve().parents[2] / "notebooks").glob("*.ipynb"))
 
@@ -71,7 +74,16 @@ def test_notebooks_call_only_the_public_api(path):
                 and isinstance(node.value, ast.Name)
                 and node.value.id == "bc"
             ):
-                import bayescal
-
-                public = set(bayescal.__all__) | set(bayescal._LAZY)
+                public = set(bayescal.__all__) | set(bayescal._FOLDERS)
                 assert node.attr in public, f"{path.name}: bc.{node.attr} is not public"
+            if (  # bc.<folder>.<name>: public in its folder
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Attribute)
+                and isinstance(node.value.value, ast.Name)
+                and node.value.value.id == "bc"
+                and node.value.attr in bayescal._FOLDERS
+            ):
+                folder = importlib.import_module(f"bayescal.{node.value.attr}")
+                assert node.attr in folder.__all__, (
+                    f"{path.name}: bc.{node.value.attr}.{node.attr} is not public"
+                )

@@ -244,7 +244,7 @@ def test_recalibrate_accepts_known_channels_a_channel_fit_or_an_estimator_name()
     by_name = recalibrate(sim.data, method="platt", channels="dawid_skene_em")
     by_channels = recalibrate(sim.data, method="platt", channels=fit.channels)
     assert by_fit.slope_ == by_name.slope_ == by_channels.slope_
-    targets = bc.corrected_labels(sim.data.annotations, fit.channels)
+    targets = bc.correction.corrected_labels(sim.data.annotations, fit.channels)
     assert by_fit.slope_ == PlattScaling().fit(sim.data.scores, targets).slope_
     naive = recalibrate(sim.data, method="platt", targets="naive")
     assert (
@@ -275,9 +275,11 @@ def test_recalibration_study_table_layout_and_its_identity_row():
     assert list(study.table.columns) == ["nc_ece", "soft_vote_ece", "oracle_ece", "map"]
     base = study.table.loc[("platt", "base")]
     z, annotations = parts[2].scores, parts[2].annotations
-    assert base["oracle_ece"] == pytest.approx(bc.calibration_moments(oracle, z, n_bins=10).ece)
+    assert base["oracle_ece"] == pytest.approx(
+        bc.metrics.calibration_moments(oracle, z, n_bins=10).ece
+    )
     assert base["soft_vote_ece"] == pytest.approx(
-        bc.soft_vote_ece(bc.AnnotatedScores(z, annotations), n_bins=10)
+        bc.correction.soft_vote_ece(bc.AnnotatedScores(z, annotations), n_bins=10)
     )
     assert base["nc_ece"] == pytest.approx(
         bc.noise_corrected_ece(bc.AnnotatedScores(z, annotations), study.channels, n_bins=10)

@@ -105,14 +105,14 @@ def toy_posterior():
 
 def test_reliability_diagram_draws_the_posterior_median_and_overlaid_curves(toy_posterior):
     sim, _, posterior = toy_posterior
-    oracle = bc.reliability_curve(sim.labels, sim.data.scores, n_bins=10)
+    oracle = bc.metrics.reliability_curve(sim.labels, sim.data.scores, n_bins=10)
     ax = plot_reliability(posterior, curves={"oracle": oracle})
     corrected, overlaid = ax.get_lines()[1], ax.get_lines()[2]
     np.testing.assert_allclose(corrected.get_ydata(), np.median(posterior.bin_accuracy(), axis=0))
     np.testing.assert_allclose(overlaid.get_ydata(), oracle.mean_target)
     assert overlaid.get_label() == "oracle"
     with pytest.raises(
-        TypeError, match=r"curves must be a dict of name to bayescal\.ReliabilityCurve"
+        TypeError, match=r"curves must be a dict of name to bayescal\.metrics\.ReliabilityCurve"
     ):
         plot_reliability(posterior, curves={"oracle": oracle.mean_target})
     plt.close("all")

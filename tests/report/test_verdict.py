@@ -93,7 +93,9 @@ def written(tmp_path_factory):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         analysis = bc.analyse(
-            sim.data, seed=1, bayes_options={"num_chains": 2, "num_warmup": 300, "num_samples": 300}
+            sim.data,
+            seed=1,
+            sampler=bc.SamplerSettings(num_chains=2, num_warmup=300, num_samples=300),
         )
     return analysis, json.loads(analysis.to_json())
 

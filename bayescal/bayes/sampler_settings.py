@@ -1,0 +1,66 @@
+"""How NUTS runs: the chains, the warm-up and kept draws of each, the seed and a progress bar,
+in one typed object that every caller of the sampler shares.
+
+:func:`bayescal.fit_bayes`, :func:`bayescal.analyse`, :func:`bayescal.prior_sensitivity` and
+the simulation studies each take ``sampler=SamplerSettings(...)`` with defaults of their own
+(a study runs shorter chains than a fit), and the same settings as keywords
+(``num_chains=2``): a keyword given overrides ``sampler``'s field.  Importing this module
+imports neither JAX nor NumPyro.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from .. import _validation as v
+
+__all__ = ["SamplerSettings", "sampler_settings"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class SamplerSettings:
+    """The settings of a NUTS run.
+
+    Parameters
+    ----------
+    num_chains : int, default 4
+        Chains, spread over the CPU devices there are (one after another on a single device).
+    num_warmup, num_samples : int, default 1000
+        Warm-up iterations and kept draws of each chain.
+    seed : int, default 0
+        Seeds the chains (in a simulation study: the first replicate's seed).
+    progress : bool, default True
+        Show a progress bar where standard error is a terminal (in a study: one over the
+        replicates).
+    """
+
+    num_chains: int = 4
+    num_warmup: int = 1000
+    num_samples: int = 1000
+    seed: int = 0
+    progress: bool = True
+
+    def __post_init__(self) -> None:
+        checked = {
+            "num_chains": v.as_int(self.num_chains, "num_chains", minimum=1),
+            "num_warmup": v.as_int(self.num_warmup, "num_warmup", minimum=1),
+            "num_samples": v.as_int(self.num_samples, "num_samples", minimum=1),
+            # the compiled start takes it as an int64
+            "seed": v.as_seed(self.seed, bits=63),
+        }
+        if not isinstance(self.progress, bool):
+            raise TypeError(f"progress must be True or False; saw {self.progress!r}")
+        for name, value in checked.items():
+            object.__setattr__(self, name, value)
+
+
+def sampler_settings(sampler, defaults: SamplerSettings, **keywords) -> SamplerSettings:
+    """The settings of one call: ``sampler`` (a :class:`SamplerSettings`, or None for the
+    caller's ``defaults``) with each keyword that was given (not None) in place of its field."""
+    if sampler is None:
+        sampler = defaults
+    elif not isinstance(sampler, SamplerSettings):
+        raise TypeError(f"sampler must be a bayescal.SamplerSettings; saw {type(sampler).__name__}")
+    return replace(
+        sampler, **{name: value for name, value in keywords.items() if value is not None}
+    )
