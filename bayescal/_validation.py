@@ -161,6 +161,23 @@ def check_items_annotated(annotations: np.ndarray, name: str) -> None:
         )
 
 
+def as_annotator_names(names: object, n_annotators: int, name: str) -> tuple[str, ...]:
+    """One distinct name (a string) for each of ``n_annotators`` annotators; ``None`` gives
+    ``a0, a1, ...``."""
+    if names is None:
+        return tuple(f"a{j}" for j in range(n_annotators))
+    if isinstance(names, str) or not isinstance(names, Sequence):
+        raise TypeError(f"{name} must be a sequence of strings; saw {names!r}")
+    names = tuple(str(entry) for entry in names)
+    if len(names) != n_annotators:
+        raise ValueError(
+            f"{name} must name each of the {n_annotators} annotator columns; saw {len(names)} names"
+        )
+    if len(set(names)) != len(names):
+        raise ValueError(f"{name} must be unique; saw {list(names)}")
+    return names
+
+
 def annotator_positions(
     seen: Sequence[str], expected: Sequence[str], name: str, of: str
 ) -> np.ndarray:

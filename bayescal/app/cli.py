@@ -38,7 +38,7 @@ from .._version import __version__
 from ..bayes.compile_cache import CACHE_ENV
 from ..recalibration import METHODS
 from ..simulate.panels import TOY_CONDITIONS
-from .commands import run_fit, run_recalibrate, run_report, run_sensitivity
+from .commands import run_demo_command, run_fit, run_recalibrate, run_report, run_sensitivity
 from .model_choice import MODEL_CHOICES
 
 DEMO_EXAMPLE = "example: bayescal demo --condition shifted --n 8000 --seed 0"
@@ -257,7 +257,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="calibration condition (default: shifted)",
     )
     demo.add_argument(
-        "--n", type=_integer_argument(1), default=8000, help="number of items (default: 8000)"
+        "--n",
+        type=_integer_argument(2),
+        default=8000,
+        help="number of items, at least 2: the recalibration is fitted on one half and scored "
+        "on the other (default: 8000)",
     )
     demo.add_argument(
         "--seed", type=_integer_argument(0), default=0, help="random seed (default: 0)"
@@ -270,8 +274,10 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--out",
         default="bayescal-demo",
-        help="directory of the demo's table and report; its files are rewritten on every run (default: bayescal-demo)",
+        help="directory of the demo's table (toy.csv) and of its fit (fit/), both rewritten on "
+        "every run; a toy.csv or fit/ the demo did not write is refused (default: bayescal-demo)",
     )
+    demo.add_argument("--debug", action="store_true", help="show the traceback of an error")
 
     fit = commands.add_parser(
         "fit",
@@ -355,6 +361,7 @@ def _use_host_devices(count: int) -> None:
 
 
 COMMANDS = {
+    "demo": run_demo_command,
     "fit": run_fit,
     "report": run_report,
     "recalibrate": run_recalibrate,
@@ -392,22 +399,6 @@ def _main(argv: list[str] | None) -> int:
         os.environ[CACHE_ENV] = (
             "off"  # read by bayescal.bayes.compile_cache when a sampler is needed
         )
-    if args.command == "demo":
-        if not args.no_bayes:
-            _use_host_devices(4)
-        from .demo import run_demo
-
-        print(
-            run_demo(
-                args.condition,
-                args.n,
-                args.seed,
-                args.n_bins,
-                bayes=not args.no_bayes,
-                out=args.out,
-            )
-        )
-        return 0
     _use_host_devices(4)
     try:
         with warnings.catch_warnings():

@@ -151,6 +151,15 @@ def run_fit(args) -> str:
     )
 
 
+def run_demo_command(args) -> str:
+    """``bayescal demo``: the demo's text (its folder is checked before any work)."""
+    from .demo import run_demo
+
+    return run_demo(
+        args.condition, args.n, args.seed, args.n_bins, bayes=not args.no_bayes, out=args.out
+    )
+
+
 def run_report(args) -> str:
     from ..report.folders import render_report
 

@@ -9,6 +9,7 @@ path of its report.  The numbers are computed here; printing is the command's.
 
 from __future__ import annotations
 
+import json
 import pathlib
 
 import numpy as np
@@ -18,21 +19,25 @@ from ..channels import score_groups
 from ..correction.estimation import nc_ece_estimate
 from ..correction.known_channels import majority_vote_ece, noise_corrected_ece, soft_vote_ece
 from ..data.annotated_scores import AnnotatedScores
-from ..data.tables import read_wide_table
+from ..data.tables import file_sha256, read_wide_table
 from ..exceptions import SaturatedModelWarning
 from ..metrics.calibration import expected_calibration_error
 from ..recalibration import recalibration_study
-from ..report.folders import write_analysis, write_table
+from ..report.folders import check_output, write_analysis, write_table
 from ..simulate.panels import toy_data
 from .analysis import analyse
 
-__all__ = ["run_demo"]
+__all__ = ["check_demo_folder", "run_demo"]
 
 
 def run_demo(
     condition: str, n: int, seed: int, n_bins: int | str, bayes: bool = True, out="bayescal-demo"
 ) -> str:
-    """The demo's report as text (the numbers are computed here, printing is the caller's)."""
+    """The demo's report as text (the numbers are computed here, printing is the caller's).
+    Its folder ``out`` is checked before any work (:func:`check_demo_folder`)."""
+    out = pathlib.Path(out)
+    if bayes:
+        check_demo_folder(out)
     simulation = toy_data(n, condition=condition, seed=seed)
     observed = simulation.data
     # The paper's toy study fits grouped EM on five equal-width score groups (App. G.2).
@@ -143,6 +148,36 @@ def run_demo(
     return "\n".join(lines)
 
 
+#: The demo's files in its folder: the simulated table and the results folder of its fit.
+DEMO_TABLE, DEMO_FIT = "toy.csv", "fit"
+
+
+def check_demo_folder(out: pathlib.Path) -> None:
+    """Refuse, before any work, a demo folder whose files the demo would overwrite but did not
+    write.  The demo rewrites its own ``toy.csv`` and ``fit/`` on every run; a ``toy.csv`` is
+    its own when the ``fit/summary.json`` beside it records that file's checksum, and ``fit/``
+    follows the rule of every results folder (:func:`~bayescal.report.folders.check_output`).
+    Other files in ``out`` are left alone."""
+    if out.exists() and not out.is_dir():
+        raise FileExistsError(f"{out} exists and is not a directory; choose another --out")
+    table = out / DEMO_TABLE
+    if table.exists() and _recorded_checksum(out) != file_sha256(table):
+        raise FileExistsError(
+            f"{table} was not written by bayescal demo (its fit/summary.json does not record "
+            "it); the demo rewrites it, so choose another --out"
+        )
+    check_output(out / DEMO_FIT, force=True)
+
+
+def _recorded_checksum(out: pathlib.Path) -> str | None:
+    """The checksum of the table that the demo's last fit in ``out`` recorded, if any."""
+    try:
+        document = json.loads((out / DEMO_FIT / "summary.json").read_text(encoding="utf-8"))
+        return document["input"]["sha256"]["table"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def _demo_fit(simulation, out: pathlib.Path, n_bins, seed: int):
     """Write the simulated table as CSV and run ``bayescal fit`` on it: the demo's one Bayesian
     fit (Dawid–Skene, flat priors).  Returns the analysis, summary and report path, or the
@@ -151,9 +186,9 @@ def _demo_fit(simulation, out: pathlib.Path, n_bins, seed: int):
 
     data = simulation.data
     names = list(data.annotator_names)
-    out.mkdir(parents=True, exist_ok=True)  # the demo's own directory: rewritten on every run
+    out.mkdir(parents=True, exist_ok=True)  # the demo's own files: rewritten on every run
     table_path = write_table(
-        out / "toy.csv",
+        out / DEMO_TABLE,
         pd.DataFrame(
             {
                 "score": data.scores,
@@ -169,6 +204,8 @@ def _demo_fit(simulation, out: pathlib.Path, n_bins, seed: int):
         "annotators": names,
         "truth": "truth",
         "long": False,
+        # what tells the demo's own toy.csv from a user's on the next run
+        "sha256": {"table": file_sha256(table_path)},
     }
     try:
         # Three annotators make Dawid–Skene saturated: the demo says so, and what it means.
@@ -177,7 +214,9 @@ def _demo_fit(simulation, out: pathlib.Path, n_bins, seed: int):
             analysis = analyse(
                 table.data, truth=table.truth, n_bins=n_bins, seed=seed, progress=True
             )
-            summary, report = write_analysis(out / "fit", analysis, force=True, input_record=record)
+            summary, report = write_analysis(
+                out / DEMO_FIT, analysis, force=True, input_record=record
+            )
         return analysis, summary, report, None
     except ValueError as error:  # too few items to fit: report it, keep the rest of the demo
         return None, None, None, str(error)

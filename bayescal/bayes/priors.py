@@ -29,6 +29,11 @@ __all__ = ["Priors", "read_priors"]
 
 
 def _beta_pair(value: object, name: str) -> tuple[float, float]:
+    if isinstance(value, dict):  # {"a": 8, "b": 2}: its len is 2, but it is no pair
+        raise ValueError(
+            f"{name} must be a pair (alpha, beta) of Beta parameters, e.g. [8, 2]; saw the "
+            f"mapping {value!r}"
+        )
     if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
         raise ValueError(f"{name} must be a pair (alpha, beta) of Beta parameters; saw {value!r}")
     pair = []
@@ -139,7 +144,8 @@ def read_priors(path, *, named: bool = False):
     if not named:
         return one(document, "the prior")
     if not isinstance(document, dict) or not document:
+        seen = "an empty object" if document == {} else type(document).__name__
         raise ValueError(
-            f'{path}: expected an object of named priors, e.g. {{"flat": {{}}, "expert": {{"sensitivity": [8, 2]}}}}; saw {type(document).__name__}'
+            f'{path}: expected an object of named priors, e.g. {{"flat": {{}}, "expert": {{"sensitivity": [8, 2]}}}}; saw {seen}'
         )
     return {str(name): one(values, f"prior {name!r}") for name, values in document.items()}

@@ -14,7 +14,11 @@ from dataclasses import dataclass, replace
 
 from .. import _validation as v
 
-__all__ = ["SamplerSettings", "sampler_settings"]
+__all__ = ["MIN_SAMPLES", "SamplerSettings", "sampler_settings"]
+
+#: The fewest kept draws a chain may have: split R-hat and ESS halve each chain and need two
+#: draws in each half (with fewer, the run would fail after all its sampling).
+MIN_SAMPLES = 4
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -26,7 +30,7 @@ class SamplerSettings:
     num_chains : int, default 4
         Chains, spread over the CPU devices there are (one after another on a single device).
     num_warmup, num_samples : int, default 1000
-        Warm-up iterations and kept draws of each chain.
+        Warm-up iterations and kept draws of each chain (at least :data:`MIN_SAMPLES` draws).
     seed : int, default 0
         Seeds the chains (in a simulation study: the first replicate's seed).
     progress : bool, default True
@@ -41,6 +45,11 @@ class SamplerSettings:
     progress: bool = True
 
     def __post_init__(self) -> None:
+        if isinstance(self.num_samples, int) and 0 < self.num_samples < MIN_SAMPLES:
+            raise ValueError(
+                f"num_samples must be >= {MIN_SAMPLES}: R-hat and ESS split each chain in two "
+                f"halves of at least 2 draws; saw {self.num_samples}"
+            )
         checked = {
             "num_chains": v.as_int(self.num_chains, "num_chains", minimum=1),
             "num_warmup": v.as_int(self.num_warmup, "num_warmup", minimum=1),

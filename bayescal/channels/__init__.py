@@ -17,7 +17,7 @@ are positively oriented, or whose ``failure`` says why there is no admissible es
 """
 
 from .._api import moved_names
-from .base import MIN_GAP, ChannelFit, Channels
+from .base import MIN_GAP, ChannelFit, Channels, channels_for
 from .crowd_em import crowd_em
 from .em import dawid_skene_em, grouped_em
 from .gmm import hui_walter_gmm
@@ -28,6 +28,7 @@ __all__ = [
     "MIN_GAP",
     "ChannelFit",
     "Channels",
+    "channels_for",
     "crowd_em",
     "dawid_skene_em",
     "grouped_em",

@@ -53,6 +53,10 @@ class Channels:
         ``True`` says that annotators with ``b_j < a_j`` (whose 1 means ``Y = 0`` more often
         than ``Y = 1``) are meant; the correction uses them either way, and warns without it.
         Fitted channels set it when an anchored fit found such an annotator.
+    names : sequence of str, optional
+        The annotators the channels belong to.  Named channels meet data by name (columns in
+        another order are the same annotators; other names are refused); unnamed ones by
+        position.  A fit's channels carry its annotators' names.
 
     A scalar is taken as one annotator.  The arrays are stored read-only.  A channel with
     ``|b_j - a_j| < MIN_GAP`` (1e-4) is allowed here but carries no information about Y: the
@@ -62,6 +66,7 @@ class Channels:
     a: np.ndarray
     b: np.ndarray
     adversarial: bool = field(default=False, kw_only=True)
+    names: tuple[str, ...] | None = field(default=None, kw_only=True)
 
     def __post_init__(self) -> None:
         a = v.as_probabilities(np.atleast_1d(self.a), "a")
@@ -77,6 +82,8 @@ class Channels:
         object.__setattr__(self, "a", a)
         object.__setattr__(self, "b", b)
         object.__setattr__(self, "adversarial", bool(self.adversarial))
+        if self.names is not None:
+            object.__setattr__(self, "names", v.as_annotator_names(self.names, a.size, "names"))
 
     @classmethod
     def from_error_rates(cls, false_positive, false_negative) -> Channels:
@@ -95,7 +102,52 @@ class Channels:
 
     def __repr__(self) -> str:
         flag = ", adversarial=True" if self.adversarial else ""
-        return f"Channels(a={np.round(self.a, 4).tolist()}, b={np.round(self.b, 4).tolist()}{flag})"
+        named = "" if self.names is None else f", names={list(self.names)}"
+        return (
+            f"Channels(a={np.round(self.a, 4).tolist()}, b={np.round(self.b, 4).tolist()}"
+            f"{flag}{named})"
+        )
+
+    def for_annotators(self, names, *, where: str = "data", of: str = "the channels") -> Channels:
+        """These channels in the order of the annotators ``names`` of ``where`` (the data they
+        correct): matched by name when the channels are named, by position otherwise.
+
+        A channel applied to another annotator's column gives a wrong number without any sign
+        of it (by position, reordered columns gave 0.0765 instead of 0.0906), so named channels
+        meeting other names are refused, and unnamed ones must have one channel per column.
+        """
+        names = tuple(str(name) for name in names)
+        if self.names is None:
+            if self.n_annotators != len(names):
+                raise ValueError(
+                    f"channels must describe every annotator column ({len(names)}); "
+                    f"saw {self.n_annotators} channel(s)"
+                )
+            return self
+        if self.names == names:
+            return self
+        positions = v.annotator_positions(names, self.names, where, of)
+        return Channels(
+            self.a[positions], self.b[positions], adversarial=self.adversarial, names=names
+        )
+
+
+def channels_for(channels, names, *, where: str = "data") -> Channels:
+    """The channels of ``channels`` (:class:`Channels`, or a successful :class:`ChannelFit`)
+    for the annotators ``names`` of ``where``, in their order (:meth:`Channels.for_annotators`):
+    a fit's channels carry its annotators' names, so a fit meets data by name."""
+    of = "the channels"
+    if isinstance(channels, ChannelFit):
+        if channels.failure is not None:
+            raise ChannelFitError(
+                f"channels: the {channels.method} fit failed ({channels.failure})"
+            )
+        channels, of = channels.channels, f"the {channels.method} fit"
+    if not isinstance(channels, Channels):
+        raise TypeError(
+            f"channels must be a bayescal.Channels or a ChannelFit; saw {type(channels).__name__}"
+        )
+    return channels.for_annotators(names, where=where, of=of)
 
 
 @dataclass(frozen=True, eq=False)
@@ -161,6 +213,20 @@ class ChannelFit:
     data_fingerprint: str = ""
     dependent: tuple[tuple[str, str], ...] = ()
     covariance: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        # the estimate belongs to the fit's annotators: its channels carry their names, so
+        # that they meet other data by name (Channels.for_annotators)
+        channels = self.channels
+        if channels is not None and channels.names is None:
+            if channels.n_annotators == len(self.annotator_names):
+                named = Channels(
+                    channels.a,
+                    channels.b,
+                    adversarial=channels.adversarial,
+                    names=self.annotator_names,
+                )
+                object.__setattr__(self, "channels", named)
 
     @property
     def ok(self) -> bool:

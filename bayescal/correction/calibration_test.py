@@ -764,6 +764,7 @@ def calibration_test(
         )
     bins = (n_bins, strategy, min_bin_items)
     if isinstance(channels, Channels):
+        channels = channels.for_annotators(data.annotator_names)
         return CalibrationLayout.of(data, channels, *bins).result(how="known channels")
     if isinstance(channels, ChannelFit):
         return bootstrap_test(data, channels, fit_data, bins, n_replicates, rng)

@@ -24,7 +24,7 @@ from scipy import special
 
 from .. import _validation as v
 from .._api import DEFAULT_N_BINS, old_spellings
-from ..channels import Channels
+from ..channels import Channels, channels_for
 from ..channels.crowd_em import CROWD_ANNOTATORS
 from ..data.annotated_scores import AnnotatedScores
 from ..data.cells import CellStatistics
@@ -394,7 +394,9 @@ def noise_corrected_ece(
     data : AnnotatedScores or CellStatistics
         Scores and 0/1 annotations (``-1`` for missing), or their cells (e.g. a table larger
         than memory, :func:`bayescal.data.cell_statistics_from_frame`).
-    channels : Channels
+    channels : Channels or ChannelFit
+        Named channels (a fit's carry its annotators' names) are matched to the data's
+        annotators by name; unnamed ones by position.
     n_bins : int or "auto", optional
         Evaluation bins: 10 (:data:`bayescal.DEFAULT_N_BINS`) by default; cells keep their own.
     strategy : {"uniform", "quantile"}, default "uniform"
@@ -428,6 +430,7 @@ def corrected_moments(
     correct it counts as unlabelled (one warning), as in the posterior push-through, and the
     moments average over the labelled items in the bins of all."""
     cells = evaluation_cells(data, n_bins, strategy)
+    channels = channels_for(channels, cells.annotator_names)
     if not is_crowd(data):
         fitted_on = None if weight_sample is None else weight_sample.annotations
         return cells.moments(cell_targets(cells, channels, weights, prevalence, fitted_on))

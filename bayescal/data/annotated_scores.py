@@ -35,21 +35,6 @@ def _read_only(array: np.ndarray) -> np.ndarray:
     return array
 
 
-def _as_names(names: object, n_annotators: int) -> tuple[str, ...]:
-    if names is None:
-        return tuple(f"a{j}" for j in range(n_annotators))
-    if isinstance(names, str) or not isinstance(names, Sequence):
-        raise TypeError(f"annotator_names must be a sequence of strings; saw {names!r}")
-    names = tuple(str(name) for name in names)
-    if len(names) != n_annotators:
-        raise ValueError(
-            f"annotator_names must name each of the {n_annotators} annotator columns; saw {len(names)} names"
-        )
-    if len(set(names)) != len(names):
-        raise ValueError(f"annotator_names must be unique; saw {list(names)}")
-    return names
-
-
 @dataclass(frozen=True, eq=False)
 class AnnotatedScores:
     """Scores of a fixed binary predictor and K noisy annotators' labels.
@@ -93,7 +78,9 @@ class AnnotatedScores:
         object.__setattr__(self, "annotations", _read_only(annotations))
         object.__setattr__(self, "groups", groups)
         object.__setattr__(
-            self, "annotator_names", _as_names(self.annotator_names, annotations.shape[1])
+            self,
+            "annotator_names",
+            v.as_annotator_names(self.annotator_names, annotations.shape[1], "annotator_names"),
         )
 
     @property
@@ -230,6 +217,7 @@ class AnnotatedScores:
                 f"frame has no column(s) {missing}; its columns are {list(frame.columns)}"
             )
         v.check_column_roles({"score": score, "annotator": annotators, "groups": groups})
+        _check_unique_columns(frame, wanted, "frame")
         columns = [
             v.annotation_column(frame[name], f"annotator column {name!r}") for name in annotators
         ]
@@ -275,6 +263,8 @@ class AnnotatedScores:
         for name, frame in (("labels", labels), ("scores", scores)):
             if not isinstance(frame, pd.DataFrame):
                 raise TypeError(f"{name} must be a pandas DataFrame; saw {type(frame).__name__}")
+        v.check_column_roles({"item": item, "annotator": annotator, "label": label})
+        v.check_column_roles({"item": item, "score": score, "groups": groups})
         for name, frame, needed in (
             ("labels", labels, [item, annotator, label]),
             ("scores", scores, [item, score] + ([groups] if groups is not None else [])),
@@ -284,6 +274,7 @@ class AnnotatedScores:
                 raise ValueError(
                     f"{name} has no column(s) {absent}; its columns are {list(frame.columns)}"
                 )
+            _check_unique_columns(frame, needed, name)
         item_index = pd.Index(scores[item])
         if not item_index.is_unique:
             duplicated = item_index[item_index.duplicated()][0]
@@ -316,6 +307,17 @@ class AnnotatedScores:
             if groups is None
             else v.numeric_column(scores[groups], f"groups column {groups!r}"),
             annotator_names=[str(name) for name in names],
+        )
+
+
+def _check_unique_columns(frame, wanted: list, name: str) -> None:
+    """Refuse a column the call reads that the frame holds twice: ``frame[column]`` would be a
+    table, not a column, and which of the two was meant cannot be told."""
+    twice = [column for column in wanted if (frame.columns == column).sum() > 1]
+    if twice:
+        raise ValueError(
+            f"{name} has {(frame.columns == twice[0]).sum()} columns named {twice[0]!r}; "
+            "give each column its own name"
         )
 
 

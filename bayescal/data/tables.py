@@ -339,14 +339,32 @@ def file_sha256(path) -> str:
 
 @old_spellings()
 def read_json(path, *, hint: str = "") -> object:
-    """A JSON file, with one-line errors for an absent file (``hint`` appended) or bad JSON."""
+    """A JSON file, with one-line errors for an absent file (``hint`` appended), bad JSON, or
+    an object naming a key twice: JSON parsers keep the last value silently, so a priors file
+    with two ``"flat"`` entries would change the reference prior without a word."""
     path = pathlib.Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such file{hint}")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=_unique_keys(path))
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise ValueError(f"{path}: not valid JSON ({error})") from None
+
+
+def _unique_keys(path: pathlib.Path):
+    """A ``json.loads`` object hook that refuses a key named twice in one object."""
+
+    def build(pairs: list) -> dict:
+        keys = [key for key, _ in pairs]
+        twice = sorted({key for key in keys if keys.count(key) > 1})
+        if twice:
+            raise ValueError(
+                f"{path}: the key {twice[0]!r} appears twice in one object; "
+                "JSON keeps only the last, so write each key once"
+            )
+        return dict(pairs)
+
+    return build
 
 
 # --- the dialect of a CSV file as users save them ------------------------------------------------

@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import _validation as v
 from .._api import DEFAULT_FIT_BINS, DEFAULT_N_BINS, Result, old_spellings
-from ..channels import ChannelFit, Channels
+from ..channels import ChannelFit, Channels, channels_for
 from ..correction.estimation import estimator_function, fit_or_raise
 from ..correction.known_channels import (
     correct_annotations,
@@ -18,7 +18,6 @@ from ..correction.known_channels import (
     soft_vote,
 )
 from ..data.annotated_scores import AnnotatedScores
-from ..exceptions import ChannelFitError
 from ..metrics.calibration import binned_moments
 from .maps import DEFAULT_EPS, METHODS, make_map
 
@@ -28,27 +27,18 @@ __all__ = ["TARGETS", "RecalibrationStudy", "recalibrate", "recalibration_study"
 TARGETS = ("corrected", "naive")
 
 
-def channels_for(channels, data: AnnotatedScores, where: str) -> Channels:
-    """Known channels, the channels of a successful ChannelFit, or an estimator fitted on ``data``."""
+def target_channels(channels, data: AnnotatedScores, where: str) -> Channels:
+    """Known channels or a successful ChannelFit's (matched to ``data`` by name when named), or
+    an estimator fitted on ``data``."""
     if channels is None:
         raise ValueError(
             "channels are required for corrected targets: pass Channels, a ChannelFit, or an estimator "
             "name such as 'dawid_skene_em' (or use targets='naive')"
         )
-    if isinstance(channels, ChannelFit):
-        if channels.failure is not None:
-            raise ChannelFitError(
-                f"channels: the {channels.method} fit failed ({channels.failure})"
-            )
-        positions = v.annotator_positions(
-            data.annotator_names, channels.annotator_names, where, f"the {channels.method} fit"
-        )
-        fitted = channels.channels
-        return Channels(fitted.a[positions], fitted.b[positions], adversarial=fitted.adversarial)
+    if isinstance(channels, (Channels, ChannelFit)):
+        return channels_for(channels, data.annotator_names, where=where)
     fit_channels, name = estimator_function(channels, {}, argument="channels")
-    return (
-        channels if fit_channels is None else fit_or_raise(fit_channels, name, data, where).channels
-    )
+    return fit_or_raise(fit_channels, name, data, where).channels
 
 
 def targets_of(data: AnnotatedScores, kind: str, channels: Channels | None, weights) -> tuple:
@@ -112,7 +102,7 @@ def recalibrate(
     method = v.as_choice(method, "method", METHODS)
     kind = v.as_choice(targets, "targets", TARGETS)
     v.check_items_annotated(data.annotations, "data.annotations")
-    fitted_channels = channels_for(channels, data, "data") if kind == "corrected" else None
+    fitted_channels = target_channels(channels, data, "data") if kind == "corrected" else None
     fitting_targets, has_target = targets_of(data, kind, fitted_channels, weights)
     return make_map(method, fit_bins=fit_bins, strategy=strategy, eps=eps).fit(
         data.scores[has_target], fitting_targets[has_target]

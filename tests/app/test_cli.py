@@ -111,8 +111,8 @@ def test_demo_options(capsys):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["demo", "--n", "0"], "expected a positive integer; saw 0"),
-        (["demo", "--n", "many"], "expected a positive integer; saw 'many'"),
+        (["demo", "--n", "1"], "expected an integer >= 2; saw 1"),
+        (["demo", "--n", "many"], "expected an integer >= 2; saw 'many'"),
         (["demo", "--seed", "-2"], "expected a non-negative integer; saw -2"),
         (["demo", "--n-bins", "0"], "expected a positive integer or 'auto'; saw 0"),
         (["demo", "--condition", "odd"], "invalid choice: 'odd'"),
@@ -127,9 +127,13 @@ def test_bad_arguments_exit_with_usage_error(argv, message, capsys):
 
 
 def test_demo_with_too_few_items_reports_the_failed_fit_instead_of_crashing(capsys):
-    with pytest.warns(bc.BinningWarning, match="n_bins = 10 exceeds the 2 item"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", bc.BinningWarning)  # shown, as a user sees it
         assert cli.main(["demo", "--n", "2", "--no-bayes"]) == 0
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
+    # the demo's warnings are one line, as every command's
+    assert "bayescal: warning: n_bins = 10 exceeds the 2 item" in err
+    assert "(BinningWarning)" in err and "warnings.warn" not in err
     assert "NC-ECE  (channels estimated by grouped EM)         not available (" in out
     assert "not available (skipped (--no-bayes))" in out
     assert "  not available (too few items to split)" in out

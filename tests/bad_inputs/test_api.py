@@ -119,7 +119,7 @@ ERRORS = [
         "nc-ece dict channels",
         lambda: nc_ece(channels={"a": [0.1] * 3, "b": [0.9] * 3}),
         TypeError,
-        r"channels must be a bayescal.Channels; saw dict",
+        r"channels must be a bayescal.Channels or a ChannelFit; saw dict",
     ),
     (
         "nc-ece b > 1",
