@@ -141,12 +141,17 @@ RESULT_ENTRIES = frozenset(
 def check_output(path, *, force: bool = False, inputs=()) -> pathlib.Path:
     """Refuse, before any work, a results folder that :func:`staged_output` could not write.
 
-    Refused: an existing ``path`` without ``force``; a file in its way; an existing folder
-    holding entries bayescal does not write (:data:`RESULT_ENTRIES`; replacing it would delete
-    them); a folder holding one of the run's ``inputs``; a place where no folder can be created
-    (read-only, no permission).
+    Refused: a symbolic link; an existing ``path`` without ``force``; a file in its way; an
+    existing folder holding entries bayescal does not write (:data:`RESULT_ENTRIES`; replacing
+    it would delete them); a folder holding one of the run's ``inputs``; a place where no folder
+    can be created (read-only, no permission).
     """
     path = pathlib.Path(path)
+    if path.is_symlink():  # replaced whole, a link would become a folder and leave its target
+        raise FileExistsError(
+            f"{path} is a symbolic link (to {os.readlink(path)}); a results folder is replaced "
+            "whole, so give the folder itself"
+        )
     if path.exists():
         if not path.is_dir():
             raise FileExistsError(f"{path} exists and is not a directory")
@@ -319,7 +324,12 @@ def render_report(directory, *, summary: Summary | None = None) -> pathlib.Path:
             f"{posterior}: no such file; the report needs the saved posterior of bayescal fit"
         )
     fit = BayesFit.load(posterior)
-    if summary.run is not None and fit.run.get("run_id") != summary.run.id:
+    if summary.run is None:  # nothing ties the two files together: another fit's would draw
+        raise ValueError(
+            f"{directory / SUMMARY_FILE} records no run id, so {posterior} cannot be checked to "
+            "be its fit's; re-run bayescal fit"
+        )
+    if fit.run.get("run_id") != summary.run.id:
         raise ValueError(
             f"{posterior} is from another run ({fit.run.get('run_id', 'no run id')}) than "
             f"{directory / SUMMARY_FILE} ({summary.run.id}); re-run bayescal fit"

@@ -2,7 +2,9 @@
 ``BAD_INPUTS_2.md``): its rows as tests, each with its outcome now.  Rows fixed so far: the
 sampler's draws (#111, #112, #228), duplicate keys in JSON files (#125, #132), two unclear prior
 errors (#128, #130), a frame with a column named twice (#211), one column in two roles of a
-long table (#219), and the demo's folder and arguments (#172, #174-#176)."""
+long table (#219), the demo's folder and arguments (#172, #174-#176), channels and truth
+matched by name or index (#235, #252-#255), a symlinked ``--out`` (#159, #160); #151 is in
+``test_results_folders.py``."""
 
 import json
 
@@ -238,3 +240,28 @@ def test_rule2_random_column_permutations_give_identical_numbers(seed):
         )
     known = bc.calibration_test(data, channels).statistic
     assert bc.calibration_test(shuffled, channels).statistic == pytest.approx(known, rel=1e-12)
+
+
+# --- rule 5: one staging rule for every results folder -----------------------------------------
+
+
+@pytest.mark.parametrize("target", ["a results folder", "nothing (a dangling link)"])
+def test_row159_160_a_symlinked_out_is_refused_before_any_work(
+    tmp_path, monkeypatch, capsys, target
+):
+    real = tmp_path / "real"
+    if target == "a results folder":
+        real.mkdir()
+        (real / "summary.json").write_text("{}")
+    (tmp_path / "link").symlink_to(real)
+    table = _write_files(tmp_path, {"t.csv": _text(_rows())})
+    status, out, err = main(
+        tmp_path, monkeypatch, capsys, "recalibrate", table, *WIDE, "--out", "link", "--force"
+    )
+    assert (status, out) == (2, "")
+    assert (
+        err == f"bayescal: error: link is a symbolic link (to {real}); a results folder is "
+        "replaced whole, so give the folder itself\n"
+    )
+    assert (tmp_path / "link").is_symlink()
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []

@@ -153,6 +153,11 @@ def test_row31_issue4_a_report_refuses_the_posterior_of_another_run(two_runs, tm
     assert set(run) == {"id", "seed", "chain_method", "devices", "versions"}
     assert set(run["versions"]) == {"python", "bayescal", "jax", "jaxlib", "numpyro", "arviz"}
     assert render_report(two_runs / "one").name == "report.html"  # its own posterior: fine
+    # second catalogue, row 151: a summary without its run id cannot vouch for any posterior
+    del summary["run"]
+    (mixed / "summary.json").write_text(json.dumps(summary))
+    with pytest.raises(ValueError, match=r"summary\.json records no run id, so .*posterior\.nc"):
+        render_report(mixed)
 
 
 @pytest.mark.slow
