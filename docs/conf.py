@@ -187,6 +187,10 @@ def _contexts(node) -> list[str]:
     return [*contexts, "bayescal"]
 
 
+#: The documented objects of this build (:func:`_documented`), made at the first reference.
+_DOCUMENTED: dict = {}
+
+
 def _resolve_bayescal(app, env, node, contnode):
     """Resolve a reference to a bayescal object by the object it names, wherever it is
     documented: ``bayescal.correction.known_channels.corrected_labels`` (its module path) and
@@ -200,13 +204,14 @@ def _resolve_bayescal(app, env, node, contnode):
     target = node["reftarget"].lstrip("~.")
     candidates = [target] if target.startswith("bayescal.") else []
     candidates += [f"{context}.{target}" for context in _contexts(node)]
-    if not hasattr(env, "_bayescal_documented"):
-        env._bayescal_documented = _documented(env)
+    if _DOCUMENTED.get("env") is not env:
+        # keyed by id(): valid in this process only, so never kept on the pickled environment
+        _DOCUMENTED.update(env=env, names=_documented(env))
     for candidate in candidates:
         obj = _lookup(candidate)
         if obj is None:
             continue
-        name = env._bayescal_documented.get(id(obj))
+        name = _DOCUMENTED["names"].get(id(obj))
         if name is None:  # a real object the API pages do not show (a module's helper)
             return contnode
         docname = env.get_domain("py").objects[name].docname

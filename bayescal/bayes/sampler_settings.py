@@ -45,11 +45,6 @@ class SamplerSettings:
     progress: bool = True
 
     def __post_init__(self) -> None:
-        if isinstance(self.num_samples, int) and 0 < self.num_samples < MIN_SAMPLES:
-            raise ValueError(
-                f"num_samples must be >= {MIN_SAMPLES}: R-hat and ESS split each chain in two "
-                f"halves of at least 2 draws; saw {self.num_samples}"
-            )
         checked = {
             "num_chains": v.as_int(self.num_chains, "num_chains", minimum=1),
             "num_warmup": v.as_int(self.num_warmup, "num_warmup", minimum=1),
@@ -57,6 +52,11 @@ class SamplerSettings:
             # the compiled start takes it as an int64
             "seed": v.as_seed(self.seed, bits=63),
         }
+        if checked["num_samples"] < MIN_SAMPLES:
+            raise ValueError(
+                f"num_samples must be >= {MIN_SAMPLES}: R-hat and ESS split each chain in two "
+                f"halves of at least 2 draws; saw {checked['num_samples']}"
+            )
         if not isinstance(self.progress, bool):
             raise TypeError(f"progress must be True or False; saw {self.progress!r}")
         for name, value in checked.items():
