@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ._api import warn_caller
-from .exceptions import BinningWarning
+from .exceptions import BinningWarning, DataWarning
 
 #: Code for a missing annotation in an annotation matrix.
 MISSING = -1
@@ -83,6 +83,32 @@ def as_probabilities(value: object, name: str, *, ndim: int = 1) -> np.ndarray:
             f"{name} must lie in [0, 1]; saw {array[index].item()!r} at {_position(index)}"
         )
     return array
+
+
+#: How far outside [0, 1] a score may lie and still be float round-off (``1 + 2**-52`` from a
+#: softmax, ``-1e-17`` from ``1 - p``): such a score is clipped, with a warning.
+SCORE_ROUND_OFF = 1e-12
+
+
+def as_scores(value: object, name: str = "scores") -> np.ndarray:
+    """A predictor's scores as :func:`as_probabilities` gives them, with scores within
+    :data:`SCORE_ROUND_OFF` of [0, 1] clipped to it and the clipping said (a
+    :class:`~bayescal.exceptions.DataWarning` naming how many and the farthest); farther out is
+    refused."""
+    array = as_numeric_array(value, name).astype(np.float64)
+    with np.errstate(invalid="ignore"):  # NaN is refused below, by as_probabilities
+        off = ((array < 0.0) & (array >= -SCORE_ROUND_OFF)) | (
+            (array > 1.0) & (array <= 1.0 + SCORE_ROUND_OFF)
+        )
+    if off.any():
+        farthest = array[off][np.argmax(np.abs(array[off] - 0.5))]
+        warn_caller(
+            f"{name}: {int(off.sum())} score(s) lie within {SCORE_ROUND_OFF:g} outside [0, 1] "
+            f"(float round-off; the farthest {farthest.item()!r}); clipped to [0, 1]",
+            DataWarning,
+        )
+        array = np.clip(array, 0.0, 1.0)
+    return as_probabilities(array, name)
 
 
 def as_finite_vector(value: object, name: str) -> np.ndarray:
@@ -254,15 +280,25 @@ def as_int(value: object, name: str, *, minimum: int | None = None) -> int:
     return value
 
 
+#: Why a fitted histogram refuses more bins than items.
+SPARSE_HISTOGRAM = "a fitted histogram's empty bins have no value"
+#: Why a posterior push-through refuses more bins than items.
+SPARSE_DRAWS = (
+    "each posterior draw keeps one moment per bin, so memory would follow the bins, not the "
+    "items; use fewer bins or 'auto'"
+)
+
+
 def as_n_bins(
-    value: object, n_items: int | None, name: str = "n_bins", *, refuse_sparse: bool = False
+    value: object, n_items: int | None, name: str = "n_bins", *, refuse_sparse: str = ""
 ) -> int:
     """Number of bins: a positive integer, or ``"auto"`` = round(n^(1/3)) (Futami and Fujisawa).
 
     More bins than the ``n_items`` they will hold warns (:class:`~bayescal.BinningWarning`):
     most bins then hold one item or none, and the ECE is mostly the noise of single items.
-    With ``refuse_sparse`` (a fitted histogram, whose empty bins have no value) it is an
-    error.  ``n_items=None`` checks the kind of value only (``"auto"`` is resolved later).
+    With ``refuse_sparse``, the reason (:data:`SPARSE_HISTOGRAM`, :data:`SPARSE_DRAWS`), it
+    is an error.  ``n_items=None`` checks the kind of value only (``"auto"`` is resolved
+    later).
     """
     if isinstance(value, str):
         if value != "auto":
@@ -273,7 +309,7 @@ def as_n_bins(
     bins = as_int(value, name, minimum=1)
     if n_items is not None and bins > n_items and refuse_sparse:
         raise ValueError(
-            f"{name} must not exceed the number of fitting items ({n_items}); saw {bins}"
+            f"{name} must not exceed the number of items ({n_items}): {refuse_sparse}; saw {bins}"
         )
     if n_items is not None and bins > n_items:
         warn_caller(
@@ -357,14 +393,22 @@ def as_group_ids(groups: object, n_items: int) -> np.ndarray:
     return array.astype(np.int64)
 
 
+def blank_as_missing(series):
+    """``series`` with its blank text cells (``""``, spaces) as missing: a blank cell of a text
+    column is an empty cell, as it is in a CSV file, whatever stored it (a Parquet string
+    column keeps ``""``)."""
+    if series.dtype == object or str(series.dtype) in ("str", "string"):
+        blank = series.map(lambda cell: isinstance(cell, str) and not cell.strip())
+        series = series.mask(blank.astype(bool))
+    return series
+
+
 def numeric_column(series, name: str) -> np.ndarray:
     """A table column as float64, NaN where a cell is empty (``name`` describes the column).
 
     A text column may hold numbers as text (``"0"``, ``"0.25"``); a blank text cell is empty,
     as it is in a CSV file."""
-    if series.dtype == object or str(series.dtype) in ("str", "string"):
-        blank = series.map(lambda cell: isinstance(cell, str) and not cell.strip())
-        series = series.mask(blank.astype(bool))
+    series = blank_as_missing(series)
     try:
         return series.to_numpy(dtype=np.float64, na_value=np.nan)
     except (TypeError, ValueError) as exc:

@@ -11,6 +11,7 @@ __all__ = [
     "ChannelFitError",
     "ChannelWarning",
     "ConvergenceWarning",
+    "DataWarning",
     "DependenceWarning",
     "IdentificationError",
     "NotFittedError",
@@ -71,6 +72,11 @@ class QuadratureWarning(UserWarning):
 class BinningWarning(UserWarning):
     """More evaluation bins than items: most bins hold one item or none, and the ECE then
     measures the noise of single items more than miscalibration."""
+
+
+class DataWarning(UserWarning):
+    """The input was used after a repair its author would expect, said in one line: scores
+    within float round-off of [0, 1] clipped to it, or items without any label left out."""
 
 
 class DependenceWarning(UserWarning):

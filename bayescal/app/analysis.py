@@ -380,7 +380,7 @@ def _read(data, score, annotators, truth, model, dependent, n_bins, level):
     if truth is not None:
         truth = v.as_binary_labels(truth, "truth")
         v.check_same_length(truth, "truth", data.scores, "data.scores")
-    bins = v.as_n_bins(n_bins, data.n_items)
+    bins = v.as_n_bins(n_bins, data.n_items, refuse_sparse=v.SPARSE_DRAWS)  # before any sampling
     level = v.as_open_probability(level, "level")
     missing = data.annotations == -1
     groups = data.groups if data.groups is not None else np.zeros(data.n_items, dtype=np.int64)

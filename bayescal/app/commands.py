@@ -20,9 +20,13 @@ from ..exceptions import RecalibrationWarning
 __all__ = ["run_fit", "run_recalibrate", "run_report", "run_sensitivity"]
 
 
-def _read_input(args, unlabelled: str = "refuse"):
-    """The Table of the command's arguments (wide, or long with --scores), with score groups;
-    ``unlabelled`` as in :func:`bayescal.data.read_wide_table`."""
+def _read_input(args, keep_unlabelled: bool = False):
+    """The Table of the command's arguments (wide, or long with --scores), with score groups.
+
+    Items without any label are kept with ``keep_unlabelled`` (``recalibrate`` maps every
+    score); otherwise each reader's default applies: refused in a wide table, dropped with a
+    warning from a long one's score table (which usually lists more items than were labelled).
+    """
     from ..data.tables import read_long_tables, read_wide_table
 
     if args.long:
@@ -37,7 +41,7 @@ def _read_input(args, unlabelled: str = "refuse"):
             label=args.label,
             annotators=args.annotators,
             truth=args.truth,
-            unlabelled=unlabelled,
+            unlabelled="keep" if keep_unlabelled else "drop",
         )
     else:
         if args.annotators is None:
@@ -51,7 +55,7 @@ def _read_input(args, unlabelled: str = "refuse"):
             score=args.score,
             annotators=args.annotators,
             truth=args.truth,
-            unlabelled=unlabelled,
+            unlabelled="keep" if keep_unlabelled else "refuse",
         )
     if args.groups is not None or args.thresholds is not None:
         data = table.data
@@ -173,7 +177,7 @@ def run_recalibrate(args) -> str:
     from .model_choice import frequentist_channels
 
     out = _output_directory(args)
-    table = _read_input(args, unlabelled="keep")
+    table = _read_input(args, keep_unlabelled=True)
     column = f"{args.score}_recalibrated"
     check_new_column(table, column)
     labelled = (table.data.annotations != MISSING).any(axis=1)

@@ -328,6 +328,12 @@ def nc_ece_posterior(
     PosteriorECE
     """
     a, b = checked_draws(fit, {"data": data}, cells=True)
+    if isinstance(data, AnnotatedScores):  # cells' bins were checked when they were built
+        v.as_n_bins(
+            DEFAULT_N_BINS if n_bins is None else n_bins,
+            data.n_items,
+            refuse_sparse=v.SPARSE_DRAWS,
+        )
     cells = evaluation_cells(data, n_bins, strategy)
     rule = fit_weights(weights, cells.n_annotators)
     level = v.as_open_probability(level, "level")
@@ -500,7 +506,7 @@ def posterior_recalibration(
     a, b = checked_draws(fit, {"fit_data": fit_data, "eval_data": eval_data})
     template = make_map(method, fit_bins=fit_bins, strategy="uniform", eps=eps)
     rule = fit_weights(weights, fit_data.n_annotators)
-    bins = v.as_n_bins(n_bins, eval_data.n_items)
+    bins = v.as_n_bins(n_bins, eval_data.n_items, refuse_sparse=v.SPARSE_DRAWS)
     level = v.as_open_probability(level, "level")
     uncertainty = v.as_choice(uncertainty, "uncertainty", UNCERTAINTY)
     tolerance = v.as_probability(tolerance, "tolerance")

@@ -44,7 +44,7 @@ def score_groups(scores, *, thresholds=None, n_groups=None, strategy="uniform") 
     >>> score_groups([0.1, 0.5, 0.7], thresholds=[0.5]).tolist()
     [0, 1, 1]
     """
-    scores = v.as_probabilities(scores, "scores")
+    scores = v.as_scores(scores)
     if (thresholds is None) == (n_groups is None):
         raise ValueError(
             "score_groups needs exactly one of thresholds or n_groups; saw "

@@ -67,7 +67,7 @@ class AnnotatedScores:
     annotator_names: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
-        scores = v.as_probabilities(self.scores, "scores")
+        scores = v.as_scores(self.scores)
         annotations = v.as_annotations(self.annotations, "annotations", n_items=scores.shape[0])
         groups = (
             None
@@ -187,7 +187,8 @@ class AnnotatedScores:
         score : str
             Name of the score column.
         annotators : sequence of str
-            Names of the annotator columns; they become ``annotator_names``.
+            Names of the annotator columns (a list, or a ``pandas.Index`` such as
+            ``frame.columns[2:5]``); they become ``annotator_names``.
         groups : str, optional
             Name of a column of score-group ids.
 
@@ -202,6 +203,8 @@ class AnnotatedScores:
 
         if not isinstance(frame, pd.DataFrame):
             raise TypeError(f"frame must be a pandas DataFrame; saw {type(frame).__name__}")
+        if isinstance(annotators, (pd.Index, np.ndarray)):  # df.columns[2:5] names columns too
+            annotators = annotators.tolist()
         if (
             isinstance(annotators, str)
             or not isinstance(annotators, Sequence)
@@ -281,6 +284,13 @@ class AnnotatedScores:
             raise ValueError(
                 f"scores must list each item once; item {duplicated!r} appears more than once"
             )
+        for column in (item, annotator):
+            empty = labels[column].isna().to_numpy()
+            if empty.any():  # str(NaN) would make a worker, or an item, named "nan"
+                raise ValueError(
+                    f"labels column {column!r}, row {int(np.flatnonzero(empty)[0])}: expected "
+                    f"an id; saw an empty cell ({int(empty.sum())} in all)"
+                )
         responses = labels.loc[labels[label].notna(), [item, annotator, label]]
         pairs = responses.duplicated(subset=[item, annotator])
         if pairs.any():

@@ -332,7 +332,7 @@ def _partition_table(frame, score, annotators, groups, n_bins):
     """The cells of one pandas partition, as a DataFrame (what Dask concatenates)."""
     if len(frame) == 0:  # a partition can be empty, e.g. after a filter
         return _empty_table(len(annotators))
-    scores = v.as_probabilities(v.numeric_column(frame[score], f"score column {score!r}"), "scores")
+    scores = v.as_scores(v.numeric_column(frame[score], f"score column {score!r}"))
     columns = [
         v.annotation_column(frame[name], f"annotator column {name!r}") for name in annotators
     ]

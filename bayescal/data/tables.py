@@ -18,14 +18,16 @@ import csv
 import functools
 import json
 import pathlib
+import re
+import warnings
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
 from .. import _validation as v
-from .._api import Result, old_spellings
-from ..exceptions import TableError
+from .._api import Result, old_spellings, warn_caller
+from ..exceptions import DataWarning, TableError
 from .annotated_scores import AnnotatedScores
 
 __all__ = ["Table", "file_sha256", "read_json", "read_long_tables", "read_wide_table"]
@@ -35,8 +37,9 @@ __all__ = ["Table", "file_sha256", "read_json", "read_long_tables", "read_wide_t
 TABLE_SUFFIXES = (".csv", ".tsv", ".parquet", ".pq")
 #: Of those, the text tables.
 TEXT_SUFFIXES = (".csv", ".tsv")
-#: What a reader does with an item no annotator labelled.
-UNLABELLED = ("refuse", "keep")
+#: What a reader does with an item no annotator labelled: refuse the table, keep the item (an
+#: all-missing row), or drop it with a one-line warning.
+UNLABELLED = ("refuse", "keep", "drop")
 
 
 def _read(path: pathlib.Path, text_columns=(), *, all_text: bool = False):
@@ -53,27 +56,75 @@ def _read(path: pathlib.Path, text_columns=(), *, all_text: bool = False):
         )
     try:
         if suffix not in TEXT_SUFFIXES:
-            return pd.read_parquet(path)
+            return _index_as_columns(path, pd.read_parquet(path))
         dialect = sniff(path)
         options = (
-            {"dtype": str, "keep_default_na": False}
+            # read once the data were: a row's empty cells past the header were checked then
+            {"dtype": str, "keep_default_na": False, "usecols": range(len(dialect.header))}
             if all_text
-            else {"dtype": dict.fromkeys(text_columns, str)}
+            else {"dtype": dict.fromkeys(text_columns, str), "decimal": dialect.decimal}
         )
-        return pd.read_csv(path, sep=dialect.sep, encoding=dialect.encoding, **options)
+        with warnings.catch_warnings():
+            # index_col=False: a row ending in its separator (every row written "...,1,") is
+            # read as its cells, not shifted onto the first column as an index; a row whose
+            # extra cell holds a value would be cut silently, so that warning is an error here
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            return pd.read_csv(
+                path,
+                sep=dialect.sep,
+                encoding=dialect.encoding,
+                names=dialect.header,  # as written: a blank header cell stays "", not "Unnamed: 0"
+                header=0,
+                index_col=False,
+                **options,
+            )
     except TableError:
         raise
+    except pd.errors.ParserWarning:
+        raise TableError(_longer_row(path, dialect)) from None
     except Exception as error:  # the parsers raise many types; the user needs the reason, once
         raise TableError(
             f"{path}: cannot be read as {suffix[1:].upper()} ({type(error).__name__}: {error})"
         ) from None
 
 
+def _index_as_columns(path: pathlib.Path, frame):
+    """A Parquet table's index as its first columns when it holds anything (item ids saved
+    with ``set_index("item")``, a MultiIndex): the index is data its author kept, and a table
+    written back must keep it too.  A default 0, 1, ... index is dropped."""
+    import pandas as pd
+
+    index = frame.index
+    if isinstance(index, pd.RangeIndex) and index.name is None:
+        return frame
+    names = [name for name in index.names if name is not None]
+    clash = [name for name in names if name in frame.columns]
+    if clash:
+        raise TableError(f"{path}: the index {clash[0]!r} is also a column; rename one of them")
+    return frame.reset_index()
+
+
+def _longer_row(path: pathlib.Path, dialect: CsvFormat) -> str:
+    """The message for a data row with a value past the header's last column."""
+    with open(path, encoding=dialect.encoding, newline="") as file:
+        for row, cells in enumerate(csv.reader(file, delimiter=dialect.sep)):
+            if (
+                row
+                and len(cells) > len(dialect.header)
+                and any(cell.strip() for cell in cells[len(dialect.header) :])
+            ):
+                return (
+                    f"{path}: row {row - 1}: {len(cells)} cells under a header of "
+                    f"{len(dialect.header)} columns; name every column in the header"
+                )
+    return f"{path}: a row has more cells than the header; name every column in the header"
+
+
 def _first_bad_row(frame, column: str, allowed=None) -> tuple[int, object] | None:
     """The first row whose value is not a number (or not in ``allowed``), and that value."""
     import pandas as pd
 
-    raw = frame[column]
+    raw = v.blank_as_missing(frame[column])
     numeric = pd.to_numeric(raw, errors="coerce")
     bad = raw.notna() & numeric.isna()
     if allowed is not None:
@@ -100,15 +151,19 @@ class Table(Result):
     frame : pandas.DataFrame
         That table with every cell as text, one row per item in the order of ``data``, read on
         first use: outputs add columns to it and carry the others through unchanged.
+    rows : ndarray of int or None
+        The rows of that table ``data`` holds, when items without labels were dropped.
     """
 
     data: AnnotatedScores
     truth: np.ndarray | None
     path: pathlib.Path
+    rows: np.ndarray | None = None
 
     @functools.cached_property
     def frame(self):
-        return _read(self.path, all_text=True)
+        frame = _read(self.path, all_text=True)
+        return frame if self.rows is None else frame.iloc[self.rows].reset_index(drop=True)
 
 
 def _require_columns(path: pathlib.Path, frame, wanted) -> None:
@@ -150,7 +205,8 @@ def _item_columns(path: pathlib.Path, frame, score: str, truth: str | None) -> n
     _check_values(path, frame, checks)
     _check_filled(path, frame, [column for column, _, _ in checks])
     scores = frame[score].to_numpy(dtype=np.float64)
-    outside = (scores < 0) | (scores > 1)
+    # within float round-off of [0, 1]: clipped, and said, by AnnotatedScores
+    outside = (scores < -v.SCORE_ROUND_OFF) | (scores > 1 + v.SCORE_ROUND_OFF)
     if outside.any():
         row = int(np.flatnonzero(outside)[0])
         raise TableError(
@@ -159,20 +215,33 @@ def _item_columns(path: pathlib.Path, frame, score: str, truth: str | None) -> n
     return None if truth is None else frame[truth].to_numpy(dtype=np.int64)
 
 
-def _check_labelled(
-    path: pathlib.Path, data: AnnotatedScores, where: str, unlabelled: str = "refuse"
-) -> None:
-    """Every annotator gave a label and, unless ``unlabelled="keep"``, every item got one."""
+def _labelled_table(
+    path: pathlib.Path,
+    data: AnnotatedScores,
+    truth: np.ndarray | None,
+    where: str,
+    unlabelled: str,
+) -> Table:
+    """The Table of ``data`` once every annotator gave a label and every item got one, or
+    (``unlabelled``) its unlabelled items were kept or dropped (:data:`UNLABELLED`)."""
     observed = data.annotations != -1
     for j in np.flatnonzero(~observed.any(axis=0)):
         raise TableError(
             f"{path}: {where} {data.annotator_names[j]!r}: the annotator gave no label at all; drop it"
         )
-    rows = ~observed.any(axis=1)
-    if unlabelled == "refuse" and rows.any():
-        raise TableError(
-            f"{path}: row {int(np.flatnonzero(rows)[0])}: no annotator labelled this item; drop the row"
-        )
+    empty = ~observed.any(axis=1)
+    if unlabelled == "keep" or not empty.any():
+        return Table(data, truth, path)
+    first = int(np.flatnonzero(empty)[0])
+    if unlabelled == "refuse":
+        raise TableError(f"{path}: row {first}: no annotator labelled this item; drop the row")
+    warn_caller(
+        f"{path}: {int(empty.sum())} of {data.n_items} items have no label (the first on row "
+        f"{first}); they are left out",
+        DataWarning,
+    )
+    rows = np.flatnonzero(~empty)
+    return Table(data.subset(rows), None if truth is None else truth[rows], path, rows)
 
 
 @old_spellings()
@@ -192,9 +261,10 @@ def read_wide_table(
         Column of score-group ids.
     truth : str, optional
         Column of true 0/1 labels (for the oracle ECE of a simulation or an audited set).
-    unlabelled : {"refuse", "keep"}, default "refuse"
-        An item no annotator labelled is refused (nothing estimates its class), or kept (for
-        ``bayescal recalibrate``, which fits on the labelled items and maps every score).
+    unlabelled : {"refuse", "keep", "drop"}, default "refuse"
+        An item no annotator labelled is refused (nothing estimates its class), kept (for
+        ``bayescal recalibrate``, which fits on the labelled items and maps every score), or
+        dropped with a :class:`~bayescal.DataWarning`.
 
     Returns
     -------
@@ -222,8 +292,8 @@ def read_wide_table(
         data = AnnotatedScores.from_frame(frame, score=score, annotators=annotators, groups=groups)
     except (TypeError, ValueError) as error:
         raise TableError(f"{path}: {error}") from None
-    _check_labelled(path, data, "column", v.as_choice(unlabelled, "unlabelled", UNLABELLED))
-    return Table(data, labels, path)
+    unlabelled = v.as_choice(unlabelled, "unlabelled", UNLABELLED)
+    return _labelled_table(path, data, labels, "column", unlabelled)
 
 
 def _first_duplicate(path: pathlib.Path, frame, columns: list[str], what: str) -> None:
@@ -247,7 +317,7 @@ def read_long_tables(
     label="label",
     annotators=None,
     truth=None,
-    unlabelled="refuse",
+    unlabelled="drop",
 ) -> Table:
     """Read a long label table (one row per response) and a score table (one row per item).
 
@@ -264,8 +334,10 @@ def read_long_tables(
         Keep only these annotators, in this order (default: all, sorted by name).
     truth : str, optional
         Column of true 0/1 labels in the score table.
-    unlabelled : {"refuse", "keep"}, default "refuse"
-        As in :func:`read_wide_table`: an item of the score table without any label.
+    unlabelled : {"refuse", "keep", "drop"}, default "drop"
+        As in :func:`read_wide_table`: an item of the score table without any label.  A score
+        table listing more items than were labelled is the usual case, so such items are
+        dropped, with a :class:`~bayescal.DataWarning` saying how many.
 
     Returns
     -------
@@ -279,8 +351,8 @@ def read_long_tables(
         (item, annotator) pair labelled twice, or a label whose item has no score.
     """
     labels_path, scores_path = pathlib.Path(labels_path), pathlib.Path(scores_path)
-    # ids join as text: "0001" in one table is not "1" in the other
-    responses, frame = _read(labels_path, [item]), _read(scores_path, [item])
+    # ids are text: item "0001" in one table is not "1" in the other, worker "007" is not "7"
+    responses, frame = _read(labels_path, [item, annotator]), _read(scores_path, [item])
     _require_columns(labels_path, responses, [item, annotator, label])
     _require_columns(scores_path, frame, [item, score, *(c for c in (truth,) if c is not None)])
     _check_values(labels_path, responses, [(label, (0, 1), "0, 1 or empty")])
@@ -320,10 +392,8 @@ def read_long_tables(
             data.annotations[:, order],
             annotator_names=[data.annotator_names[j] for j in order],
         )
-    _check_labelled(
-        scores_path, data, "annotator", v.as_choice(unlabelled, "unlabelled", UNLABELLED)
-    )
-    return Table(data, truth_labels, scores_path)
+    unlabelled = v.as_choice(unlabelled, "unlabelled", UNLABELLED)
+    return _labelled_table(scores_path, data, truth_labels, "annotator", unlabelled)
 
 
 def file_sha256(path) -> str:
@@ -368,31 +438,56 @@ def _unique_keys(path: pathlib.Path):
 
 
 # --- the dialect of a CSV file as users save them ------------------------------------------------
-# Spreadsheets in many locales save ``;``-separated files, ``.tsv`` files are tab-separated, and
-# older tools write Latin-1 (or UTF-8 with a byte-order mark).  :func:`sniff` reads the first
-# 64 KB once and decides, so that a table reads the same whatever saved it; it refuses what no
-# choice makes a text table (NUL bytes: a binary file, or UTF-16) and a header naming a column
-# twice (pandas would silently rename the second ``ann.1`` and the analysis would ignore it).
+# Spreadsheets in many locales save ``;``-separated files with decimal commas, ``.tsv`` files
+# are tab-separated, and older tools write Latin-1 (or UTF-8 with a byte-order mark).
+# :func:`sniff` decides once, so that a table reads the same whatever saved it; it refuses what
+# no choice makes a text table (NUL bytes: a binary file, or UTF-16) and a header naming a
+# column twice (pandas would silently rename the second ``ann.1`` and the analysis would ignore
+# it).
 
 #: Separators tried, in the order that breaks ties.
 SEPARATORS = (",", ";", "\t")
-#: How much of the file the decision reads.
+#: How much of the file the separator and decimal mark are decided on.
 SAMPLE_BYTES = 1 << 16
+#: A number written with a decimal comma (``0,3135``, ``-1,5e-3``).
+DECIMAL_COMMA = re.compile(r"[+-]?\d*,\d+(?:[eE][+-]?\d+)?")
 
 
 class CsvFormat(NamedTuple):
-    """What :func:`pandas.read_csv` needs to read the file: ``sep`` and ``encoding``."""
+    """What :func:`pandas.read_csv` needs to read the file as written."""
 
     sep: str
     encoding: str
+    #: the header's column names as written (a blank cell is ``""``)
+    header: tuple[str, ...]
+    #: ``","`` when a ``;``-separated file writes its numbers with decimal commas
+    decimal: str = "."
+
+
+def _encoding(path: pathlib.Path, sample: bytes) -> str:
+    """UTF-8 (``utf-8-sig`` with a byte-order mark) when the whole file decodes as UTF-8,
+    Latin-1 otherwise: one Latin-1 byte anywhere (an accented name on the last row) makes the
+    file Latin-1, and every byte is a Latin-1 character."""
+    # "utf-8-sig" drops a byte-order mark on reading and writes one back (so only when present)
+    encoding = "utf-8-sig" if sample.startswith(codecs.BOM_UTF8) else "utf-8"
+    decoder = codecs.getincrementaldecoder(encoding)()
+    try:
+        with open(path, "rb") as file:
+            for block in iter(lambda: file.read(1 << 20), b""):
+                decoder.decode(block)  # incremental: a character cut between blocks is whole
+            decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return "latin-1"
+    return encoding
 
 
 def sniff(path: pathlib.Path) -> CsvFormat:
-    """The separator and encoding of the CSV file ``path``, its header checked.
+    """The separator, encoding, header and decimal mark of the CSV file ``path``.
 
-    UTF-8 (with or without a byte-order mark) when the first 64 KB decode as UTF-8, Latin-1
-    otherwise (every byte is a Latin-1 character).  The separator is a tab for ``.tsv``, else
-    the one of ``,``, ``;`` and tab that occurs most in the header line (a comma on a tie).
+    The encoding is decided on the whole file (:func:`_encoding`).  The separator is a tab for
+    ``.tsv``, else the one of ``,``, ``;`` and tab that occurs most in the header line (a
+    comma on a tie).  A ``;``-separated file whose first 64 KB hold a number with a decimal
+    comma (``0,3135``) is read with decimal commas.
 
     Raises
     ------
@@ -408,14 +503,10 @@ def sniff(path: pathlib.Path) -> CsvFormat:
         )
     if not sample.strip():
         raise TableError(f"{path}: the file is empty; expected a header line and one row per item")
-    # "utf-8-sig" drops a byte-order mark on reading and writes one back (so only when present)
-    encoding = "utf-8-sig" if sample.startswith(codecs.BOM_UTF8) else "utf-8"
-    try:
-        # incremental: a character cut by the end of the sample is not an error
-        text = codecs.getincrementaldecoder(encoding)().decode(sample, final=False)
-    except UnicodeDecodeError:
-        text, encoding = sample.decode("latin-1"), "latin-1"
-    header = text.splitlines()[0] if text else ""
+    encoding = _encoding(path, sample)
+    text = codecs.getincrementaldecoder(encoding)().decode(sample, final=False)
+    lines = text.splitlines()
+    header = lines[0] if lines else ""
     if path.suffix.lower() == ".tsv":
         sep = "\t"
     else:
@@ -429,4 +520,9 @@ def sniff(path: pathlib.Path) -> CsvFormat:
                 f"{position}, counting from 0); rename one"
             )
         seen[name] = position
-    return CsvFormat(sep, encoding)
+    decimal = "."
+    if sep == ";":
+        cells = (cell.strip() for row in csv.reader(lines[1:], delimiter=sep) for cell in row)
+        if any(DECIMAL_COMMA.fullmatch(cell) for cell in cells):
+            decimal = ","
+    return CsvFormat(sep, encoding, tuple(names), decimal)

@@ -226,7 +226,7 @@ def calibration_moments(
         Lemma C.2).
     """
     target_array = v.as_finite_vector(targets, "targets")
-    score_array = v.as_probabilities(scores, "scores")
+    score_array = v.as_scores(scores)
     v.check_same_length(target_array, "targets", score_array, "scores")
     bins = v.as_n_bins(n_bins, score_array.shape[0])
     strategy = v.as_choice(strategy, "strategy", v.BIN_STRATEGIES)

@@ -97,7 +97,7 @@ class MapDraws(Result):
 
 
 def fitting_inputs(scores, targets) -> tuple[np.ndarray, np.ndarray]:
-    scores = v.as_probabilities(scores, "scores")
+    scores = v.as_scores(scores)
     targets = v.as_finite_vector(targets, "targets")
     v.check_same_length(scores, "scores", targets, "targets")
     return scores, targets
@@ -149,7 +149,7 @@ class RecalibrationMap:
             raise NotFittedError(
                 f"this {type(self).__name__} is not fitted yet: call fit(scores, targets) first"
             )
-        scores = v.as_probabilities(scores, "scores")
+        scores = v.as_scores(scores)
         return self.predict_with(self._fitted_parameters(), self._fitted_settings(), scores)[0]
 
     def _adopt(self, fitted: MapDraws, row: int) -> None:

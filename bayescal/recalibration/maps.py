@@ -262,7 +262,7 @@ class HistogramBinning(RecalibrationMap):
     @classmethod
     def _fit_draws(cls, scores, targets: TargetDraws, fit_bins, strategy) -> MapDraws:
         """Fit one histogram per draw of ``targets``, each on the items with a target in its draw."""
-        bins = v.as_n_bins(fit_bins, scores.size, "fit_bins", refuse_sparse=True)
+        bins = v.as_n_bins(fit_bins, scores.size, "fit_bins", refuse_sparse=v.SPARSE_HISTOGRAM)
         index, edges = assign_bins(scores, bins, strategy)
         counts = np.bincount(index, minlength=bins)
         sums = np.empty((targets.n_draws, bins))

@@ -103,8 +103,8 @@ def write_json(path, document) -> pathlib.Path:
 
 def write_table(path, frame, *, like=None) -> pathlib.Path:
     """Write a DataFrame as CSV, TSV or Parquet (by the suffix of ``path``), atomically; a text
-    table in the separator and encoding of the text table ``like`` when given (UTF-8 and the
-    suffix's separator otherwise)."""
+    table in the separator, encoding and decimal mark of the text table ``like`` when given
+    (UTF-8 and the suffix's separator otherwise)."""
     path = pathlib.Path(path)
     suffix = path.suffix.lower()
     if suffix not in TABLE_SUFFIXES:
@@ -116,12 +116,16 @@ def write_table(path, frame, *, like=None) -> pathlib.Path:
     dialect = (
         sniff(pathlib.Path(like))
         if like is not None
-        else CsvFormat("\t" if suffix == ".tsv" else ",", "utf-8")
+        else CsvFormat("\t" if suffix == ".tsv" else ",", "utf-8", ())
     )
     return write_atomic(
         path,
         lambda temporary: frame.to_csv(
-            temporary, index=False, sep=dialect.sep, encoding=dialect.encoding
+            temporary,
+            index=False,
+            sep=dialect.sep,
+            encoding=dialect.encoding,
+            decimal=dialect.decimal,  # a column added to a decimal-comma table writes like it
         ),
     )
 

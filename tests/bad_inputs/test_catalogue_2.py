@@ -265,3 +265,45 @@ def test_row159_160_a_symlinked_out_is_refused_before_any_work(
     )
     assert (tmp_path / "link").is_symlink()
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
+@pytest.mark.filterwarnings("ignore::bayescal.exceptions.SamplingWarning")  # a fake fit's draws
+def test_row183_a_posterior_push_through_refuses_more_bins_than_items():
+    from tests.helpers import fake_fit
+
+    sim = bc.toy_data(1000, seed=3)
+    rng = np.random.default_rng(3)
+    draws = np.clip(sim.channels.a + rng.normal(0, 0.02, (40, 3)), 0.01, 0.4)
+    fit = fake_fit(sim.data, draws, 1 - draws, rng.uniform(0.4, 0.5, 40))
+    # memory followed the bins: draws x 10**6 moments (69 s for 1 000 items)
+    with pytest.raises(
+        ValueError,
+        match=r"n_bins must not exceed the number of items \(1000\): each posterior draw keeps "
+        r"one moment per bin.*; saw 1000000$",
+    ):
+        bc.nc_ece_posterior(sim.data, fit, n_bins=10**6)
+    with pytest.raises(ValueError, match=r"n_bins must not exceed the number of items \(500\)"):
+        bc.bayes.posterior_recalibration(
+            sim.data.subset(np.arange(500)),
+            sim.data.subset(np.arange(500, 1000)),
+            fit,
+            n_bins=501,
+        )
+    assert bc.nc_ece_posterior(sim.data, fit, n_bins=1000).draws.shape == (40,)
+
+
+@pytest.mark.parametrize("bins", ["100000", "1000000"])
+def test_row181_182_the_command_refuses_more_bins_than_items_before_sampling(
+    tmp_path, monkeypatch, capsys, bins
+):
+    table = _write_files(tmp_path, {"t.csv": _text(_rows(50))})
+    status, out, err = main(
+        tmp_path, monkeypatch, capsys, "fit", table, *WIDE, "--n-bins", bins, "--out", "o"
+    )
+    assert (status, out) == (2, "")
+    assert err == (
+        f"bayescal: error: n_bins must not exceed the number of items (50): each posterior draw "
+        f"keeps one moment per bin, so memory would follow the bins, not the items; use fewer "
+        f"bins or 'auto'; saw {bins}\n"
+    )
+    assert not (tmp_path / "o").exists()

@@ -146,7 +146,7 @@ def test_posterior_recalibration_rejects_bad_input(setting):
     with pytest.raises(ValueError, match=r"level must lie strictly between 0 and 1"):
         posterior_recalibration(fit_data, eval_data, fit, level=1.0)
     with pytest.raises(
-        ValueError, match=r"fit_bins must not exceed the number of fitting items \(5\)"
+        ValueError, match=r"fit_bins must not exceed the number of items \(5\): a fitted histogram"
     ):
         posterior_recalibration(
             fit_data.subset(np.arange(5)), eval_data, fit, method="histogram", fit_bins=10

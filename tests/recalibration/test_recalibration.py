@@ -356,7 +356,8 @@ def test_fit_rejects_bad_input(family, scores, targets, error, message):
 
 def test_histogram_needs_at_least_as_many_items_as_bins():
     with pytest.raises(
-        ValueError, match=r"fit_bins must not exceed the number of fitting items \(3\); saw 10"
+        ValueError,
+        match=r"fit_bins must not exceed the number of items \(3\): a fitted histogram's empty bins have no value; saw 10",
     ):
         HistogramBinning(fit_bins=10).fit([0.1, 0.5, 0.9], [0, 1, 1])
     with pytest.raises(
