@@ -22,6 +22,7 @@ from ..channels.base import (
     require_identified,
     warn_if_groups_inseparable,
 )
+from ..channels.co_labelling import CoLabelling
 from ..channels.crowd_em import as_responses, require_crowd_identified
 from ..channels.dependence import dependent_pairs, require_dependence_identified
 from ..channels.difficulty import MAX_LIKELIHOOD_ERROR, likelihood_error
@@ -65,8 +66,10 @@ def pattern_model(counts: CellStatistics, model: ChannelModel, dependent, where:
     dependent pairs (:class:`~bayescal.channels.dependence.DependentPairs`)."""
     grouped = model.grouped
     n_annotators = counts.patterns.shape[1]
-    require_identified(n_annotators, np.unique(counts.groups).size if grouped else 1, where)
+    n_groups = np.unique(counts.groups).size if grouped else 1
+    require_identified(n_annotators, n_groups, where)
     check_annotators(counts)
+    CoLabelling.of_cells(counts).require(where, grouped=n_groups > 1)
     pairs = dependent_pairs(dependent, counts.annotator_names)
     if pairs and not model.dependent_pairs:
         takes = " or ".join(repr(name) for name in model_names(dependent_pairs=True))
@@ -328,7 +331,7 @@ def sampler_for(
                 f"dependence; fit a named dependent pair with model={takes}"
             )
         responses = as_responses(data)
-        require_crowd_identified(responses.n_annotators, responses.labels_per_item(), where)
+        require_crowd_identified(responses, where)
         design = ResponseDesign.from_responses(responses)
         return SamplerSetup(Sampler(design, model, *run), responses)
     counts = as_counts(data)

@@ -50,9 +50,10 @@ from .. import _validation as v
 from .._api import old_spellings, warn_caller
 from ..data.annotated_scores import AnnotatedScores
 from ..data.responses import Responses
-from ..exceptions import ChannelWarning, ConvergenceWarning, IdentificationError
+from ..exceptions import ChannelWarning, ConvergenceWarning
 from ._odd import odd_annotators, warn_odd_annotators
 from .base import ChannelFit, Channels, orient, require_identified
+from .co_labelling import CoLabelling
 
 __all__ = ["CROWD_ANNOTATORS", "DEFAULT_SMOOTHING", "SPARSE_LABELS", "crowd_em"]
 
@@ -107,7 +108,7 @@ def crowd_em(data, *, smoothing="auto", pool="auto", tol=1e-7, max_iter=500) -> 
     max_iter = v.as_int(max_iter, "max_iter", minimum=1)
     workers = _Layout.of(responses)
     labelled = responses.labels_per_item()
-    require_crowd_identified(responses.n_annotators, labelled, "crowd_em")
+    require_crowd_identified(responses, "crowd_em")
     per_worker = workers.code_counts.sum(axis=1)
     pooled_mask = _pooled_workers(_as_pool(pool), per_worker, labelled)
     channel_of = np.cumsum(~pooled_mask) - 1  # each other worker its own, in order ...
@@ -221,22 +222,20 @@ def _warn_odd_pool(layout: _Layout, a: float, b: float, truth, n_pooled: int) ->
         )
 
 
-def require_crowd_identified(n_workers: int, labelled: np.ndarray, where: str) -> None:
+def require_crowd_identified(responses: Responses, where: str) -> None:
     """Refuse what no EM can estimate: fewer than three workers (paper App. D.1; two need
-    score groups, :func:`~bayescal.grouped_em`), fewer than two labelled items, or no item
-    labelled by two workers (their agreement is what identifies the channels)."""
-    if n_workers < 3:
-        require_identified(n_workers, 1, where)
+    score groups, :func:`~bayescal.grouped_em`), fewer than two labelled items; then who
+    labelled what (:class:`~bayescal.channels.co_labelling.CoLabelling`: no item labelled by
+    two workers is refused, workers seen alone are named)."""
+    if responses.n_annotators < 3:
+        require_identified(responses.n_annotators, 1, where)
+    labelled = responses.labels_per_item()
     if (labelled > 0).sum() < 2:
         raise ValueError(
             f"data: {int((labelled > 0).sum())} item(s) have labels; channels cannot be "
             "estimated from fewer than two"
         )
-    if labelled.max() < 2:
-        raise IdentificationError(
-            f"{where}: no item has labels from two workers, so no agreement between workers is "
-            "seen and their channels are not identified; give some items two or more labels"
-        )
+    CoLabelling.of_responses(responses).require(where, grouped=False)
 
 
 @dataclass(frozen=True, eq=False)

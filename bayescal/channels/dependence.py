@@ -45,6 +45,7 @@ import numpy as np
 from .._api import warn_caller
 from ..data.cells import CellStatistics
 from ..exceptions import IdentificationError, WeakIdentificationWarning
+from .co_labelling import free_cells
 from .difficulty import difficulty_class_log_likelihoods
 
 __all__ = [
@@ -390,9 +391,7 @@ def require_dependence_identified(
     n_annotators = counts.patterns.shape[1]
     n_groups = np.unique(counts.groups).size if grouped else 1
     parameters = 2 * n_annotators + n_groups + 2 * pairs.n_pairs + (2 if difficulty else 0)
-    observed = counts.patterns >= 0
-    keys = observed if not grouped else np.column_stack([counts.groups, observed])
-    free = sum((1 << int(key[-n_annotators:].sum())) - 1 for key in np.unique(keys, axis=0))
+    free = free_cells(counts, grouped)
     if parameters > free:
         raise IdentificationError(
             f"{where}: {what} cannot be identified: the model has {parameters} parameters "

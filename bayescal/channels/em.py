@@ -32,7 +32,7 @@ import numpy as np
 from .. import _validation as v
 from .._api import old_spellings, silenced, warn_caller
 from ..data.cells import CellStatistics
-from ..exceptions import FIT_WARNINGS, ConvergenceWarning, SaturatedModelWarning
+from ..exceptions import FIT_WARNINGS, ConvergenceWarning
 from ._odd import OddAnnotators, odd_annotators, warn_odd_annotators
 from .base import (
     ChannelFit,
@@ -44,8 +44,8 @@ from .base import (
     group_layout,
     require_identified,
     warn_if_groups_inseparable,
-    warn_saturated,
 )
+from .co_labelling import CoLabelling, warn_if_saturated
 from .dependence import (
     DependentPairs,
     class_log_likelihoods,
@@ -94,14 +94,17 @@ class _Design:
         """Log-likelihood of each start (R,) and posteriors P(Y=1 | pattern) (P, R).
 
         ``a, b`` are (K, R), ``mu`` is (L, R) and ``covariance`` (D, 2, R)."""
-        a, b, mu = (np.clip(x, EPS, 1 - EPS) for x in (a, b, mu))
+        # np.minimum(np.maximum()) is np.clip's result at a fraction of its cost on these small
+        # arrays, in a loop run thousands of times a bootstrap (as is skipping the covariances'
+        # transpose when there are no pairs)
+        a, b, mu = (np.minimum(np.maximum(x, EPS), 1 - EPS) for x in (a, b, mu))
         log0, log1 = class_log_likelihoods(
             a.T,
             b.T,
             self.positive,
             self.negative,
             pairs=self.pairs,
-            covariance=np.moveaxis(covariance, -1, 0),
+            covariance=np.moveaxis(covariance, -1, 0) if len(self.pairs) else None,
         )
         log_joint0 = np.log1p(-mu)[self.group_index] + log0.T
         log_joint1 = np.log(mu)[self.group_index] + log1.T
@@ -202,7 +205,7 @@ def _starts(
     if init is not None:
         columns.append(init)
     if n_annotators >= 3:
-        with silenced(SaturatedModelWarning):
+        with silenced(*FIT_WARNINGS):  # said of the EM fit itself
             moment_fit = third_moment(counts)
         if moment_fit.ok:
             a0 = np.clip(moment_fit.channels.a, 0.01, 0.49)
@@ -433,7 +436,9 @@ def dawid_skene_em(
     Returns
     -------
     ChannelFit
-        With a single ``prevalence``; K = 3 is saturated (:class:`SaturatedModelWarning`).
+        With a single ``prevalence``.  As many parameters as free cells (K = 3, every item
+        labelled by all three) is a :class:`SaturatedModelWarning`; who labelled what is
+        checked first (:class:`~bayescal.channels.co_labelling.CoLabelling`).
         With ``dependent``: ``dependent`` and ``covariance`` (D, 2).
 
     Raises
@@ -447,13 +452,12 @@ def dawid_skene_em(
     n_annotators = counts.patterns.shape[1]
     if n_annotators < 3:
         require_identified(n_annotators, 1, "dawid_skene_em")
+    check_annotators(counts)  # an annotator without labels is named before who labelled what
+    CoLabelling.of_cells(counts).require("dawid_skene_em", grouped=False)
     pairs = dependent_pairs(dependent, counts.annotator_names)
     require_dependence_identified(counts.pooled(), False, pairs, "dawid_skene_em")
-    if n_annotators == 3:
-        warn_saturated(
-            "dawid_skene_em",
-            "three annotators, one class proportion: 7 cells for 7 parameters",
-        )
+    parameters = 2 * n_annotators + 1 + 2 * pairs.n_pairs
+    warn_if_saturated(counts.pooled(), False, parameters, "dawid_skene_em")
     return _fit_em(
         counts.pooled(),
         "dawid_skene_em",
@@ -491,17 +495,20 @@ def grouped_em(
     -------
     ChannelFit
         ``prevalence`` has one entry per group (ordered as ``group_ids``).  Warnings: groups
-        that barely differ when K = 2 (:class:`WeakIdentificationWarning`); saturation for
-        K = 2 with two groups or K = 3 with one (:class:`SaturatedModelWarning`).
+        that barely differ when K = 2 (:class:`WeakIdentificationWarning`); as many
+        parameters as free cells (K = 2 with two groups, every item labelled by both;
+        :class:`SaturatedModelWarning`); who labelled what, as for :func:`dawid_skene_em`.
     """
     counts = as_counts(data)
     n_annotators = counts.patterns.shape[1]
     n_groups = group_layout(counts)[0].size
     require_identified(n_annotators, n_groups, "grouped_em")
+    check_annotators(counts)
+    CoLabelling.of_cells(counts).require("grouped_em", grouped=n_groups > 1)
     pairs = dependent_pairs(dependent, counts.annotator_names)
     require_dependence_identified(counts, True, pairs, "grouped_em")
     if n_annotators == 2:
         warn_if_groups_inseparable(counts, "grouped_em")
-    if (n_annotators, n_groups) in ((2, 2), (3, 1)) and not pairs:
-        warn_saturated("grouped_em", f"{n_annotators} annotators, {n_groups} group(s)")
+    parameters = 2 * n_annotators + n_groups + 2 * pairs.n_pairs
+    warn_if_saturated(counts, True, parameters, "grouped_em")
     return _fit_em(counts, "grouped_em", False, n_starts, tol, max_iter, seed, anchor, init, pairs)

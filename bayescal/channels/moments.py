@@ -29,6 +29,7 @@ from .base import (
     warn_if_groups_inseparable,
     warn_saturated,
 )
+from .co_labelling import CoLabelling
 
 __all__ = ["hui_walter_moments", "third_moment"]
 
@@ -88,6 +89,7 @@ def two_annotator_moments(
             f"{method} needs exactly two score groups; saw {group_ids.size} (use hui_walter_gmm for more)"
         )
     check_annotators(counts)
+    CoLabelling.of_cells(counts).require(method, grouped=True)
     both, pair_means, product = group_moments(counts, (0, 1))
     small = np.flatnonzero(both < MIN_GROUP_ITEMS)
     if small.size:
@@ -215,12 +217,13 @@ def third_moment(data, *, anchor=None, triple=None) -> ChannelFit:
         require_identified(n_annotators, 1, method)
     anchor = as_anchor(anchor, n_annotators)
     check_annotators(counts)
+    CoLabelling.of_cells(counts).require(method, grouped=False)
     covariance = np.zeros((n_annotators, n_annotators))
     for j, k in combinations(range(n_annotators), 2):
         covariance[j, k] = covariance[k, j] = _pair_covariance(marginal, j, k)[0]
     triple = _as_triple(triple, n_annotators) if triple is not None else _best_triple(covariance)
     if n_annotators == 3:
-        warn_saturated(method, "three annotators, one class proportion: 7 cells for 7 parameters")
+        warn_saturated(method, "three annotators: 7 moments for 7 parameters")
     fail = partial(failed, method, counts, group_ids, group_counts, converged=True)
     first, second, third = triple
     c12, c13, c23 = covariance[first, second], covariance[first, third], covariance[second, third]

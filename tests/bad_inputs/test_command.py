@@ -419,10 +419,9 @@ def _annotator(rng, a, b, truth=SIM.labels):
 
 
 SATURATED = (
-    "bayescal: warning: dawid_skene_em: the model is saturated (three annotators, one class "
-    "proportion: 7 cells for 7 parameters): it has as many parameters as free cells, so it fits "
-    "the response frequencies exactly and leaves no degrees of freedom to check its fit "
-    "(SaturatedModelWarning)"
+    "bayescal: warning: dawid_skene_em: the model is saturated (7 parameters for 7 free cells): "
+    "it has as many parameters as free cells, so it fits the response frequencies exactly and "
+    "leaves no degrees of freedom to check its fit (SaturatedModelWarning)"
 )
 
 
@@ -509,7 +508,7 @@ def test_row25_an_annotator_column_as_the_score_is_a_valid_0_1_score(tmp_path, m
     status, out, warnings_ = _recalibrate(tmp_path, monkeypatch, capsys, columns, score="ann")
     assert status == 0 and "fitted to labels corrected by grouped_em" in out
     assert warnings_ == [
-        "bayescal: warning: grouped_em: the model is saturated (2 annotators, 2 group(s)): it has "
+        "bayescal: warning: grouped_em: the model is saturated (6 parameters for 6 free cells): it has "
         "as many parameters as free cells, so it fits the response frequencies exactly and leaves "
         "no degrees of freedom to check its fit (SaturatedModelWarning)"
     ]

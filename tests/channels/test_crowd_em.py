@@ -263,6 +263,9 @@ def test_pooling_is_not_done_where_it_would_not_be_identified():
     assert (crowd.data.annotations >= 0).sum(axis=0).max() < SPARSE_LABELS
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ChannelWarning)
+        with pytest.warns(bc.WeakIdentificationWarning, match="no item has three labels"):
+            bc.crowd_em(crowd.data, pool=None)
+        warnings.simplefilter("ignore", bc.WeakIdentificationWarning)  # said just above
         assert bc.crowd_em(crowd.data, pool="auto").pooled == ()
         assert bc.crowd_em(crowd.data, pool=None).pooled == ()
         many = bc.simulate_crowd(3000, 20, labels_per_item=3, workload="uniform", seed=5)

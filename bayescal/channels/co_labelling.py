@@ -1,0 +1,137 @@
+"""Identification from who labelled what: the co-labelling structure of the data.
+
+The channels are identified by how annotators agree on the items they share (paper App. D.1),
+so what the data identify follows which annotators label the same items, not how many
+annotators there are:
+
+- With no item labelled by two annotators no agreement is seen, and no channel is identified:
+  any ``(a_j, b_j)`` with ``a_j < P(A_j = 1) < b_j`` fits each annotator's labels alike.
+  Refused (:class:`~bayescal.IdentificationError`), by every estimator and model.
+- Items with two labels give each annotator's rate of positives ``a_j + pi d_j`` and each
+  pair's covariance ``pi (1 - pi) d_j d_k`` (``d = b - a``): every ``pi`` then has channels
+  that fit, and only the rates' bounds [0, 1] limit it.  A third label on some items (the third
+  moment, paper §4.1) or score groups whose class proportions differ (Hui–Walter, §4.2)
+  identify it.  Without either: a :class:`~bayescal.WeakIdentificationWarning`.
+- An annotator who shares no item with another is seen alone: its channel is not identified
+  even when the others' are.  Named in one :class:`~bayescal.ChannelWarning`; the analysis goes
+  on (one odd annotator never stops it).
+
+:class:`CoLabelling` measures the structure once, from pattern cells or from a crowd's
+responses, and :meth:`CoLabelling.require` applies the rule, before any fit or sampling.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import _validation as v
+from .._api import abbreviated, warn_caller
+from ..data.cells import CellStatistics
+from ..data.responses import Responses
+from ..exceptions import ChannelWarning, IdentificationError, WeakIdentificationWarning
+from .base import warn_saturated
+
+__all__ = ["CoLabelling", "free_cells", "warn_if_saturated"]
+
+
+@dataclass(frozen=True)
+class CoLabelling:
+    """Who labelled what, as identification needs it.
+
+    Attributes
+    ----------
+    n_items : int
+    items_by_labels : dict of int to int
+        How many items got ``m`` labels, for each ``m`` seen.
+    isolated : tuple of str
+        The annotators who share no item with another annotator.
+    """
+
+    n_items: int
+    items_by_labels: dict[int, int]
+    isolated: tuple[str, ...]
+
+    @classmethod
+    def of_cells(cls, counts: CellStatistics) -> CoLabelling:
+        """From pattern cells: a cell's labels are its pattern's observed entries."""
+        observed = counts.patterns != v.MISSING
+        per_cell = observed.sum(axis=1)
+        weights = counts.counts.astype(np.int64)
+        shared = ((observed & (per_cell >= 2)[:, None]) * weights[:, None]).sum(axis=0)
+        return cls(
+            int(weights.sum()),
+            _tally(per_cell, weights),
+            tuple(np.asarray(counts.annotator_names)[shared == 0].tolist()),
+        )
+
+    @classmethod
+    def of_responses(cls, responses: Responses) -> CoLabelling:
+        """From a crowd's responses (one row per label)."""
+        per_item = responses.labels_per_item()
+        shared = np.bincount(
+            responses.annotator,
+            weights=per_item[responses.item] >= 2,
+            minlength=responses.n_annotators,
+        )
+        return cls(
+            responses.n_items,
+            _tally(per_item, np.ones(per_item.size, np.int64)),
+            tuple(np.asarray(responses.annotator_names)[shared == 0].tolist()),
+        )
+
+    def items_with_at_least(self, labels: int) -> int:
+        return sum(n for m, n in self.items_by_labels.items() if m >= labels)
+
+    def require(self, where: str, *, grouped: bool) -> None:
+        """Refuse data in which no item has two labels; warn when no item has three (and the
+        model has no score groups), and name the annotators seen alone (module docstring)."""
+        if self.items_with_at_least(2) == 0:
+            raise IdentificationError(
+                f"{where}: no item has labels from two annotators ({self.n_items} items, one "
+                "label each), so no agreement between annotators is seen and their channels "
+                "are not identified (paper App. D.1); give some items two or more labels"
+            )
+        if not grouped and self.items_with_at_least(3) == 0:
+            warn_caller(
+                f"{where}: no item has three labels, so the class proportion is not identified: "
+                "pairs of labels fit any proportion, limited only by the rates' bounds (paper "
+                "App. D.1); expect it, and the channels with it, to rest on the prior or the "
+                "start. Give some items a third label, or use score groups (Hui–Walter)",
+                WeakIdentificationWarning,
+            )
+        if self.isolated:
+            warn_caller(
+                f"{where}: {abbreviated(self.isolated, 5)} "
+                f"{'shares' if len(self.isolated) == 1 else 'share'} no item with another "
+                "annotator: seen alone, a channel is not identified; its estimate rests on the "
+                "prior or the start, so give its items a second label or leave it out",
+                ChannelWarning,
+            )
+
+
+def _tally(labels: np.ndarray, weights: np.ndarray) -> dict[int, int]:
+    """Items (``weights``) by their number of ``labels``."""
+    totals = np.bincount(labels, weights=weights)
+    return {m: int(n) for m, n in enumerate(totals) if n > 0}
+
+
+def free_cells(counts: CellStatistics, grouped: bool) -> int:
+    """The free cells of the data: ``sum (2^m - 1)`` over its (score group, missingness
+    mask) cells, ``m`` the labels the mask shows; the score groups count only when the model
+    has a class proportion per group (``grouped``).  Items with labels missing add cells: under
+    labels missing at random their tables must agree with the full table's margins, and that
+    agreement is checkable."""
+    n_annotators = counts.patterns.shape[1]
+    observed = counts.patterns != v.MISSING
+    keys = np.column_stack([counts.groups, observed]) if grouped else observed
+    return int(sum((1 << int(key[-n_annotators:].sum())) - 1 for key in np.unique(keys, axis=0)))
+
+
+def warn_if_saturated(counts: CellStatistics, grouped: bool, parameters: int, where: str) -> None:
+    """Say so when the model has as many parameters as the data have free cells: it then
+    reproduces the cells exactly and leaves nothing to check its fit."""
+    free = free_cells(counts, grouped)
+    if parameters == free:
+        warn_saturated(where, f"{parameters} parameters for {free} free cells")
