@@ -14,10 +14,13 @@ are positively oriented, or whose ``failure`` says why there is no admissible es
   each), with Beta smoothing for sparse workers; it takes
   :class:`~bayescal.data.Responses` too.
 - :func:`score_groups` — build score groups from thresholds or bins.
+- :class:`CoLabelling` — who labelled what, and what it identifies: the one rule every
+  estimator and model applies before fitting.
 """
 
 from .._api import moved_names
 from .base import MIN_GAP, ChannelFit, Channels, channels_for
+from .co_labelling import CoLabelling
 from .crowd_em import crowd_em
 from .em import dawid_skene_em, grouped_em
 from .gmm import hui_walter_gmm
@@ -28,6 +31,7 @@ __all__ = [
     "MIN_GAP",
     "ChannelFit",
     "Channels",
+    "CoLabelling",
     "channels_for",
     "crowd_em",
     "dawid_skene_em",
