@@ -5,13 +5,18 @@ import pytest
 import bayescal as bc
 from bayescal.studies import simulation_based_calibration
 
+#: Warm-up iterations of every fit here (the study's default is 500).  300 adapt these small
+#: models' step size and mass matrix: a fit still adapting would show as ranks piled at the ends,
+#: which the uniformity test of each study below would catch.
+WARMUP = 300
+
 
 @pytest.mark.slow
 def test_dawid_skene_passes_sbc():
     # 100 prior simulations, ranks among 100 posterior draws, chi-square uniformity per
     # parameter at family-wise level 0.01 (Bonferroni over the 7 parameters).
     result = simulation_based_calibration(
-        model="dawid_skene", n_simulations=100, n_annotators=3, seed=1
+        model="dawid_skene", n_simulations=100, n_annotators=3, num_warmup=WARMUP, seed=1
     )
     assert result.ranks.shape == (100, 7) and result.n_draws == 100
     assert result.passed, result.p_values
@@ -20,7 +25,7 @@ def test_dawid_skene_passes_sbc():
 @pytest.mark.slow
 def test_hui_walter_passes_sbc():
     result = simulation_based_calibration(
-        model="hui_walter", n_simulations=100, n_annotators=2, n_groups=4, seed=2
+        model="hui_walter", n_simulations=100, n_annotators=2, n_groups=4, num_warmup=WARMUP, seed=2
     )
     assert result.ranks.shape == (100, 8)
     assert result.passed, result.p_values
@@ -28,10 +33,12 @@ def test_hui_walter_passes_sbc():
 
 @pytest.mark.slow
 def test_sbc_detects_a_fit_with_the_wrong_prior():
-    # Negative control: simulate with prevalence ~ Beta(2, 2), fit with Beta(20, 2).
+    # Negative control: simulate with prevalence ~ Beta(2, 2), fit with Beta(20, 2).  The
+    # mismatch is gross: 40 simulations show it (p = 7e-40 for the prevalence), where a pass needs the 100 of
+    # the positive tests.
     wrong = bc.Priors(false_positive=(2, 8), sensitivity=(8, 2), prevalence=(20, 2))
     result = simulation_based_calibration(
-        model="dawid_skene", n_simulations=100, n_items=100, seed=3, fit_priors=wrong
+        model="dawid_skene", n_simulations=40, n_items=100, seed=3, fit_priors=wrong
     )
     assert not result.passed
     assert result.p_values["prevalence"] < 0.01 / 7
@@ -42,7 +49,12 @@ def test_dawid_skene_with_a_dependent_pair_passes_sbc():
     """Issue 19: four annotators, a0 ~ a1 dependent; the covariances are drawn from their
     prior (uniform within the bounds) and ranked with the channels (11 parameters)."""
     result = simulation_based_calibration(
-        model="dawid_skene", n_simulations=100, n_annotators=4, dependent=("a0", "a1"), seed=4
+        model="dawid_skene",
+        n_simulations=100,
+        n_annotators=4,
+        dependent=("a0", "a1"),
+        num_warmup=WARMUP,
+        seed=4,
     )
     assert result.ranks.shape == (100, 11)
     assert {"covariance[0]", "covariance[1]"} <= set(result.ranks.columns)
@@ -57,7 +69,7 @@ def test_shared_difficulty_passes_sbc():
         model="shared_difficulty",
         n_simulations=100,
         n_annotators=4,
-        num_warmup=500,
+        num_warmup=WARMUP,
         num_samples=500,
         thin=5,
         seed=5,
