@@ -328,11 +328,10 @@ def nc_ece_posterior(
     PosteriorECE
     """
     a, b = checked_draws(fit, {"data": data}, cells=True)
-    if isinstance(data, AnnotatedScores):  # cells' bins were checked when they were built
+    if isinstance(data, CellStatistics | AnnotatedScores):  # else refused just below
+        given = data.n_bins if isinstance(data, CellStatistics) and n_bins is None else n_bins
         v.as_n_bins(
-            DEFAULT_N_BINS if n_bins is None else n_bins,
-            data.n_items,
-            refuse_sparse=v.SPARSE_DRAWS,
+            DEFAULT_N_BINS if given is None else given, data.n_items, refuse_sparse=v.SPARSE_DRAWS
         )
     cells = evaluation_cells(data, n_bins, strategy)
     rule = fit_weights(weights, cells.n_annotators)

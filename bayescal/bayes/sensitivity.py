@@ -201,7 +201,7 @@ def prior_sensitivity(
             f"reference must be one of the prior names {list(named)}; saw {reference!r}"
         )
     level = v.as_open_probability(level, "level")
-    bins = v.as_n_bins(n_bins, data.n_items)
+    bins = v.as_n_bins(n_bins, data.n_items, refuse_sparse=v.SPARSE_DRAWS)  # before sampling
     settings = sampler_settings(
         sampler,
         SamplerSettings(progress=False),

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import _validation as v
-from .._api import abbreviated, warn_caller
+from .._api import Result, abbreviated, warn_caller
 from ..data.cells import CellStatistics
 from ..data.responses import Responses
 from ..exceptions import ChannelWarning, IdentificationError, WeakIdentificationWarning
@@ -36,8 +36,8 @@ from .base import warn_saturated
 __all__ = ["CoLabelling", "free_cells", "warn_if_saturated"]
 
 
-@dataclass(frozen=True)
-class CoLabelling:
+@dataclass(frozen=True, eq=False, repr=False)
+class CoLabelling(Result):
     """Who labelled what, as identification needs it.
 
     Attributes
@@ -56,6 +56,11 @@ class CoLabelling:
     @classmethod
     def of_cells(cls, counts: CellStatistics) -> CoLabelling:
         """From pattern cells: a cell's labels are its pattern's observed entries."""
+        if not isinstance(counts, CellStatistics):
+            raise TypeError(
+                f"counts must be a bayescal.data.CellStatistics (data.compress()); saw "
+                f"{type(counts).__name__}"
+            )
         observed = counts.patterns != v.MISSING
         per_cell = observed.sum(axis=1)
         weights = counts.counts.astype(np.int64)
@@ -69,6 +74,11 @@ class CoLabelling:
     @classmethod
     def of_responses(cls, responses: Responses) -> CoLabelling:
         """From a crowd's responses (one row per label)."""
+        if not isinstance(responses, Responses):
+            raise TypeError(
+                f"responses must be a bayescal.data.Responses (data.responses()); saw "
+                f"{type(responses).__name__}"
+            )
         per_item = responses.labels_per_item()
         shared = np.bincount(
             responses.annotator,
@@ -85,17 +95,19 @@ class CoLabelling:
         return sum(n for m, n in self.items_by_labels.items() if m >= labels)
 
     def require(self, where: str, *, grouped: bool) -> None:
-        """Refuse data in which no item has two labels; warn when no item has three (and the
-        model has no score groups), and name the annotators seen alone (module docstring)."""
+        """Refuse data in which no item has two labels (the error names ``where``); warn when
+        no item has three (and the model has no score groups), and name the annotators seen
+        alone (module docstring).  The warnings are said of the data, not of ``where``: an
+        analysis whose EM and NUTS fits both check them says each once."""
         if self.items_with_at_least(2) == 0:
             raise IdentificationError(
-                f"{where}: no item has labels from two annotators ({self.n_items} items, one "
-                "label each), so no agreement between annotators is seen and their channels "
-                "are not identified (paper App. D.1); give some items two or more labels"
+                f"{where}: no item has labels from two annotators ({self.n_items} items, at "
+                "most one label each), so no agreement between annotators is seen and their "
+                "channels are not identified (paper App. D.1); give some items two or more labels"
             )
         if not grouped and self.items_with_at_least(3) == 0:
             warn_caller(
-                f"{where}: no item has three labels, so the class proportion is not identified: "
+                "data: no item has three labels, so the class proportion is not identified: "
                 "pairs of labels fit any proportion, limited only by the rates' bounds (paper "
                 "App. D.1); expect it, and the channels with it, to rest on the prior or the "
                 "start. Give some items a third label, or use score groups (Hui–Walter)",
@@ -103,7 +115,7 @@ class CoLabelling:
             )
         if self.isolated:
             warn_caller(
-                f"{where}: {abbreviated(self.isolated, 5)} "
+                f"data: {abbreviated(self.isolated, 5)} "
                 f"{'shares' if len(self.isolated) == 1 else 'share'} no item with another "
                 "annotator: seen alone, a channel is not identified; its estimate rests on the "
                 "prior or the start, so give its items a second label or leave it out",

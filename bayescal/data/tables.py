@@ -16,6 +16,7 @@ from __future__ import annotations
 import codecs
 import csv
 import functools
+import io
 import json
 import pathlib
 import re
@@ -451,6 +452,8 @@ SEPARATORS = (",", ";", "\t")
 SAMPLE_BYTES = 1 << 16
 #: A number written with a decimal comma (``0,3135``, ``-1,5e-3``).
 DECIMAL_COMMA = re.compile(r"[+-]?\d*,\d+(?:[eE][+-]?\d+)?")
+#: A number written with a decimal point.
+DECIMAL_POINT = re.compile(r"[+-]?\d*\.\d+(?:[eE][+-]?\d+)?")
 
 
 class CsvFormat(NamedTuple):
@@ -486,8 +489,9 @@ def sniff(path: pathlib.Path) -> CsvFormat:
 
     The encoding is decided on the whole file (:func:`_encoding`).  The separator is a tab for
     ``.tsv``, else the one of ``,``, ``;`` and tab that occurs most in the header line (a
-    comma on a tie).  A ``;``-separated file whose first 64 KB hold a number with a decimal
-    comma (``0,3135``) is read with decimal commas.
+    comma on a tie), counted in the first line that is not blank.  A ``;``-separated file whose
+    first 64 KB hold numbers with decimal commas (``0,3135``) and none with a decimal point is
+    read with decimal commas.
 
     Raises
     ------
@@ -505,13 +509,15 @@ def sniff(path: pathlib.Path) -> CsvFormat:
         raise TableError(f"{path}: the file is empty; expected a header line and one row per item")
     encoding = _encoding(path, sample)
     text = codecs.getincrementaldecoder(encoding)().decode(sample, final=False)
-    lines = text.splitlines()
-    header = lines[0] if lines else ""
+    # the header is the first line with a cell (pandas skips blank lines), and lines end at
+    # "\n" only: str.splitlines would also cut at U+0085, which is a Latin-1 character
+    header = next((line for line in text.split("\n") if line.strip()), "")
     if path.suffix.lower() == ".tsv":
         sep = "\t"
     else:
         sep = max(SEPARATORS, key=lambda s: (header.count(s), -SEPARATORS.index(s)))
-    names = next(csv.reader([header], delimiter=sep), [])
+    rows = (row for row in csv.reader(io.StringIO(text, newline=""), delimiter=sep) if row)
+    names = next(rows, [])
     seen = {}
     for position, name in enumerate(names):
         if name in seen:
@@ -522,7 +528,11 @@ def sniff(path: pathlib.Path) -> CsvFormat:
         seen[name] = position
     decimal = "."
     if sep == ";":
-        cells = (cell.strip() for row in csv.reader(lines[1:], delimiter=sep) for cell in row)
-        if any(DECIMAL_COMMA.fullmatch(cell) for cell in cells):
+        cells = {cell.strip() for row in rows for cell in row}
+        # decimal commas when numbers are written so and none with a decimal point (an id
+        # "12,5" beside scores "0.25" is text, not a number)
+        if any(map(DECIMAL_COMMA.fullmatch, cells)) and not any(
+            map(DECIMAL_POINT.fullmatch, cells)
+        ):
             decimal = ","
     return CsvFormat(sep, encoding, tuple(names), decimal)

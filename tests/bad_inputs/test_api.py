@@ -360,8 +360,9 @@ ERRORS = [
         "crowd_em one label per item",
         lambda: bc.crowd_em(Responses([0, 1, 2], [0, 1, 2], [1, 1, 0], 3, ("a", "b", "c"))),
         IdentificationError,
-        r"^crowd_em: no item has labels from two workers, so no agreement between workers is "
-        r"seen and their channels are not identified; give some items two or more labels$",
+        r"^crowd_em: no item has labels from two annotators \(3 items, at most one label each\), "
+        r"so no agreement between annotators is seen and their channels are not identified "
+        r"\(paper App. D.1\); give some items two or more labels$",
     ),
     # row 43: Bayesian fits, posteriors, recalibration
     (

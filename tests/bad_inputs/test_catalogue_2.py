@@ -307,3 +307,27 @@ def test_row181_182_the_command_refuses_more_bins_than_items_before_sampling(
         f"bins or 'auto'; saw {bins}\n"
     )
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.filterwarnings("ignore::bayescal.exceptions.SamplingWarning")  # a fake fit's draws
+def test_row181_cells_and_prior_sensitivity_refuse_more_bins_than_items_before_sampling(
+    monkeypatch,
+):
+    from bayescal.bayes import sampler
+    from tests.helpers import fake_fit
+
+    sim = bc.toy_data(60, seed=3)
+    rng = np.random.default_rng(3)
+    draws = np.clip(sim.channels.a + rng.normal(0, 0.02, (40, 3)), 0.01, 0.4)
+    fit = fake_fit(sim.data, draws, 1 - draws, rng.uniform(0.4, 0.5, 40))
+    with pytest.warns(bc.BinningWarning):
+        cells = sim.data.cells(n_bins=100, by_group=False)
+    with pytest.raises(ValueError, match=r"n_bins must not exceed the number of items \(60\)"):
+        bc.nc_ece_posterior(cells, fit)
+
+    def never(*args, **kwargs):
+        raise AssertionError("sampled")
+
+    monkeypatch.setattr(sampler.Sampler, "run", never)
+    with pytest.raises(ValueError, match=r"n_bins must not exceed the number of items \(60\)"):
+        bc.prior_sensitivity(sim.data, priors={"flat": bc.Priors()}, n_bins=61)

@@ -25,7 +25,7 @@ def _one_label_each(n=1000, seed=1):
     return bc.AnnotatedScores(sim.data.scores, annotations)
 
 
-ONE_LABEL = r"no item has labels from two annotators \(1000 items, one label each\)"
+ONE_LABEL = r"no item has labels from two annotators \(1000 items, at most one label each\)"
 
 
 @pytest.mark.parametrize(
@@ -158,3 +158,17 @@ def test_rule1_random_designs_are_refused_exactly_when_no_item_has_two_labels(se
         assert bool(named) == bool(alone), (name, said)
         for worker in alone:
             assert worker in named[0], (name, named)
+
+
+def test_co_labelling_names_what_it_needs():
+    data = bc.toy_data(50, seed=1).data
+    with pytest.raises(
+        TypeError, match=r"counts must be a bayescal.data.CellStatistics .*; saw AnnotatedScores"
+    ):
+        bc.channels.CoLabelling.of_cells(data)
+    with pytest.raises(
+        TypeError, match=r"responses must be a bayescal.data.Responses .*; saw AnnotatedScores"
+    ):
+        bc.channels.CoLabelling.of_responses(data)
+    measured = bc.channels.CoLabelling.of_cells(data.compress())
+    assert measured.items_by_labels == {3: 50} and measured.isolated == ()

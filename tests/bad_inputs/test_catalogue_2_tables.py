@@ -282,3 +282,24 @@ def test_rule4_any_dialect_of_one_table_reads_as_the_same_data(tmp_path, seed):
     assert table.data.annotator_names == tuple(names)
     assert table.frame.columns.tolist() == ["id", "p", *names]
     assert table.frame["id"].iloc[-1] == f"{n - 1:04d}"
+
+
+def test_rule4_a_blank_first_line_and_a_latin1_0x85_in_the_header(tmp_path, clean):
+    path = tmp_path / "odd.csv"
+    path.write_text("\n" + _text(_rows()))  # pandas skips the blank line: so does the header
+    _same_data(_wide(path), clean)
+    rows = [[*row, "x"] for row in _rows()]
+    # byte 0x85 is a Latin-1 character ("…" in cp1252), not a line end
+    path.write_bytes(_text(rows, header="id,p,ann,bob,cy,note\x85").encode("latin-1"))
+    table = _wide(path)
+    _same_data(table, clean)
+    assert table.frame.columns[-1] == "note\x85"
+
+
+def test_rule4_an_id_with_a_comma_beside_decimal_points_is_not_a_decimal_comma(tmp_path, clean):
+    rows = [[f"{row[0]},5", *row[1:]] for row in _rows()]
+    path = tmp_path / "ids.csv"
+    path.write_text(_text(rows, sep=";"))
+    table = _wide(path)
+    _same_data(table, clean)
+    assert table.frame["id"].iloc[3] == "3,5"

@@ -206,7 +206,7 @@ def test_unidentified_crowds_are_refused_before_sampling():
     single = bc.AnnotatedScores(
         np.full(4, 0.5), np.array([[1, -1, -1], [-1, 0, -1], [-1, -1, 1], [0, -1, -1]])
     )
-    with pytest.raises(IdentificationError, match="no item has labels from two workers"):
+    with pytest.raises(IdentificationError, match="no item has labels from two annotators"):
         bc.fit_bayes(single, model=MODEL)
 
 
