@@ -14,12 +14,15 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# --no-compile: pip would byte-compile every module of every package (jax, scipy, dask, sphinx,
+# ...), a minute of a fresh clone's `make test` on two cores; Python compiles the modules a run
+# imports, once, on first import.
 $(STAMP_RUN): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet --no-compile -e .
 	touch $@
 
 $(STAMP_TEST): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e ".[test]"
+	$(BIN)/python -m pip install --quiet --no-compile -e ".[test]"
 	touch $@ $(STAMP_RUN)
 
 demo: $(STAMP_RUN)

@@ -10,22 +10,40 @@ from bayescal.studies import simulation_based_calibration
 #: which the uniformity test of each study below would catch.
 WARMUP = 300
 
+#: Kept draws of every fit here, before thinning by THIN (the study's default is 1 000 by 10):
+#: 49 draws rank the truth on 0 .. 49, 50 values that the 10 rank bins split evenly (5 each),
+#: where 100 draws put 11 values in the first bin and 10 in the others.
+SAMPLES, THIN = 490, 10
+
 
 @pytest.mark.slow
 def test_dawid_skene_passes_sbc():
-    # 100 prior simulations, ranks among 100 posterior draws, chi-square uniformity per
+    # 100 prior simulations, ranks among 49 posterior draws, chi-square uniformity per
     # parameter at family-wise level 0.01 (Bonferroni over the 7 parameters).
     result = simulation_based_calibration(
-        model="dawid_skene", n_simulations=100, n_annotators=3, num_warmup=WARMUP, seed=1
+        model="dawid_skene",
+        n_simulations=100,
+        n_annotators=3,
+        num_warmup=WARMUP,
+        num_samples=SAMPLES,
+        thin=THIN,
+        seed=1,
     )
-    assert result.ranks.shape == (100, 7) and result.n_draws == 100
+    assert result.ranks.shape == (100, 7) and result.n_draws == 49
     assert result.passed, result.p_values
 
 
 @pytest.mark.slow
 def test_hui_walter_passes_sbc():
     result = simulation_based_calibration(
-        model="hui_walter", n_simulations=100, n_annotators=2, n_groups=4, num_warmup=WARMUP, seed=2
+        model="hui_walter",
+        n_simulations=100,
+        n_annotators=2,
+        n_groups=4,
+        num_warmup=WARMUP,
+        num_samples=SAMPLES,
+        thin=THIN,
+        seed=2,
     )
     assert result.ranks.shape == (100, 8)
     assert result.passed, result.p_values
@@ -38,7 +56,14 @@ def test_sbc_detects_a_fit_with_the_wrong_prior():
     # the positive tests.
     wrong = bc.Priors(false_positive=(2, 8), sensitivity=(8, 2), prevalence=(20, 2))
     result = simulation_based_calibration(
-        model="dawid_skene", n_simulations=40, n_items=100, seed=3, fit_priors=wrong
+        model="dawid_skene",
+        n_simulations=40,
+        n_items=100,
+        num_warmup=WARMUP,
+        num_samples=SAMPLES,
+        thin=THIN,
+        seed=3,
+        fit_priors=wrong,
     )
     assert not result.passed
     assert result.p_values["prevalence"] < 0.01 / 7
@@ -54,6 +79,8 @@ def test_dawid_skene_with_a_dependent_pair_passes_sbc():
         n_annotators=4,
         dependent=("a0", "a1"),
         num_warmup=WARMUP,
+        num_samples=SAMPLES,
+        thin=THIN,
         seed=4,
     )
     assert result.ranks.shape == (100, 11)
@@ -64,13 +91,14 @@ def test_dawid_skene_with_a_dependent_pair_passes_sbc():
 @pytest.mark.slow
 def test_shared_difficulty_passes_sbc():
     """Issue 19: four annotators sharing an item difficulty, loadings ~ HalfNormal(1) (11
-    parameters); 500 draws thinned by 5 per simulation keep the run short."""
+    parameters); 245 draws thinned by 5 per simulation (49 kept, as SAMPLES and THIN keep)
+    keep the run short."""
     result = simulation_based_calibration(
         model="shared_difficulty",
         n_simulations=100,
         n_annotators=4,
         num_warmup=WARMUP,
-        num_samples=500,
+        num_samples=245,
         thin=5,
         seed=5,
     )
