@@ -329,7 +329,9 @@ def as_choice(value: object, name: str, choices: Sequence[str]) -> str:
 
 def as_open_probability(value: object, name: str) -> float:
     """A scalar strictly inside (0, 1): a credible or confidence level, a class proportion."""
-    if isinstance(value, numbers.Real) and not isinstance(value, bool) and not 0.0 < value < 1.0:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number strictly between 0 and 1; saw {_describe(value)}")
+    if not 0.0 < value < 1.0:
         # (a level of 90 meant 0.9: say what the range is, not just that 90 is outside [0, 1])
         raise ValueError(f"{name} must lie strictly between 0 and 1; saw {value!r}")
     return as_probability(value, name)
@@ -426,3 +428,30 @@ def annotation_column(series, description: str) -> np.ndarray:
             f"{description} must contain only 0, 1 or NaN (missing); saw {values[position].item()!r} at row {position}"
         )
     return np.where(missing, MISSING, values).astype(np.int8)
+
+
+def plain_id(value: object) -> object:
+    """An id as a message shows it: a NumPy scalar as the Python value it holds (``1``, not
+    ``np.int64(1)``)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def id_spelling_hint(unknown: object, known) -> str:
+    """A note for a message about the id ``unknown`` missing from ``known`` (a sequence or a
+    pandas Index): when an id there is the same number written otherwise (``'0.0'`` against
+    ``'0'``, which ids read as text keep apart), name it; otherwise ``""``."""
+    try:
+        number = float(unknown)
+    except (TypeError, ValueError):
+        return ""
+    for candidate in known:
+        try:
+            same = float(candidate) == number
+        except (TypeError, ValueError):
+            continue
+        if same:
+            return (
+                f" (ids are compared as text: {plain_id(unknown)!r} is not "
+                f"{plain_id(candidate)!r}; write the ids alike in both tables)"
+            )
+    return ""

@@ -90,11 +90,13 @@ class ChannelWarning(UserWarning):
     ``adversarial=True``."""
 
 
-#: What an estimator says of its own fit: odd annotators, an iteration limit, a saturated or a
-#: weakly identified model.  A refit inside another computation (a bootstrap replicate, a
-#: proposal's trial fit) silences these, said of the real fit already, and nothing else.
+#: What an estimator says of its own fit: odd annotators, annotators copying each other, an
+#: iteration limit, a saturated or a weakly identified model.  A refit inside another
+#: computation (a bootstrap replicate, a proposal's trial fit) silences these, said of the real
+#: fit already, and nothing else.
 FIT_WARNINGS = (
     ChannelWarning,
+    DependenceWarning,
     ConvergenceWarning,
     SaturatedModelWarning,
     WeakIdentificationWarning,

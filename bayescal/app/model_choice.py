@@ -111,10 +111,12 @@ def with_pairs(why: str, pairs) -> str:
 # The flagged pair is not always the culprit.  A latent-class model meeting a strongly dependent
 # pair can take that pair's shared errors as the truth, and then it is the *other* annotators
 # who agree more than it predicts (measured: four annotators with a shared-error pair at rho =
-# 0.2, the check flagged the complementary pair).  So every flagged pair is ranked by how much a
-# dependent EM fit (:func:`bayescal.dawid_skene_em` or :func:`bayescal.grouped_em` with
-# ``dependent``, cheap on pattern counts) gains in log-likelihood over independence, and the best
-# is proposed.  With four annotators a pair and its complement fit equally well (the two models
+# 0.2, the check flagged the complementary pair; five annotators, one copying another but for
+# 5% of its labels, flagged the three independent pairs and never the copy).  So once a pair is
+# flagged, every pair of annotators, flagged or not, is ranked by how much a dependent EM fit
+# (:func:`bayescal.dawid_skene_em` or :func:`bayescal.grouped_em` with ``dependent``, a few
+# hundredths of a second on pattern counts) gains in log-likelihood over independence, and the
+# best is proposed (the copy above: +429 against +187 for the best flagged pair).  With four annotators a pair and its complement fit equally well (the two models
 # are observationally equivalent here: measured gains equal to 0.1 log-likelihood units), and the
 # line says that the data cannot tell them apart.
 
@@ -149,7 +151,7 @@ def propose_dependence(table, counts, model: str, independent: ChannelFit, seed:
     names = counts.annotator_names
     by_subject = {f"{j}-{k}": (j, k) for j, k in combinations(names, 2)}
     flagged = [by_subject[s] for s in rows["subject"] if s in by_subject]
-    gains = {pair: _gain(counts, model, pair, independent, seed) for pair in flagged}
+    gains = {pair: _gain(counts, model, pair, independent, seed) for pair in by_subject.values()}
     gains = {pair: gain for pair, gain in gains.items() if gain is not None}
     shown = ", ".join(f"{j} ~ {k}" for j, k in flagged)
     if not gains:
@@ -166,9 +168,11 @@ def propose_dependence(table, counts, model: str, independent: ChannelFit, seed:
             if channel_model(model).dependent_pairs
             else f"--model {model_names(dependent_pairs=True)[0]} "
         )
+        # the copy case (module comment): the pair that fits best may not be a flagged one
+        unflagged = "" if (j, k) in flagged else ", though not flagged itself,"
         line = (
             f"the pairwise check flags {shown} (agreeing more often than the fitted "
-            f"model predicts): errors may be correlated. A dependent pair {j} ~ {k} "
+            f"model predicts): errors may be correlated. A dependent pair {j} ~ {k}{unflagged} "
             f"fits best (EM log-likelihood +{gain:.1f}); refit with {switch}--dependent {quote(j)} {quote(k)} "
             f"(fit_bayes(..., dependent=[({j!r}, {k!r})])) and compare with compare_models"
         )

@@ -282,7 +282,7 @@ class BayesFit:
 
     def posterior_mean(self) -> Channels:
         a, b, _ = self.draws()
-        return Channels(a.mean(axis=0), b.mean(axis=0))
+        return Channels(a.mean(axis=0), b.mean(axis=0), names=self.annotator_names)
 
     @old_spellings(renamed={"interval": "level"})
     def summary(self, *, level: float = DEFAULT_LEVEL) -> pd.DataFrame:

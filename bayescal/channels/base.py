@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import _html
 from .. import _validation as v
-from .._api import warn_caller
+from .._api import abbreviated, warn_caller
 from ..data.annotated_scores import AnnotatedScores
 from ..data.cells import CellStatistics
 from ..exceptions import (
@@ -55,8 +55,10 @@ class Channels:
         Fitted channels set it when an anchored fit found such an annotator.
     names : sequence of str, optional
         The annotators the channels belong to.  Named channels meet data by name (columns in
-        another order are the same annotators; other names are refused); unnamed ones by
-        position.  A fit's channels carry its annotators' names.
+        another order are the same annotators; other names are refused).  Unnamed ones meet
+        only data whose annotators are unnamed too (``a0, a1, ...``), by position: on a
+        table's named columns they are refused, since a reordered table would hand each
+        channel another annotator's labels.  A fit's channels carry its annotators' names.
 
     A scalar is taken as one annotator.  The arrays are stored read-only.  A channel with
     ``|b_j - a_j| < MIN_GAP`` (1e-4) is allowed here but carries no information about Y: the
@@ -110,11 +112,13 @@ class Channels:
 
     def for_annotators(self, names, *, where: str = "data", of: str = "the channels") -> Channels:
         """These channels in the order of the annotators ``names`` of ``where`` (the data they
-        correct): matched by name when the channels are named, by position otherwise.
+        correct): matched by name when the channels are named, by position when neither
+        the channels nor the data name their annotators (``a0, a1, ...``).
 
         A channel applied to another annotator's column gives a wrong number without any sign
         of it (by position, reordered columns gave 0.0765 instead of 0.0906), so named channels
-        meeting other names are refused, and unnamed ones must have one channel per column.
+        meeting other names are refused, unnamed ones meeting named data are refused, and
+        unnamed ones must have one channel per column.
         """
         names = tuple(str(name) for name in names)
         if self.names is None:
@@ -122,6 +126,15 @@ class Channels:
                 raise ValueError(
                     f"channels must describe every annotator column ({len(names)}); "
                     f"saw {self.n_annotators} channel(s)"
+                )
+            if names != v.as_annotator_names(None, len(names), "names"):
+                # the data's columns are named (a table's, a crowd's workers): unnamed channels
+                # would meet them by position, which a reordered table turns into another
+                # annotator's channel without a sign
+                raise ValueError(
+                    f"channels: {of} are unnamed and {where} names its annotators "
+                    f"{abbreviated(names, 6)}: name the channels, Channels(a, b, names=[...]), so that "
+                    "each meets its own annotator's column"
                 )
             return self
         if self.names == names:

@@ -15,6 +15,12 @@ annotators there are:
 - An annotator who shares no item with another is seen alone: its channel is not identified
   even when the others' are.  Named in one :class:`~bayescal.ChannelWarning`; the analysis goes
   on (one odd annotator never stops it).
+- Two annotators who give the same label on every item they share (at least
+  :data:`COPY_ITEMS` of them, both classes among them) are one witness counted twice: one
+  copies the other, or neither ever errs.  A model that takes annotators as independent given
+  ``Y`` can only explain such agreement by taking their labels for the truth (their channels
+  come out perfect, ``a = 0, b = 1``), and NC-ECE is then measured against one annotator.
+  Named in one :class:`~bayescal.DependenceWarning`, before any fit or sampling.
 
 :class:`CoLabelling` measures the structure once, from pattern cells or from a crowd's
 responses, and :meth:`CoLabelling.require` applies the rule, before any fit or sampling.
@@ -30,10 +36,20 @@ from .. import _validation as v
 from .._api import Result, abbreviated, warn_caller
 from ..data.cells import CellStatistics
 from ..data.responses import Responses
-from ..exceptions import ChannelWarning, IdentificationError, WeakIdentificationWarning
+from ..exceptions import (
+    ChannelWarning,
+    DependenceWarning,
+    IdentificationError,
+    WeakIdentificationWarning,
+)
 from .base import warn_saturated
 
-__all__ = ["CoLabelling", "free_cells", "warn_if_saturated"]
+__all__ = ["COPY_ITEMS", "CoLabelling", "free_cells", "warn_if_saturated"]
+
+#: Shared items on which two annotators must agree throughout to be called copies: two
+#: independent annotators who err on 5% of items agree on 30 items by chance less than once in
+#: 20 (0.9^30, counting either one's errors).
+COPY_ITEMS = 30
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -47,11 +63,15 @@ class CoLabelling(Result):
         How many items got ``m`` labels, for each ``m`` seen.
     isolated : tuple of str
         The annotators who share no item with another annotator.
+    copies : tuple of (str, str, int)
+        The pairs of annotators who gave the same label on each of the items they share (at
+        least :data:`COPY_ITEMS`, both classes among them), with that number of items.
     """
 
     n_items: int
     items_by_labels: dict[int, int]
     isolated: tuple[str, ...]
+    copies: tuple[tuple[str, str, int], ...] = ()
 
     @classmethod
     def of_cells(cls, counts: CellStatistics) -> CoLabelling:
@@ -65,10 +85,18 @@ class CoLabelling(Result):
         per_cell = observed.sum(axis=1)
         weights = counts.counts.astype(np.int64)
         shared = ((observed & (per_cell >= 2)[:, None]) * weights[:, None]).sum(axis=0)
+        positive = (counts.patterns == 1).astype(np.float64)
+        negative = (counts.patterns == 0).astype(np.float64)
         return cls(
             int(weights.sum()),
             _tally(per_cell, weights),
             tuple(np.asarray(counts.annotator_names)[shared == 0].tolist()),
+            _copies(
+                counts.annotator_names,
+                (positive * weights[:, None]).T @ positive,
+                (negative * weights[:, None]).T @ negative,
+                (positive * weights[:, None]).T @ negative,
+            ),
         )
 
     @classmethod
@@ -85,10 +113,29 @@ class CoLabelling(Result):
             weights=per_item[responses.item] >= 2,
             minlength=responses.n_annotators,
         )
+        from scipy import sparse
+
+        shape = (responses.n_items, responses.n_annotators)
+        positive, negative = (
+            sparse.csr_matrix(
+                (
+                    (responses.label == value).astype(np.float64),
+                    (responses.item, responses.annotator),
+                ),
+                shape=shape,
+            )
+            for value in (1, 0)
+        )
         return cls(
             responses.n_items,
             _tally(per_item, np.ones(per_item.size, np.int64)),
             tuple(np.asarray(responses.annotator_names)[shared == 0].tolist()),
+            _copies(
+                responses.annotator_names,
+                positive.T @ positive,
+                negative.T @ negative,
+                positive.T @ negative,
+            ),
         )
 
     def items_with_at_least(self, labels: int) -> int:
@@ -113,6 +160,17 @@ class CoLabelling(Result):
                 "start. Give some items a third label, or use score groups (Hui–Walter)",
                 WeakIdentificationWarning,
             )
+        if self.copies:
+            shown = ", ".join(f"{j} and {k} ({n} items)" for j, k, n in self.copies[:3])
+            more = f" and {len(self.copies) - 3} more pairs" if len(self.copies) > 3 else ""
+            warn_caller(
+                f"data: {shown}{more}: each pair gave the same label on every item both "
+                "labelled, so one copies the other (or neither ever errs). A model of "
+                "annotators independent given Y takes such a pair's labels for the truth (their "
+                "channels come out perfect) and measures NC-ECE against them: leave one of each "
+                "pair out",
+                DependenceWarning,
+            )
         if self.isolated:
             warn_caller(
                 f"data: {abbreviated(self.isolated, 5)} "
@@ -121,6 +179,35 @@ class CoLabelling(Result):
                 "prior or the start, so give its items a second label or leave it out",
                 ChannelWarning,
             )
+
+
+def _copies(names, both_positive, both_negative, positive_negative) -> tuple:
+    """The pairs ``(j, k, shared items)`` of :attr:`CoLabelling.copies`, from the (K, K)
+    counts of items on which ``j`` and ``k`` both said 1, both said 0, and ``j`` said 1 where
+    ``k`` said 0: NumPy arrays (pattern cells) or SciPy sparse matrices (a crowd's responses,
+    where most pairs share no item)."""
+    # a pair needs items of both classes in common (a pair of constant annotators is not one
+    # witness counted twice, just uninformative): both counts above zero, each pair once
+    if isinstance(both_positive, np.ndarray):
+        rows, cols = np.nonzero(np.triu((both_positive > 0) & (both_negative > 0), k=1))
+    else:
+        from scipy import sparse
+
+        both = sparse.triu(both_positive.multiply(both_negative), k=1).tocoo()
+        rows, cols = both.row, both.col
+    if rows.size == 0:  # (SciPy's indexing by two empty arrays gives no empty array)
+        return ()
+
+    def at(matrix):
+        return np.asarray(matrix[rows, cols], dtype=np.float64).ravel()
+
+    shared = at(both_positive) + at(both_negative)
+    differ = at(positive_negative) + np.asarray(positive_negative[cols, rows], np.float64).ravel()
+    copied = (differ == 0) & (shared >= COPY_ITEMS)
+    return tuple(
+        (str(names[j]), str(names[k]), int(n))
+        for j, k, n in zip(rows[copied], cols[copied], shared[copied])
+    )
 
 
 def _tally(labels: np.ndarray, weights: np.ndarray) -> dict[int, int]:

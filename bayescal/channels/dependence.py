@@ -136,6 +136,11 @@ def dependent_pairs(dependent, annotator_names, *, name: str = "dependent") -> D
                 )
         if first == second:
             raise ValueError(f"{name}: a pair needs two different annotators; saw {pair!r}")
+        if {first, second} == set(seen.get(first, ())):
+            raise ValueError(
+                f"{name}: the pair {(first, second)} is given twice (as {seen[first]} and "
+                f"{(first, second)}); give each pair once"
+            )
         for member in (first, second):
             if member in seen:
                 raise ValueError(
@@ -310,14 +315,16 @@ class Identification(NamedTuple):
     worst_standard_error: float
 
 
-def identification_at(counts: CellStatistics, grouped: bool, pairs, estimate) -> Identification:
+def identification_at(
+    counts: CellStatistics, grouped: bool, pairs, estimate
+) -> Identification | None:
     """The Jacobian of every cell's pattern probabilities with respect to ``(a, b,
     prevalence, covariance, loading)`` at ``estimate`` (a tuple of those five; ``covariance``
     (D, 2), ``loading`` (2,) or None without shared difficulty), by central differences.  The
     model is locally identified there when no singular value is zero (Rothenberg 1971): the
     cell probabilities are what the data estimate.  The Fisher information ``sum_r n_r J_r
     J_r^T / p_r`` (``n_r`` the items of row ``r``'s cell) says how well the data pin the worst
-    direction down."""
+    direction down.  None when the Jacobian is not finite (a rate on the edge of [0, 1])."""
     rows, row_group, row_items = _cells(counts, grouped)
     a, b, prevalence, covariance, loading = estimate
     a, b, covariance = (np.asarray(x, np.float64) for x in (a, b, covariance))
@@ -339,14 +346,19 @@ def identification_at(counts: CellStatistics, grouped: bool, pairs, estimate) ->
             up[i], down[i] = min(up[i], 1.0 - 1e-12), max(down[i], 1e-12)
         elif i >= n_rates + covariance.size:
             down[i] = max(down[i], 0.0)
-        columns.append(
-            (
-                _cell_probabilities(up, rows, row_group, layout, pairs)
-                - _cell_probabilities(down, rows, row_group, layout, pairs)
+        # at a rate on its edge some cell's log is undefined: the non-finite Jacobian that
+        # results is the answer (None, below), so NumPy's warning about it is not said
+        with np.errstate(invalid="ignore", divide="ignore"):
+            columns.append(
+                (
+                    _cell_probabilities(up, rows, row_group, layout, pairs)
+                    - _cell_probabilities(down, rows, row_group, layout, pairs)
+                )
+                / (up[i] - down[i])
             )
-            / (up[i] - down[i])
-        )
     jacobian = np.column_stack(columns)
+    if not np.isfinite(jacobian).all():  # a rate on its edge: a log of 0 in some cell
+        return None
     singular = np.linalg.svd(jacobian, compute_uv=False)
     probabilities = _cell_probabilities(theta, rows, row_group, layout, pairs)
     weighted = jacobian * np.sqrt(row_items / np.maximum(probabilities, 1e-300))[:, None]
@@ -403,6 +415,13 @@ def require_dependence_identified(
     if estimate is None:
         return
     measured = identification_at(counts, grouped, pairs.index, estimate)
+    if measured is None:
+        raise IdentificationError(
+            f"{where}: {what} cannot be checked for identification: the estimate puts a "
+            "channel on the edge (a rate of 0 or 1, e.g. an annotator copied by another, "
+            "whose labels the model then takes for the truth), where the pattern "
+            "probabilities have no derivative"
+        )
     relative = measured.relative_singular_values
     deficient = int((relative < RANK_TOLERANCE).sum())
     if deficient:

@@ -76,6 +76,7 @@ def screen_channels(
         np.where(informative, channels.a, 0.0),
         np.where(informative, channels.b, 1.0),
         adversarial=True,
+        names=channels.names,
     )
     return usable, informative
 

@@ -611,7 +611,13 @@ def posterior_test(data, fit, bins, n_replicates, rng):
     draws = fit.draws()
     a_draws, b_draws = draws.a[:, positions], draws.b[:, positions]
     chosen = int(rng.integers(a_draws.shape[0]))
-    mean = Channels(a_draws.mean(axis=0), b_draws.mean(axis=0), adversarial=True)
+    # named as data's columns, which a_draws follow (positions): the result shows them
+    mean = Channels(
+        a_draws.mean(axis=0),
+        b_draws.mean(axis=0),
+        adversarial=True,
+        names=data.annotator_names,
+    )
     pairs = np.argsort(positions)[fit.pair_index]  # the pairs' columns in data
     covariance_draws = fit.covariance_draws()
     if covariance_draws is None:
@@ -652,7 +658,7 @@ def posterior_test(data, fit, bins, n_replicates, rng):
         )
         layout = CalibrationLayout.of(
             data,
-            Channels(*drawn, adversarial=True),
+            Channels(*drawn, adversarial=True, names=data.annotator_names),
             *bins,
             selected_by=mean,
             responses=responses,

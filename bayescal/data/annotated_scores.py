@@ -278,19 +278,23 @@ class AnnotatedScores:
                     f"{name} has no column(s) {absent}; its columns are {list(frame.columns)}"
                 )
             _check_unique_columns(frame, needed, name)
+        for name, frame, columns in (
+            ("labels", labels, (item, annotator)),
+            ("scores", scores, (item,)),
+        ):
+            for column in columns:
+                empty = frame[column].isna().to_numpy()
+                if empty.any():  # str(NaN) would make a worker, or an item, named "nan"
+                    raise ValueError(
+                        f"{name} column {column!r}, row {int(np.flatnonzero(empty)[0])}: "
+                        f"expected an id; saw an empty cell ({int(empty.sum())} in all)"
+                    )
         item_index = pd.Index(scores[item])
         if not item_index.is_unique:
             duplicated = item_index[item_index.duplicated()][0]
             raise ValueError(
                 f"scores must list each item once; item {duplicated!r} appears more than once"
             )
-        for column in (item, annotator):
-            empty = labels[column].isna().to_numpy()
-            if empty.any():  # str(NaN) would make a worker, or an item, named "nan"
-                raise ValueError(
-                    f"labels column {column!r}, row {int(np.flatnonzero(empty)[0])}: expected "
-                    f"an id; saw an empty cell ({int(empty.sum())} in all)"
-                )
         responses = labels.loc[labels[label].notna(), [item, annotator, label]]
         pairs = responses.duplicated(subset=[item, annotator])
         if pairs.any():
@@ -302,7 +306,10 @@ class AnnotatedScores:
         rows = item_index.get_indexer(responses[item])
         if (rows < 0).any():
             unknown = responses[item].to_numpy()[rows < 0][0]
-            raise ValueError(f"labels mention item {unknown!r}, which has no row in scores")
+            raise ValueError(
+                f"labels mention item {v.plain_id(unknown)!r}, which has no row in scores"
+                + v.id_spelling_hint(unknown, item_index)
+            )
         names = sorted(pd.unique(responses[annotator]), key=str)
         if not names:
             raise ValueError("labels must contain at least one non-missing label")

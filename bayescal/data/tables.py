@@ -20,6 +20,7 @@ import io
 import json
 import pathlib
 import re
+import unicodedata
 import warnings
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -48,8 +49,7 @@ def _read(path: pathlib.Path, text_columns=(), *, all_text: bool = False):
     with ``all_text`` every cell is (empty cells as ``""``)."""
     import pandas as pd
 
-    if not path.is_file():
-        raise TableError(f"{path}: no such file")
+    _require_file(path)
     suffix = path.suffix.lower()
     if suffix not in TABLE_SUFFIXES:
         raise TableError(
@@ -82,8 +82,13 @@ def _read(path: pathlib.Path, text_columns=(), *, all_text: bool = False):
     except TableError:
         raise
     except pd.errors.ParserWarning:
-        raise TableError(_longer_row(path, dialect)) from None
+        raise TableError(
+            _longer_row(path, dialect)
+            or f"{path}: a row has more cells than the header; name every column in the header"
+        ) from None
     except Exception as error:  # the parsers raise many types; the user needs the reason, once
+        if isinstance(error, pd.errors.ParserError) and (longer := _longer_row(path, dialect)):
+            raise TableError(longer) from None  # rows counted as everywhere else, not lines
         raise TableError(
             f"{path}: cannot be read as {suffix[1:].upper()} ({type(error).__name__}: {error})"
         ) from None
@@ -105,8 +110,27 @@ def _index_as_columns(path: pathlib.Path, frame):
     return frame.reset_index()
 
 
-def _longer_row(path: pathlib.Path, dialect: CsvFormat) -> str:
-    """The message for a data row with a value past the header's last column."""
+def _require_file(path: pathlib.Path) -> None:
+    """A table is a regular file: it is read more than once (its dialect, then its cells), which
+    standard input and a pipe cannot be."""
+    if str(path) == "-":
+        raise TableError(
+            "-: a table is read from a file, not from standard input; save it and pass its path"
+        )
+    if path.is_dir():
+        raise TableError(f"{path}: is a folder; expected a table file")
+    if path.exists() and not path.is_file():
+        raise TableError(
+            f"{path}: not a regular file (a pipe or a device); a table is read more than once, "
+            "so save it to a file and pass its path"
+        )
+    if not path.exists():
+        raise TableError(f"{path}: no such file")
+
+
+def _longer_row(path: pathlib.Path, dialect: CsvFormat) -> str | None:
+    """The message for the first data row with a value past the header's last column (rows
+    counted from 0 below the header, as in every other message), or None without one."""
     with open(path, encoding=dialect.encoding, newline="") as file:
         for row, cells in enumerate(csv.reader(file, delimiter=dialect.sep)):
             if (
@@ -114,11 +138,18 @@ def _longer_row(path: pathlib.Path, dialect: CsvFormat) -> str:
                 and len(cells) > len(dialect.header)
                 and any(cell.strip() for cell in cells[len(dialect.header) :])
             ):
+                first = dialect.sep.join(dialect.header)
+                comment = (
+                    f"; the header line {first!r} starts with '#': if it is a comment, delete "
+                    "it (the header is the first line)"
+                    if first.startswith("#")
+                    else ""
+                )
                 return (
                     f"{path}: row {row - 1}: {len(cells)} cells under a header of "
-                    f"{len(dialect.header)} columns; name every column in the header"
+                    f"{len(dialect.header)} columns; name every column in the header, or remove the extra cells{comment}"
                 )
-    return f"{path}: a row has more cells than the header; name every column in the header"
+    return None
 
 
 def _first_bad_row(frame, column: str, allowed=None) -> tuple[int, object] | None:
@@ -172,14 +203,37 @@ def _require_columns(path: pathlib.Path, frame, wanted) -> None:
     if missing:
         raise TableError(
             f"{path}: no column {missing[0]!r} (columns: {', '.join(map(str, frame.columns))})"
+            + _near_column(missing[0], frame.columns)
         )
     if len(frame) == 0:
         raise TableError(f"{path}: the table has no rows")
 
 
+def _near_column(name: str, columns) -> str:
+    """A note naming the column ``name`` was surely meant for: the same text but for spaces
+    around it, or written with other Unicode code points (``José`` composed or decomposed),
+    which a terminal prints alike; otherwise ``""``."""
+    for column in map(str, columns):
+        if column.strip() == name.strip():
+            return (
+                f"; column {column!r} differs from {name!r} only in spaces: rename it in the header"
+            )
+        if unicodedata.normalize("NFC", column) == unicodedata.normalize("NFC", name):
+            return (
+                f"; column {column!r} prints as {name!r} but is written with other Unicode "
+                "code points (composed and decomposed accents): rename it in the header"
+            )
+    return ""
+
+
 def _check_values(path: pathlib.Path, frame, checks) -> None:
     """Every (column, allowed values or None for any number, what was expected) holds."""
     for column, allowed, expected in checks:
+        if frame[column].dtype.kind in "mM":  # to_numeric would make nanoseconds of them
+            raise TableError(
+                f"{path}: column {column!r} holds dates or durations ({frame[column].dtype}); "
+                f"expected {expected}"
+            )
         found = _first_bad_row(frame, column, allowed)
         if found is not None:
             raise TableError(
@@ -363,8 +417,10 @@ def read_long_tables(
     unknown = ~responses[item].isin(frame[item]).to_numpy()
     if unknown.any():
         row = int(np.flatnonzero(unknown)[0])
+        missing = responses[item].iloc[row]
         raise TableError(
-            f"{labels_path}: column {item!r}, row {row}: item {responses[item].iloc[row]!r} has no row in {scores_path}"
+            f"{labels_path}: column {item!r}, row {row}: item {missing!r} has no row in "
+            f"{scores_path}" + v.id_spelling_hint(missing, frame[item].unique())
         )
     who = responses[annotator].astype(str)
     labelled = responses[label].notna().groupby(who, sort=False).any()

@@ -540,7 +540,9 @@ def _figures(summary: Summary, fit) -> dict[str, bytes]:
     references = {}
     if all(entry.a.em is not None for entry in entries):
         references["EM"] = Channels(
-            np.array([e.a.em for e in entries]), np.array([e.b.em for e in entries])
+            np.array([e.a.em for e in entries]),
+            np.array([e.b.em for e in entries]),
+            names=list(summary.channels),
         )
     level = summary.ece.nc_ece.posterior.level
     figures["channels"] = _png(plot_channels(fit, references=references, level=level))

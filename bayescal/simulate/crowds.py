@@ -112,7 +112,7 @@ def simulate_crowd(
     return replace(
         toy,
         data=AnnotatedScores(toy.data.scores, annotations, annotator_names=names),
-        channels=channels,
+        channels=replace(channels, names=names),
         worker_types=tuple(str(t) for t in types),
     )
 

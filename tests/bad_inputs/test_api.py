@@ -513,7 +513,8 @@ HANDLED = [
                 ),
                 score="p",
                 annotators=list("abc"),
-            )
+            ),
+            bc.Channels(CH.a, CH.b, names=list("abc")),  # the frame names its annotators
         ),
         nc_ece(),
     ),
@@ -755,7 +756,9 @@ def test_more_bins_than_a_crowds_labelled_items_warns_as_more_bins_than_items_do
     items is fine, for the 15 or so labelled ones it is not, and that is said."""
     crowd = bc.simulate_crowd(60, 16, labels_per_item=2, worker_mix={"good": 1.0}, seed=0)
     # workers 0-13 exact spammers (b = a): only the items of workers 14 and 15 are labelled
-    channels = bc.Channels([0.3] * 14 + [0.1] * 2, [0.3] * 14 + [0.9] * 2)
+    channels = bc.Channels(
+        [0.3] * 14 + [0.1] * 2, [0.3] * 14 + [0.9] * 2, names=crowd.data.annotator_names
+    )
     labelled = int((crowd.data.annotations[:, 14:] >= 0).any(axis=1).sum())
     assert 0 < labelled < 30
     said = rf"^n_bins = 30 exceeds the {labelled} item\(s\) to bin"

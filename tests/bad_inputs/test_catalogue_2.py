@@ -198,6 +198,31 @@ def test_row255_named_channels_meeting_other_annotators_are_refused():
         bc.calibration_test(renamed, fit.channels)
 
 
+def test_rule2_unnamed_channels_meet_only_unnamed_annotators():
+    """A bare array of channels cannot be checked against named columns: refused, naming the
+    fix; on data whose annotators are unnamed (a0, a1, ...) it meets them by position."""
+    bare = bc.Channels(SHIFTED.channels.a, SHIFTED.channels.b)
+    named = bc.AnnotatedScores(
+        SHIFTED.data.scores, SHIFTED.data.annotations, annotator_names=["x", "y", "z"]
+    )
+    said = (
+        r"^channels: the channels are unnamed and data names its annotators x, y, z: name the "
+        r"channels, Channels\(a, b, names=\[...\]\), so that each meets its own annotator's "
+        r"column$"
+    )
+    for call in (
+        lambda: bc.noise_corrected_ece(named, bare),
+        lambda: bc.calibration_test(named, bare),
+        lambda: bc.recalibrate(named, method="platt", channels=bare),
+    ):
+        with pytest.raises(ValueError, match=said):
+            call()
+    by_name = bc.Channels(bare.a, bare.b, names=["x", "y", "z"])
+    assert bc.noise_corrected_ece(named, by_name) == pytest.approx(
+        bc.noise_corrected_ece(SHIFTED.data, bare), rel=1e-12
+    )
+
+
 def test_row252_253_recalibrate_matches_a_fit_by_name():
     data = SHIFTED.data
     fit = _em(data)

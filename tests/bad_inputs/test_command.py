@@ -208,7 +208,8 @@ ERRORS = {
     "long format, item ids that do not match": (
         {"t.csv": _long_labels(), "s.csv": _long_scores(first_id="00")},
         ["--score", "p", "--long", "--scores", "s.csv"],
-        "{folder}/t.csv: column 'item', row 0: item '0' has no row in s.csv",
+        "{folder}/t.csv: column 'item', row 0: item '0' has no row in s.csv (ids are compared "
+        "as text: '0' is not '00'; write the ids alike in both tables)",
     ),
     # row 14: score groups and priors
     "a threshold outside (0, 1)": (
@@ -484,10 +485,18 @@ def test_row33_23_an_annotator_with_three_labels_barely_moves_the_map(
 
 def test_row22_annotators_who_all_agree_give_the_clean_labels_map(tmp_path, monkeypatch, capsys):
     """Three annotators who give the true label: the corrected labels are the true ones, so the
-    map is the one fitted to the truth."""
+    map is the one fitted to the truth.  That they agree on every item is said first (rule 8 of
+    the second catalogue: one annotator copying another looks the same)."""
     columns = dict.fromkeys(NAMES, SIM.labels)
     status, out, warnings_ = _recalibrate(tmp_path, monkeypatch, capsys, columns)
-    assert status == 0 and warnings_ == [SATURATED]
+    copies = (
+        f"bayescal: warning: data: ann and bob ({N} items), ann and cy ({N} items), bob and cy "
+        f"({N} items): each pair gave the same label on every item both labelled, so one copies "
+        "the other (or neither ever errs). A model of annotators independent given Y takes such "
+        "a pair's labels for the truth (their channels come out perfect) and measures NC-ECE "
+        "against them: leave one of each pair out (DependenceWarning)"
+    )
+    assert status == 0 and warnings_ == [copies, SATURATED]
     truth = bc.AnnotatedScores(np.round(SIM.data.scores, 6), np.column_stack([SIM.labels] * 3))
     on_truth = bc.recalibrate(truth, method="platt", channels=bc.Channels([0.0] * 3, [1.0] * 3))
     assert out.startswith(f"bayescal recalibrate: {on_truth!r} fitted")

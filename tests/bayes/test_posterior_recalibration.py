@@ -209,7 +209,7 @@ def test_on_a_crowd_every_draw_fits_and_scores_the_items_its_crowd_rule_labels(
     # Corrected: the same line, which Python's default filter shows once)
     assert len(unlabelled) == 4 and len(set(unlabelled[1:])) == 1
     for s in (0, 7):
-        channels = bc.Channels(a[s], b[s])
+        channels = bc.Channels(a[s], b[s], names=fit_data.annotator_names)
         with pytest.warns(bc.ChannelWarning):
             targets, labelled = crowd_corrected_labels(fit_data, channels)
         assert not labelled[:40].any() and labelled[40:].mean() > 0.9
