@@ -18,11 +18,9 @@ import numpy as np
 from .._api import old_spellings, warn_caller
 from ..channels.base import (
     as_counts,
-    check_annotators,
-    require_identified,
     warn_if_groups_inseparable,
 )
-from ..channels.co_labelling import CoLabelling
+from ..channels.co_labelling import require_fittable
 from ..channels.crowd_em import as_responses, require_crowd_identified
 from ..channels.dependence import dependent_pairs, require_dependence_identified
 from ..channels.difficulty import MAX_LIKELIHOOD_ERROR, likelihood_error
@@ -67,9 +65,7 @@ def pattern_model(counts: CellStatistics, model: ChannelModel, dependent, where:
     grouped = model.grouped
     n_annotators = counts.patterns.shape[1]
     n_groups = np.unique(counts.groups).size if grouped else 1
-    require_identified(n_annotators, n_groups, where)
-    check_annotators(counts)
-    CoLabelling.of_cells(counts).require(where, grouped=n_groups > 1)
+    require_fittable(counts, n_groups, where)
     pairs = dependent_pairs(dependent, counts.annotator_names)
     if pairs and not model.dependent_pairs:
         takes = " or ".join(repr(name) for name in model_names(dependent_pairs=True))

@@ -42,9 +42,9 @@ from ..exceptions import (
     IdentificationError,
     WeakIdentificationWarning,
 )
-from .base import warn_saturated
+from .base import check_annotators, require_identified, warn_saturated
 
-__all__ = ["COPY_ITEMS", "CoLabelling", "free_cells", "warn_if_saturated"]
+__all__ = ["COPY_ITEMS", "CoLabelling", "free_cells", "require_fittable", "warn_if_saturated"]
 
 #: Shared items on which two annotators must agree throughout to be called copies: two
 #: independent annotators who err on 5% of items agree on 30 items by chance less than once in
@@ -179,6 +179,18 @@ class CoLabelling(Result):
                 "prior or the start, so give its items a second label or leave it out",
                 ChannelWarning,
             )
+
+
+def require_fittable(counts: CellStatistics, n_groups: int, where: str) -> None:
+    """What every estimator and model checks of the pattern cells ``counts`` before fitting,
+    in this order: enough annotators for a model with ``n_groups`` class proportions
+    (:func:`~bayescal.channels.base.require_identified`), labels from every annotator
+    (:func:`~bayescal.channels.base.check_annotators`, so that one without any is named before
+    who labelled what), then who labelled what (:meth:`CoLabelling.require`; the score groups
+    identify the class proportion when there are several)."""
+    require_identified(counts.patterns.shape[1], n_groups, where)
+    check_annotators(counts)
+    CoLabelling.of_cells(counts).require(where, grouped=n_groups > 1)
 
 
 def _copies(names, both_positive, both_negative, positive_negative) -> tuple:

@@ -42,10 +42,9 @@ from .base import (
     check_annotators,
     fitted,
     group_layout,
-    require_identified,
     warn_if_groups_inseparable,
 )
-from .co_labelling import CoLabelling, warn_if_saturated
+from .co_labelling import require_fittable, warn_if_saturated
 from .dependence import (
     DependentPairs,
     class_log_likelihoods,
@@ -450,10 +449,7 @@ def dawid_skene_em(
     """
     counts = as_counts(data)
     n_annotators = counts.patterns.shape[1]
-    if n_annotators < 3:
-        require_identified(n_annotators, 1, "dawid_skene_em")
-    check_annotators(counts)  # an annotator without labels is named before who labelled what
-    CoLabelling.of_cells(counts).require("dawid_skene_em", grouped=False)
+    require_fittable(counts, 1, "dawid_skene_em")
     pairs = dependent_pairs(dependent, counts.annotator_names)
     require_dependence_identified(counts.pooled(), False, pairs, "dawid_skene_em")
     parameters = 2 * n_annotators + 1 + 2 * pairs.n_pairs
@@ -502,9 +498,7 @@ def grouped_em(
     counts = as_counts(data)
     n_annotators = counts.patterns.shape[1]
     n_groups = group_layout(counts)[0].size
-    require_identified(n_annotators, n_groups, "grouped_em")
-    check_annotators(counts)
-    CoLabelling.of_cells(counts).require("grouped_em", grouped=n_groups > 1)
+    require_fittable(counts, n_groups, "grouped_em")
     pairs = dependent_pairs(dependent, counts.annotator_names)
     require_dependence_identified(counts, True, pairs, "grouped_em")
     if n_annotators == 2:

@@ -21,15 +21,13 @@ from .base import (
     ChannelFit,
     as_anchor,
     as_counts,
-    check_annotators,
     failed,
     fitted,
     group_layout,
-    require_identified,
     warn_if_groups_inseparable,
     warn_saturated,
 )
-from .co_labelling import CoLabelling
+from .co_labelling import require_fittable
 
 __all__ = ["hui_walter_moments", "third_moment"]
 
@@ -79,7 +77,7 @@ def two_annotator_moments(
     model is saturated (two groups)."""
     n_annotators = counts.patterns.shape[1]
     group_ids, _, group_counts = group_layout(counts)
-    require_identified(n_annotators, group_ids.size, method)
+    require_fittable(counts, group_ids.size, method)
     if n_annotators != 2:
         raise ValueError(
             f"{method} needs exactly two annotators; saw {n_annotators} (use dawid_skene_em or grouped_em)"
@@ -88,8 +86,6 @@ def two_annotator_moments(
         raise ValueError(
             f"{method} needs exactly two score groups; saw {group_ids.size} (use hui_walter_gmm for more)"
         )
-    check_annotators(counts)
-    CoLabelling.of_cells(counts).require(method, grouped=True)
     both, pair_means, product = group_moments(counts, (0, 1))
     small = np.flatnonzero(both < MIN_GROUP_ITEMS)
     if small.size:
@@ -213,11 +209,8 @@ def third_moment(data, *, anchor=None, triple=None) -> ChannelFit:
     n_annotators = counts.patterns.shape[1]
     marginal = counts.pooled()
     group_ids, _, group_counts = group_layout(marginal)
-    if n_annotators < 3:
-        require_identified(n_annotators, 1, method)
+    require_fittable(counts, 1, method)
     anchor = as_anchor(anchor, n_annotators)
-    check_annotators(counts)
-    CoLabelling.of_cells(counts).require(method, grouped=False)
     covariance = np.zeros((n_annotators, n_annotators))
     for j, k in combinations(range(n_annotators), 2):
         covariance[j, k] = covariance[k, j] = _pair_covariance(marginal, j, k)[0]
