@@ -178,7 +178,7 @@ def propose_dependence(table, counts, model: str, independent: ChannelFit, seed:
         )
         if len(names) == 4:
             complement = tuple(n for n in names if n not in (j, k))
-            other = _gain(counts, model, complement, independent, seed)
+            other = gains.get(complement)  # every pair's gain is in hand
             if other is not None and abs(other - gain) < EQUAL_FIT:
                 line += (
                     f"; with four annotators {complement[0]} ~ {complement[1]} fits as well "

@@ -10,10 +10,10 @@ from bayescal.studies import simulation_based_calibration
 #: which the uniformity test of each study below would catch.
 WARMUP = 300
 
-#: Kept draws of every fit here, before thinning by THIN (the study's default is 1 000 by 10):
-#: 49 draws rank the truth on 0 .. 49, 50 values that the 10 rank bins split evenly (5 each),
-#: where 100 draws put 11 values in the first bin and 10 in the others.
-SAMPLES, THIN = 490, 10
+#: Kept draws of every fit here, thinned (the study's default is 1 000 by 10): 49 draws rank
+#: the truth on 0 .. 49, 50 values that the 10 rank bins split evenly (5 each), where 100 draws
+#: put 11 values in the first bin and 10 in the others.
+SHORT = {"num_warmup": WARMUP, "num_samples": 490, "thin": 10}
 
 
 @pytest.mark.slow
@@ -24,9 +24,7 @@ def test_dawid_skene_passes_sbc():
         model="dawid_skene",
         n_simulations=100,
         n_annotators=3,
-        num_warmup=WARMUP,
-        num_samples=SAMPLES,
-        thin=THIN,
+        **SHORT,
         seed=1,
     )
     assert result.ranks.shape == (100, 7) and result.n_draws == 49
@@ -40,9 +38,7 @@ def test_hui_walter_passes_sbc():
         n_simulations=100,
         n_annotators=2,
         n_groups=4,
-        num_warmup=WARMUP,
-        num_samples=SAMPLES,
-        thin=THIN,
+        **SHORT,
         seed=2,
     )
     assert result.ranks.shape == (100, 8)
@@ -59,9 +55,7 @@ def test_sbc_detects_a_fit_with_the_wrong_prior():
         model="dawid_skene",
         n_simulations=40,
         n_items=100,
-        num_warmup=WARMUP,
-        num_samples=SAMPLES,
-        thin=THIN,
+        **SHORT,
         seed=3,
         fit_priors=wrong,
     )
@@ -78,9 +72,7 @@ def test_dawid_skene_with_a_dependent_pair_passes_sbc():
         n_simulations=100,
         n_annotators=4,
         dependent=("a0", "a1"),
-        num_warmup=WARMUP,
-        num_samples=SAMPLES,
-        thin=THIN,
+        **SHORT,
         seed=4,
     )
     assert result.ranks.shape == (100, 11)
@@ -91,7 +83,7 @@ def test_dawid_skene_with_a_dependent_pair_passes_sbc():
 @pytest.mark.slow
 def test_shared_difficulty_passes_sbc():
     """Issue 19: four annotators sharing an item difficulty, loadings ~ HalfNormal(1) (11
-    parameters); 245 draws thinned by 5 per simulation (49 kept, as SAMPLES and THIN keep)
+    parameters); 245 draws thinned by 5 per simulation (49 kept, as SHORT keeps)
     keep the run short."""
     result = simulation_based_calibration(
         model="shared_difficulty",
