@@ -61,3 +61,23 @@ def crowd_of_30_fit(crowd_of_30):
     # 4 chains x (1000 + 1000), the defaults: the class proportion mixes slowest (2 chains gave
     # it ESS 347)
     return bc.fit_bayes(crowd_of_30.data, model="hierarchical_dawid_skene", progress=False)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist names each item's group from its markers
+def pytest_collection_modifyitems(config, items):
+    """The tests that share a module-scoped fixture run in one process: ``--dist loadgroup``
+    would otherwise send them to both workers, and each would build the fixture (a fit of up to
+    45 s) once.  A test already in a group keeps it (xdist joins several groups' names into a
+    new one)."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") is not None:
+            continue
+        fixtures = getattr(item, "_fixtureinfo", None)
+        if fixtures is None:  # doctests
+            continue
+        if any(
+            definition.scope == "module"
+            for definitions in fixtures.name2fixturedefs.values()
+            for definition in definitions
+        ):
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))

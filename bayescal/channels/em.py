@@ -26,6 +26,7 @@ row with neither does not count.  Unpaired annotators are updated as above.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import partial
 
 import numpy as np
 
@@ -288,26 +289,28 @@ def _fit_em(
     )
     dependence = lambda r: (pairs.names, covariance[:, :, r]) if pairs else None  # noqa: E731
     candidates = [
-        fitted(
-            method,
-            counts,
-            group_ids,
-            group_counts,
-            a[:, r],
-            b[:, r],
-            mu[:, r],
-            anchor,
-            marginal,
-            dependence=dependence(r),
-            loglik=float(loglik[r]),
-            converged=bool(converged[r]),
-            n_iter=int(n_iter[r]),
+        (
+            -float(loglik[r]),
+            partial(
+                fitted,
+                method,
+                counts,
+                group_ids,
+                group_counts,
+                a[:, r],
+                b[:, r],
+                mu[:, r],
+                anchor,
+                marginal,
+                dependence=dependence(r),
+                loglik=float(loglik[r]),
+                converged=bool(converged[r]),
+                n_iter=int(n_iter[r]),
+            ),
         )
         for r in range(a.shape[1])
     ]
-    best = best_start(
-        method, counts, group_ids, group_counts, candidates, loss=lambda fit: -fit.loglik
-    )
+    best = best_start(method, counts, group_ids, group_counts, candidates)
     if pairs and check:
         require_dependence_identified(counts, not marginal, pairs, method, estimate_of(best))
     if best.ok and not best.converged:

@@ -16,6 +16,8 @@ parameters it is of the order of the number of moments.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from .. import _validation as v
@@ -146,29 +148,26 @@ def hui_walter_gmm(data, *, n_starts=10, seed=0, anchor=None) -> ChannelFit:
         x = result.x
         a = np.array([x[0], x[2]])
         candidates.append(
-            fitted(
-                method,
-                counts,
-                group_ids,
-                group_counts,
-                a,
-                a + np.array([x[1], x[3]]),
-                x[4:],
-                anchor,
-                marginal=False,
-                objective=float(result.fun * scale),
-                converged=bool(result.success),
-                n_iter=int(result.nit),
+            (
+                (not result.success, float(result.fun * scale)),
+                partial(
+                    fitted,
+                    method,
+                    counts,
+                    group_ids,
+                    group_counts,
+                    a,
+                    a + np.array([x[1], x[3]]),
+                    x[4:],
+                    anchor,
+                    marginal=False,
+                    objective=float(result.fun * scale),
+                    converged=bool(result.success),
+                    n_iter=int(result.nit),
+                ),
             )
         )
-    return best_start(
-        method,
-        counts,
-        group_ids,
-        group_counts,
-        candidates,
-        loss=lambda fit: (not fit.converged, fit.objective),
-    )
+    return best_start(method, counts, group_ids, group_counts, candidates)
 
 
 def _unit(first: int, second: int, size: int) -> np.ndarray:

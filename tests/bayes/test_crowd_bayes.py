@@ -215,7 +215,7 @@ def test_unidentified_crowds_are_refused_before_sampling():
 @pytest.mark.slow
 def test_hierarchical_model_passes_sbc():
     # 60 crowds of 150 items, 8 workers, 3 labels per item drawn from the model's own prior;
-    # ranks among 49 draws (392 thinned by 8: ranks 0 .. 49 fill the 5 bins evenly), chi-square
+    # ranks among 49 draws (245 thinned by 5: ranks 0 .. 49 fill the 5 bins evenly), chi-square
     # uniformity per parameter at family-wise level 0.01 (Bonferroni over the 23 parameters: 16
     # channels, prevalence, 6 of the population)
     result = simulation_based_calibration(
@@ -225,8 +225,8 @@ def test_hierarchical_model_passes_sbc():
         n_annotators=8,
         labels_per_item=3,
         num_warmup=300,
-        num_samples=392,
-        thin=8,
+        num_samples=245,
+        thin=5,
         n_rank_bins=5,
         seed=4,
     )
