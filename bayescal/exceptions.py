@@ -71,7 +71,9 @@ class QuadratureWarning(UserWarning):
 
 class BinningWarning(UserWarning):
     """More evaluation bins than items: most bins hold one item or none, and the ECE then
-    measures the noise of single items more than miscalibration."""
+    measures the noise of single items more than miscalibration; or items left out of the
+    calibration test (no informative label, or a score of exactly 0 or 1 that a test with
+    channels drawn under H0 cannot see)."""
 
 
 class DataWarning(UserWarning):

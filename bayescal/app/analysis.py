@@ -306,6 +306,11 @@ def analyse(
 ) -> Analysis:
     """Fit and summarise one data set (the work of ``bayescal fit``).
 
+    The verdict's calibration test (:func:`bayescal.calibration_test`) draws the channels from
+    the Bayesian fit's posterior under H0; where that cannot test, on scores that are all
+    exactly 0 or 1 (a hard classifier) and with ``dependent`` pairs, it is the EM fit's
+    refitting bootstrap.
+
     Parameters
     ----------
     data : AnnotatedScores or pandas.DataFrame
@@ -359,9 +364,11 @@ def analyse(
     fit = steps("nuts", _fit_bayes, inputs, tables, channel_fit, priors, settings)
     posterior = steps("push_through", _correct, inputs, tables, channel_fit, fit, seed)
     checks = steps("checks", _check, inputs, tables, channel_fit, fit, seed)
-    # a dependent model's test: the dependent EM fit's refitting bootstrap (the H0 posterior of
-    # a dependent BayesFit is not implemented)
-    tested = channel_fit if inputs.pairs else fit
+    # the EM fit's refitting bootstrap tests a dependent model (the H0 posterior of a dependent
+    # BayesFit is not implemented) and a hard classifier (scores only 0 and 1: channels drawn
+    # under H0 take up any miscalibration there, and calibration_test refuses the BayesFit)
+    hard = bool(np.isin(inputs.data.scores, (0.0, 1.0)).all()) and channel_fit.ok
+    tested = channel_fit if inputs.pairs or hard else fit
     test = steps("calibration_test", _test, inputs, tested, seed)
     steps("recalibration_preview", _recalibrate, inputs, fit, seed)
     parts = _summarise(inputs, fit, posterior, test, steps.parts["ece"], seed, steps.timings)
@@ -532,6 +539,8 @@ def _summarise(inputs: _Inputs, fit, posterior, test, ece, seed: int, timings: d
             sentence=verdict_sentence(
                 p_value,
                 off_diagonal_ranges(band.edges, band.mean_predicted, band.lower, band.upper),
+                detectable_gap=None if test is None else test.detectable_gap,
+                n_extremes=0 if test is None else test.n_extremes,
             ),
             nc_ece=ece.nc_ece.posterior,
             p_value=p_value,

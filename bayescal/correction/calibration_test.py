@@ -57,11 +57,17 @@ integrated over posterior draws) would reject too often.  How each estimate is t
   (its draws rejected a calibrated predictor in 8% to 90% of replicates at the 5% level,
   benchmarks/RESULTS.md).  The draw is therefore taken from the channels' posterior under H0,
   with the fit's priors, by a short Gibbs run started at a draw of the fit
-  (:mod:`bayescal.correction.calibration_test`).  A BayesFit of other items (split): the statistic at one
-  posterior draw against its posterior predictive distribution under H0 (each replicate draws
-  its true channels from the posterior and the labels from them): exact under the fit's
-  model, the posterior of the other items acting as the prior.  With a BayesFit the items
-  tested are chosen by the IV precision at the posterior mean, not at the one draw.
+  (:mod:`bayescal.correction.calibration_test`).  Items scoring exactly 0 or 1 enter that
+  draw but not the statistic: H0 fixes their class (``Y = Z``), so the drawn channels fit
+  their labels whatever their true class, and their bins would add degrees of freedom without
+  power (on a hard classifier, 0.26 positives among the items scored 0 gave p = 0.64).  They
+  are left out, said in a warning and counted in ``n_extremes``; data scoring only 0 or 1
+  are refused, naming the EM fit's refitting bootstrap, which tests them.  A BayesFit of
+  other items (split): the statistic at one posterior draw against its posterior predictive
+  distribution under H0 (each replicate draws its true channels from the posterior and the
+  labels from them): exact under the fit's model, the posterior of the other items acting as
+  the prior.  With a BayesFit the items tested are chosen by the IV precision at the
+  posterior mean, not at the one draw.
 
 References: Hosmer & Lemeshow (1980); Spiegelhalter (1986); Bröcker & Smith (2007), *Wea.
 Forecasting* 22; Lee, Huang, Hassani & Dobriban (2022), T-Cal, arXiv:2203.01850; Johnson
@@ -91,7 +97,14 @@ from ._channel_screen import screen_channels
 from .crowd import MIN_ITEM_PRECISION
 from .weights import VARIANCE_FLOOR, corrected_noise_variance, raw_rule_weights
 
-__all__ = ["CHANNEL_SOURCES", "MIN_BIN_ITEMS", "CalibrationTest", "calibration_test"]
+__all__ = [
+    "CHANNEL_SOURCES",
+    "DETECTION_LEVEL",
+    "DETECTION_POWER",
+    "MIN_BIN_ITEMS",
+    "CalibrationTest",
+    "calibration_test",
+]
 
 
 # --- what every test shares: the layout, the statistic, replicated labels -------------------------
@@ -105,6 +118,19 @@ __all__ = ["CHANNEL_SOURCES", "MIN_BIN_ITEMS", "CalibrationTest", "calibration_t
 #: chi-square null needs each bin's sum to be roughly normal (measured: a sample-variance
 #: chi-square held its size once bins under 30 items were dropped).
 MIN_BIN_ITEMS = 30
+
+#: The level and the power of :attr:`CalibrationTest.detectable_gap`: the gap found at the 5%
+#: level (the verdict's, :data:`bayescal.report.verdict.VERDICT_LEVEL`) four times in five.
+DETECTION_LEVEL = 0.05
+DETECTION_POWER = 0.8
+
+#: Why a test with channels drawn under H0 leaves items scoring exactly 0 or 1 out: H0 says
+#: their class (Y = Z), so the Gibbs draw of the channels uses them as gold items, and
+#: miscalibration there moves the drawn channels instead of the statistic.
+EXTREMES_UNSEEN = (
+    "with channels drawn under H0 (a BayesFit of these items) their class is taken as known, "
+    "so the channels would take up any miscalibration there and the test cannot see it"
+)
 
 #: Where the channels of a test came from (:attr:`CalibrationTest.channels_from`).
 CHANNEL_SOURCES = ("known", "reuse", "split")
@@ -134,9 +160,22 @@ class CalibrationTest(Result):
         ``T_l / n_l``: mean corrected label minus mean score (positive: under-confident there).
     contribution : ndarray of float, shape (df,)
         ``T_l^2 / V_l``, each bin's share of the statistic (1 on average under H0).
+    detectable_gap : float
+        What a "no evidence" can rule out: the gap ``|E[Y - Z]|``, the same in every bin
+        tested (either sign), that the test finds at level :data:`DETECTION_LEVEL` in
+        :data:`DETECTION_POWER` of data sets like these.  With such a gap ``T_l`` is about ``N(n_l delta, V_l)``, so ``X``
+        is noncentral chi-square with ``df`` degrees of freedom and noncentrality
+        ``lambda = delta^2 sum_l n_l^2 / V_l``, and ``delta = sqrt(lambda* / sum_l n_l^2 /
+        V_l)`` with ``lambda*`` the noncentrality of that power.  At the channels used: with
+        estimated channels, whose error widens the null, the gap the test finds is larger.
     n_tested, n_unlabelled : int
         Items in the test, and items left out: no label from an informative annotator, or
         labels whose IV precision is below :data:`~bayescal.correction.crowd.MIN_ITEM_PRECISION`.
+    n_extremes : int
+        Items scoring exactly 0 or 1 left out of a test with channels drawn under H0 (a
+        :class:`~bayescal.BayesFit` of these items): H0 fixes their class, so the drawn
+        channels take up any miscalibration there and the test cannot see it (module
+        docstring).  0 for every other test, which tests them.
     channels_from : str
         ``"known"``, ``"reuse"`` (estimated from these items) or ``"split"`` (from other items).
     channels : Channels
@@ -155,8 +194,10 @@ class CalibrationTest(Result):
     n_items: np.ndarray = field(repr=False)
     residual: np.ndarray = field(repr=False)
     contribution: np.ndarray = field(repr=False)
+    detectable_gap: float
     n_tested: int = 0
     n_unlabelled: int = 0
+    n_extremes: int = 0
     channels_from: str = "known"
     n_replicates: int = 0
     channels: Channels | None = field(default=None, repr=False)
@@ -177,6 +218,7 @@ class CalibrationLayout:
     upper: np.ndarray
     n_items: np.ndarray
     n_unlabelled: int
+    n_extremes: int  # labelled items scoring exactly 0 or 1 left out (``untested_extremes``)
     min_bin_items: int
     channels: Channels  # the channels the test starts from, as given
     a: np.ndarray  # (K,) and screened: an uninformative annotator's never observed
@@ -197,11 +239,14 @@ class CalibrationLayout:
         selected_by=None,
         responses=None,
         dependence=None,
+        untested_extremes=False,
     ) -> CalibrationLayout:
         """The layout of ``data`` at ``channels``; the items tested are chosen by the IV
         precision at ``selected_by`` (default: ``channels``): a posterior's mean rather than
         its one noisy draw, whose weaker gaps could leave every item of a weak panel out.
-        ``dependence`` is ``(pairs (D, 2), covariance (D, 2))`` of a dependent model."""
+        ``dependence`` is ``(pairs (D, 2), covariance (D, 2))`` of a dependent model.
+        ``untested_extremes`` leaves items scoring exactly 0 or 1 out (channels drawn under H0:
+        :attr:`CalibrationTest.n_extremes`)."""
         given = channels
         channels, informative = screen_channels(
             channels, data.n_annotators, list(data.annotator_names)
@@ -218,18 +263,36 @@ class CalibrationLayout:
             "iv",
         )
         labelled = np.bincount(item, weight[:, 0], minlength=data.n_items) >= MIN_ITEM_PRECISION
+        n_labelled = int(labelled.sum())
+        if untested_extremes:
+            labelled &= (data.scores > 0.0) & (data.scores < 1.0)
         n_tested = int(labelled.sum())
+        n_extremes = n_labelled - n_tested
         if n_tested < min_bin_items:
+            extremes = (
+                f"; {n_extremes} more score exactly 0 or 1, {EXTREMES_UNSEEN}: test with an "
+                "EM fit, calibration_test(data, dawid_skene_em(data)), whose refitting "
+                "bootstrap sees them"
+                if n_extremes
+                else ""
+            )
             raise ValueError(
                 f"data: {n_tested} items have labels informative enough to test (IV precision "
                 f"at least {MIN_ITEM_PRECISION:g}); the test needs "
-                f"at least min_bin_items={min_bin_items} in a bin"
+                f"at least min_bin_items={min_bin_items} in a bin{extremes}"
             )
-        if n_tested < data.n_items:
+        if n_labelled < data.n_items:
             warn_caller(
-                f"calibration_test: {data.n_items - n_tested} of {data.n_items} items have no "
+                f"calibration_test: {data.n_items - n_labelled} of {data.n_items} items have no "
                 f"label from an informative annotator, or labels of IV precision below "
                 f"{MIN_ITEM_PRECISION:g}, and are left out of the test",
+                BinningWarning,
+            )
+        if n_extremes:
+            warn_caller(
+                f"calibration_test: {n_extremes} of {data.n_items} items score exactly 0 or 1 "
+                f"and are left out of the test: {EXTREMES_UNSEEN}; an EM fit's refitting "
+                "bootstrap, calibration_test(data, dawid_skene_em(data)), tests them",
                 BinningWarning,
             )
         index, edges = assign_bins(data.scores, n_bins, strategy)
@@ -248,7 +311,8 @@ class CalibrationLayout:
             edges[first_bin],
             edges[last_bin + 1],
             np.bincount(group[labelled], minlength=n_groups),
-            data.n_items - n_tested,
+            data.n_items - n_labelled,
+            n_extremes,
             min_bin_items,
             given,
             a,
@@ -332,6 +396,7 @@ class CalibrationLayout:
             statistic=statistic,
             p_value=p_value,
             df=df,
+            detectable_gap=detectable_gap(self.n_items, null_variance),
             method=(
                 "chi-square over bins of noise-corrected residuals (IV weights at mu = Z), "
                 f"variance known under H0, bins under {self.min_bin_items} items merged; "
@@ -344,10 +409,26 @@ class CalibrationLayout:
             contribution=contribution,
             n_tested=int(self.n_items.sum()),
             n_unlabelled=self.n_unlabelled,
+            n_extremes=self.n_extremes,
             channels_from=channels_from,
             n_replicates=0 if null is None else int(null.size),
             channels=self.channels,
         )
+
+
+def detectable_gap(n_items: np.ndarray, null_variance: np.ndarray) -> float:
+    """:attr:`CalibrationTest.detectable_gap` of bins of ``n_items`` items whose sums have
+    variance ``null_variance`` under H0."""
+    from scipy import optimize, stats
+
+    df = n_items.size
+    critical = stats.chi2.isf(DETECTION_LEVEL, df)
+    # the noncentrality at which X exceeds the critical value with probability DETECTION_POWER:
+    # the power rises with it from DETECTION_LEVEL (at 0), and passes 0.8 below 100 + 10 df
+    noncentrality = optimize.brentq(
+        lambda lam: stats.ncx2.sf(critical, df, lam) - DETECTION_POWER, 1e-9, 100.0 + 10.0 * df
+    )
+    return float(np.sqrt(noncentrality / np.sum(n_items.astype(float) ** 2 / null_variance)))
 
 
 def replicate_labels(rng, scores, item, annotator, a, b, pairs=None, covariance=None):
@@ -662,10 +743,17 @@ def posterior_test(data, fit, bins, n_replicates, rng):
             *bins,
             selected_by=mean,
             responses=responses,
+            untested_extremes=True,
+        )
+        extremes = (
+            f"; {layout.n_extremes} items scoring exactly 0 or 1 not tested"
+            if layout.n_extremes
+            else ""
         )
         how = (
             f"channels drawn from their posterior under H0 ({H0_SWEEPS} Gibbs sweeps from "
-            f"draw {chosen} of the {fit.model} fit of these items; sampled-posterior p-value)"
+            f"draw {chosen} of the {fit.model} fit of these items; sampled-posterior "
+            f"p-value{extremes})"
         )
         return layout.result(channels_from="reuse", how=how)
     drawn = Channels(a_draws[chosen], b_draws[chosen], adversarial=True)  # an estimate's signs

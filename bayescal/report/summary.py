@@ -185,6 +185,11 @@ class CalibrationTestSummary(Section):
     #: Mean corrected label minus mean score per bin (positive: the predictor is too low).
     residual: tuple[float, ...]
     contribution: tuple[float, ...]
+    #: The gap between score and truth the test finds at the 5% level 80% of the time
+    #: (``CalibrationTest.detectable_gap``); absent from summaries of earlier versions.
+    detectable_gap: float | None = field(default=None, metadata=OMIT_NONE)
+    #: Items scoring exactly 0 or 1 the test left out (``CalibrationTest.n_extremes``).
+    n_extremes: int = 0
 
     @classmethod
     def from_test(cls, test) -> CalibrationTestSummary:
@@ -198,6 +203,8 @@ class CalibrationTestSummary(Section):
             tuple(int(n) for n in test.n_items),
             finite(test.residual),
             finite(test.contribution),
+            float(test.detectable_gap),
+            int(test.n_extremes),
         )
 
 

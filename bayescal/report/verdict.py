@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
-#: The test's level for the verdict's "miscalibrated".
-VERDICT_LEVEL = 0.05
+from ..correction.calibration_test import DETECTION_LEVEL, DETECTION_POWER
+
+#: The test's level for the verdict's "miscalibrated": the level at which the test's
+#: detectable gap is stated.
+VERDICT_LEVEL = DETECTION_LEVEL
 
 
 def off_diagonal_ranges(edges, mean_score, lower, upper) -> list[tuple[str, float, float]]:
@@ -38,15 +41,33 @@ def off_diagonal_ranges(edges, mean_score, lower, upper) -> list[tuple[str, floa
     return ranges
 
 
-def verdict_sentence(p_value: float | None, ranges) -> str:
+def verdict_sentence(
+    p_value: float | None, ranges, *, detectable_gap: float | None = None, n_extremes: int = 0
+) -> str:
     """One sentence: "miscalibrated (calibration test p < 0.001): over-confident below 0.4 and
-    above 0.7", or "no evidence of miscalibration (calibration test p = 0.41)"."""
+    above 0.7", or "no evidence of miscalibration (calibration test p = 0.41; it finds a gap
+    of 0.19 or more between score and truth 80% of the time)".
+
+    A "no evidence" says what it can rule out: the test's ``detectable_gap``
+    (``CalibrationTest.detectable_gap``; 50 toy items, one bin: 0.19).  ``n_extremes``
+    items scoring exactly 0 or 1 that the test left out (``CalibrationTest.n_extremes``)
+    narrow it to the scores strictly between 0 and 1, and the sentence says so."""
     if p_value is None:
         return "no calibration test (it could not be run on these data; see the warnings)"
     test = (
         f"calibration test p = {p_value:.2g}" if p_value >= 0.001 else "calibration test p < 0.001"
     )
     if p_value >= VERDICT_LEVEL:
+        if detectable_gap is not None:
+            test += (
+                f"; it finds a gap of {detectable_gap:.2g} or more between score and truth "
+                f"{DETECTION_POWER:.0%} of the time"
+            )
+        if n_extremes:
+            return (
+                f"no evidence of miscalibration at scores strictly between 0 and 1 ({test}); "
+                f"the {n_extremes} scores of exactly 0 or 1 were not tested (see the warnings)"
+            )
         return f"no evidence of miscalibration ({test})"
     if not ranges:
         return f"miscalibrated ({test}), though no single bin's band leaves the diagonal"
