@@ -45,11 +45,13 @@ def verdict_sentence(
     p_value: float | None, ranges, *, detectable_gap: float | None = None, n_extremes: int = 0
 ) -> str:
     """One sentence: "miscalibrated (calibration test p < 0.001): over-confident below 0.4 and
-    above 0.7", or "no evidence of miscalibration (calibration test p = 0.41; it finds a gap
-    of 0.19 or more between score and truth 80% of the time)".
+    above 0.7", or "no evidence of miscalibration (calibration test p = 0.41; a gap below 0.19
+    between score and truth could go unseen: even with known channels the test finds one of
+    that size only 80% of the time)".
 
-    A "no evidence" says what it can rule out: the test's ``detectable_gap``
-    (``CalibrationTest.detectable_gap``; 50 toy items, one bin: 0.19).  ``n_extremes``
+    A "no evidence" says what it cannot rule out: gaps below the test's ``detectable_gap``
+    (``CalibrationTest.detectable_gap``; 50 toy items, one bin: 0.19), which is computed at
+    fixed channels; estimated channels, whose error widens the null, find less.  ``n_extremes``
     items scoring exactly 0 or 1 that the test left out (``CalibrationTest.n_extremes``)
     narrow it to the scores strictly between 0 and 1, and the sentence says so."""
     if p_value is None:
@@ -58,9 +60,10 @@ def verdict_sentence(
         f"calibration test p = {p_value:.2g}" if p_value >= 0.001 else "calibration test p < 0.001"
     )
     if p_value >= VERDICT_LEVEL:
-        if detectable_gap is not None:
+        if detectable_gap is not None:  # a bound: estimated channels find less
             test += (
-                f"; it finds a gap of {detectable_gap:.2g} or more between score and truth "
+                f"; a gap below {detectable_gap:.2g} between score and truth could go unseen: "
+                f"even with known channels the test finds one of that size only "
                 f"{DETECTION_POWER:.0%} of the time"
             )
         if n_extremes:

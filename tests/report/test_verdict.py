@@ -67,11 +67,12 @@ def test_the_sentence_says_whether_and_where():
     )
     # a "no evidence" says what it rules out: the test's detectable gap (rule 3 of the second
     # bad-input catalogue: 50 items, one bin, said nothing of the test's power)
-    assert verdict_sentence(0.41, over, detectable_gap=0.2634) == (
-        "no evidence of miscalibration (calibration test p = 0.41; it finds a gap of 0.26 or "
-        "more between score and truth 80% of the time)"
+    assert verdict_sentence(0.41, over, detectable_gap=0.1934) == (
+        "no evidence of miscalibration (calibration test p = 0.41; a gap below 0.19 between "
+        "score and truth could go unseen: even with known channels the test finds one of that "
+        "size only 80% of the time)"
     )
-    assert verdict_sentence(1e-8, over, detectable_gap=0.2634).startswith("miscalibrated (")
+    assert verdict_sentence(1e-8, over, detectable_gap=0.1934).startswith("miscalibrated (")
     assert "no single bin" in verdict_sentence(0.03, [])
     assert verdict_sentence(None, []).startswith("no calibration test")
 
