@@ -60,9 +60,10 @@ integrated over posterior draws) would reject too often.  How each estimate is t
   (:mod:`bayescal.correction.calibration_test`).  Items scoring exactly 0 or 1 enter that
   draw but not the statistic: H0 fixes their class (``Y = Z``), so the drawn channels fit
   their labels whatever their true class, and their bins would add degrees of freedom without
-  power (on a hard classifier, 0.26 positives among the items scored 0 gave p = 0.64).  They
-  are left out, said in a warning and counted in ``n_extremes``; data scoring only 0 or 1
-  are refused, naming the EM fit's refitting bootstrap, which tests them.  A BayesFit of
+  power (on a hard classifier, 0.26 positives among the items scored 0 gave p = 0.64).  At
+  least ``min_bin_items`` of them are left out, said in a warning and counted in
+  ``n_extremes`` (fewer stay in their bins); data scoring only 0 or 1 are refused, naming the
+  EM fit's refitting bootstrap, which tests them.  A BayesFit of
   other items (split): the statistic at one posterior draw against its posterior predictive
   distribution under H0 (each replicate draws its true channels from the posterior and the
   labels from them): exact under the fit's model, the posterior of the other items acting as
@@ -175,7 +176,9 @@ class CalibrationTest(Result):
         Items scoring exactly 0 or 1 left out of a test with channels drawn under H0 (a
         :class:`~bayescal.BayesFit` of these items): H0 fixes their class, so the drawn
         channels take up any miscalibration there and the test cannot see it (module
-        docstring).  0 for every other test, which tests them.
+        docstring).  Fewer than ``min_bin_items`` are kept in their bins (a few rounded
+        scores; their miscalibration moves the ECE by at most their share), and every other
+        test keeps them: 0 then.
     channels_from : str
         ``"known"``, ``"reuse"`` (estimated from these items) or ``"split"`` (from other items).
     channels : Channels
@@ -245,8 +248,8 @@ class CalibrationLayout:
         precision at ``selected_by`` (default: ``channels``): a posterior's mean rather than
         its one noisy draw, whose weaker gaps could leave every item of a weak panel out.
         ``dependence`` is ``(pairs (D, 2), covariance (D, 2))`` of a dependent model.
-        ``untested_extremes`` leaves items scoring exactly 0 or 1 out (channels drawn under H0:
-        :attr:`CalibrationTest.n_extremes`)."""
+        ``untested_extremes`` leaves items scoring exactly 0 or 1 out when they are at least
+        ``min_bin_items`` (channels drawn under H0: :attr:`CalibrationTest.n_extremes`)."""
         given = channels
         channels, informative = screen_channels(
             channels, data.n_annotators, list(data.annotator_names)
@@ -264,8 +267,11 @@ class CalibrationLayout:
         )
         labelled = np.bincount(item, weight[:, 0], minlength=data.n_items) >= MIN_ITEM_PRECISION
         n_labelled = int(labelled.sum())
-        if untested_extremes:
-            labelled &= (data.scores > 0.0) & (data.scores < 1.0)
+        extreme = labelled & ((data.scores == 0.0) | (data.scores == 1.0))
+        # fewer than a bin's worth stay in their bins: they cannot be tested as a bin, and
+        # their miscalibration moves the ECE by at most their share (rounded scores give a few)
+        if untested_extremes and extreme.sum() >= min_bin_items:
+            labelled &= ~extreme
         n_tested = int(labelled.sum())
         n_extremes = n_labelled - n_tested
         if n_tested < min_bin_items:

@@ -99,6 +99,18 @@ def test_row5_hard_scores_beside_soft_ones_are_left_out_said_and_the_rest_tested
     assert bc.calibration_test(data, sim.channels).n_extremes == 0
 
 
+def test_a_few_rounded_scores_of_0_or_1_stay_in_their_bins_unsaid():
+    """Fewer than a bin's worth (min_bin_items, 30): they cannot be tested as a bin, and their
+    miscalibration moves the ECE by at most their share (29 of 1 000 here)."""
+    sim = bc.toy_data(1000, condition="calibrated", seed=4)
+    scores = sim.data.scores.copy()
+    scores[:29] = sim.labels[:29]
+    data = bc.AnnotatedScores(scores, sim.data.annotations)
+    fit = fake_fit(data, *_posterior_about(sim.channels), np.full(20, 0.4))
+    result = bc.calibration_test(data, fit, seed=0)  # no warning (warnings are errors here)
+    assert (result.n_extremes, result.n_tested) == (0, 1000)
+
+
 def test_row5_the_verdict_narrows_no_evidence_to_the_scores_tested():
     assert verdict_sentence(0.41, [], n_extremes=400) == (
         "no evidence of miscalibration at scores strictly between 0 and 1 (calibration test "
