@@ -63,12 +63,12 @@ integrated over posterior draws) would reject too often.  How each estimate is t
   power (on a hard classifier, 0.26 positives among the items scored 0 gave p = 0.64).  At
   least ``min_bin_items`` of them are left out, said in a warning and counted in
   ``n_extremes`` (fewer stay in their bins); data scoring only 0 or 1 are refused, naming the
-  EM fit's refitting bootstrap, which tests them.  A BayesFit of
-  other items (split): the statistic at one posterior draw against its posterior predictive
-  distribution under H0 (each replicate draws its true channels from the posterior and the
-  labels from them): exact under the fit's model, the posterior of the other items acting as
-  the prior.  With a BayesFit the items tested are chosen by the IV precision at the
-  posterior mean, not at the one draw.
+  EM fit's refitting bootstrap, which tests them.  A BayesFit of other items (split): the
+  statistic at one posterior draw against its posterior predictive distribution under H0
+  (each replicate draws its true channels from the posterior and the labels from them):
+  exact under the fit's model, the posterior of the other items acting as the prior.  With
+  a BayesFit the items tested are chosen by the IV precision at the posterior mean, not at
+  the one draw.
 
 References: Hosmer & Lemeshow (1980); Spiegelhalter (1986); Bröcker & Smith (2007), *Wea.
 Forecasting* 22; Lee, Huang, Hassani & Dobriban (2022), T-Cal, arXiv:2203.01850; Johnson
@@ -162,13 +162,14 @@ class CalibrationTest(Result):
     contribution : ndarray of float, shape (df,)
         ``T_l^2 / V_l``, each bin's share of the statistic (1 on average under H0).
     detectable_gap : float
-        What a "no evidence" can rule out: the gap ``|E[Y - Z]|``, the same in every bin
+        The gap a "no evidence" leaves open: the gap ``|E[Y - Z]|``, the same in every bin
         tested (either sign), that the test finds at level :data:`DETECTION_LEVEL` in
-        :data:`DETECTION_POWER` of data sets like these.  With such a gap ``T_l`` is about ``N(n_l delta, V_l)``, so ``X``
-        is noncentral chi-square with ``df`` degrees of freedom and noncentrality
-        ``lambda = delta^2 sum_l n_l^2 / V_l``, and ``delta = sqrt(lambda* / sum_l n_l^2 /
-        V_l)`` with ``lambda*`` the noncentrality of that power.  At the channels used: with
-        estimated channels, whose error widens the null, the gap the test finds is larger.
+        :data:`DETECTION_POWER` of data sets like these.  With such a gap ``T_l`` is about
+        ``N(n_l delta, V_l)``, so ``X`` is noncentral chi-square with ``df`` degrees of
+        freedom and noncentrality ``lambda = delta^2 sum_l n_l^2 / V_l``, and ``delta =
+        sqrt(lambda* / sum_l n_l^2 / V_l)`` with ``lambda*`` the noncentrality of that power.
+        At the channels used: with estimated channels, whose error widens the null, the gap
+        the test finds is larger.
     n_tested, n_unlabelled : int
         Items in the test, and items left out: no label from an informative annotator, or
         labels whose IV precision is below :data:`~bayescal.correction.crowd.MIN_ITEM_PRECISION`.
