@@ -554,22 +554,21 @@ def fitted(
     )
 
 
-def best_start(method, counts, group_ids, group_counts, candidates) -> ChannelFit:
+def best_start(method, counts, group_ids, group_counts, anchor, marginal, candidates) -> ChannelFit:
     """The admissible fit of several starts with the least loss.
 
-    ``candidates`` are ``(loss, build)`` pairs: ``build()`` packages a start as a
-    :class:`ChannelFit` (:func:`fitted`: orientation and the admissibility checks).  A start is
-    built only when every start of less loss failed, since packaging each of ten EM starts
-    cost as much as a sixth of the EM fit in a bootstrap of refits.  Ties go to the earlier
-    start.  When no start is admissible, a failed fit that names the failure of the start with
-    the least loss and keeps its ``loglik``, ``objective`` and ``n_iter``.
+    ``candidates`` are ``(loss, a, b, prevalence, extra)``: a start's raw estimate, packaged
+    by :func:`fitted` (orientation and the admissibility checks; ``extra`` its keywords) only
+    when every start of less loss failed, since packaging each of ten EM starts cost as much
+    as a sixth of the EM fit in a bootstrap of refits.  Ties go to the earlier start.  When no
+    start is admissible, a failed fit that names the failure of the start with the least loss
+    and keeps its ``loglik``, ``objective`` and ``n_iter``.
     """
-    order = sorted(
-        range(len(candidates)), key=lambda r: candidates[r][0]
-    )  # stable: ties keep order
     best = None
-    for r in order:
-        fit = candidates[r][1]()
+    for _, a, b, prevalence, extra in sorted(candidates, key=lambda start: start[0]):
+        fit = fitted(
+            method, counts, group_ids, group_counts, a, b, prevalence, anchor, marginal, **extra
+        )
         if fit.ok:
             return fit
         best = best or fit

@@ -26,7 +26,6 @@ row with neither does not count.  Unpaired annotators are updated as above.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import partial
 
 import numpy as np
 
@@ -41,7 +40,6 @@ from .base import (
     as_counts,
     best_start,
     check_annotators,
-    fitted,
     group_layout,
     warn_if_groups_inseparable,
 )
@@ -291,26 +289,19 @@ def _fit_em(
     candidates = [
         (
             -float(loglik[r]),
-            partial(
-                fitted,
-                method,
-                counts,
-                group_ids,
-                group_counts,
-                a[:, r],
-                b[:, r],
-                mu[:, r],
-                anchor,
-                marginal,
-                dependence=dependence(r),
-                loglik=float(loglik[r]),
-                converged=bool(converged[r]),
-                n_iter=int(n_iter[r]),
-            ),
+            a[:, r],
+            b[:, r],
+            mu[:, r],
+            {
+                "dependence": dependence(r),
+                "loglik": float(loglik[r]),
+                "converged": bool(converged[r]),
+                "n_iter": int(n_iter[r]),
+            },
         )
         for r in range(a.shape[1])
     ]
-    best = best_start(method, counts, group_ids, group_counts, candidates)
+    best = best_start(method, counts, group_ids, group_counts, anchor, marginal, candidates)
     if pairs and check:
         require_dependence_identified(counts, not marginal, pairs, method, estimate_of(best))
     if best.ok and not best.converged:

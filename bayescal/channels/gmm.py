@@ -16,15 +16,13 @@ parameters it is of the order of the number of moments.
 
 from __future__ import annotations
 
-from functools import partial
-
 import numpy as np
 
 from .. import _validation as v
 from .._api import old_spellings, silenced
 from ..data.cells import CellStatistics
 from ..exceptions import SaturatedModelWarning, WeakIdentificationWarning
-from .base import ChannelFit, as_anchor, as_counts, best_start, fitted
+from .base import ChannelFit, as_anchor, as_counts, best_start
 from .moments import hui_walter_moments, two_annotator_moments
 
 __all__ = ["hui_walter_gmm"]
@@ -147,27 +145,21 @@ def hui_walter_gmm(data, *, n_starts=10, seed=0, anchor=None) -> ChannelFit:
         )
         x = result.x
         a = np.array([x[0], x[2]])
+        objective = float(result.fun * scale)
         candidates.append(
             (
-                (not result.success, float(result.fun * scale)),
-                partial(
-                    fitted,
-                    method,
-                    counts,
-                    group_ids,
-                    group_counts,
-                    a,
-                    a + np.array([x[1], x[3]]),
-                    x[4:],
-                    anchor,
-                    marginal=False,
-                    objective=float(result.fun * scale),
-                    converged=bool(result.success),
-                    n_iter=int(result.nit),
-                ),
+                (not result.success, objective),
+                a,
+                a + np.array([x[1], x[3]]),
+                x[4:],
+                {
+                    "objective": objective,
+                    "converged": bool(result.success),
+                    "n_iter": int(result.nit),
+                },
             )
         )
-    return best_start(method, counts, group_ids, group_counts, candidates)
+    return best_start(method, counts, group_ids, group_counts, anchor, False, candidates)
 
 
 def _unit(first: int, second: int, size: int) -> np.ndarray:
