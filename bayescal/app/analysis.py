@@ -31,7 +31,7 @@ from .._version import __version__
 from ..bayes.sampler_settings import SamplerSettings, sampler_settings
 from ..channels import ChannelFit
 from ..channels.dependence import dependent_pairs
-from ..correction.calibration_test import calibration_test
+from ..correction.calibration_test import at_extremes, calibration_test
 from ..correction.known_channels import is_crowd, majority_vote, noise_corrected_ece, soft_vote
 from ..data.annotated_scores import AnnotatedScores
 from ..exceptions import BinningWarning, ChannelWarning, RecalibrationWarning
@@ -367,7 +367,7 @@ def analyse(
     # the EM fit's refitting bootstrap tests a dependent model (the H0 posterior of a dependent
     # BayesFit is not implemented) and a hard classifier (scores only 0 and 1: channels drawn
     # under H0 take up any miscalibration there, and calibration_test refuses the BayesFit)
-    hard = bool(np.isin(inputs.data.scores, (0.0, 1.0)).all()) and channel_fit.ok
+    hard = bool(at_extremes(inputs.data.scores).all()) and channel_fit.ok
     tested = channel_fit if inputs.pairs or hard else fit
     test = steps("calibration_test", _test, inputs, tested, seed)
     steps("recalibration_preview", _recalibrate, inputs, fit, seed)

@@ -95,10 +95,18 @@ def padded_rows(n_rows: int) -> int:
 FINE_PADDING_ROWS = 1024
 
 
-def chunk_length(total: int) -> int:
-    """Iterations per compiled call: ``total`` split into at most 20 equal chunks, between
-    which the progress bar moves (one compiled chunk serves every call)."""
-    return total // max(d for d in range(1, 21) if total % d == 0)
+#: The warm-up runs in this many compiled chunks (:func:`chunk_length`).
+WARMUP_CHUNKS = 20
+
+
+def chunk_length(num_warmup: int) -> int:
+    """Iterations per compiled call: the warm-up split into :data:`WARMUP_CHUNKS` chunks,
+    rounded up, between which the progress bar moves.  It depends on the warm-up alone, so that
+    one compiled sampler serves any number of draws (the number of draws would otherwise be
+    part of the compiled layout: each setting a new compilation of several seconds).  The last
+    chunk may run past the draws asked for, by less than a chunk (5% of the warm-up); those
+    iterations are dropped."""
+    return -(-num_warmup // WARMUP_CHUNKS)
 
 
 class Sampler:
@@ -144,7 +152,7 @@ class Sampler:
         self.devices = chain_devices(num_chains)
         self.chain_method = chain_method(self.devices)
         self.rows = padded_rows(design.counts.size)
-        self.chunk = chunk_length(num_warmup + num_samples)
+        self.chunk = chunk_length(num_warmup)
         #: Where the compiled code came from: "compiled", "memory" or "disk".
         self.compiled_from = None
         self._compiled = None
@@ -349,15 +357,15 @@ class Sampler:
             states = self._compiled["start"](seed, *shared)
             bar = _progress_bar(total, self.num_chains) if self.progress else None
             pieces = []
-            for _ in range(0, total, self.chunk):
+            for done in range(0, total, self.chunk):
                 states, piece = self._compiled["advance"](states, *shared)
                 pieces.append(jax.tree_util.tree_map(np.asarray, piece))
                 if bar is not None:
-                    bar.update(self.chunk)
+                    bar.update(min(self.chunk, total - done))
             if bar is not None:
                 bar.close()
         draws, (diverging, energy, num_steps, accept_prob) = jax.tree_util.tree_map(
-            lambda *parts: np.concatenate(parts, axis=1)[:, self.num_warmup :], *pieces
+            lambda *parts: np.concatenate(parts, axis=1)[:, self.num_warmup : total], *pieces
         )
         stats = {
             "diverging": diverging,

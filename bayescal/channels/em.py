@@ -11,8 +11,9 @@ E-step (log space, log-sum-exp): ``w_p = P(Y = 1 | s_p, g_p)``.  M-step with pat
 ``c_p``: ``b_j = sum_p c_p w_p [s_pj = 1] / sum_p c_p w_p [j in O_p]``, ``a_j`` the same with
 ``1 - w_p``, ``mu_g = sum_{p in g} c_p w_p / n_g``.  A missing response simply drops out of
 both sums.  Every iteration costs O(patterns x K x starts), independent of n, and all starts run
-together as one batch of matrix products.  Iteration stops when the change in the mean
-log-likelihood falls below ``tol``.
+together as one batch of matrix products; so do the replicates of a refitting bootstrap
+(:func:`em_refits`), on the union of their patterns.  Iteration stops when the change in the
+mean log-likelihood falls below ``tol``.
 
 Dependent pairs (``dependent=``, :mod:`bayescal.channels.dependence`): a pair ``(j, k)`` is one
 four-category response given ``Y``, its 2 x 2 table ``T_y`` (the two margins and the
@@ -26,13 +27,14 @@ row with neither does not count.  Unpaired annotators are updated as above.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import numpy as np
 
 from .. import _validation as v
 from .._api import old_spellings, silenced, warn_caller
 from ..data.cells import CellStatistics
-from ..exceptions import FIT_WARNINGS, ConvergenceWarning
+from ..exceptions import FIT_WARNINGS, ChannelFitError, ConvergenceWarning, IdentificationError
 from ._odd import OddAnnotators, odd_annotators, warn_odd_annotators
 from .base import (
     ChannelFit,
@@ -61,29 +63,73 @@ EPS = 1e-12
 
 @dataclass(frozen=True, eq=False)
 class _Design:
-    """Pattern-count arrays every iteration uses: responses, counts and group membership."""
+    """Pattern-count arrays every iteration uses: responses, counts and group membership.
+
+    The counts have one column per data set of a batch (one column for one fit): the data sets
+    of a batch (the replicates of a bootstrap) share the rows, the union of their (group,
+    pattern) rows, a row one data set lacks counting 0 there, which adds exactly 0 to its
+    sums.  A start runs on its data set's column (:meth:`repeated`)."""
 
     positive: np.ndarray  # (P, K) 1.0 where s_j = 1
     negative: np.ndarray  # (P, K) 1.0 where s_j = 0
-    counts: np.ndarray  # (P,)
+    counts: np.ndarray  # (P, C) one column per data set (or per start, once repeated)
     group_index: np.ndarray  # (P,) in 0 .. L-1
     membership: np.ndarray  # (L, P) one-hot
-    group_counts: np.ndarray  # (L,)
+    group_counts: np.ndarray  # (L, C)
     pairs: np.ndarray  # (D, 2) columns of the dependent pairs
 
     @classmethod
     def from_counts(cls, counts: CellStatistics, pairs: np.ndarray) -> _Design:
-        _, index, group_counts = group_layout(counts)
-        membership = np.zeros((group_counts.size, index.size))
-        membership[index, np.arange(index.size)] = 1.0
+        """The design of one data set: its rows as they are."""
+        _, index, _ = group_layout(counts)
+        return cls._of(counts.patterns, index, counts.counts[:, None], pairs)
+
+    @classmethod
+    def of_batch(cls, batch: list[CellStatistics], pairs: np.ndarray) -> _Design:
+        """The design of several data sets of the same annotators: the union of their rows."""
+        _, group_index = np.unique(
+            np.concatenate([counts.groups for counts in batch]), return_inverse=True
+        )
+        rows = np.column_stack([group_index, np.concatenate([c.patterns for c in batch])])
+        union, row = np.unique(rows, axis=0, return_inverse=True)
+        column = np.repeat(np.arange(len(batch)), [c.counts.size for c in batch])
+        counts = np.zeros((len(union), len(batch)))
+        np.add.at(counts, (row.ravel(), column), np.concatenate([c.counts for c in batch]))
+        return cls._of(union[:, 1:], union[:, 0], counts, pairs)
+
+    @classmethod
+    def _of(cls, patterns, group_index, counts, pairs) -> _Design:
+        membership = np.zeros((group_index.max() + 1, group_index.size))
+        membership[group_index, np.arange(group_index.size)] = 1.0
         return cls(
-            positive=(counts.patterns == 1).astype(np.float64),
-            negative=(counts.patterns == 0).astype(np.float64),
-            counts=counts.counts.astype(np.float64),
-            group_index=index,
+            positive=(patterns == 1).astype(np.float64),
+            negative=(patterns == 0).astype(np.float64),
+            counts=counts.astype(np.float64),
+            group_index=group_index,
             membership=membership,
-            group_counts=group_counts.astype(np.float64),
+            group_counts=membership @ counts,
             pairs=pairs,
+        )
+
+    def select(self, columns: np.ndarray) -> _Design:
+        """The starts ``columns`` of a batch of starts (:meth:`repeated`); one data set's
+        single column serves every start."""
+        if self.counts.shape[1] == 1:
+            return self
+        return replace(
+            self, counts=self.counts[:, columns], group_counts=self.group_counts[:, columns]
+        )
+
+    def column(self, c: int) -> _Design:
+        """Data set ``c`` of the batch alone."""
+        return replace(self, counts=self.counts[:, [c]], group_counts=self.group_counts[:, [c]])
+
+    def repeated(self, n_starts: int) -> _Design:
+        """Each data set's column once per start: the columns of a batch of starts."""
+        return replace(
+            self,
+            counts=np.repeat(self.counts, n_starts, axis=1),
+            group_counts=np.repeat(self.group_counts, n_starts, axis=1),
         )
 
     def e_step(
@@ -107,15 +153,15 @@ class _Design:
         log_joint0 = np.log1p(-mu)[self.group_index] + log0.T
         log_joint1 = np.log(mu)[self.group_index] + log1.T
         log_marginal = np.logaddexp(log_joint0, log_joint1)
-        return self.counts @ log_marginal, np.exp(log_joint1 - log_marginal)
+        return (self.counts * log_marginal).sum(0), np.exp(log_joint1 - log_marginal)
 
     def m_step(
         self, posterior: np.ndarray, a, b, covariance
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Channel, prevalence and covariance updates from posteriors (P, R), the dependent
         pairs' from their current tables (module docstring)."""
-        weight1 = self.counts[:, None] * posterior
-        weight0 = self.counts[:, None] - weight1
+        weight1 = self.counts * posterior
+        weight0 = self.counts - weight1
         answered = self.positive + self.negative
         with np.errstate(invalid="ignore", divide="ignore"):  # 0/0 only for a class with no mass
             new_b = (self.positive.T @ weight1) / (answered.T @ weight1)
@@ -123,7 +169,7 @@ class _Design:
         # 0/0 is the only undefined rate (positives are answers); np.where is nan_to_num's
         # answer here at a fraction of its cost, in a loop run thousands of times a bootstrap
         new_a, new_b = np.where(np.isnan(new_a), 0.5, new_a), np.where(np.isnan(new_b), 0.5, new_b)
-        mu = (self.membership @ weight1) / self.group_counts[:, None]
+        mu = (self.membership @ weight1) / self.group_counts
         new_covariance = np.zeros_like(covariance)
         for d, (j, k) in enumerate(self.pairs):
             for y, (rates, new_rates, weight) in enumerate(
@@ -170,35 +216,48 @@ def _table(first: np.ndarray, second: np.ndarray, covariance: np.ndarray) -> np.
 
 
 def _run_em(design: _Design, a, b, mu, covariance, tol: float, max_iter: int):
-    """Iterate all starts together; each start freezes once its mean log-likelihood settles."""
-    n_items = design.counts.sum()
+    """Iterate all starts together; each start freezes once its mean log-likelihood settles,
+    and is then left out of the computation (a batch of replicates' starts would otherwise
+    compute every start until the slowest has settled)."""
+    final = [np.array(x, dtype=np.float64) for x in (a, b, mu, covariance)]
+    current = [x.copy() for x in final]  # the parameters of the starts still moving
     n_starts = a.shape[1]
-    active = np.ones(n_starts, dtype=bool)
+    live = np.arange(n_starts)
+    part = design
     converged = np.zeros(n_starts, dtype=bool)
     n_iter = np.zeros(n_starts, dtype=np.int64)
-    previous = np.full(n_starts, -np.inf)
+    loglik = np.full(n_starts, -np.inf)
+    previous = loglik.copy()
+    n_items = part.counts.sum(0)
     for iteration in range(max_iter + 1):
-        loglik, posterior = design.e_step(a, b, mu, covariance)
-        settled = active & (np.abs(loglik - previous) / n_items < tol)
-        converged |= settled
-        active &= ~settled
-        if not active.any() or iteration == max_iter:
+        value, posterior = part.e_step(*current)
+        settled = np.abs(value - previous) / n_items < tol
+        loglik[live] = value
+        if settled.any():
+            converged[live[settled]] = True
+            for full, x in zip(final, current):
+                full[..., live[settled]] = x[..., settled]
+            moving = ~settled
+            live, value, posterior = live[moving], value[moving], posterior[:, moving]
+            current = [x[..., moving] for x in current]
+            part = design.select(live)
+            n_items = part.counts.sum(0)
+        if live.size == 0 or iteration == max_iter:
             break
-        new = design.m_step(posterior, a, b, covariance)
-        a, b, mu, covariance = (
-            np.where(active, fresh, old) for fresh, old in zip(new, (a, b, mu, covariance))
-        )
-        n_iter += active
-        previous = loglik
-    return a, b, mu, covariance, loglik, converged, n_iter
+        current = list(part.m_step(posterior, current[0], current[1], current[3]))
+        n_iter[live] += 1
+        previous = value
+    for full, x in zip(final, current):  # the starts stopped by max_iter
+        full[..., live] = x
+    return *final, loglik, converged, n_iter
 
 
 def _starts(
     design: _Design, counts: CellStatistics, n_starts: int, seed: int, init
 ) -> tuple[np.ndarray, ...]:
-    """(K, R), (K, R), (L, R) starting values: ``init``, third moment, majority vote, then
-    random; and (D, 2, R) covariances, every start at independence (0)."""
-    n_annotators, n_groups = design.positive.shape[1], design.group_counts.size
+    """(K, R), (K, R), (L, R) starting values of the data set ``counts`` (``design`` its
+    column): ``init``, third moment, majority vote, then random; ``n_starts`` in all."""
+    n_annotators, n_groups = design.positive.shape[1], design.group_counts.shape[0]
     columns: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     if init is not None:
         columns.append(init)
@@ -226,8 +285,7 @@ def _starts(
             )
         )
     columns = columns[:n_starts]
-    covariance = np.zeros((len(design.pairs), 2, len(columns)))
-    return *(np.stack([column[i] for column in columns], axis=1) for i in range(3)), covariance
+    return tuple(np.stack([column[i] for column in columns], axis=1) for i in range(3))
 
 
 def _as_init(init, names: tuple[str, ...], n_groups: int):
@@ -257,64 +315,121 @@ def _as_init(init, names: tuple[str, ...], n_groups: int):
     return a, b, mu
 
 
+class _Settings(NamedTuple):
+    """An EM fit's validated settings."""
+
+    n_starts: int
+    tol: float
+    max_iter: int
+    seed: int
+    anchor: int | None
+
+    @classmethod
+    def of(cls, n_starts, tol, max_iter, seed, anchor, n_annotators: int) -> _Settings:
+        return cls(
+            v.as_int(n_starts, "n_starts", minimum=1),
+            v.as_tolerance(tol),
+            v.as_int(max_iter, "max_iter", minimum=1),
+            v.as_seed(seed),
+            as_anchor(anchor, n_annotators),
+        )
+
+
+#: The estimators of this module, by name (:attr:`ChannelFit.method`).
+EM_METHODS = ("dawid_skene_em", "grouped_em")
+#: The settings both estimators default to (their signatures), for the fits nobody configures:
+#: a Bayesian fit's look before sampling, a bootstrap's refits.
+DEFAULTS = {"n_starts": 10, "tol": 1e-8, "max_iter": 1000, "seed": 0, "anchor": None}
+
+
+def _best_starts(
+    batch: list[CellStatistics],
+    method: str,
+    marginal: bool,
+    settings: _Settings,
+    init,
+    pairs: DependentPairs,
+) -> list[ChannelFit]:
+    """Each data set's best start, the starts of every data set of ``batch`` iterated together
+    (one batch of matrix products: in a bootstrap of refits, the Python overhead of an
+    iteration is paid once for all the replicates); each start's iterations are those of a fit
+    of its data set alone."""
+    design = (
+        _Design.from_counts(batch[0], pairs.index)
+        if len(batch) == 1
+        else _Design.of_batch(batch, pairs.index)
+    )
+    starts = [
+        _starts(design.column(c), counts, settings.n_starts, settings.seed, init)
+        for c, counts in enumerate(batch)
+    ]
+    a, b, mu = (np.concatenate([start[i] for start in starts], axis=1) for i in range(3))
+    covariance = np.zeros((len(pairs.index), 2, a.shape[1]))  # every start at independence
+    a, b, mu, covariance, loglik, converged, n_iter = _run_em(
+        design.repeated(settings.n_starts), a, b, mu, covariance, settings.tol, settings.max_iter
+    )
+    fits = []
+    for c, counts in enumerate(batch):
+        group_ids, _, group_counts = group_layout(counts)
+        candidates = [
+            (
+                -float(loglik[r]),
+                a[:, r],
+                b[:, r],
+                mu[:, r],
+                {
+                    "dependence": (pairs.names, covariance[:, :, r]) if pairs else None,
+                    "loglik": float(loglik[r]),
+                    "converged": bool(converged[r]),
+                    "n_iter": int(n_iter[r]),
+                },
+            )
+            for r in range(c * settings.n_starts, (c + 1) * settings.n_starts)
+        ]
+        fits.append(
+            best_start(
+                method, counts, group_ids, group_counts, settings.anchor, marginal, candidates
+            )
+        )
+    return fits
+
+
 def _fit_em(
     counts: CellStatistics,
     method: str,
     marginal: bool,
-    n_starts,
-    tol,
-    max_iter,
-    seed,
-    anchor,
+    settings: _Settings,
     init,
     pairs: DependentPairs,
     check: bool = True,
 ) -> ChannelFit:
-    """Shared body of both EM estimators once identification is counted; the dependent
-    pairs' identification is checked at the estimate (refused when it is not identified)."""
-    n_starts = v.as_int(n_starts, "n_starts", minimum=1)
-    max_iter = v.as_int(max_iter, "max_iter", minimum=1)
-    seed = v.as_seed(seed)
-    tol = v.as_tolerance(tol)
-    n_annotators = counts.patterns.shape[1]
-    anchor = as_anchor(anchor, n_annotators)
+    """Shared body of both EM estimators once identification is counted (:func:`_prepared`);
+    the dependent pairs' identification is checked at the estimate (refused when it is not
+    identified)."""
     check_annotators(counts)
-    design = _Design.from_counts(counts, pairs.index)
-    group_ids, _, group_counts = group_layout(counts)
-    start = None if init is None else _as_init(init, counts.annotator_names, group_ids.size)
-    a, b, mu, covariance, loglik, converged, n_iter = _run_em(
-        design, *_starts(design, counts, n_starts, seed, start), tol, max_iter
-    )
-    dependence = lambda r: (pairs.names, covariance[:, :, r]) if pairs else None  # noqa: E731
-    candidates = [
-        (
-            -float(loglik[r]),
-            a[:, r],
-            b[:, r],
-            mu[:, r],
-            {
-                "dependence": dependence(r),
-                "loglik": float(loglik[r]),
-                "converged": bool(converged[r]),
-                "n_iter": int(n_iter[r]),
-            },
-        )
-        for r in range(a.shape[1])
-    ]
-    best = best_start(method, counts, group_ids, group_counts, anchor, marginal, candidates)
+    n_groups = group_layout(counts)[0].size
+    start = None if init is None else _as_init(init, counts.annotator_names, n_groups)
+    best = _best_starts([counts], method, marginal, settings, start, pairs)[0]
+    return _checked(best, counts, method, marginal, settings, pairs, check)
+
+
+def _checked(best, counts, method, marginal, settings, pairs, check) -> ChannelFit:
+    """The best start of ``counts``, its dependent pairs' identification checked at the
+    estimate (``check``), and what is odd about it said."""
     if pairs and check:
         require_dependence_identified(counts, not marginal, pairs, method, estimate_of(best))
     if best.ok and not best.converged:
         warn_caller(
-            f"{method}: the best start did not converge within max_iter={max_iter} iterations "
-            f"(tol={tol:g} on the change in mean log-likelihood); its estimate is returned with converged=False",
+            f"{method}: the best start did not converge within max_iter={settings.max_iter} "
+            f"iterations (tol={settings.tol:g} on the change in mean log-likelihood); its "
+            "estimate is returned with converged=False",
             ConvergenceWarning,
         )
     if best.ok and best.channels.adversarial:  # estimated, flagged, not refused (channels._odd)
         # an estimate with b < a is named: adversarial, or random with a negative gap by
         # chance; random and constant annotators with b >= a are left to the correction's
         # weight-0 rule (a few dense annotators on small data would otherwise all be named)
-        odd = _odd(design, best)
+        odd = _odd(_Design.from_counts(counts, pairs.index), best)
         flipped = best.channels.gap < 0
         none = np.zeros_like(flipped)
         named = OddAnnotators(none, odd.random & flipped, odd.adversarial)
@@ -335,20 +450,10 @@ def _silent_fit(counts: CellStatistics, grouped: bool, pairs: DependentPairs, me
     """The EM fit of ``counts`` (grouped EM when ``grouped``) with the defaults of both
     estimators, what it says of its fit silenced and identification not checked: what a
     Bayesian fit looks at before sampling."""
+    settings = _Settings.of(**DEFAULTS, n_annotators=counts.n_annotators)
     with silenced(*FIT_WARNINGS):
-        return _fit_em(
-            counts if grouped else counts.pooled(),
-            method,
-            not grouped,
-            10,
-            1e-8,
-            1000,
-            0,
-            None,
-            None,
-            pairs,
-            check=False,
-        )
+        fitted = counts if grouped else counts.pooled()
+        return _fit_em(fitted, method, not grouped, settings, None, pairs, check=False)
 
 
 def dependent_estimate(counts: CellStatistics, grouped: bool, pairs: DependentPairs):
@@ -386,12 +491,13 @@ def _odd(design: _Design, fit: ChannelFit):
         fit.channels.a[:, None], fit.channels.b[:, None], prevalence, covariance
     )
     answered = design.positive + design.negative
+    counts = design.counts[:, 0]
     return odd_annotators(
         fit.channels.a,
         fit.channels.b,
-        answered.T @ design.counts,
-        answered.T @ (design.counts * posterior[:, 0]),
-        design.positive.T @ design.counts,
+        answered.T @ counts,
+        answered.T @ (counts * posterior[:, 0]),
+        design.positive.T @ counts,
     )
 
 
@@ -442,24 +548,10 @@ def dawid_skene_em(
         would identify them).  Weak identification is a :class:`WeakIdentificationWarning`.
     """
     counts = as_counts(data)
-    n_annotators = counts.patterns.shape[1]
-    require_fittable(counts, 1, "dawid_skene_em")
+    settings = _Settings.of(n_starts, tol, max_iter, seed, anchor, counts.n_annotators)
     pairs = dependent_pairs(dependent, counts.annotator_names)
-    require_dependence_identified(counts.pooled(), False, pairs, "dawid_skene_em")
-    parameters = 2 * n_annotators + 1 + 2 * pairs.n_pairs
-    warn_if_saturated(counts.pooled(), False, parameters, "dawid_skene_em")
-    return _fit_em(
-        counts.pooled(),
-        "dawid_skene_em",
-        True,
-        n_starts,
-        tol,
-        max_iter,
-        seed,
-        anchor,
-        init,
-        pairs,
-    )
+    fitted = _prepared("dawid_skene_em", counts, pairs)
+    return _fit_em(fitted, "dawid_skene_em", True, settings, init, pairs)
 
 
 @old_spellings()
@@ -490,13 +582,54 @@ def grouped_em(
         :class:`SaturatedModelWarning`); who labelled what, as for :func:`dawid_skene_em`.
     """
     counts = as_counts(data)
-    n_annotators = counts.patterns.shape[1]
-    n_groups = group_layout(counts)[0].size
-    require_fittable(counts, n_groups, "grouped_em")
+    settings = _Settings.of(n_starts, tol, max_iter, seed, anchor, counts.n_annotators)
     pairs = dependent_pairs(dependent, counts.annotator_names)
-    require_dependence_identified(counts, True, pairs, "grouped_em")
-    if n_annotators == 2:
-        warn_if_groups_inseparable(counts, "grouped_em")
-    parameters = 2 * n_annotators + n_groups + 2 * pairs.n_pairs
-    warn_if_saturated(counts, True, parameters, "grouped_em")
-    return _fit_em(counts, "grouped_em", False, n_starts, tol, max_iter, seed, anchor, init, pairs)
+    fitted = _prepared("grouped_em", counts, pairs)
+    return _fit_em(fitted, "grouped_em", False, settings, init, pairs)
+
+
+def _prepared(method: str, counts: CellStatistics, pairs: DependentPairs) -> CellStatistics:
+    """What ``method`` checks before its EM runs (who labelled what, the dependent pairs'
+    identification by count; saturation and, for two annotators, inseparable groups are
+    warnings), and the counts it fits: pooled over the score groups for the marginal model."""
+    marginal = method == "dawid_skene_em"
+    fitted = counts.pooled() if marginal else counts
+    n_groups = group_layout(fitted)[0].size
+    require_fittable(counts, n_groups, method)
+    require_dependence_identified(fitted, not marginal, pairs, method)
+    if not marginal and counts.n_annotators == 2:
+        warn_if_groups_inseparable(counts, method)
+    parameters = 2 * counts.n_annotators + n_groups + 2 * pairs.n_pairs
+    warn_if_saturated(fitted, not marginal, parameters, method)
+    return fitted
+
+
+def em_refits(method: str, batch: list, dependent=None) -> list[ChannelFit | None]:
+    """What ``method`` (``"dawid_skene_em"`` or ``"grouped_em"``, with its defaults) fits to
+    each data set of ``batch`` (AnnotatedScores or CellStatistics of the same annotators and
+    score groups: a bootstrap's replicates), silently: ``None`` where it refuses one.
+
+    The same fits as one call each, the EM iterations of every data set run together
+    (:func:`_best_starts`): a bootstrap's refits at a fraction of the cost."""
+    batch = [as_counts(data) for data in batch]
+    pairs = dependent_pairs(dependent, batch[0].annotator_names)
+    settings = _Settings.of(**DEFAULTS, n_annotators=batch[0].n_annotators)
+    marginal = method == "dawid_skene_em"
+    fits: list[ChannelFit | None] = [None] * len(batch)
+    with silenced(*FIT_WARNINGS):  # what a replicate's fit says was said of the real fit
+        accepted = {}
+        for i, counts in enumerate(batch):
+            try:
+                accepted[i] = _prepared(method, counts, pairs)
+                check_annotators(counts)
+            except (ChannelFitError, IdentificationError):
+                continue
+        if not accepted:
+            return fits
+        best = _best_starts(list(accepted.values()), method, marginal, settings, None, pairs)
+        for (i, fitted), fit in zip(accepted.items(), best):
+            try:
+                fits[i] = _checked(fit, fitted, method, marginal, settings, pairs, True)
+            except (ChannelFitError, IdentificationError):
+                continue
+    return fits

@@ -91,6 +91,7 @@ from .._api import DEFAULT_N_BINS, Result, silenced, warn_caller
 from ..channels import MIN_GAP, ChannelFit, Channels
 from ..channels.crowd_em import as_responses
 from ..channels.dependence import dependent_pairs
+from ..channels.em import EM_METHODS, em_refits
 from ..data.annotated_scores import AnnotatedScores
 from ..exceptions import FIT_WARNINGS, BinningWarning, ChannelFitError, IdentificationError
 from ..metrics.calibration import assign_bins
@@ -132,6 +133,13 @@ EXTREMES_UNSEEN = (
     "with channels drawn under H0 (a BayesFit of these items) their class is taken as known, "
     "so the channels would take up any miscalibration there and the test cannot see it"
 )
+
+
+def at_extremes(scores: np.ndarray) -> np.ndarray:
+    """Which items score exactly 0 or 1: a BayesFit of the same items cannot test them
+    (:data:`EXTREMES_UNSEEN`); an EM fit's refitting bootstrap can."""
+    return (scores == 0.0) | (scores == 1.0)
+
 
 #: Where the channels of a test came from (:attr:`CalibrationTest.channels_from`).
 CHANNEL_SOURCES = ("known", "reuse", "split")
@@ -268,7 +276,7 @@ class CalibrationLayout:
         )
         labelled = np.bincount(item, weight[:, 0], minlength=data.n_items) >= MIN_ITEM_PRECISION
         n_labelled = int(labelled.sum())
-        extreme = labelled & ((data.scores == 0.0) | (data.scores == 1.0))
+        extreme = labelled & at_extremes(data.scores)
         # fewer than a bin's worth stay in their bins: they cannot be tested as a bin, and
         # their miscalibration moves the ECE by at most their share (rounded scores give a few)
         if untested_extremes and extreme.sum() >= min_bin_items:
@@ -620,22 +628,24 @@ def bootstrap_test(data, fit: ChannelFit, fit_data, bins, n_replicates, rng):
     if not reuse:
         responses = fit_data.responses()
         fitted_responses = (responses.item, responses.annotator)
-    refit = getattr(estimators, fit.method)
     null, failures = [], 0
-    for _ in range(n_replicates):
-        label = layout.replicate(rng, *truth, covariance)
-        fit_label = (
-            label
-            if reuse
-            else replicate_labels(
-                rng, fit_data.scores, *fitted_responses, *truth, pairs, covariance
+    for first in range(0, n_replicates, REFIT_BLOCK):
+        labels, fit_labels = [], []
+        for _ in range(first, min(first + REFIT_BLOCK, n_replicates)):
+            labels.append(layout.replicate(rng, *truth, covariance))
+            fit_labels.append(
+                labels[-1]
+                if reuse
+                else replicate_labels(
+                    rng, fit_data.scores, *fitted_responses, *truth, pairs, covariance
+                )
             )
-        )
-        refit_of = refitted(refit, fitted_on, *fitted_responses, fit_label, fit.dependent)
-        if refit_of is None:
-            failures += 1
-            continue
-        null.append(layout.statistic(label, refit_of.a, refit_of.b, refit_of.covariance))
+        refits = refitted(fit.method, fitted_on, *fitted_responses, fit_labels, fit.dependent)
+        for label, refit_of in zip(labels, refits):
+            if refit_of is None:
+                failures += 1
+                continue
+            null.append(layout.statistic(label, refit_of.a, refit_of.b, refit_of.covariance))
     if failures > TOLERATED_FAILURES * n_replicates:
         if failures == n_replicates:
             raise ChannelFitError(
@@ -665,24 +675,51 @@ class Refit(NamedTuple):
     covariance: np.ndarray  # (D, 2); (0, 2) without dependent pairs
 
 
-def refitted(estimator, data, item, annotator, label, dependent) -> Refit | None:
-    """The channels (and the ``dependent`` pairs' covariances) ``estimator`` fits (its
-    defaults) to ``data`` with its labels replaced by ``label``; None when the replicate has no
-    admissible estimate."""
-    annotations = np.full(data.annotations.shape, -1, dtype=np.int8)
-    annotations[item, annotator] = label
-    replicate = AnnotatedScores(
-        data.scores, annotations, groups=data.groups, annotator_names=data.annotator_names
-    )
+#: Replicates whose refits run together (:func:`refitted`): their labels are held at once.
+REFIT_BLOCK = 50
+
+
+def refitted(method, data, item, annotator, labels, dependent) -> list[Refit | None]:
+    """The channels (and the ``dependent`` pairs' covariances) the estimator ``method`` fits
+    (its defaults) to ``data`` with its labels replaced by each of ``labels``; None for a
+    replicate without an admissible estimate.  The EM estimators fit the replicates together
+    (:func:`bayescal.channels.em.em_refits`: the same fits, the iterations of all in one batch);
+    the others one call each."""
+    replicates = []
+    for label in labels:
+        annotations = np.full(data.annotations.shape, -1, dtype=np.int8)
+        annotations[item, annotator] = label
+        replicates.append(
+            AnnotatedScores(
+                data.scores, annotations, groups=data.groups, annotator_names=data.annotator_names
+            )
+        )
+    if method in EM_METHODS:
+        fits = em_refits(method, replicates, dependent)
+    else:
+        fits = [
+            _refit_one(getattr(estimators, method), replicate, dependent)
+            for replicate in replicates
+        ]
+    return [
+        None
+        if fit is None or not fit.ok
+        else Refit(
+            np.asarray(fit.channels.a, float),
+            np.asarray(fit.channels.b, float),
+            fit.covariance if dependent else np.zeros((0, 2)),
+        )
+        for fit in fits
+    ]
+
+
+def _refit_one(estimator, replicate, dependent) -> ChannelFit | None:
+    """``estimator``'s fit of one replicate, silent; None when it refuses it."""
     with silenced(*FIT_WARNINGS):  # what a replicate's fit says was said of the real fit
         try:
-            fit = estimator(replicate, **({"dependent": dependent} if dependent else {}))
+            return estimator(replicate, **({"dependent": dependent} if dependent else {}))
         except (ChannelFitError, IdentificationError):
             return None
-    if not fit.ok:
-        return None
-    covariance = fit.covariance if dependent else np.zeros((0, 2))
-    return Refit(np.asarray(fit.channels.a, float), np.asarray(fit.channels.b, float), covariance)
 
 
 def fingerprint_of(data: AnnotatedScores, recorded: str) -> str:

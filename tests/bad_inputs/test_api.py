@@ -733,7 +733,7 @@ def test_hierarchical_checks_refuse_another_crowd_with_the_same_workers():
     first = bc.simulate_crowd(300, 8, labels_per_item=3, worker_mix={"good": 1.0}, seed=1)
     other = bc.simulate_crowd(300, 8, labels_per_item=3, worker_mix={"good": 1.0}, seed=2)
     fit = bc.fit_bayes(
-        first.data, model="hierarchical_dawid_skene", num_chains=1, num_warmup=50,
+        first.data, model="hierarchical_dawid_skene", num_chains=1, num_warmup=300,
         num_samples=50, progress=False,
     )  # fmt: skip
     with pytest.raises(ValueError, match=r"^data are not the data this fit was fitted to"):

@@ -127,7 +127,7 @@ def two_runs(tmp_path_factory):
             analysis = bc.analyse(
                 data,
                 seed=seed,
-                sampler=bc.SamplerSettings(num_chains=2, num_warmup=100, num_samples=100),
+                sampler=bc.SamplerSettings(num_chains=2, num_warmup=50, num_samples=50),
             )
             write_analysis(folder / name, analysis)
     return folder

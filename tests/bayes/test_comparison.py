@@ -113,7 +113,11 @@ def test_pattern_loo_needs_enough_draws():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", bc.SamplingWarning)
         short = bc.fit_bayes(
-            bc.toy_data(300, seed=0).data, num_chains=1, num_samples=50, progress=False
+            bc.toy_data(300, seed=0).data,
+            num_chains=1,
+            num_warmup=50,
+            num_samples=50,
+            progress=False,
         )
     with pytest.raises(ValueError, match=r"at least 100 posterior draws to smooth .*; saw 50"):
         pattern_loo(short)

@@ -109,7 +109,7 @@ def test_save_and_load_round_trip_exactly(toy_fit, tmp_path):
 def test_too_short_runs_warn():
     sim = bc.toy_data(2000, seed=3)
     with pytest.warns(SamplingWarning, match=r"NUTS diagnostics failed: .*ESS < 400") as record:
-        bc.fit_bayes(sim.data, num_chains=2, num_warmup=30, num_samples=30, progress=False)
+        bc.fit_bayes(sim.data, num_chains=2, num_warmup=50, num_samples=50, progress=False)
     assert record[0].filename == __file__  # the user's line, past every bayescal frame
 
 
@@ -122,7 +122,7 @@ def test_an_adversarial_annotator_fitted_at_the_orientation_bound_is_warned_of()
     bound a = b, as a spammer, and that is said before sampling, by name, at the user's line."""
     sim = bc.simulate_annotated(3000, ADVERSARIAL, seed=0)
     with pytest.warns(bc.ChannelWarning, match=r"\['a1'\] are estimated adversarial") as record:
-        fit = bc.fit_bayes(sim.data, num_chains=2, num_warmup=100, num_samples=100, progress=False)
+        fit = bc.fit_bayes(sim.data, num_chains=2, num_warmup=300, num_samples=300, progress=False)
     assert record[0].filename == __file__
     gap = fit.posterior_mean().gap[1]
     assert 0.0 < gap < 0.05  # the bound, not the true -0.3
@@ -156,7 +156,7 @@ def test_one_compiled_sampler_serves_new_counts_and_priors():
 
     sim = bc.toy_data(3000, seed=4)
     design = PatternDesign.from_counts(sim.data.compress(), grouped=False, complete=True)
-    sampler = Sampler(design, "dawid_skene", 2, 200, 200)
+    sampler = Sampler(design, "dawid_skene", 2, 50, 50)
     first, _ = sampler.run(design, bc.Priors(), seed=1)
     compiled = sampler._compiled
     again, _ = sampler.run(design, bc.Priors(), seed=1)
@@ -165,7 +165,7 @@ def test_one_compiled_sampler_serves_new_counts_and_priors():
     assert sampler._compiled is compiled
     assert np.array_equal(first["a"], again["a"])  # deterministic given the seed
     assert not np.array_equal(first["a"], moved["a"])
-    assert first["a"].shape == (2, 200, 3)
+    assert first["a"].shape == (2, 50, 3)
 
 
 def test_chains_are_spread_over_the_devices_that_divide_them(monkeypatch):
@@ -176,10 +176,10 @@ def test_chains_are_spread_over_the_devices_that_divide_them(monkeypatch):
         assert chain_method(chain_devices(chains)) == ("parallel" if used > 1 else "sequential")
 
 
-def test_layouts_pad_to_size_classes_and_runs_split_into_equal_chunks():
+def test_layouts_pad_to_size_classes_and_the_warm_up_sets_the_chunk():
     assert [padded_rows(n) for n in (1, 8, 9, 32, 33, 243)] == [8, 8, 16, 32, 64, 256]
-    assert chunk_length(2000) == 100 and chunk_length(900) == 45 and chunk_length(1009) == 1009
-    assert chunk_length(21) == 3  # 7 chunks: the largest count up to 20 that divides 21
+    # a twentieth of the warm-up, rounded up: never 0, never more than 20 chunks of warm-up
+    assert [chunk_length(w) for w in (1, 19, 20, 21, 300, 1000)] == [1, 1, 1, 2, 15, 50]
 
 
 def test_non_identified_configurations_fail_before_sampling():
@@ -296,6 +296,28 @@ def test_the_progress_bar_moves_between_compiled_chunks(capsys):
     assert "NUTS (2 chains)" in capsys.readouterr().err
 
 
+def test_one_compiled_sampler_serves_any_number_of_draws_and_a_longer_run_extends_a_shorter():
+    """The chunk follows the warm-up alone: 50 + 23 iterations end inside the 25th chunk of 3,
+    whose extra iterations are dropped; 50 + 40 is 30 chunks exactly.  Same seed, same
+    compiled code: the first 23 draws are the same draws."""
+    from bayescal.models import PatternDesign
+
+    from bayescal.bayes.sampler import Sampler
+
+    design = PatternDesign.from_counts(
+        bc.toy_data(500, seed=1).data.compress(), grouped=False, complete=True
+    )
+    short, longer = (Sampler(design, "dawid_skene", 2, 50, n) for n in (23, 40))
+    assert short._layout_key() == longer._layout_key()
+    (first, first_stats), (second, second_stats) = (
+        sampler.run(design, bc.Priors(), seed=4) for sampler in (short, longer)
+    )
+    assert first["a"].shape == (2, 23, 3) and second["a"].shape == (2, 40, 3)
+    assert first_stats["energy"].shape == (2, 23)
+    np.testing.assert_array_equal(first["a"], second["a"][:, :23])
+    np.testing.assert_array_equal(first_stats["energy"], second_stats["energy"][:, :23])
+
+
 @pytest.mark.filterwarnings(
     "ignore::bayescal.exceptions.SamplingWarning"
 )  # short chains: only the draws are compared
@@ -396,7 +418,7 @@ def test_data_sets_of_similar_size_share_one_compiled_sampler():
     response patterns of four annotators both fit on one 16-row sampler."""
     from bayescal.bayes import sampler
 
-    settings = {"num_chains": 2, "num_warmup": 31, "num_samples": 31, "progress": False}
+    settings = {"num_chains": 2, "num_warmup": 300, "num_samples": 300, "progress": False}
     channels = bc.Channels([0.1, 0.2, 0.15, 0.1], [0.8, 0.9, 0.85, 0.95])
     small = bc.simulate_annotated(60, channels, seed=1).data
     large = bc.simulate_annotated(3000, channels, seed=2).data

@@ -8,7 +8,7 @@ from bayescal.bayes.sampler import Sampler
 from bayescal.bayes.sensitivity import _diagnosis, power_scaling, prior_grid, prior_sensitivity
 from tests.helpers import fake_fit
 
-SETTINGS = {"num_chains": 4, "num_warmup": 500, "num_samples": 1000, "seed": 3}
+SETTINGS = {"num_chains": 4, "num_warmup": 1000, "num_samples": 1000, "seed": 3}
 
 
 @pytest.fixture(scope="module")
@@ -171,7 +171,7 @@ def test_every_prior_is_fitted_with_the_dependent_pair():
     data = bc.simulate.simulate_dependent(
         1500, channels, pair=(0, 1), shared_error=0.2, seed=2
     ).data
-    quick = {"num_chains": 4, "num_warmup": 500, "num_samples": 500, "seed": 1}
+    quick = {"num_chains": 4, "num_warmup": 1000, "num_samples": 500, "seed": 1}
     priors = {"flat": bc.Priors(), "mild": bc.Priors(sensitivity=(8, 2))}
     result = prior_sensitivity(data, priors=priors, dependent=[("a0", "a1")], **quick)
     direct = bc.fit_bayes(

@@ -294,7 +294,7 @@ def test_the_analysis_proposes_a_pair_and_says_when_four_annotators_cannot_tell_
     complement a2 ~ a3 fit equally well, and the one line says the data cannot tell them apart."""
     _, data = _shared_error()
     with pytest.warns(bc.DependenceWarning) as said:
-        analysis = bc.analyse(data, sampler=bc.SamplerSettings(num_warmup=500, num_samples=500))
+        analysis = bc.analyse(data, sampler=bc.SamplerSettings(num_samples=500))
     (line,) = [str(w.message) for w in said]
     assert "the data cannot tell the two apart" in line
     assert analysis.summary.model.dependent == ()

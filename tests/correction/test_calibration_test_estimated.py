@@ -3,6 +3,8 @@
 for other items, the fingerprint that tells reuse from split, and the size under H0."""
 
 import dataclasses
+import importlib
+import inspect
 
 import numpy as np
 import pytest
@@ -79,28 +81,76 @@ def test_an_em_fit_of_other_items_needs_those_items_and_refits_on_them():
 
 
 def test_refits_that_fail_are_said_and_all_failing_is_refused(monkeypatch):
+    # the module (the package's attribute of this name is the function)
+    calibration_test = importlib.import_module("bayescal.correction.calibration_test")
     sim = bc.toy_data(600, condition="calibrated", seed=4)
     fit = bc.dawid_skene_em(sim.data)
-    estimator, calls = bc.channels.dawid_skene_em, []
+    refits, calls = calibration_test.em_refits, []
 
-    def every_third_fails(data):
-        calls.append(1)
-        fitted = estimator(data)
-        if len(calls) % 3:
-            return fitted
-        return dataclasses.replace(fitted, channels=None, failure="made to fail")
+    def every_third_fails(method, replicates, dependent):
+        fits = []
+        for fitted in refits(method, replicates, dependent):
+            calls.append(1)
+            fits.append(fitted if len(calls) % 3 else None)
+        return fits
 
-    monkeypatch.setattr(bc.channels, "dawid_skene_em", every_third_fails)
+    monkeypatch.setattr(calibration_test, "em_refits", every_third_fails)
     with pytest.warns(bc.BinningWarning, match="failed on 6 of 20 bootstrap replicates"):
         result = bc.calibration_test(sim.data, fit, n_replicates=20)
     assert result.n_replicates == 14
     monkeypatch.setattr(
-        bc.channels, "dawid_skene_em", lambda data: dataclasses.replace(fit, failure="no")
+        calibration_test,
+        "em_refits",
+        lambda method, replicates, dependent: (
+            [dataclasses.replace(fit, failure="no")] * len(replicates)
+        ),
     )
     with pytest.raises(bc.ChannelFitError, match="no admissible estimate on any of the 20"):
         bc.calibration_test(sim.data, fit, n_replicates=20)
     with pytest.raises(bc.ChannelFitError, match="dawid_skene_em failed: no"):
         bc.calibration_test(sim.data, dataclasses.replace(fit, channels=None, failure="no"))
+
+
+@pytest.mark.parametrize("method", ["dawid_skene_em", "grouped_em", "dependent"])
+def test_the_bootstraps_refits_run_together_and_are_the_estimators_fits(method):
+    """em_refits iterates the replicates' starts side by side on the union of their patterns:
+    each fit is the one the estimator gives the replicate alone (the labels of half the items
+    missing in some replicates, so that their patterns differ)."""
+    from bayescal.channels.em import em_refits
+
+    channels = bc.Channels([0.1, 0.2, 0.15, 0.1], [0.8, 0.9, 0.7, 0.85])
+    dependent = ("a0", "a1") if method == "dependent" else None
+    estimator = bc.dawid_skene_em if method != "grouped_em" else bc.grouped_em
+    replicates = []
+    for seed in range(5):
+        sim = bc.simulate_annotated(800, channels, seed=seed)
+        annotations = sim.data.annotations.copy()
+        annotations[: 100 * seed, seed % 4] = -1
+        groups = (
+            bc.channels.score_groups(sim.data.scores, n_groups=2)
+            if method == "grouped_em"
+            else None
+        )
+        replicates.append(bc.AnnotatedScores(sim.data.scores, annotations, groups=groups))
+    together = em_refits(estimator.__name__, replicates, dependent)
+    for replicate, fitted in zip(replicates, together):
+        alone = estimator(replicate, dependent=dependent)
+        np.testing.assert_allclose(fitted.channels.a, alone.channels.a, rtol=1e-9)
+        np.testing.assert_allclose(fitted.channels.b, alone.channels.b, rtol=1e-9)
+        np.testing.assert_allclose(fitted.prevalence, alone.prevalence, rtol=1e-9)
+        assert fitted.n_iter == alone.n_iter and fitted.loglik == pytest.approx(alone.loglik)
+        if dependent:
+            np.testing.assert_allclose(fitted.covariance, alone.covariance, atol=1e-12)
+    two = bc.simulate_annotated(300, bc.Channels([0.1, 0.2], [0.8, 0.9]), seed=1).data
+    assert em_refits("dawid_skene_em", [two, two], None) == [None, None]  # refused, silently
+
+
+def test_the_refits_use_the_estimators_defaults():
+    from bayescal.channels.em import DEFAULTS
+
+    for estimator in (bc.dawid_skene_em, bc.grouped_em):
+        parameters = inspect.signature(estimator).parameters
+        assert {name: parameters[name].default for name in DEFAULTS} == DEFAULTS
 
 
 def test_a_channel_fit_of_other_annotators_is_refused():

@@ -45,7 +45,7 @@ def results(tmp_path_factory):
         {"score": sim.data.scores, **dict(zip(names, sim.data.annotations.T)), "y": sim.labels}
     ).to_csv(folder / "t.csv", index=False)
     table = read_wide_table(folder / "t.csv", score="score", annotators=names, truth="y")
-    options = bc.SamplerSettings(num_chains=2, num_warmup=400, num_samples=500)
+    options = bc.SamplerSettings(num_chains=2, num_warmup=300, num_samples=500)
     analysis = analyse(table.data, truth=table.truth, seed=1, sampler=options)
     source = {"table": "t.csv", "score": "score", "annotators": names, "long": False}
     summary, report = write_analysis(folder / "out", analysis, input_record=source)
@@ -251,7 +251,7 @@ def test_hui_walter_class_balance_weighs_the_groups_that_hold_items():
     sim = bc.simulate_annotated(1500, bc.Channels([0.1, 0.2], [0.85, 0.9]), seed=5)
     groups = np.where(sim.data.scores < 0.5, 0, 2)
     data = bc.AnnotatedScores(sim.data.scores, sim.data.annotations, groups=groups)
-    options = bc.SamplerSettings(num_chains=1, num_warmup=200, num_samples=200)
+    options = bc.SamplerSettings(num_chains=1, num_warmup=50, num_samples=50)
     analysis = analyse(data, seed=2, sampler=options)
     prevalence = analysis.bayes_fit.draws().prevalence
     assert prevalence.shape[1] == 2

@@ -71,8 +71,8 @@ def test_results_are_identical_on_a_process_pool_and_a_dask_cluster():
         "conditions": ["nonlinear"],
         "sizes": [800],
         "replicates": 2,
-        "num_warmup": 100,
-        "num_samples": 100,
+        "num_warmup": 50,
+        "num_samples": 50,
     }
     pd.testing.assert_frame_equal(
         toy_study(**bayes).results, toy_study(executor="process", **bayes).results
