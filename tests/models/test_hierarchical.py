@@ -218,3 +218,17 @@ def test_a_sampler_refuses_data_of_another_layout_before_compiling():
     ):
         sampler.fit(narrower, bc.Priors(), 0)
     assert sampler.compiled_from is None
+
+
+def test_one_layout_passes_its_compiled_code_the_same_dtypes_however_its_codes_were_made():
+    """A response design's codes are int32; a simulation study's, drawn by JAX, are int64.
+    Compiled code takes only the dtypes it was compiled with, so the sampler passes both alike
+    (an SBC's sampler had refused the next fit of a crowd of the same layout)."""
+    design = ResponseDesign.from_responses(_responses())
+    drawn = replace(design, codes=design.codes.astype(np.int64))
+    sampler = Sampler(design, "hierarchical_dawid_skene", 1, 10, 10)
+    arguments, drawn_arguments = (sampler._shared(d, bc.Priors()) for d in (design, drawn))
+    assert design.codes.dtype == np.int32
+    assert [x.dtype for x in arguments] == [x.dtype for x in drawn_arguments]
+    for x, y in zip(arguments, drawn_arguments):
+        np.testing.assert_array_equal(x, y)
