@@ -137,7 +137,8 @@ def _as_table(data, score, annotators, truth):
     if type(data).__name__ != "DataFrame":
         if score is not None or annotators is not None:
             raise ValueError(
-                f"score and annotators name the columns of a DataFrame; data is a {type(data).__name__}"
+                "score and annotators name the columns of a DataFrame; saw data of type "
+                f"{type(data).__name__}"
             )
         return data, truth
     if score is None or annotators is None:
