@@ -87,7 +87,7 @@ def test_row203_negative_group_ids_are_refused():
         bc.AnnotatedScores(DATA.scores, DATA.annotations, groups=np.full(DATA.n_items, -1))
 
 
-def test_row220_221_222_223_224_analyse_names_its_bad_arguments_before_any_fit():
+def test_row220_221_223_224_analyse_names_its_bad_arguments_before_any_fit():
     for level in (0, 1, 1.5, 90):
         with pytest.raises(ValueError, match=r"level must lie strictly between 0 and 1"):
             bc.analyse(DATA, level=level)
@@ -129,7 +129,7 @@ def test_row239_240_241_calibration_test_arguments():
     assert bc.calibration_test(DATA, SIM.channels, n_bins=1).df == 1
 
 
-def test_row243_244_nc_ece_posterior_names_its_bad_arguments():
+def test_row244_nc_ece_posterior_takes_a_bayes_fit_only():
     with pytest.raises(TypeError, match=r"fit must be a bayescal\.BayesFit; saw Channels"):
         bc.nc_ece_posterior(DATA, SIM.channels)
 
