@@ -604,10 +604,11 @@ def _prepared(method: str, counts: CellStatistics, pairs: DependentPairs) -> Cel
     return fitted
 
 
-def em_refits(method: str, batch: list, dependent=None) -> list[ChannelFit | None]:
+def em_refits(method: str, batch, dependent=None) -> list[ChannelFit | None]:
     """What ``method`` (``"dawid_skene_em"`` or ``"grouped_em"``, with its defaults) fits to
-    each data set of ``batch`` (AnnotatedScores or CellStatistics of the same annotators and
-    score groups: a bootstrap's replicates), silently: ``None`` where it refuses one.
+    each data set of ``batch`` (an iterable of AnnotatedScores or CellStatistics of the same
+    annotators and score groups: a bootstrap's replicates, each reduced to its pattern counts
+    as it comes), silently: ``None`` where it refuses one.
 
     The same fits as one call each, the EM iterations of every data set run together
     (:func:`_best_starts`): a bootstrap's refits at a fraction of the cost."""

@@ -685,15 +685,17 @@ def refitted(method, data, item, annotator, labels, dependent) -> list[Refit | N
     replicate without an admissible estimate.  The EM estimators fit the replicates together
     (:func:`bayescal.channels.em.em_refits`: the same fits, the iterations of all in one batch);
     the others one call each."""
-    replicates = []
-    for label in labels:
+
+    def replicate(label):
         annotations = np.full(data.annotations.shape, -1, dtype=np.int8)
         annotations[item, annotator] = label
-        replicates.append(
-            AnnotatedScores(
-                data.scores, annotations, groups=data.groups, annotator_names=data.annotator_names
-            )
+        return AnnotatedScores(
+            data.scores, annotations, groups=data.groups, annotator_names=data.annotator_names
         )
+
+    # one replicate's item-by-annotator table at a time (em_refits keeps only its pattern
+    # counts): a block of 50 tables of 10^6 items would hold hundreds of MB
+    replicates = map(replicate, labels)
     if method in EM_METHODS:
         fits = em_refits(method, replicates, dependent)
     else:

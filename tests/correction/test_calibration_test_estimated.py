@@ -102,7 +102,7 @@ def test_refits_that_fail_are_said_and_all_failing_is_refused(monkeypatch):
         calibration_test,
         "em_refits",
         lambda method, replicates, dependent: (
-            [dataclasses.replace(fit, failure="no")] * len(replicates)
+            [dataclasses.replace(fit, failure="no") for _ in replicates]
         ),
     )
     with pytest.raises(bc.ChannelFitError, match="no admissible estimate on any of the 20"):
