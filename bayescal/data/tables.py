@@ -404,8 +404,15 @@ def read_long_tables(
     TableError
         As :func:`read_wide_table`, and for an item listed twice in the score table, an
         (item, annotator) pair labelled twice, or a label whose item has no score.
+    ValueError
+        One column named in two roles (``label="item"``), or an annotator of ``annotators``
+        named twice.
     """
     labels_path, scores_path = pathlib.Path(labels_path), pathlib.Path(scores_path)
+    v.check_column_roles({"item": item, "annotator": annotator, "label": label})
+    v.check_column_roles({"item": item, "score": score, "truth": truth})
+    if annotators is not None:
+        v.check_column_roles({"annotator": list(map(str, annotators))})
     # ids are text: item "0001" in one table is not "1" in the other, worker "007" is not "7"
     responses, frame = _read(labels_path, [item, annotator]), _read(scores_path, [item])
     _require_columns(labels_path, responses, [item, annotator, label])

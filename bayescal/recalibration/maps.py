@@ -13,8 +13,9 @@ import numpy as np
 from scipy import special
 
 from .. import _validation as v
-from .._api import DEFAULT_FIT_BINS, old_spellings
+from .._api import DEFAULT_FIT_BINS, old_spellings, warn_caller
 from ..correction.target_draws import TargetDraws
+from ..exceptions import RecalibrationWarning
 from ..metrics.calibration import assign_bins, bin_index
 from ._base import MapDraws, RecalibrationMap, as_eps
 from ._solver import minimise
@@ -80,6 +81,7 @@ class LogisticScaling(RecalibrationMap):
     def _fit_draws(cls, scores, targets: TargetDraws, eps) -> MapDraws:
         """Fit one map per draw of ``targets``, each on the items with a target in its draw."""
         features = cls._features(scores, eps)
+        cls._warn_unidentified(features)
         moments = np.empty((targets.n_draws, features.shape[1]))
         has_target = None
         for rows, values, has in targets.chunks():
@@ -108,6 +110,23 @@ class LogisticScaling(RecalibrationMap):
             solution.on_boundary,
             solution.n_iter,
             {"eps": eps},
+        )
+
+    @classmethod
+    def _warn_unidentified(cls, features: np.ndarray) -> None:
+        """Warn when the scores cannot tell the parameters apart: the features' Gram matrix is
+        singular.  Scores that are all 0.5 (logit 0) leave the temperature free, and scores of
+        one value leave Platt's slope and intercept free in all but their sum; the solver then
+        stops wherever it started, and the parameters it reports mean nothing."""
+        gram = features.T @ features
+        if np.linalg.matrix_rank(gram) == gram.shape[0]:
+            return
+        warn_caller(
+            # both families' first feature is the clipped score's logit
+            f"{cls.__name__}: every score is {special.expit(features[0, 0]):g}, so the scores do not identify the "
+            f"map's {' and '.join(cls.PARAMETERS)}: the map predicts one value for every score, "
+            "and its parameters are not an estimate",
+            RecalibrationWarning,
         )
 
     @classmethod

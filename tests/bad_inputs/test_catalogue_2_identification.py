@@ -62,7 +62,10 @@ def test_row89_every_model_refuses_it_before_sampling(model, monkeypatch):
         bc.fit_bayes(_one_label_each(), model=model)
 
 
-def test_row89_the_command_refuses_it_in_one_line_before_sampling(tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize("command", ["fit", "recalibrate"], ids=["row89", "row90"])
+def test_row89_90_the_commands_refuse_it_in_one_line_before_any_fit(
+    tmp_path, monkeypatch, capsys, command
+):
     data = _one_label_each()
     lines = ["p,a0,a1,a2"] + [
         ",".join([f"{z:.6f}", *("" if x < 0 else str(x) for x in row)])
@@ -70,7 +73,7 @@ def test_row89_the_command_refuses_it_in_one_line_before_sampling(tmp_path, monk
     ]
     (tmp_path / "t.csv").write_text("\n".join(lines) + "\n")
     status, out, err = main(
-        tmp_path, monkeypatch, capsys, "fit", "t.csv", "--score", "p",
+        tmp_path, monkeypatch, capsys, command, "t.csv", "--score", "p",
         "--annotators", "a0,a1,a2", "--out", "o",
     )  # fmt: skip
     assert (status, out) == (2, "")
