@@ -81,6 +81,13 @@ def _model_argument(text: str) -> str:
     return name
 
 
+def _folder_argument(text: str) -> str:
+    """argparse type: a folder's path; an empty one would name the working folder."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"expected a folder; saw an empty path {text!r}")
+    return text
+
+
 class _Renamed(argparse.Action):
     """An option renamed in 0.2: using it is an error that names the new spelling."""
 
@@ -222,7 +229,10 @@ def _dependent_argument(command: argparse.ArgumentParser) -> None:
 
 def _output_arguments(command: argparse.ArgumentParser, required: bool = True) -> None:
     command.add_argument(
-        "--out", required=required, help="output directory (must not exist unless --force)"
+        "--out",
+        required=required,
+        type=_folder_argument,
+        help="output directory (must not exist unless --force)",
     )
     command.add_argument(
         "--force",
@@ -274,6 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--out",
         default="bayescal-demo",
+        type=_folder_argument,
         help="directory of the demo's table (toy.csv) and of its fit (fit/), both rewritten on "
         "every run; a toy.csv or fit/ the demo did not write is refused (default: bayescal-demo)",
     )

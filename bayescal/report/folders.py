@@ -231,8 +231,17 @@ def staged_output(path, *, force: bool = False, inputs=()):
             shutil.rmtree(old, ignore_errors=True)
         else:
             os.rename(staging, path)
-    except BaseException:
+    except BaseException as error:
         shutil.rmtree(staging, ignore_errors=True)
+        if isinstance(error, OSError) and error.filename is None:
+            # a full disk fails a write() with "[Errno 28] No space left on device", naming
+            # no file: say which folder could not be written, and that nothing changed
+            unnamed = OSError(
+                f"{path}: could not write the results ({error.strerror or error}); "
+                + ("the old folder is as it was" if path.exists() else "nothing was written")
+            )
+            unnamed.errno = error.errno
+            raise unnamed from error
         raise
     finally:
         _IN_FLIGHT.pop(staging, None)
@@ -322,6 +331,7 @@ def render_report(directory, *, summary: Summary | None = None) -> pathlib.Path:
 
     directory = pathlib.Path(directory)
     summary = load_summary(directory) if summary is None else summary
+    _check_report_entries(directory)
     posterior = directory / POSTERIOR_FILE
     if not posterior.is_file():
         raise FileNotFoundError(
@@ -343,6 +353,21 @@ def render_report(directory, *, summary: Summary | None = None) -> pathlib.Path:
     for name, png in figures.items():
         write_atomic(directory / FIGURE_DIRECTORY / f"{name}.png", png)
     return write_atomic(directory / REPORT_FILE, report_html(summary, figures))
+
+
+def _check_report_entries(directory: pathlib.Path) -> None:
+    """Refuse, before any drawing, a file where the figures' folder goes or a folder where
+    the report goes: the write would fail at the end with the system's bare error."""
+    if (directory / FIGURE_DIRECTORY).exists() and not (directory / FIGURE_DIRECTORY).is_dir():
+        raise FileExistsError(
+            f"{directory / FIGURE_DIRECTORY} is a file; the report draws its figures in a "
+            "folder of that name: move the file"
+        )
+    if (directory / REPORT_FILE).is_dir():
+        raise IsADirectoryError(
+            f"{directory / REPORT_FILE} is a folder; the report is written to a file of that "
+            "name: move the folder"
+        )
 
 
 def check_new_column(table, column: str) -> None:

@@ -463,7 +463,7 @@ def plot_channels(fit, *, references=None, level=DEFAULT_LEVEL, ax=None):
             low, mid, high = np.quantile(draws[:, j], [tail, 0.5, 1.0 - tail])
             ax.hlines(y, low, high, color=PLAIN_COLOUR, linewidth=2)
             ax.plot(mid, y, "o", color=PLAIN_COLOUR)
-            labels.append(f"{kind}[{name}]")
+            labels.append(f"{kind}[{_tick_label(name)}]")
             for (reference, channels), marker in zip(references.items(), ("x", "+", "d", "s")):
                 value = (channels.a if kind == "a" else channels.b)[j]
                 ax.plot(
@@ -481,6 +481,15 @@ def plot_channels(fit, *, references=None, level=DEFAULT_LEVEL, ax=None):
     if references:
         ax.legend(fontsize=7)
     return ax
+
+
+#: Annotator names longer than this are cut in a figure's tick labels (the report's tables
+#: show them whole): a 300-character name would squeeze the axes to nothing.
+TICK_LABEL_LENGTH = 40
+
+
+def _tick_label(name: str) -> str:
+    return name if len(name) <= TICK_LABEL_LENGTH else name[: TICK_LABEL_LENGTH - 1] + "…"
 
 
 #: A crowd's channel plot and the report's channel table show this many of the most and as

@@ -677,6 +677,11 @@ def test_fit_and_sensitivity_take_a_long_table_of_200_workers(tmp_path):
     assert low < crowd.population_binned_ece(10) < high
     report = (tmp_path / "fit" / "report.html").read_text()
     assert "10 most and 10 least informative of 200 annotators" in report
+    # second catalogue, row 158: a crowd fit's folder is re-rendered from what it saved
+    (tmp_path / "fit" / "report.html").unlink()
+    rendered = run("report", "fit", cwd=tmp_path)
+    assert rendered.returncode == 0, rendered.stderr
+    assert (tmp_path / "fit" / "report.html").read_text() == report
 
     (tmp_path / "priors.json").write_text(
         json.dumps({"flat": {"prevalence": [1, 1]}, "rare": {"prevalence": [2, 8]}})
@@ -734,6 +739,11 @@ def test_fit_proposes_the_dependent_pair_in_one_line_and_fits_it_when_named(
     assert summary["model"]["dependent"] == ["gpt, mini ~ gpt large"]
     assert "dependent pairs: gpt, mini ~ gpt large" in summary["model"]["why"]
     assert summary["calibration_test"]["method"].count("refitting parametric bootstrap") == 1
+    # second catalogue, row 158: a dependent-pair fit's folder is re-rendered from what it saved
+    report = (tmp_path / "b" / "report.html").read_text()
+    (tmp_path / "b" / "report.html").unlink()
+    assert cli.main(["report", str(tmp_path / "b")]) == 0
+    assert (tmp_path / "b" / "report.html").read_text() == report
 
 
 def test_sensitivity_fits_every_prior_with_the_dependent_pair(judges_table, tmp_path, capsys):
