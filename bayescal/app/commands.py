@@ -11,6 +11,8 @@ import pathlib
 import sys
 import time
 
+import numpy as np
+
 from .._api import warn_caller
 from .._validation import MISSING
 from ..channels import score_groups
@@ -60,6 +62,17 @@ def _read_input(args, keep_unlabelled: bool = False):
     if args.groups is not None or args.thresholds is not None:
         data = table.data
         groups = score_groups(data.scores, thresholds=args.thresholds, n_groups=args.groups)
+        if np.unique(groups).size < 2:  # Hui–Walter needs two groups that hold items
+            option = (
+                f"--thresholds {','.join(f'{t:g}' for t in args.thresholds)}"
+                if args.thresholds is not None
+                else f"--groups {args.groups}"
+            )
+            raise ValueError(
+                f"{option}: every item falls in one score group (the scores run from "
+                f"{data.scores.min():g} to {data.scores.max():g}); choose cut points inside "
+                "that range"
+            )
         table = dataclasses.replace(
             table,
             data=AnnotatedScores(

@@ -60,6 +60,11 @@ def model_data(data, *, model: str = "auto") -> ModelChoice:
             annotator_names=data.annotator_names,
         )
         why += f"; {DEFAULT_GROUPS} equal-width groups were formed"
+    elif not chosen.grouped and data.n_groups > 1:  # given, and silently unused otherwise
+        why += (
+            f"; the {data.n_groups} score groups given are not used (this model has one "
+            "prevalence; model hui_walter fits one per group)"
+        )
     return ModelChoice(chosen.name, why, data)
 
 

@@ -56,6 +56,8 @@ def _basic_rhat(chains: np.ndarray) -> float:
     n = chains.shape[1]
     within = chains.var(axis=1, ddof=1).mean()
     between_over_n = chains.mean(axis=1).var(ddof=1)
+    if within == 0.0:  # every chain stuck at one value (a warm-up of 1 rejects every move)
+        return float("inf") if between_over_n > 0.0 else float("nan")
     return float(np.sqrt(((n - 1) / n * within + between_over_n) / within))
 
 
@@ -99,7 +101,9 @@ def rank_normalized_rhat(draws) -> float:
         return float("nan")
     split = _split(draws)
     folded = np.abs(split - np.median(split))
-    return max(_basic_rhat(_rank_normalized(split)), _basic_rhat(_rank_normalized(folded)))
+    values = [_basic_rhat(_rank_normalized(split)), _basic_rhat(_rank_normalized(folded))]
+    defined = [value for value in values if not np.isnan(value)]
+    return max(defined) if defined else float("nan")
 
 
 def ess_bulk(draws) -> float:

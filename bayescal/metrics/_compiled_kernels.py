@@ -1,12 +1,11 @@
 """The Numba functions behind :mod:`bayescal.metrics.kernels` (imported only when a kernel first runs).
 
-Everything here is at module level, or a closure over plain integers, so that Numba's on-disk
-cache finds it again in the next process (a closure over a compiled function would not be).
+Everything here is at module level, so that Numba's on-disk cache finds it again in the next
+process; no closures (their cached entries can be loaded for one another, see
+:func:`pattern_cells`).
 """
 
 from __future__ import annotations
-
-from functools import cache
 
 import numba
 import numpy as np
@@ -44,45 +43,45 @@ def binary_counts(scores, labels, n_bins):
     )
 
 
-@cache
-def pattern_kernel(k: int):
-    """The kernel for rows of K = k annotators (0, 1, or -1 for missing) and scores in [0, 1]:
-    per (bin, row code) in (M + 1, 3^k) the item counts, score sums and squared-score sums, per
-    bin (M + 1,) the score sums in lanes, as the binary kernel adds them, and the number of bad
-    items.  A score of exactly 1 lands in the spare bin M, which the caller folds into bin M - 1.
-    An item whose score is not in [0, 1 + 1/M) or whose row holds another value goes to a spare
-    "bad" cell (no branch), so no input writes outside the arrays.  K is a constant of the
-    compiled code, so the loop over a row is unrolled (about a third faster than a length read
-    from the array)."""
+@numba.njit(cache=True, nogil=True)
+def pattern_cells(scores, rows, n_bins):
+    """For rows of K annotators (0, 1, or -1 for missing) and scores in [0, 1]: per (bin, row
+    code) in (M + 1, 3^K) the item counts, score sums and squared-score sums, per bin (M + 1,)
+    the score sums in lanes, as the binary kernel adds them, and the number of bad items.  A
+    score of exactly 1 lands in the spare bin M, which the caller folds into bin M - 1.  An item
+    whose score is not in [0, 1 + 1/M) or whose row holds another value goes to a spare "bad"
+    cell (no branch), so no input writes outside the arrays.
+
+    K is read from ``rows``, not fixed by a closure per K (which unrolled the loop over a row,
+    a third faster): Numba's on-disk cache mixed the closures up.  A process that ran K = 3,
+    then K = 2, from a cache that several test processes had written crashed in the K = 2
+    call ("returned a result with an exception set"); with a fresh cache it did not (compare
+    Numba issue 5128, where a closure's cached code is replayed for another closure)."""
+    k = rows.shape[1]
     n_codes = 3**k
-
-    @numba.njit(cache=True, nogil=True)
-    def pattern_cells(scores, rows, n_bins):
-        size = (n_bins + 1) * n_codes
-        counts = np.zeros(size + 1, dtype=np.int64)
-        sums = np.zeros(size + 1)
-        squares = np.zeros(size + 1)
-        bin_sums = np.zeros((LANES, n_bins + 2))
-        for i in range(scores.shape[0]):
-            z = scores[i]
-            b, ok = score_bin(z, n_bins)
-            code = 0
-            for j in range(k):
-                digit = np.int64(rows[i, j]) + 1
-                ok &= np.uint64(digit) <= np.uint64(2)
-                code = 3 * code + digit
-            cell = b * n_codes + code if ok else size
-            counts[cell] += 1
-            sums[cell] += z
-            squares[cell] += z * z
-            bin_sums[i & (LANES - 1), b if ok else n_bins + 1] += z
-        shape = (n_bins + 1, n_codes)
-        return (
-            counts[:size].reshape(shape),
-            sums[:size].reshape(shape),
-            squares[:size].reshape(shape),
-            (bin_sums[0] + bin_sums[1] + bin_sums[2] + bin_sums[3])[: n_bins + 1],
-            counts[size],
-        )
-
-    return pattern_cells
+    size = (n_bins + 1) * n_codes
+    counts = np.zeros(size + 1, dtype=np.int64)
+    sums = np.zeros(size + 1)
+    squares = np.zeros(size + 1)
+    bin_sums = np.zeros((LANES, n_bins + 2))
+    for i in range(scores.shape[0]):
+        z = scores[i]
+        b, ok = score_bin(z, n_bins)
+        code = 0
+        for j in range(k):
+            digit = np.int64(rows[i, j]) + 1
+            ok &= np.uint64(digit) <= np.uint64(2)
+            code = 3 * code + digit
+        cell = b * n_codes + code if ok else size
+        counts[cell] += 1
+        sums[cell] += z
+        squares[cell] += z * z
+        bin_sums[i & (LANES - 1), b if ok else n_bins + 1] += z
+    shape = (n_bins + 1, n_codes)
+    return (
+        counts[:size].reshape(shape),
+        sums[:size].reshape(shape),
+        squares[:size].reshape(shape),
+        (bin_sums[0] + bin_sums[1] + bin_sums[2] + bin_sums[3])[: n_bins + 1],
+        counts[size],
+    )

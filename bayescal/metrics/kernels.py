@@ -86,9 +86,9 @@ def bin_pattern_cells(scores: np.ndarray, rows: np.ndarray, n_bins: int):
     other than 0, 1 and -1 (the caller names the problem).
 
     ``code = sum_j (A_ij + 1) 3^(K-1-j)``, as :func:`bayescal.data.cells.count_rows` codes a row."""
-    from ._compiled_kernels import pattern_kernel
+    from ._compiled_kernels import pattern_cells
 
-    *outputs, bad = _in_halves(pattern_kernel(rows.shape[1]), scores, rows, n_bins)
+    *outputs, bad = _in_halves(pattern_cells, scores, rows, n_bins)
     counts, bin_sums = outputs[0], outputs[3]
     if bad or bin_sums[n_bins] != counts[n_bins].sum():  # as in binary_bin_counts
         return None

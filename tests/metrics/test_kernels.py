@@ -232,3 +232,21 @@ def test_many_annotators_and_many_bins_take_the_numpy_route_with_the_same_cells(
     for field in ("bins", "patterns", "counts"):
         np.testing.assert_array_equal(getattr(wide, field), getattr(by_numpy, field))
     np.testing.assert_allclose(wide.score_sums, by_numpy.score_sums, rtol=1e-12)
+
+
+def test_no_compiled_kernel_is_a_closure():
+    """Numba's on-disk cache mixed up closures of one function over different constants (a
+    K = 2 call crashed after a K = 3 call, with a cache several processes had written): every
+    cached kernel is a module-level function of its arguments only."""
+    import numba
+
+    from bayescal.metrics import _compiled_kernels
+
+    kernels = [
+        value
+        for value in vars(_compiled_kernels).values()
+        if isinstance(value, numba.core.registry.CPUDispatcher)
+    ]
+    assert {kernel.py_func.__name__ for kernel in kernels} >= {"binary_counts", "pattern_cells"}
+    for kernel in kernels:
+        assert kernel.py_func.__closure__ is None, kernel.py_func.__name__

@@ -1,0 +1,232 @@
+"""The second catalogue's rows on ``bayescal fit`` (``BAD_INPUTS_2.md``, areas ``wide``,
+``crowd``, ``args`` and ``priors``).
+
+Where a row is about what the fit is given (the model chosen and why, the score groups, the
+data as read) the test stops there, or at the EM fit of the same model, whose estimate is
+compared with the simulation's oracle; a fit of every design would cost the suite minutes, and
+the models themselves are tested in ``tests/bayes``.  Where the row is about the posterior or
+its warnings, the command runs in this process with short chains (2 x 50 warm-up + 50 draws).
+"""
+
+
+import numpy as np
+import pytest
+
+import bayescal as bc
+from bayescal.app import cli
+from bayescal.app.commands import _read_input
+from bayescal.app.model_choice import frequentist_channels, model_data
+from tests.bad_inputs.test_command import NAMES, SIM, WIDE, _rows, _text, main
+
+QUICK = ["--chains", "2", "--warmup", "50", "--samples", "50", "--quiet"]
+
+
+def _labels(truth, channels, rng, observed=None):
+    """Annotations of ``channels`` on items of class ``truth`` (-1 where not ``observed``)."""
+    a, b = np.asarray(channels.a), np.asarray(channels.b)
+    p = np.where(truth[:, None] == 1, b, a)
+    labels = (rng.random(p.shape) < p).astype(np.int8)
+    return labels if observed is None else np.where(observed, labels, -1).astype(np.int8)
+
+
+def _em_nc_ece(data, model="auto"):
+    """NC-ECE with the channels of the EM fit that matches the model ``fit`` would choose."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bc.SaturatedModelWarning)  # three dense annotators
+        fitted = frequentist_channels(data, model=model)
+    return bc.noise_corrected_ece(fitted.data, fitted.fit.channels)
+
+
+def _same_counts(first, second):
+    """The pattern counts a model is fitted to are the same."""
+    one, other = first.compress(), second.compress()
+    for field in ("groups", "patterns", "counts"):
+        np.testing.assert_array_equal(getattr(one, field), getattr(other, field))
+    assert one.annotator_names == other.annotator_names
+
+
+def _choice(data, model="auto"):
+    chosen = model_data(data, model=model)
+    return chosen.name, chosen.why
+
+
+def test_row15_thirty_dense_annotators_are_a_crowd_whose_em_estimate_is_near_the_oracle():
+    rng = np.random.default_rng(15)
+    channels = bc.Channels(rng.uniform(0.05, 0.2, 30), rng.uniform(0.75, 0.95, 30))
+    sim = bc.simulate_annotated(2000, channels, seed=15)
+    name, why = _choice(sim.data)
+    assert name == "hierarchical_dawid_skene"
+    assert why.startswith("auto: 30 annotators (more than 12): a crowd")
+    assert _em_nc_ece(sim.data) == pytest.approx(sim.population_binned_ece(10), abs=0.02)
+
+
+def test_row16_twelve_dense_annotators_are_dawid_skene_with_every_pattern():
+    rng = np.random.default_rng(16)
+    channels = bc.Channels(rng.uniform(0.05, 0.2, 12), rng.uniform(0.75, 0.95, 12))
+    sim = bc.simulate_annotated(5000, channels, seed=16)
+    name, why = _choice(sim.data)
+    assert name == "dawid_skene"
+    assert (
+        why == "auto: 12 annotators with 5000+ labels each identify the marginal Dawid–Skene model"
+    )
+    assert _em_nc_ece(sim.data) == pytest.approx(sim.population_binned_ece(10), abs=0.02)
+
+
+def _command_data(tmp_path, *options, n=None):
+    """The data ``bayescal fit`` reads from the clean table with ``options``."""
+    (tmp_path / "t.csv").write_text(_text(_rows(n) if n else _rows()))
+    args = cli.build_parser().parse_args(["fit", "t.csv", *options, "--out", "o"])
+    return _read_input(args).data, args.model
+
+
+def test_row17_score_groups_a_model_does_not_use_are_said_to_be_unused(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    data, model = _command_data(tmp_path, *WIDE, "--thresholds", "0.5")
+    name, why = _choice(data, model)
+    assert name == "dawid_skene"
+    assert why.endswith(
+        "; the 2 score groups given are not used (this model has one prevalence; model "
+        "hui_walter fits one per group)"
+    )
+
+
+def test_row115_hui_walter_on_data_without_groups_forms_five(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    data, model = _command_data(tmp_path, *WIDE, "--model", "hui-walter")
+    name, why = _choice(data, model)
+    assert (name, why) == ("hui_walter", "chosen: hui_walter; 5 equal-width groups were formed")
+    assert _em_nc_ece(data, model) == pytest.approx(_em_nc_ece(data), abs=0.02)
+
+
+TWO = ["--score", "p", "--annotators", "ann,bob"]
+
+
+def test_row117_cut_points_that_leave_one_score_group_are_refused_naming_them(
+    tmp_path, monkeypatch, capsys
+):
+    (tmp_path / "t.csv").write_text(_text(_rows()))
+    status, out, err = main(
+        tmp_path, monkeypatch, capsys, "fit", "t.csv", *TWO, "--thresholds", "0.99", "--out", "o"
+    )
+    top = max(float(row[1]) for row in _rows())
+    assert (status, out) == (2, "")
+    assert err == (
+        "bayescal: error: --thresholds 0.99: every item falls in one score group (the scores run "
+        f"from {min(float(row[1]) for row in _rows()):g} to {top:g}); choose cut points inside "
+        "that range\n"
+    )
+
+
+def test_row118_fifty_score_groups_of_two_annotators(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    data, model = _command_data(tmp_path, *TWO, "--groups", "50")
+    name, why = _choice(data, model)
+    assert (name, why) == ("hui_walter", "auto: two annotators need score groups (Hui–Walter)")
+    assert data.n_groups == len(np.unique(np.minimum((data.scores * 50).astype(int), 49)))
+    assert _em_nc_ece(data) == pytest.approx(SIM.population_binned_ece(10), abs=0.05)
+
+
+def _one_rare_annotator(n=2000, seed=93):
+    sim = bc.toy_data(n, seed=seed)
+    annotations = np.c_[sim.data.annotations, np.full(n, -1, np.int8)]
+    annotations[5, 3] = sim.labels[5]
+    return sim, bc.AnnotatedScores(sim.data.scores, annotations)
+
+
+def test_row93_a_fourth_annotator_with_one_label_makes_a_crowd():
+    sim, data = _one_rare_annotator()
+    name, why = _choice(data)
+    assert name == "hierarchical_dawid_skene"
+    assert why.startswith("auto: an annotator with 1 labels (fewer than 30): a crowd")
+    with pytest.warns(bc.ChannelWarning, match=r"\['a3'\] are constant"):  # one label: one value
+        value = _em_nc_ece(data)
+    assert value == pytest.approx(sim.population_binned_ece(10), abs=0.02)
+
+
+def test_row92_two_disjoint_pools_of_three(tmp_path):
+    sim = bc.toy_data(2000, seed=92)
+    first = np.arange(2000) < 500
+    annotations = np.full((2000, 6), -1, np.int8)
+    annotations[first, :3] = sim.data.annotations[first]
+    annotations[~first, 3:] = sim.data.annotations[~first]
+    data = bc.AnnotatedScores(
+        sim.data.scores, annotations, annotator_names=["a0", "a1", "a2", "b0", "b1", "b2"]
+    )
+    name, _ = _choice(data)
+    assert name == "dawid_skene"
+    assert _em_nc_ece(data) == pytest.approx(sim.population_binned_ece(10), abs=0.02)
+
+
+def test_row85_one_worker_on_most_items_and_forty_sparse_ones():
+    rng = np.random.default_rng(85)
+    n = 2000
+    sim = bc.toy_data(n, seed=85)
+    channels = bc.Channels(rng.uniform(0.05, 0.2, 41), rng.uniform(0.75, 0.95, 41))
+    observed = np.zeros((n, 41), bool)
+    observed[:, 0] = rng.random(n) < 0.95
+    for i in range(n):
+        observed[i, 1 + rng.choice(40, 2, replace=False)] = True
+    data = bc.AnnotatedScores(sim.data.scores, _labels(sim.labels, channels, rng, observed))
+    name, _ = _choice(data)
+    assert name == "hierarchical_dawid_skene"
+    assert _em_nc_ece(data) == pytest.approx(sim.population_binned_ece(10), abs=0.02)
+
+
+def _read(tmp_path, text, *options, name="t.csv"):
+    (tmp_path / name).write_text(text)
+    args = cli.build_parser().parse_args(["fit", name, *options, "--out", "o"])
+    return _read_input(args).data
+
+
+def test_row3_6_8_rows_duplicated_or_shuffled_and_annotators_reordered(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rows = _rows()
+    clean = _read(tmp_path, _text(rows), *WIDE)
+    reference = _em_nc_ece(clean)
+    # every row twice (row 3): every pattern's share is the same, so the EM estimate is too
+    assert _em_nc_ece(_read(tmp_path, _text(rows + rows), *WIDE)) == pytest.approx(reference)
+    # rows shuffled (row 6): the same pattern counts, which are all a model is fitted to
+    order = np.random.default_rng(6).permutation(len(rows))
+    shuffled = _read(tmp_path, _text([rows[i] for i in order]), *WIDE)
+    _same_counts(shuffled, clean)
+    assert _em_nc_ece(shuffled) == pytest.approx(reference, rel=1e-9)
+    # annotators named in another order (row 8): the same estimate
+    reordered = _read(tmp_path, _text(rows), "--score", "p", "--annotators", "cy,ann,bob")
+    assert reordered.annotator_names == ("cy", "ann", "bob")
+    assert _em_nc_ece(reordered) == pytest.approx(reference, rel=1e-9)
+
+
+def test_row18_a_wide_table_and_its_long_form_are_the_same_data(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(18)
+    annotations = np.where(rng.random(SIM.data.annotations.shape) < 0.25, -1, SIM.data.annotations)
+    annotations[(annotations < 0).all(axis=1), 0] = 1
+    rows = [
+        [str(i), f"{SIM.data.scores[i]:.6f}", *("" if x < 0 else str(x) for x in annotations[i])]
+        for i in range(len(annotations))
+    ]
+    wide = _read(tmp_path, _text(rows), *WIDE)
+    long_rows = [
+        f"{i},{name},{annotations[i, j]}"
+        for i in rng.permutation(len(rows))
+        for j, name in enumerate(NAMES)
+        if annotations[i, j] >= 0
+    ]
+    (tmp_path / "scores.csv").write_text(
+        "item,p\n" + "".join(f"{row[0]},{row[1]}\n" for row in rows)
+    )
+    long = _read(
+        tmp_path,
+        "item,annotator,label\n" + "\n".join(long_rows) + "\n",
+        "--long",
+        "--scores",
+        "scores.csv",
+        "--score",
+        "p",
+        name="labels.csv",
+    )
+    np.testing.assert_array_equal(long.scores, wide.scores)
+    np.testing.assert_array_equal(long.annotations, wide.annotations)
+    _same_counts(long, wide)
