@@ -8,6 +8,7 @@ the models themselves are tested in ``tests/bayes``.  Where the row is about the
 its warnings, the command runs in this process with short chains (2 x 50 warm-up + 50 draws).
 """
 
+import json
 
 import numpy as np
 import pytest
@@ -230,3 +231,104 @@ def test_row18_a_wide_table_and_its_long_form_are_the_same_data(tmp_path, monkey
     np.testing.assert_array_equal(long.scores, wide.scores)
     np.testing.assert_array_equal(long.annotations, wide.annotations)
     _same_counts(long, wide)
+
+
+def test_row113_chains_that_never_moved_have_an_infinite_r_hat_said_without_warnings():
+    import warnings
+
+    from bayescal.bayes.diagnostics import rank_normalized_rhat
+
+    stuck = np.repeat([[0.2], [0.3]], 50, axis=1)  # a warm-up of 1: every move rejected
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # was: NumPy's "divide by zero" and "invalid value"
+        assert rank_normalized_rhat(stuck) == np.inf
+        assert np.isnan(rank_normalized_rhat(np.full((2, 50), 0.2)))
+
+
+def _fit(tmp_path, monkeypatch, capsys, rows, *options, header="id,p,ann,bob,cy"):
+    """``bayescal fit`` with short chains on ``rows``: (status, stdout, stderr, summary)."""
+    (tmp_path / "t.csv").write_text(_text(rows, header=header))
+    status, out, err = main(
+        tmp_path, monkeypatch, capsys, "fit", "t.csv", *(options or WIDE), *QUICK,
+        "--out", "o", "--force",
+    )  # fmt: skip
+    assert status == 0, err
+    return out, err, json.loads((tmp_path / "o" / "summary.json").read_text())
+
+
+def _posterior(summary):
+    return summary["ece"]["nc_ece"]["posterior"]
+
+
+def test_row2_fifty_items_say_what_the_test_could_miss(tmp_path, monkeypatch, capsys):
+    out, _, summary = _fit(tmp_path, monkeypatch, capsys, _rows(50))
+    verdict = out.splitlines()[0]
+    assert verdict.startswith("bayescal fit: verdict: no evidence of miscalibration")
+    assert "could go unseen" in verdict
+    assert summary["calibration_test"]["df"] == 1  # the bins merged into one
+
+
+def test_row4_97_one_score_value_or_one_bin_give_an_interval_around_the_truth(
+    tmp_path, monkeypatch, capsys
+):
+    rows = [[row[0], "0.5", *row[2:]] for row in _rows()]
+    _, _, summary = _fit(tmp_path, monkeypatch, capsys, rows)
+    oracle = abs(SIM.labels[: len(rows)].mean() - 0.5)  # one bin: |mean label - 0.5|
+    low, high = _posterior(summary)["interval"]
+    assert low <= oracle <= high
+    _, _, summary = _fit(tmp_path, monkeypatch, capsys, _rows(50), *WIDE, "--n-bins", "1")
+    low, high = _posterior(summary)["interval"]
+    assert summary["ece"]["n_bins"] == 1 and 0 <= low <= high < 0.3
+    assert summary["calibration_test"]["df"] == 1
+
+
+def test_row114_one_chain_runs_and_warns_of_r_hat(tmp_path, monkeypatch, capsys):
+    (tmp_path / "t.csv").write_text(_text(_rows()))
+    status, _, err = main(
+        tmp_path, monkeypatch, capsys, "fit", "t.csv", *WIDE, "--chains", "1", "--warmup", "50",
+        "--samples", "50", "--quiet", "--out", "o",
+    )  # fmt: skip
+    assert status == 0, err
+    assert "R-hat" in err and "(SamplingWarning)" in err
+
+
+PRIORS = {
+    "row122 b forced to 1": ({"sensitivity": [1e9, 1]}, lambda s: (s["b"] > 0.999).all()),
+    "row123 a > b a priori": ({"false_positive": [8, 2], "sensitivity": [2, 8]}, lambda s: (s["b"] > s["a"]).all()),
+    "row124 a U-shaped prevalence": ({"prevalence": [1e-3, 1e-3]}, lambda s: ((0 < s["a"]) & (s["a"] < s["b"]) & (s["b"] < 1)).all()),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("prior, holds", PRIORS.values(), ids=PRIORS.keys())
+def test_row122_123_124_extreme_priors_fit(tmp_path, monkeypatch, capsys, prior, holds):
+    (tmp_path / "prior.json").write_text(json.dumps(prior))
+    _, _, summary = _fit(tmp_path, monkeypatch, capsys, _rows(), *WIDE, "--prior", "prior.json")
+    channels = {
+        rate: np.array([summary["channels"][name][rate]["posterior_mean"] for name in NAMES])
+        for rate in ("a", "b")
+    }
+    assert holds(channels)
+
+
+@pytest.mark.parametrize(
+    "alpha, beta", [(0.05, 70.0), (70.0, 0.05)], ids=["row9 prevalence 0.07%", "row10 99.9%"]
+)
+def test_row9_10_a_class_almost_absent_is_said_to_be_weakly_informed(
+    tmp_path, monkeypatch, capsys, alpha, beta
+):
+    rng = np.random.default_rng(9)
+    n = 20_000
+    scores = rng.beta(alpha, beta, n)  # calibrated: the truth is drawn at the score
+    truth = (rng.random(n) < scores).astype(int)
+    channels = bc.Channels([0.05, 0.1, 0.08, 0.12], [0.9, 0.85, 0.8, 0.92])
+    labels = _labels(truth, channels, rng)
+    rows = [[str(i), repr(float(scores[i])), *map(str, labels[i])] for i in range(n)]
+    options = ["--score", "p", "--annotators", "a,b,c,d"]
+    _, err, summary = _fit(tmp_path, monkeypatch, capsys, rows, *options, header="id,p,a,b,c,d")
+    low, high = _posterior(summary)["interval"]
+    assert low <= 0.005 and high < 0.02  # calibrated by construction: an ECE near 0
+    if alpha < 1:  # 11 positives: the sensitivities rest on them, and the check says so
+        assert summary["identification"]["status"] == "weakly identified"
+    else:  # 25 negatives: the false-positive rates' intervals are wide, and R-hat is warned
+        low, high = summary["channels"]["a"]["a"]["interval"]
+        assert high - low > 0.2 and "R-hat" in err
