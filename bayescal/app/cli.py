@@ -380,28 +380,35 @@ COMMANDS = {
 }
 
 
+#: The signals that end a command in one line, and how each is named there.
+STOPPING_SIGNALS = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated"}
+
+
 def main(argv: list[str] | None = None) -> int:
-    """The command.  Ctrl-C ends it with one line, ``bayescal: interrupted``, and exit status 130
-    (:func:`_interrupted`; the caller's handler is restored on return)."""
-    if threading.current_thread() is not threading.main_thread():  # only there can it be set
+    """The command.  Ctrl-C ends it with one line, ``bayescal: interrupted``, and exit status 130;
+    SIGTERM (a job scheduler's stop) with ``bayescal: terminated`` and 143 (:func:`_stopped`;
+    the caller's handlers are restored on return)."""
+    if threading.current_thread() is not threading.main_thread():  # only there can they be set
         return _main(argv)
-    previous = signal.signal(signal.SIGINT, _interrupted)
+    previous = {number: signal.signal(number, _stopped) for number in STOPPING_SIGNALS}
     try:
         return _main(argv)
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
-def _interrupted(signum, frame) -> None:
-    """Ctrl-C: undo the results folder being written (:func:`bayescal.report.folders.abandon_staged_output`),
-    say so in one line and exit 130 at once.  A handler rather than ``KeyboardInterrupt``: the
+def _stopped(signum, frame) -> None:
+    """Ctrl-C or SIGTERM: undo the results folder being written
+    (:func:`bayescal.report.folders.abandon_staged_output`), say so in one line and exit
+    128 + the signal's number at once.  A handler rather than ``KeyboardInterrupt``: the
     exception can land in a callback that swallows it (JAX's garbage-collection hook), and
     ``os._exit`` does not wait for a compilation running in another thread."""
     from ..report.folders import abandon_staged_output
 
     abandon_staged_output()
-    print("bayescal: interrupted", file=sys.stderr, flush=True)
-    os._exit(130)
+    print(f"bayescal: {STOPPING_SIGNALS[signum]}", file=sys.stderr, flush=True)
+    os._exit(128 + signum)
 
 
 def _main(argv: list[str] | None) -> int:
@@ -416,7 +423,7 @@ def _main(argv: list[str] | None) -> int:
             if (
                 not args.debug
             ):  # a warning is one line, like an error; --debug keeps Python's format
-                warnings.showwarning = _one_line_warning
+                warnings.showwarning = _one_line_warnings()
             print(COMMANDS[args.command](args))
     except (
         ValueError,
@@ -430,8 +437,19 @@ def _main(argv: list[str] | None) -> int:
     return 0
 
 
-def _one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    print(f"bayescal: warning: {message} ({category.__name__})", file=sys.stderr)
+def _one_line_warnings():
+    """A ``warnings.showwarning`` that prints each warning as one line, and a warning said
+    before in this command not again (the demo's two fits, or a cross-fit's folds, would
+    repeat it word for word)."""
+    said = set()
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        text = f"bayescal: warning: {message} ({category.__name__})"
+        if text not in said:
+            said.add(text)
+            print(text, file=sys.stderr)
+
+    return show
 
 
 if __name__ == "__main__":  # pragma: no cover

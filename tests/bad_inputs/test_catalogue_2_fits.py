@@ -332,3 +332,69 @@ def test_row9_10_a_class_almost_absent_is_said_to_be_weakly_informed(
     else:  # 25 negatives: the false-positive rates' intervals are wide, and R-hat is warned
         low, high = summary["channels"]["a"]["a"]["interval"]
         assert high - low > 0.2 and "R-hat" in err
+
+
+def _sensitivity(tmp_path, monkeypatch, capsys, priors, *, out="s"):
+    """``bayescal sensitivity`` with short chains: (status, stdout, stderr)."""
+    (tmp_path / "t.csv").write_text(_text(_rows()))
+    if not isinstance(priors, str):
+        (tmp_path / "p.json").write_text(priors if isinstance(priors, str) else json.dumps(priors))
+        priors = "p.json"
+    return main(
+        tmp_path, monkeypatch, capsys, "sensitivity", "t.csv", *WIDE, "--priors", priors,
+        *QUICK, "--out", out,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "priors, message",
+    [
+        ([{"sensitivity": [8, 2]}], r"expected an object of named priors.*; saw list"),
+        (
+            {"flat": {}, "bad": {"sensitivity": [0, 2]}},
+            r"prior 'bad': sensitivity must hold two positive",
+        ),
+        ("nonexist.json", r"nonexist\.json: no such file"),
+    ],
+    ids=["row133 a list", "row134 the second invalid", "row136 no file"],
+)
+def test_row133_134_136_a_bad_priors_file_is_refused_before_any_fit(
+    tmp_path, monkeypatch, capsys, priors, message
+):
+    import re
+
+    status, out, err = _sensitivity(tmp_path, monkeypatch, capsys, priors)
+    assert (status, out, err.count("\n")) == (2, "", 1), err
+    assert re.search(message, err) and not (tmp_path / "s").exists()
+
+
+def test_row129_135_one_prior_with_any_name_is_its_own_reference(tmp_path, monkeypatch, capsys):
+    status, out, err = _sensitivity(tmp_path, monkeypatch, capsys, {"Ω µ 判定": {}})
+    assert status == 0, err
+    rows = json.loads((tmp_path / "s" / "sensitivity.json").read_text())["rows"]
+    assert {row["prior"] for row in rows} == {"Ω µ 判定"}
+    assert all(row["shift"] == 0 for row in rows)
+    assert "reference prior 'Ω µ 判定'" in out
+
+
+def test_row131_two_identical_priors_are_both_fitted_alike(tmp_path, monkeypatch, capsys):
+    same = {"sensitivity": [8, 2]}
+    status, _, err = _sensitivity(tmp_path, monkeypatch, capsys, {"one": same, "two": same})
+    assert status == 0, err
+    rows = json.loads((tmp_path / "s" / "sensitivity.json").read_text())["rows"]
+    by_prior = {
+        prior: {row["quantity"]: row["mean"] for row in rows if row["prior"] == prior}
+        for prior in ("one", "two")
+    }
+    assert by_prior["one"].keys() == by_prior["two"].keys()
+    for quantity, mean in by_prior["one"].items():  # one seed, one prior: the same draws
+        assert by_prior["two"][quantity] == pytest.approx(mean, rel=1e-12), quantity
+
+
+def test_row119_a_score_group_of_one_item_is_weakly_identified(tmp_path, monkeypatch, capsys):
+    rows = _rows()
+    top, second = sorted(float(row[1]) for row in rows)[-1:-3:-1]
+    options = [*TWO, "--thresholds", f"{(top + second) / 2:.6f}"]  # the top group: one item
+    _, _, summary = _fit(tmp_path, monkeypatch, capsys, rows, *options)
+    assert summary["data"]["groups"] == {"0": len(rows) - 1, "1": 1}
+    assert summary["identification"]["status"] == "weakly identified"

@@ -400,3 +400,15 @@ def test_row148_ten_thousand_columns_are_carried_through(tmp_path, monkeypatch, 
     written = pd.read_csv(out / "recalibrated.csv", dtype=str)
     assert written.columns.tolist() == [*HEADER.split(","), *extra, "p_recalibrated"]
     assert written.drop(columns="p_recalibrated").to_numpy().tolist() == rows
+
+
+def test_row12_denormal_scores_are_scores_near_0(tmp_path, monkeypatch, capsys, clean):
+    rows = _rows()
+    rows[0][1], rows[1][1] = "1e-320", "5e-324"
+    (tmp_path / "t.csv").write_text(_text(rows))
+    status, _, err, out = _recalibrate(tmp_path, monkeypatch, capsys, "t.csv")
+    assert status == 0, err
+    recalibrated = _written(out)
+    assert np.isfinite(recalibrated).all() and recalibrated[0] == recalibrated[1] > 0
+    # two items moved to logit -13.8 (the clipping level) pull the slope down, not past 0
+    assert 0 < _parameters(out)["slope"] < clean[0]["slope"]

@@ -91,24 +91,58 @@ def test_row16_17_issue11_a_place_where_no_folder_can_be_made_is_refused_before_
         check_output(tmp_path / "a-file" / "out")
 
 
+def _catches(process, number: int) -> bool:
+    """Whether ``process`` has a handler of its own for signal ``number`` (Linux's
+    /proc/PID/status lists the caught signals as a bit mask)."""
+    status = pathlib.Path(f"/proc/{process.pid}/status").read_text()
+    mask = int(
+        next(line for line in status.splitlines() if line.startswith("SigCgt:")).split()[1], 16
+    )
+    return bool(mask >> (number - 1) & 1)
+
+
+#: (command, signal, exit status, last line): Ctrl-C in a fit (first catalogue, rows 36-37) and
+#: in a sensitivity study (second catalogue, row 137), and a scheduler's SIGTERM (row 168).
+STOPS = [
+    ("fit", signal.SIGINT, 130, "bayescal: interrupted"),
+    ("sensitivity", signal.SIGINT, 130, "bayescal: interrupted"),
+    ("fit", signal.SIGTERM, 143, "bayescal: terminated"),
+]
+
+
 @pytest.mark.slow
-def test_row36_37_issue12_ctrl_c_ends_in_one_line_and_leaves_the_folder_as_it_was(tmp_path):
-    out = tmp_path / "run"
-    out.mkdir()
-    (out / "summary.json").write_text("old")
-    process = _bayescal(
-        "fit", EXAMPLE, *JUDGED, "--out", out, "--force", "--quiet",
-        "--warmup", "20000", "--samples", "20000",
-        environment={"BAYESCAL_CACHE_DIR": "off"},  # compiles: the signal lands while it works
-    )  # fmt: skip
-    time.sleep(4)  # past the imports (about 2 s), into compilation or sampling
-    process.send_signal(signal.SIGINT)
-    _, stderr = process.communicate(timeout=300)
-    assert process.returncode == 130, stderr
-    assert stderr.strip().splitlines()[-1] == "bayescal: interrupted" and "Traceback" not in stderr
-    assert [p.name for p in out.iterdir()] == ["summary.json"]
-    assert (out / "summary.json").read_text() == "old"
-    assert [p.name for p in tmp_path.iterdir()] == ["run"]  # no staging folder left behind
+def test_row36_37_issue12_a_stop_signal_ends_in_one_line_and_leaves_the_folder_as_it_was(
+    tmp_path,
+):
+    (tmp_path / "priors.json").write_text(
+        json.dumps({"flat": {}, "strong": {"sensitivity": [8, 2]}})
+    )
+    processes = []
+    for k, (command, _, _, _) in enumerate(STOPS):  # the three at once: one wait for all
+        out = tmp_path / f"run{k}"
+        out.mkdir()
+        (out / "summary.json").write_text("old")
+        priors = ["--priors", tmp_path / "priors.json"] if command == "sensitivity" else []
+        argv = [command, EXAMPLE, *JUDGED, *priors, "--out", out, "--force", "--quiet"]
+        argv += ["--warmup", "20000", "--samples", "20000"]
+        # the compiled-sampler cache off: it compiles, so it is at work when the signal lands
+        processes.append(_bayescal(*argv, environment={"BAYESCAL_CACHE_DIR": "off"}))
+    deadline = time.monotonic() + 120
+    while not all(_catches(p, signal.SIGTERM) for p in processes):  # bayescal's own handlers
+        assert time.monotonic() < deadline, "the commands never set their signal handlers"
+        time.sleep(0.1)
+    time.sleep(2)  # into the imports, the compilation or the sampling
+    for process, (_, number, _, _) in zip(processes, STOPS):
+        process.send_signal(number)
+    for k, (process, (command, _, status, last)) in enumerate(zip(processes, STOPS)):
+        _, stderr = process.communicate(timeout=300)
+        assert process.returncode == status, (command, stderr)
+        assert stderr.strip().splitlines()[-1] == last and "Traceback" not in stderr
+        out = tmp_path / f"run{k}"
+        assert [p.name for p in out.iterdir()] == ["summary.json"]
+        assert (out / "summary.json").read_text() == "old"
+    # no staging folder left behind
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["priors.json", "run0", "run1", "run2"]
 
 
 @pytest.fixture(scope="module")
@@ -143,7 +177,7 @@ def test_row31_issue4_a_report_refuses_the_posterior_of_another_run(two_runs, tm
         source = two_runs / ("two" if name == "posterior.nc" else "one") / name
         (mixed / name).write_bytes(source.read_bytes())
     summary = json.loads((mixed / "summary.json").read_text())
-    with pytest.raises(
+    with pytest.raises(  # (and second catalogue, row 152)
         ValueError,
         match=rf"posterior\.nc is from another run \([0-9a-f]{{32}}\) than .*summary\.json "
         rf"\({summary['run']['id']}\); re-run bayescal fit$",
