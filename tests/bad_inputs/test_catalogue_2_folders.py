@@ -249,3 +249,39 @@ def test_row26_27_28_odd_annotator_names_are_text_in_the_report_and_never_paths(
     }
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]  # nothing written by a name
     assert not any(part in p.name for p in folder.rglob("*") for part in ("script", "etc", "bob"))
+
+
+@pytest.mark.slow
+def test_row165_166_167_fits_at_once_share_an_empty_cache_and_write_whole_folders(tmp_path):
+    """Two ``bayescal fit`` processes at once on one table, into one folder with --force (row
+    167), with one empty compiled-sampler cache that both fill (row 166); then a third into
+    another folder (row 165), which reads that cache.  Each folder holds one run whole, and
+    the numbers are those of the run alone."""
+    from bayescal.bayes.bayes_fit import BayesFit
+    from bayescal.report.folders import load_summary
+    from tests.bad_inputs.test_results_folders import _bayescal
+
+    (tmp_path / "t.csv").write_text(_text(_rows()))
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    quick = ["--chains", "2", "--warmup", "50", "--samples", "50", "--quiet"]
+    argv = ["fit", tmp_path / "t.csv", *WIDE, *quick, "--force"]
+    environment = {"BAYESCAL_CACHE_DIR": str(cache)}
+
+    def finished(processes):
+        for process in processes:
+            _, stderr = process.communicate(timeout=600)
+            assert process.returncode == 0, stderr
+
+    finished([_bayescal(*argv, "--out", tmp_path / "same", environment=environment) for _ in "ab"])
+    compiled = sorted(p.name for p in cache.rglob("*") if p.is_file())
+    assert compiled
+    finished([_bayescal(*argv, "--out", tmp_path / "other", environment=environment)])
+    assert sorted(p.name for p in cache.rglob("*") if p.is_file()) == compiled  # read only
+    numbers = []
+    for out in ("same", "other"):
+        summary = load_summary(tmp_path / out)
+        assert BayesFit.load(tmp_path / out / "posterior.nc").run["run_id"] == summary.run.id
+        numbers.append(json.loads((tmp_path / out / "summary.json").read_text())["ece"])
+    assert numbers[0] == numbers[1]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "other", "same", "t.csv"]
