@@ -61,7 +61,7 @@ def _read(path: pathlib.Path, text_columns=(), *, all_text: bool = False):
         dialect = sniff(path)
         options = (
             # read once the data were: a row's empty cells past the header were checked then
-            {"dtype": str, "keep_default_na": False, "usecols": range(len(dialect.header))}
+            {"dtype": object, "keep_default_na": False, "usecols": range(len(dialect.header))}
             if all_text
             else {"dtype": dict.fromkeys(text_columns, str), "decimal": dialect.decimal}
         )

@@ -55,8 +55,9 @@ def pattern_cells(scores, rows, n_bins):
     K is read from ``rows``, not fixed by a closure per K (which unrolled the loop over a row,
     a third faster): Numba's on-disk cache mixed the closures up.  A process that ran K = 3,
     then K = 2, from a cache that several test processes had written crashed in the K = 2
-    call ("returned a result with an exception set"); with a fresh cache it did not (compare
-    Numba issue 5128, where a closure's cached code is replayed for another closure)."""
+    call ("returned a result with an exception set"); with a fresh cache it did not.  Numba's
+    tracker shows the like (github.com/numba/numba/issues/5128: a closure's cached code
+    replayed for another closure)."""
     k = rows.shape[1]
     n_codes = 3**k
     size = (n_bins + 1) * n_codes

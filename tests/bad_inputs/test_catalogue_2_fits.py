@@ -398,3 +398,11 @@ def test_row119_a_score_group_of_one_item_is_weakly_identified(tmp_path, monkeyp
     _, _, summary = _fit(tmp_path, monkeypatch, capsys, rows, *options)
     assert summary["data"]["groups"] == {"0": len(rows) - 1, "1": 1}
     assert summary["identification"]["status"] == "weakly identified"
+
+
+def test_row180_ten_thousand_columns_beside_the_annotators(tmp_path, monkeypatch, capsys):
+    extra = [f"c{k}" for k in range(10_000)]
+    rows = [[*row, *(str((i * k) % 7) for k in range(10_000))] for i, row in enumerate(_rows(50))]
+    header = ",".join(["id,p,ann,bob,cy", *extra])
+    _, _, wide = _fit(tmp_path, monkeypatch, capsys, rows, header=header)
+    assert wide["data"]["annotators"] == list(NAMES) and wide["data"]["n_items"] == len(rows)
