@@ -251,40 +251,11 @@ def test_row26_27_28_odd_annotator_names_are_text_in_the_report_and_never_paths(
     assert not any(part in p.name for p in folder.rglob("*") for part in ("script", "etc", "bob"))
 
 
-@pytest.mark.slow
-def test_row165_166_two_fits_at_once_fill_one_empty_cache_and_agree(tmp_path):
-    """Two ``bayescal fit`` processes at once on one table, into two folders (row 165), with
-    one empty compiled-sampler cache that both fill (row 166): both finish, each folder holds
-    its run whole, and the numbers are the same.  (That a later process reads the cache is
-    tests/bayes/test_fit.py's.)"""
-    from bayescal.bayes.bayes_fit import BayesFit
-    from bayescal.report.folders import load_summary
-    from tests.bad_inputs.test_results_folders import _bayescal
-
-    (tmp_path / "t.csv").write_text(_text(_rows()))
-    cache = tmp_path / "cache"
-    cache.mkdir()
-    quick = ["--chains", "2", "--warmup", "50", "--samples", "50", "--quiet"]
-    argv = ["fit", tmp_path / "t.csv", *WIDE, *quick]
-    environment = {"BAYESCAL_CACHE_DIR": str(cache)}
-    processes = [
-        _bayescal(*argv, "--out", tmp_path / out, environment=environment) for out in ("a", "b")
-    ]
-    for process in processes:
-        _, stderr = process.communicate(timeout=600)
-        assert process.returncode == 0, stderr
-    assert any(p.is_file() for p in cache.rglob("*"))
-    numbers = []
-    for out in ("a", "b"):
-        summary = load_summary(tmp_path / out)
-        assert BayesFit.load(tmp_path / out / "posterior.nc").run["run_id"] == summary.run.id
-        numbers.append(json.loads((tmp_path / out / "summary.json").read_text())["ece"])
-    assert numbers[0] == numbers[1]
-
-
 def test_row167_two_runs_replacing_one_folder_at_once_leave_one_of_them_whole(tmp_path):
     """Row 167, two ``fit --force`` into one folder at once, at the step that decides it: two
-    staged writes of one folder, each swapped in while the other is writing."""
+    staged writes of one folder, each swapped in while the other is writing.  (Rows 165 and
+    166, two fits at once on one empty compiled-sampler cache, are
+    tests/bayes/test_fit.py::test_a_second_process_loads_the_stored_sampler_and_draws_the_same.)"""
     import threading
 
     from bayescal.report.folders import staged_output
