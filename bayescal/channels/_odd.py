@@ -3,7 +3,8 @@
 
 An annotator is
 
-- *constant* when it gave one label value only (its rates cannot be told apart);
+- *constant* when it gave two or more labels, all of one value (its rates cannot be told
+  apart; a single label is no sign of it: a crowd of one label per worker is not constant);
 - *indistinguishable from random* when ``|b_j - a_j|`` is within twice its standard error
   of 0, ``SE_j = sqrt(a_j (1 - a_j) / n0_j + b_j (1 - b_j) / n1_j)`` with ``n1_j`` the
   expected number of its labels on items with Y = 1 and ``n0_j`` the rest: a spammer, a
@@ -43,7 +44,7 @@ def odd_annotators(a, b, labels, class1, positives) -> OddAnnotators:
     labels, ``class1`` (K,) of them expected on items with Y = 1, ``positives`` (K,) of them 1."""
     a, b = np.asarray(a, float), np.asarray(b, float)
     labels, class1 = np.asarray(labels, float), np.asarray(class1, float)
-    constant = (labels > 0) & ((positives == 0) | (positives == labels))
+    constant = (labels > 1) & ((positives == 0) | (positives == labels))
     error = np.sqrt(
         a * (1 - a) / np.maximum(labels - class1, 1.0) + b * (1 - b) / np.maximum(class1, 1.0)
     )

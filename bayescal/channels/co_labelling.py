@@ -15,6 +15,10 @@ annotators there are:
 - An annotator who shares no item with another is seen alone: its channel is not identified
   even when the others' are.  Named in one :class:`~bayescal.ChannelWarning`; the analysis goes
   on (one odd annotator never stops it).
+- An annotator with one label shows nothing of how it errs: its channel is not identified on
+  its own, whatever others label its item.  A crowd model gives it the population's channel
+  (hierarchical Dawid–Skene) or the pooled one (``crowd_em``): named in one
+  :class:`~bayescal.ChannelWarning`, before any fit or sampling.
 - Two annotators who give the same label on every item they share (at least
   :data:`COPY_ITEMS` of them, both classes among them) are one witness counted twice: one
   copies the other, or neither ever errs.  A model that takes annotators as independent given
@@ -66,12 +70,15 @@ class CoLabelling(Result):
     copies : tuple of (str, str, int)
         The pairs of annotators who gave the same label on each of the items they share (at
         least :data:`COPY_ITEMS`, both classes among them), with that number of items.
+    single : tuple of str
+        The annotators who gave one label in all (and share it with another annotator).
     """
 
     n_items: int
     items_by_labels: dict[int, int]
     isolated: tuple[str, ...]
     copies: tuple[tuple[str, str, int], ...] = ()
+    single: tuple[str, ...] = ()
 
     @classmethod
     def of_cells(cls, counts: CellStatistics) -> CoLabelling:
@@ -85,18 +92,21 @@ class CoLabelling(Result):
         per_cell = observed.sum(axis=1)
         weights = counts.counts.astype(np.int64)
         shared = ((observed & (per_cell >= 2)[:, None]) * weights[:, None]).sum(axis=0)
+        labels = (observed * weights[:, None]).sum(axis=0)
         positive = (counts.patterns == 1).astype(np.float64)
         negative = (counts.patterns == 0).astype(np.float64)
+        names = np.asarray(counts.annotator_names)
         return cls(
             int(weights.sum()),
             _tally(per_cell, weights),
-            tuple(np.asarray(counts.annotator_names)[shared == 0].tolist()),
+            tuple(names[shared == 0].tolist()),
             _copies(
                 counts.annotator_names,
                 (positive * weights[:, None]).T @ positive,
                 (negative * weights[:, None]).T @ negative,
                 (positive * weights[:, None]).T @ negative,
             ),
+            tuple(names[(labels == 1) & (shared > 0)].tolist()),
         )
 
     @classmethod
@@ -126,16 +136,19 @@ class CoLabelling(Result):
             )
             for value in (1, 0)
         )
+        labels = np.bincount(responses.annotator, minlength=responses.n_annotators)
+        names = np.asarray(responses.annotator_names)
         return cls(
             responses.n_items,
             _tally(per_item, np.ones(per_item.size, np.int64)),
-            tuple(np.asarray(responses.annotator_names)[shared == 0].tolist()),
+            tuple(names[shared == 0].tolist()),
             _copies(
                 responses.annotator_names,
                 positive.T @ positive,
                 negative.T @ negative,
                 positive.T @ negative,
             ),
+            tuple(names[(labels == 1) & (shared > 0)].tolist()),
         )
 
     def items_with_at_least(self, labels: int) -> int:
@@ -170,6 +183,15 @@ class CoLabelling(Result):
                 "channels come out perfect) and measures NC-ECE against them: leave one of each "
                 "pair out",
                 DependenceWarning,
+            )
+        if self.single:
+            warn_caller(
+                f"data: {abbreviated(self.single, 5)} "
+                f"{'gives' if len(self.single) == 1 else 'give'} one label in all, which shows "
+                "nothing of how an annotator errs: such a channel is not identified on its own. "
+                "A crowd model gives it the population's channel (or crowd_em the pooled one), "
+                "so the interval rests on that model; give such annotators more items",
+                ChannelWarning,
             )
         if self.isolated:
             warn_caller(

@@ -141,8 +141,14 @@ def test_row93_a_fourth_annotator_with_one_label_makes_a_crowd():
     name, why = _choice(data)
     assert name == "hierarchical_dawid_skene"
     assert why.startswith("auto: an annotator with 1 labels (fewer than 30): a crowd")
-    with pytest.warns(bc.ChannelWarning, match=r"\['a3'\] are constant"):  # one label: one value
+    with pytest.warns(bc.ChannelWarning) as said:
         value = _em_nc_ece(data)
+    messages = [str(warning.message) for warning in said]
+    assert len(messages) == 2
+    assert messages[0].startswith("data: a3 gives one label in all, which shows nothing of how")
+    assert messages[1].startswith(  # one label: too few to tell (was: "constant")
+        "crowd_em: annotator(s) ['a3'] are indistinguishable from random answers"
+    )
     assert value == pytest.approx(sim.population_binned_ece(10), abs=0.02)
 
 
@@ -406,3 +412,39 @@ def test_row180_ten_thousand_columns_beside_the_annotators(tmp_path, monkeypatch
     header = ",".join(["id,p,ann,bob,cy", *extra])
     _, _, wide = _fit(tmp_path, monkeypatch, capsys, rows, header=header)
     assert wide["data"]["annotators"] == list(NAMES) and wide["data"]["n_items"] == len(rows)
+
+
+def test_row87_workers_of_one_label_each_are_said_to_rest_on_the_crowd_model_before_sampling(
+    monkeypatch,
+):
+    """Six thousand workers, one label each, three per item: no worker's channel is
+    identified on its own.  Said in one line before any sampling (the catalogue's run sampled
+    for five minutes and said nothing of it); the pooled EM estimate is near the oracle."""
+    from bayescal.app import analysis
+
+    class Reached(Exception):
+        pass
+
+    def stop(*args):
+        raise Reached
+
+    n = 2000
+    rng = np.random.default_rng(87)
+    sim = bc.toy_data(n, seed=87)
+    channels = bc.Channels(rng.uniform(0.05, 0.25, 3 * n), rng.uniform(0.7, 0.95, 3 * n))
+    observed = np.zeros((n, 3 * n), bool)
+    observed[np.repeat(np.arange(n), 3), np.arange(3 * n)] = True
+    data = bc.AnnotatedScores(sim.data.scores, _labels(sim.labels, channels, rng, observed))
+    monkeypatch.setattr(analysis, "_fit_bayes", stop)
+    with pytest.warns(bc.ChannelWarning) as said, pytest.raises(Reached):
+        bc.analyse(data)
+    messages = [str(warning.message) for warning in said]
+    assert messages == [
+        "data: a0, a1, a2, a3, a4 and 5995 more give one label in all, which shows nothing of "
+        "how an annotator errs: such a channel is not identified on its own. A crowd model "
+        "gives it the population's channel (or crowd_em the pooled one), so the interval rests "
+        "on that model; give such annotators more items"
+    ]
+    with pytest.warns(bc.ChannelWarning, match="give one label in all"):
+        value = _em_nc_ece(data)
+    assert value == pytest.approx(sim.population_binned_ece(10), abs=0.03)
