@@ -252,11 +252,21 @@ def test_row113_chains_that_never_moved_have_an_infinite_r_hat_said_without_warn
         assert np.isnan(rank_normalized_rhat(np.full((2, 50), 0.2)))
 
 
-def _fit(tmp_path, monkeypatch, capsys, rows, *options, header="id,p,ann,bob,cy"):
+#: Sampler settings of other tests' fits of the same layout (model, annotators, groups, pattern
+#: rows), so that the suite compiles each layout once: tests/bayes/test_fit.py's defaults for
+#: two annotators in two groups, test_data_sets_of_similar_size_share_one_compiled_sampler's
+#: for four complete annotators.
+SHARED = {
+    2: ["--chains", "4", "--warmup", "1000", "--samples", "1000", "--quiet"],
+    4: ["--chains", "2", "--warmup", "300", "--samples", "300", "--quiet"],
+}
+
+
+def _fit(tmp_path, monkeypatch, capsys, rows, *options, header="id,p,ann,bob,cy", quick=QUICK):
     """``bayescal fit`` with short chains on ``rows``: (status, stdout, stderr, summary)."""
     (tmp_path / "t.csv").write_text(_text(rows, header=header))
     status, out, err = main(
-        tmp_path, monkeypatch, capsys, "fit", "t.csv", *(options or WIDE), *QUICK,
+        tmp_path, monkeypatch, capsys, "fit", "t.csv", *(options or WIDE), *quick,
         "--out", "o", "--force",
     )  # fmt: skip
     assert status == 0, err
@@ -331,7 +341,9 @@ def test_row9_10_a_class_almost_absent_is_said_to_be_weakly_informed(
     labels = _labels(truth, channels, rng)
     rows = [[str(i), repr(float(scores[i])), *map(str, labels[i])] for i in range(n)]
     options = ["--score", "p", "--annotators", "a,b,c,d"]
-    _, err, summary = _fit(tmp_path, monkeypatch, capsys, rows, *options, header="id,p,a,b,c,d")
+    _, err, summary = _fit(
+        tmp_path, monkeypatch, capsys, rows, *options, header="id,p,a,b,c,d", quick=SHARED[4]
+    )
     low, high = _posterior(summary)["interval"]
     assert low <= 0.005 and high < 0.02  # calibrated by construction: an ECE near 0
     if alpha < 1:  # 11 positives: the sensitivities rest on them, and the check says so
@@ -402,7 +414,7 @@ def test_row119_a_score_group_of_one_item_is_weakly_identified(tmp_path, monkeyp
     rows = _rows()
     top, second = sorted(float(row[1]) for row in rows)[-1:-3:-1]
     options = [*TWO, "--thresholds", f"{(top + second) / 2:.6f}"]  # the top group: one item
-    _, _, summary = _fit(tmp_path, monkeypatch, capsys, rows, *options)
+    _, _, summary = _fit(tmp_path, monkeypatch, capsys, rows, *options, quick=SHARED[2])
     assert summary["data"]["groups"] == {"0": len(rows) - 1, "1": 1}
     assert summary["identification"]["status"] == "weakly identified"
 
@@ -454,23 +466,18 @@ def test_row87_workers_of_one_label_each_are_said_to_rest_on_the_crowd_model_bef
 def test_row179_a_large_table_of_five_annotators_fits_near_the_oracle(
     tmp_path, monkeypatch, capsys
 ):
-    """Row 179 at a tenth of its size (10^5 rows, 5 annotators, 10% of the labels missing):
-    what grows with the rows is reading, compressing, the push-through and the preview; the
-    10^6-row run and its seconds per step are ``benchmarks/fit_end_to_end.py``'s."""
+    """Row 179 at a tenth of its size (10^5 rows, five annotators): what grows with the rows
+    is reading, compressing, the push-through and the preview; the 10^6-row run and its
+    seconds per step are ``benchmarks/fit_end_to_end.py``'s."""
     n = 100_000
     channels = bc.Channels([0.05, 0.1, 0.15, 0.2, 0.1], [0.8, 0.85, 0.9, 0.75, 0.95])
     sim = bc.simulate_annotated(n, channels, calibration=lambda z: 0.15 + 0.7 * z, seed=179)
-    rng = np.random.default_rng(179)
-    labels = np.where(rng.random((n, 5)) < 0.1, -1, sim.data.annotations)
-    labels[(labels < 0).all(axis=1), 0] = sim.data.annotations[(labels < 0).all(axis=1), 0]
     frame = pd.DataFrame({"p": sim.data.scores.round(6)})
     for j in range(5):
-        frame[f"a{j}"] = pd.array(np.where(labels[:, j] < 0, None, labels[:, j]), dtype="Int8")
+        frame[f"a{j}"] = sim.data.annotations[:, j]
     frame.to_csv(tmp_path / "t.csv", index=False)
-    options = ["--score", "p", "--annotators", "a0,a1,a2,a3,a4"]
-    status, _, err = main(
-        tmp_path, monkeypatch, capsys, "fit", "t.csv", *options, *QUICK, "--out", "o"
-    )
+    options = ["--score", "p", "--annotators", "a0,a1,a2,a3,a4", *QUICK]
+    status, _, err = main(tmp_path, monkeypatch, capsys, "fit", "t.csv", *options, "--out", "o")
     assert status == 0, err
     summary = json.loads((tmp_path / "o" / "summary.json").read_text())
     low, high = _posterior(summary)["interval"]
