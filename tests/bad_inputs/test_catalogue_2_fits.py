@@ -76,17 +76,18 @@ def test_row16_twelve_dense_annotators_are_dawid_skene_with_every_pattern():
     assert _em_nc_ece(sim.data) == pytest.approx(sim.population_binned_ece(10), abs=0.02)
 
 
-def _command_data(tmp_path, *options, n=None):
-    """The data ``bayescal fit`` reads from the clean table with ``options``."""
+def _chosen(tmp_path, monkeypatch, *options, n=None):
+    """What ``bayescal fit`` would fit on the clean table read with ``options``: (the data as
+    read, the model named, the model chosen, why)."""
+    monkeypatch.chdir(tmp_path)
     (tmp_path / "t.csv").write_text(_text(_rows(n) if n else _rows()))
     args = cli.build_parser().parse_args(["fit", "t.csv", *options, "--out", "o"])
-    return _read_input(args).data, args.model
+    data = _read_input(args).data
+    return (data, args.model, *_choice(data, args.model))
 
 
 def test_row17_score_groups_a_model_does_not_use_are_said_to_be_unused(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    data, model = _command_data(tmp_path, *WIDE, "--thresholds", "0.5")
-    name, why = _choice(data, model)
+    _, _, name, why = _chosen(tmp_path, monkeypatch, *WIDE, "--thresholds", "0.5")
     assert name == "dawid_skene"
     assert why.endswith(
         "; the 2 score groups given are not used (this model has one prevalence; model "
@@ -95,9 +96,7 @@ def test_row17_score_groups_a_model_does_not_use_are_said_to_be_unused(tmp_path,
 
 
 def test_row115_hui_walter_on_data_without_groups_forms_five(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    data, model = _command_data(tmp_path, *WIDE, "--model", "hui-walter")
-    name, why = _choice(data, model)
+    data, model, name, why = _chosen(tmp_path, monkeypatch, *WIDE, "--model", "hui-walter")
     assert (name, why) == ("hui_walter", "chosen: hui_walter; 5 equal-width groups were formed")
     assert _em_nc_ece(data, model) == pytest.approx(_em_nc_ece(data), abs=0.02)
 
@@ -122,11 +121,9 @@ def test_row117_cut_points_that_leave_one_score_group_are_refused_naming_them(
 
 
 def test_row118_fifty_score_groups_of_two_annotators(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    data, model = _command_data(tmp_path, *TWO, "--groups", "50")
-    name, why = _choice(data, model)
+    data, _, name, why = _chosen(tmp_path, monkeypatch, *TWO, "--groups", "50")
     assert (name, why) == ("hui_walter", "auto: two annotators need score groups (Hui–Walter)")
-    assert data.n_groups == len(np.unique(np.minimum((data.scores * 50).astype(int), 49)))
+    assert data.n_groups == np.unique(bc.channels.score_groups(data.scores, n_groups=50)).size
     assert _em_nc_ece(data) == pytest.approx(SIM.population_binned_ece(10), abs=0.05)
 
 
