@@ -1,5 +1,10 @@
-"""Property tests of the second catalogue's rules 5, 6 and 7 (``BAD_INPUTS_2.md``), each on
-inputs the catalogue does not have (rules 1, 2, 4 and 8 have theirs beside their rows):
+"""Property tests of the second catalogue's rules 3, 5, 6 and 7 (``BAD_INPUTS_2.md``), each on
+inputs the catalogue does not have (rules 1, 2, 4 and 8 have theirs beside their rows; rule 3's
+size and power on hard classifiers are in ``tests/correction``):
+
+3. the calibration test accounts for every score of exactly 0 or 1: known channels and EM
+   fits test them, a BayesFit of these items leaves them out and says how many, or refuses
+   data of nothing else;
 
 5. one staging rule for every command: a results folder the run could not replace whole is
    refused before any work, by every command that writes one alike, and left as it was;
@@ -15,8 +20,59 @@ import numpy as np
 import pytest
 
 import bayescal as bc
+from bayescal.correction.calibration_test import MIN_BIN_ITEMS
 from bayescal.data.tables import read_json
 from tests.bad_inputs.test_command import WIDE, _rows, _text, main
+from tests.helpers import fake_fit
+
+
+def _soft_and_hard(rng):
+    """Uniform calibrated scores beside a random number of a hard classifier's 0 and 1 whose
+    P(Y = 1 | Z = 0) = P(Y = 0 | Z = 1) is a random gap (the rule counts them whatever their
+    calibration), shuffled: (data, channels, n hard)."""
+    channels = bc.toy_data(10, seed=0).channels
+    n_soft, n_hard = 0, 0
+    while n_soft + n_hard < 40:  # fewer than a bin in all is refused whatever the scores
+        n_soft = int(rng.choice([0, 10, 29, 30, 200, 600]))
+        n_hard = int(rng.choice([10, 29, 30, 200, 600]))
+    gap = float(rng.uniform(0, 0.3))
+    seed = int(rng.integers(2**31))
+    soft = bc.simulate_annotated(max(n_soft, 1), channels, seed=seed).data
+    hard = bc.simulate_annotated(
+        max(n_hard, 1), channels, calibration=lambda z: np.where(z < 0.5, gap, 1 - gap), seed=seed
+    ).data
+    scores = np.concatenate([soft.scores, (hard.scores >= 0.5).astype(float)])
+    annotations = np.concatenate([soft.annotations, hard.annotations])
+    keep = np.r_[np.arange(n_soft), soft.n_items + np.arange(n_hard)]
+    order = rng.permutation(keep)
+    return bc.AnnotatedScores(scores[order], annotations[order]), channels, n_hard
+
+
+@pytest.mark.filterwarnings("ignore::bayescal.exceptions.SaturatedModelWarning")  # K = 3
+@pytest.mark.parametrize("seed", range(12))
+def test_rule3_every_score_of_0_or_1_is_tested_or_counted_out_aloud(seed):
+    data, channels, n_hard = _soft_and_hard(np.random.default_rng(seed))
+    known = bc.calibration_test(data, channels)
+    em = bc.calibration_test(data, bc.dawid_skene_em(data), n_replicates=19, seed=seed)
+    assert (known.n_extremes, known.n_tested) == (em.n_extremes, em.n_tested) == (0, data.n_items)
+    rng = np.random.default_rng(seed)
+    draws = [x + rng.normal(0, 0.01, (20, 3)) for x in (channels.a, channels.b)]
+    fit = fake_fit(data, *draws, np.full(20, 0.5))
+    if n_hard >= MIN_BIN_ITEMS > data.n_items - n_hard:  # too few soft ones left to test
+        with pytest.raises(ValueError, match=r"calibration_test\(data, dawid_skene_em\(data\)\)"):
+            bc.calibration_test(data, fit, seed=seed)
+        return
+    if n_hard < MIN_BIN_ITEMS:  # too few for a bin of their own: they stay in theirs, unsaid
+        result = bc.calibration_test(data, fit, seed=seed)
+        assert (result.n_extremes, result.n_tested) == (0, data.n_items)
+        return
+    with pytest.warns(bc.BinningWarning) as record:
+        result = bc.calibration_test(data, fit, seed=seed)
+    assert len(record) == 1 and str(record[0].message).startswith(
+        f"calibration_test: {n_hard} of {data.n_items} items score exactly 0 or 1 and are left out"
+    )
+    assert (result.n_extremes, result.n_tested) == (n_hard, data.n_items - n_hard)
+    assert f"{n_hard} items scoring exactly 0 or 1 not tested" in result.method
 
 
 def _random_document(rng, depth=0):
