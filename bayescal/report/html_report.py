@@ -111,12 +111,18 @@ def _recalibration_section(summary: Summary) -> str:
             )
         )
     best = min(preview.after, key=lambda method: preview.after[method].median)
+    total = summary.model.chains * summary.model.draws_per_chain
+    draws = (
+        "one map per posterior draw of the channels"
+        if preview.n_draws in (None, total)
+        else f"one map for each of {preview.n_draws} of the {total} posterior draws of the "
+        "channels, evenly spaced through the chains"
+    )
     return "\n".join(
         [
             "<h2>What to do: recalibrate</h2>",
-            f"<p>Maps fitted to the noise-corrected labels of {preview.n_fit} items (one map per "
-            f"posterior draw of the channels), scored with the original scores on the other "
-            f"{preview.n_eval}:</p>",
+            f"<p>Maps fitted to the noise-corrected labels of {preview.n_fit} items ({draws}), "
+            f"scored with the original scores on the other {preview.n_eval}:</p>",
             table(["scores", "NC-ECE (posterior median)", f"{level:.0%} interval"], rows),
             f"<p>To write the {html.escape(MAP_NAMES.get(best, best))} map fitted to every item:</p>",
             f'<pre id="recalibrate-command">{html.escape(_recalibrate_command(summary, best))}</pre>',

@@ -247,6 +247,9 @@ class RecalibrationPreview(Section):
     before: PosteriorSummary
     #: NC-ECE of each map's scores on the evaluation half, by method (``platt``, ``histogram``).
     after: dict[str, PosteriorSummary]
+    #: The posterior draws that fitted a map each, evenly spaced through the chains (at most
+    #: :data:`bayescal.app.analysis.PREVIEW_DRAWS`); None in a summary written before it was kept.
+    n_draws: int | None = None
 
 
 @dataclass(frozen=True, repr=False)

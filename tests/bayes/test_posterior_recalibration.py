@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import bayescal as bc
-from bayescal.bayes.posterior import nc_ece_posterior, posterior_recalibration
+from bayescal.bayes.posterior import evenly_spaced, nc_ece_posterior, posterior_recalibration
 from bayescal.correction.known_channels import per_annotator_corrections, plugin_prevalence
 from bayescal.recalibration import HistogramBinning, PlattScaling, TemperatureScaling
 from tests.helpers import fake_fit
@@ -270,3 +270,38 @@ def test_on_a_crowd_the_posterior_recalibration_never_holds_draws_by_items_by_wo
     finally:
         tracemalloc.stop()
     assert peak < 200e6, f"peak {peak / 1e6:.0f} MB"
+
+
+def test_max_draws_keeps_evenly_spaced_draws_and_is_a_fit_of_those_alone(setting):
+    """The preview of ``bayescal fit`` thins the draws (a million items and 4 000 draws took
+    four minutes): the result is exactly that of a fit holding only the kept draws."""
+    fit_data, eval_data, _, _, _ = setting
+    rng = np.random.default_rng(9)
+    channels = bc.toy_data(10, seed=8).channels
+    a = np.clip(channels.a + rng.normal(0, 0.02, (250, 3)), 0.01, 0.4)
+    b = np.clip(channels.b + rng.normal(0, 0.02, (250, 3)), 0.6, 0.99)
+    prevalence = rng.uniform(0.4, 0.5, 250)
+    fit = fake_fit(fit_data, a, b, prevalence)
+    kept = np.linspace(0, 249, 100).round().astype(int)
+    assert np.unique(kept).size == 100 and (kept[0], kept[-1]) == (0, 249)
+    alone = fake_fit(fit_data, a[kept], b[kept], prevalence[kept])
+    thinned = posterior_recalibration(fit_data, eval_data, fit, method="platt", max_draws=100)
+    reference = posterior_recalibration(fit_data, eval_data, alone, method="platt")
+    assert thinned.maps.n_draws == 100
+    for row in ("recalibrated", "base", "naive"):
+        np.testing.assert_array_equal(getattr(thinned, row).draws, getattr(reference, row).draws)
+    np.testing.assert_array_equal(
+        nc_ece_posterior(eval_data, fit, max_draws=100).draws,
+        nc_ece_posterior(eval_data, alone).draws,
+    )
+    # four chains of 1 000 stacked: each gives a quarter of the kept draws
+    assert np.bincount(evenly_spaced(4000, 1000) // 1000).tolist() == [250] * 4
+    # as many draws as the fit has, or more, keeps every one
+    every = posterior_recalibration(fit_data, eval_data, fit, method="platt", max_draws=250)
+    assert every.maps.n_draws == 250
+    with pytest.raises(ValueError, match=r"^max_draws must be >= 100; saw 99$"):
+        posterior_recalibration(fit_data, eval_data, fit, max_draws=99)
+    with pytest.raises(
+        TypeError, match=r"^max_draws must be an integer; saw 100\.0 of type float$"
+    ):
+        nc_ece_posterior(eval_data, fit, max_draws=100.0)

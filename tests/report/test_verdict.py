@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 
+from bayescal.app.analysis import PREVIEW_DRAWS
 from bayescal.report.html_report import _annotator_flag, report_html, summary_html
 from bayescal.report.summary import ChannelEstimate, ParameterSummary, Summary
 from bayescal.report.verdict import off_diagonal_ranges, verdict_sentence
@@ -92,7 +93,8 @@ def test_annotators_are_flagged_for_a_reader_choosing_judges():
 
 @pytest.fixture(scope="module")
 def written(tmp_path_factory):
-    """A results folder's summary.json, written by a fit of the toy data."""
+    """A results folder's summary.json, written by a fit of the toy data (1 200 draws: more
+    than the recalibration preview fits maps for)."""
     import warnings
 
     import bayescal as bc
@@ -103,7 +105,7 @@ def written(tmp_path_factory):
         analysis = bc.analyse(
             sim.data,
             seed=1,
-            sampler=bc.SamplerSettings(num_chains=2, num_warmup=300, num_samples=300),
+            sampler=bc.SamplerSettings(num_chains=2, num_warmup=300, num_samples=600),
         )
     return analysis, json.loads(analysis.to_json())
 
@@ -124,6 +126,8 @@ def test_the_notebook_display_and_the_report_open_with_the_verdict(written):
     # what to do: the shifted predictor gains from either map, scored on the same held-out half
     preview = document["recalibration"]
     assert preview["n_fit"] + preview["n_eval"] == 1500
+    assert preview["n_draws"] == PREVIEW_DRAWS == 1000  # evenly spaced through the chains
+    assert "one map for each of 1000 of the 1200 posterior draws of the channels, evenly " in page
     for method in ("platt", "histogram"):
         assert preview["after"][method]["median"] < preview["before"]["median"]
     assert html.escape('bc.recalibrate(data, method="') in page  # no input table: Python
@@ -142,3 +146,8 @@ def test_a_summary_written_before_the_verdict_still_renders(written):
     assert "What to do: recalibrate" not in page
     assert not summary_html(summary).startswith("<section")
     assert summary.text()[0].startswith("1500 items")
+    # a preview written before its draws were counted fitted a map for every draw
+    document = {**document, "recalibration": dict(document["recalibration"])}
+    del document["recalibration"]["n_draws"]
+    page = report_html(Summary.from_dict(document), {})
+    assert "(one map per posterior draw of the channels)" in page
