@@ -13,7 +13,8 @@ import time
 
 import numpy as np
 
-from .._api import warn_caller
+from .. import _validation as v
+from .._api import DEFAULT_N_BINS, warn_caller
 from .._validation import MISSING
 from ..channels import score_groups
 from ..data.annotated_scores import AnnotatedScores
@@ -208,6 +209,13 @@ def run_recalibrate(args) -> str:
     fitted = recalibrate(
         data, method=args.method, channels=channel_fit.channels, fit_bins=args.fit_bins
     )
+    oracle = None
+    if table.truth is not None:  # every item's score is mapped, so every item is scored
+        oracle = {
+            "before": _oracle_ece(table, table.data.scores, DEFAULT_N_BINS),
+            "after": _oracle_ece(table, fitted.predict(table.data.scores), DEFAULT_N_BINS),
+            "n_bins": DEFAULT_N_BINS,
+        }
     document, output = write_recalibration(
         out,
         table,
@@ -217,13 +225,27 @@ def run_recalibrate(args) -> str:
         _input_record(args),
         force=args.force,
         inputs=_inputs(args),
+        oracle=oracle,
     )
     if args.json:
         return json.dumps(document, indent=2, allow_nan=False)
-    return (
-        f"bayescal recalibrate: {fitted!r} fitted to labels corrected by {channel_fit.described}\n"
-        f"Wrote {out / 'map.json'} and {output}"
-    )
+    lines = [
+        f"bayescal recalibrate: {fitted!r} fitted to labels corrected by {channel_fit.described}"
+    ]
+    if oracle is not None:
+        lines.append(
+            f"oracle ECE (truth column, {DEFAULT_N_BINS} bins): {oracle['before']:.4f} before, "
+            f"{oracle['after']:.4f} after (in sample: the map was fitted to these items' labels)"
+        )
+    return "\n".join([*lines, f"Wrote {out / 'map.json'} and {output}"])
+
+
+def _oracle_ece(table, scores, n_bins: int) -> float:
+    """ECE of ``scores`` against the table's truth column (a check on simulated or audited
+    data; the truth is never used for fitting)."""
+    from ..metrics.calibration import expected_calibration_error
+
+    return expected_calibration_error(table.truth, scores, n_bins=n_bins)
 
 
 def _dependent(args) -> list[tuple[str, str]] | None:
@@ -240,7 +262,8 @@ def run_sensitivity(args) -> str:
 
     out = _output_directory(args)
     named = read_priors(args.priors, named=True)
-    name, why, data = model_data(_read_input(args).data, model=args.model)
+    table = _read_input(args)
+    name, why, data = model_data(table.data, model=args.model)
     dependent = _dependent(args)
     result = prior_sensitivity(
         data,
@@ -251,13 +274,21 @@ def run_sensitivity(args) -> str:
         dependent=dependent,
     )
     why = with_pairs(why, dependent)
-    document = write_sensitivity(out, result, name, why, force=args.force, inputs=_inputs(args))
+    oracle = (
+        None
+        if table.truth is None
+        else _oracle_ece(table, table.data.scores, v.as_n_bins(args.n_bins, data.n_items))
+    )
+    document = write_sensitivity(
+        out, result, name, why, force=args.force, inputs=_inputs(args), oracle=oracle
+    )
     if args.json:
         return json.dumps(document, indent=2, allow_nan=False)
-    return (
+    text = (
         f"bayescal sensitivity: model {name} ({why}); reference prior {result.reference!r}; "
         f"{result.level:.0%} intervals\n{_sensitivity_text(result, out)}"
     )
+    return text if oracle is None else f"{text}\noracle ECE (truth column): {oracle:.4f}"
 
 
 #: Rows of the sensitivity table printed whole; a longer one (a crowd's) is printed in brief.

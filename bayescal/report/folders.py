@@ -382,12 +382,21 @@ def check_new_column(table, column: str) -> None:
 
 
 def write_recalibration(
-    out, table, fitted, channel_fit, column: str, input_record: dict, *, force=False, inputs=()
+    out,
+    table,
+    fitted,
+    channel_fit,
+    column: str,
+    input_record: dict,
+    *,
+    force=False,
+    inputs=(),
+    oracle: dict | None = None,
 ):
     """``bayescal recalibrate``'s folder, written whole (:func:`~bayescal.report.folders.staged_output`):
-    ``map.json`` (the map, the channels it was fitted with and the input) and the input table
-    with the recalibrated scores added as ``column``.  Returns the map document and the
-    table's path."""
+    ``map.json`` (the map, the channels it was fitted with, the input, and with a truth column
+    the ``oracle_ece`` before and after) and the input table with the recalibrated scores added
+    as ``column``.  Returns the map document and the table's path."""
     check_new_column(table, column)
     document = {
         "map": fitted.to_dict(),
@@ -401,6 +410,7 @@ def write_recalibration(
         },
         "input": input_record,
         "output_column": column,
+        **({} if oracle is None else {"oracle_ece": oracle}),
     }
     recalibrated = table.frame.assign(**{column: fitted.predict(table.data.scores)})
     name = f"recalibrated{table.path.suffix.lower()}"
@@ -411,11 +421,13 @@ def write_recalibration(
     return document, out / name
 
 
-def write_sensitivity(out, result, model: str, why: str, *, force=False, inputs=()) -> dict:
+def write_sensitivity(
+    out, result, model: str, why: str, *, force=False, inputs=(), oracle: float | None = None
+) -> dict:
     """``bayescal sensitivity``'s folder: ``sensitivity.csv`` (the table) and ``sensitivity.json``
-    (the table's rows with the model, its dependent pairs, the reference prior and the level).
-    Returns the document
-    (``out=None`` writes nothing)."""
+    (the table's rows with the model, its dependent pairs, the reference prior, the level, and
+    with a truth column its ``oracle_ece``).  Returns the document (``out=None`` writes
+    nothing)."""
     frame = result.table.reset_index()
     fit = next(iter(result.fits.values()))
     document = {
@@ -425,6 +437,7 @@ def write_sensitivity(out, result, model: str, why: str, *, force=False, inputs=
         "reference": result.reference,
         "level": result.level,
         "rows": json.loads(frame.to_json(orient="records")),
+        **({} if oracle is None else {"oracle_ece": oracle}),
     }
     if out is not None:
         with staged_output(out, force=force, inputs=inputs) as staging:

@@ -377,6 +377,8 @@ def test_recalibrate_writes_the_map_and_the_table_with_one_added_column(judged_t
         *JUDGED,
         "--method",
         "platt",
+        "--truth",
+        "y",
         "--out",
         out,
     )
@@ -398,11 +400,15 @@ def test_recalibrate_writes_the_map_and_the_table_with_one_added_column(judged_t
         map_from_dict(document["map"]).predict(source["p"].to_numpy()),
         rtol=1e-12,
     )
-    # The toy predictor is shifted: the corrected map moves the scores towards the truth.
+    # The toy predictor is shifted: the corrected map moves the scores towards the truth,
+    # which --truth reports (its help promises the oracle ECE) and never uses for fitting.
     before = bc.expected_calibration_error(source["y"], source["p"], n_bins=10)
+    after = bc.expected_calibration_error(source["y"], written["p_recalibrated"], n_bins=10)
+    assert after < before / 2
+    assert document["oracle_ece"] == {"before": before, "after": after, "n_bins": 10}
     assert (
-        bc.expected_calibration_error(source["y"], written["p_recalibrated"], n_bins=10)
-        < before / 2
+        f"oracle ECE (truth column, 10 bins): {before:.4f} before, {after:.4f} after (in sample: "
+        "the map was fitted to these items' labels)\n" in result.stdout
     )
 
 
@@ -439,6 +445,10 @@ def test_recalibrate_histogram_on_long_tables(judged_table):
 
 
 def test_sensitivity_prints_and_writes_the_table(judged_table):
+    import pandas as pd
+
+    import bayescal as bc
+
     priors = judged_table / "priors.json"
     priors.write_text(
         json.dumps({"flat": {}, "sharp": {"sensitivity": [40, 4], "false_positive": [4, 40]}})
@@ -450,13 +460,20 @@ def test_sensitivity_prints_and_writes_the_table(judged_table):
         *JUDGED,
         "--priors",
         priors,
+        "--truth",
+        "y",
         "--out",
         out,
         *QUICK,
     )
     assert result.returncode == 0, result.stderr
     assert "reference prior 'flat'" in result.stdout and "nc_ece" in result.stdout
-    rows = json.loads((out / "sensitivity.json").read_text())["rows"]
+    source = pd.read_csv(judged_table / "judged.csv")
+    oracle = bc.expected_calibration_error(source["y"], source["p"], n_bins=10)
+    assert result.stdout.endswith(f"\noracle ECE (truth column): {oracle:.4f}\n")
+    document = json.loads((out / "sensitivity.json").read_text())
+    assert document["oracle_ece"] == oracle
+    rows = document["rows"]
     assert {row["prior"] for row in rows} == {"flat", "sharp"} and len(rows) == 2 * 8
     assert all(row["shift"] == 0 for row in rows if row["prior"] == "flat")
     assert any(abs(row["shift"]) > 0.1 for row in rows if row["prior"] == "sharp")
