@@ -357,7 +357,7 @@ def check_annotators(counts: CellStatistics) -> None:
 
 
 def require_identified(n_annotators: int, n_groups: int, method: str) -> None:
-    """One annotator, or two without score groups, is not identified (paper App. D.1)."""
+    """One annotator, or two in one score group, is not identified (paper App. D.1)."""
     if n_annotators == 1:
         raise IdentificationError(
             f"{method}: one annotator cannot identify its channel: any (a, b) with a < P(A=1|Z) < b "
@@ -366,8 +366,10 @@ def require_identified(n_annotators: int, n_groups: int, method: str) -> None:
         )
     if n_annotators == 2 and n_groups < 2:
         raise IdentificationError(
-            f"{method}: two annotators without score groups are not identified (paper App. D.1). "
-            "Give the data at least two score groups whose class proportions differ, e.g. "
+            # no groups given, or every item in one of them (cut points above every score)
+            f"{method}: two annotators in one score group are not identified (paper App. D.1). "
+            "Give the data at least two score groups that hold items and whose class "
+            "proportions differ, e.g. "
             "groups=score_groups(scores, n_groups=2), and fit grouped_em, hui_walter_moments or "
             "hui_walter_gmm (Hui–Walter, paper §4.2); or add a third annotator"
         )

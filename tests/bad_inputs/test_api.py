@@ -309,7 +309,7 @@ ERRORS = [
         "em two annotators",
         lambda: bc.dawid_skene_em(bc.AnnotatedScores(S, [r[:2] for r in A])),
         IdentificationError,
-        r"dawid_skene_em: two annotators without score groups are not identified \(paper App. D.1\)",
+        r"dawid_skene_em: two annotators in one score group are not identified \(paper App. D.1\)",
     ),
     (
         "em an ndarray",
@@ -348,7 +348,7 @@ ERRORS = [
         "crowd_em two workers",
         lambda: bc.crowd_em(Responses([0, 0, 1, 1], [0, 1, 0, 1], [1, 1, 0, 0], 2, ("a", "b"))),
         IdentificationError,
-        r"^crowd_em: two annotators without score groups are not identified \(paper App. D.1\)",
+        r"^crowd_em: two annotators in one score group are not identified \(paper App. D.1\)",
     ),
     (
         "crowd_em one labelled item",

@@ -190,7 +190,7 @@ def test_non_identified_configurations_fail_before_sampling():
         bc.fit_bayes(two.data)
     with pytest.raises(
         IdentificationError,
-        match=r"fit_bayes\(model='hui_walter'\): two annotators without score groups",
+        match=r"fit_bayes\(model='hui_walter'\): two annotators in one score group",
     ):
         bc.fit_bayes(two.data, model="hui_walter")
     one = bc.simulate_annotated(500, bc.Channels(0.1, 0.9), seed=1)

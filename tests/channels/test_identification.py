@@ -43,10 +43,15 @@ def test_one_annotator_is_not_identified(estimator):
 )
 def test_two_annotators_without_groups_are_not_identified(estimator):
     sim = bc.simulate_annotated(500, bc.Channels([0.1, 0.2], [0.8, 0.9]), seed=1)
-    with pytest.raises(
-        IdentificationError, match=r"two annotators without score groups .*score_groups"
-    ):
+    message = r"two annotators in one score group .*two score groups that hold items"
+    with pytest.raises(IdentificationError, match=message):
         estimator(sim.data)
+    # groups given, but cut above every score: one group holds every item (catalogue 2, row
+    # 117's message on the command line was "without score groups")
+    groups = bc.channels.score_groups(sim.data.scores, thresholds=[sim.data.scores.max() + 1e-9])
+    assert np.unique(groups).size == 1
+    with pytest.raises(IdentificationError, match=message):
+        estimator(bc.AnnotatedScores(sim.data.scores, sim.data.annotations, groups=groups))
 
 
 @pytest.mark.parametrize(
