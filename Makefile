@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP_RUN := $(VENV)/.installed-run
 STAMP_TEST := $(VENV)/.installed-test
 
-.PHONY: demo test check lint docs clean bench
+.PHONY: demo test check lint docs notebooks clean bench
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "bayescal needs Python >= 3.11; saw " + sys.version'
@@ -50,6 +50,10 @@ check: lint
 
 # The documentation site into docs/_build/html, strict: every warning, a broken cross-reference
 # included, fails the build (tests/test_docs.py runs the same build).
+# Run every notebook and store its outputs: what tests/notebooks checks they show.
+notebooks: $(STAMP_TEST)
+	$(BIN)/python tests/notebooks/test_notebooks.py
+
 docs: $(STAMP_TEST)
 	$(BIN)/python -m sphinx -b html -W -n --keep-going -q docs docs/_build/html
 	@echo "Open docs/_build/html/index.html"
