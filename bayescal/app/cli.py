@@ -403,10 +403,15 @@ def _stopped(signum, frame) -> None:
     (:func:`bayescal.report.folders.abandon_staged_output`), say so in one line and exit
     128 + the signal's number at once.  A handler rather than ``KeyboardInterrupt``: the
     exception can land in a callback that swallows it (JAX's garbage-collection hook), and
-    ``os._exit`` does not wait for a compilation running in another thread."""
-    from ..report.folders import abandon_staged_output
+    ``os._exit`` does not wait for a compilation running in another thread.
 
-    abandon_staged_output()
+    It imports nothing: the signal can land while the module it needs is half imported (an
+    import there then fails, and the user saw its traceback).  A results folder is staged only
+    once that module is whole, so until then there is nothing to undo."""
+    folders = sys.modules.get("bayescal.report.folders")
+    abandon_staged_output = getattr(folders, "abandon_staged_output", None)
+    if abandon_staged_output is not None:
+        abandon_staged_output()
     print(f"bayescal: {STOPPING_SIGNALS[signum]}", file=sys.stderr, flush=True)
     os._exit(128 + signum)
 

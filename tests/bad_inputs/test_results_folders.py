@@ -101,6 +101,25 @@ def _catches(process, number: int) -> bool:
     return bool(mask >> (number - 1) & 1)
 
 
+def test_a_stop_while_the_folders_module_is_half_imported_ends_in_one_line(monkeypatch, capsys):
+    """Ctrl-C during start-up landed while ``bayescal.report.folders`` was being imported: the
+    handler's own import of it failed, and the user saw an ImportError's traceback."""
+    import types
+
+    from bayescal.app import cli
+
+    half = types.ModuleType("bayescal.report.folders")  # its functions not yet defined
+    monkeypatch.setitem(sys.modules, "bayescal.report.folders", half)
+
+    def leave(status):
+        raise SystemExit(status)
+
+    monkeypatch.setattr(os, "_exit", leave)
+    with pytest.raises(SystemExit) as stop:
+        cli._stopped(signal.SIGINT, None)
+    assert stop.value.code == 130 and capsys.readouterr().err == "bayescal: interrupted\n"
+
+
 #: (command, signal, exit status, last line): Ctrl-C in a fit (first catalogue, rows 36-37) and
 #: in a sensitivity study (second catalogue, row 137), and a scheduler's SIGTERM (row 168).
 STOPS = [
