@@ -23,6 +23,7 @@ from .hierarchical_dawid_skene import (
     POPULATION_SITES,
     hierarchical_dawid_skene,
     population_log_density,
+    population_mean_channel,
 )
 from .latent_class import DIFFICULTY_START, latent_class_model, majority_start
 from .pattern_design import PatternDesign, check_complete_layout
@@ -42,4 +43,5 @@ __all__ = [
     "latent_class_model",
     "majority_start",
     "population_log_density",
+    "population_mean_channel",
 ]

@@ -32,6 +32,15 @@ label`` in a table of the workers' log probabilities, so the per-item sums are s
 (no scatter in the forward pass) and memory is O(responses), never items x workers.  ``Y`` is
 summed out by hand (``logaddexp``).
 
+Workers with one label in all are summed out of the likelihood, not sampled.  Such a worker's
+channel enters one item only, so integrating it over the population is exact:
+``P(A = 1 | Y = 0) = E_pop[a]`` and ``P(A = 1 | Y = 1) = E_pop[b]``, the population's mean
+channel (:func:`population_mean_channel`), and the posterior of every other parameter is the
+full model's.  A thousand such workers would otherwise add two thousand sampled dimensions that
+their one label each cannot inform (second bad-input catalogue, row 87: 6 000 of them took
+NUTS four minutes).  Their recorded channel is the mean channel, which corrects their labels
+without bias: ``E[(A - E a) / (E b - E a) | Y] = Y``.
+
 Parametrisation: workers with at least ``CENTRED_LABELS`` labels have sharp posteriors and are
 sampled centred, as ``(u_j, v_j)``, the mean of their two logits and their gap
 (:func:`from_centre_gap`), the axes a random worker's posterior is long and narrow along; the
@@ -238,8 +247,29 @@ def _population() -> WorkerPopulation:
     return WorkerPopulation(BivariateNormal(mean, spread, rho), RandomWorkers(), share)
 
 
+#: Gauss–Hermite nodes and weights of the population's mean channel, E[sigmoid(x)] for a
+#: normal x: measured against adaptive quadrature, 100 nodes err by under 1e-6 up to a spread
+#: of 5 logits (64 nodes: 8e-6) and 1e-4 at 8, which the spread's prior gives odds of 1e-7.
+HERMITE_NODES, HERMITE_WEIGHTS = np.polynomial.hermite.hermgauss(100)
+
+
+def population_mean_channel(mean, spread, share, xp=jnp):
+    """``(E a, E b)`` of a worker drawn from the population: (..., 2).
+
+    ``E a = (1 - pi) E[sigmoid(x_a)] + pi / 2`` with ``x_a ~ N(mu_a, s_a^2)`` in the informative
+    component (Gauss–Hermite: ``E f(x) = sum_k w_k f(mu + sqrt(2) s t_k) / sqrt(pi)``), and 1/2
+    in the random one (its logits are symmetric about 0); likewise ``E b``.  ``mean`` and
+    ``spread`` (..., 2), ``share`` (...); ``xp`` is ``jax.numpy`` in the program, ``numpy`` on
+    draws."""
+    x = mean[..., None] + np.sqrt(2.0) * spread[..., None] * HERMITE_NODES
+    informative = (HERMITE_WEIGHTS / (1.0 + xp.exp(-x))).sum(axis=-1) / np.sqrt(np.pi)
+    share = share[..., None]
+    return (1.0 - share) * informative + share / 2.0
+
+
 def _worker_logits(population: WorkerPopulation, design: ResponseDesign, prior_predictive: bool):
-    """Every worker's ``(logit a_j, logit b_j)``, (K, 2) in the workers' order.
+    """Every worker's ``(logit a_j, logit b_j)``, (K, 2) in the workers' order; a summed-out
+    worker's is the population's mean channel.
 
     Centred workers are sampled from the population itself.  A non-centred worker is
     ``mu + L z`` with ``z ~ N(0, I)`` (the informative component's own non-centring) and a factor
@@ -249,20 +279,25 @@ def _worker_logits(population: WorkerPopulation, design: ResponseDesign, prior_p
     """
     n_workers = design.n_annotators
     n_centred = n_workers if prior_predictive else design.n_centred
+    n_sampled = n_workers if prior_predictive else n_workers - design.n_summed_out
     parts = []
     if n_centred:
         with numpyro.plate("centred_worker", n_centred):
             centre_gap = numpyro.sample("channel_centre_gap", CentreAndGap(population))
             parts.append(from_centre_gap(centre_gap))
-    if n_workers > n_centred:
+    if n_sampled > n_centred:
         informative = population.informative
-        with numpyro.plate("pooled_worker", n_workers - n_centred):
+        with numpyro.plate("pooled_worker", n_sampled - n_centred):
             z = numpyro.sample("channel_z", dist.Normal(0.0, 1.0).expand([2]).to_event(1))
         pooled = informative.location + z @ informative.cholesky().T
         numpyro.factor(
             "pooled_population", (population.log_prob(pooled) - informative.log_prob(pooled)).sum()
         )
         parts.append(pooled)
+    if n_sampled < n_workers:
+        informative = population.informative
+        rates = population_mean_channel(informative.location, informative.spread, population.share)
+        parts.append(jnp.log(rates / (1.0 - rates))[None, :])
     logits = jnp.concatenate(parts)
     return logits if prior_predictive else logits[design.position]
 

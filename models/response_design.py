@@ -6,7 +6,9 @@ answers, counted), its responses padded to the widest row.  A response is the co
 per-item sums of the likelihood are sums along a row (no scatter) and memory is
 O(responses), never items x workers.  The design also decides which workers the program
 samples centred (those with at least :data:`CENTRED_LABELS` labels; the model's docstring
-says why).
+says why), and which it does not sample at all: a worker with one label in all is summed out
+of the likelihood (the model's docstring shows that this is exact), so that a crowd of
+thousands of one-label workers costs no more than its other workers.
 """
 
 from __future__ import annotations
@@ -33,14 +35,20 @@ class ResponseDesign:
     counts : ndarray of float64, shape (R,)
         Items with exactly this row's responses.
     position : ndarray of int64, shape (K,)
-        Where worker ``j`` is in the sampled order (the ``n_centred`` centred workers first).
+        Where worker ``j`` is in the sampled order (the ``n_centred`` centred workers first);
+        every summed-out worker is at ``K - n_summed_out``, the row of the population's mean
+        channel, after the sampled workers.
     n_centred : int
+    n_summed_out : int
+        Workers with one label in all, not sampled: their label's probability is the
+        population's mean channel (:func:`bayescal.models.population_mean_channel`).
     """
 
     codes: np.ndarray
     counts: np.ndarray
     position: np.ndarray
     n_centred: int
+    n_summed_out: int = 0
 
     #: A crowd's model has no dependent pairs, no shared difficulty and no channels per
     #: group (the interface of PatternDesign).
@@ -56,12 +64,23 @@ class ResponseDesign:
     def width(self) -> int:
         return int(self.codes.shape[1])
 
+    @property
+    def summed_out(self) -> np.ndarray:
+        """Which workers (K,) are summed out rather than sampled."""
+        return self.position == self.n_annotators - self.n_summed_out  # the row after them
+
     @classmethod
     def from_responses(
-        cls, responses, *, compress: bool = True, centred_labels: int = CENTRED_LABELS
+        cls,
+        responses,
+        *,
+        compress: bool = True,
+        centred_labels: int = CENTRED_LABELS,
+        sum_out_single: bool = True,
     ) -> ResponseDesign:
         """The design of a :class:`bayescal.data.Responses`: one row per labelled item,
-        identical rows merged and counted when ``compress``."""
+        identical rows merged and counted when ``compress``; workers with one label in all
+        summed out when ``sum_out_single``."""
         n_workers = responses.n_annotators
         order = np.lexsort((responses.annotator, responses.item))
         item = responses.item[order]
@@ -82,7 +101,14 @@ class ResponseDesign:
         n_centred = int((labels >= centred_labels).sum()) // CENTRED_STEP * CENTRED_STEP
         centred = np.zeros(n_workers, bool)
         centred[np.argsort(-labels, kind="stable")[:n_centred]] = True
-        return cls(rows, counts.astype(np.float64), _positions(centred), n_centred)
+        summed_out = (labels == 1) if sum_out_single else np.zeros(n_workers, bool)
+        return cls(
+            rows,
+            counts.astype(np.float64),
+            _positions(centred, summed_out),
+            n_centred,
+            int(summed_out.sum()),
+        )
 
     # --- what the Sampler needs of a design (bayescal.bayes.sampler) --------------------------------
 
@@ -104,7 +130,7 @@ class ResponseDesign:
 
     def layout(self) -> tuple:
         """The shapes compiled code depends on."""
-        return (self.n_annotators, self.n_centred, self.width)
+        return (self.n_annotators, self.n_centred, self.n_summed_out, self.width)
 
     # --- what a posterior needs of its data (bayescal.bayes.bayes_fit; numpy on draws) --------------
 
@@ -141,17 +167,24 @@ class ResponseDesign:
             "counts": (("pattern",), self.counts),
             "codes": (("pattern", "response"), self.codes),
             "centred": (("annotator",), centred),
+            "summed_out": (("annotator",), self.summed_out.astype(np.int8)),
         }
 
     @classmethod
     def from_constant_data(cls, variables: dict) -> ResponseDesign:
         """The design :meth:`constant_data` describes (``variables``: name -> (dims, array))."""
         centred = np.asarray(variables["centred"][1]).astype(bool)
+        summed_out = (
+            np.asarray(variables["summed_out"][1]).astype(bool)
+            if "summed_out" in variables
+            else np.zeros_like(centred)  # saved before workers were summed out: all sampled
+        )
         return cls(
             np.asarray(variables["codes"][1], np.int32),
             np.asarray(variables["counts"][1], np.float64),
-            _positions(centred),
+            _positions(centred, summed_out),
             int(centred.sum()),
+            int(summed_out.sum()),
         )
 
     def fitted_counts(self) -> dict:
@@ -168,11 +201,15 @@ class ResponseDesign:
 LIKELIHOOD_CHUNK = 1 << 22
 
 
-def _positions(centred: np.ndarray) -> np.ndarray:
-    """Where each worker is in the sampled order: the centred ones first, each set in order."""
-    sampled_order = np.concatenate([np.flatnonzero(centred), np.flatnonzero(~centred)])
-    position = np.empty(centred.size, dtype=np.int64)
-    position[sampled_order] = np.arange(centred.size)
+def _positions(centred: np.ndarray, summed_out: np.ndarray) -> np.ndarray:
+    """Where each worker is in the sampled order: the centred ones first, then the other
+    sampled ones, each set in order; every summed-out worker at the row after them (the
+    population's mean channel)."""
+    sampled_order = np.concatenate(
+        [np.flatnonzero(centred), np.flatnonzero(~centred & ~summed_out)]
+    )
+    position = np.full(centred.size, sampled_order.size, dtype=np.int64)
+    position[sampled_order] = np.arange(sampled_order.size)
     return position
 
 

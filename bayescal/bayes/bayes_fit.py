@@ -73,11 +73,13 @@ def _covariance_range(a: np.ndarray, b: np.ndarray, pairs: np.ndarray) -> np.nda
     return np.stack(widths, axis=-1)
 
 
-def log_prior_terms(samples: dict, priors: Priors, pairs: np.ndarray) -> dict:
+def log_prior_terms(samples: dict, priors: Priors, design) -> dict:
     """Log prior density of every draw, per parameter, for power-scaling sensitivity (az.psens):
     ``{name: (dims, array)}``.  Like the programs' log densities it omits constants (``-log P(a
     < b)`` of the flat models, the hyperpriors' normalisers): a constant changes no power-scaling
-    weight once the weights are normalised."""
+    weight once the weights are normalised.  A worker the hierarchical model summed out has no
+    channel of its own to have a prior (its term is 0)."""
+    pairs = design.pairs
     a, b, prevalence = samples["a"], samples["b"], samples["prevalence"]
     draw, annotator = ("chain", "draw"), ("chain", "draw", "annotator")
     prevalence_dims = (*draw, "group") if prevalence.ndim == 3 else draw
@@ -100,7 +102,7 @@ def log_prior_terms(samples: dict, priors: Priors, pairs: np.ndarray) -> dict:
     channel, population = population_log_density(
         special.logit(a), special.logit(b), {site: samples[site] for site in POPULATION_SITES}
     )
-    terms["channel"] = (annotator, channel)
+    terms["channel"] = (annotator, np.where(design.summed_out, 0.0, channel))
     terms["population"] = (draw, population)
     return terms
 
@@ -569,7 +571,7 @@ def _groups(
                 )
             }
         ),
-        "log_prior": dataset(log_prior_terms(samples, priors, design.pairs)),
+        "log_prior": dataset(log_prior_terms(samples, priors, design)),
         "observed_data": dataset({"counts": (("pattern",), design.counts)}),
         "constant_data": dataset(design.constant_data()),
     }

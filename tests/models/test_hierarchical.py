@@ -11,6 +11,7 @@ from bayescal.models import (
     ResponseDesign,
     hierarchical_dawid_skene,
     population_log_density,
+    population_mean_channel,
 )
 from bayescal.models.hierarchical_dawid_skene import (
     RANDOM_GAP_SPREAD,
@@ -95,11 +96,74 @@ def test_row_log_likelihood_matches_the_dense_pattern_likelihood():
     assert np.allclose(padded.row_log_likelihood(a, b, prevalence)[:, design.counts.size :], 0.0)
 
 
-@pytest.mark.parametrize("centred", [False, True])
-def test_program_log_density_is_population_plus_likelihood(centred):
-    design = ResponseDesign.from_responses(_responses())
+def _responses_with_single_labels():
+    """``_responses()`` and two workers of one label each: x on item 3, y on item 4."""
+    responses = _responses()
+    return Responses(
+        item=np.r_[responses.item, 3, 4],
+        annotator=np.r_[responses.annotator, 3, 4],
+        label=np.r_[responses.label, 1, 0],
+        n_items=5,
+        annotator_names=("u", "v", "w", "x", "y"),
+    )
+
+
+def test_workers_of_one_label_are_summed_out_and_the_design_records_them():
+    responses = _responses_with_single_labels()
+    design = ResponseDesign.from_responses(responses)
+    assert design.summed_out.tolist() == [False, False, False, True, True]
+    assert design.n_summed_out == 2 and design.position.tolist() == [0, 1, 2, 3, 3]
+    assert design.layout() == (5, 0, 2, 3)
+    again = ResponseDesign.from_constant_data(design.constant_data())
+    assert again.summed_out.tolist() == design.summed_out.tolist()
+    assert again.fitted_counts() == design.fitted_counts()
+    every = ResponseDesign.from_responses(responses, sum_out_single=False)
+    assert every.n_summed_out == 0 and not every.summed_out.any()
+    # a fit saved before summing out kept no such variable: every worker was sampled
+    variables = design.constant_data()
+    del variables["summed_out"]
+    assert not ResponseDesign.from_constant_data(variables).summed_out.any()
+
+
+def test_the_populations_mean_channel_is_its_expected_rates():
+    """Against quadrature by scipy (the informative component, up to a spread of 5 logits) and
+    a Monte Carlo mean (the random component's 1/2)."""
+    from bayescal.models.hierarchical_dawid_skene import RandomWorkers
+    from scipy import integrate
+
+    for mean, spread, share in [
+        ((-1.5, 1.8), (0.2, 0.5), 0.1),
+        ((-3.0, 4.0), (3.0, 5.0), 0.4),
+        ((0.5, 0.0), (1.0, 1e-3), 0.0),
+    ]:
+        got = population_mean_channel(np.array(mean), np.array(spread), np.array(share), xp=np)
+        for location, scale, rate in zip(mean, spread, got):
+            informative, _ = integrate.quad(
+                lambda x, location=location, scale=scale: (
+                    special.expit(x) * stats.norm(location, scale).pdf(x)
+                ),
+                location - 12 * scale,
+                location + 12 * scale,
+                epsabs=1e-13,
+                limit=200,
+            )
+            assert rate == pytest.approx((1 - share) * informative + share / 2, abs=1e-6)
+    draws = np.asarray(RandomWorkers().sample(jax.random.PRNGKey(1), (400_000,)))
+    assert np.allclose(special.expit(draws).mean(axis=0), 0.5, atol=0.003)
+
+
+@pytest.mark.parametrize("workers", ["non-centred", "centred", "one label summed out"])
+def test_program_log_density_is_population_plus_likelihood(workers):
+    """The log density is the hyperpriors, each sampled worker's population density and the
+    likelihood of the rows; a worker of one label has no density of its own, and its label's
+    probability is the population's mean channel (the model's docstring shows that this
+    integrates the worker out exactly)."""
+    summed = workers == "one label summed out"
+    design = ResponseDesign.from_responses(
+        _responses_with_single_labels() if summed else _responses()
+    )
     assert design.n_centred == 0  # fewer than CENTRED_STEP workers
-    if centred:  # every worker centred, by hand
+    if workers == "centred":  # every worker centred, by hand
         design = replace(design, position=np.arange(3), n_centred=3)
     prior_params = bc.Priors(prevalence=(2.0, 3.0)).as_array()
     program = lambda: hierarchical_dawid_skene(design, prior_params, counts=design.counts)  # noqa: E731
@@ -127,9 +191,15 @@ def test_program_log_density_is_population_plus_likelihood(centred):
     assert np.allclose(
         channel, np.logaddexp(np.log1p(-share) + informative, np.log(share) + random), atol=1e-10
     )
+    sampled = ~design.summed_out
+    if summed:  # x and y: the population's mean channel
+        mean = population_mean_channel(
+            population["population_mean"], spread, np.asarray(share), xp=np
+        )
+        assert np.allclose(a[~sampled], mean[0]) and np.allclose(b[~sampled], mean[1])
     # the centred workers' sites carry the population density; the non-centred ones a standard
     # normal on z and a factor, which differ from it by the constant log det L per worker
-    non_centred = design.n_annotators - design.n_centred
+    non_centred = sampled.sum() - design.n_centred
     log_det = np.log(spread[0] * spread[1] * np.sqrt(1 - rho**2))
     constants = (
         -np.log(1.5 * np.sqrt(2 * np.pi))  # Normal(-1.5, 1.5) on the population mean of logit a
@@ -137,7 +207,7 @@ def test_program_log_density_is_population_plus_likelihood(centred):
         + 2 * np.log(np.sqrt(2 / np.pi) / 1.5)  # HalfNormal(1.5) on each spread
     )
     expected = (
-        channel.sum()
+        channel[sampled].sum()
         + non_centred * log_det
         + hyper
         + constants
@@ -214,7 +284,7 @@ def test_a_sampler_refuses_data_of_another_layout_before_compiling():
     )
     with pytest.raises(
         ValueError,
-        match=r"data of layout \(3, 0, 2\) with 2 rows do not fit this sampler's layout \(3, 0, 3\) of 8 rows",
+        match=r"data of layout \(3, 0, 2, 2\) with 2 rows do not fit this sampler's layout \(3, 0, 0, 3\) of 8 rows",
     ):
         sampler.fit(narrower, bc.Priors(), 0)
     assert sampler.compiled_from is None
