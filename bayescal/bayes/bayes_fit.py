@@ -33,7 +33,7 @@ from scipy import special
 
 from .. import _html
 from .. import _validation as v
-from .._api import DEFAULT_LEVEL, old_spellings, warn_caller
+from .._api import DEFAULT_LEVEL, abbreviated, old_spellings, warn_caller
 from .._version import __version__
 from ..channels import Channels
 from ..channels.dependence import covariance_bounds
@@ -179,6 +179,10 @@ class BayesFit:
         The pairs fitted with a conditional covariance (``fit_bayes(..., dependent=...)``);
         their draws are ``chains["covariance"]`` (C, D, pairs, 2: given ``Y = 0`` and
         ``Y = 1``).  Empty for models of independent annotators.
+    summed_out : tuple of str
+        The workers of one label in all that the hierarchical model summed out rather than
+        sampled (:mod:`bayescal.models.hierarchical_dawid_skene`): their draws of ``a`` and
+        ``b`` are the population's mean channel, one channel they share.  Empty otherwise.
     """
 
     chains: dict
@@ -191,6 +195,7 @@ class BayesFit:
     run: dict
     _build_groups: Callable  # () -> (attrs, {group name: _netcdf.Group})
     dependent: tuple[tuple[str, str], ...] = ()
+    summed_out: tuple[str, ...] = ()
 
     @functools.cached_property
     def _groups(self) -> tuple[dict, dict]:
@@ -331,6 +336,7 @@ class BayesFit:
                 _groups, samples, extra, design, priors, model, names, run, dependent
             ),
             dependent,
+            _summed_out(design, names),
         )
 
     def save(self, path, *, run: dict | None = None) -> None:
@@ -379,6 +385,7 @@ class BayesFit:
             {k.removeprefix("bayescal_"): str(x) for k, x in attrs.items() if k in RUN_ATTRIBUTES},
             lambda: (attrs, stored),
             dependent,
+            _summed_out(design, names),
         )
 
     def __repr__(self) -> str:
@@ -459,6 +466,12 @@ def covariance_parameters(chains: dict, dependent: tuple) -> dict[str, np.ndarra
     return named
 
 
+def _summed_out(design, names: tuple) -> tuple[str, ...]:
+    """The names of the workers ``design`` sums out (only a crowd's design sums any out)."""
+    summed_out = getattr(design, "summed_out", np.zeros(len(names), bool))
+    return tuple(name for name, out in zip(names, summed_out) if out)
+
+
 def _diagnostics(
     chains: dict, names: tuple, groups: tuple, divergences: int, dependent: tuple = ()
 ) -> pd.DataFrame:
@@ -477,6 +490,11 @@ def _diagnostics(
     )
 
 
+#: Parameters a diagnostics warning names before saying how many more (a crowd's thousands of
+#: channels would make the line unreadable; ``fit.diagnostics`` has them all).
+SHOWN_PARAMETERS = 8
+
+
 def check_diagnostics(diagnostics: pd.DataFrame) -> None:
     """Warn (:class:`~bayescal.SamplingWarning`) when R-hat > 1.01, bulk or tail ESS < 400, or
     any transition diverged."""
@@ -485,15 +503,18 @@ def check_diagnostics(diagnostics: pd.DataFrame) -> None:
         problems.append(f"{diagnostics['divergences'].iloc[0]} divergent transition(s)")
     high = diagnostics.index[diagnostics["r_hat"] > RHAT_MAX].tolist()
     if high:
-        problems.append(f"R-hat > {RHAT_MAX} for {high}")
+        problems.append(f"R-hat > {RHAT_MAX} for {abbreviated(high, SHOWN_PARAMETERS)}")
     low = diagnostics.index[(diagnostics[["ess_bulk", "ess_tail"]] < ESS_MIN).any(axis=1)].tolist()
     if low:
-        problems.append(f"bulk or tail ESS < {ESS_MIN} for {low}")
+        problems.append(f"bulk or tail ESS < {ESS_MIN} for {abbreviated(low, SHOWN_PARAMETERS)}")
     undefined = diagnostics.index[
         diagnostics[["r_hat", "ess_bulk", "ess_tail"]].isna().any(axis=1)
     ].tolist()
     if undefined:
-        problems.append(f"R-hat or ESS undefined (constant draws?) for {undefined}")
+        problems.append(
+            "R-hat or ESS undefined (constant draws?) for "
+            + abbreviated(undefined, SHOWN_PARAMETERS)
+        )
     if problems:
         warn_caller(
             "NUTS diagnostics failed: "

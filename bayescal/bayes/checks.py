@@ -528,8 +528,10 @@ def check_model(data, fit, *, level=DEFAULT_LEVEL, discrepancy="chi2", seed=0) -
         a, b, prevalence = fit.draws()
         responses = data.responses()
         # every recorded site is a free parameter (or one to one with them: the population's
-        # mean of logit b is its mean of logit a plus the gap)
+        # mean of logit b is its mean of logit a plus the gap), but for the channels of the
+        # workers summed out: theirs is the population's mean channel
         parameters = sum(int(np.prod(draws.shape[2:])) for draws in fit.chains.values())
+        parameters -= 2 * len(fit.summed_out)
         rows = crowd_status_rows(fit.annotator_names, a, b, responses.n_responses, parameters)
         rows += crowd_check_rows(responses, a, b, prevalence, level, rng)
         table = pd.DataFrame(rows, columns=COLUMNS)

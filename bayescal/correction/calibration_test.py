@@ -518,7 +518,10 @@ def merged_groups(per_bin: np.ndarray, minimum: int) -> np.ndarray:
 # flat models, as they are).  The truncated Betas are drawn by inverting their CDF.  For the
 # hierarchical model the population is not used: each worker gets the Priors' Betas (uniform
 # by default) without the orientation condition, as a worker there may be adversarial; a sparse
-# worker's draw is then wide, and the statistic's IV weights at the draw carry it.
+# worker's draw is then wide, and the statistic's IV weights at the draw carry it.  The
+# workers of one label the model summed out share one channel in the draw, as in the fit (their
+# mean channel): drawn each on its own from one label, their channels would take up any
+# miscalibration (second bad-input catalogue, row 87: p = 0.65 where known channels give 1e-23).
 
 #: Gibbs sweeps from the fit's draw to the draw used: the fit's draw is already near the H0
 #: posterior, and the latent labels are pinned by the scores, so the chain forgets its start
@@ -530,7 +533,7 @@ EDGE = 1e-12
 
 
 def h0_posterior_draw(
-    scores, item, annotator, label, a, b, priors, *, oriented: bool, sweeps: int, rng
+    scores, item, annotator, label, a, b, priors, *, oriented: bool, sweeps: int, rng, shared=None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Channels ``(a, b)`` after ``sweeps`` Gibbs sweeps of ``p(a, b | A, Z, H0)`` (module
     docstring) started at ``(a, b)``.
@@ -546,9 +549,18 @@ def h0_posterior_draw(
         :meth:`bayescal.Priors.as_array` (the prevalence row is not used: H0 fixes it).
     oriented : bool
         Whether the prior is conditioned on ``a_j < b_j``.
+    shared : ndarray of bool, shape (K,), optional
+        Annotators who share one channel (drawn from all their labels; started at their mean).
     """
-    a = np.clip(np.asarray(a, float), EDGE, 1.0 - EDGE)
-    b = np.clip(np.asarray(b, float), EDGE, 1.0 - EDGE)
+    # the draw runs on channels: every annotator its own, the shared ones one after the others
+    channel = np.arange(np.size(a))
+    if shared is not None and np.any(shared):
+        channel = np.cumsum(~shared) - 1
+        channel[shared] = (~shared).sum()
+    a, b = (np.bincount(channel, x) / np.bincount(channel) for x in (a, b))
+    annotator = channel[annotator]
+    a = np.clip(a, EDGE, 1.0 - EDGE)
+    b = np.clip(b, EDGE, 1.0 - EDGE)
     n_annotators = a.size
     with np.errstate(divide="ignore"):  # a score of 0 or 1 pins its item's label
         prior_log_odds = np.log(scores) - np.log1p(-scores)
@@ -571,7 +583,7 @@ def h0_posterior_draw(
         b = _truncated_beta(
             priors[1, 0] + s1, priors[1, 1] + n1 - s1, a if oriented else 0.0, 1.0, rng
         )
-    return a, b
+    return a[channel], b[channel]
 
 
 def _truncated_beta(alpha, beta, low, high, rng) -> np.ndarray:
@@ -782,6 +794,7 @@ def posterior_test(data, fit, bins, n_replicates, rng):
             oriented=fit.orients_channels,
             sweeps=H0_SWEEPS,
             rng=rng,
+            shared=np.isin(data.annotator_names, fit.summed_out),
         )
         layout = CalibrationLayout.of(
             data,

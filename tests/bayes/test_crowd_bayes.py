@@ -447,3 +447,26 @@ def test_items_unlabelled_in_a_few_draws_only_are_said_as_such():
         report_unlabelled(np.array([0, 1, 0, 2, 0]), 50)
     with pytest.warns(bc.ChannelWarning, match=r"^3 of 50 items \(median over draws; up to 4\)"):
         report_unlabelled(np.array([3, 4, 3]), 50)
+
+
+def test_a_fit_names_the_workers_it_summed_out_and_keeps_them_when_saved(tmp_path):
+    """Workers of one label in all are summed out of the hierarchical model
+    (bayescal.models.hierarchical_dawid_skene); the fit names them, and a loaded fit too."""
+    from bayescal.models import ResponseDesign
+
+    sim = bc.simulate_crowd(60, 14, labels_per_item=3, seed=2)
+    annotations = np.c_[sim.data.annotations, np.full((60, 2), -1)]
+    annotations[[5, 9], [14, 15]] = [1, 0]  # two more workers, one label each
+    names = [*sim.data.annotator_names, "once", "twice"]
+    data = bc.AnnotatedScores(sim.data.scores, annotations, annotator_names=names)
+    samples = {"a": np.full((1, 4, 16), 0.2), "b": np.full((1, 4, 16), 0.8)}
+    samples["prevalence"] = np.full((1, 4), 0.5)
+    extra = {name: np.zeros((1, 4)) for name in ("diverging", "energy", "num_steps")}
+    extra["accept_prob"] = np.ones((1, 4))
+    design = ResponseDesign.from_responses(data.responses())
+    fit = bc.BayesFit.from_run(
+        samples, extra, design, bc.Priors(), "hierarchical_dawid_skene", names
+    )
+    assert fit.summed_out == ("once", "twice")
+    fit.save(tmp_path / "posterior.nc")
+    assert bc.BayesFit.load(tmp_path / "posterior.nc").summed_out == ("once", "twice")

@@ -259,6 +259,43 @@ def test_the_h0_gibbs_sampler_draws_from_the_h0_posterior():
         assert draws[:, column].std() == pytest.approx(sd, rel=0.15), name
 
 
+def test_workers_a_fit_summed_out_share_one_channel_in_the_h0_draw():
+    """The draw with shared workers is the draw of one annotator who gave all their labels
+    (the same random numbers give the same channels), and they all get it."""
+    rng = np.random.default_rng(3)
+    scores = rng.uniform(0.05, 0.95, 200)
+    item = np.r_[np.arange(200), np.arange(200)]
+    annotator = np.r_[np.zeros(200, int), 1 + np.arange(200) % 4]  # one dense, four shared
+    label = (rng.random(400) < np.where(rng.random(400) < scores[item], 0.85, 0.2)).astype(int)
+    start = (np.full(5, 0.2), np.full(5, 0.8))
+    shared = np.array([False, True, True, True, True])
+    options = {"oriented": False, "sweeps": 5}
+    a, b = h0_posterior_draw(
+        scores,
+        item,
+        annotator,
+        label,
+        *start,
+        bc.Priors().as_array(),
+        shared=shared,
+        rng=np.random.default_rng(4),
+        **options,
+    )
+    merged = h0_posterior_draw(
+        scores,
+        item,
+        np.minimum(annotator, 1),
+        label,
+        start[0][:2],
+        start[1][:2],
+        bc.Priors().as_array(),
+        rng=np.random.default_rng(4),
+        **options,
+    )
+    np.testing.assert_array_equal(a, merged[0][[0, 1, 1, 1, 1]])
+    np.testing.assert_array_equal(b, merged[1][[0, 1, 1, 1, 1]])
+
+
 def test_a_bayes_fit_of_other_items_uses_its_posterior_predictive_null():
     """With a one-draw posterior at the true channels, the posterior predictive null is the
     fixed-channel null: its p-value matches the chi-square one within Monte Carlo error
