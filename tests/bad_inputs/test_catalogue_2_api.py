@@ -142,7 +142,9 @@ def test_row247_priors_outside_their_domain_are_refused():
 
 def test_row256_257_258_crowd_em_and_simulators():
     two = bc.simulate_annotated(300, bc.Channels([0.1, 0.2], [0.8, 0.9]), seed=1).data
-    with pytest.raises(bc.IdentificationError, match=r"crowd_em: two annotators in one score group"):
+    with pytest.raises(
+        bc.IdentificationError, match=r"crowd_em: two annotators in one score group"
+    ):
         bc.crowd_em(two)
     for call, message in (
         (lambda: bc.simulate_crowd(100, 1), r"labels_per_item must lie in \[1, n_workers = 1\]"),
