@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import errno
 import json
 import os
 import pathlib
@@ -186,24 +187,53 @@ def check_output(path, *, force: bool = False, inputs=()) -> pathlib.Path:
     return path
 
 
-#: Every staged_output of this process in flight: staging folder -> [results folder, old folder
-#: while it is swapped out, else None], so that a Ctrl-C handler can undo them before exiting.
+#: Every staged_output of this process in flight: staging folder -> [results folder, the
+#: folders its swap moved out of the way, oldest first], so that a Ctrl-C handler can undo them
+#: before exiting.
 _IN_FLIGHT: dict[pathlib.Path, list] = {}
 
 
 def abandon_staged_output() -> None:
     """Undo every :func:`staged_output` in flight: remove its staging folder and, if a swap was
-    half done, put the old folder back.  For a handler that exits at once (``bayescal`` on
-    Ctrl-C); never raises."""
-    for staging, (path, old) in list(_IN_FLIGHT.items()):
-        if old is not None and old.exists():
-            if path.exists():  # the swap was done: the new folder stays
-                shutil.rmtree(old, ignore_errors=True)
-            else:
-                with contextlib.suppress(OSError):
-                    os.rename(old, path)
+    half done, put the folder it last moved out of the way back.  For a handler that exits at
+    once (``bayescal`` on Ctrl-C); never raises."""
+    for staging, (path, moved) in list(_IN_FLIGHT.items()):
+        _put_back(path, moved)
         shutil.rmtree(staging, ignore_errors=True)
         _IN_FLIGHT.pop(staging, None)
+
+
+def _put_back(path: pathlib.Path, moved: list) -> None:
+    """After a swap that did not finish: the last folder moved out of ``path`` goes back if
+    ``path`` is empty; every other moved folder is removed.  Never raises."""
+    for number, folder in enumerate(reversed(moved)):
+        if number == 0 and not path.exists():
+            with contextlib.suppress(OSError):  # left where it is, then, rather than lost
+                os.rename(folder, path)
+            continue
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _swap_in(staging: pathlib.Path, path: pathlib.Path, moved: list) -> None:
+    """Put ``staging`` at ``path``, moving whatever is there out of the way into ``moved``.
+
+    Two renames cannot replace a folder atomically, and another writer of ``path`` (a second
+    ``fit --force``) can land between them: its folder then fills ``path`` again before ours
+    (ENOTEMPTY), or empties it before we move it (ENOENT).  Each step is retried until ours is
+    in place, so one of the writers' folders ends up whole, never a failure or a mix."""
+    while True:
+        try:
+            os.rename(staging, path)  # onto nothing, or onto an empty folder
+            return
+        except OSError as error:
+            if error.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                raise
+        out_of_the_way = staging.with_suffix(f".old{len(moved)}")
+        try:
+            os.rename(path, out_of_the_way)
+        except FileNotFoundError:
+            continue  # the other writer moved it first
+        moved.append(out_of_the_way)
 
 
 @contextlib.contextmanager
@@ -217,20 +247,17 @@ def staged_output(path, *, force: bool = False, inputs=()):
         tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
     )
     os.chmod(staging, 0o777 & ~UMASK)  # mkdtemp makes 0700; results are ordinary folders
-    state = _IN_FLIGHT[staging] = [path, None]
+    moved = []
+    _IN_FLIGHT[staging] = [path, moved]
     try:
         yield staging
-        if path.exists():
-            state[1] = old = staging.with_suffix(".old")
-            os.rename(path, old)
-            try:
-                os.rename(staging, path)
-            except BaseException:
-                os.rename(old, path)
-                raise
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.rename(staging, path)
+        try:
+            _swap_in(staging, path, moved)
+        except BaseException:
+            _put_back(path, moved)
+            raise
+        for folder in moved:
+            shutil.rmtree(folder, ignore_errors=True)
     except BaseException as error:
         shutil.rmtree(staging, ignore_errors=True)
         if isinstance(error, OSError) and error.filename is None:

@@ -272,9 +272,9 @@ def test_abandoning_a_staged_output_undoes_a_half_done_swap(tmp_path):
     # interrupted between the two renames of the swap: the old folder goes back
     staging = tmp_path / ".run.x.partial"
     staging.mkdir()
-    old = staging.with_suffix(".old")
+    old = staging.with_suffix(".old0")
     out.rename(old)
-    folders._IN_FLIGHT[staging] = [out, old]
+    folders._IN_FLIGHT[staging] = [out, [old]]
     folders.abandon_staged_output()
     assert (out / "summary.json").exists() and not old.exists() and not staging.exists()
     assert folders._IN_FLIGHT == {}
