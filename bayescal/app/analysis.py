@@ -370,7 +370,7 @@ def analyse(
     # under H0 take up any miscalibration there, and calibration_test refuses the BayesFit)
     hard = bool(at_extremes(inputs.data.scores).all()) and channel_fit.ok
     tested = channel_fit if inputs.pairs or hard else fit
-    test = steps("calibration_test", _test, inputs, tested, seed)
+    test = steps("calibration_test", _test, inputs, tested, seed, settings.progress)
     steps("recalibration_preview", _recalibrate, inputs, fit, seed)
     parts = _summarise(inputs, fit, posterior, test, steps.parts["ece"], seed, steps.timings)
     summary = Summary(**steps.parts, **parts)
@@ -512,9 +512,9 @@ def _check(inputs: _Inputs, tables: _Tables, channel_fit, fit, seed: int):
     }
 
 
-def _test(inputs: _Inputs, fit, seed: int):
+def _test(inputs: _Inputs, fit, seed: int, progress: bool):
     """Test: the calibration test (None, said in a warning, when the data cannot be tested)."""
-    test = _calibration_test(inputs.data, fit, inputs.bins, seed)
+    test = _calibration_test(inputs.data, fit, inputs.bins, seed, progress)
     return test, {
         "calibration_test": None if test is None else CalibrationTestSummary.from_test(test)
     }
@@ -589,14 +589,14 @@ def _sampler_settings(sampler, seed, progress, bayes_options) -> SamplerSettings
     return replace(settings, **bayes_options)
 
 
-def _calibration_test(data, fit, n_bins, seed):
+def _calibration_test(data, fit, n_bins, seed, progress):
     """:func:`bayescal.calibration_test` with the fit (a draw of the channels' posterior under
     H0), or None with a warning when these data cannot be tested (too few informative labels
     for a bin): the verdict then says so rather than stop the analysis."""
     try:
         with warnings.catch_warnings():  # more bins than items: said once, by the analysis
             warnings.filterwarnings("ignore", "n_bins = ", BinningWarning)
-            return calibration_test(data, fit, n_bins=n_bins, seed=seed)
+            return calibration_test(data, fit, n_bins=n_bins, seed=seed, progress=progress)
     except ValueError as error:
         warn_caller(f"calibration_test could not run: {error}", BinningWarning)
         return None

@@ -604,7 +604,26 @@ def _truncated_beta(alpha, beta, low, high, rng) -> np.ndarray:
 TOLERATED_FAILURES = 0.05
 
 
-def bootstrap_test(data, fit: ChannelFit, fit_data, bins, n_replicates, rng):
+#: Seconds the replicates run before their progress bar shows: a short test stays silent.
+PROGRESS_DELAY = 2.0
+
+
+def replicate_bar(n_replicates: int, null: str, progress: bool):
+    """The progress bar of a Monte Carlo null's ``n_replicates`` replicates (tqdm), shown
+    after :data:`PROGRESS_DELAY` seconds, and gone when done."""
+    from tqdm import tqdm
+
+    return tqdm(
+        total=n_replicates,
+        desc=f"calibration test ({null})",
+        unit="replicate",
+        leave=False,
+        delay=PROGRESS_DELAY,
+        disable=not progress,
+    )
+
+
+def bootstrap_test(data, fit: ChannelFit, fit_data, bins, n_replicates, rng, progress=False):
     """The refitting parametric bootstrap of an EM or moment fit (module docstring)."""
     fit.require()
     v.check_same_annotators(data.annotator_names, fit.annotator_names, "data", "the fit")
@@ -641,23 +660,25 @@ def bootstrap_test(data, fit: ChannelFit, fit_data, bins, n_replicates, rng):
         responses = fit_data.responses()
         fitted_responses = (responses.item, responses.annotator)
     null, failures = [], 0
-    for first in range(0, n_replicates, REFIT_BLOCK):
-        labels, fit_labels = [], []
-        for _ in range(first, min(first + REFIT_BLOCK, n_replicates)):
-            labels.append(layout.replicate(rng, *truth, covariance))
-            fit_labels.append(
-                labels[-1]
-                if reuse
-                else replicate_labels(
-                    rng, fit_data.scores, *fitted_responses, *truth, pairs, covariance
+    with replicate_bar(n_replicates, "refitting bootstrap", progress) as bar:
+        for first in range(0, n_replicates, REFIT_BLOCK):
+            labels, fit_labels = [], []
+            for _ in range(first, min(first + REFIT_BLOCK, n_replicates)):
+                labels.append(layout.replicate(rng, *truth, covariance))
+                fit_labels.append(
+                    labels[-1]
+                    if reuse
+                    else replicate_labels(
+                        rng, fit_data.scores, *fitted_responses, *truth, pairs, covariance
+                    )
                 )
-            )
-        refits = refitted(fit.method, fitted_on, *fitted_responses, fit_labels, fit.dependent)
-        for label, refit_of in zip(labels, refits):
-            if refit_of is None:
-                failures += 1
-                continue
-            null.append(layout.statistic(label, refit_of.a, refit_of.b, refit_of.covariance))
+            refits = refitted(fit.method, fitted_on, *fitted_responses, fit_labels, fit.dependent)
+            for label, refit_of in zip(labels, refits):
+                if refit_of is None:
+                    failures += 1
+                    continue
+                null.append(layout.statistic(label, refit_of.a, refit_of.b, refit_of.covariance))
+            bar.update(len(labels))
     if failures > TOLERATED_FAILURES * n_replicates:
         if failures == n_replicates:
             raise ChannelFitError(
@@ -743,7 +764,7 @@ def fingerprint_of(data: AnnotatedScores, recorded: str) -> str:
     return data.compress().fingerprint
 
 
-def posterior_test(data, fit, bins, n_replicates, rng):
+def posterior_test(data, fit, bins, n_replicates, rng, progress=False):
     """The sampled-posterior p-value under H0 (reuse) or the posterior predictive null (split)
     of a BayesFit (module docstring)."""
     positions = v.annotator_positions(data.annotator_names, fit.annotator_names, "data", "the fit")
@@ -820,22 +841,17 @@ def posterior_test(data, fit, bins, n_replicates, rng):
         data, drawn, *bins, selected_by=mean, dependence=(pairs, covariance_draws[chosen])
     )
     truth = rng.integers(a_draws.shape[0], size=n_replicates)
-    null = np.array(
-        [
-            layout.statistic(
-                layout.replicate(rng, a_draws[t], b_draws[t], covariance_draws[t]),
-                layout.a,
-                layout.b,
-                layout.covariance,
-            )
-            for t in truth
-        ]
-    )
+    null = []
+    with replicate_bar(n_replicates, "posterior predictive null", progress) as bar:
+        for t in truth:
+            label = layout.replicate(rng, a_draws[t], b_draws[t], covariance_draws[t])
+            null.append(layout.statistic(label, layout.a, layout.b, layout.covariance))
+            bar.update()
     how = (
         f"channels at posterior draw {chosen} of a {fit.model} fit of other items, true "
         "channels of each replicate drawn from its posterior (posterior predictive null)"
     )
-    return layout.result(null=null, channels_from="split", how=how)
+    return layout.result(null=np.array(null), channels_from="split", how=how)
 
 
 # --- the test -------------------------------------------------------------------------------------
@@ -858,6 +874,7 @@ def calibration_test(
     fit_data=None,
     n_replicates=DEFAULT_REPLICATES,
     seed=0,
+    progress=True,
 ) -> CalibrationTest:
     """Test ``H0: E[Y - Z | Z in B_l] = 0`` in every bin from noisy labels.
 
@@ -890,6 +907,9 @@ def calibration_test(
         at ``alpha - 1 / (B + 1)``).
     seed : int, default 0
         Seeds the replicates and the posterior draw: the same call gives the same p-value.
+    progress : bool, default True
+        A progress bar over the replicates, shown once they have taken more than
+        :data:`PROGRESS_DELAY` seconds (the bootstrap of 10^6 items takes most of a minute).
 
     Returns
     -------
@@ -910,6 +930,8 @@ def calibration_test(
     min_bin_items = v.as_int(min_bin_items, "min_bin_items", minimum=1)
     n_replicates = v.as_int(n_replicates, "n_replicates", minimum=MIN_REPLICATES)
     rng = np.random.default_rng(v.as_seed(seed))
+    if not isinstance(progress, bool):
+        raise TypeError(f"progress must be True or False; saw {type(progress).__name__}")
     if fit_data is not None and not isinstance(channels, ChannelFit):
         raise TypeError(
             "fit_data is for a ChannelFit of other items (the bootstrap refits on them); saw "
@@ -920,9 +942,9 @@ def calibration_test(
         channels = channels.for_annotators(data.annotator_names)
         return CalibrationLayout.of(data, channels, *bins).result(how="known channels")
     if isinstance(channels, ChannelFit):
-        return bootstrap_test(data, channels, fit_data, bins, n_replicates, rng)
+        return bootstrap_test(data, channels, fit_data, bins, n_replicates, rng, progress)
     if hasattr(channels, "draws") and hasattr(channels, "was_fitted_to"):  # a BayesFit
-        return posterior_test(data, channels, bins, n_replicates, rng)
+        return posterior_test(data, channels, bins, n_replicates, rng, progress)
     raise TypeError(
         "channels must be a bayescal.Channels, a ChannelFit or a BayesFit; saw "
         f"{type(channels).__name__}"

@@ -381,3 +381,20 @@ def test_size_under_h0_with_a_bayes_fit_reused():
         (sum(rejections.values()), 150),
     ):
         assert _clopper_pearson_covers(count, n), rejections
+
+
+def test_a_long_null_shows_a_progress_bar_unless_told_not_to(monkeypatch, capsys):
+    """The refitting bootstrap of 10^6 items takes most of a minute: past PROGRESS_DELAY seconds
+    (0 here) a bar says what is running; ``progress=False`` keeps it silent."""
+    import sys
+
+    # the module, which bayescal.correction's function of the same name hides
+    monkeypatch.setattr(sys.modules["bayescal.correction.calibration_test"], "PROGRESS_DELAY", 0.0)
+    sim = bc.toy_data(600, condition="calibrated", seed=5)
+    fit = bc.dawid_skene_em(sim.data)
+    shown = bc.calibration_test(sim.data, fit, n_replicates=19, seed=0)
+    assert "calibration test (refitting bootstrap)" in capsys.readouterr().err
+    silent = bc.calibration_test(sim.data, fit, n_replicates=19, seed=0, progress=False)
+    assert capsys.readouterr().err == "" and silent.p_value == shown.p_value
+    with pytest.raises(TypeError, match=r"^progress must be True or False; saw str$"):
+        bc.calibration_test(sim.data, fit, progress="yes")
