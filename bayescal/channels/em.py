@@ -26,6 +26,7 @@ row with neither does not count.  Unpaired annotators are updated as above.
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
@@ -337,9 +338,15 @@ class _Settings(NamedTuple):
 
 #: The estimators of this module, by name (:attr:`ChannelFit.method`).
 EM_METHODS = ("dawid_skene_em", "grouped_em")
-#: The settings both estimators default to (their signatures), for the fits nobody configures:
-#: a Bayesian fit's look before sampling, a bootstrap's refits.
-DEFAULTS = {"n_starts": 10, "tol": 1e-8, "max_iter": 1000, "seed": 0, "anchor": None}
+
+
+def default_settings(n_annotators: int) -> _Settings:
+    """The settings both estimators default to, read from their signature (they share one:
+    tests/correction checks it), for the fits nobody configures: a Bayesian fit's look before
+    sampling, a bootstrap's refits."""
+    parameters = inspect.signature(dawid_skene_em).parameters
+    defaults = {name: parameters[name].default for name in _Settings._fields}
+    return _Settings.of(**defaults, n_annotators=n_annotators)
 
 
 def _best_starts(
@@ -450,7 +457,7 @@ def _silent_fit(counts: CellStatistics, grouped: bool, pairs: DependentPairs, me
     """The EM fit of ``counts`` (grouped EM when ``grouped``) with the defaults of both
     estimators, what it says of its fit silenced and identification not checked: what a
     Bayesian fit looks at before sampling."""
-    settings = _Settings.of(**DEFAULTS, n_annotators=counts.n_annotators)
+    settings = default_settings(counts.n_annotators)
     with silenced(*FIT_WARNINGS):
         fitted = counts if grouped else counts.pooled()
         return _fit_em(fitted, method, not grouped, settings, None, pairs, check=False)
@@ -614,7 +621,7 @@ def em_refits(method: str, batch, dependent=None) -> list[ChannelFit | None]:
     (:func:`_best_starts`): a bootstrap's refits at a fraction of the cost."""
     batch = [as_counts(data) for data in batch]
     pairs = dependent_pairs(dependent, batch[0].annotator_names)
-    settings = _Settings.of(**DEFAULTS, n_annotators=batch[0].n_annotators)
+    settings = default_settings(batch[0].n_annotators)
     marginal = method == "dawid_skene_em"
     fits: list[ChannelFit | None] = [None] * len(batch)
     with silenced(*FIT_WARNINGS):  # what a replicate's fit says was said of the real fit

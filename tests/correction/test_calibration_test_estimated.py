@@ -146,11 +146,15 @@ def test_the_bootstraps_refits_run_together_and_are_the_estimators_fits(method):
 
 
 def test_the_refits_use_the_estimators_defaults():
-    from bayescal.channels.em import DEFAULTS
+    """The unconfigured fits read dawid_skene_em's signature, which grouped_em shares."""
+    from bayescal.channels.em import default_settings
 
+    settings = default_settings(3)
     for estimator in (bc.dawid_skene_em, bc.grouped_em):
         parameters = inspect.signature(estimator).parameters
-        assert {name: parameters[name].default for name in DEFAULTS} == DEFAULTS
+        assert {name: parameters[name].default for name in settings._fields} == dict(
+            settings._asdict()
+        )
 
 
 def test_a_channel_fit_of_other_annotators_is_refused():
