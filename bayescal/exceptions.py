@@ -15,6 +15,7 @@ __all__ = [
     "DependenceWarning",
     "IdentificationError",
     "NotFittedError",
+    "PriorConflictWarning",
     "QuadratureWarning",
     "RecalibrationWarning",
     "SamplingWarning",
@@ -84,6 +85,11 @@ class DataWarning(UserWarning):
 class DependenceWarning(UserWarning):
     """Annotators agree more often than conditional independence given Y predicts: their
     errors may be correlated (a model with dependent pairs is proposed, never switched to)."""
+
+
+class PriorConflictWarning(UserWarning):
+    """The prior, not the data, decides a parameter: the estimate from the data alone (EM) lies
+    outside the posterior's 99.9% interval, so NC-ECE rests on the prior there."""
 
 
 class ChannelWarning(UserWarning):

@@ -432,6 +432,7 @@ def _fit_bayes(inputs: _Inputs, tables: _Tables, channel_fit, priors, settings):
     run after it, could not check); its model, channel, prevalence and diagnostics sections."""
     from ..bayes.checks import uses_crowd_checks
     from ..bayes.fit import fit_bayes
+    from ..bayes.prior_conflict import warn_prior_conflicts
     from ..models import check_complete_layout
 
     data, model, counts = inputs.data, inputs.model, tables.counts
@@ -444,6 +445,7 @@ def _fit_bayes(inputs: _Inputs, tables: _Tables, channel_fit, priors, settings):
         sampler=settings,
         dependent=inputs.pairs,
     )
+    warn_prior_conflicts(fit, channel_fit)
     channels, prevalences = _channel_sections(fit, channel_fit, data.annotator_names, inputs.level)
     diagnostics = fit.diagnostics
     return fit, {
