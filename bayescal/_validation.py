@@ -455,3 +455,22 @@ def id_spelling_hint(unknown: object, known) -> str:
                 f"{plain_id(candidate)!r}; write the ids alike in both tables)"
             )
     return ""
+
+
+def warn_ids_spaced_apart(names, what: str) -> None:
+    """One :class:`~bayescal.DataWarning` when ids of ``names`` (text) differ only by spaces
+    at their ends (``'w1'`` and ``'w1 '``): read as text, as ids are, they are two ``what``
+    (a worker's labels split in two, each with half the evidence), which their author rarely
+    means; the first few such sets are named."""
+    by_stripped = {}
+    for name in names:
+        by_stripped.setdefault(str(name).strip(), []).append(str(name))
+    clashes = [spellings for spellings in by_stripped.values() if len(spellings) > 1]
+    if clashes:
+        shown = "; ".join(" and ".join(repr(x) for x in spellings) for spellings in clashes[:3])
+        more = f" (and {len(clashes) - 3} more sets)" if len(clashes) > 3 else ""
+        warn_caller(
+            f"{what} ids {shown}{more} differ only by spaces at their ends: they are read as "
+            f"different {what}s; strip the spaces if they are one",
+            DataWarning,
+        )

@@ -79,7 +79,9 @@ class BinningWarning(UserWarning):
 
 class DataWarning(UserWarning):
     """The input was used after a repair its author would expect, said in one line: scores
-    within float round-off of [0, 1] clipped to it, or items without any label left out."""
+    within float round-off of [0, 1] clipped to it, or items without any label left out; or
+    as written where its author may have meant otherwise (annotator ids that differ only by
+    spaces at their ends, read as two annotators)."""
 
 
 class DependenceWarning(UserWarning):

@@ -313,6 +313,7 @@ class AnnotatedScores:
         names = sorted(pd.unique(responses[annotator]), key=str)
         if not names:
             raise ValueError("labels must contain at least one non-missing label")
+        v.warn_ids_spaced_apart(names, "annotator")
         columns = pd.Index(names).get_indexer(responses[annotator])
         values = v.annotation_column(responses[label], f"label column {label!r}")
         annotations = np.full((len(item_index), len(names)), v.MISSING, dtype=np.int8)

@@ -148,6 +148,7 @@ class Responses:
                     "is not among items"
                 )
         annotator_index, names = pd.factorize(frame[annotator].astype(str), sort=True)
+        v.warn_ids_spaced_apart(names, "annotator")
         return cls(
             item_index.astype(np.int64),
             annotator_index.astype(np.int64),

@@ -291,7 +291,10 @@ def test_row214_215_218_from_long_labels_ids_and_names():
     floats = bc.AnnotatedScores.from_long(labels, scores.assign(item=scores["item"].astype(float)))
     np.testing.assert_array_equal(floats.annotations, DATA.annotations)
     renamed = labels.assign(annotator=labels["annotator"].map({"a0": "a", "a1": "a ", "a2": "A"}))
-    assert bc.AnnotatedScores.from_long(renamed, scores).annotator_names == ("A", "a", "a ")
+    # three annotators, as written; the trailing space, rarely meant, is said in one line
+    with pytest.warns(bc.DataWarning, match=r"^annotator ids 'a' and 'a ' differ only by spaces"):
+        named = bc.AnnotatedScores.from_long(renamed, scores).annotator_names
+    assert named == ("A", "a", "a ")
 
 
 def test_row264_265_266_267_score_group_columns():

@@ -371,3 +371,24 @@ def test_compress_agrees_with_a_row_sort_reference(n, n_annotators, n_groups):
     assert np.array_equal(counts.groups, rows[:, 0])
     assert np.array_equal(counts.patterns, rows[:, 1:])
     assert np.array_equal(counts.counts, expected)
+
+
+def test_annotator_ids_that_differ_only_by_spaces_are_said_to_be_two():
+    """'w1' and 'w1 ' are two workers, as ids are read as text; a trailing space is rarely
+    meant, so one line says so (and the analysis goes on)."""
+    from bayescal.data.responses import Responses
+
+    labels = pd.DataFrame(
+        {
+            "item": [0, 0, 1, 1, 2],
+            "annotator": ["w1", "w2", "w1 ", "w2", " w2"],
+            "label": [1, 0, 1, 1, 0],
+        }
+    )
+    scores = pd.DataFrame({"item": [0, 1, 2], "score": [0.2, 0.5, 0.8]})
+    said = r"^annotator ids ' w2' and 'w2'; 'w1' and 'w1 ' differ only by spaces at their ends"
+    with pytest.warns(bc.DataWarning, match=said):
+        data = bc.AnnotatedScores.from_long(labels, scores)
+    assert data.annotator_names == (" w2", "w1", "w1 ", "w2")
+    with pytest.warns(bc.DataWarning, match=said):
+        Responses.from_long(labels)
