@@ -31,7 +31,8 @@ def prior_conflicts(fit, channel_fit) -> list[str]:
     ``channel_fit`` (an EM ChannelFit of the same data), each described in a few words; empty
     under the default flat priors, for a failed EM fit, and for the hierarchical model (whose
     channels' prior is its population, not the Priors)."""
-    if fit.priors == Priors() or not channel_fit.ok or "population_mean" in fit.chains:
+    # a model on a crowd's responses (hierarchical) takes its channels' prior from its population
+    if fit.priors == Priors() or not channel_fit.ok or fit.spec.on_responses:
         return []
     names = list(channel_fit.annotator_names)
     a, b, prevalence = fit.draws()

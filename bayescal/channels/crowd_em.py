@@ -111,8 +111,7 @@ def crowd_em(data, *, smoothing="auto", pool="auto", tol=1e-7, max_iter=500) -> 
     require_crowd_identified(responses, "crowd_em")
     per_worker = workers.code_counts.sum(axis=1)
     pooled_mask = _pooled_workers(_as_pool(pool), per_worker, labelled)
-    channel_of = np.cumsum(~pooled_mask) - 1  # each other worker its own, in order ...
-    channel_of[pooled_mask] = (~pooled_mask).sum()  # ... and the pooled channel last
+    channel_of = shared_channel_index(pooled_mask)
     layout = workers.merged(channel_of)
     # by the workers' labels, not the channels': a worker just above the pooling threshold
     # still has a noisy maximum-likelihood gap (benchmarks/RESULTS.md, bias by workload)
@@ -173,6 +172,15 @@ def crowd_em(data, *, smoothing="auto", pool="auto", tol=1e-7, max_iter=500) -> 
             ConvergenceWarning,
         )
     return fit
+
+
+def shared_channel_index(shared: np.ndarray) -> np.ndarray:
+    """Each annotator's channel (K,) when the ``shared`` ones share one: every other annotator
+    its own, in order, and the shared channel after them (crowd_em's pooled workers, and the
+    workers the hierarchical model sums out, in the calibration test's H0 draw)."""
+    channel = np.cumsum(~shared) - 1
+    channel[shared] = (~shared).sum()
+    return channel
 
 
 def _as_pool(pool) -> int | None:

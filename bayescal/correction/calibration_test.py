@@ -89,7 +89,7 @@ from .. import _validation as v
 from .. import channels as estimators
 from .._api import DEFAULT_N_BINS, Result, silenced, warn_caller
 from ..channels import MIN_GAP, ChannelFit, Channels
-from ..channels.crowd_em import as_responses
+from ..channels.crowd_em import as_responses, shared_channel_index
 from ..channels.dependence import dependent_pairs
 from ..channels.em import EM_METHODS, em_refits
 from ..data.annotated_scores import AnnotatedScores
@@ -553,10 +553,7 @@ def h0_posterior_draw(
         Annotators who share one channel (drawn from all their labels; started at their mean).
     """
     # the draw runs on channels: every annotator its own, the shared ones one after the others
-    channel = np.arange(np.size(a))
-    if shared is not None and np.any(shared):
-        channel = np.cumsum(~shared) - 1
-        channel[shared] = (~shared).sum()
+    channel = shared_channel_index(np.zeros(np.size(a), bool) if shared is None else shared)
     a, b = (np.bincount(channel, x) / np.bincount(channel) for x in (a, b))
     annotator = channel[annotator]
     a = np.clip(a, EDGE, 1.0 - EDGE)

@@ -50,3 +50,11 @@ def test_agreement_a_small_gap_and_the_flat_prior_are_not_conflicts(setting):
     # identification's, which other checks name
     flat = _posterior_about(data, em, shift_b=0.1, priors=bc.Priors())
     assert prior_conflicts(flat, em) == []
+
+
+def test_the_hierarchical_models_channels_are_not_compared(setting):
+    """Its channels' prior is its population, not the Priors: a gap to crowd_em's pooled
+    estimate is shrinkage, not a chosen prior overruling the data."""
+    data, em = setting
+    moved = _posterior_about(data, em, shift_b=0.1)
+    assert prior_conflicts(dataclasses.replace(moved, model="hierarchical_dawid_skene"), em) == []
