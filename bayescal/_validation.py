@@ -395,6 +395,44 @@ def as_group_ids(groups: object, n_items: int) -> np.ndarray:
     return array.astype(np.int64)
 
 
+def as_gold(gold: object, n_items: int) -> np.ndarray:
+    """Gold labels, one per item: int8 of 0, 1 and -1 (no gold label).  Booleans, and floats
+    equal to 0, 1 or -1, are accepted; NaN is not (tables go through ``from_frame``)."""
+    array = as_numeric_array(gold, "gold")
+    if array.ndim != 1 or array.shape[0] != n_items:
+        raise ValueError(
+            f"gold must be a 1-D array with one entry per item ({n_items}); saw shape {array.shape}"
+        )
+    invalid = ~((array == 0) | (array == 1) | (array == MISSING))
+    if invalid.any():
+        index = first_index(invalid)
+        raise ValueError(
+            f"gold must contain only 0, 1 or {MISSING} (no gold label); saw "
+            f"{array[index].item()!r} at position {index[0]}"
+        )
+    return array.astype(np.int8)
+
+
+def as_gold_weights(weights: object, gold: np.ndarray) -> np.ndarray:
+    """Inclusion probabilities pi_i of the gold items, float64 (n,), NaN on the others: each
+    gold item's in (0, 1] (what the others hold is not read)."""
+    array = as_numeric_array(weights, "gold_weights").astype(np.float64)
+    if array.shape != gold.shape:
+        raise ValueError(
+            f"gold_weights must have one entry per item ({gold.size}); saw shape {array.shape}"
+        )
+    labelled = gold != MISSING
+    with np.errstate(invalid="ignore"):
+        bad = labelled & ~((array > 0.0) & (array <= 1.0))
+    if bad.any():
+        index = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            "gold_weights must be each gold item's inclusion probability, in (0, 1]; saw "
+            f"{array[index].item()!r} at position {index} ({int(bad.sum())} such gold item(s))"
+        )
+    return np.where(labelled, array, np.nan)
+
+
 def blank_as_missing(series):
     """``series`` with its blank text cells (``""``, spaces) as missing: a blank cell of a text
     column is an empty cell, as it is in a CSV file, whatever stored it (a Parquet string

@@ -17,7 +17,6 @@ from .. import _validation as v
 from .._api import DEFAULT_N_BINS, warn_caller
 from .._validation import MISSING
 from ..channels import score_groups
-from ..data.annotated_scores import AnnotatedScores
 from ..exceptions import RecalibrationWarning
 
 __all__ = ["run_fit", "run_recalibrate", "run_report", "run_sensitivity"]
@@ -76,9 +75,7 @@ def _read_input(args, keep_unlabelled: bool = False):
             )
         table = dataclasses.replace(
             table,
-            data=AnnotatedScores(
-                data.scores, data.annotations, groups=groups, annotator_names=data.annotator_names
-            ),
+            data=dataclasses.replace(data, groups=groups),
         )
     return table
 

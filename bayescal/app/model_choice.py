@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import combinations
 from shlex import quote
 from typing import NamedTuple
@@ -53,12 +54,7 @@ def model_data(data, *, model: str = "auto") -> ModelChoice:
         raise TypeError(f"data must be a bayescal.AnnotatedScores; saw {type(data).__name__}")
     chosen, why = choose_model(data, model)
     if chosen.grouped and data.groups is None:
-        data = AnnotatedScores(
-            data.scores,
-            data.annotations,
-            groups=score_groups(data.scores, n_groups=DEFAULT_GROUPS),
-            annotator_names=data.annotator_names,
-        )
+        data = replace(data, groups=score_groups(data.scores, n_groups=DEFAULT_GROUPS))
         why += f"; {DEFAULT_GROUPS} equal-width groups were formed"
     elif not chosen.grouped and data.n_groups > 1:  # given, and silently unused otherwise
         why += (

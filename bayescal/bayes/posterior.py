@@ -36,7 +36,7 @@ fresh replicates: the table and the command are in ``benchmarks/RESULTS.md``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -577,11 +577,7 @@ def posterior_recalibration(
     naive_map = make_map(maps.method, fit_bins=fit_bins, strategy="uniform", eps=eps).fit(
         fit_data.scores, soft_vote(fit_data.annotations)
     )
-    naive_scores = AnnotatedScores(
-        naive_map.predict(eval_data.scores),
-        eval_data.annotations,
-        annotator_names=eval_data.annotator_names,
-    )
+    naive_scores = replace(eval_data, scores=naive_map.predict(eval_data.scores))
     return PosteriorRecalibration(
         method=maps.method,
         maps=maps,

@@ -356,13 +356,23 @@ def check_annotators(counts: CellStatistics) -> None:
             raise ValueError(f"data: annotator {name!r} has no responses; drop that column")
 
 
-def require_identified(n_annotators: int, n_groups: int, method: str) -> None:
-    """One annotator, or two in one score group, is not identified (paper App. D.1)."""
+def require_identified(n_annotators: int, n_groups: int, method: str, gold=None) -> None:
+    """One annotator, or two in one score group, is not identified (paper App. D.1), unless
+    gold items identify a channel (``gold``, a
+    :class:`~bayescal.channels.co_labelling.GoldCoverage`)."""
+    if gold is not None and gold.identified:
+        return
+    with_gold = (
+        f" The data's {gold.described()}."
+        if gold is not None
+        else " Or give a few hundred items a human-verified label (gold=, --gold): with gold "
+        "items of both classes one annotator is identified."
+    )
     if n_annotators == 1:
         raise IdentificationError(
             f"{method}: one annotator cannot identify its channel: any (a, b) with a < P(A=1|Z) < b "
             "fits the data equally well (paper App. D.1). Add annotators: three or more identify "
-            "the marginal Dawid–Skene model; two identify it with score groups"
+            "the marginal Dawid–Skene model; two identify it with score groups." + with_gold
         )
     if n_annotators == 2 and n_groups < 2:
         raise IdentificationError(
@@ -371,7 +381,7 @@ def require_identified(n_annotators: int, n_groups: int, method: str) -> None:
             "Give the data at least two score groups that hold items and whose class "
             "proportions differ, e.g. "
             "groups=score_groups(scores, n_groups=2), and fit grouped_em, hui_walter_moments or "
-            "hui_walter_gmm (Hui–Walter, paper §4.2); or add a third annotator"
+            "hui_walter_gmm (Hui–Walter, paper §4.2); or add a third annotator." + with_gold
         )
 
 
@@ -424,8 +434,13 @@ def orient(
     anchor: int | None,
     names: tuple[str, ...],
     labels: np.ndarray | None = None,
+    *,
+    by_gold: bool = False,
 ):
     """Apply the global label exchange if needed; return ``(a, b, prevalence, failure)``.
+
+    With ``by_gold`` (a fit that conditioned on gold labels) the gold has fixed the
+    orientation and the estimate is never exchanged.
 
     With ``anchor=None`` the population decides: the orientation with the larger total gap,
     each annotator's gap weighted by its number of ``labels`` when given (a crowd's worker
@@ -436,7 +451,7 @@ def orient(
     correction gives it weight 0); a fit fails only when no annotator is informative.
     """
     gap = b - a
-    if flips(a, b, anchor, labels):
+    if not by_gold and flips(a, b, anchor, labels):
         a, b, prevalence, gap = b, a, 1.0 - prevalence, -gap
     failure = None
     if anchor is not None and gap[anchor] < MIN_GAP:
@@ -460,11 +475,16 @@ def flips(a: np.ndarray, b: np.ndarray, anchor: int | None, labels=None) -> bool
 
 
 def _unidentified_without_the_uninformative(
-    informative: np.ndarray, names: tuple[str, ...], n_groups: int, marginal: bool
+    informative: np.ndarray, names: tuple[str, ...], n_groups: int, marginal: bool, gold=None
 ) -> str | None:
     """The reason a fit is not identified by its informative annotators alone (paper App. D.1):
-    one, or two with a single class proportion; ``None`` when it is."""
+    one, or two with a single class proportion; ``None`` when it is, or when ``gold`` (a
+    :class:`~bayescal.channels.co_labelling.GoldCoverage`) identifies an informative one."""
     if informative.all():
+        return None
+    if gold is not None and set(gold.identified) & {
+        name for name, ok in zip(names, informative) if ok
+    }:
         return None
     kept = [name for name, ok in zip(names, informative) if ok]
     if len(kept) == 1 or (len(kept) == 2 and (marginal or n_groups < 2)):
@@ -502,14 +522,18 @@ def fitted(
     marginal,
     *,
     dependence=None,
+    gold=None,
     **extra,
 ) -> ChannelFit:
     """Orient raw estimates and package them (or the failure) as a :class:`ChannelFit`;
     ``dependence`` is ``(pair names, covariance (D, 2))`` of a dependent model, whose classes
-    are exchanged with the channels'."""
+    are exchanged with the channels'; ``gold`` the
+    :class:`~bayescal.channels.co_labelling.GoldCoverage` of a fit that conditioned on gold
+    labels (their orientation is kept, and what they identify is identified)."""
+    by_gold = gold is not None and sum(gold.n_gold) > 0
     if dependence is not None:
         names, covariance = dependence
-        flipped = flips(np.asarray(a, float), np.asarray(b, float), anchor)
+        flipped = not by_gold and flips(np.asarray(a, float), np.asarray(b, float), anchor)
         extra |= {"dependent": names, "covariance": covariance[:, ::-1] if flipped else covariance}
     prevalence = np.asarray(prevalence, dtype=np.float64)
     bad = [
@@ -527,11 +551,16 @@ def fitted(
             **extra,
         )
     a, b, prevalence, failure = orient(
-        np.asarray(a, float), np.asarray(b, float), prevalence, anchor, counts.annotator_names
+        np.asarray(a, float),
+        np.asarray(b, float),
+        prevalence,
+        anchor,
+        counts.annotator_names,
+        by_gold=by_gold,
     )
     if failure is None:
         failure = _unidentified_without_the_uninformative(
-            np.abs(b - a) >= MIN_GAP, counts.annotator_names, group_ids.size, marginal
+            np.abs(b - a) >= MIN_GAP, counts.annotator_names, group_ids.size, marginal, gold
         )
     if failure is None:
         outside = [
@@ -556,7 +585,9 @@ def fitted(
     )
 
 
-def best_start(method, counts, group_ids, group_counts, anchor, marginal, candidates) -> ChannelFit:
+def best_start(
+    method, counts, group_ids, group_counts, anchor, marginal, candidates, gold=None
+) -> ChannelFit:
     """The admissible fit of several starts with the least loss.
 
     ``candidates`` are ``(loss, a, b, prevalence, extra)``: a start's raw estimate, packaged
@@ -564,12 +595,22 @@ def best_start(method, counts, group_ids, group_counts, anchor, marginal, candid
     when every start of less loss failed, since packaging each of ten EM starts cost as much
     as a sixth of the EM fit in a bootstrap of refits.  Ties go to the earlier start.  When no
     start is admissible, a failed fit that names the failure of the start with the least loss
-    and keeps its ``loglik``, ``objective`` and ``n_iter``.
+    and keeps its ``loglik``, ``objective`` and ``n_iter``.  ``gold`` as in :func:`fitted`.
     """
     best = None
     for _, a, b, prevalence, extra in sorted(candidates, key=lambda start: start[0]):
         fit = fitted(
-            method, counts, group_ids, group_counts, a, b, prevalence, anchor, marginal, **extra
+            method,
+            counts,
+            group_ids,
+            group_counts,
+            a,
+            b,
+            prevalence,
+            anchor,
+            marginal,
+            gold=gold,
+            **extra,
         )
         if fit.ok:
             return fit

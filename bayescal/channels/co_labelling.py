@@ -19,6 +19,11 @@ annotators there are:
   its own, whatever others label its item.  A crowd model gives it the population's channel
   (hierarchical Dawid–Skene) or the pooled one (``crowd_em``): named in one
   :class:`~bayescal.ChannelWarning`, before any fit or sampling.
+- Gold items (human-verified labels) identify directly: an annotator who labelled
+  gold items of both classes has its channel identified by them (and the class proportion then
+  by its rate of positives), whoever else labels.  With such an annotator one annotator is
+  identified, two need no score groups, and no item needs a second label
+  (:class:`GoldCoverage`).
 - Two annotators who give the same label on every item they share (at least
   :data:`COPY_ITEMS` of them, both classes among them) are one witness counted twice: one
   copies the other, or neither ever errs.  A model that takes annotators as independent given
@@ -48,7 +53,14 @@ from ..exceptions import (
 )
 from .base import check_annotators, require_identified, warn_saturated
 
-__all__ = ["COPY_ITEMS", "CoLabelling", "free_cells", "require_fittable", "warn_if_saturated"]
+__all__ = [
+    "COPY_ITEMS",
+    "CoLabelling",
+    "GoldCoverage",
+    "free_cells",
+    "require_fittable",
+    "warn_if_saturated",
+]
 
 #: Shared items on which two annotators must agree throughout to be called copies: two
 #: independent annotators who err on 5% of items agree on 30 items by chance less than once in
@@ -154,12 +166,18 @@ class CoLabelling(Result):
     def items_with_at_least(self, labels: int) -> int:
         return sum(n for m, n in self.items_by_labels.items() if m >= labels)
 
-    def require(self, where: str, *, grouped: bool) -> None:
+    def require(self, where: str, *, grouped: bool, gold: GoldCoverage | None = None) -> None:
         """Refuse data in which no item has two labels (the error names ``where``); warn when
         no item has three (and the model has no score groups), and name the annotators seen
         alone (module docstring).  The warnings are said of the data, not of ``where``: an
-        analysis whose EM and NUTS fits both check them says each once."""
-        if self.items_with_at_least(2) == 0:
+        analysis whose EM and NUTS fits both check them says each once.  With ``gold`` that
+        identifies some channel (:class:`GoldCoverage`) the first two are not needed, and an
+        annotator the gold identifies is not one seen alone."""
+        by_gold = () if gold is None else gold.identified
+        isolated = tuple(name for name in self.isolated if name not in by_gold)
+        if by_gold:
+            grouped = True  # the gold, not a third label, identifies the class proportion
+        elif self.items_with_at_least(2) == 0:
             raise IdentificationError(
                 f"{where}: no item has labels from two annotators ({self.n_items} items, at "
                 "most one label each), so no agreement between annotators is seen and their "
@@ -193,26 +211,92 @@ class CoLabelling(Result):
                 "so the interval rests on that model; give such annotators more items",
                 ChannelWarning,
             )
-        if self.isolated:
+        if isolated:
             warn_caller(
-                f"data: {abbreviated(self.isolated, 5)} "
-                f"{'shares' if len(self.isolated) == 1 else 'share'} no item with another "
+                f"data: {abbreviated(isolated, 5)} "
+                f"{'shares' if len(isolated) == 1 else 'share'} no item with another "
                 "annotator: seen alone, a channel is not identified; its estimate rests on the "
                 "prior or the start, so give its items a second label or leave it out",
                 ChannelWarning,
             )
 
 
-def require_fittable(counts: CellStatistics, n_groups: int, where: str) -> None:
+@dataclass(frozen=True, eq=False, repr=False)
+class GoldCoverage(Result):
+    """What the gold items identify (module docstring).
+
+    Attributes
+    ----------
+    n_gold : tuple of (int, int)
+        Gold items of class 0 and of class 1.
+    by_annotator : ndarray of int, shape (K, 2)
+        The gold items of each class each annotator labelled.
+    annotator_names : tuple of str
+    """
+
+    n_gold: tuple[int, int]
+    by_annotator: np.ndarray
+    annotator_names: tuple[str, ...]
+
+    @classmethod
+    def of_cells(cls, counts: CellStatistics) -> GoldCoverage:
+        gold = np.full(counts.n_cells, v.MISSING) if counts.gold is None else counts.gold
+        observed = (counts.patterns != v.MISSING) * counts.counts[:, None]
+        by_annotator = np.column_stack([observed[gold == y].sum(axis=0) for y in (0, 1)])
+        return cls(counts.gold_counts, by_annotator.astype(np.int64), counts.annotator_names)
+
+    @classmethod
+    def of_responses(cls, responses: Responses) -> GoldCoverage:
+        gold = np.full(responses.n_items, v.MISSING) if responses.gold is None else responses.gold
+        by_annotator = np.column_stack(
+            [
+                np.bincount(
+                    responses.annotator,
+                    weights=gold[responses.item] == y,
+                    minlength=responses.n_annotators,
+                )
+                for y in (0, 1)
+            ]
+        )
+        n_gold = tuple(int((gold == y).sum()) for y in (0, 1))
+        return cls(n_gold, by_annotator.astype(np.int64), responses.annotator_names)
+
+    @property
+    def identified(self) -> tuple[str, ...]:
+        """The annotators whose channel the gold identifies: gold items of both classes
+        among the items they labelled."""
+        both = (self.by_annotator > 0).all(axis=1)
+        return tuple(np.asarray(self.annotator_names)[both].tolist())
+
+    def described(self) -> str:
+        """One clause for a model choice or an error: what the gold is and identifies."""
+        n0, n1 = self.n_gold
+        if n0 + n1 == 0:
+            return "no gold labels"
+        text = f"{n0 + n1} gold items ({n1} of class 1, {n0} of class 0)"
+        if self.identified:
+            return f"{text} identify the channel of {abbreviated(self.identified, 5)}"
+        return (
+            f"{text}, which identify no channel: an annotator's channel needs gold items of "
+            "both classes among the items it labelled"
+        )
+
+
+def require_fittable(
+    counts: CellStatistics, n_groups: int, where: str, *, uses_gold: bool = True
+) -> None:
     """What every estimator and model checks of the pattern cells ``counts`` before fitting,
-    in this order: enough annotators for a model with ``n_groups`` class proportions
-    (:func:`~bayescal.channels.base.require_identified`), labels from every annotator
-    (:func:`~bayescal.channels.base.check_annotators`, so that one without any is named before
-    who labelled what), then who labelled what (:meth:`CoLabelling.require`; the score groups
-    identify the class proportion when there are several)."""
-    require_identified(counts.patterns.shape[1], n_groups, where)
+    in this order: enough annotators for a model with ``n_groups`` class proportions, or gold
+    items that identify a channel (:func:`~bayescal.channels.base.require_identified`), labels
+    from every annotator (:func:`~bayescal.channels.base.check_annotators`, so that one
+    without any is named before who labelled what), then who labelled what
+    (:meth:`CoLabelling.require`; the score groups identify the class proportion when there
+    are several).  An estimator that does not read the gold (the moment estimators) passes
+    ``uses_gold=False``: the gold then identifies nothing for it."""
+    gold = GoldCoverage.of_cells(counts) if uses_gold and counts.has_gold else None
+    require_identified(counts.patterns.shape[1], n_groups, where, gold=gold)
     check_annotators(counts)
-    CoLabelling.of_cells(counts).require(where, grouped=n_groups > 1)
+    CoLabelling.of_cells(counts).require(where, grouped=n_groups > 1, gold=gold)
 
 
 def _copies(names, both_positive, both_negative, positive_negative) -> tuple:
@@ -251,15 +335,23 @@ def _tally(labels: np.ndarray, weights: np.ndarray) -> dict[int, int]:
 
 
 def free_cells(counts: CellStatistics, grouped: bool) -> int:
-    """The free cells of the data: ``sum (2^m - 1)`` over its (score group, missingness
-    mask) cells, ``m`` the labels the mask shows; the score groups count only when the model
-    has a class proportion per group (``grouped``).  Items with labels missing add cells: under
-    labels missing at random their tables must agree with the full table's margins, and that
-    agreement is checkable."""
+    """The free cells of the data: ``sum (2^m - 1)`` over its (score group, gold label,
+    missingness mask) cells, ``m`` the labels the mask shows, plus one per score group whose
+    gold items hold both classes (their split between the classes); the score groups count
+    only when the model has a class proportion per group (``grouped``).  Items with labels
+    missing add cells: under labels missing at random their tables must agree with the full
+    table's margins, and that agreement is checkable; so do the gold items' tables, which must
+    agree with the channels."""
     n_annotators = counts.patterns.shape[1]
     observed = counts.patterns != v.MISSING
-    keys = np.column_stack([counts.groups, observed]) if grouped else observed
-    return int(sum((1 << int(key[-n_annotators:].sum())) - 1 for key in np.unique(keys, axis=0)))
+    gold = np.full(counts.n_cells, v.MISSING) if counts.gold is None else counts.gold
+    group = counts.groups if grouped else np.zeros_like(counts.groups)
+    keys = np.column_stack([group, gold, observed])
+    tables = sum((1 << int(key[-n_annotators:].sum())) - 1 for key in np.unique(keys, axis=0))
+    splits = sum(
+        np.unique(gold[(group == g) & (gold != v.MISSING)]).size == 2 for g in np.unique(group)
+    )
+    return int(tables + splits)
 
 
 def warn_if_saturated(counts: CellStatistics, grouped: bool, parameters: int, where: str) -> None:

@@ -32,7 +32,12 @@ which worker gave the label, spammers and adversaries included (the assignment o
 items is assumed independent of Y).  Measured bias against labels per worker:
 ``benchmarks/crowd_bias.py`` (RESULTS.md).
 
-Orientation comes from the population (:func:`~bayescal.channels.base.orient`): when the
+Gold items (human-verified labels) know their class: their ``T_i`` is the gold label in every E-step, and
+they add ``log p(R_i | Y = g_i) + log P(Y = g_i)`` to the log-likelihood, not the mixture.
+The gold then fixes the orientation (a fit is never flipped) and identifies the channels of
+the workers who labelled gold items of both classes, so fewer than three workers are fitted.
+
+Orientation without gold comes from the population (:func:`~bayescal.channels.base.orient`): when the
 label-weighted mean gap ``sum_j n_j (b_j - a_j)`` is negative the fit is the mirror image
 (``Y <-> 1 - Y``) and is flipped, so individual spammers and adversarial workers are
 estimated, never refused (:mod:`bayescal.channels._odd`); a fit whose every gap is below ``MIN_GAP`` is a failure
@@ -53,7 +58,7 @@ from ..data.responses import Responses
 from ..exceptions import ChannelWarning, ConvergenceWarning
 from ._odd import odd_annotators, warn_odd_annotators
 from .base import ChannelFit, Channels, orient, require_identified
-from .co_labelling import CoLabelling
+from .co_labelling import CoLabelling, GoldCoverage
 
 __all__ = ["CROWD_ANNOTATORS", "DEFAULT_SMOOTHING", "SPARSE_LABELS", "crowd_em"]
 
@@ -113,6 +118,7 @@ def crowd_em(data, *, smoothing="auto", pool="auto", tol=1e-7, max_iter=500) -> 
     pooled_mask = _pooled_workers(_as_pool(pool), per_worker, labelled)
     channel_of = shared_channel_index(pooled_mask)
     layout = workers.merged(channel_of)
+    gold = _gold_of(responses)
     # by the workers' labels, not the channels': a worker just above the pooling threshold
     # still has a noisy maximum-likelihood gap (benchmarks/RESULTS.md, bias by workload)
     prior = _as_smoothing(smoothing, per_worker)
@@ -120,11 +126,12 @@ def crowd_em(data, *, smoothing="auto", pool="auto", tol=1e-7, max_iter=500) -> 
     with np.errstate(invalid="ignore", divide="ignore"):  # an unlabelled item: T = mu below
         truth = np.bincount(layout.item, responses.label, layout.n_items) / labelled
     truth = np.where(labelled > 0, truth, 0.5)
+    truth = np.where(gold == v.MISSING, truth, gold)
     previous, converged, n_iter = -np.inf, False, 0
     while not converged and n_iter < max_iter:
         n_iter += 1
         a, b, mu = layout.m_step(truth, alpha, beta)
-        truth, loglik = layout.e_step(a, b, mu)
+        truth, loglik = layout.e_step(a, b, mu, gold)
         objective = loglik + _log_prior(a, b, alpha, beta)  # the log posterior, MAP's target
         converged = abs(objective - previous) / layout.n_items < tol
         previous = objective
@@ -132,7 +139,9 @@ def crowd_em(data, *, smoothing="auto", pool="auto", tol=1e-7, max_iter=500) -> 
     names = responses.annotator_names
     pooled = tuple(name for name, shared in zip(names, pooled_mask) if shared)
     a, b = a[channel_of], b[channel_of]
-    a, b, mu, failure = orient(a, b, np.array([mu]), None, names, labels=per_worker)
+    a, b, mu, failure = orient(
+        a, b, np.array([mu]), None, names, labels=per_worker, by_gold=responses.has_gold
+    )
     common = (np.array([0]), np.array([layout.n_items]), names)
     recorded = {"smoothing": prior, "pooled": pooled, "data_fingerprint": responses.fingerprint}
     if failure is not None:
@@ -147,7 +156,7 @@ def crowd_em(data, *, smoothing="auto", pool="auto", tol=1e-7, max_iter=500) -> 
         n_iter=n_iter,
         **recorded,
     )
-    truth, _ = workers.e_step(a, b, float(mu[0]))  # the oriented label posteriors
+    truth, _ = workers.e_step(a, b, float(mu[0]), gold)  # the oriented label posteriors
     odd = odd_annotators(
         a, b, per_worker, workers.class1_sums(truth).sum(axis=1), workers.code_counts[:, 1]
     )
@@ -230,20 +239,29 @@ def _warn_odd_pool(layout: _Layout, a: float, b: float, truth, n_pooled: int) ->
         )
 
 
+def _gold_of(responses: Responses) -> np.ndarray:
+    """Each item's gold label (n,), -1 for none (all -1 without gold)."""
+    if responses.gold is None:
+        return np.full(responses.n_items, v.MISSING, dtype=np.int8)
+    return responses.gold
+
+
 def require_crowd_identified(responses: Responses, where: str) -> None:
-    """Refuse what no EM can estimate: fewer than three workers (paper App. D.1; two need
-    score groups, :func:`~bayescal.grouped_em`), fewer than two labelled items; then who
-    labelled what (:class:`~bayescal.channels.co_labelling.CoLabelling`: no item labelled by
-    two workers is refused, workers seen alone are named)."""
+    """Refuse what no EM can estimate: fewer than three workers without gold items that
+    identify one (paper App. D.1; two need score groups, :func:`~bayescal.grouped_em`), fewer
+    than two labelled items; then who labelled what
+    (:class:`~bayescal.channels.co_labelling.CoLabelling`: no item labelled by two workers is
+    refused unless the gold identifies a channel, workers seen alone are named)."""
+    gold = GoldCoverage.of_responses(responses) if responses.has_gold else None
     if responses.n_annotators < 3:
-        require_identified(responses.n_annotators, 1, where)
+        require_identified(responses.n_annotators, 1, where, gold=gold)
     labelled = responses.labels_per_item()
     if (labelled > 0).sum() < 2:
         raise ValueError(
             f"data: {int((labelled > 0).sum())} item(s) have labels; channels cannot be "
             "estimated from fewer than two"
         )
-    CoLabelling.of_responses(responses).require(where, grouped=False)
+    CoLabelling.of_responses(responses).require(where, grouped=False, gold=gold)
 
 
 @dataclass(frozen=True, eq=False)
@@ -296,15 +314,17 @@ class _Layout:
         a, b = (np.clip(np.nan_to_num(x, nan=0.5), 0.0, 1.0) for x in (a, b))
         return a, b, float(truth.mean())
 
-    def e_step(self, a, b, mu):
-        """Label posteriors (n,) and the log-likelihood of (a, b, mu).
+    def e_step(self, a, b, mu, gold):
+        """Label posteriors (n,) and the log-likelihood of (a, b, mu), given each item's
+        ``gold`` label (n,; -1 for none).
 
         ``log p(R_i | Y=0) = L0_i``, ``log p(R_i | Y=1) = L0_i + D_i`` with ``D_i`` the sum of
         the labels' log-likelihood ratios; with ``x_i = logit(mu) + D_i``,
         ``T_i = sigmoid(x_i)`` and the log-likelihood is
         ``sum_i L0_i + n log(1 - mu) + sum_i softplus(x_i)``, whose first term is a sum over
         codes.  ``softplus(x) = max(x, 0) + log1p(e^-|x|)``: one exponential per item serves
-        both (``np.logaddexp`` took most of an iteration)."""
+        both (``np.logaddexp`` took most of an iteration).  A gold item's term is ``x_i``
+        (class 1) or 0 (class 0) in place of the softplus, and its ``T_i`` its label."""
         a, b = np.clip(a, EPS, 1 - EPS), np.clip(b, EPS, 1 - EPS)
         mu = min(max(mu, EPS), 1 - EPS)
         log0 = np.column_stack([np.log1p(-a), np.log(a)])  # (K, 2) by label
@@ -313,6 +333,9 @@ class _Layout:
         small = np.exp(-np.abs(x))
         truth = np.where(x >= 0, 1.0, small) / (1.0 + small)
         softplus = np.maximum(x, 0.0) + np.log1p(small)
+        if (gold != v.MISSING).any():
+            truth = np.where(gold == v.MISSING, truth, gold)
+            softplus = np.where(gold == v.MISSING, softplus, np.where(gold == 1, x, 0.0))
         loglik = (self.code_counts * log0).sum() + self.n_items * np.log1p(-mu) + softplus.sum()
         return truth, float(loglik)
 

@@ -22,10 +22,16 @@ the expected cell shares: a row with both labels counts in its cell, a row with 
 split over its row (or column) of ``T_y`` in proportion to the current table (the missing
 partner is part of the complete data, so this is still EM and the likelihood never falls), a
 row with neither does not count.  Unpaired annotators are updated as above.
+
+Gold items (human-verified labels): a pattern row of gold items knows its class, so its E-step posterior is
+that class (``w_p = g_p``) and it adds ``log p(s | Y = g) + log mu_g`` to the log-likelihood,
+not the mixture; the M-step is unchanged.  The gold then fixes the orientation: the fit is
+never exchanged to the mirror image, so an adversarial annotator is estimated as one.
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
 from dataclasses import dataclass, replace
 from typing import NamedTuple
@@ -46,7 +52,7 @@ from .base import (
     group_layout,
     warn_if_groups_inseparable,
 )
-from .co_labelling import require_fittable, warn_if_saturated
+from .co_labelling import GoldCoverage, require_fittable, warn_if_saturated
 from .dependence import (
     DependentPairs,
     class_log_likelihoods,
@@ -78,12 +84,13 @@ class _Design:
     membership: np.ndarray  # (L, P) one-hot
     group_counts: np.ndarray  # (L, C)
     pairs: np.ndarray  # (D, 2) columns of the dependent pairs
+    gold: np.ndarray  # (P,) the gold label of a row, -1 for none
 
     @classmethod
     def from_counts(cls, counts: CellStatistics, pairs: np.ndarray) -> _Design:
         """The design of one data set: its rows as they are."""
         _, index, _ = group_layout(counts)
-        return cls._of(counts.patterns, index, counts.counts[:, None], pairs)
+        return cls._of(counts.patterns, index, counts.counts[:, None], pairs, _gold_of(counts))
 
     @classmethod
     def of_batch(cls, batch: list[CellStatistics], pairs: np.ndarray) -> _Design:
@@ -91,15 +98,21 @@ class _Design:
         _, group_index = np.unique(
             np.concatenate([counts.groups for counts in batch]), return_inverse=True
         )
-        rows = np.column_stack([group_index, np.concatenate([c.patterns for c in batch])])
+        rows = np.column_stack(
+            [
+                group_index,
+                np.concatenate([c.patterns for c in batch]),
+                np.concatenate([_gold_of(c) for c in batch]),
+            ]
+        )
         union, row = np.unique(rows, axis=0, return_inverse=True)
         column = np.repeat(np.arange(len(batch)), [c.counts.size for c in batch])
         counts = np.zeros((len(union), len(batch)))
         np.add.at(counts, (row.ravel(), column), np.concatenate([c.counts for c in batch]))
-        return cls._of(union[:, 1:], union[:, 0], counts, pairs)
+        return cls._of(union[:, 1:-1], union[:, 0], counts, pairs, union[:, -1])
 
     @classmethod
-    def _of(cls, patterns, group_index, counts, pairs) -> _Design:
+    def _of(cls, patterns, group_index, counts, pairs, gold) -> _Design:
         membership = np.zeros((group_index.max() + 1, group_index.size))
         membership[group_index, np.arange(group_index.size)] = 1.0
         return cls(
@@ -110,7 +123,12 @@ class _Design:
             membership=membership,
             group_counts=membership @ counts,
             pairs=pairs,
+            gold=gold,
         )
+
+    @functools.cached_property
+    def has_gold(self) -> bool:
+        return bool((self.gold != v.MISSING).any())
 
     def select(self, columns: np.ndarray) -> _Design:
         """The starts ``columns`` of a batch of starts (:meth:`repeated`); one data set's
@@ -153,6 +171,9 @@ class _Design:
         )
         log_joint0 = np.log1p(-mu)[self.group_index] + log0.T
         log_joint1 = np.log(mu)[self.group_index] + log1.T
+        if self.has_gold:  # a gold row's other class has probability 0 (module docstring)
+            log_joint0 = np.where(self.gold[:, None] == 1, -np.inf, log_joint0)
+            log_joint1 = np.where(self.gold[:, None] == 0, -np.inf, log_joint1)
         log_marginal = np.logaddexp(log_joint0, log_joint1)
         return (self.counts * log_marginal).sum(0), np.exp(log_joint1 - log_marginal)
 
@@ -201,6 +222,13 @@ class _Design:
             shares = np.nan_to_num(expected / expected.sum(axis=(0, 1)), nan=0.25)
         shares = np.clip(shares, EPS, None)  # every cell possible: the E-step's logs stay finite
         return shares / shares.sum(axis=(0, 1))
+
+
+def _gold_of(counts: CellStatistics) -> np.ndarray:
+    """The gold label of each cell of ``counts`` (-1 for none; all -1 without gold)."""
+    if counts.gold is None:
+        return np.full(counts.n_cells, v.MISSING, dtype=np.int8)
+    return counts.gold
 
 
 def _table(first: np.ndarray, second: np.ndarray, covariance: np.ndarray) -> np.ndarray:
@@ -272,7 +300,8 @@ def _starts(
     # Majority-vote start: one M-step from the share of positive responses of each pattern.
     with np.errstate(invalid="ignore", divide="ignore"):
         share = design.positive.sum(1) / (design.positive + design.negative).sum(1)
-    posterior = np.nan_to_num(share, nan=0.5)[:, None]
+    share = np.where(design.gold == v.MISSING, np.nan_to_num(share, nan=0.5), design.gold)
+    posterior = share[:, None]
     independent = replace(design, pairs=np.zeros((0, 2), np.int64))
     a0, b0, mu0, _ = independent.m_step(posterior, None, None, np.zeros((0, 2, 1)))
     columns.append((a0[:, 0], b0[:, 0], mu0[:, 0]))
@@ -393,9 +422,17 @@ def _best_starts(
             )
             for r in range(c * settings.n_starts, (c + 1) * settings.n_starts)
         ]
+        gold = GoldCoverage.of_cells(counts) if counts.has_gold else None
         fits.append(
             best_start(
-                method, counts, group_ids, group_counts, settings.anchor, marginal, candidates
+                method,
+                counts,
+                group_ids,
+                group_counts,
+                settings.anchor,
+                marginal,
+                candidates,
+                gold,
             )
         )
     return fits

@@ -2,7 +2,9 @@
 
 Both run on the pattern counts of :meth:`AnnotatedScores.compress`.  With missing responses each
 moment uses the items on which its annotators all answered (available-case moments), which is
-consistent when responses are missing independently of the labels.
+consistent when responses are missing independently of the labels.  They do not read gold labels:
+the moments of the annotations alone identify them, so gold neither helps nor harms them; the
+EM estimators and the Bayesian models are the ones that use it.
 """
 
 from __future__ import annotations
@@ -77,7 +79,7 @@ def two_annotator_moments(
     model is saturated (two groups)."""
     n_annotators = counts.patterns.shape[1]
     group_ids, _, group_counts = group_layout(counts)
-    require_fittable(counts, group_ids.size, method)
+    require_fittable(counts, group_ids.size, method, uses_gold=False)
     if n_annotators != 2:
         raise ValueError(
             f"{method} needs exactly two annotators; saw {n_annotators} (use dawid_skene_em or grouped_em)"
@@ -209,7 +211,7 @@ def third_moment(data, *, anchor=None, triple=None) -> ChannelFit:
     n_annotators = counts.patterns.shape[1]
     marginal = counts.pooled()
     group_ids, _, group_counts = group_layout(marginal)
-    require_fittable(counts, 1, method)
+    require_fittable(counts, 1, method, uses_gold=False)
     anchor = as_anchor(anchor, n_annotators)
     covariance = np.zeros((n_annotators, n_annotators))
     for j, k in combinations(range(n_annotators), 2):

@@ -6,7 +6,11 @@
 - ``annotations`` — an (n, K) matrix of 0/1 labels with ``-1`` for a missing response;
 - ``groups`` — optional score-group ids (non-negative integers) for the grouped
   Hui–Walter models (paper §4.2);
-- ``annotator_names`` — the column names when built from a table, ``a0, a1, ...`` otherwise.
+- ``annotator_names`` — the column names when built from a table, ``a0, a1, ...`` otherwise;
+- ``gold`` — optional human-verified labels (0/1) on some items, ``-1`` elsewhere, used in
+  every fit and estimate, with ``gold_weights``, their inclusion probabilities,
+  when the gold items were sampled by score.  Not ``truth``, a simulation's oracle, which no
+  fit ever reads.
 
 Every likelihood in bayescal runs on :meth:`AnnotatedScores.compress`: the distinct
 (group, response pattern) cells and their counts, so that its cost does not grow with n; every
@@ -50,6 +54,14 @@ class AnnotatedScores:
         Score-group ids (non-negative integers), used by the grouped Hui–Walter models.
     annotator_names : sequence of str, optional
         Defaults to ``("a0", "a1", ...)``.
+    gold : array_like of int, shape (n,), optional
+        Human-verified labels: 0/1 on the verified items, ``-1`` elsewhere.  Every channel fit
+        conditions on them, and NC-ECE uses them.  Assumption: the gold items are
+        a random sample of the items, or a sample stratified by score with known inclusion
+        probabilities (``gold_weights``).
+    gold_weights : array_like of float, shape (n,), optional
+        Each gold item's inclusion probability pi_i, in (0, 1] (the other entries are not
+        read; NaN is fine there).  Omitted: the gold items are a simple random sample.
 
     The arrays are copied and stored read-only.
 
@@ -65,6 +77,8 @@ class AnnotatedScores:
     _: KW_ONLY
     groups: np.ndarray | None = None
     annotator_names: tuple[str, ...] | None = None
+    gold: np.ndarray | None = None
+    gold_weights: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         scores = v.as_scores(self.scores)
@@ -74,9 +88,17 @@ class AnnotatedScores:
             if self.groups is None
             else _read_only(v.as_group_ids(self.groups, scores.shape[0]))
         )
+        gold = None if self.gold is None else v.as_gold(self.gold, scores.shape[0])
+        if self.gold_weights is not None and gold is None:
+            raise ValueError(
+                "gold_weights are the inclusion probabilities of gold items; give gold too"
+            )
+        weights = None if self.gold_weights is None else v.as_gold_weights(self.gold_weights, gold)
         object.__setattr__(self, "scores", _read_only(scores))
         object.__setattr__(self, "annotations", _read_only(annotations))
         object.__setattr__(self, "groups", groups)
+        object.__setattr__(self, "gold", None if gold is None else _read_only(gold))
+        object.__setattr__(self, "gold_weights", None if weights is None else _read_only(weights))
         object.__setattr__(
             self,
             "annotator_names",
@@ -96,11 +118,17 @@ class AnnotatedScores:
         """Number of distinct score groups present (1 when the data have no groups)."""
         return 1 if self.groups is None else int(np.unique(self.groups).size)
 
+    @property
+    def n_gold(self) -> int:
+        """Number of items with a gold label (0 without gold)."""
+        return 0 if self.gold is None else int((self.gold != v.MISSING).sum())
+
     def __repr__(self) -> str:
         missing = float((self.annotations == v.MISSING).mean())
+        gold = f", n_gold={self.n_gold}" if self.gold is not None else ""
         return (
             f"AnnotatedScores(n_items={self.n_items}, annotators={list(self.annotator_names)}, "
-            f"n_groups={self.n_groups}, missing={missing:.1%})"
+            f"n_groups={self.n_groups}, missing={missing:.1%}{gold})"
         )
 
     def compress(self) -> CellStatistics:
@@ -118,7 +146,9 @@ class AnnotatedScores:
         (:class:`bayescal.data.Responses`: what the crowd estimators run on)."""
         item, annotator = np.nonzero(self.annotations != v.MISSING)
         labels = self.annotations[item, annotator]
-        return Responses(item, annotator, labels, self.n_items, self.annotator_names)
+        return Responses(
+            item, annotator, labels, self.n_items, self.annotator_names, gold=self.gold
+        )
 
     def cells(self, *, n_bins=DEFAULT_N_BINS, strategy="uniform", by_group=True) -> CellStatistics:
         """The items grouped into cells of (score group, evaluation bin, response pattern).
@@ -147,6 +177,7 @@ class AnnotatedScores:
             groups=self.groups if by_group else None,
             n_bins=bins,
             strategy=strategy,
+            gold=self.gold,
         )
 
     def subset(self, items) -> AnnotatedScores:
@@ -165,17 +196,30 @@ class AnnotatedScores:
             raise ValueError(
                 f"items must be positions in [0, {self.n_items}); saw values from {index.min()} to {index.max()}"
             )
+
+        def kept(array):
+            return None if array is None else array[index]
+
         return AnnotatedScores(
             scores=self.scores[index],
             annotations=self.annotations[index],
-            groups=None if self.groups is None else self.groups[index],
+            groups=kept(self.groups),
             annotator_names=self.annotator_names,
+            gold=kept(self.gold),
+            gold_weights=kept(self.gold_weights),
         )
 
     @classmethod
     @old_spellings()
     def from_frame(
-        cls, frame, *, score: str, annotators: Sequence[str], groups: str | None = None
+        cls,
+        frame,
+        *,
+        score: str,
+        annotators: Sequence[str],
+        groups: str | None = None,
+        gold: str | None = None,
+        gold_weights: str | None = None,
     ) -> AnnotatedScores:
         """Build from a wide table: one score column and one column per annotator.
 
@@ -191,6 +235,11 @@ class AnnotatedScores:
             ``frame.columns[2:5]``); they become ``annotator_names``.
         groups : str, optional
             Name of a column of score-group ids.
+        gold, gold_weights : str, optional
+            Names of a column of human-verified labels (0/1, empty where an item has none) and
+            of a column of the gold items' inclusion probabilities (:class:`AnnotatedScores`;
+            the gold items must be a random sample, or one stratified by score with those
+            probabilities).
 
         Examples
         --------
@@ -213,24 +262,27 @@ class AnnotatedScores:
             raise ValueError(
                 f"annotators must be a non-empty list of column names; saw {annotators!r}"
             )
-        wanted = [score, *annotators] + ([groups] if groups is not None else [])
+        optional = {"groups": groups, "gold": gold, "gold_weights": gold_weights}
+        wanted = [score, *annotators] + [name for name in optional.values() if name is not None]
         missing = [name for name in wanted if name not in frame.columns]
         if missing:
             raise ValueError(
                 f"frame has no column(s) {missing}; its columns are {list(frame.columns)}"
             )
-        v.check_column_roles({"score": score, "annotator": annotators, "groups": groups})
+        v.check_column_roles({"score": score, "annotator": annotators, **optional})
         _check_unique_columns(frame, wanted, "frame")
         columns = [
             v.annotation_column(frame[name], f"annotator column {name!r}") for name in annotators
         ]
+        scores = v.numeric_column(frame[score], f"score column {score!r}")
         return cls(
-            scores=v.numeric_column(frame[score], f"score column {score!r}"),
+            scores=scores,
             annotations=np.column_stack(columns),
             groups=None
             if groups is None
             else v.numeric_column(frame[groups], f"groups column {groups!r}"),
             annotator_names=[str(name) for name in annotators],
+            **_gold_columns(frame, gold, gold_weights, scores, score),
         )
 
     @classmethod
@@ -245,6 +297,8 @@ class AnnotatedScores:
         label: str = "label",
         score: str = "score",
         groups: str | None = None,
+        gold: str | None = None,
+        gold_weights: str | None = None,
     ) -> AnnotatedScores:
         """Build from a long label table joined with a score table.
 
@@ -260,6 +314,9 @@ class AnnotatedScores:
             with an all-missing row; a label whose item has no score is an error.
         item, annotator, label, score, groups : str
             Column names.  Annotators are ordered by sorted name.
+        gold, gold_weights : str, optional
+            Columns of ``scores``: each item's human-verified label (0/1, empty where it has
+            none) and the gold items' inclusion probabilities, as in :meth:`from_frame`.
         """
         import pandas as pd
 
@@ -267,10 +324,15 @@ class AnnotatedScores:
             if not isinstance(frame, pd.DataFrame):
                 raise TypeError(f"{name} must be a pandas DataFrame; saw {type(frame).__name__}")
         v.check_column_roles({"item": item, "annotator": annotator, "label": label})
-        v.check_column_roles({"item": item, "score": score, "groups": groups})
+        optional = {"groups": groups, "gold": gold, "gold_weights": gold_weights}
+        v.check_column_roles({"item": item, "score": score, **optional})
         for name, frame, needed in (
             ("labels", labels, [item, annotator, label]),
-            ("scores", scores, [item, score] + ([groups] if groups is not None else [])),
+            (
+                "scores",
+                scores,
+                [item, score] + [column for column in optional.values() if column is not None],
+            ),
         ):
             absent = [column for column in needed if column not in frame.columns]
             if absent:
@@ -318,14 +380,44 @@ class AnnotatedScores:
         values = v.annotation_column(responses[label], f"label column {label!r}")
         annotations = np.full((len(item_index), len(names)), v.MISSING, dtype=np.int8)
         annotations[rows, columns] = values
+        score_values = v.numeric_column(scores[score], f"score column {score!r}")
         return cls(
-            scores=v.numeric_column(scores[score], f"score column {score!r}"),
+            scores=score_values,
             annotations=annotations,
             groups=None
             if groups is None
             else v.numeric_column(scores[groups], f"groups column {groups!r}"),
             annotator_names=[str(name) for name in names],
+            **_gold_columns(scores, gold, gold_weights, score_values, score),
         )
+
+
+def _gold_columns(frame, gold, gold_weights, scores: np.ndarray, score: str) -> dict:
+    """The ``gold`` and ``gold_weights`` arguments read from ``frame``'s columns of those
+    names (empty cells: no gold label, no weight); a gold label on a row without a score is
+    refused by name here, before the score check would blame the score alone."""
+    if gold is None:
+        if gold_weights is not None:
+            raise ValueError(
+                "gold_weights names the column of the gold items' inclusion probabilities; "
+                "name the gold column too (gold=...)"
+            )
+        return {}
+    labels = v.annotation_column(frame[gold], f"gold column {gold!r}")
+    unscored = (labels != v.MISSING) & np.isnan(scores)
+    if unscored.any():
+        row = int(np.flatnonzero(unscored)[0])
+        raise ValueError(
+            f"gold column {gold!r}, row {row}: a gold label on an item without a score "
+            f"(score column {score!r} is empty there; {int(unscored.sum())} such row(s)); "
+            "every item needs a score"
+        )
+    weights = (
+        None
+        if gold_weights is None
+        else v.numeric_column(frame[gold_weights], f"gold_weights column {gold_weights!r}")
+    )
+    return {"gold": labels, "gold_weights": weights}
 
 
 def _check_unique_columns(frame, wanted: list, name: str) -> None:

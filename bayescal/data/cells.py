@@ -73,9 +73,12 @@ class CellStatistics:
     edges : ndarray, shape (M + 1,)
         Evaluation bin edges (``[0, 1]`` for the one bin of :meth:`by_pattern`).
     annotator_names : tuple of str
+    gold : ndarray of int8, shape (C,), or None
+        The human-verified label of each cell's items (``-1`` where they have none): part of a
+        cell's key, so a cell's items share it.  ``None`` when the data hold no gold.
 
-    Cells are sorted by group, bin, then pattern (lexicographically, -1 first); a cell with no
-    item is never listed.
+    Cells are sorted by group, bin, then pattern (lexicographically, -1 first), then gold; a
+    cell with no item is never listed.
     """
 
     groups: np.ndarray
@@ -87,6 +90,19 @@ class CellStatistics:
     bin_score_sums: np.ndarray
     edges: np.ndarray
     annotator_names: tuple[str, ...]
+    gold: np.ndarray | None = None
+
+    @property
+    def has_gold(self) -> bool:
+        """Whether some item has a gold label."""
+        return self.gold is not None and bool((self.gold != v.MISSING).any())
+
+    @property
+    def gold_counts(self) -> tuple[int, int]:
+        """Items with gold label 0 and with gold label 1."""
+        if self.gold is None:
+            return 0, 0
+        return tuple(int(self.counts[self.gold == label].sum()) for label in (0, 1))
 
     @property
     def n_items(self) -> int:
@@ -104,12 +120,14 @@ class CellStatistics:
         rounded to 1e-6: pooling in another order changes their last bits.  Computed once
         (the cells are never changed): every start of an EM fit records it."""
         pooled = self.pooled()
+        gold = () if pooled.gold is None else (pooled.gold,)
         return fingerprint(
             "cells",
             self.annotator_names,
             pooled.patterns,
             pooled.counts,
             np.round(pooled.score_sums, 6),
+            *gold,
         )
 
     @property
@@ -181,7 +199,8 @@ class CellStatistics:
         return self._merged(groups, np.zeros_like(self.bins), np.array([0.0, 1.0]))
 
     def _merged(self, groups, bins, edges) -> CellStatistics:
-        keys = np.column_stack([groups, bins, self.patterns])
+        gold = () if self.gold is None else (self.gold,)
+        keys = np.column_stack([groups, bins, self.patterns, *gold])
         rows, inverse = np.unique(keys, axis=0, return_inverse=True)
         inverse = inverse.ravel()
         sums = {name: np.bincount(inverse, weights=getattr(self, name)) for name in SUMS}
@@ -191,13 +210,14 @@ class CellStatistics:
         return CellStatistics(
             rows[:, 0],
             rows[:, 1],
-            rows[:, 2:].astype(np.int8),
+            rows[:, 2 : 2 + self.n_annotators].astype(np.int8),
             sums["counts"].astype(np.int64),
             sums["score_sums"],
             sums["score_squares"],
             bin_sums,
             edges,
             self.annotator_names,
+            None if self.gold is None else rows[:, -1].astype(np.int8),
         )
 
     @classmethod
@@ -212,6 +232,10 @@ class CellStatistics:
                 part.edges, first.edges
             ):
                 raise ValueError("parts must share annotators and bin edges to be combined")
+        if len({part.gold is None for part in parts}) > 1:
+            raise ValueError(
+                "parts must all have a gold column or all have none to be combined; saw both"
+            )
         stacked = CellStatistics(
             *(np.concatenate([getattr(p, name) for p in parts]) for name in ("groups", "bins")),
             np.concatenate([p.patterns for p in parts]),
@@ -219,6 +243,7 @@ class CellStatistics:
             sum(p.bin_score_sums for p in parts),
             first.edges,
             first.annotator_names,
+            None if first.gold is None else np.concatenate([p.gold for p in parts]),
         )
         return stacked._merged(stacked.groups, stacked.bins, first.edges)
 
@@ -228,10 +253,13 @@ _BINCOUNT_CODES = 1 << 22
 
 
 def tabulate(
-    scores, annotations, annotator_names, *, n_bins, groups=None, strategy="uniform"
+    scores, annotations, annotator_names, *, n_bins, groups=None, strategy="uniform", gold=None
 ) -> CellStatistics:
     """The cells of validated items: scores (n,) in [0, 1], annotations (n, K) of 0, 1 and
-    -1, optional group ids (n,).
+    -1, optional group ids (n,) and gold labels (n,) of 0, 1 and -1.
+
+    The gold label is counted as one more column of the pattern (the same codes, the same
+    compiled pass) and then split off into :attr:`CellStatistics.gold`.
 
     Equal-width bins without groups, with up to :data:`bayescal.metrics.kernels.MAX_ANNOTATORS`
     annotators and at most :data:`bayescal.metrics.kernels.MAX_PATTERN_CELLS` (bin, pattern) cells
@@ -240,6 +268,24 @@ def tabulate(
     :data:`bayescal.metrics.kernels.THREADED_FROM` items: NumPy takes under 40 ms there, and a process
     that only fits then never starts Numba (about half a second).
     """
+    if gold is not None:
+        cells = tabulate(
+            scores,
+            np.column_stack([annotations, gold]),
+            (*annotator_names, "gold"),
+            n_bins=n_bins,
+            groups=groups,
+            strategy=strategy,
+        )
+        return CellStatistics(
+            *(getattr(cells, name) for name in ("groups", "bins")),
+            cells.patterns[:, :-1],
+            *(getattr(cells, name) for name in SUMS),
+            cells.bin_score_sums,
+            cells.edges,
+            tuple(annotator_names),
+            cells.patterns[:, -1].copy(),
+        )
     n_annotators = annotations.shape[1]
     if (
         strategy == "uniform"

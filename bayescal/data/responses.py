@@ -35,6 +35,9 @@ class Responses:
     n_items : int
         Items, labelled or not (an item without labels has no triple).
     annotator_names : tuple of str
+    gold : ndarray of int8, shape (n_items,), or None
+        Each item's human-verified label (``-1`` where it has none), as
+        :attr:`bayescal.AnnotatedScores.gold`.
 
     Each (item, annotator) pair appears at most once.  The arrays are stored read-only.
     """
@@ -44,6 +47,7 @@ class Responses:
     label: np.ndarray
     n_items: int
     annotator_names: tuple[str, ...]
+    gold: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         n_items = v.as_int(self.n_items, "n_items", minimum=1)
@@ -66,8 +70,15 @@ class Responses:
                 f"responses must hold one label per (item, annotator) pair; item {first // len(names)} "
                 f"has two from annotator {names[first % len(names)]!r}"
             )
-        for name, array in (("item", item), ("annotator", annotator), ("label", label)):
-            array.setflags(write=False)
+        gold = None if self.gold is None else v.as_gold(self.gold, n_items)
+        for name, array in (
+            ("item", item),
+            ("annotator", annotator),
+            ("label", label),
+            ("gold", gold),
+        ):
+            if array is not None:
+                array.setflags(write=False)
             object.__setattr__(self, name, array)
         object.__setattr__(self, "n_items", n_items)
         object.__setattr__(self, "annotator_names", names)
@@ -85,8 +96,14 @@ class Responses:
         return np.bincount(self.annotator, minlength=self.n_annotators)
 
     @property
+    def has_gold(self) -> bool:
+        """Whether some item has a gold label."""
+        return self.gold is not None and bool((self.gold != v.MISSING).any())
+
+    @property
     def fingerprint(self) -> str:
-        """``"responses:<sha256>"`` of the labels and names (:func:`bayescal._api.fingerprint`)."""
+        """``"responses:<sha256>"`` of the labels, gold and names (:func:`bayescal._api.fingerprint`)."""
+        gold = () if self.gold is None else (self.gold,)
         return fingerprint(
             "responses",
             self.annotator_names,
@@ -94,6 +111,7 @@ class Responses:
             self.item,
             self.annotator,
             self.label,
+            *gold,
         )
 
     def labels_per_item(self) -> np.ndarray:

@@ -22,7 +22,7 @@ import pathlib
 import re
 import unicodedata
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 import numpy as np
@@ -451,9 +451,9 @@ def read_long_tables(
     )
     if annotators is not None:  # the order asked for, not sorted order
         order = [data.annotator_names.index(name) for name in map(str, annotators)]
-        data = AnnotatedScores(
-            data.scores,
-            data.annotations[:, order],
+        data = replace(
+            data,
+            annotations=data.annotations[:, order],
             annotator_names=[data.annotator_names[j] for j in order],
         )
     unlabelled = v.as_choice(unlabelled, "unlabelled", UNLABELLED)

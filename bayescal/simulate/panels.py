@@ -115,6 +115,22 @@ class Simulation(Result):
     score_law: _ScoreLaw = field(repr=False)
     worker_types: tuple[str, ...] | None = None
 
+    def with_gold(self, n_gold: int, *, seed: int = 0) -> Simulation:
+        """The simulation with a human-verified label (the true ``Y``) on ``n_gold`` items
+        drawn at random without replacement: ``data.gold`` holds them, -1 elsewhere (the gold items
+        are a random sample)."""
+        n_gold = v.as_int(n_gold, "n_gold", minimum=1)
+        if n_gold > self.data.n_items:
+            raise ValueError(
+                f"n_gold must be at most the number of items ({self.data.n_items}); saw {n_gold}"
+            )
+        chosen = np.random.default_rng(v.as_seed(seed)).choice(
+            self.data.n_items, n_gold, replace=False
+        )
+        gold = np.full(self.data.n_items, v.MISSING, dtype=np.int8)
+        gold[chosen] = self.labels[chosen]
+        return replace(self, data=replace(self.data, gold=gold, gold_weights=None))
+
     def long_tables(self):
         """The data in long form, as a labelling project stores them: ``(labels, scores)``
         DataFrames for :meth:`bayescal.AnnotatedScores.from_long` (and ``bayescal ... --long``).
@@ -135,6 +151,10 @@ class Simulation(Result):
             }
         )
         scores = pd.DataFrame({"item": ids, "score": self.data.scores, "truth": self.labels})
+        if self.data.gold is not None:
+            scores["gold"] = pd.array(
+                np.where(self.data.gold == v.MISSING, None, self.data.gold), dtype="Int8"
+            )
         return labels, scores
 
     def population_bin_moments(self, n_bins: int) -> np.ndarray:
