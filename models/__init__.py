@@ -26,7 +26,7 @@ from .hierarchical_dawid_skene import (
     population_mean_channel,
 )
 from .latent_class import DIFFICULTY_START, latent_class_model, majority_start
-from .pattern_design import PatternDesign, check_complete_layout
+from .pattern_design import PatternDesign, check_complete_layout, row_key
 from .response_design import ResponseDesign
 
 #: Sites every chain starts at (the rest at random on the unconstrained scale), by name.
@@ -44,4 +44,5 @@ __all__ = [
     "majority_start",
     "population_log_density",
     "population_mean_channel",
+    "row_key",
 ]

@@ -8,6 +8,10 @@ structure: :mod:`bayescal.bayes.registry`).
     Y_i ~ Bernoulli(mu),  A_ij | Y_i ~ Bernoulli(a_j + (b_j - a_j) Y_i), independent given Y_i
 
 ``Y`` is summed out by hand; the likelihood runs on pattern counts, missing responses drop out.
+Rows of gold items (human-verified labels) know their class: their term is
+``log p(s | Y = gold) + log P(Y = gold)``.  The gold then fixes the orientation, so with gold the
+channels' prior is the two Betas alone, not conditioned on ``a_j < b_j``: an adversarial
+annotator is estimated as one.
 With dependent pairs (Dendukuri and Joseph 2001) a pair's responses get a covariance given
 ``Y``; with a shared item difficulty (the random-effects latent class model of Qu, Tan and
 Kutner 1996, ``K >= 4``)
@@ -69,7 +73,7 @@ def latent_class_model(design: PatternDesign, prior_params, counts=None) -> None
     prior_params = jnp.asarray(prior_params)
     n_channels = design.n_annotators * (design.n_groups if design.channels_by_group else 1)
     with numpyro.plate("annotator", n_channels):
-        pair = numpyro.sample("channel", OrientedChannels(prior_params[0], prior_params[1]))
+        pair = numpyro.sample("channel", _channel_prior(prior_params, design.has_gold))
     a = numpyro.deterministic("a", pair[..., 0])
     b = numpyro.deterministic("b", pair[..., 1])
     prevalence_prior = BetaKernel(prior_params[2, 0], prior_params[2, 1])
@@ -100,6 +104,8 @@ def latent_class_model(design: PatternDesign, prior_params, counts=None) -> None
         )
     pad = design.cell_rows < 0
     cell_probs = jnp.where(pad, 0.0, jnp.exp(log_p)[np.where(pad, 0, design.cell_rows)])
+    if design.has_gold:  # a gold cell's rows sum to P(Y = gold): its class is given, not drawn
+        cell_probs = cell_probs / cell_probs.sum(axis=-1, keepdims=True)
     cell_counts = numpyro.sample(
         "cell_counts",
         dist.Multinomial(
@@ -112,13 +118,24 @@ def latent_class_model(design: PatternDesign, prior_params, counts=None) -> None
     numpyro.deterministic("counts", jnp.zeros(design.counts.shape).at[rows].set(cell_counts[~pad]))
 
 
-def majority_start(positive, negative, counts):
+def _channel_prior(prior_params, gold: bool):
+    """The prior of each annotator's pair ``(a, b)``: oriented (:class:`OrientedChannels`),
+    or with gold, which orients the fit, the two Beta kernels alone."""
+    if not gold:
+        return OrientedChannels(prior_params[0], prior_params[1])
+    alphas = jnp.stack([prior_params[0, 0], prior_params[1, 0]])
+    betas = jnp.stack([prior_params[0, 1], prior_params[1, 1]])
+    return BetaKernel(alphas, betas).to_event(1)
+
+
+def majority_start(positive, negative, counts, gold: bool = False):
     """Every chain's channels start near the majority vote's (then jittered by the sampler):
     ``a_j`` and ``b_j`` are annotator ``j``'s rates of 1 on the items the others' majority
     calls 0 and 1, on the unconstrained scale of the oriented pair.  From random starts one
     chain in four settled in a minor mode (module constant :data:`DIFFICULTY_START`); from
     here none did in the runs measured (tests/channels/test_difficulty.py).  Traced: the compiled start
-    computes it from the counts, so one sampler still serves every data set of a layout."""
+    computes it from the counts, so one sampler still serves every data set of a layout.
+    With ``gold`` the pair is unconstrained as two logits (the gold's unoriented prior)."""
     answered = positive + negative
     share = positive.sum(axis=1) / jnp.maximum(answered.sum(axis=1), 1.0)
     vote = (share > 0.5) * 1.0 + (share == 0.5) * 0.5
@@ -127,4 +144,6 @@ def majority_start(positive, negative, counts):
     a = (weight0 @ positive) / jnp.maximum(weight0 @ answered, 1e-9)
     a = jnp.clip(jnp.minimum(a, b - 0.05), 0.02, 0.9)
     b = jnp.clip(jnp.maximum(b, a + 0.05), a + 0.01, 0.98)
+    if gold:
+        return jnp.stack([logit(a), logit(b)], axis=-1)
     return jnp.stack([logit(a), logit((b - a) / (1.0 - a))], axis=-1)

@@ -32,7 +32,10 @@ class PatternDesign:
     """Rows of (group, response pattern) the likelihood sums over, with their counts.
 
     ``positive``/``negative`` are (P, K) indicators of a 1 / 0 response (both 0 where missing),
-    ``group_index`` maps rows to groups ``0 .. n_groups - 1``.  A *complete* design also lists,
+    ``group_index`` maps rows to groups ``0 .. n_groups - 1``.  With gold items ``gold`` (P,)
+    holds each row's gold label (-1 for none): the rows of gold items are kept apart from the
+    others' (their class is known), and the gold fixes the orientation, so the channels'
+    prior is not conditioned on ``a < b`` (:func:`~bayescal.models.latent_class_model`).  A *complete* design also lists,
     for every (group, missingness mask) cell of the data, every response combination the mask
     allows, with count 0 where none was seen; it has fixed shapes for a given cell layout (one
     compiled sampler serves many data sets) and supports prior-predictive sampling of counts.
@@ -53,6 +56,8 @@ class PatternDesign:
     difficulty: bool = False
     #: A channel per score group and annotator (the grouped model with group channels)
     channels_by_group: bool = False
+    #: (P,) each row's gold label, -1 for none; None for data without gold items
+    gold: np.ndarray | None = None
 
     @property
     def n_groups(self) -> int:
@@ -84,12 +89,18 @@ class PatternDesign:
         patterns = pattern_counts.patterns.astype(np.int64)
         group_ids, group_index = np.unique(groups, return_inverse=True)
         counts = pattern_counts.counts.astype(np.float64)
+        gold = pattern_counts.gold if pattern_counts.has_gold else None
         if not complete:
             design = cls(
-                (patterns == 1) * 1.0, (patterns == 0) * 1.0, group_index, group_ids, counts
+                (patterns == 1) * 1.0,
+                (patterns == 0) * 1.0,
+                group_index,
+                group_ids,
+                counts,
+                gold=None if gold is None else gold.astype(np.float64),
             )
         else:
-            design = cls._complete(patterns, group_index, group_ids, counts)
+            design = cls._complete(patterns, group_index, group_ids, counts, gold)
         if pairs is not None:
             design = replace(design, pairs=np.asarray(pairs, np.int64).reshape(-1, 2))
         return replace(
@@ -98,12 +109,19 @@ class PatternDesign:
 
     # --- what the Sampler needs of a design (bayescal.bayes.sampler) --------------------------------
 
-    def arrays(self) -> tuple:
-        """The arrays the program reads besides the counts."""
-        return (self.positive, self.negative, self.group_index)
+    @property
+    def has_gold(self) -> bool:
+        return self.gold is not None
 
-    def with_arrays(self, positive, negative, group_index) -> PatternDesign:
-        return replace(self, positive=positive, negative=negative, group_index=group_index)
+    def arrays(self) -> tuple:
+        """The arrays the program reads besides the counts (with gold, the rows' gold labels)."""
+        gold = (self.gold,) if self.has_gold else ()
+        return (self.positive, self.negative, self.group_index, *gold)
+
+    def with_arrays(self, positive, negative, group_index, gold=None) -> PatternDesign:
+        return replace(
+            self, positive=positive, negative=negative, group_index=group_index, gold=gold
+        )
 
     def padded(self, rows: int) -> PatternDesign:
         """This design with rows of no response and count 0 appended up to ``rows``: they add
@@ -115,6 +133,7 @@ class PatternDesign:
             negative=np.pad(self.negative, ((0, extra), (0, 0))),
             group_index=np.pad(self.group_index, (0, extra)),
             counts=np.pad(self.counts, (0, extra)),
+            gold=None if self.gold is None else np.pad(self.gold, (0, extra), constant_values=-1),
         )
 
     def layout(self) -> tuple:
@@ -126,6 +145,7 @@ class PatternDesign:
             + ((pairs,) if pairs else ())
             + (("difficulty",) if self.difficulty else ())
             + (("channels by group",) if self.channels_by_group else ())
+            + (("gold",) if self.has_gold else ())
         )
 
     # --- what a posterior needs of its data (bayescal.bayes.bayes_fit; numpy on draws) --------------
@@ -177,6 +197,7 @@ class PatternDesign:
             covariance=covariance,
             loading=loading,
             per_row=self.channels_by_group,
+            gold=self.gold,
         )
 
     def channels_of_rows(self, rates):
@@ -204,6 +225,8 @@ class PatternDesign:
         }
         if self.n_pairs:
             variables["dependent_pairs"] = (("pair", "member"), self.pairs)
+        if self.has_gold:
+            variables["pattern_gold"] = (("pattern",), self.gold.astype(np.int8))
         return variables
 
     @classmethod
@@ -212,6 +235,7 @@ class PatternDesign:
         patterns = np.asarray(variables["patterns"][1])
         group_ids, group_index = np.unique(variables["pattern_group"][1], return_inverse=True)
         pairs = variables.get("dependent_pairs", (None, np.zeros((0, 2), np.int64)))[1]
+        gold = variables.get("pattern_gold")
         return cls(
             (patterns == 1) * 1.0,
             (patterns == 0) * 1.0,
@@ -219,17 +243,23 @@ class PatternDesign:
             group_ids,
             np.asarray(variables["counts"][1], np.float64),
             pairs=np.asarray(pairs, np.int64).reshape(-1, 2),
+            gold=None if gold is None else np.asarray(gold[1], np.float64),
         )
 
+    def _row_gold(self) -> np.ndarray:
+        return np.full(self.counts.size, -1) if self.gold is None else self.gold
+
     def fitted_counts(self) -> dict:
-        """Items per (group, pattern) of the rows seen, the pattern a tuple of 1, 0 and -1 (a
+        """Items per :func:`row_key` of the rows seen, the pattern a tuple of 1, 0 and -1 (a
         complete design, as simulation studies use, also lists patterns never seen: left out)."""
         seen = {}
         # a design that pools score groups (Dawid–Skene on grouped data) repeats a pattern
         # once per group: its items add up
-        for g, p, c in zip(self.group_ids[self.group_index], self.responses(), self.counts):
+        for g, p, gold, c in zip(
+            self.group_ids[self.group_index], self.responses(), self._row_gold(), self.counts
+        ):
             if c > 0:
-                key = (int(g), tuple(int(x) for x in p))
+                key = row_key(g, p, gold)
                 seen[key] = seen.get(key, 0.0) + float(c)
         return seen
 
@@ -239,17 +269,22 @@ class PatternDesign:
         grouped = self.grouped if grouped is None else grouped
         missing = 1.0 - self.positive - self.negative
         layout = {
-            (int(self.group_ids[g]), tuple(row)): r
-            for r, (g, row) in enumerate(
-                zip(self.group_index, (self.positive - missing).astype(np.int64))
+            row_key(self.group_ids[g], row, gold): r
+            for r, (g, row, gold) in enumerate(
+                zip(self.group_index, (self.positive - missing).astype(np.int64), self._row_gold())
             )
         }
         counts = np.zeros(self.counts.shape)
         groups = pattern_counts.groups if grouped else np.zeros_like(pattern_counts.groups)
-        for g, pattern, count in zip(
-            groups, pattern_counts.patterns.astype(np.int64), pattern_counts.counts
+        gold = (
+            np.full(pattern_counts.n_cells, -1)
+            if pattern_counts.gold is None
+            else pattern_counts.gold
+        )
+        for g, pattern, label, count in zip(
+            groups, pattern_counts.patterns.astype(np.int64), gold, pattern_counts.counts
         ):
-            key = (int(g), tuple(pattern))
+            key = row_key(g, pattern, label)
             if key not in layout:
                 raise ValueError(
                     f"pattern {pattern.tolist()} of group {int(g)} is not a row of this design"
@@ -258,20 +293,23 @@ class PatternDesign:
         return counts
 
     @classmethod
-    def _complete(cls, patterns, group_index, group_ids, counts) -> PatternDesign:
+    def _complete(cls, patterns, group_index, group_ids, counts, gold=None) -> PatternDesign:
+        """Every response combination of each (group, gold label, missingness mask) cell."""
         check_complete_layout(patterns, group_index)
         observed = patterns >= 0
+        gold_of_row = np.full(len(patterns), -1) if gold is None else gold.astype(np.int64)
         cells, cell_of_row = np.unique(
-            np.column_stack([group_index, observed]), axis=0, return_inverse=True
+            np.column_stack([group_index, gold_of_row, observed]), axis=0, return_inverse=True
         )
-        rows, row_group, cell_rows, lookup = [], [], [], {}
+        rows, row_group, row_gold, cell_rows, lookup = [], [], [], [], {}
         for c, cell in enumerate(cells):
             members = []
-            for pattern in mask_combinations(cell[1:].astype(bool)):
+            for pattern in mask_combinations(cell[2:].astype(bool)):
                 lookup[(c, tuple(pattern))] = len(rows)
                 members.append(len(rows))
                 rows.append(pattern)
                 row_group.append(cell[0])
+                row_gold.append(cell[1])
             cell_rows.append(members)
         width = max(len(m) for m in cell_rows)
         padded = np.full((len(cell_rows), width), -1)
@@ -289,7 +327,15 @@ class PatternDesign:
             full_counts,
             padded,
             np.bincount(cell_of_row, weights=counts, minlength=len(cells)),
+            gold=None if gold is None else np.array(row_gold, np.float64),
         )
+
+
+def row_key(group, pattern, gold=-1) -> tuple:
+    """A row's key in :meth:`PatternDesign.fitted_counts`: ``(group, pattern)``, and the gold
+    label after them for a row of gold items (so a fit without gold keeps its keys)."""
+    key = (int(group), tuple(int(x) for x in pattern))
+    return key if gold < 0 else (*key, int(gold))
 
 
 def check_complete_layout(patterns: np.ndarray, groups=None) -> None:

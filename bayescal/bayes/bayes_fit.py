@@ -38,7 +38,7 @@ from .._version import __version__
 from ..channels import Channels
 from ..channels.dependence import covariance_bounds
 from ..exceptions import SamplingWarning
-from ..models import POPULATION_SITES, ResponseDesign, population_log_density
+from ..models import POPULATION_SITES, ResponseDesign, population_log_density, row_key
 from ..models.stack import arviz
 from . import _netcdf
 from .diagnostics import ess_bulk, ess_tail, rank_normalized_rhat
@@ -266,10 +266,17 @@ class BayesFit:
         return channel_model(self.model)
 
     @property
+    def has_gold(self) -> bool:
+        """Whether the fit conditioned on gold items (its rows of gold items carry their label,
+        :func:`bayescal.models.row_key`)."""
+        return any(len(key) == 3 for key in self.fitted_counts)
+
+    @property
     def orients_channels(self) -> bool:
-        """Whether the model's prior holds every annotator to ``a_j < b_j`` (the flat models;
-        the hierarchical model lets a worker be adversarial)."""
-        return self.spec.oriented
+        """Whether the model's prior holds every annotator to ``a_j < b_j`` (the flat models
+        without gold; the hierarchical model lets a worker be adversarial, and gold orients a
+        fit itself)."""
+        return self.spec.oriented and not self.has_gold
 
     def was_fitted_to(self, data) -> bool:
         """Whether ``data`` (an :class:`~bayescal.AnnotatedScores` with the fit's annotators,
@@ -282,9 +289,10 @@ class BayesFit:
             )
         counts = data.compress()
         groups = counts.groups if self.group_ids else np.zeros_like(counts.groups)
+        gold = np.full(counts.n_cells, -1) if counts.gold is None else counts.gold
         seen = {}
-        for g, p, c in zip(groups, counts.patterns, counts.counts):
-            key = (int(g), tuple(int(x) for x in p))
+        for g, p, label, c in zip(groups, counts.patterns, gold, counts.counts):
+            key = row_key(g, p, label)
             seen[key] = seen.get(key, 0.0) + float(c)
         return seen == self.fitted_counts
 

@@ -95,7 +95,7 @@ def pattern_model(counts: CellStatistics, model: ChannelModel, dependent, where:
         require_dependence_identified(counts, check, pairs, where, estimate, model.difficulty)
     if grouped and n_annotators == 2:
         warn_if_groups_inseparable(counts, where)
-    if independent is not None:
+    if independent is not None and not counts.has_gold:  # gold orients: none is held a < b
         _warn_of_adversarial(counts, grouped, independent, where)
     return pairs
 
@@ -258,7 +258,7 @@ def check_fit(fit: BayesFit, *, under: str | None = None) -> None:
     loadings = fit.loading_draws()
     if loadings is None:
         return
-    rows = np.array([pattern for _, pattern in fit.fitted_counts])
+    rows = np.array([key[1] for key in fit.fitted_counts])
     a, b, prevalence = fit.draws()
     error = np.median(
         likelihood_error(

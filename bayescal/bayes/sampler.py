@@ -209,8 +209,9 @@ class Sampler:
             if name in shapes
         }
         if self.spec.difficulty:
-            _, counts, positive, negative, _ = shared
-            z["channel"] = majority_start(positive, negative, counts) + z["channel"] / 4.0
+            _, counts, positive, negative = shared[:4]
+            start = majority_start(positive, negative, counts, self.design.has_gold)
+            z["channel"] = start + z["channel"] / 4.0
         return init_kernel(
             z,
             self.num_warmup,

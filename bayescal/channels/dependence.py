@@ -237,18 +237,26 @@ def pattern_log_prob(
     covariance=None,
     loading=None,
     per_row=False,
+    gold=None,
 ):
     """``log p(s_r | g_r)`` of each row: the latent label summed out by hand (log-sum-exp).
 
     ``a, b`` have shape (..., K) and ``prevalence_of_row`` (..., P); returns (..., P).  ``xp``
     is the array module: ``jax.numpy`` inside a model, ``numpy`` on posterior draws (where a
     JAX call would compile each operation on first use).  ``pairs``/``covariance``,
-    ``loading`` and ``per_row`` as in :func:`class_log_likelihoods`.
+    ``loading`` and ``per_row`` as in :func:`class_log_likelihoods`.  ``gold`` (P,), each
+    row's gold label (-1 for none): a gold row's class is known, so its term is
+    ``log p(s_r | Y = g_r) + log P(Y = g_r)``, not the mixture.
     """
     log0, log1 = class_log_likelihoods(
         a, b, positive, negative, xp, pairs, covariance, loading, per_row
     )
-    return xp.logaddexp(xp.log1p(-prevalence_of_row) + log0, xp.log(prevalence_of_row) + log1)
+    joint0 = xp.log1p(-prevalence_of_row) + log0
+    joint1 = xp.log(prevalence_of_row) + log1
+    mixture = xp.logaddexp(joint0, joint1)
+    if gold is None:
+        return mixture
+    return xp.where(gold == 1, joint1, xp.where(gold == 0, joint0, mixture))
 
 
 def mask_combinations(mask: np.ndarray) -> np.ndarray:
