@@ -236,5 +236,5 @@ def nc_ece_estimate(
     report_unlabelled(np.array([data.n_items - labelled.sum()]), data.n_items)
     # the bins of every item, the moments of the labelled ones (all but a crowd's few)
     edges = assign_bins(data.scores, bins, strategy)[1]
-    moments = labelled_moments(data.scores, targets, labelled, edges, strategy)
+    moments = labelled_moments(data, targets, labelled, edges, strategy)
     return NCECEResult(moments.ece, moments, tuple(fits), mode, name, moments.n_items)

@@ -28,9 +28,10 @@ from ..channels import Channels, channels_for
 from ..channels.crowd_em import CROWD_ANNOTATORS
 from ..data.annotated_scores import AnnotatedScores
 from ..data.cells import CellStatistics
-from ..metrics.calibration import BinnedMoments, moments_in_bins
+from ..metrics.calibration import BinnedMoments, bin_index, moments_in_bins
 from ._channel_screen import check_channels, screen_channels, without_uninformative
 from .crowd import crowd_prevalence, crowd_targets, report_unlabelled
+from .rectified import GOLD_ESTIMATORS, GoldRows, RectifiedBins, model_bins, rectified_bins
 from .weights import PREVALENCE_CLIP, WEIGHT_RULES, rule_weights
 
 __all__ = [
@@ -379,7 +380,14 @@ def cell_targets(
     was="noise_corrected_ece(scores, annotations, channels, n_bins, strategy, weights, prevalence)"
 )
 def noise_corrected_ece(
-    data, channels, *, n_bins=None, strategy="uniform", weights="iv", prevalence=None
+    data,
+    channels,
+    *,
+    n_bins=None,
+    strategy="uniform",
+    weights="iv",
+    prevalence=None,
+    gold_estimator="rectified",
 ) -> float:
     """Noise-corrected ECE with known (or separately estimated) channels (paper Eq. 7).
 
@@ -402,6 +410,12 @@ def noise_corrected_ece(
     strategy : {"uniform", "quantile"}, default "uniform"
     weights, prevalence
         As in :func:`corrected_labels`.
+    gold_estimator : {"rectified", "model"}, default "rectified"
+        With gold items (``data.gold``), how a bin's mean label is estimated
+        (:mod:`bayescal.correction.rectified`): ``"rectified"`` (prediction-powered, right
+        even when the channel model is wrong, provided the gold is a random sample) or
+        ``"model"`` (the gold label where known, the corrected label elsewhere).  Without
+        gold it is not used.
 
     Returns
     -------
@@ -417,34 +431,101 @@ def noise_corrected_ece(
     (Bin [0, 0.5): labels 0 and 0.5 against scores 0.2 and 0.3, residuals summing to 0; bin
     [0.5, 1]: labels 1 and 0.5 against 0.8 and 0.9, summing to -0.2; so ``|-0.2| / 4`` items.)
     """
-    return corrected_moments(data, channels, weights, n_bins, strategy, prevalence).ece
+    gold_estimator = v.as_choice(gold_estimator, "gold_estimator", GOLD_ESTIMATORS)
+    return corrected_moments(
+        data, channels, weights, n_bins, strategy, prevalence, gold_estimator=gold_estimator
+    ).ece
 
 
 def corrected_moments(
-    data, channels, weights, n_bins, strategy, prevalence=None, weight_sample=None
+    data,
+    channels,
+    weights,
+    n_bins,
+    strategy,
+    prevalence=None,
+    weight_sample=None,
+    gold_estimator=GOLD_ESTIMATORS[0],
 ) -> BinnedMoments:
     """NC-ECE bin moments of ``data`` (AnnotatedScores or cells) with ``channels``;
     ``weight_sample`` (AnnotatedScores) is the sample the weights are fitted on, when it is not
     ``data``.  A crowd (:func:`is_crowd`) runs on its sparse responses under the crowd rule of
     :mod:`bayescal.correction.crowd`: an item labelled only by workers too uninformative to
     correct it counts as unlabelled (one warning), as in the posterior push-through, and the
-    moments average over the labelled items in the bins of all."""
+    moments average over the labelled items in the bins of all.  With gold items the bin
+    means are ``gold_estimator``'s (:func:`gold_moments`)."""
     cells = evaluation_cells(data, n_bins, strategy)
     channels = channels_for(channels, cells.annotator_names)
+    if isinstance(data, CellStatistics) and data.has_gold:
+        rows = GoldRows(
+            cells.bins,
+            cell_targets(cells, channels, weights, prevalence),
+            cells.gold,
+            cells.counts.astype(np.float64),
+            np.ones(cells.n_cells),
+        )
+        return _gold_bins(
+            rows, cells.bin_score_sums, cells.edges, cells.n_items, gold_estimator
+        ).moments
     if not is_crowd(data):
         fitted_on = None if weight_sample is None else weight_sample.annotations
-        return cells.moments(cell_targets(cells, channels, weights, prevalence, fitted_on))
-    targets, labelled = crowd_corrected_labels(data, channels, weights, prevalence, weight_sample)
-    return labelled_moments(data.scores, targets, labelled, cells.edges, strategy)
+        if not cells.has_gold:
+            return cells.moments(cell_targets(cells, channels, weights, prevalence, fitted_on))
+        targets = correct_annotations(
+            data.annotations, channels, weights, prevalence, fitted_on, names=data.annotator_names
+        )
+        labelled = np.ones(data.n_items, dtype=bool)
+    else:
+        targets, labelled = crowd_corrected_labels(
+            data, channels, weights, prevalence, weight_sample
+        )
+    return labelled_moments(data, targets, labelled, cells.edges, strategy, gold_estimator)
 
 
-def labelled_moments(scores, targets, labelled, edges, strategy: str) -> BinnedMoments:
-    """The NC-ECE bin moments of the ``labelled`` items (a crowd's, under the crowd rule) in the
-    bins ``edges`` of every item.  When items were left out, more bins than the labelled items
-    warn, as more bins than items do anywhere (:class:`~bayescal.BinningWarning`)."""
+def labelled_moments(
+    data, targets, labelled, edges, strategy: str, gold_estimator=GOLD_ESTIMATORS[0]
+) -> BinnedMoments:
+    """The NC-ECE bin moments of the ``labelled`` items of ``data`` (a crowd's, under the crowd
+    rule) with corrected labels ``targets`` (n,), in the bins ``edges`` of every item.  When
+    items were left out, more bins than the labelled items warn, as more bins than items do
+    anywhere (:class:`~bayescal.BinningWarning`).  With gold items, the bin means are
+    ``gold_estimator``'s (:func:`gold_moments`)."""
     if not labelled.all():
         v.as_n_bins(edges.size - 1, int(labelled.sum()))
-    return moments_in_bins(targets[labelled], scores[labelled], edges, strategy)
+    if data.n_gold:
+        return gold_moments(data, targets, labelled, edges, strategy, gold_estimator).moments
+    return moments_in_bins(targets[labelled], data.scores[labelled], edges, strategy)
+
+
+def gold_moments(
+    data: AnnotatedScores, targets, labelled, edges, strategy: str, gold_estimator: str
+):
+    """The bin means with gold of the ``labelled`` items of ``data`` (their corrected labels
+    ``targets``, (n,)) in the bins ``edges``: a :class:`~bayescal.correction.rectified.RectifiedBins`
+    for ``"rectified"``, and one whose standard errors and lambdas are not estimated (NaN)
+    for ``"model"`` (:mod:`bayescal.correction.rectified`).  Item by item, each gold item with
+    its weight ``1/pi``."""
+    index = bin_index(data.scores, edges, strategy)[labelled]
+    gold = data.gold[labelled]
+    weights = np.ones(gold.size)
+    if data.gold_weights is not None:
+        pi = data.gold_weights[labelled]
+        weights = np.where(gold != v.MISSING, 1.0 / np.where(gold != v.MISSING, pi, 1.0), 1.0)
+    rows = GoldRows(index, targets[labelled], gold, np.ones(gold.size), weights)
+    score_sums = np.bincount(index, weights=data.scores[labelled], minlength=edges.size - 1)
+    return _gold_bins(rows, score_sums, edges, int(labelled.sum()), gold_estimator)
+
+
+def _gold_bins(rows, score_sums, edges, n_items: int, gold_estimator: str) -> RectifiedBins:
+    if gold_estimator == "rectified":
+        return rectified_bins(rows, score_sums, edges, n_items)
+    moments = model_bins(rows, score_sums, edges, n_items)
+    is_gold = rows.gold != v.MISSING
+    gold_counts = np.bincount(
+        rows.bins[is_gold], weights=rows.counts[is_gold], minlength=edges.size - 1
+    )
+    unknown = np.full(edges.size - 1, np.nan)
+    return RectifiedBins(moments, unknown, unknown, unknown, gold_counts.astype(np.int64))
 
 
 def is_crowd(data) -> bool:

@@ -1,0 +1,217 @@
+"""NC-ECE bin means with gold items: model-based and rectified (prediction-powered).
+
+With gold items (human-verified labels ``Y`` on a random sample of the items) a bin's mean of
+``Y`` can be estimated two ways from the corrected labels ``U`` of the channel model:
+
+- **model-based**: the mean over the bin's items of ``Y`` where it is known and ``U`` elsewhere.
+  Efficient when the channel model holds; biased when it does not (judges who copy each other,
+  items hard for every judge), as NC-ECE without gold is.
+- **rectified** (PPI++, Angelopoulos, Duchi and Zrnic 2023): with the ``N`` other items ``O``
+  and the ``n`` gold items ``G`` of the bin,
+
+      m_hat = lambda (1/N) sum_O U_i + (1/n) sum_G w_i (Y_i - lambda U_i),
+
+  unbiased for any ``lambda`` whatever the channel model, provided the gold is a random sample
+  (or one stratified by score, weighted by ``w_i ∝ 1/pi_i``, self-normalised to mean 1).
+  ``lambda`` minimises the variance, as ``ppi_py`` tunes it (:func:`ppi_lambda`), clipped to
+  [0, 1]; a bin with fewer than :data:`MIN_BIN_GOLD` gold items uses the one ``lambda`` of all
+  items pooled.  Its CLT standard error is
+  ``sqrt(lambda^2 Var_O(U) / N + Var_G(w (Y - lambda U)) / n)`` (variances with divisor N and
+  n, ``ppi_py``'s convention).
+
+The bin moment NC-ECE sums is ``r_l = (n_l / n)(m_hat_l - zbar_l)``, ``n_l`` the bin's items and
+``zbar_l`` their mean score.  Everything runs on *rows*: items, or cells of items that share a
+bin, a corrected label, a gold label and a weight (:class:`GoldRows`), so that pattern cells and
+single items go through one computation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import _validation as v
+from .._api import Result
+from ..metrics.calibration import BinnedMoments
+
+__all__ = ["GOLD_ESTIMATORS", "MIN_BIN_GOLD", "GoldRows", "RectifiedBins", "ppi_lambda"]
+
+#: The estimators of a bin's mean of Y with gold (module docstring); the first is the default.
+GOLD_ESTIMATORS = ("rectified", "model")
+#: A bin with fewer gold items than this uses the pooled lambda: its own covariance of Y and
+#: U would be mostly noise.
+MIN_BIN_GOLD = 10
+
+
+class GoldRows(NamedTuple):
+    """Rows of items for the estimators with gold: each row stands for ``counts`` items that
+    share its evaluation bin, corrected label ``targets`` (``U``), gold label (-1 for none) and
+    weight (``1/pi`` for a gold item sampled with probability ``pi``; 1 otherwise)."""
+
+    bins: np.ndarray
+    targets: np.ndarray
+    gold: np.ndarray
+    counts: np.ndarray
+    weights: np.ndarray
+
+    def subset(self, keep: np.ndarray) -> GoldRows:
+        return GoldRows(*(column[keep] for column in self))
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class RectifiedBins(Result):
+    """The rectified bin means and what went into them.
+
+    Attributes
+    ----------
+    moments : BinnedMoments
+        ``r_l = (n_l / n)(m_hat_l - zbar_l)``.
+    means : ndarray, shape (M,)
+        ``m_hat_l`` (NaN for an empty bin).
+    standard_errors : ndarray, shape (M,)
+        CLT standard error of ``m_hat_l`` (module docstring); 0 for an empty bin.
+    lambdas : ndarray, shape (M,)
+        The ``lambda`` each bin used (1 for a bin without gold: its mean is the model's).
+    gold_counts : ndarray of int, shape (M,)
+        Gold items per bin.
+    """
+
+    moments: BinnedMoments
+    means: np.ndarray
+    standard_errors: np.ndarray
+    lambdas: np.ndarray
+    gold_counts: np.ndarray
+
+    @property
+    def bins_without_gold(self) -> int:
+        """Non-empty bins with no gold item, whose means are the model's alone."""
+        return int(((self.gold_counts == 0) & (self.moments.counts > 0)).sum())
+
+
+class _MeanProblem(NamedTuple):
+    """One mean estimated from gold rows ``(y, u, c, w)`` and other rows ``(u_other,
+    c_other)``: ``w`` already self-normalised to mean 1 over the gold items."""
+
+    y: np.ndarray
+    u: np.ndarray
+    c: np.ndarray
+    w: np.ndarray
+    u_other: np.ndarray
+    c_other: np.ndarray
+
+    @classmethod
+    def of(cls, rows: GoldRows) -> _MeanProblem:
+        gold = rows.gold != v.MISSING
+        c, w = rows.counts[gold], rows.weights[gold]
+        n = c.sum()
+        w = w * n / (c * w).sum() if n > 0 else w
+        return cls(
+            rows.gold[gold].astype(np.float64),
+            rows.targets[gold],
+            c,
+            w,
+            rows.targets[~gold],
+            rows.counts[~gold],
+        )
+
+    @property
+    def n(self) -> float:
+        return float(self.c.sum())
+
+    @property
+    def n_other(self) -> float:
+        return float(self.c_other.sum())
+
+    def estimate(self, lam: float) -> float:
+        imputed = (self.c_other * self.u_other).sum() / self.n_other if self.n_other else 0.0
+        return lam * imputed + (self.c * self.w * (self.y - lam * self.u)).sum() / self.n
+
+    def standard_error(self, lam: float) -> float:
+        """``sqrt(lambda^2 Var_O(U) / N + Var_G(w (Y - lambda U)) / n)``, divisors N and n."""
+        rectifier = _variance(self.w * (self.y - lam * self.u), self.c) / self.n
+        if not self.n_other:
+            return float(np.sqrt(rectifier))
+        return float(
+            np.sqrt(lam**2 * _variance(self.u_other, self.c_other) / self.n_other + rectifier)
+        )
+
+
+def _variance(x: np.ndarray, counts: np.ndarray, ddof: int = 0) -> float:
+    """The variance of values ``x`` repeated ``counts`` times, divisor ``sum(counts) - ddof``."""
+    total = counts.sum()
+    mean = (counts * x).sum() / total
+    return float((counts * (x - mean) ** 2).sum() / (total - ddof))
+
+
+def ppi_lambda(problem: _MeanProblem) -> float:
+    """The power-tuning ``lambda`` of a mean (PPI++), as ``ppi_py`` computes it:
+
+        lambda = Cov_G(g, h) / ((1 + n / N) Var_{G+O}(h)),
+
+    ``g = w (Y - theta)``, ``h = w (U - theta)`` on the gold items and ``h = U - theta`` on the
+    others, ``theta`` the estimate with ``lambda = 1``; the covariance with divisor ``n``, the
+    variance over all ``n + N`` items with divisor ``n + N - 1``; clipped to [0, 1].  Without
+    other items, or with corrected labels that never vary, ``lambda = 0`` (the gold mean)."""
+    if not problem.n_other or problem.n < 1:
+        return 0.0
+    theta = problem.estimate(1.0)
+    g = problem.w * (problem.y - theta)
+    h = problem.w * (problem.u - theta)
+    c = problem.c
+    covariance = (c * (g - (c * g).sum() / problem.n) * (h - (c * h).sum() / problem.n)).sum()
+    covariance /= problem.n
+    spread = _variance(
+        np.concatenate([h, problem.u_other - theta]), np.concatenate([c, problem.c_other]), ddof=1
+    )
+    if spread <= 0:
+        return 0.0
+    return float(np.clip(covariance / ((1.0 + problem.n / problem.n_other) * spread), 0.0, 1.0))
+
+
+def rectified_bins(
+    rows: GoldRows, bin_score_sums: np.ndarray, edges: np.ndarray, n_items: int
+) -> RectifiedBins:
+    """The rectified bin means of ``rows`` (module docstring) and their NC-ECE moments;
+    ``bin_score_sums`` (M,) are the sums of the scores of every item of each bin (``n_items``
+    in all)."""
+    n_bins = edges.size - 1
+    items = np.bincount(rows.bins, weights=rows.counts, minlength=n_bins)
+    is_gold = rows.gold != v.MISSING
+    gold_counts = np.bincount(rows.bins[is_gold], weights=rows.counts[is_gold], minlength=n_bins)
+    pooled = ppi_lambda(_MeanProblem.of(rows))
+    means = np.full(n_bins, np.nan)
+    errors, lambdas = np.zeros(n_bins), np.ones(n_bins)
+    for b in np.flatnonzero(items > 0):
+        here = rows.subset(rows.bins == b)
+        if gold_counts[b] == 0:  # nothing to rectify with: the model's mean alone
+            means[b] = (here.counts * here.targets).sum() / items[b]
+            errors[b] = np.sqrt(_variance(here.targets, here.counts) / items[b])
+            continue
+        problem = _MeanProblem.of(here)
+        lambdas[b] = ppi_lambda(problem) if gold_counts[b] >= MIN_BIN_GOLD else pooled
+        means[b] = problem.estimate(lambdas[b])
+        errors[b] = problem.standard_error(lambdas[b])
+    with np.errstate(invalid="ignore"):
+        moments = np.where(items > 0, (items * means - bin_score_sums) / n_items, 0.0)
+    return RectifiedBins(
+        BinnedMoments(edges, items.astype(np.int64), moments, n_items),
+        means,
+        errors,
+        lambdas,
+        gold_counts.astype(np.int64),
+    )
+
+
+def model_bins(
+    rows: GoldRows, bin_score_sums: np.ndarray, edges: np.ndarray, n_items: int
+) -> BinnedMoments:
+    """The model-based NC-ECE moments of ``rows``: each item's target its gold label where it
+    has one, its corrected label elsewhere (no weights: either target is unbiased for the
+    item's own Y, however the gold items were chosen)."""
+    targets = np.where(rows.gold != v.MISSING, rows.gold, rows.targets)
+    n_bins = edges.size - 1
+    items = np.bincount(rows.bins, weights=rows.counts, minlength=n_bins)
+    sums = np.bincount(rows.bins, weights=rows.counts * targets, minlength=n_bins)
+    return BinnedMoments(edges, items.astype(np.int64), (sums - bin_score_sums) / n_items, n_items)

@@ -1,0 +1,151 @@
+"""The estimators of a bin's mean label with gold items (bayescal.correction.rectified).
+
+The rectified (PPI++) estimator is checked against the formulas of Angelopoulos, Duchi and Zrnic
+(2023) as the ppi_py package states them, written out here item by item with NumPy's own
+mean, std and cov: point estimate, power-tuning lambda and CLT standard error, with and
+without inclusion weights, and with rows that stand for several items."""
+
+import numpy as np
+import pytest
+
+import bayescal as bc
+from bayescal.correction.known_channels import correct_annotations, gold_moments
+from bayescal.correction.rectified import GoldRows, _MeanProblem, ppi_lambda, rectified_bins
+from bayescal.metrics.calibration import assign_bins
+
+
+def _reference(y, yhat, yhat_unlabeled, w=None):
+    """lambda, point estimate and standard error of a mean by PPI++, item by item."""
+    n, big_n = y.size, yhat_unlabeled.size
+    w = np.ones(n) if w is None else w / w.sum() * n
+    theta = yhat_unlabeled.mean() + (w * (y - yhat)).mean()
+    grads, grads_hat = w * (y - theta), w * (yhat - theta)
+    covariance = 2 / n * ((grads - grads.mean()) @ (grads_hat - grads_hat.mean()))
+    variance = np.cov(np.concatenate([grads_hat, yhat_unlabeled - theta]))
+    lam = float(np.clip(covariance / (2 * (1 + n / big_n) * variance), 0, 1))
+    estimate = (lam * yhat_unlabeled).mean() + (w * (y - lam * yhat)).mean()
+    error = np.hypot(
+        (lam * yhat_unlabeled).std() / np.sqrt(big_n), (w * (y - lam * yhat)).std() / np.sqrt(n)
+    )
+    return lam, estimate, error
+
+
+def _rows(y, yhat, yhat_unlabeled, w=None):
+    n = y.size
+    return GoldRows(
+        np.zeros(n + yhat_unlabeled.size, dtype=np.int64),
+        np.concatenate([yhat, yhat_unlabeled]),
+        np.concatenate([y, np.full(yhat_unlabeled.size, -1)]).astype(np.int8),
+        np.ones(n + yhat_unlabeled.size),
+        np.concatenate([np.ones(n) if w is None else w, np.ones(yhat_unlabeled.size)]),
+    )
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_one_mean_matches_the_ppi_formulas(weighted):
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 2, 150)
+    yhat = y + rng.normal(0, 0.8, 150)
+    yhat_unlabeled = rng.integers(0, 2, 2000) + rng.normal(0, 0.8, 2000)
+    w = 1 / rng.uniform(0.1, 0.9, 150) if weighted else None
+    lam, estimate, error = _reference(y, yhat, yhat_unlabeled, w)
+    problem = _MeanProblem.of(_rows(y, yhat, yhat_unlabeled, w))
+    assert 0 < lam < 1  # the test exercises the tuned lambda, not a clipped one
+    assert ppi_lambda(problem) == pytest.approx(lam, abs=1e-12)
+    assert problem.estimate(lam) == pytest.approx(estimate, abs=1e-12)
+    assert problem.standard_error(lam) == pytest.approx(error, abs=1e-12)
+
+
+def test_rows_standing_for_several_items_equal_the_items():
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 2, 60)
+    yhat = np.round(y + rng.normal(0, 0.7, 60), 1)  # few distinct values: rows repeat
+    other = np.round(rng.integers(0, 2, 900) + rng.normal(0, 0.7, 900), 1)
+    items = _MeanProblem.of(_rows(y, yhat, other))
+    keys, counts = np.unique(np.column_stack([y, yhat]), axis=0, return_counts=True)
+    other_keys, other_counts = np.unique(other, return_counts=True)
+    cells = GoldRows(
+        np.zeros(keys.shape[0] + other_keys.size, dtype=np.int64),
+        np.concatenate([keys[:, 1], other_keys]),
+        np.concatenate([keys[:, 0], np.full(other_keys.size, -1)]).astype(np.int8),
+        np.concatenate([counts, other_counts]).astype(float),
+        np.ones(keys.shape[0] + other_keys.size),
+    )
+    merged = _MeanProblem.of(cells)
+    lam = ppi_lambda(items)
+    assert ppi_lambda(merged) == pytest.approx(lam, abs=1e-12)
+    assert merged.estimate(lam) == pytest.approx(items.estimate(lam), abs=1e-12)
+    assert merged.standard_error(lam) == pytest.approx(items.standard_error(lam), abs=1e-12)
+
+
+def _simulation(n_gold=400, seed=3):
+    channels = bc.Channels([0.1, 0.2, 0.3], [0.8, 0.75, 0.7])
+    simulation = bc.simulate_annotated(
+        6000, channels, calibration=lambda z: 0.2 + 0.5 * np.asarray(z), seed=seed
+    )
+    return simulation.with_gold(n_gold, seed=seed)
+
+
+def test_each_bin_is_its_own_ppi_mean():
+    simulation = _simulation()
+    data = simulation.data
+    targets = correct_annotations(data.annotations, simulation.channels, "iv", None)
+    edges = assign_bins(data.scores, 10, "uniform")[1]
+    bins = gold_moments(data, targets, np.ones(data.n_items, bool), edges, "uniform", "rectified")
+    index = np.minimum((data.scores * 10).astype(int), 9)
+    for b in range(10):
+        here = index == b
+        gold = here & (data.gold >= 0)
+        other = here & (data.gold < 0)
+        lam, estimate, error = _reference(data.gold[gold], targets[gold], targets[other])
+        assert bins.gold_counts[b] == gold.sum() >= 10
+        assert bins.lambdas[b] == pytest.approx(lam, abs=1e-12)
+        assert bins.means[b] == pytest.approx(estimate, abs=1e-12)
+        assert bins.standard_errors[b] == pytest.approx(error, abs=1e-12)
+        moment = (here.sum() * estimate - data.scores[here].sum()) / data.n_items
+        assert bins.moments.moments[b] == pytest.approx(moment, abs=1e-14)
+
+
+def test_a_bin_with_few_gold_items_uses_the_pooled_lambda_and_one_without_the_model():
+    rng = np.random.default_rng(0)
+    bins = np.repeat([0, 1, 2], [400, 400, 400])
+    targets = rng.normal(0.5, 0.6, 1200)
+    gold = np.full(1200, -1, dtype=np.int8)
+    gold[:50] = rng.integers(0, 2, 50)  # bin 0: its own lambda
+    gold[400:405] = rng.integers(0, 2, 5)  # bin 1: five gold items, the pooled lambda
+    rows = GoldRows(bins, targets, gold, np.ones(1200), np.ones(1200))
+    result = rectified_bins(rows, np.zeros(3), np.array([0.0, 1 / 3, 2 / 3, 1.0]), 1200)
+    assert result.lambdas[1] == pytest.approx(ppi_lambda(_MeanProblem.of(rows)))
+    assert result.lambdas[0] == pytest.approx(ppi_lambda(_MeanProblem.of(rows.subset(bins == 0))))
+    assert result.means[2] == pytest.approx(targets[800:].mean()) and result.lambdas[2] == 1.0
+    assert result.bins_without_gold == 1
+
+
+def test_gold_on_every_item_gives_the_plain_ece():
+    simulation = _simulation()
+    data = simulation.data
+    everything = bc.AnnotatedScores(data.scores, data.annotations, gold=simulation.labels)
+    clean = bc.expected_calibration_error(simulation.labels, data.scores)
+    for estimator in ("rectified", "model"):
+        value = bc.noise_corrected_ece(everything, simulation.channels, gold_estimator=estimator)
+        assert value == pytest.approx(clean, abs=1e-12)
+
+
+def test_the_estimators_with_gold_use_it_and_say_which_is_refused():
+    simulation = _simulation()
+    data = simulation.data
+    without = bc.AnnotatedScores(data.scores, data.annotations)
+    model = bc.noise_corrected_ece(data, simulation.channels, gold_estimator="model")
+    rectified = bc.noise_corrected_ece(data, simulation.channels)
+    plain = bc.noise_corrected_ece(without, simulation.channels)
+    assert len({model, rectified, plain}) == 3
+    # the cells of the same data give the same numbers
+    cells = data.cells(n_bins=10, by_group=False)
+    assert bc.noise_corrected_ece(cells, simulation.channels) == pytest.approx(rectified, abs=1e-12)
+    assert bc.noise_corrected_ece(
+        cells, simulation.channels, gold_estimator="model"
+    ) == pytest.approx(model, abs=1e-12)
+    with pytest.raises(
+        ValueError, match=r"gold_estimator must be one of .*'rectified'.*'model'.*saw 'ppi'"
+    ):
+        bc.noise_corrected_ece(data, simulation.channels, gold_estimator="ppi")
