@@ -94,6 +94,25 @@ def silenced(*categories: type[Warning]):
         yield
 
 
+#: Seconds the replicates run before their progress bar shows: a short test stays silent.
+PROGRESS_DELAY = 2.0
+
+
+def replicate_bar(n_replicates: int, description: str, progress: bool):
+    """The progress bar (tqdm) of ``n_replicates`` replicates (a Monte Carlo null, a bootstrap),
+    shown after :data:`PROGRESS_DELAY` seconds when ``progress``, and gone when done."""
+    from tqdm import tqdm
+
+    return tqdm(
+        total=n_replicates,
+        desc=description,
+        unit="replicate",
+        leave=False,
+        delay=PROGRESS_DELAY,
+        disable=not progress,
+    )
+
+
 @contextlib.contextmanager
 def recorded_warnings():
     """Record every warning shown inside this block, once each, as the line

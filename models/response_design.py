@@ -19,6 +19,8 @@ import jax.numpy as jnp
 import numpy as np
 from scipy import special
 
+from .pattern_design import row_key
+
 #: Workers with at least this many labels are sampled centred, the others non-centred.
 CENTRED_LABELS = 30
 CENTRED_STEP = 8
@@ -42,6 +44,9 @@ class ResponseDesign:
     n_summed_out : int
         Workers with one label in all, not sampled: their label's probability is the
         population's mean channel (:func:`bayescal.models.population_mean_channel`).
+    gold : ndarray of float64, shape (R,), or None
+        The gold label of the row's items (-1 for none; rows of gold items are kept apart):
+        such a row scores ``log p(answers | Y = gold) + log P(Y = gold)``.  None without gold.
     """
 
     codes: np.ndarray
@@ -49,6 +54,7 @@ class ResponseDesign:
     position: np.ndarray
     n_centred: int
     n_summed_out: int = 0
+    gold: np.ndarray | None = None
 
     #: A crowd's model has no dependent pairs, no shared difficulty and no channels per
     #: group (the interface of PatternDesign).
@@ -65,6 +71,10 @@ class ResponseDesign:
         return int(self.codes.shape[1])
 
     @property
+    def has_gold(self) -> bool:
+        return self.gold is not None
+
+    @property
     def summed_out(self) -> np.ndarray:
         """Which workers (K,) are summed out rather than sampled."""
         return self.position == self.n_annotators - self.n_summed_out  # the row after them
@@ -79,8 +89,8 @@ class ResponseDesign:
         sum_out_single: bool = True,
     ) -> ResponseDesign:
         """The design of a :class:`bayescal.data.Responses`: one row per labelled item,
-        identical rows merged and counted when ``compress``; workers with one label in all
-        summed out when ``sum_out_single``."""
+        identical rows (answers and gold label) merged and counted when ``compress``; workers
+        with one label in all summed out when ``sum_out_single``."""
         n_workers = responses.n_annotators
         order = np.lexsort((responses.annotator, responses.item))
         item = responses.item[order]
@@ -93,8 +103,12 @@ class ResponseDesign:
             np.arange(item.size) - np.repeat(starts, per_item),
         ] = codes
         counts = np.ones(labelled.size)
+        gold = responses.gold[labelled] if responses.has_gold else None
         if compress:
-            rows, counts = np.unique(rows, axis=0, return_counts=True)
+            keyed = rows if gold is None else np.column_stack([rows, gold])
+            keyed, counts = np.unique(keyed, axis=0, return_counts=True)
+            rows = keyed if gold is None else keyed[:, :-1]
+            gold = None if gold is None else keyed[:, -1]
         labels = responses.labels_per_annotator()
         # the most-labelled workers, as many as have centred_labels, rounded down to a multiple
         # of CENTRED_STEP: similar crowds then share a layout (and a compiled sampler)
@@ -108,16 +122,17 @@ class ResponseDesign:
             _positions(centred, summed_out),
             n_centred,
             int(summed_out.sum()),
+            None if gold is None else gold.astype(np.float64),
         )
 
     # --- what the Sampler needs of a design (bayescal.bayes.sampler) --------------------------------
 
     def arrays(self) -> tuple:
-        """The arrays the program reads besides the counts."""
-        return (self.codes, self.position)
+        """The arrays the program reads besides the counts (with gold, the rows' labels)."""
+        return (self.codes, self.position, *((self.gold,) if self.has_gold else ()))
 
-    def with_arrays(self, codes, position) -> ResponseDesign:
-        return replace(self, codes=codes, position=position)
+    def with_arrays(self, codes, position, gold=None) -> ResponseDesign:
+        return replace(self, codes=codes, position=position, gold=gold)
 
     def padded(self, rows: int) -> ResponseDesign:
         """This design with rows of no response and count 0 appended up to ``rows``."""
@@ -126,11 +141,13 @@ class ResponseDesign:
             self,
             codes=np.pad(self.codes, ((0, extra), (0, 0)), constant_values=2 * self.n_annotators),
             counts=np.pad(self.counts, (0, extra)),
+            gold=None if self.gold is None else np.pad(self.gold, (0, extra), constant_values=-1),
         )
 
     def layout(self) -> tuple:
         """The shapes compiled code depends on."""
-        return (self.n_annotators, self.n_centred, self.n_summed_out, self.width)
+        gold = ("gold",) if self.has_gold else ()
+        return (self.n_annotators, self.n_centred, self.n_summed_out, self.width, *gold)
 
     # --- what a posterior needs of its data (bayescal.bayes.bayes_fit; numpy on draws) --------------
 
@@ -153,9 +170,12 @@ class ResponseDesign:
             part = slice(start, start + step)
             log0 = code_table(special.logit(a[part]), xp=np)[:, self.codes].sum(axis=-1)
             log1 = code_table(special.logit(b[part]), xp=np)[:, self.codes].sum(axis=-1)
-            out[part] = np.logaddexp(
+            out[part] = gold_mixture(
                 np.log1p(-prevalence[part])[:, None] + log0,
                 np.log(prevalence[part])[:, None] + log1,
+                self.gold,
+                np.logaddexp,
+                xp=np,
             )
         return out.reshape(*lead, self.counts.size)
 
@@ -163,12 +183,15 @@ class ResponseDesign:
         """The data as the InferenceData's ``constant_data`` variables: ``{name: (dims, array)}``."""
         centred = np.zeros(self.n_annotators, np.int8)
         centred[self.position < self.n_centred] = 1
-        return {
+        variables = {
             "counts": (("pattern",), self.counts),
             "codes": (("pattern", "response"), self.codes),
             "centred": (("annotator",), centred),
             "summed_out": (("annotator",), self.summed_out.astype(np.int8)),
         }
+        if self.has_gold:
+            variables["pattern_gold"] = (("pattern",), self.gold.astype(np.int8))
+        return variables
 
     @classmethod
     def from_constant_data(cls, variables: dict) -> ResponseDesign:
@@ -179,20 +202,24 @@ class ResponseDesign:
             if "summed_out" in variables
             else np.zeros_like(centred)  # saved before workers were summed out: all sampled
         )
+        gold = variables.get("pattern_gold")
         return cls(
             np.asarray(variables["codes"][1], np.int32),
             np.asarray(variables["counts"][1], np.float64),
             _positions(centred, summed_out),
             int(centred.sum()),
             int(summed_out.sum()),
+            None if gold is None else np.asarray(gold[1], np.float64),
         )
 
     def fitted_counts(self) -> dict:
-        """Items per row: ``(0, codes)``, the codes ``2 j + label`` of the row's responses."""
+        """Items per row: ``(0, codes)``, the codes ``2 j + label`` of the row's responses,
+        and the gold label after them for a row of gold items (:func:`row_key`)."""
         pad = 2 * self.n_annotators
+        gold = np.full(self.counts.size, -1) if self.gold is None else self.gold
         return {
-            (0, tuple(int(x) for x in row if x < pad)): float(c)
-            for row, c in zip(self.codes, self.counts)
+            row_key(0, [x for x in row if x < pad], label): float(c)
+            for row, label, c in zip(self.codes, gold, self.counts)
             if c > 0
         }
 
@@ -211,6 +238,16 @@ def _positions(centred: np.ndarray, summed_out: np.ndarray) -> np.ndarray:
     position = np.full(centred.size, sampled_order.size, dtype=np.int64)
     position[sampled_order] = np.arange(sampled_order.size)
     return position
+
+
+def gold_mixture(joint0, joint1, gold, logaddexp, xp=jnp):
+    """A row's log-likelihood from its two joint terms ``log P(Y = y) + log p(row | Y = y)``:
+    the mixture ``logaddexp(joint0, joint1)``, or for a row of gold items (``gold`` (R,) 0 or
+    1; None for no gold) its known class's term."""
+    mixture = logaddexp(joint0, joint1)
+    if gold is None:
+        return mixture
+    return xp.where(gold == 1, joint1, xp.where(gold == 0, joint0, mixture))
 
 
 def code_table(logit_rate, xp=jnp):

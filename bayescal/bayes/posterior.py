@@ -20,18 +20,9 @@ Two kinds of uncertainty (``uncertainty=``):
 
 A sum of absolute bin moments is biased upward (``E|r_hat| > |r|``), and for a calibrated
 predictor no draw of ``sum_l |r_l|`` ever reaches 0, so its interval cannot cover 0.  The
-reported ``"total"`` draws therefore treat each bin by whether its residual is distinguishable
-from 0 (Kumar et al. 2019 and Roelofs et al. 2022 debias binned ECE in the same spirit):
-
-- a bin whose 95% posterior interval of ``r_l`` excludes 0 contributes ``|r_l*|`` unchanged;
-- a bin whose interval straddles 0 contributes ``sqrt(max(r_l*^2 - 2 sigma_l^2, 0))``, with
-  ``sigma_l^2`` the posterior variance of ``r_l``: a draw has ``E[r_l*^2] ~ r_l^2 + 2 sigma_l^2``
-  (the sampling noise once in the estimate, once in the posterior spread), so this removes the
-  inflation and lets the bin contribute exactly 0 in many draws.
-
-``raw_draws`` keeps the undebiased ``sum_l |r_l*|``.  The rule (95% straddle test, factor 2) was
-chosen on development replicates of the paper's toy study and its coverage then measured on
-fresh replicates: the table and the command are in ``benchmarks/RESULTS.md``.
+reported ``"total"`` draws therefore debias the bins whose posterior interval straddles 0
+(:mod:`bayescal.correction.straddle`);
+``raw_draws`` keeps the undebiased ``sum_l |r_l*|``.
 """
 
 from __future__ import annotations
@@ -47,15 +38,18 @@ from ..correction.crowd import crowd_target_draws, report_unlabelled, response_m
 from ..correction.known_channels import (
     as_convex_weights,
     evaluation_cells,
+    gold_cells,
     is_crowd,
     pattern_labels,
     soft_vote,
 )
+from ..correction.rectified import GOLD_ESTIMATORS, GoldRows, bin_lambdas, gold_moment_draws
+from ..correction.straddle import debiased_draws
 from ..correction.target_draws import TargetDraws, moment_draws
 from ..correction.weights import WEIGHT_RULES
 from ..data.annotated_scores import AnnotatedScores
 from ..data.cells import CellStatistics, count_rows
-from ..metrics.calibration import ReliabilityBand
+from ..metrics.calibration import ReliabilityBand, bin_index
 from ..recalibration import DEFAULT_EPS, make_map
 from .bayes_fit import BayesFit
 
@@ -209,16 +203,67 @@ def _moment_draws(cells: CellStatistics, a, b, rule, uncertainty: str, seed: int
     return (shares * (labels - scores)) @ membership
 
 
-#: A bin is debiased when its posterior interval of r_l at this level contains 0.
-STRADDLE_LEVEL = 0.95
-
-
-def _debiased(moments: np.ndarray) -> np.ndarray:
-    """Per-draw NC-ECE with the bins that cannot be told from 0 debiased (module docstring)."""
-    low, high = np.quantile(moments, [(1 - STRADDLE_LEVEL) / 2, (1 + STRADDLE_LEVEL) / 2], axis=0)
-    straddles = (low < 0) & (high > 0)
-    shrunk = np.sqrt(np.maximum(moments**2 - 2.0 * moments.var(axis=0), 0.0))
-    return np.where(straddles, shrunk, np.abs(moments)).sum(axis=1)
+def _gold_moment_draws(data, cells, strategy, a, b, rule, uncertainty, seed, gold_estimator):
+    """Draws (S, M) of the bin moments with gold items
+    (:func:`~bayescal.correction.rectified.gold_moment_draws`): on the rows of
+    :func:`~bayescal.correction.known_channels.gold_cells`, or on a crowd's items under the
+    crowd rule a chunk of draws at a time; each bin's lambda from the posterior-mean
+    corrected labels."""
+    rng = np.random.default_rng(seed)
+    if not is_crowd(data):
+        prepared = gold_cells(data, cells, strategy)
+        patterns, index = np.unique(prepared.patterns, axis=0, return_inverse=True)
+        counts = np.bincount(index.ravel(), weights=prepared.rows.counts, minlength=len(patterns))
+        labels = pattern_labels(patterns, counts, a, b, rule)[:, index.ravel()]
+        rows = prepared.rows._replace(targets=labels.mean(axis=0))
+        lambdas = bin_lambdas(rows, cells.n_bins)
+        return gold_moment_draws(
+            rows,
+            labels,
+            prepared.score_mean,
+            prepared.score_sd,
+            lambdas,
+            gold_estimator,
+            uncertainty,
+            rng,
+        )
+    targets = crowd_target_draws(data, a, b, rule)
+    totals, labelled = np.zeros(data.n_items), np.zeros(data.n_items)
+    for _, values, has_target in targets.chunks():  # first pass: the mean labels, for lambda
+        present = np.ones(values.shape, bool) if has_target is None else has_target
+        totals += (values * present).sum(axis=0)
+        labelled += present.sum(axis=0)
+    report_unlabelled(targets.dropped, data.n_items)
+    weights = np.ones(data.n_items)
+    if data.gold_weights is not None:
+        pi = np.where(data.gold != v.MISSING, data.gold_weights, 1.0)
+        weights = 1.0 / pi
+    rows = GoldRows(
+        bin_index(data.scores, cells.edges, strategy),
+        np.divide(totals, labelled, out=np.zeros(data.n_items), where=labelled > 0),
+        data.gold,
+        (labelled > 0) * 1.0,  # an item never labelled weighs 0 in lambda
+        weights,
+    )
+    lambdas = bin_lambdas(rows, cells.n_bins)
+    rows = rows._replace(counts=np.ones(data.n_items))
+    spread = np.zeros(data.n_items)
+    return np.concatenate(
+        [
+            gold_moment_draws(
+                rows,
+                values,
+                data.scores,
+                spread,
+                lambdas,
+                gold_estimator,
+                uncertainty,
+                rng,
+                has_target,
+            )
+            for _, values, has_target in targets.chunks()
+        ]
+    )
 
 
 #: The fewest draws ``max_draws`` may keep: the tails of fewer are mostly Monte Carlo noise.
@@ -283,7 +328,7 @@ def posterior_summary(
 ) -> PosteriorECE:
     """PosteriorECE of bin-moment draws (S, M): raw ``sum_l |r_l|`` and the reported draws."""
     raw = np.abs(moments).sum(axis=1)
-    reported = _debiased(moments) if uncertainty == "total" else raw
+    reported = debiased_draws(moments) if uncertainty == "total" else raw
     tail = (1.0 - level) / 2.0
     return PosteriorECE(
         draws=reported,
@@ -321,6 +366,7 @@ def nc_ece_posterior(
     tolerance=0.01,
     seed=0,
     max_draws=None,
+    gold_estimator="rectified",
 ) -> PosteriorECE:
     """Posterior of NC-ECE: every channel draw of ``fit`` pushed through the corrected bin moments.
 
@@ -346,6 +392,12 @@ def nc_ece_posterior(
     max_draws : int or None, default None
         Push at most this many draws (at least 100), evenly spaced through the chains; None:
         every draw.  Thinning adds Monte Carlo error and changes nothing else.
+    gold_estimator : {"rectified", "model"}, default "rectified"
+        With gold items (``data.gold``), each bin's mean label per draw
+        (:mod:`bayescal.correction.rectified`): rectified (prediction-powered, right when the
+        channel model is wrong, provided the gold is a random sample), or model-based.  With
+        ``uncertainty="total"`` the Bayesian bootstrap reweights the gold items and the others
+        alike: the channel draws alone miss the rectifier's variance.
 
     Returns
     -------
@@ -361,10 +413,15 @@ def nc_ece_posterior(
     rule = fit_weights(weights, cells.n_annotators)
     level = v.as_open_probability(level, "level")
     uncertainty = v.as_choice(uncertainty, "uncertainty", UNCERTAINTY)
+    gold_estimator = v.as_choice(gold_estimator, "gold_estimator", GOLD_ESTIMATORS)
     tolerance = v.as_probability(tolerance, "tolerance")
     seed = v.as_seed(seed)
 
-    if is_crowd(data):
+    if cells.has_gold:
+        moments = _gold_moment_draws(
+            data, cells, strategy, a, b, rule, uncertainty, seed, gold_estimator
+        )
+    elif is_crowd(data):
         moments = response_moment_draws(data, cells.edges, strategy, a, b, rule, uncertainty, seed)
     else:
         moments = _moment_draws(cells, a, b, rule, uncertainty, seed)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass, replace
 
+from ..channels.co_labelling import GoldCoverage
 from ..channels.crowd_em import CROWD_ANNOTATORS, SPARSE_LABELS
 
 __all__ = ["AUTO", "MODELS", "ChannelModel", "channel_model", "choose_model", "model_names"]
@@ -253,7 +254,9 @@ def choose_model(data, model=AUTO) -> tuple[ChannelModel, str]:
     than :data:`~bayescal.channels.crowd_em.CROWD_ANNOTATORS` annotators, or an annotator with
     fewer than :data:`~bayescal.channels.crowd_em.SPARSE_LABELS` labels), the marginal
     Dawid–Skene model for three annotators or more who each labelled many items, Hui–Walter
-    (with score groups) for two."""
+    (with score groups) for two; with gold items that identify a channel
+    (:class:`~bayescal.channels.co_labelling.GoldCoverage`) the marginal Dawid–Skene model for
+    one or two annotators too, and the reason says what the gold identifies."""
     if model != AUTO:
         try:
             chosen = channel_model(model, in_analysis=True)
@@ -264,8 +267,19 @@ def choose_model(data, model=AUTO) -> tuple[ChannelModel, str]:
             ) from None
         return chosen, f"chosen: {chosen.name}"
     n_annotators = data.n_annotators
+    gold = GoldCoverage.of_cells(data.compress()) if data.n_gold else None
+    with_gold = "" if gold is None else f"; {gold.described()}"
+    if gold is not None and gold.identified and n_annotators <= 2:
+        return (
+            MODELS["dawid_skene"],
+            f"auto: {n_annotators} annotator(s) and {gold.described()}: the marginal "
+            "Dawid–Skene model, fitted with the gold items",
+        )
     if n_annotators == 2:
-        return MODELS["hui_walter"], "auto: two annotators need score groups (Hui–Walter)"
+        return (
+            MODELS["hui_walter"],
+            "auto: two annotators need score groups (Hui–Walter)" + with_gold,
+        )
     fewest = int((data.annotations >= 0).sum(axis=0).min())
     if n_annotators > CROWD_ANNOTATORS or fewest < SPARSE_LABELS:
         reason = (
@@ -275,10 +289,11 @@ def choose_model(data, model=AUTO) -> tuple[ChannelModel, str]:
         )
         return (
             MODELS["hierarchical_dawid_skene"],
-            f"auto: {reason}: a crowd, whose workers' channels are pooled (hierarchical Dawid–Skene)",
+            f"auto: {reason}: a crowd, whose workers' channels are pooled (hierarchical "
+            "Dawid–Skene)" + with_gold,
         )
     return (
         MODELS["dawid_skene"],
         f"auto: {n_annotators} annotators with {fewest}+ labels each identify the marginal "
-        "Dawid–Skene model",
+        "Dawid–Skene model" + with_gold,
     )

@@ -208,9 +208,12 @@ class Sampler:
             for name, value in START_VALUES.items()
             if name in shapes
         }
-        if self.spec.difficulty:
+        # the shared difficulty's chains, and a fit with gold (whose prior is not oriented),
+        # start near the majority vote's channels (models.majority_start)
+        gold = isinstance(self.design, PatternDesign) and self.design.has_gold
+        if self.spec.difficulty or gold:
             _, counts, positive, negative = shared[:4]
-            start = majority_start(positive, negative, counts, self.design.has_gold)
+            start = majority_start(positive, negative, counts, shared[5] if gold else None)
             z["channel"] = start + z["channel"] / 4.0
         return init_kernel(
             z,

@@ -86,14 +86,13 @@ import numpy as np
 from scipy import special
 
 from .. import _validation as v
-from .. import channels as estimators
-from .._api import DEFAULT_N_BINS, Result, silenced, warn_caller
+from .._api import DEFAULT_N_BINS, Result, replicate_bar, warn_caller
 from ..channels import MIN_GAP, ChannelFit, Channels
 from ..channels.crowd_em import as_responses, shared_channel_index
 from ..channels.dependence import dependent_pairs
-from ..channels.em import EM_METHODS, em_refits
+from ..channels.refits import refit_all
 from ..data.annotated_scores import AnnotatedScores
-from ..exceptions import FIT_WARNINGS, BinningWarning, ChannelFitError, IdentificationError
+from ..exceptions import BinningWarning, ChannelFitError
 from ..metrics.calibration import assign_bins
 from ._channel_screen import screen_channels
 from .crowd import MIN_ITEM_PRECISION
@@ -601,25 +600,6 @@ def _truncated_beta(alpha, beta, low, high, rng) -> np.ndarray:
 TOLERATED_FAILURES = 0.05
 
 
-#: Seconds the replicates run before their progress bar shows: a short test stays silent.
-PROGRESS_DELAY = 2.0
-
-
-def replicate_bar(n_replicates: int, null: str, progress: bool):
-    """The progress bar of a Monte Carlo null's ``n_replicates`` replicates (tqdm), shown
-    after :data:`PROGRESS_DELAY` seconds, and gone when done."""
-    from tqdm import tqdm
-
-    return tqdm(
-        total=n_replicates,
-        desc=f"calibration test ({null})",
-        unit="replicate",
-        leave=False,
-        delay=PROGRESS_DELAY,
-        disable=not progress,
-    )
-
-
 def bootstrap_test(data, fit: ChannelFit, fit_data, bins, n_replicates, rng, progress=False):
     """The refitting parametric bootstrap of an EM or moment fit (module docstring)."""
     fit.require()
@@ -657,7 +637,7 @@ def bootstrap_test(data, fit: ChannelFit, fit_data, bins, n_replicates, rng, pro
         responses = fit_data.responses()
         fitted_responses = (responses.item, responses.annotator)
     null, failures = [], 0
-    with replicate_bar(n_replicates, "refitting bootstrap", progress) as bar:
+    with replicate_bar(n_replicates, "calibration test (refitting bootstrap)", progress) as bar:
         for first in range(0, n_replicates, REFIT_BLOCK):
             labels, fit_labels = [], []
             for _ in range(first, min(first + REFIT_BLOCK, n_replicates)):
@@ -725,17 +705,10 @@ def refitted(method, data, item, annotator, labels, dependent) -> list[Refit | N
 
     # one replicate's item-by-annotator table at a time (em_refits keeps only its pattern
     # counts): a block of 50 tables of 10^6 items would hold hundreds of MB
-    replicates = map(replicate, labels)
-    if method in EM_METHODS:
-        fits = em_refits(method, replicates, dependent)
-    else:
-        fits = [
-            _refit_one(getattr(estimators, method), replicate, dependent)
-            for replicate in replicates
-        ]
+    fits = refit_all(method, map(replicate, labels), dependent)
     return [
         None
-        if fit is None or not fit.ok
+        if fit is None
         else Refit(
             np.asarray(fit.channels.a, float),
             np.asarray(fit.channels.b, float),
@@ -743,15 +716,6 @@ def refitted(method, data, item, annotator, labels, dependent) -> list[Refit | N
         )
         for fit in fits
     ]
-
-
-def _refit_one(estimator, replicate, dependent) -> ChannelFit | None:
-    """``estimator``'s fit of one replicate, silent; None when it refuses it."""
-    with silenced(*FIT_WARNINGS):  # what a replicate's fit says was said of the real fit
-        try:
-            return estimator(replicate, **({"dependent": dependent} if dependent else {}))
-        except (ChannelFitError, IdentificationError):
-            return None
 
 
 def fingerprint_of(data: AnnotatedScores, recorded: str) -> str:
@@ -839,7 +803,9 @@ def posterior_test(data, fit, bins, n_replicates, rng, progress=False):
     )
     truth = rng.integers(a_draws.shape[0], size=n_replicates)
     null = []
-    with replicate_bar(n_replicates, "posterior predictive null", progress) as bar:
+    with replicate_bar(
+        n_replicates, "calibration test (posterior predictive null)", progress
+    ) as bar:
         for t in truth:
             label = layout.replicate(rng, a_draws[t], b_draws[t], covariance_draws[t])
             null.append(layout.statistic(label, layout.a, layout.b, layout.covariance))
@@ -906,7 +872,7 @@ def calibration_test(
         Seeds the replicates and the posterior draw: the same call gives the same p-value.
     progress : bool, default True
         A progress bar over the replicates, shown once they have taken more than
-        :data:`PROGRESS_DELAY` seconds (the bootstrap of 10^6 items takes most of a minute).
+        :data:`bayescal._api.PROGRESS_DELAY` seconds (the bootstrap of 10^6 items takes most of a minute).
 
     Returns
     -------

@@ -15,12 +15,14 @@ import numpy as np
 
 from .. import _validation as v
 from .. import channels
-from .._api import DEFAULT_N_BINS, Result, old_spellings
+from .._api import DEFAULT_LEVEL, DEFAULT_N_BINS, Interval, Result, old_spellings, silenced
 from ..channels import Channels
+from ..channels.refits import refit_all, refit_one
 from ..data.annotated_scores import AnnotatedScores
-from ..exceptions import ChannelFitError
+from ..exceptions import FIT_WARNINGS, BinningWarning, ChannelFitError
 from ..metrics.calibration import BinnedMoments, assign_bins
 from .crowd import report_unlabelled
+from .gold_interval import DEFAULT_REPLICATES, gold_bootstrap
 from .known_channels import (
     correct_annotations,
     corrected_moments,
@@ -28,6 +30,7 @@ from .known_channels import (
     is_crowd,
     labelled_moments,
 )
+from .rectified import GOLD_ESTIMATORS
 
 __all__ = ["NC_ECE_MODES", "NCECEResult", "estimator_function", "fit_or_raise", "nc_ece_estimate"]
 
@@ -43,7 +46,9 @@ class NCECEResult(Result):
     Attributes
     ----------
     estimate : float
-        ``sum_l |r_l|``.
+        ``sum_l |r_l|``; with gold items and an interval, the straddle-debiased value the
+        interval is built on (:mod:`bayescal.correction.gold_interval`; ``moments.ece`` keeps
+        ``sum_l |r_l|``).
     moments : BinnedMoments
         Per-bin corrected moments ``r_l`` over the evaluation items (for ``"crossfit"``, the
         held-out moments of all folds summed before the absolute value).
@@ -53,6 +58,12 @@ class NCECEResult(Result):
     estimator : str
     n_evaluated : int
         Number of items the moments average over.
+    gold_estimator : str or None
+        With gold items, the estimator of the bin means (``"rectified"`` or ``"model"``);
+        None without gold.
+    interval : Interval or None
+        With gold items, the bootstrap interval at ``level`` (None without).
+    level : float or None
     """
 
     estimate: float
@@ -61,6 +72,9 @@ class NCECEResult(Result):
     mode: str
     estimator: str
     n_evaluated: int
+    gold_estimator: str | None = None
+    interval: Interval | None = None
+    level: float | None = None
 
 
 def estimator_function(estimator, options: dict, *, argument: str = "estimator"):
@@ -112,6 +126,10 @@ def nc_ece_estimate(
     split_fraction=0.5,
     seed=0,
     estimator_options=None,
+    gold_estimator="rectified",
+    n_bootstrap=None,
+    level=DEFAULT_LEVEL,
+    progress=False,
 ) -> NCECEResult:
     """NC-ECE with channels estimated from the same annotations (paper §3, App. C.3–C.4).
 
@@ -150,6 +168,19 @@ def nc_ece_estimate(
         Seeds the split or the fold assignment.
     estimator_options : dict, optional
         Keyword arguments for the estimator, e.g. ``{"n_starts": 20}``.
+    gold_estimator : {"rectified", "model"}, default "rectified"
+        With gold items (``data.gold``), the estimator of each bin's mean label
+        (:mod:`bayescal.correction.rectified`); the channels are fitted with the gold.  The
+        gold items must be a random sample of the items (or one stratified by score, with
+        ``data.gold_weights``).
+    n_bootstrap : int, optional
+        With gold items in ``"reuse"`` mode, the replicates of the interval's bootstrap
+        (:mod:`bayescal.correction.gold_interval`: the gold and the other items resampled
+        apart, the channels refitted); default 200.  Without gold there is no interval.
+    level : float, default 0.9
+        The interval's probability.
+    progress : bool, default False
+        A progress bar over the bootstrap's replicates once they have run two seconds.
 
     Returns
     -------
@@ -170,14 +201,61 @@ def nc_ece_estimate(
     fit_channels, name = estimator_function(estimator, estimator_options or {})
     seed = v.as_seed(seed)
     v.check_items_annotated(data.annotations, "data.annotations")
+    gold_estimator = v.as_choice(gold_estimator, "gold_estimator", GOLD_ESTIMATORS)
+    level = v.as_open_probability(level, "level")
+    if not isinstance(progress, bool):
+        raise TypeError(f"progress must be True or False; saw {type(progress).__name__}")
+    if n_bootstrap is not None:
+        n_bootstrap = v.as_int(n_bootstrap, "n_bootstrap", minimum=2)
+        if not data.n_gold or mode != "reuse":
+            raise ValueError(
+                "n_bootstrap sets the replicates of the interval of NC-ECE with gold items in "
+                f"mode 'reuse'; saw {data.n_gold} gold items and mode {mode!r}"
+            )
+
+    def evaluated(moments, fits):
+        """The result of ``moments``, with the interval of gold items (mode reuse)."""
+        if not data.n_gold:
+            return NCECEResult(moments.ece, moments, fits, mode, name, moments.n_items)
+        if mode != "reuse":
+            return NCECEResult(
+                moments.ece, moments, fits, mode, name, moments.n_items, gold_estimator
+            )
+        interval = gold_bootstrap(
+            data,
+            moments.moments,
+            lambda replicates: _refitted_channels(
+                estimator, estimator_options or {}, fit_channels, replicates
+            ),
+            lambda replicate, channels: _replicate_moments(
+                replicate, channels, weights, bins, strategy, gold_estimator
+            ),
+            n_replicates=n_bootstrap or DEFAULT_REPLICATES,
+            level=level,
+            seed=seed,
+            progress=progress,
+        )
+        return NCECEResult(
+            interval.estimate,
+            moments,
+            fits,
+            mode,
+            name,
+            moments.n_items,
+            gold_estimator,
+            interval.interval,
+            level,
+        )
 
     if fit_channels is None:
         if mode != "reuse":
             raise ValueError(
                 f"mode must be 'reuse' with known channels (nothing is fitted); saw {mode!r}"
             )
-        moments = corrected_moments(data, estimator, weights, bins, strategy)
-        return NCECEResult(moments.ece, moments, (), mode, name, moments.n_items)
+        moments = corrected_moments(
+            data, estimator, weights, bins, strategy, gold_estimator=gold_estimator
+        )
+        return evaluated(moments, ())
 
     def channels_from(sample, where: str):
         return fit_or_raise(fit_channels, name, sample, where)
@@ -185,8 +263,10 @@ def nc_ece_estimate(
     rng = np.random.default_rng(seed)
     if mode == "reuse":
         fit = channels_from(data, "the whole sample")
-        moments = corrected_moments(data, fit.channels, weights, bins, strategy)
-        return NCECEResult(moments.ece, moments, (fit,), mode, name, moments.n_items)
+        moments = corrected_moments(
+            data, fit.channels, weights, bins, strategy, gold_estimator=gold_estimator
+        )
+        return evaluated(moments, (fit,))
     if mode == "split":
         if (
             isinstance(split_fraction, bool)
@@ -203,9 +283,15 @@ def nc_ece_estimate(
         fit_part, evaluation = data.subset(order[:n_fit]), data.subset(order[n_fit:])
         fit = channels_from(fit_part, "the channel sample")
         moments = corrected_moments(
-            evaluation, fit.channels, weights, bins, strategy, weight_sample=fit_part
+            evaluation,
+            fit.channels,
+            weights,
+            bins,
+            strategy,
+            weight_sample=fit_part,
+            gold_estimator=gold_estimator,
         )
-        return NCECEResult(moments.ece, moments, (fit,), mode, name, moments.n_items)
+        return evaluated(moments, (fit,))
     n_folds = v.as_int(n_folds, "n_folds", minimum=2)
     if n_folds > data.n_items:
         raise ValueError(
@@ -236,5 +322,27 @@ def nc_ece_estimate(
     report_unlabelled(np.array([data.n_items - labelled.sum()]), data.n_items)
     # the bins of every item, the moments of the labelled ones (all but a crowd's few)
     edges = assign_bins(data.scores, bins, strategy)[1]
-    moments = labelled_moments(data, targets, labelled, edges, strategy)
-    return NCECEResult(moments.ece, moments, tuple(fits), mode, name, moments.n_items)
+    moments = labelled_moments(data, targets, labelled, edges, strategy, gold_estimator)
+    return evaluated(moments, tuple(fits))
+
+
+def _refitted_channels(estimator, options: dict, fit_channels, replicates: list) -> list:
+    """The channels of each bootstrap replicate (None where the refit fails): known channels
+    as they are; a named estimator with its defaults by :func:`~bayescal.channels.refits.refit_all`
+    (the EM fits of a block in one batch); another, or one with options, call by call."""
+    if fit_channels is None:
+        return [estimator] * len(replicates)
+    if isinstance(estimator, str) and not options:
+        fits = refit_all(estimator, replicates)
+    else:
+        fits = [refit_one(fit_channels, replicate) for replicate in replicates]
+    return [None if fit is None else fit.channels for fit in fits]
+
+
+def _replicate_moments(replicate, channels, weights, bins, strategy, gold_estimator):
+    """A bootstrap replicate's bin moments, silent (what they would say was said of the
+    data)."""
+    with silenced(*FIT_WARNINGS, BinningWarning):
+        return corrected_moments(
+            replicate, channels, weights, bins, strategy, gold_estimator=gold_estimator
+        ).moments

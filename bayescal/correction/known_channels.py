@@ -19,6 +19,8 @@ majority vote removes that bias (paper App. B.3): :func:`soft_vote_ece` and
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from scipy import special
 
@@ -514,6 +516,49 @@ def gold_moments(
     rows = GoldRows(index, targets[labelled], gold, np.ones(gold.size), weights)
     score_sums = np.bincount(index, weights=data.scores[labelled], minlength=edges.size - 1)
     return _gold_bins(rows, score_sums, edges, int(labelled.sum()), gold_estimator)
+
+
+class GoldCells(NamedTuple):
+    """The rows a posterior with gold runs on (:func:`gold_cells`): the rows (their
+    ``targets`` not yet known), each row's response pattern and its scores' mean and sd."""
+
+    rows: GoldRows
+    patterns: np.ndarray
+    score_mean: np.ndarray
+    score_sd: np.ndarray
+
+
+def gold_cells(data, cells: CellStatistics, strategy: str) -> GoldCells:
+    """The evaluation ``cells`` of ``data`` (binned by ``strategy``) as rows for the
+    estimators with gold: the cells as
+    they are, or, when ``data`` (an AnnotatedScores) has ``gold_weights``, the cells of the
+    other items and each gold item a row of its own with its weight ``1/pi``."""
+    mean, sd = cells.score_moments()
+    if not isinstance(data, AnnotatedScores) or data.gold_weights is None:
+        rows = GoldRows(
+            cells.bins,
+            np.zeros(cells.n_cells),
+            cells.gold,
+            cells.counts * 1.0,
+            np.ones(cells.n_cells),
+        )
+        return GoldCells(rows, cells.patterns, mean, sd)
+    other = cells.gold == v.MISSING
+    items = np.flatnonzero(data.gold != v.MISSING)
+    bins = bin_index(data.scores[items], cells.edges, strategy)
+    rows = GoldRows(
+        np.concatenate([cells.bins[other], bins]),
+        np.zeros(other.sum() + items.size),
+        np.concatenate([cells.gold[other], data.gold[items]]),
+        np.concatenate([cells.counts[other] * 1.0, np.ones(items.size)]),
+        np.concatenate([np.ones(other.sum()), 1.0 / data.gold_weights[items]]),
+    )
+    return GoldCells(
+        rows,
+        np.concatenate([cells.patterns[other], data.annotations[items]]),
+        np.concatenate([mean[other], data.scores[items]]),
+        np.concatenate([sd[other], np.zeros(items.size)]),
+    )
 
 
 def _gold_bins(rows, score_sums, edges, n_items: int, gold_estimator: str) -> RectifiedBins:

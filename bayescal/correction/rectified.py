@@ -36,7 +36,15 @@ from .. import _validation as v
 from .._api import Result
 from ..metrics.calibration import BinnedMoments
 
-__all__ = ["GOLD_ESTIMATORS", "MIN_BIN_GOLD", "GoldRows", "RectifiedBins", "ppi_lambda"]
+__all__ = [
+    "GOLD_ESTIMATORS",
+    "MIN_BIN_GOLD",
+    "GoldRows",
+    "RectifiedBins",
+    "bin_lambdas",
+    "gold_moment_draws",
+    "ppi_lambda",
+]
 
 #: The estimators of a bin's mean of Y with gold (module docstring); the first is the default.
 GOLD_ESTIMATORS = ("rectified", "model")
@@ -170,6 +178,23 @@ def ppi_lambda(problem: _MeanProblem) -> float:
     return float(np.clip(covariance / ((1.0 + problem.n / problem.n_other) * spread), 0.0, 1.0))
 
 
+def _gold_counts(rows: GoldRows, n_bins: int) -> np.ndarray:
+    is_gold = rows.gold != v.MISSING
+    return np.bincount(rows.bins[is_gold], weights=rows.counts[is_gold], minlength=n_bins)
+
+
+def bin_lambdas(rows: GoldRows, n_bins: int) -> np.ndarray:
+    """The ``lambda`` of each bin (M,): its own (:func:`ppi_lambda`) with at least
+    :data:`MIN_BIN_GOLD` gold items, the pooled one with fewer, 1 without any (the bin's mean
+    is then the model's)."""
+    gold_counts = _gold_counts(rows, n_bins)
+    pooled = ppi_lambda(_MeanProblem.of(rows)) if gold_counts.sum() else 1.0
+    lambdas = np.where(gold_counts > 0, pooled, 1.0)
+    for b in np.flatnonzero(gold_counts >= MIN_BIN_GOLD):
+        lambdas[b] = ppi_lambda(_MeanProblem.of(rows.subset(rows.bins == b)))
+    return lambdas
+
+
 def rectified_bins(
     rows: GoldRows, bin_score_sums: np.ndarray, edges: np.ndarray, n_items: int
 ) -> RectifiedBins:
@@ -178,11 +203,10 @@ def rectified_bins(
     in all)."""
     n_bins = edges.size - 1
     items = np.bincount(rows.bins, weights=rows.counts, minlength=n_bins)
-    is_gold = rows.gold != v.MISSING
-    gold_counts = np.bincount(rows.bins[is_gold], weights=rows.counts[is_gold], minlength=n_bins)
-    pooled = ppi_lambda(_MeanProblem.of(rows))
+    gold_counts = _gold_counts(rows, n_bins)
+    lambdas = bin_lambdas(rows, n_bins)
     means = np.full(n_bins, np.nan)
-    errors, lambdas = np.zeros(n_bins), np.ones(n_bins)
+    errors = np.zeros(n_bins)
     for b in np.flatnonzero(items > 0):
         here = rows.subset(rows.bins == b)
         if gold_counts[b] == 0:  # nothing to rectify with: the model's mean alone
@@ -190,7 +214,6 @@ def rectified_bins(
             errors[b] = np.sqrt(_variance(here.targets, here.counts) / items[b])
             continue
         problem = _MeanProblem.of(here)
-        lambdas[b] = ppi_lambda(problem) if gold_counts[b] >= MIN_BIN_GOLD else pooled
         means[b] = problem.estimate(lambdas[b])
         errors[b] = problem.standard_error(lambdas[b])
     with np.errstate(invalid="ignore"):
@@ -215,3 +238,66 @@ def model_bins(
     items = np.bincount(rows.bins, weights=rows.counts, minlength=n_bins)
     sums = np.bincount(rows.bins, weights=rows.counts * targets, minlength=n_bins)
     return BinnedMoments(edges, items.astype(np.int64), (sums - bin_score_sums) / n_items, n_items)
+
+
+def gold_moment_draws(
+    rows: GoldRows,
+    labels: np.ndarray,
+    score_mean: np.ndarray,
+    score_sd: np.ndarray,
+    lambdas: np.ndarray,
+    estimator: str,
+    uncertainty: str,
+    rng: np.random.Generator,
+    has_label: np.ndarray | None = None,
+) -> np.ndarray:
+    """Draws (S, M) of the bin moments with gold, one per draw of the rows' corrected labels
+    ``labels`` (S, R) (``rows.targets`` is not read), ``lambdas`` (M,) fixed
+    (:func:`bin_lambdas`: any lambda keeps the rectified means unbiased).
+
+    ``uncertainty="total"`` adds a Bayesian bootstrap of the items (Rubin 1981), as
+    :func:`bayescal.nc_ece_posterior` does: a row's share ``Gamma(count)``, normalised over the
+    rows, and its mean score ``mean + sd / sqrt(count + 1) * eps``; the gold items and the
+    others are then reweighted alike, and each bin's two means (module docstring) are taken
+    under the draw's weights.  ``"channels"`` keeps the rows' counts and mean scores.  A row
+    without a label in a draw (``has_label`` (S, R) False: the crowd rule) weighs 0 there.
+    """
+    n_draws, n_bins = labels.shape[0], lambdas.size
+    if uncertainty == "total":
+        weights = rng.gamma(np.broadcast_to(rows.counts, labels.shape))
+        scores = score_mean + score_sd / np.sqrt(rows.counts + 1) * rng.standard_normal(
+            labels.shape
+        )
+    else:
+        weights = np.broadcast_to(rows.counts, labels.shape).astype(np.float64)
+        scores = np.broadcast_to(score_mean, labels.shape)
+    if has_label is not None:
+        weights = weights * has_label
+    weights = weights / np.maximum(weights.sum(axis=1, keepdims=True), 1e-300)
+    flat = (rows.bins + n_bins * np.arange(n_draws)[:, None]).ravel()
+
+    def by_bin(values):
+        return np.bincount(flat, np.asarray(values).ravel(), n_draws * n_bins).reshape(
+            n_draws, n_bins
+        )
+
+    share = by_bin(weights)
+    score_sums = by_bin(weights * scores)
+    is_gold = rows.gold != v.MISSING
+    if estimator == "model":
+        targets = np.where(is_gold, rows.gold, labels)
+        return by_bin(weights * targets) - score_sums
+    gold_weights = weights * (is_gold * rows.weights)
+    other_weights = weights * ~is_gold
+    gold_mass, other_mass = by_bin(gold_weights), by_bin(other_weights)
+    with np.errstate(invalid="ignore", divide="ignore"):  # a bin without gold, or others
+        gold_y = by_bin(gold_weights * np.where(is_gold, rows.gold, 0)) / gold_mass
+        gold_u = by_bin(gold_weights * labels) / gold_mass
+        other_u = by_bin(other_weights * labels) / other_mass
+        model = by_bin(weights * labels) / share
+    means = np.where(
+        gold_mass > 0,
+        np.where(other_mass > 0, gold_y + lambdas * (other_u - gold_u), gold_y),
+        model,
+    )
+    return np.where(share > 0, share * means - score_sums, 0.0)

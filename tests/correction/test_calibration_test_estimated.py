@@ -81,11 +81,11 @@ def test_an_em_fit_of_other_items_needs_those_items_and_refits_on_them():
 
 
 def test_refits_that_fail_are_said_and_all_failing_is_refused(monkeypatch):
-    # the module (the package's attribute of this name is the function)
-    calibration_test = importlib.import_module("bayescal.correction.calibration_test")
+    # the batch refits every bootstrap of refitted channels runs
+    batch = importlib.import_module("bayescal.channels.refits")
     sim = bc.toy_data(600, condition="calibrated", seed=4)
     fit = bc.dawid_skene_em(sim.data)
-    refits, calls = calibration_test.em_refits, []
+    refits, calls = batch.em_refits, []
 
     def every_third_fails(method, replicates, dependent):
         fits = []
@@ -94,12 +94,12 @@ def test_refits_that_fail_are_said_and_all_failing_is_refused(monkeypatch):
             fits.append(fitted if len(calls) % 3 else None)
         return fits
 
-    monkeypatch.setattr(calibration_test, "em_refits", every_third_fails)
+    monkeypatch.setattr(batch, "em_refits", every_third_fails)
     with pytest.warns(bc.BinningWarning, match="failed on 6 of 20 bootstrap replicates"):
         result = bc.calibration_test(sim.data, fit, n_replicates=20)
     assert result.n_replicates == 14
     monkeypatch.setattr(
-        calibration_test,
+        batch,
         "em_refits",
         lambda method, replicates, dependent: (
             [dataclasses.replace(fit, failure="no") for _ in replicates]
@@ -390,10 +390,7 @@ def test_size_under_h0_with_a_bayes_fit_reused():
 def test_a_long_null_shows_a_progress_bar_unless_told_not_to(monkeypatch, capsys):
     """The refitting bootstrap of 10^6 items takes most of a minute: past PROGRESS_DELAY seconds
     (0 here) a bar says what is running; ``progress=False`` keeps it silent."""
-    import sys
-
-    # the module, which bayescal.correction's function of the same name hides
-    monkeypatch.setattr(sys.modules["bayescal.correction.calibration_test"], "PROGRESS_DELAY", 0.0)
+    monkeypatch.setattr(bc._api, "PROGRESS_DELAY", 0.0)
     sim = bc.toy_data(600, condition="calibrated", seed=5)
     fit = bc.dawid_skene_em(sim.data)
     shown = bc.calibration_test(sim.data, fit, n_replicates=19, seed=0)
