@@ -10,12 +10,13 @@ Every design has n = 5 000 items on a uniform score with the toy study's "shifte
 - (iii) the judges of (ii) with the first two erring together on 15% of the items
   (``simulate_dependent(shared_error=0.15)``), fitted with the independent model.
 
-Each replicate: ``nc_ece_estimate`` (Dawid-Skene EM with the gold, 200 bootstrap replicates)
+Each replicate (``--bayes``: also the Bayesian default, ``fit_bayes`` with the gold and
+``nc_ece_posterior``'s rectified estimator, 4 chains of 1 000 + 1 000): ``nc_ece_estimate`` (Dawid-Skene EM with the gold, 200 bootstrap replicates)
 with ``gold_estimator="rectified"`` and ``"model"``, and the gold-only ECE (the ECE of the gold
 items alone) with the same bias correction and bootstrap, of the gold items alone.  Reported: the share of
 90% intervals holding the population binned ECE, their mean width and the mean estimate.
 
-    .venv/bin/python benchmarks/gold_coverage.py [--replicates R] [--gold GOLD] [--designs i,ii,iii]
+    .venv/bin/python benchmarks/gold_coverage.py [--replicates R] [--gold GOLD] [--designs i,ii,iii] [--bayes]
 """
 
 from __future__ import annotations
@@ -78,6 +79,7 @@ def main() -> None:
     parser.add_argument("--replicates", type=int, default=200)
     parser.add_argument("--gold", type=int, default=200)
     parser.add_argument("--designs", default="i,ii,iii")
+    parser.add_argument("--bayes", action="store_true")
     args = parser.parse_args()
     print(
         f"n = {N_ITEMS}, {args.gold} random gold items, {args.replicates} replicates, "
@@ -88,6 +90,8 @@ def main() -> None:
     for design in args.designs.split(","):
         start = time.perf_counter()
         results = {"rectified": [], "model": [], "gold only": []}
+        if args.bayes:
+            results["bayes rectified"] = []
         population = None
         for r in range(args.replicates):
             simulation = simulate(design, 1000 + r, args.gold)
@@ -100,6 +104,10 @@ def main() -> None:
                         simulation.data, gold_estimator=estimator, n_bins=N_BINS, seed=r
                     )
                     results[estimator].append((result.estimate, *result.interval))
+                if args.bayes:
+                    fit = bc.fit_bayes(simulation.data, progress=False, seed=r)
+                    posterior = bc.nc_ece_posterior(simulation.data, fit, n_bins=N_BINS, seed=r)
+                    results["bayes rectified"].append((posterior.median, *posterior.interval))
             results["gold only"].append((lambda e, i: (e, *i))(*gold_only(simulation.data, r)))
         for name, rows in results.items():
             rows = np.array(rows)

@@ -132,12 +132,14 @@ class Analysis:
         return plot_reliability(band, curves=curves, ax=ax)
 
 
-def _as_table(data, score, annotators, truth):
-    """An AnnotatedScores (built from a DataFrame's columns) and the truth labels."""
+def _as_table(data, score, annotators, truth, gold=None):
+    """An AnnotatedScores (built from a DataFrame's columns, its gold column among them) and
+    the truth labels."""
     if type(data).__name__ != "DataFrame":
-        if score is not None or annotators is not None:
+        if score is not None or annotators is not None or gold is not None:
             raise ValueError(
-                "score and annotators name the columns of a DataFrame; saw data of type "
+                "score, annotators and gold name the columns of a DataFrame (an "
+                "AnnotatedScores carries its gold labels as data.gold); saw data of type "
                 f"{type(data).__name__}"
             )
         return data, truth
@@ -146,13 +148,15 @@ def _as_table(data, score, annotators, truth):
             "a DataFrame needs score= (the score column) and annotators= (the annotator columns)"
         )
     if isinstance(truth, str):
-        v.check_column_roles({"score": score, "annotator": annotators, "truth": truth})
+        v.check_column_roles(
+            {"score": score, "annotator": annotators, "truth": truth, "gold": gold}
+        )
         if truth not in data.columns:
             raise ValueError(f"truth names no column of data; its columns are {list(data.columns)}")
         truth = data[truth].to_numpy()
     elif type(truth).__name__ == "Series":
         truth = _aligned_truth(truth, data.index)
-    return AnnotatedScores.from_frame(data, score=score, annotators=annotators), truth
+    return AnnotatedScores.from_frame(data, score=score, annotators=annotators, gold=gold), truth
 
 
 def _aligned_truth(truth, index) -> np.ndarray:
@@ -304,6 +308,7 @@ def analyse(
     sampler=None,
     bayes_options=None,
     dependent=None,
+    gold=None,
 ) -> Analysis:
     """Fit and summarise one data set (the work of ``bayescal fit``).
 
@@ -347,6 +352,13 @@ def analyse(
         calibration test uses the dependent EM fit's refitting bootstrap.  Without it, a
         pairwise check that flags correlated errors proposes a pair in one line
         (:class:`~bayescal.DependenceWarning`); the model is never switched silently.
+    gold : str, optional
+        With a DataFrame: the column of human-verified 0/1 labels, empty where an item has
+        none (an AnnotatedScores carries them as ``data.gold``).  Unlike ``truth`` they are
+        used: every fit conditions on them, and NC-ECE is the rectified estimator
+        (:mod:`bayescal.correction.rectified`).  The gold items must be a random sample of the
+        items, or one stratified by score with known inclusion probabilities
+        (``data.gold_weights``).
 
     Returns
     -------
@@ -358,7 +370,17 @@ def analyse(
     seed = settings.seed
     steps = _Steps()
     inputs = steps(
-        "model_choice", _read, data, score, annotators, truth, model, dependent, n_bins, level
+        "model_choice",
+        _read,
+        data,
+        score,
+        annotators,
+        truth,
+        model,
+        dependent,
+        n_bins,
+        level,
+        gold,
     )
     tables = steps("compress", _tabulate, inputs)
     channel_fit = steps("em", _fit_em, inputs, tables, seed)
@@ -377,10 +399,10 @@ def analyse(
     return Analysis(inputs.data, channel_fit, fit, posterior, checks, summary)
 
 
-def _read(data, score, annotators, truth, model, dependent, n_bins, level):
+def _read(data, score, annotators, truth, model, dependent, n_bins, level, gold):
     """Read: the data (a DataFrame's columns), the truth column, the model chosen and the data
     it is fitted to (with score groups for Hui–Walter), the dependent pairs, the bins."""
-    data, truth = _as_table(data, score, annotators, truth)
+    data, truth = _as_table(data, score, annotators, truth, gold)
     chosen = model_data(data, model=model)
     data = chosen.data
     pairs = dependent_pairs(dependent, data.annotator_names).names or None
@@ -412,8 +434,9 @@ def _tabulate(inputs: _Inputs):
     counts = data.compress()
     cells = data.cells(n_bins=inputs.bins, by_group=False)
     # a crowd's corrected labels come from its responses (the crowd rule of
-    # noise_corrected_ece and nc_ece_posterior): its cells are as many as its items
-    evaluated = data if is_crowd(data) else cells
+    # noise_corrected_ece and nc_ece_posterior): its cells are as many as its items; gold
+    # items sampled by score carry their own weights, which cells do not keep
+    evaluated = data if is_crowd(data) or data.gold_weights is not None else cells
     naive = {
         "soft_vote": soft_vote(cells.patterns),
         "majority_vote": majority_vote(cells.patterns, "half"),

@@ -139,11 +139,17 @@ def _table_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--truth", help="column of true 0/1 labels, if known (oracle ECE; never used for fitting)"
     )
+    command.add_argument(
+        "--gold",
+        help="column of human-verified 0/1 labels on some items, empty elsewhere: used in every "
+        "fit, unlike --truth, a simulation's oracle; the gold items must be a random sample "
+        "of the items (with --long, a column of --scores)",
+    )
     long = command.add_argument_group("long format", LONG_HELP)
     long.add_argument("--long", action="store_true", help="TABLE is in long format")
     long.add_argument(
         "--scores",
-        help="CSV or Parquet table of the items: --item and --score columns (and --truth)",
+        help="CSV or Parquet table of the items: --item and --score columns (and --truth, --gold)",
     )
     long.add_argument("--item", default="item", help="item id column (default: item)")
     long.add_argument(

@@ -44,6 +44,7 @@ def _read_input(args, keep_unlabelled: bool = False):
             annotators=args.annotators,
             truth=args.truth,
             unlabelled="keep" if keep_unlabelled else "drop",
+            gold=args.gold,
         )
     else:
         if args.annotators is None:
@@ -58,6 +59,7 @@ def _read_input(args, keep_unlabelled: bool = False):
             annotators=args.annotators,
             truth=args.truth,
             unlabelled="keep" if keep_unlabelled else "refuse",
+            gold=args.gold,
         )
     if args.groups is not None or args.thresholds is not None:
         data = table.data

@@ -37,7 +37,7 @@ pairwise agreement of pairs with enough shared items, flagged by Benjamini–Hoc
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -365,10 +365,9 @@ def _fitted_data(fit: BayesFit, data: AnnotatedScores) -> AnnotatedScores:
             "implemented"
         )
     positions = v.annotator_positions(data.annotator_names, fit.annotator_names, "data", "the fit")
-    data = AnnotatedScores(  # its columns in the fit's order, which the replicated patterns follow
-        data.scores,
-        data.annotations[:, np.argsort(positions)],
-        groups=data.groups,
+    data = replace(  # its columns in the fit's order, which the replicated patterns follow
+        data,
+        annotations=data.annotations[:, np.argsort(positions)],
         annotator_names=fit.annotator_names,
     )
     if fit.spec.grouped:

@@ -96,6 +96,7 @@ from ..exceptions import BinningWarning, ChannelFitError
 from ..metrics.calibration import assign_bins
 from ._channel_screen import screen_channels
 from .crowd import MIN_ITEM_PRECISION
+from .rectified import GoldRows, bin_lambdas
 from .weights import VARIANCE_FLOOR, corrected_noise_variance, raw_rule_weights
 
 __all__ = [
@@ -237,6 +238,11 @@ class CalibrationLayout:
     #: (D, 2) columns of the dependent pairs, and their covariances (D, 2) given Y = 0, 1
     pairs: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.int64))
     covariance: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+    #: With gold items: each item's gold label (-1 for none), its weight 1/pi, and each bin
+    #: group's lambda of the rectified sums (module docstring), fixed at the observed labels
+    gold: np.ndarray | None = None
+    gold_weight: np.ndarray | None = None
+    lambdas: np.ndarray | None = None
 
     @classmethod
     def of(
@@ -335,16 +341,42 @@ class CalibrationLayout:
         if dependence is not None:
             pairs, covariance = dependence
             layout = replace(layout, pairs=pairs, covariance=np.asarray(covariance, float))
+        if data.n_gold:
+            layout = layout.with_gold(data.gold, data.gold_weights)
         return layout
 
-    def bin_sums(self, label, a, b, covariance) -> tuple[np.ndarray, np.ndarray]:
-        """Per bin group ``T_l`` and ``V_l`` (module docstring) of ``label`` (every response)
-        corrected with channels ``a, b`` (K,) at IV weights taken at ``mu = Z_i``.
+    def with_gold(self, gold: np.ndarray, inclusion: np.ndarray | None) -> CalibrationLayout:
+        """The layout whose sums are the rectified ones of the gold items ``gold`` (their
+        inclusion probabilities ``inclusion``, or a simple random sample), each bin group's
+        lambda (:func:`~bayescal.correction.rectified.bin_lambdas`) taken at the observed
+        labels and the layout's channels."""
+        weight = np.ones(gold.size)
+        if inclusion is not None:
+            weight = np.where(
+                gold != v.MISSING, 1.0 / np.where(gold != v.MISSING, inclusion, 1.0), 1.0
+            )
+        target, _ = self._item_terms(self.label, self.a, self.b, self.covariance)
+        tested = self.group >= 0
+        rows = GoldRows(
+            self.group[tested],
+            target[tested],
+            gold[tested],
+            np.ones(int(tested.sum())),
+            weight[tested],
+        )
+        return replace(
+            self, gold=gold, gold_weight=weight, lambdas=bin_lambdas(rows, self.n_items.size)
+        )
+
+    def _item_terms(self, label, a, b, covariance) -> tuple[np.ndarray, np.ndarray]:
+        """Each item's corrected label ``U_i`` (n,) of ``label`` (every response) with
+        channels ``a, b`` (K,) at IV weights taken at ``mu = Z_i``, and the variance of its
+        noise ``U_i - Y_i`` given ``Z_i`` under H0 (n,).
 
         A dependent pair ``(j, k)`` that labelled item ``i`` adds the covariance of its two
-        noise terms to the item's variance: ``2 alpha_ij alpha_ik [(1 - Z_i) c_0 + Z_i c_1] /
-        (d_j d_k)``, with ``covariance`` (D, 2) the pairs' ``c_y``
-        (:mod:`bayescal.channels.dependence`; given ``Z_i``, ``Y_i ~ Bernoulli(Z_i)`` under H0)."""
+        noise terms: ``2 alpha_ij alpha_ik [(1 - Z_i) c_0 + Z_i c_1] / (d_j d_k)``, with
+        ``covariance`` (D, 2) the pairs' ``c_y`` (:mod:`bayescal.channels.dependence`; given
+        ``Z_i``, ``Y_i ~ Bernoulli(Z_i)`` under H0)."""
         item, worker = self.item[self.kept], self.annotator[self.kept]
         label = label[self.kept].astype(np.float64)
         a = a[worker]
@@ -368,11 +400,25 @@ class CalibrationLayout:
                 scaled.append(column)
             pair = (1.0 - self.scores) * given_0 + self.scores * given_1
             noise += 2.0 * scaled[0] * scaled[1] * pair / safe**2
-        variance = self.scores * (1.0 - self.scores) + noise
+        return target, noise
+
+    def bin_sums(self, label, a, b, covariance, gold=None) -> tuple[np.ndarray, np.ndarray]:
+        """Per bin group ``T_l`` and ``V_l`` (module docstring) of ``label`` (every response)
+        corrected with channels ``a, b`` (K,); with gold items, the rectified sums of the gold
+        labels ``gold`` (n,; default the observed ones)."""
+        target, noise = self._item_terms(label, a, b, covariance)
         tested = self.group >= 0
         group, n_groups = self.group[tested], self.n_items.size
-        residual_sum = np.bincount(group, target[tested] - self.scores[tested], n_groups)
-        null_variance = np.bincount(group, variance[tested], n_groups)
+        z = self.scores[tested]
+        bernoulli = z * (1.0 - z)
+        if self.gold is None:
+            terms, variances = target[tested] - z, bernoulli + noise[tested]
+        else:
+            terms, variances = self._rectified_terms(
+                target[tested], noise[tested], (self.gold if gold is None else gold)[tested]
+            )
+        residual_sum = np.bincount(group, terms, n_groups)
+        null_variance = np.bincount(group, variances, n_groups)
         if (null_variance <= 0).any():
             raise ValueError(
                 "data: a bin has variance 0 under H0 (scores of 0 or 1 labelled by perfect "
@@ -380,16 +426,58 @@ class CalibrationLayout:
             )
         return residual_sum, null_variance
 
-    def statistic(self, label, a, b, covariance) -> float:
-        residual_sum, null_variance = self.bin_sums(label, a, b, covariance)
+    def _rectified_terms(self, target, noise, gold) -> tuple[np.ndarray, np.ndarray]:
+        """Each tested item's term of the rectified ``T_l`` and its variance under H0.
+
+        In a bin group of ``n_l`` tested items, ``N`` of them without gold and ``m`` gold
+        items of self-normalised weights ``w`` (mean 1), ``T_l`` is ``n_l`` times the rectified
+        mean's residual (:mod:`bayescal.correction.rectified`), centred exactly under H0:
+
+            T_l = sum_O (n_l lambda / N)(U_i - Z_i)
+                  + sum_G (n_l w_i / m)(Y_i - lambda U_i - (1 - lambda) Z_i),
+
+        of variance ``sum_O (n_l lambda / N)^2 [Z(1 - Z) + v_i] + sum_G (n_l w_i / m)^2
+        [(1 - lambda)^2 Z(1 - Z) + lambda^2 v_i]`` (``v_i`` the noise variance of ``U_i``:
+        ``U_i - Y_i`` has mean 0 given ``Y_i``).  A group without gold has ``T_l = sum (U_i -
+        Z_i)`` (``lambda = 1``, ``N = n_l``)."""
+        tested = self.group >= 0
+        group, n_groups = self.group[tested], self.n_items.size
+        z = self.scores[tested]
+        bernoulli = z * (1.0 - z)
+        is_gold = gold != v.MISSING
+        weight = np.where(is_gold, self.gold_weight[tested], 0.0)
+        gold_mass = np.bincount(group, weight, n_groups)
+        n_gold = np.bincount(group, is_gold, n_groups)
+        n_other = self.n_items - n_gold
+        lam = np.where(n_other > 0, self.lambdas, 0.0)[group]
+        with np.errstate(invalid="ignore", divide="ignore"):  # groups without one of the two
+            other = (self.n_items * self.lambdas / n_other)[group]
+            rectifier = (self.n_items / gold_mass)[group] * weight  # n_l w_i / m, w of mean 1
+        other = np.where(n_gold[group] > 0, other, 1.0)  # no gold: the plain sum
+        y = np.where(is_gold, gold, 0.0)
+        terms = np.where(
+            is_gold, rectifier * (y - lam * target - (1.0 - lam) * z), other * (target - z)
+        )
+        variances = np.where(
+            is_gold,
+            rectifier**2 * ((1.0 - lam) ** 2 * bernoulli + lam**2 * noise),
+            other**2 * (bernoulli + noise),
+        )
+        return terms, variances
+
+    def statistic(self, label, a, b, covariance, gold=None) -> float:
+        residual_sum, null_variance = self.bin_sums(label, a, b, covariance, gold)
         return float(np.sum(residual_sum**2 / null_variance))
 
-    def replicate(self, rng, a, b, covariance) -> np.ndarray:
+    def replicate(self, rng, a, b, covariance) -> tuple[np.ndarray, np.ndarray | None]:
         """Labels of this layout's responses drawn anew under H0 (:func:`replicate_labels`)
-        at channels ``a, b`` and the pairs' ``covariance``."""
-        return replicate_labels(
+        at channels ``a, b`` and the pairs' ``covariance``, and the gold labels of the
+        replicate (its drawn classes of the gold items; None without gold)."""
+        label, truth = replicate_labels(
             rng, self.scores, self.item, self.annotator, a, b, self.pairs, covariance
         )
+        gold = None if self.gold is None else np.where(self.gold != v.MISSING, truth, v.MISSING)
+        return label, gold
 
     def result(self, *, null=None, channels_from="known", how: str) -> CalibrationTest:
         """The :class:`CalibrationTest` of the observed labels at the layout's channels, its
@@ -446,9 +534,9 @@ def detectable_gap(n_items: np.ndarray, null_variance: np.ndarray) -> float:
 
 
 def replicate_labels(rng, scores, item, annotator, a, b, pairs=None, covariance=None):
-    """The responses ``(item, annotator)`` drawn anew under H0: ``Y_i ~ Bernoulli(Z_i)``, then
-    each label from its annotator's channel (``b`` if ``Y_i = 1``, else ``a``); who labels
-    what is kept.  A dependent pair (``pairs`` (D, 2), ``covariance`` (D, 2)) that labelled an
+    """The responses ``(item, annotator)`` drawn anew under H0, and the classes drawn (n,):
+    ``Y_i ~ Bernoulli(Z_i)``, then each label from its annotator's channel (``b`` if
+    ``Y_i = 1``, else ``a``); who labels what is kept.  A dependent pair (``pairs`` (D, 2), ``covariance`` (D, 2)) that labelled an
     item answers jointly from its 2 x 2 table given ``Y_i``
     (:mod:`bayescal.channels.dependence`); alone, each member answers from its channel."""
     truth = rng.random(scores.size) < scores
@@ -474,7 +562,7 @@ def replicate_labels(rng, scores, item, annotator, a, b, pairs=None, covariance=
         u = rng.random(both.size)
         label[position[0][both]] = u < p11 + p10
         label[position[1][both]] = (u < p11) | ((u >= p11 + p10) & (u < p11 + p10 + p01))
-    return label
+    return label, truth.astype(np.int8)
 
 
 def merged_groups(per_bin: np.ndarray, minimum: int) -> np.ndarray:
@@ -532,7 +620,19 @@ EDGE = 1e-12
 
 
 def h0_posterior_draw(
-    scores, item, annotator, label, a, b, priors, *, oriented: bool, sweeps: int, rng, shared=None
+    scores,
+    item,
+    annotator,
+    label,
+    a,
+    b,
+    priors,
+    *,
+    oriented: bool,
+    sweeps: int,
+    rng,
+    shared=None,
+    gold=None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Channels ``(a, b)`` after ``sweeps`` Gibbs sweeps of ``p(a, b | A, Z, H0)`` (module
     docstring) started at ``(a, b)``.
@@ -550,6 +650,8 @@ def h0_posterior_draw(
         Whether the prior is conditioned on ``a_j < b_j``.
     shared : ndarray of bool, shape (K,), optional
         Annotators who share one channel (drawn from all their labels; started at their mean).
+    gold : ndarray of int, shape (n,), optional
+        Gold labels (-1 for none): a gold item's class is held at its gold label.
     """
     # the draw runs on channels: every annotator its own, the shared ones one after the others
     channel = shared_channel_index(np.zeros(np.size(a), bool) if shared is None else shared)
@@ -568,6 +670,8 @@ def h0_posterior_draw(
         )
         log_odds = prior_log_odds + np.bincount(item, evidence, minlength=scores.size)
         truth = rng.random(scores.size) < special.expit(log_odds)
+        if gold is not None:
+            truth = np.where(gold != v.MISSING, gold == 1, truth)
         of_class1 = truth[item]
         n1 = np.bincount(annotator, of_class1, minlength=n_annotators)
         s1 = np.bincount(annotator, of_class1 * positive, minlength=n_annotators)
@@ -645,16 +749,21 @@ def bootstrap_test(data, fit: ChannelFit, fit_data, bins, n_replicates, rng, pro
                 fit_labels.append(
                     labels[-1]
                     if reuse
-                    else replicate_labels(
-                        rng, fit_data.scores, *fitted_responses, *truth, pairs, covariance
+                    else _with_gold(
+                        fit_data,
+                        replicate_labels(
+                            rng, fit_data.scores, *fitted_responses, *truth, pairs, covariance
+                        ),
                     )
                 )
             refits = refitted(fit.method, fitted_on, *fitted_responses, fit_labels, fit.dependent)
-            for label, refit_of in zip(labels, refits):
+            for (label, gold), refit_of in zip(labels, refits):
                 if refit_of is None:
                     failures += 1
                     continue
-                null.append(layout.statistic(label, refit_of.a, refit_of.b, refit_of.covariance))
+                null.append(
+                    layout.statistic(label, refit_of.a, refit_of.b, refit_of.covariance, gold)
+                )
             bar.update(len(labels))
     if failures > TOLERATED_FAILURES * n_replicates:
         if failures == n_replicates:
@@ -689,19 +798,27 @@ class Refit(NamedTuple):
 REFIT_BLOCK = 50
 
 
+def _with_gold(data, drawn) -> tuple[np.ndarray, np.ndarray | None]:
+    """A replicate's labels of ``data`` and its gold labels: the drawn classes of the gold
+    items (``drawn``: the labels and classes of :func:`replicate_labels`)."""
+    label, truth = drawn
+    if not data.n_gold:
+        return label, None
+    return label, np.where(data.gold != v.MISSING, truth, v.MISSING)
+
+
 def refitted(method, data, item, annotator, labels, dependent) -> list[Refit | None]:
     """The channels (and the ``dependent`` pairs' covariances) the estimator ``method`` fits
-    (its defaults) to ``data`` with its labels replaced by each of ``labels``; None for a
-    replicate without an admissible estimate.  The EM estimators fit the replicates together
-    (:func:`bayescal.channels.em.em_refits`: the same fits, the iterations of all in one batch);
-    the others one call each."""
+    (its defaults) to ``data`` with its labels and gold replaced by each of ``labels`` (pairs
+    of labels and gold labels, None without gold); None for a replicate without an admissible
+    estimate (:func:`bayescal.channels.refits.refit_all`: the EM estimators fit the replicates
+    together, the others one call each)."""
 
-    def replicate(label):
+    def replicate(drawn):
+        label, gold = drawn
         annotations = np.full(data.annotations.shape, -1, dtype=np.int8)
         annotations[item, annotator] = label
-        return AnnotatedScores(
-            data.scores, annotations, groups=data.groups, annotator_names=data.annotator_names
-        )
+        return replace(data, annotations=annotations, gold=gold, gold_weights=None)
 
     # one replicate's item-by-annotator table at a time (em_refits keeps only its pattern
     # counts): a block of 50 tables of 10^6 items would hold hundreds of MB
@@ -777,6 +894,7 @@ def posterior_test(data, fit, bins, n_replicates, rng, progress=False):
             sweeps=H0_SWEEPS,
             rng=rng,
             shared=np.isin(data.annotator_names, fit.summed_out),
+            gold=data.gold if data.n_gold else None,
         )
         layout = CalibrationLayout.of(
             data,
@@ -807,8 +925,8 @@ def posterior_test(data, fit, bins, n_replicates, rng, progress=False):
         n_replicates, "calibration test (posterior predictive null)", progress
     ) as bar:
         for t in truth:
-            label = layout.replicate(rng, a_draws[t], b_draws[t], covariance_draws[t])
-            null.append(layout.statistic(label, layout.a, layout.b, layout.covariance))
+            label, gold = layout.replicate(rng, a_draws[t], b_draws[t], covariance_draws[t])
+            null.append(layout.statistic(label, layout.a, layout.b, layout.covariance, gold))
             bar.update()
     how = (
         f"channels at posterior draw {chosen} of a {fit.model} fit of other items, true "

@@ -301,7 +301,7 @@ def _labelled_table(
 
 @old_spellings()
 def read_wide_table(
-    path, *, score, annotators, groups=None, truth=None, unlabelled="refuse"
+    path, *, score, annotators, groups=None, truth=None, unlabelled="refuse", gold=None
 ) -> Table:
     """Read a CSV or Parquet table with one row per item.
 
@@ -320,6 +320,10 @@ def read_wide_table(
         An item no annotator labelled is refused (nothing estimates its class), kept (for
         ``bayescal recalibrate``, which fits on the labelled items and maps every score), or
         dropped with a :class:`~bayescal.DataWarning`.
+    gold : str, optional
+        Column of human-verified 0/1 labels, empty where an item has none
+        (:attr:`bayescal.AnnotatedScores.gold`: used in every fit; the gold items must be a
+        random sample of the items).
 
     Returns
     -------
@@ -336,15 +340,21 @@ def read_wide_table(
     frame = _read(path)
     annotators = list(annotators)
     v.check_column_roles(
-        {"score": score, "annotator": annotators, "groups": groups, "truth": truth}
+        {"score": score, "annotator": annotators, "groups": groups, "truth": truth, "gold": gold}
     )
     _require_columns(
-        path, frame, [score, *annotators, *(c for c in (groups, truth) if c is not None)]
+        path, frame, [score, *annotators, *(c for c in (groups, truth, gold) if c is not None)]
     )
-    _check_values(path, frame, [(name, (0, 1), "0, 1 or empty") for name in annotators])
+    _check_values(
+        path,
+        frame,
+        [(name, (0, 1), "0, 1 or empty") for name in (*annotators, *([gold] if gold else []))],
+    )
     labels = _item_columns(path, frame, score, truth)
     try:
-        data = AnnotatedScores.from_frame(frame, score=score, annotators=annotators, groups=groups)
+        data = AnnotatedScores.from_frame(
+            frame, score=score, annotators=annotators, groups=groups, gold=gold
+        )
     except (TypeError, ValueError) as error:
         raise TableError(f"{path}: {error}") from None
     unlabelled = v.as_choice(unlabelled, "unlabelled", UNLABELLED)
@@ -373,6 +383,7 @@ def read_long_tables(
     annotators=None,
     truth=None,
     unlabelled="drop",
+    gold=None,
 ) -> Table:
     """Read a long label table (one row per response) and a score table (one row per item).
 
@@ -389,6 +400,9 @@ def read_long_tables(
         Keep only these annotators, in this order (default: all, sorted by name).
     truth : str, optional
         Column of true 0/1 labels in the score table.
+    gold : str, optional
+        Column of human-verified 0/1 labels in the score table, empty where an item has none
+        (as in :func:`read_wide_table`).
     unlabelled : {"refuse", "keep", "drop"}, default "drop"
         As in :func:`read_wide_table`: an item of the score table without any label.  A score
         table listing more items than were labelled is the usual case, so such items are
@@ -410,14 +424,18 @@ def read_long_tables(
     """
     labels_path, scores_path = pathlib.Path(labels_path), pathlib.Path(scores_path)
     v.check_column_roles({"item": item, "annotator": annotator, "label": label})
-    v.check_column_roles({"item": item, "score": score, "truth": truth})
+    v.check_column_roles({"item": item, "score": score, "truth": truth, "gold": gold})
     if annotators is not None:
         v.check_column_roles({"annotator": list(map(str, annotators))})
     # ids are text: item "0001" in one table is not "1" in the other, worker "007" is not "7"
     responses, frame = _read(labels_path, [item, annotator]), _read(scores_path, [item])
     _require_columns(labels_path, responses, [item, annotator, label])
-    _require_columns(scores_path, frame, [item, score, *(c for c in (truth,) if c is not None)])
+    _require_columns(
+        scores_path, frame, [item, score, *(c for c in (truth, gold) if c is not None)]
+    )
     _check_values(labels_path, responses, [(label, (0, 1), "0, 1 or empty")])
+    if gold is not None:
+        _check_values(scores_path, frame, [(gold, (0, 1), "0, 1 or empty")])
     _check_filled(labels_path, responses, [item, annotator])
     _first_duplicate(scores_path, frame, [item], "item id")
     _first_duplicate(labels_path, responses, [item, annotator], "(item, annotator) pair")
@@ -447,7 +465,7 @@ def read_long_tables(
         responses = responses[who.isin([str(name) for name in annotators])]
     truth_labels = _item_columns(scores_path, frame, score, truth)
     data = AnnotatedScores.from_long(
-        responses, frame, item=item, annotator=annotator, label=label, score=score
+        responses, frame, item=item, annotator=annotator, label=label, score=score, gold=gold
     )
     if annotators is not None:  # the order asked for, not sorted order
         order = [data.annotator_names.index(name) for name in map(str, annotators)]
