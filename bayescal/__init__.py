@@ -26,6 +26,7 @@ from .channels import ChannelFit, Channels, crowd_em, dawid_skene_em, grouped_em
 from .correction import (
     CalibrationTest,
     calibration_test,
+    corrected_rates,
     nc_ece_estimate,
     noise_corrected_ece,
 )
@@ -195,6 +196,7 @@ __all__ = [
     "calibration_test",
     "check_model",
     "compare_models",
+    "corrected_rates",
     "crowd_em",
     "dawid_skene_em",
     "expected_calibration_error",

@@ -28,7 +28,7 @@ import warnings
 import numpy as np
 
 import bayescal as bc
-from bayescal.correction.gold_interval import DEFAULT_REPLICATES, bias_corrected
+from bayescal.correction.gold_interval import DEFAULT_REPLICATES, gold_only_ece
 from bayescal.exceptions import SaturatedModelWarning
 from bayescal.simulate.panels import toy_calibration
 
@@ -53,25 +53,6 @@ def simulate(design: str, seed: int, n_gold: int):
             N_ITEMS, PANEL, shared_error=0.15, calibration=CALIBRATION, seed=seed
         )
     return simulation.with_gold(n_gold, seed=seed + 1)
-
-
-def gold_only(data, seed: int):
-    """The ECE of the gold items alone, bias-corrected, with its bootstrap interval: the rule
-    of ``nc_ece_estimate`` with gold (bayescal.correction.gold_interval) on the gold items."""
-    gold = np.flatnonzero(data.gold >= 0)
-
-    def moments(items):
-        index = np.minimum((data.scores[items] * N_BINS).astype(int), N_BINS - 1)
-        residual = data.gold[items] - data.scores[items]
-        return np.bincount(index, weights=residual, minlength=N_BINS) / items.size
-
-    rng = np.random.default_rng(seed)
-    draws = np.array([moments(rng.choice(gold, gold.size)) for _ in range(DEFAULT_REPLICATES)])
-    spread = draws.std(axis=0)
-    estimate = bias_corrected(moments(gold), spread).sum()
-    values = bias_corrected(draws, spread).sum(axis=1)
-    low, high = np.quantile(values, [(1 - LEVEL) / 2, (1 + LEVEL) / 2]) + estimate - values.mean()
-    return max(estimate, 0.0), (max(low, 0.0), max(high, 0.0))
 
 
 def main() -> None:
@@ -108,7 +89,15 @@ def main() -> None:
                     fit = bc.fit_bayes(simulation.data, progress=False, seed=r)
                     posterior = bc.nc_ece_posterior(simulation.data, fit, n_bins=N_BINS, seed=r)
                     results["bayes rectified"].append((posterior.median, *posterior.interval))
-            results["gold only"].append((lambda e, i: (e, *i))(*gold_only(simulation.data, r)))
+            alone = gold_only_ece(
+                simulation.data,
+                np.linspace(0.0, 1.0, N_BINS + 1),
+                "uniform",
+                n_replicates=DEFAULT_REPLICATES,
+                level=LEVEL,
+                seed=r,
+            )
+            results["gold only"].append((alone.estimate, *alone.interval))
         for name, rows in results.items():
             rows = np.array(rows)
             covered = (rows[:, 1] <= population) & (population <= rows[:, 2])

@@ -32,6 +32,9 @@ from ..bayes.sampler_settings import SamplerSettings, sampler_settings
 from ..channels import ChannelFit
 from ..channels.dependence import dependent_pairs
 from ..correction.calibration_test import at_extremes, calibration_test
+from ..correction.estimation import nc_ece_estimate
+from ..correction.gold_interval import DEFAULT_REPLICATES as GOLD_REPLICATES
+from ..correction.gold_interval import gold_only_ece
 from ..correction.known_channels import is_crowd, majority_vote, noise_corrected_ece, soft_vote
 from ..data.annotated_scores import AnnotatedScores
 from ..exceptions import BinningWarning, ChannelWarning, RecalibrationWarning
@@ -48,6 +51,7 @@ from ..report.summary import (
     Diagnostics,
     ECESummary,
     Estimate,
+    GoldSummary,
     Identification,
     ModelSummary,
     ParameterSummary,
@@ -497,6 +501,8 @@ def _correct(inputs: _Inputs, tables: _Tables, channel_fit, fit, seed: int):
     data, bins, level = inputs.data, inputs.bins, inputs.level
     if channel_fit.failure:
         frequentist = Estimate(None, reason=f"{channel_fit.method} failed: {channel_fit.failure}")
+    elif data.n_gold:
+        frequentist = _gold_estimate(inputs, channel_fit, seed)
     else:
         try:
             value = noise_corrected_ece(tables.evaluated, channel_fit.channels, n_bins=bins)
@@ -517,9 +523,46 @@ def _correct(inputs: _Inputs, tables: _Tables, channel_fit, fit, seed: int):
             naive=naive,
             nc_ece=NCECE(frequentist, _posterior(posterior, level)),
             oracle=oracle,
+            gold=_gold_summary(data, tables.cells.edges, level, seed) if data.n_gold else None,
         ),
         "reliability": ReliabilitySummary.from_band(posterior.reliability_band(), curves),
     }
+
+
+def _gold_estimate(inputs: _Inputs, channel_fit, seed: int) -> Estimate:
+    """NC-ECE with gold items by the EM estimator of ``channel_fit`` and the rectified bin
+    means, with its bootstrap interval (:func:`bayescal.nc_ece_estimate`)."""
+    options = {"dependent": list(inputs.pairs)} if inputs.pairs else None
+    result = nc_ece_estimate(
+        inputs.data,
+        estimator=channel_fit.method,
+        n_bins=inputs.bins,
+        level=inputs.level,
+        seed=seed,
+        estimator_options=options,
+    )
+    return Estimate(
+        result.estimate,
+        estimator=f"{channel_fit.described}; rectified with the gold items, bootstrap interval",
+        interval=tuple(result.interval),
+    )
+
+
+def _gold_summary(data: AnnotatedScores, edges, level: float, seed: int) -> GoldSummary:
+    """The gold items, the estimator NC-ECE used with them, and their ECE alone."""
+    alone = gold_only_ece(
+        data, edges, "uniform", n_replicates=GOLD_REPLICATES, level=level, seed=seed
+    )
+    return GoldSummary(
+        n_gold=data.n_gold,
+        positives=int((data.gold == 1).sum()),
+        estimator="rectified",
+        gold_only=Estimate(
+            alone.estimate,
+            estimator="the gold labels against their scores, bootstrap interval",
+            interval=tuple(alone.interval),
+        ),
+    )
 
 
 def _check(inputs: _Inputs, tables: _Tables, channel_fit, fit, seed: int):

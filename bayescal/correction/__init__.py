@@ -13,6 +13,13 @@
   the one rule for items with no informative label.
 - :mod:`~bayescal.correction.target_draws` — per-item targets of many channel draws, a chunk
   of draws at a time.
+- :mod:`~bayescal.correction.rectified` — bin means with gold items (human-verified labels):
+  model-based and rectified (prediction-powered).
+- :mod:`~bayescal.correction.gold_interval` — the bootstrap of gold and other items, and the
+  bias-corrected NC-ECE interval it gives.
+- :mod:`~bayescal.correction.rates` — the predictor's rates and the population's positive rate
+  (a judge's pass rate, corrected), from corrected labels and gold.
+- :mod:`~bayescal.correction.straddle` — the straddle debiasing of posterior NC-ECE draws.
 """
 
 from .._api import moved_names
@@ -28,13 +35,16 @@ from .known_channels import (
     soft_vote_ece,
     soft_vote_labels,
 )
+from .rates import CorrectedRates, corrected_rates
 
 __all__ = [
     "CalibrationTest",
+    "CorrectedRates",
     "NCECEResult",
     "aggregation_weights",
     "calibration_test",
     "corrected_labels",
+    "corrected_rates",
     "label_posterior",
     "majority_vote_ece",
     "majority_vote_labels",

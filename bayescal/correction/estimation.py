@@ -17,12 +17,11 @@ from .. import _validation as v
 from .. import channels
 from .._api import DEFAULT_LEVEL, DEFAULT_N_BINS, Interval, Result, old_spellings, silenced
 from ..channels import Channels
-from ..channels.refits import refit_all, refit_one
 from ..data.annotated_scores import AnnotatedScores
 from ..exceptions import FIT_WARNINGS, BinningWarning, ChannelFitError
 from ..metrics.calibration import BinnedMoments, assign_bins
 from .crowd import report_unlabelled
-from .gold_interval import DEFAULT_REPLICATES, gold_bootstrap
+from .gold_interval import DEFAULT_REPLICATES, gold_bootstrap, replicate_channels
 from .known_channels import (
     correct_annotations,
     corrected_moments,
@@ -224,7 +223,7 @@ def nc_ece_estimate(
         interval = gold_bootstrap(
             data,
             moments.moments,
-            lambda replicates: _refitted_channels(
+            lambda replicates: replicate_channels(
                 estimator, estimator_options or {}, fit_channels, replicates
             ),
             lambda replicate, channels: _replicate_moments(
@@ -324,19 +323,6 @@ def nc_ece_estimate(
     edges = assign_bins(data.scores, bins, strategy)[1]
     moments = labelled_moments(data, targets, labelled, edges, strategy, gold_estimator)
     return evaluated(moments, tuple(fits))
-
-
-def _refitted_channels(estimator, options: dict, fit_channels, replicates: list) -> list:
-    """The channels of each bootstrap replicate (None where the refit fails): known channels
-    as they are; a named estimator with its defaults by :func:`~bayescal.channels.refits.refit_all`
-    (the EM fits of a block in one batch); another, or one with options, call by call."""
-    if fit_channels is None:
-        return [estimator] * len(replicates)
-    if isinstance(estimator, str) and not options:
-        fits = refit_all(estimator, replicates)
-    else:
-        fits = [refit_one(fit_channels, replicate) for replicate in replicates]
-    return [None if fit is None else fit.channels for fit in fits]
 
 
 def _replicate_moments(replicate, channels, weights, bins, strategy, gold_estimator):

@@ -34,10 +34,18 @@ from scipy import stats
 
 from .. import _validation as v
 from .._api import Interval, replicate_bar, warn_caller
+from ..channels.refits import refit_all, refit_one
 from ..data.annotated_scores import AnnotatedScores
 from ..exceptions import ChannelFitError, ChannelWarning
 
-__all__ = ["DEFAULT_REPLICATES", "GoldInterval", "gold_bootstrap"]
+__all__ = [
+    "DEFAULT_REPLICATES",
+    "GoldInterval",
+    "bootstrap_replicates",
+    "gold_bootstrap",
+    "gold_only_ece",
+    "replicate_channels",
+]
 
 #: Bootstrap replicates of the interval when none are asked for.
 DEFAULT_REPLICATES = 200
@@ -65,29 +73,28 @@ def resampled_items(data: AnnotatedScores, rng: np.random.Generator) -> np.ndarr
     return np.concatenate([rng.choice(part, part.size) for part in (gold, other) if part.size])
 
 
-def gold_bootstrap(
+def bootstrap_replicates(
     data: AnnotatedScores,
-    moments: np.ndarray,
     refit: Callable[[list], list],
     evaluate: Callable,
     *,
     n_replicates: int,
-    level: float,
     seed: int,
     progress: bool = False,
-) -> GoldInterval:
-    """The interval of the NC-ECE whose bin moments (M,) on ``data`` are ``moments``.
+    what: str = "NC-ECE interval",
+) -> np.ndarray:
+    """``evaluate(replicate, channels)`` (an array) of every bootstrap replicate of ``data``
+    whose channels could be refitted: (B, ...).
 
     ``refit(replicates)`` gives the channels (or ``None``) of each of a list of replicate data
-    sets; ``evaluate(replicate, channels)`` its bin moments (M,) with them.  A replicate whose
-    refit fails is left out (said in one :class:`~bayescal.ChannelWarning` when more than
-    :data:`TOLERATED_FAILURES` of them do); none left is a :class:`~bayescal.ChannelFitError`.
+    sets (:func:`replicate_channels`).  A replicate whose refit fails is left out (said in one
+    :class:`~bayescal.ChannelWarning` when more than :data:`TOLERATED_FAILURES` of them do);
+    none left is a :class:`~bayescal.ChannelFitError`.
     """
     rng = np.random.default_rng(seed)
     draws, failed = [], 0
-    with replicate_bar(
-        n_replicates, "NC-ECE interval (bootstrap of gold and other items)", progress
-    ) as bar:
+    description = f"{what} (bootstrap of gold and other items)"
+    with replicate_bar(n_replicates, description, progress) as bar:
         for first in range(0, n_replicates, REFIT_BLOCK):
             size = min(REFIT_BLOCK, n_replicates - first)
             replicates = [data.subset(resampled_items(data, rng)) for _ in range(size)]
@@ -100,22 +107,87 @@ def gold_bootstrap(
     if not draws:
         raise ChannelFitError(
             f"no bootstrap replicate of the {n_replicates} had an admissible channel fit, so "
-            "NC-ECE has no interval"
+            f"the {what} cannot be computed"
         )
     if failed > TOLERATED_FAILURES * n_replicates:
         warn_caller(
             f"{failed} of {n_replicates} bootstrap replicates had no admissible channel fit; "
-            "the NC-ECE interval rests on the others",
+            f"the {what} rests on the others",
             ChannelWarning,
         )
-    draws = np.asarray(draws)
+    return np.asarray(draws)
+
+
+def replicate_channels(estimator, options: dict, fit_channels, replicates: list) -> list:
+    """The channels of each bootstrap replicate (None where the refit fails): known
+    :class:`~bayescal.Channels` as they are (``fit_channels`` None); a named estimator with
+    its defaults by :func:`~bayescal.channels.refits.refit_all` (the EM fits of a block in one
+    batch); another, or one with ``options``, call by call (``fit_channels``, data ->
+    ChannelFit)."""
+    if fit_channels is None:
+        return [estimator] * len(replicates)
+    if isinstance(estimator, str) and not options:
+        fits = refit_all(estimator, replicates)
+    else:
+        fits = [refit_one(fit_channels, replicate) for replicate in replicates]
+    return [None if fit is None else fit.channels for fit in fits]
+
+
+def gold_bootstrap(
+    data: AnnotatedScores,
+    moments: np.ndarray,
+    refit: Callable[[list], list],
+    evaluate: Callable,
+    *,
+    n_replicates: int,
+    level: float,
+    seed: int,
+    progress: bool = False,
+) -> GoldInterval:
+    """The interval of the NC-ECE whose bin moments (M,) on ``data`` are ``moments``, from
+    the bin moments ``evaluate(replicate, channels)`` (M,) of :func:`bootstrap_replicates`."""
+    draws = bootstrap_replicates(
+        data, refit, evaluate, n_replicates=n_replicates, seed=seed, progress=progress
+    )
+    return corrected_interval(np.asarray(moments), draws, level)
+
+
+def corrected_interval(moments: np.ndarray, draws: np.ndarray, level: float) -> GoldInterval:
+    """The bias-corrected NC-ECE of bin moments (M,) and its interval from their replicates
+    (B, M) (module docstring)."""
     spread = draws.std(axis=0)
-    estimate = float(bias_corrected(np.asarray(moments), spread).sum())
+    estimate = float(bias_corrected(moments, spread).sum())
     values = bias_corrected(draws, spread).sum(axis=1)
     tail = (1.0 - level) / 2.0
     low, high = np.quantile(values, [tail, 1.0 - tail]) + estimate - values.mean()
     interval = Interval(float(max(low, 0.0)), float(max(high, 0.0)))
     return GoldInterval(max(estimate, 0.0), interval, level, values)
+
+
+def gold_only_ece(
+    data: AnnotatedScores, edges: np.ndarray, strategy: str, *, n_replicates: int, level, seed
+) -> GoldInterval:
+    """The ECE of the gold items alone (their labels against their scores, each weighted by
+    ``1/pi`` when ``data.gold_weights`` says how they were sampled) in the bins ``edges``,
+    with the bias correction and interval of the module docstring from a bootstrap of the
+    gold items: what the gold says without the judges, beside NC-ECE."""
+    from ..metrics.calibration import bin_index
+
+    gold = np.flatnonzero(data.gold != v.MISSING)
+    weights = np.ones(data.n_items)
+    if data.gold_weights is not None:
+        weights[gold] = 1.0 / data.gold_weights[gold]
+    index = bin_index(data.scores, edges, strategy)
+    n_bins = edges.size - 1
+
+    def moments(items):
+        w = weights[items] / weights[items].sum()
+        residual = w * (data.gold[items] - data.scores[items])
+        return np.bincount(index[items], weights=residual, minlength=n_bins)
+
+    rng = np.random.default_rng(seed)
+    draws = np.array([moments(rng.choice(gold, gold.size)) for _ in range(n_replicates)])
+    return corrected_interval(moments(gold), draws, level)
 
 
 def bias_corrected(moments: np.ndarray, spread: np.ndarray) -> np.ndarray:

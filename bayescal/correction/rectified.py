@@ -44,6 +44,7 @@ __all__ = [
     "bin_lambdas",
     "gold_moment_draws",
     "ppi_lambda",
+    "rectified_mean",
 ]
 
 #: The estimators of a bin's mean of Y with gold (module docstring); the first is the default.
@@ -193,6 +194,27 @@ def bin_lambdas(rows: GoldRows, n_bins: int) -> np.ndarray:
     for b in np.flatnonzero(gold_counts >= MIN_BIN_GOLD):
         lambdas[b] = ppi_lambda(_MeanProblem.of(rows.subset(rows.bins == b)))
     return lambdas
+
+
+def rectified_mean(y, predictions, other_predictions, weights=None) -> tuple[float, float, float]:
+    """The rectified (PPI++) mean of a quantity known on the gold items (``y``, their
+    ``predictions`` from the corrected labels, and ``weights`` ``1/pi``) and predicted on the
+    other items (``other_predictions``): ``(estimate, lambda, standard error)`` (module
+    docstring).  ``y`` need not be 0/1: any quantity linear in the label (an item's accuracy
+    at a threshold, its Brier term) is rectified alike."""
+    y = np.asarray(y, np.float64)
+    ones = np.ones(y.size)
+    w = ones if weights is None else np.asarray(weights, np.float64)
+    problem = _MeanProblem(
+        y,
+        np.asarray(predictions, np.float64),
+        ones,
+        w * y.size / w.sum(),
+        np.asarray(other_predictions, np.float64),
+        np.ones(np.size(other_predictions)),
+    )
+    lam = ppi_lambda(problem)
+    return problem.estimate(lam), lam, problem.standard_error(lam)
 
 
 def rectified_bins(

@@ -141,11 +141,25 @@ class Diagnostics(Section):
 
 @dataclass(frozen=True, repr=False)
 class Estimate(Section):
-    """A number with where it came from, or ``None`` with the reason there is none."""
+    """A number with where it came from (and its interval, when it has one), or ``None`` with
+    the reason there is none."""
 
     value: float | None
     estimator: str | None = field(default=None, metadata=OMIT_NONE)
     reason: str | None = field(default=None, metadata=OMIT_NONE)
+    interval: tuple[float, float] | None = field(default=None, metadata=OMIT_NONE)
+
+
+@dataclass(frozen=True, repr=False)
+class GoldSummary(Section):
+    """What the gold items (human-verified labels) gave: how many, the estimator of the bin
+    means they were used in (:mod:`bayescal.correction.rectified`), and the ECE of the gold
+    items alone with its interval, beside NC-ECE."""
+
+    n_gold: int
+    positives: int
+    estimator: str
+    gold_only: Estimate
 
 
 @dataclass(frozen=True, repr=False)
@@ -168,6 +182,7 @@ class ECESummary(Section):
     naive: dict[str, float]
     nc_ece: NCECE
     oracle: Estimate
+    gold: GoldSummary | None = field(default=None, metadata=OMIT_NONE)
 
 
 @dataclass(frozen=True, repr=False)
@@ -479,6 +494,11 @@ class Summary(Section):
             "  NC-ECE (EM channels)          "
             + (
                 f"{frequentist.value:.4f}"
+                + (
+                    f"  [{frequentist.interval[0]:.4f}, {frequentist.interval[1]:.4f}]"
+                    if frequentist.interval is not None
+                    else ""
+                )
                 + (f"  by {frequentist.estimator}" if frequentist.estimator else "")
                 if frequentist.value is not None
                 else f"not available ({frequentist.reason})"
@@ -486,6 +506,13 @@ class Summary(Section):
             f"  NC-ECE (posterior median)     {posterior.median:.4f}  [{low:.4f}, {high:.4f}] "
             f"({posterior.level:.0%})",
         ]
+        if ece.gold is not None:
+            alone = ece.gold.gold_only
+            lines.append(
+                f"  ECE of the gold items alone   {alone.value:.4f}  [{alone.interval[0]:.4f}, "
+                f"{alone.interval[1]:.4f}]  ({ece.gold.n_gold} items; NC-ECE above is "
+                f"{ece.gold.estimator} with them)"
+            )
         if ece.oracle.value is not None:
             lines.append(f"  oracle ECE (truth column)     {ece.oracle.value:.4f}")
         if checks:
