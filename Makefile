@@ -77,3 +77,4 @@ bench:
 	$(BENCH_VENV)/bin/python benchmarks/fit_end_to_end.py
 	$(BENCH_VENV)/bin/python benchmarks/crowd_em.py
 	$(BENCH_VENV)/bin/python benchmarks/crowd_em.py --items 20000 --workers 200 --spammers 0.4 --mace --repeats 3
+	$(BENCH_VENV)/bin/python benchmarks/gold_ppi_agreement.py

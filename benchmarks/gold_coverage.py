@@ -61,6 +61,7 @@ def main() -> None:
     parser.add_argument("--gold", type=int, default=200)
     parser.add_argument("--designs", default="i,ii,iii")
     parser.add_argument("--bayes", action="store_true")
+    parser.add_argument("--bayes-only", action="store_true")
     args = parser.parse_args()
     print(
         f"n = {N_ITEMS}, {args.gold} random gold items, {args.replicates} replicates, "
@@ -70,8 +71,10 @@ def main() -> None:
     print("|---|---|---:|---:|---:|---:|")
     for design in args.designs.split(","):
         start = time.perf_counter()
-        results = {"rectified": [], "model": [], "gold only": []}
-        if args.bayes:
+        frequentist = not args.bayes_only
+        bayes = args.bayes or args.bayes_only
+        results = {"rectified": [], "model": [], "gold only": []} if frequentist else {}
+        if bayes:
             results["bayes rectified"] = []
         population = None
         for r in range(args.replicates):
@@ -80,15 +83,17 @@ def main() -> None:
             with warnings.catch_warnings():
                 # a full panel of three is saturated; said once per replicate otherwise
                 warnings.simplefilter("ignore", SaturatedModelWarning)
-                for estimator in ("rectified", "model"):
+                for estimator in ("rectified", "model") if frequentist else ():
                     result = bc.nc_ece_estimate(
                         simulation.data, gold_estimator=estimator, n_bins=N_BINS, seed=r
                     )
                     results[estimator].append((result.estimate, *result.interval))
-                if args.bayes:
+                if bayes:
                     fit = bc.fit_bayes(simulation.data, progress=False, seed=r)
                     posterior = bc.nc_ece_posterior(simulation.data, fit, n_bins=N_BINS, seed=r)
                     results["bayes rectified"].append((posterior.median, *posterior.interval))
+            if not frequentist:
+                continue
             alone = gold_only_ece(
                 simulation.data,
                 np.linspace(0.0, 1.0, N_BINS + 1),

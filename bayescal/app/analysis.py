@@ -38,6 +38,7 @@ from ..correction.gold_interval import gold_only_ece
 from ..correction.known_channels import is_crowd, majority_vote, noise_corrected_ece, soft_vote
 from ..data.annotated_scores import AnnotatedScores
 from ..exceptions import BinningWarning, ChannelWarning, RecalibrationWarning
+from ..metrics.agreement import kappa_interval, wilson_interval
 from ..metrics.calibration import expected_calibration_error, reliability_curve
 from ..metrics.record import calibration_record
 from ..report.summary import (
@@ -53,6 +54,7 @@ from ..report.summary import (
     Estimate,
     GoldSummary,
     Identification,
+    JudgeAgainstGold,
     ModelSummary,
     ParameterSummary,
     PosteriorSummary,
@@ -523,7 +525,9 @@ def _correct(inputs: _Inputs, tables: _Tables, channel_fit, fit, seed: int):
             naive=naive,
             nc_ece=NCECE(frequentist, _posterior(posterior, level)),
             oracle=oracle,
-            gold=_gold_summary(data, tables.cells.edges, level, seed) if data.n_gold else None,
+            gold=_gold_summary(data, channel_fit, tables.cells.edges, level, seed)
+            if data.n_gold
+            else None,
         ),
         "reliability": ReliabilitySummary.from_band(posterior.reliability_band(), curves),
     }
@@ -548,11 +552,18 @@ def _gold_estimate(inputs: _Inputs, channel_fit, seed: int) -> Estimate:
     )
 
 
-def _gold_summary(data: AnnotatedScores, edges, level: float, seed: int) -> GoldSummary:
-    """The gold items, the estimator NC-ECE used with them, and their ECE alone."""
+def _gold_summary(
+    data: AnnotatedScores, channel_fit, edges, level: float, seed: int
+) -> GoldSummary:
+    """The gold items, the estimator NC-ECE used with them, their ECE alone, and each judge of
+    a panel against them (a crowd's workers label too few gold items each)."""
     alone = gold_only_ece(
         data, edges, "uniform", n_replicates=GOLD_REPLICATES, level=level, seed=seed
     )
+    judges = {}
+    if not is_crowd(data):
+        for j, name in enumerate(data.annotator_names):
+            judges[name] = _against_gold(data, j, channel_fit, level, seed)
     return GoldSummary(
         n_gold=data.n_gold,
         positives=int((data.gold == 1).sum()),
@@ -562,6 +573,37 @@ def _gold_summary(data: AnnotatedScores, edges, level: float, seed: int) -> Gold
             estimator="the gold labels against their scores, bootstrap interval",
             interval=tuple(alone.interval),
         ),
+        judges=judges,
+    )
+
+
+def _against_gold(data: AnnotatedScores, j: int, channel_fit, level: float, seed: int):
+    """Annotator ``j``'s sensitivity and specificity on the gold items it labelled (Wilson
+    intervals), its kappa with the gold (bootstrap), and the EM fit's ``b`` and ``1 - a``."""
+    labelled = (data.gold != v.MISSING) & (data.annotations[:, j] != v.MISSING)
+    gold, label = data.gold[labelled], data.annotations[labelled, j]
+
+    def rate(of_class: int):
+        here = gold == of_class
+        if not here.any():
+            return None, None
+        agree = int((label[here] == of_class).sum())
+        return agree / int(here.sum()), tuple(wilson_interval(agree, int(here.sum()), level=level))
+
+    sensitivity, sensitivity_interval = rate(1)
+    specificity, specificity_interval = rate(0)
+    kappa = kappa_interval(gold, label, level=level, seed=seed) if labelled.sum() > 1 else None
+    channels = channel_fit.channels if channel_fit.ok else None
+    return JudgeAgainstGold(
+        n_items=int(labelled.sum()),
+        sensitivity=sensitivity,
+        sensitivity_interval=sensitivity_interval,
+        specificity=specificity,
+        specificity_interval=specificity_interval,
+        kappa=None if kappa is None else kappa.estimate,
+        kappa_interval=None if kappa is None else (kappa.lower, kappa.upper),
+        model_sensitivity=None if channels is None else float(channels.b[j]),
+        model_specificity=None if channels is None else float(1.0 - channels.a[j]),
     )
 
 

@@ -42,6 +42,7 @@ __all__ = [
     "DEFAULT_REPLICATES",
     "GoldInterval",
     "bootstrap_replicates",
+    "corrected_draws",
     "gold_bootstrap",
     "gold_only_ece",
     "replicate_channels",
@@ -162,6 +163,17 @@ def corrected_interval(moments: np.ndarray, draws: np.ndarray, level: float) -> 
     low, high = np.quantile(values, [tail, 1.0 - tail]) + estimate - values.mean()
     interval = Interval(float(max(low, 0.0)), float(max(high, 0.0)))
     return GoldInterval(max(estimate, 0.0), interval, level, values)
+
+
+def corrected_draws(draws: np.ndarray) -> np.ndarray:
+    """Posterior draws (S,) of the bias-corrected NC-ECE from draws (S, M) of the bin moments:
+    each draw's ``sum_l c(r*_l)`` moved so that the draws centre on ``sum_l c(rbar_l)``,
+    ``rbar`` the posterior mean moments (the recentring of :func:`corrected_interval`), at
+    least 0."""
+    spread = draws.std(axis=0)
+    values = bias_corrected(draws, spread).sum(axis=1)
+    centre = bias_corrected(draws.mean(axis=0), spread).sum()
+    return np.maximum(values - values.mean() + centre, 0.0)
 
 
 def gold_only_ece(

@@ -150,6 +150,41 @@ class Estimate(Section):
     interval: tuple[float, float] | None = field(default=None, metadata=OMIT_NONE)
 
 
+def _rate(value, interval, model) -> str:
+    """``0.812 [0.750, 0.862] (model 0.805)``, or ``n/a``."""
+    if value is None:
+        return "n/a"
+    shown = f"{value:.3f} [{interval[0]:.3f}, {interval[1]:.3f}]"
+    return shown if model is None else f"{shown} (model {model:.3f})"
+
+
+@dataclass(frozen=True, repr=False)
+class JudgeAgainstGold(Section):
+    """One annotator's labels against the gold items it labelled: sensitivity and specificity
+    with Wilson intervals, Cohen's kappa with a bootstrap interval (seed 003's statistics),
+    beside the model's sensitivity ``b`` and specificity ``1 - a``."""
+
+    n_items: int
+    sensitivity: float | None
+    sensitivity_interval: tuple[float, float] | None
+    specificity: float | None
+    specificity_interval: tuple[float, float] | None
+    kappa: float | None
+    kappa_interval: tuple[float, float] | None
+    model_sensitivity: float | None
+    model_specificity: float | None
+
+    def text(self) -> str:
+        """One line: the rates against the gold beside the model's, and kappa."""
+        sensitivity = _rate(self.sensitivity, self.sensitivity_interval, self.model_sensitivity)
+        specificity = _rate(self.specificity, self.specificity_interval, self.model_specificity)
+        kappa = _rate(self.kappa, self.kappa_interval, None)
+        return (
+            f"sensitivity {sensitivity}, specificity {specificity}, kappa {kappa} on "
+            f"{self.n_items} gold items"
+        )
+
+
 @dataclass(frozen=True, repr=False)
 class GoldSummary(Section):
     """What the gold items (human-verified labels) gave: how many, the estimator of the bin
@@ -160,6 +195,7 @@ class GoldSummary(Section):
     positives: int
     estimator: str
     gold_only: Estimate
+    judges: dict[str, JudgeAgainstGold] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, repr=False)
@@ -513,6 +549,8 @@ class Summary(Section):
                 f"{alone.interval[1]:.4f}]  ({ece.gold.n_gold} items; NC-ECE above is "
                 f"{ece.gold.estimator} with them)"
             )
+            for name, judge in list(ece.gold.judges.items())[:SHOWN_NAMES]:
+                lines.append(f"  {name} against the gold:  {judge.text()}")
         if ece.oracle.value is not None:
             lines.append(f"  oracle ECE (truth column)     {ece.oracle.value:.4f}")
         if checks:
