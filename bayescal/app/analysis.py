@@ -34,7 +34,7 @@ from ..channels.dependence import dependent_pairs
 from ..correction.calibration_test import at_extremes, calibration_test
 from ..correction.estimation import nc_ece_estimate
 from ..correction.gold_interval import DEFAULT_REPLICATES as GOLD_REPLICATES
-from ..correction.gold_interval import gold_only_ece
+from ..correction.gold_interval import gold_only_ece, note_all_gold
 from ..correction.known_channels import is_crowd, majority_vote, noise_corrected_ece, soft_vote
 from ..data.annotated_scores import AnnotatedScores
 from ..exceptions import BinningWarning, ChannelWarning, RecalibrationWarning
@@ -409,6 +409,7 @@ def _read(data, score, annotators, truth, model, dependent, n_bins, level, gold)
     """Read: the data (a DataFrame's columns), the truth column, the model chosen and the data
     it is fitted to (with score groups for Hui–Walter), the dependent pairs, the bins."""
     data, truth = _as_table(data, score, annotators, truth, gold)
+    note_all_gold(data)
     chosen = model_data(data, model=model)
     data = chosen.data
     pairs = dependent_pairs(dependent, data.annotator_names).names or None

@@ -21,7 +21,7 @@ from ..data.annotated_scores import AnnotatedScores
 from ..exceptions import FIT_WARNINGS, BinningWarning, ChannelFitError
 from ..metrics.calibration import BinnedMoments, assign_bins
 from .crowd import report_unlabelled
-from .gold_interval import DEFAULT_REPLICATES, gold_bootstrap, replicate_channels
+from .gold_interval import DEFAULT_REPLICATES, gold_bootstrap, note_all_gold, replicate_channels
 from .known_channels import (
     correct_annotations,
     corrected_moments,
@@ -211,6 +211,8 @@ def nc_ece_estimate(
                 "n_bootstrap sets the replicates of the interval of NC-ECE with gold items in "
                 f"mode 'reuse'; saw {data.n_gold} gold items and mode {mode!r}"
             )
+
+    note_all_gold(data)
 
     def evaluated(moments, fits):
         """The result of ``moments``, with the interval of gold items (mode reuse)."""

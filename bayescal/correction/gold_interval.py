@@ -36,7 +36,7 @@ from .. import _validation as v
 from .._api import Interval, replicate_bar, warn_caller
 from ..channels.refits import refit_all, refit_one
 from ..data.annotated_scores import AnnotatedScores
-from ..exceptions import ChannelFitError, ChannelWarning
+from ..exceptions import ChannelFitError, ChannelWarning, DataWarning
 
 __all__ = [
     "DEFAULT_REPLICATES",
@@ -45,6 +45,7 @@ __all__ = [
     "corrected_draws",
     "gold_bootstrap",
     "gold_only_ece",
+    "note_all_gold",
     "replicate_channels",
 ]
 
@@ -64,6 +65,18 @@ class GoldInterval(NamedTuple):
     interval: Interval
     level: float
     replicates: np.ndarray
+
+
+def note_all_gold(data: AnnotatedScores) -> None:
+    """Say so (one :class:`~bayescal.DataWarning` line) when every item has a gold label: the
+    rectified NC-ECE is then the plain ECE of the gold labels, and its interval theirs."""
+    if data.n_gold == data.n_items:
+        warn_caller(
+            f"data: every one of the {data.n_items} items has a gold label, so NC-ECE is the "
+            "plain ECE of the gold labels against the scores (the annotators add nothing to "
+            "it), with the plain bootstrap interval",
+            DataWarning,
+        )
 
 
 def resampled_items(data: AnnotatedScores, rng: np.random.Generator) -> np.ndarray:

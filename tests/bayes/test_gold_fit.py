@@ -93,3 +93,25 @@ def test_a_fit_with_gold_keeps_its_gold_through_save_and_load(tmp_path):
     fit.save(tmp_path / "fit.nc")
     loaded = bc.BayesFit.load(tmp_path / "fit.nc")
     assert loaded.was_fitted_to(data) and not loaded.orients_channels
+
+
+@pytest.mark.slow
+def test_the_dependent_and_shared_difficulty_models_read_the_gold():
+    """Both models on one panel with a copying pair and 300 gold items: the dependent fit's
+    posterior means agree with the dependent EM fit with the gold; the shared difficulty's
+    channels lie near the panel's."""
+    channels = bc.Channels([0.1, 0.15, 0.2, 0.25], [0.75, 0.85, 0.9, 0.8])
+    simulation = bc.simulate.simulate_dependent(4000, channels, copying=0.3, seed=3)
+    data = simulation.with_gold(300, seed=1).data
+    pair = [("a0", "a1")]
+    dependent = bc.fit_bayes(data, dependent=pair, **FAST)
+    assert dependent.has_gold
+    em = bc.dawid_skene_em(data, dependent=pair)
+    mean = dependent.posterior_mean()
+    np.testing.assert_allclose(mean.a, em.channels.a, atol=0.01)
+    np.testing.assert_allclose(mean.b, em.channels.b, atol=0.01)
+    difficulty = bc.fit_bayes(data, model="shared_difficulty", **FAST)
+    assert difficulty.has_gold
+    mean = difficulty.posterior_mean()
+    np.testing.assert_allclose(mean.a, simulation.channels.a, atol=0.1)
+    np.testing.assert_allclose(mean.b, simulation.channels.b, atol=0.1)

@@ -145,3 +145,15 @@ def test_gold_does_not_change_a_fit_without_gold_items():
             np.testing.assert_array_equal(
                 estimator(blank).channels.b, estimator(simulation.data).channels.b
             )
+
+
+def test_a_dependent_pair_with_gold_is_estimated_with_it():
+    """A pair that copies on 30% of the items: the dependent EM fit with the gold finds the
+    pair's channels and a positive covariance given Y = 1."""
+    channels = bc.Channels([0.1, 0.15, 0.2, 0.25], [0.75, 0.85, 0.9, 0.8])
+    simulation = bc.simulate.simulate_dependent(4000, channels, copying=0.3, seed=3)
+    data = simulation.with_gold(300, seed=1).data
+    fit = bc.dawid_skene_em(data, dependent=[("a0", "a1")])
+    np.testing.assert_allclose(fit.channels.a, simulation.channels.a, atol=0.05)
+    np.testing.assert_allclose(fit.channels.b, simulation.channels.b, atol=0.05)
+    assert fit.covariance[0, 1] > 0.02

@@ -111,3 +111,14 @@ def test_the_gold_estimator_is_checked_in_the_posterior():
     fit = fake_fit(simulation.data, simulation.channels.a[None], simulation.channels.b[None], [0.4])
     with pytest.raises(ValueError, match=r"gold_estimator must be one of"):
         bc.nc_ece_posterior(simulation.data, fit, gold_estimator="mean")
+
+
+def test_gold_on_every_item_is_said_and_gives_the_plain_ece():
+    simulation = _simulation()
+    data = bc.AnnotatedScores(
+        simulation.data.scores, simulation.data.annotations, gold=simulation.labels
+    )
+    with pytest.warns(bc.DataWarning, match=r"every one of the 3000 items has a gold label"):
+        result = bc.nc_ece_estimate(data, n_bootstrap=30)
+    plain = bc.expected_calibration_error(simulation.labels, data.scores)
+    assert result.moments.ece == pytest.approx(plain, abs=1e-12)
