@@ -45,6 +45,7 @@ def test_every_python_block_of_the_guides_is_run_by_a_test():
     tested = {
         "getting-started.md",
         "guides/judges.md",
+        "guides/gold.md",
         "guides/crowds.md",
         "guides/correlated-judges.md",
         "guides/studies.md",
@@ -142,6 +143,19 @@ def test_the_crowds_guide_runs_and_says_what_it_claims(crowd_of_30, crowd_of_30_
     with pytest.warns(bc.ChannelWarning, match="count as unlabelled"):
         low, high = bc.nc_ece_posterior(names["crowd"].data, names["fit"], n_bins=10).interval
     assert low < names["crowd"].population_binned_ece(10) < high
+
+
+@pytest.mark.slow
+def test_the_gold_guide_runs_and_says_what_it_claims(tmp_path, monkeypatch):
+    names = _run_page("guides/gold.md", tmp_path, monkeypatch)
+    simulation = names["simulation"]
+    population = simulation.population_binned_ece(10)
+    for low, high in (names["estimate"].interval, names["posterior"].interval):
+        assert low < population < high
+    # about 100 gold items of class 0 give a's standard error of 0.035: within three
+    assert names["fit"].channels.a[0] == pytest.approx(0.15, abs=0.1)
+    low, high = names["rates"].intervals["positive_rate"]
+    assert low < simulation.labels.mean() < high
 
 
 @pytest.mark.slow

@@ -9,7 +9,7 @@ interval counts the channel estimate, the rectifier and the other items' noise t
 ``sum_l |r_l|`` is biased upward, more so with fewer gold items: with a few hundred gold items
 a bin's moment is often no larger than its standard error ``sigma_l``, where ``E|r_hat| > |r|``
 by up to ``sigma_l sqrt(2 / pi)``.  Each bin therefore contributes its folded-normal bias
-correction
+correction::
 
     c(x) = 2 |x| - F(x; sigma_l),   F(x; s) = s sqrt(2/pi) exp(-x^2 / 2 s^2) + x (1 - 2 Phi(-x / s)),
 

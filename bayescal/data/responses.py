@@ -37,7 +37,7 @@ class Responses:
     annotator_names : tuple of str
     gold : ndarray of int8, shape (n_items,), or None
         Each item's human-verified label (``-1`` where it has none), as
-        :attr:`bayescal.AnnotatedScores.gold`.
+        ``AnnotatedScores.gold``.
 
     Each (item, annotator) pair appears at most once.  The arrays are stored read-only.
     """

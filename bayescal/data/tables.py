@@ -322,7 +322,7 @@ def read_wide_table(
         dropped with a :class:`~bayescal.DataWarning`.
     gold : str, optional
         Column of human-verified 0/1 labels, empty where an item has none
-        (:attr:`bayescal.AnnotatedScores.gold`: used in every fit; the gold items must be a
+        (``AnnotatedScores.gold``: used in every fit; the gold items must be a
         random sample of the items).
 
     Returns
