@@ -540,14 +540,29 @@ class PosteriorRecalibration(Result):
 
 def _target_draws(data: AnnotatedScores, a, b, rule) -> TargetDraws:
     """Each item's corrected label under every draw ``a, b`` (S, K): a crowd's by the crowd
-    rule from its responses, others' by their response patterns (one label per pattern)."""
+    rule from its responses, others' by their response patterns (one label per pattern); a
+    gold item's gold label in every draw (the model-based targets of
+    :mod:`bayescal.correction.rectified`)."""
     if is_crowd(data):
-        return crowd_target_draws(data, a, b, rule)
-    rows, counts, cell = count_rows(
-        np.zeros(data.n_items, dtype=np.int64), data.annotations, return_inverse=True
-    )
-    labels = pattern_labels(rows[:, 1:], counts, a, b, rule)  # (S, patterns)
-    return TargetDraws(a.shape[0], data.n_items, lambda draws: (labels[draws][:, cell], None))
+        targets = crowd_target_draws(data, a, b, rule)
+    else:
+        rows, counts, cell = count_rows(
+            np.zeros(data.n_items, dtype=np.int64), data.annotations, return_inverse=True
+        )
+        labels = pattern_labels(rows[:, 1:], counts, a, b, rule)  # (S, patterns)
+        targets = TargetDraws(
+            a.shape[0], data.n_items, lambda draws: (labels[draws][:, cell], None)
+        )
+    if not data.n_gold:
+        return targets
+    gold = data.gold != -1
+
+    def make(draws):
+        values, has_target = targets.make(draws)
+        values = np.where(gold, data.gold, values)
+        return values, None if has_target is None else has_target | gold
+
+    return TargetDraws(targets.n_draws, targets.n_items, make, width=targets.width)
 
 
 @old_spellings(

@@ -44,16 +44,23 @@ def target_channels(channels, data: AnnotatedScores, where: str) -> Channels:
 def targets_of(data: AnnotatedScores, kind: str, channels: Channels | None, weights) -> tuple:
     """Per-item targets and which items have one: corrected labels (weights fitted on
     ``data``; a crowd's under the crowd rule, where an item labelled only by workers too
-    uninformative to correct it has none, said in one warning) or the soft vote."""
+    uninformative to correct it has none, said in one warning), with a gold item's gold
+    label in place of its corrected label (the model-based targets of
+    :mod:`bayescal.correction.rectified`), or the soft vote."""
     every_item = np.ones(data.n_items, dtype=bool)
     if kind == "naive":
         return soft_vote(data.annotations), every_item
     if is_crowd(data):
-        return crowd_corrected_labels(data, channels, weights)
-    targets = correct_annotations(
-        data.annotations, channels, weights, None, names=data.annotator_names
-    )
-    return targets, every_item
+        targets, has_target = crowd_corrected_labels(data, channels, weights)
+    else:
+        targets = correct_annotations(
+            data.annotations, channels, weights, None, names=data.annotator_names
+        )
+        has_target = every_item
+    if data.n_gold:
+        gold = data.gold != -1
+        targets, has_target = np.where(gold, data.gold, targets), has_target | gold
+    return targets, has_target
 
 
 @old_spellings(renamed={"n_bins": "fit_bins"})

@@ -480,3 +480,19 @@ def test_recalibrating_with_swapped_user_channels_warns():
     swapped = bc.Channels(sim.channels.b, sim.channels.a)
     with pytest.warns(ChannelWarning, match=r"have b < a .* Channels\(\.\.\., adversarial=True\)"):
         bc.recalibrate(sim.data, method="platt", channels=swapped)
+
+
+def test_gold_items_fit_the_map_on_their_gold_labels():
+    """With a gold label on every item the map is the one fitted to the clean labels, whatever
+    the channels (the corrected label of a gold item is replaced by its gold label)."""
+    simulation = bc.toy_data(3000, condition="shifted", seed=4)
+    data = bc.AnnotatedScores(
+        simulation.data.scores, simulation.data.annotations, gold=simulation.labels
+    )
+    wrong = bc.Channels([0.3, 0.3, 0.3], [0.7, 0.7, 0.7])
+    with pytest.warns(bc.DataWarning, match="every one of the 3000 items has a gold label"):
+        bc.nc_ece_estimate(data, estimator=wrong, n_bootstrap=10)  # said where NC-ECE is
+    mapped = bc.recalibrate(data, channels=wrong)
+    clean = bc.recalibration.PlattScaling().fit(simulation.data.scores, simulation.labels)
+    grid = np.linspace(0.01, 0.99, 50)
+    np.testing.assert_allclose(mapped.predict(grid), clean.predict(grid), atol=1e-9)
