@@ -29,6 +29,7 @@ from .correction import (
     corrected_rates,
     nc_ece_estimate,
     noise_corrected_ece,
+    plan_gold,
 )
 from .data import AnnotatedScores
 from .exceptions import (
@@ -206,6 +207,7 @@ __all__ = [
     "nc_ece_estimate",
     "nc_ece_posterior",
     "noise_corrected_ece",
+    "plan_gold",
     "prior_sensitivity",
     "recalibrate",
     "simulate_annotated",

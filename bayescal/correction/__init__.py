@@ -19,12 +19,15 @@
   bias-corrected NC-ECE interval it gives.
 - :mod:`~bayescal.correction.rates` — the predictor's rates and the population's positive rate
   (a judge's pass rate, corrected), from corrected labels and gold.
+- :mod:`~bayescal.correction.gold_plan` — how many gold labels to buy: expected interval
+  widths by number of gold items.
 - :mod:`~bayescal.correction.straddle` — the straddle debiasing of posterior NC-ECE draws.
 """
 
 from .._api import moved_names
 from .calibration_test import CalibrationTest, calibration_test
 from .estimation import NCECEResult, nc_ece_estimate
+from .gold_plan import GoldPlan, plan_gold
 from .known_channels import (
     aggregation_weights,
     corrected_labels,
@@ -40,6 +43,7 @@ from .rates import CorrectedRates, corrected_rates
 __all__ = [
     "CalibrationTest",
     "CorrectedRates",
+    "GoldPlan",
     "NCECEResult",
     "aggregation_weights",
     "calibration_test",
@@ -50,6 +54,7 @@ __all__ = [
     "majority_vote_labels",
     "nc_ece_estimate",
     "noise_corrected_ece",
+    "plan_gold",
     "soft_vote_ece",
     "soft_vote_labels",
 ]

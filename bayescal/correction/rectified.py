@@ -40,11 +40,13 @@ __all__ = [
     "GOLD_ESTIMATORS",
     "MIN_BIN_GOLD",
     "GoldRows",
+    "MeanProblem",
     "RectifiedBins",
     "bin_lambdas",
     "gold_moment_draws",
     "ppi_lambda",
     "rectified_mean",
+    "weighted_variance",
 ]
 
 #: The estimators of a bin's mean of Y with gold (module docstring); the first is the default.
@@ -99,7 +101,7 @@ class RectifiedBins(Result):
         return int(((self.gold_counts == 0) & (self.moments.counts > 0)).sum())
 
 
-class _MeanProblem(NamedTuple):
+class MeanProblem(NamedTuple):
     """One mean estimated from gold rows ``(y, u, c, w)`` and other rows ``(u_other,
     c_other)``: ``w`` already self-normalised to mean 1 over the gold items."""
 
@@ -111,7 +113,7 @@ class _MeanProblem(NamedTuple):
     c_other: np.ndarray
 
     @classmethod
-    def of(cls, rows: GoldRows) -> _MeanProblem:
+    def of(cls, rows: GoldRows) -> MeanProblem:
         gold = rows.gold != v.MISSING
         c, w = rows.counts[gold], rows.weights[gold]
         n = c.sum()
@@ -139,22 +141,24 @@ class _MeanProblem(NamedTuple):
 
     def standard_error(self, lam: float) -> float:
         """``sqrt(lambda^2 Var_O(U) / N + Var_G(w (Y - lambda U)) / n)``, divisors N and n."""
-        rectifier = _variance(self.w * (self.y - lam * self.u), self.c) / self.n
+        rectifier = weighted_variance(self.w * (self.y - lam * self.u), self.c) / self.n
         if not self.n_other:
             return float(np.sqrt(rectifier))
         return float(
-            np.sqrt(lam**2 * _variance(self.u_other, self.c_other) / self.n_other + rectifier)
+            np.sqrt(
+                lam**2 * weighted_variance(self.u_other, self.c_other) / self.n_other + rectifier
+            )
         )
 
 
-def _variance(x: np.ndarray, counts: np.ndarray, ddof: int = 0) -> float:
+def weighted_variance(x: np.ndarray, counts: np.ndarray, ddof: int = 0) -> float:
     """The variance of values ``x`` repeated ``counts`` times, divisor ``sum(counts) - ddof``."""
     total = counts.sum()
     mean = (counts * x).sum() / total
     return float((counts * (x - mean) ** 2).sum() / (total - ddof))
 
 
-def ppi_lambda(problem: _MeanProblem) -> float:
+def ppi_lambda(problem: MeanProblem) -> float:
     """The power-tuning ``lambda`` of a mean (PPI++), as ``ppi_py`` computes it:
 
         lambda = Cov_G(g, h) / ((1 + n / N) Var_{G+O}(h)),
@@ -171,7 +175,7 @@ def ppi_lambda(problem: _MeanProblem) -> float:
     c = problem.c
     covariance = (c * (g - (c * g).sum() / problem.n) * (h - (c * h).sum() / problem.n)).sum()
     covariance /= problem.n
-    spread = _variance(
+    spread = weighted_variance(
         np.concatenate([h, problem.u_other - theta]), np.concatenate([c, problem.c_other]), ddof=1
     )
     if spread <= 0:
@@ -189,10 +193,10 @@ def bin_lambdas(rows: GoldRows, n_bins: int) -> np.ndarray:
     :data:`MIN_BIN_GOLD` gold items, the pooled one with fewer, 1 without any (the bin's mean
     is then the model's)."""
     gold_counts = _gold_counts(rows, n_bins)
-    pooled = ppi_lambda(_MeanProblem.of(rows)) if gold_counts.sum() else 1.0
+    pooled = ppi_lambda(MeanProblem.of(rows)) if gold_counts.sum() else 1.0
     lambdas = np.where(gold_counts > 0, pooled, 1.0)
     for b in np.flatnonzero(gold_counts >= MIN_BIN_GOLD):
-        lambdas[b] = ppi_lambda(_MeanProblem.of(rows.subset(rows.bins == b)))
+        lambdas[b] = ppi_lambda(MeanProblem.of(rows.subset(rows.bins == b)))
     return lambdas
 
 
@@ -205,7 +209,7 @@ def rectified_mean(y, predictions, other_predictions, weights=None) -> tuple[flo
     y = np.asarray(y, np.float64)
     ones = np.ones(y.size)
     w = ones if weights is None else np.asarray(weights, np.float64)
-    problem = _MeanProblem(
+    problem = MeanProblem(
         y,
         np.asarray(predictions, np.float64),
         ones,
@@ -233,9 +237,9 @@ def rectified_bins(
         here = rows.subset(rows.bins == b)
         if gold_counts[b] == 0:  # nothing to rectify with: the model's mean alone
             means[b] = (here.counts * here.targets).sum() / items[b]
-            errors[b] = np.sqrt(_variance(here.targets, here.counts) / items[b])
+            errors[b] = np.sqrt(weighted_variance(here.targets, here.counts) / items[b])
             continue
-        problem = _MeanProblem.of(here)
+        problem = MeanProblem.of(here)
         means[b] = problem.estimate(lambdas[b])
         errors[b] = problem.standard_error(lambdas[b])
     with np.errstate(invalid="ignore"):

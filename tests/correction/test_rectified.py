@@ -10,7 +10,7 @@ import pytest
 
 import bayescal as bc
 from bayescal.correction.known_channels import correct_annotations, gold_moments
-from bayescal.correction.rectified import GoldRows, _MeanProblem, ppi_lambda, rectified_bins
+from bayescal.correction.rectified import GoldRows, MeanProblem, ppi_lambda, rectified_bins
 from bayescal.metrics.calibration import assign_bins
 
 
@@ -49,7 +49,7 @@ def test_one_mean_matches_the_ppi_formulas(weighted):
     yhat_unlabeled = rng.integers(0, 2, 2000) + rng.normal(0, 0.8, 2000)
     w = 1 / rng.uniform(0.1, 0.9, 150) if weighted else None
     lam, estimate, error = _reference(y, yhat, yhat_unlabeled, w)
-    problem = _MeanProblem.of(_rows(y, yhat, yhat_unlabeled, w))
+    problem = MeanProblem.of(_rows(y, yhat, yhat_unlabeled, w))
     assert 0 < lam < 1  # the test exercises the tuned lambda, not a clipped one
     assert ppi_lambda(problem) == pytest.approx(lam, abs=1e-12)
     assert problem.estimate(lam) == pytest.approx(estimate, abs=1e-12)
@@ -61,7 +61,7 @@ def test_rows_standing_for_several_items_equal_the_items():
     y = rng.integers(0, 2, 60)
     yhat = np.round(y + rng.normal(0, 0.7, 60), 1)  # few distinct values: rows repeat
     other = np.round(rng.integers(0, 2, 900) + rng.normal(0, 0.7, 900), 1)
-    items = _MeanProblem.of(_rows(y, yhat, other))
+    items = MeanProblem.of(_rows(y, yhat, other))
     keys, counts = np.unique(np.column_stack([y, yhat]), axis=0, return_counts=True)
     other_keys, other_counts = np.unique(other, return_counts=True)
     cells = GoldRows(
@@ -71,7 +71,7 @@ def test_rows_standing_for_several_items_equal_the_items():
         np.concatenate([counts, other_counts]).astype(float),
         np.ones(keys.shape[0] + other_keys.size),
     )
-    merged = _MeanProblem.of(cells)
+    merged = MeanProblem.of(cells)
     lam = ppi_lambda(items)
     assert ppi_lambda(merged) == pytest.approx(lam, abs=1e-12)
     assert merged.estimate(lam) == pytest.approx(items.estimate(lam), abs=1e-12)
@@ -115,8 +115,8 @@ def test_a_bin_with_few_gold_items_uses_the_pooled_lambda_and_one_without_the_mo
     gold[400:405] = rng.integers(0, 2, 5)  # bin 1: five gold items, the pooled lambda
     rows = GoldRows(bins, targets, gold, np.ones(1200), np.ones(1200))
     result = rectified_bins(rows, np.zeros(3), np.array([0.0, 1 / 3, 2 / 3, 1.0]), 1200)
-    assert result.lambdas[1] == pytest.approx(ppi_lambda(_MeanProblem.of(rows)))
-    assert result.lambdas[0] == pytest.approx(ppi_lambda(_MeanProblem.of(rows.subset(bins == 0))))
+    assert result.lambdas[1] == pytest.approx(ppi_lambda(MeanProblem.of(rows)))
+    assert result.lambdas[0] == pytest.approx(ppi_lambda(MeanProblem.of(rows.subset(bins == 0))))
     assert result.means[2] == pytest.approx(targets[800:].mean()) and result.lambdas[2] == 1.0
     assert result.bins_without_gold == 1
 
