@@ -12,7 +12,10 @@ With gold items (human-verified labels ``Y`` on a random sample of the items) a 
       m_hat = lambda (1/N) sum_O U_i + (1/n) sum_G w_i (Y_i - lambda U_i),
 
   unbiased for any ``lambda`` whatever the channel model, provided the gold is a random sample
-  (or one stratified by score, weighted by ``w_i ∝ 1/pi_i``, self-normalised to mean 1).
+  (or one stratified by score, weighted by ``w_i ∝ 1/pi_i``, self-normalised to mean 1).  The
+  first mean runs over the bin's other items, as ``ppi_py`` takes an independent unlabelled
+  set: that needs ``pi`` about constant within a bin (stratified by score); gold drawn with
+  probabilities that vary among a bin's items (by how sure the judges are) would bias it.
   ``lambda`` minimises the variance, as ``ppi_py`` tunes it (:func:`ppi_lambda`), clipped to
   [0, 1]; a bin with fewer than :data:`MIN_BIN_GOLD` gold items uses the one ``lambda`` of all
   items pooled.  Its CLT standard error is
