@@ -26,10 +26,8 @@ from .channels import ChannelFit, Channels, crowd_em, dawid_skene_em, grouped_em
 from .correction import (
     CalibrationTest,
     calibration_test,
-    corrected_rates,
     nc_ece_estimate,
     noise_corrected_ece,
-    plan_gold,
 )
 from .data import AnnotatedScores
 from .exceptions import (
@@ -197,7 +195,6 @@ __all__ = [
     "calibration_test",
     "check_model",
     "compare_models",
-    "corrected_rates",
     "crowd_em",
     "dawid_skene_em",
     "expected_calibration_error",
@@ -207,7 +204,6 @@ __all__ = [
     "nc_ece_estimate",
     "nc_ece_posterior",
     "noise_corrected_ece",
-    "plan_gold",
     "prior_sensitivity",
     "recalibrate",
     "simulate_annotated",

@@ -62,7 +62,7 @@ def main() -> None:
             calibration=lambda z: 0.1 + 0.8 * np.asarray(z),
             seed=r,
         ).with_gold(args.gold, seed=r + 1)
-        rates = bc.corrected_rates(simulation.data, seed=r)
+        rates = bc.correction.corrected_rates(simulation.data, seed=r)
         rows["bayescal (rectified, bootstrap)"].append(
             (rates.estimates["positive_rate"], *rates.intervals["positive_rate"])
         )

@@ -36,6 +36,7 @@ from ..correction.estimation import nc_ece_estimate
 from ..correction.gold_interval import DEFAULT_REPLICATES as GOLD_REPLICATES
 from ..correction.gold_interval import gold_only_ece, note_all_gold
 from ..correction.known_channels import is_crowd, majority_vote, noise_corrected_ece, soft_vote
+from ..correction.rates import corrected_rates
 from ..data.annotated_scores import AnnotatedScores
 from ..exceptions import BinningWarning, ChannelWarning, RecalibrationWarning
 from ..metrics.agreement import kappa_interval, wilson_interval
@@ -58,6 +59,7 @@ from ..report.summary import (
     ModelSummary,
     ParameterSummary,
     PosteriorSummary,
+    RatesSummary,
     RecalibrationPreview,
     RecordSummary,
     ReliabilitySummary,
@@ -400,6 +402,7 @@ def analyse(
     tested = channel_fit if inputs.pairs or hard else fit
     test = steps("calibration_test", _test, inputs, tested, seed, settings.progress)
     steps("recalibration_preview", _recalibrate, inputs, fit, seed)
+    steps("rates", _rates, inputs, channel_fit, seed)
     parts = _summarise(inputs, fit, posterior, test, steps.parts["ece"], seed, steps.timings)
     summary = Summary(**steps.parts, **parts)
     return Analysis(inputs.data, channel_fit, fit, posterior, checks, summary)
@@ -606,6 +609,23 @@ def _against_gold(data: AnnotatedScores, j: int, channel_fit, level: float, seed
         model_sensitivity=None if channels is None else float(channels.b[j]),
         model_specificity=None if channels is None else float(1.0 - channels.a[j]),
     )
+
+
+def _rates(inputs: _Inputs, channel_fit, seed: int):
+    """Rates: with gold items, the corrected positive rate and the predictor's rates at 0.5
+    (:func:`bayescal.correction.corrected_rates` with the EM estimator); none without gold, or when EM
+    failed (its failure is said in the NC-ECE section)."""
+    if not inputs.data.n_gold or not channel_fit.ok:
+        return None, {}
+    options = {"dependent": list(inputs.pairs)} if inputs.pairs else None
+    rates = corrected_rates(
+        inputs.data,
+        estimator=channel_fit.method,
+        level=inputs.level,
+        seed=seed,
+        estimator_options=options,
+    )
+    return rates, {"rates": RatesSummary.from_rates(rates)}
 
 
 def _check(inputs: _Inputs, tables: _Tables, channel_fit, fit, seed: int):

@@ -314,6 +314,56 @@ def _estimates(value) -> tuple:
     return value.posterior_mean, value.interval, value.r_hat, value.ess_bulk
 
 
+def _rates_section(summary: Summary) -> str:
+    """The corrected rates (with gold items), or nothing."""
+    rates = summary.rates
+    if rates is None:
+        return ""
+    rows = [
+        row(
+            cell(name.replace("_", " "), text=True),
+            cell(number(estimate.value)),
+            cell(_interval(estimate.interval), text=True),
+            cell(number(rates.model[name])),
+        )
+        for name, estimate in rates.estimates.items()
+    ]
+    raw = ", ".join(f"{name} {value:.3f}" for name, value in rates.raw_positive_rates.items())
+    return (
+        f"<p>Corrected rates ({rates.estimator} with {rates.n_gold} gold items, predictor's "
+        f"threshold {rates.threshold:g}); the annotators' raw positive rates: "
+        f"{html.escape(raw)}.</p>\n"
+        + table(["rate", rates.estimator, f"{rates.level:.0%} interval", "model-based"], rows)
+    )
+
+
+def _gold_rows(gold, level: float) -> list[str]:
+    """The gold items' rows of the ECE table: their ECE alone, and each judge against them."""
+    if gold is None:
+        return []
+    alone = gold.gold_only
+    rows = [
+        row(
+            cell(f"ECE of the {gold.n_gold} gold items alone", text=True),
+            cell(number(alone.value), "gold-only-ece"),
+            cell(
+                f"{level:.0%} interval {_interval(alone.interval)}; NC-ECE above is "
+                f"{gold.estimator} with the gold items",
+                text=True,
+            ),
+        )
+    ]
+    for name, judge in gold.judges.items():
+        rows.append(
+            row(
+                cell(f"{name} against the gold", text=True),
+                cell(number(judge.kappa)),
+                cell(f"kappa; {judge.text()}", text=True),
+            )
+        )
+    return rows
+
+
 def _ece_section(summary: Summary) -> str:
     ece = summary.ece
     frequentist, posterior, oracle = ece.nc_ece.frequentist, ece.nc_ece.posterior, ece.oracle
@@ -331,7 +381,15 @@ def _ece_section(summary: Summary) -> str:
         row(
             cell("NC-ECE, EM channels (frequentist)", text=True),
             cell(number(frequentist.value), "nc-ece-frequentist"),
-            cell(frequentist.reason or frequentist.estimator or "", text=True),
+            cell(
+                (
+                    ""
+                    if frequentist.interval is None
+                    else f"{posterior.level:.0%} interval {_interval(frequentist.interval)}; "
+                )
+                + (frequentist.reason or frequentist.estimator or ""),
+                text=True,
+            ),
         ),
         row(
             cell("NC-ECE, posterior median", text=True),
@@ -342,6 +400,7 @@ def _ece_section(summary: Summary) -> str:
                 text=True,
             ),
         ),
+        *_gold_rows(ece.gold, posterior.level),
         row(
             cell("oracle ECE (truth column)", text=True),
             cell(number(oracle.value), "oracle-ece"),
@@ -433,6 +492,7 @@ def summary_html(summary: Summary) -> str:
             _recalibration_section(summary),
             f"<h2>Expected calibration error ({summary.ece.n_bins} equal-width bins)</h2>",
             _ece_section(summary),
+            _rates_section(summary),
             "<h2>Annotators</h2>",
             _annotator_section(summary),
             _details(
@@ -471,6 +531,7 @@ def report_html(summary: Summary, figures: dict[str, bytes]) -> str:
         _warnings_section(summary),
         f"<h2>Expected calibration error ({summary.ece.n_bins} equal-width bins)</h2>",
         _ece_section(summary),
+        _rates_section(summary),
         f'<p class="note">bayescal {html.escape(summary.bayescal_version)}. NC-ECE is the noise-corrected expected '
         "calibration error: the predictor's ECE against the unseen true labels, estimated from the noisy annotators.</p>",
         "<h2>Annotators</h2>",

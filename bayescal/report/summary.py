@@ -222,6 +222,50 @@ class ECESummary(Section):
 
 
 @dataclass(frozen=True, repr=False)
+class RatesSummary(Section):
+    """The corrected rates of :func:`bayescal.correction.corrected_rates`: the population's positive rate
+    (a judge's pass rate, corrected) and the predictor's rates at ``threshold``, each with its
+    interval and the model-based value, beside each annotator's raw positive rate."""
+
+    estimator: str
+    threshold: float
+    level: float
+    n_gold: int
+    estimates: dict[str, Estimate]
+    model: dict[str, float]
+    raw_positive_rates: dict[str, float]
+
+    @classmethod
+    def from_rates(cls, rates) -> RatesSummary:
+        return cls(
+            estimator=rates.estimator,
+            threshold=rates.threshold,
+            level=rates.level,
+            n_gold=rates.n_gold,
+            estimates={
+                name: Estimate(value, interval=rates.intervals[name])
+                for name, value in rates.estimates.items()
+            },
+            model=dict(rates.model),
+            raw_positive_rates=dict(rates.raw_positive_rates),
+        )
+
+    def text(self) -> list[str]:
+        """The lines ``bayescal fit`` prints."""
+        shown = ", ".join(
+            f"{name.replace('_', ' ')} {estimate.value:.3f} [{estimate.interval[0]:.3f}, "
+            f"{estimate.interval[1]:.3f}]"
+            for name, estimate in self.estimates.items()
+        )
+        raw = [f"{name} {rate:.3f}" for name, rate in self.raw_positive_rates.items()]
+        return [
+            f"  corrected rates ({self.estimator} with {self.n_gold} gold items, "
+            f"{self.level:.0%} intervals, predictor's threshold {self.threshold:g}): {shown}",
+            f"  raw positive rate of each annotator: {abbreviated(raw, SHOWN_NAMES)}",
+        ]
+
+
+@dataclass(frozen=True, repr=False)
 class CalibrationTestSummary(Section):
     """:func:`bayescal.calibration_test` with the fit's channels (a draw of their posterior
     under H0), and its bins."""
@@ -492,6 +536,7 @@ class Summary(Section):
     verdict: Verdict | None = field(default=None, metadata=OMIT_NONE)
     calibration_test: CalibrationTestSummary | None = field(default=None, metadata=OMIT_NONE)
     recalibration: RecalibrationPreview | None = field(default=None, metadata=OMIT_NONE)
+    rates: RatesSummary | None = field(default=None, metadata=OMIT_NONE)
 
     def to_dict(self) -> dict:
         """The JSON document of ``summary.json`` (plain dicts, lists, numbers, strings, None)."""
@@ -553,6 +598,8 @@ class Summary(Section):
                 lines.append(f"  {name} against the gold:  {judge.text()}")
         if ece.oracle.value is not None:
             lines.append(f"  oracle ECE (truth column)     {ece.oracle.value:.4f}")
+        if self.rates is not None:
+            lines += self.rates.text()
         if checks:
             lines += [f"{self.checks.heading()}:", *(f"  {line}" for line in self.checks.verdicts)]
         return lines

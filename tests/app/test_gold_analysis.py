@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 import bayescal as bc
+from bayescal.report.html_report import report_html
 from bayescal.report.summary import Summary
 from tests.bad_inputs.test_command import main
 
@@ -58,6 +59,15 @@ def test_one_judge_with_gold_is_analysed_and_says_what_the_gold_did(analysis):
     )
     text = "\n".join(summary.text(checks=False))
     assert "ECE of the gold items alone" in text and "judge against the gold:  sensitivity" in text
+    page = report_html(summary, {})
+    assert "ECE of the 200 gold items alone" in page and "judge against the gold" in page
+    assert "Corrected rates (rectified with 200 gold items" in page
+    # the positive rate lies within 1.5 half-widths (about 2.5 standard errors) of 0.5, the
+    # population's (one 90% interval of one seed misses one time in ten: this one just does)
+    rate = summary.rates.estimates["positive_rate"]
+    half = (rate.interval[1] - rate.interval[0]) / 2
+    assert abs(rate.value - 0.5) < 1.5 * half
+    assert "corrected rates (rectified with 200 gold items" in text
     # the results document keeps every gold number, and reads back
     document = json.loads(result.to_json())
     assert Summary.from_dict(document).ece.gold == gold

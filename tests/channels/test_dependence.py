@@ -274,7 +274,7 @@ def test_calibration_variance_includes_the_pairs_covariance():
     rng = np.random.default_rng(0)
     sums = np.array(
         [
-            layout.bin_sums(layout.replicate(rng, a, b, covariance), a, b, covariance)[0]
+            layout.bin_sums(layout.replicate(rng, a, b, covariance)[0], a, b, covariance)[0]
             for _ in range(3000)
         ]
     )

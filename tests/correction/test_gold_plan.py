@@ -19,7 +19,7 @@ def _simulation(n_gold=200):
 
 
 def test_widths_shrink_with_the_gold_and_the_rate_like_one_over_its_root():
-    plan = bc.plan_gold(_simulation().data, sizes=[100, 400, 1600])
+    plan = bc.correction.plan_gold(_simulation().data, "dawid_skene_em", sizes=[100, 400, 1600])
     assert plan.from_gold and plan.sizes == (100, 400, 1600)
     assert np.all(np.diff(plan.nc_ece_width) < 0) and np.all(np.diff(plan.positive_rate_width) < 0)
     # four times the gold, a little more than half the width: the other items' term does not
@@ -30,8 +30,8 @@ def test_widths_shrink_with_the_gold_and_the_rate_like_one_over_its_root():
 
 
 def test_without_gold_the_model_plans():
-    plain = bc.plan_gold(_simulation(n_gold=0).data, PANEL, sizes=[200])
-    with_gold = bc.plan_gold(_simulation().data, PANEL, sizes=[200])
+    plain = bc.correction.plan_gold(_simulation(n_gold=0).data, PANEL, sizes=[200])
+    with_gold = bc.correction.plan_gold(_simulation().data, PANEL, sizes=[200])
     assert not plain.from_gold
     # the model's residuals and the gold's describe the same items: widths within a third
     assert plain.nc_ece_width[0] == pytest.approx(with_gold.nc_ece_width[0], rel=0.33)
@@ -47,6 +47,6 @@ def test_without_gold_the_model_plans():
 )
 def test_bad_plans_are_refused_by_name(kwargs, message):
     with pytest.raises(ValueError, match=message):
-        bc.plan_gold(_simulation().data, **kwargs)
+        bc.correction.plan_gold(_simulation().data, "dawid_skene_em", **kwargs)
     with pytest.raises(TypeError, match=r"data must be a bayescal.AnnotatedScores"):
-        bc.plan_gold(_simulation().data.annotations)
+        bc.correction.plan_gold(_simulation().data.annotations, "dawid_skene_em")

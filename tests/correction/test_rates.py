@@ -32,7 +32,7 @@ def _truth(simulation, threshold=0.5):
 
 def test_one_judge_with_gold_recovers_every_rate_within_its_interval():
     simulation = _judge()
-    rates = bc.corrected_rates(simulation.data, n_bootstrap=100)
+    rates = bc.correction.corrected_rates(simulation.data, n_bootstrap=100)
     assert rates.estimator == "rectified" and rates.n_gold == 200
     for name, value in _truth(simulation).items():
         low, high = rates.intervals[name]
@@ -48,14 +48,14 @@ def test_known_channels_without_gold_give_the_corrected_means():
     panel = bc.simulate.simulate_annotated(
         5000, bc.Channels([0.1, 0.2, 0.25], [0.8, 0.85, 0.9]), seed=4
     )
-    rates = bc.corrected_rates(panel.data, estimator=panel.channels, n_bootstrap=20)
+    rates = bc.correction.corrected_rates(panel.data, estimator=panel.channels, n_bootstrap=20)
     targets = bc.correction.corrected_labels(panel.data.annotations, panel.channels)
     assert rates.estimator == "model"
     assert rates.estimates["positive_rate"] == pytest.approx(targets.mean(), abs=1e-12)
     z = panel.data.scores
     assert rates.estimates["brier"] == pytest.approx(np.mean(z**2 + (1 - 2 * z) * targets))
     with pytest.raises(bc.IdentificationError, match=r"one annotator"):
-        bc.corrected_rates(plain)
+        bc.correction.corrected_rates(plain)
 
 
 @pytest.mark.parametrize(
@@ -69,6 +69,6 @@ def test_known_channels_without_gold_give_the_corrected_means():
 )
 def test_bad_arguments_are_named(kwargs, error, message):
     with pytest.raises(error, match=message):
-        bc.corrected_rates(_judge().data, **kwargs)
+        bc.correction.corrected_rates(_judge().data, **kwargs)
     with pytest.raises(TypeError, match=r"data must be a bayescal.AnnotatedScores; saw list"):
-        bc.corrected_rates([0.1, 0.2])
+        bc.correction.corrected_rates([0.1, 0.2])
