@@ -38,7 +38,14 @@ from .._version import __version__
 from ..bayes.compile_cache import CACHE_ENV
 from ..recalibration import METHODS
 from ..simulate.panels import TOY_CONDITIONS
-from .commands import run_demo_command, run_fit, run_recalibrate, run_report, run_sensitivity
+from .commands import (
+    run_demo_command,
+    run_fit,
+    run_plan,
+    run_recalibrate,
+    run_report,
+    run_sensitivity,
+)
 from .model_choice import MODEL_CHOICES
 
 DEMO_EXAMPLE = "example: bayescal demo --condition shifted --n 8000 --seed 0"
@@ -46,6 +53,7 @@ FIT_EXAMPLE = "example: bayescal fit examples/judged.csv --score score --annotat
 REPORT_EXAMPLE = "example: bayescal report results"
 RECALIBRATE_EXAMPLE = "example: bayescal recalibrate examples/judged.csv --score score --annotators ann,bob,cy,dee --method platt --out recalibrated"
 SENSITIVITY_EXAMPLE = "example: bayescal sensitivity examples/judged.csv --score score --annotators ann,bob,cy,dee --priors examples/priors.json"
+PLAN_EXAMPLE = "example: bayescal plan examples/judged.csv --score score --annotators ann,bob,cy,dee --sizes 100,200,400"
 LONG_HELP = "with --long, TABLE holds one row per response (columns --item, --annotator, --label) and --scores names the table of item scores"
 
 
@@ -110,6 +118,20 @@ def _names(text: str) -> list[str]:
     if not names or text.count('"') % 2:
         raise argparse.ArgumentTypeError(f"expected comma-separated column names; saw {text!r}")
     return names
+
+
+def _sizes(text: str) -> list[int]:
+    try:
+        sizes = [int(x) for x in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated whole numbers of gold items; saw {text!r}"
+        ) from None
+    if min(sizes) < 2:
+        raise argparse.ArgumentTypeError(
+            f"expected numbers of gold items of 2 or more; saw {text!r}"
+        )
+    return sizes
 
 
 def _thresholds(text: str) -> list[float]:
@@ -363,6 +385,24 @@ def build_parser() -> argparse.ArgumentParser:
     sensitivity.add_argument("--priors", required=True, help="JSON file of named priors")
     _dependent_argument(sensitivity)
     _output_arguments(sensitivity, required=False)
+
+    plan = commands.add_parser(
+        "plan",
+        help="how many gold labels to buy: expected interval widths by number of gold items",
+        description=(
+            "Fit the annotators' channels by EM (with the gold items already there, --gold) and "
+            "print the expected widths of the NC-ECE and positive-rate intervals for each number "
+            "of random gold items in --sizes (bayescal.correction.plan_gold)."
+        ),
+        epilog=PLAN_EXAMPLE,
+    )
+    _table_arguments(plan)
+    plan.add_argument(
+        "--sizes",
+        type=_sizes,
+        default=[100, 200, 400, 800],
+        help="comma-separated numbers of gold items in all (default: 100,200,400,800)",
+    )
     return parser
 
 
@@ -383,6 +423,7 @@ COMMANDS = {
     "report": run_report,
     "recalibrate": run_recalibrate,
     "sensitivity": run_sensitivity,
+    "plan": run_plan,
 }
 
 

@@ -34,6 +34,7 @@ from scipy import stats
 
 from .. import _validation as v
 from .._api import DEFAULT_LEVEL, DEFAULT_N_BINS, Result, old_spellings
+from ..channels import ChannelFit
 from ..data.annotated_scores import AnnotatedScores
 from ..metrics.calibration import assign_bins
 from .estimation import estimator_function, fit_or_raise
@@ -145,8 +146,11 @@ def plan_gold(
     bins = v.as_n_bins(n_bins, data.n_items)
     rng = np.random.default_rng(v.as_seed(seed))
     v.check_items_annotated(data.annotations, "data.annotations")
-    fit_channels, name = estimator_function(fit, {}, argument="fit")
-    fitted = fit if fit_channels is None else fit_or_raise(fit_channels, name, data, "data")
+    if isinstance(fit, ChannelFit):
+        fitted = fit.require()
+    else:
+        fit_channels, name = estimator_function(fit, {}, argument="fit")
+        fitted = fit if fit_channels is None else fit_or_raise(fit_channels, name, data, "data")
     channels = getattr(fitted, "channels", fitted)
     prevalence = getattr(fitted, "overall_prevalence", None)
     targets = correct_annotations(data.annotations, channels, weights, None)

@@ -140,3 +140,17 @@ def test_gold_names_a_column_only_of_a_dataframe():
     frame = pd.DataFrame({"p": [0.1, 0.9], "a": [0, 1]})
     with pytest.raises(ValueError, match=r"column 'a' is named as annotator and as gold"):
         bc.analyse(frame, score="p", annotators=["a"], gold="a")
+
+
+def test_the_plan_command_prints_the_widths_by_number_of_gold_items(tmp_path, monkeypatch, capsys):
+    _, table = _judged()
+    table.to_csv(tmp_path / "judged.csv", index=False)
+    argv = ["plan", "judged.csv", "--score", "score", "--annotators", "judge", "--gold", "gold"]
+    status, out, _ = main(tmp_path, monkeypatch, capsys, *argv, "--sizes", "100,400")
+    assert status == 0 and "from the residuals of the 200 gold items there" in out
+    widths = [float(line.split()[1]) for line in out.splitlines()[2:]]
+    assert len(widths) == 2 and widths[0] > widths[1] > 0
+    status, out, _ = main(tmp_path, monkeypatch, capsys, *argv, "--sizes", "200", "--json")
+    assert status == 0 and json.loads(out)["rows"][0]["gold_items"] == 200
+    status, _, err = main(tmp_path, monkeypatch, capsys, *argv, "--sizes", "1,2")
+    assert status == 2 and "expected numbers of gold items of 2 or more; saw '1,2'" in err

@@ -29,6 +29,13 @@ def test_widths_shrink_with_the_gold_and_the_rate_like_one_over_its_root():
     assert list(plan.table().index) == [100, 400, 1600]
 
 
+def test_a_fit_plans_as_its_estimator_does():
+    data = _simulation().data
+    by_name = bc.correction.plan_gold(data, "dawid_skene_em", sizes=[200])
+    by_fit = bc.correction.plan_gold(data, bc.dawid_skene_em(data), sizes=[200])
+    assert by_fit.nc_ece_width == by_name.nc_ece_width
+
+
 def test_without_gold_the_model_plans():
     plain = bc.correction.plan_gold(_simulation(n_gold=0).data, PANEL, sizes=[200])
     with_gold = bc.correction.plan_gold(_simulation().data, PANEL, sizes=[200])
