@@ -161,6 +161,12 @@ def as_annotations(value: object, name: str, *, n_items: int | None = None) -> n
         raise ValueError(
             f"{name} must have one row per item ({n_items} rows); saw {array.shape[0]} rows"
         )
+    return _labels_or_missing(array, name, "missing")
+
+
+def _labels_or_missing(array: np.ndarray, name: str, missing: str) -> np.ndarray:
+    """``array`` as int8 after checking it holds only 0, 1 and -1 (``missing`` says what -1
+    means), or a ValueError naming ``name`` and the first bad value."""
     # Comparisons, not np.isin: a few times faster, and every table passes through here.
     if np.issubdtype(array.dtype, np.integer):
         invalid = (array < MISSING) | (array > 1)
@@ -169,8 +175,8 @@ def as_annotations(value: object, name: str, *, n_items: int | None = None) -> n
     if invalid.any():
         index = first_index(invalid)
         raise ValueError(
-            f"{name} must contain only 0, 1 or {MISSING} (missing); saw {array[index].item()!r} at "
-            f"{_position(index)}"
+            f"{name} must contain only 0, 1 or {MISSING} ({missing}); saw "
+            f"{array[index].item()!r} at {_position(index)}"
         )
     return array.astype(np.int8)
 
@@ -403,14 +409,7 @@ def as_gold(gold: object, n_items: int) -> np.ndarray:
         raise ValueError(
             f"gold must be a 1-D array with one entry per item ({n_items}); saw shape {array.shape}"
         )
-    invalid = ~((array == 0) | (array == 1) | (array == MISSING))
-    if invalid.any():
-        index = first_index(invalid)
-        raise ValueError(
-            f"gold must contain only 0, 1 or {MISSING} (no gold label); saw "
-            f"{array[index].item()!r} at position {index[0]}"
-        )
-    return array.astype(np.int8)
+    return _labels_or_missing(array, "gold", "no gold label")
 
 
 def as_gold_weights(weights: object, gold: np.ndarray) -> np.ndarray:

@@ -73,60 +73,24 @@ def test_one_judge_with_gold_is_analysed_and_says_what_the_gold_did(analysis):
     assert Summary.from_dict(document).ece.gold == gold
 
 
+#: ``bayescal fit`` of the judge's table, before the options a test adds
+FIT = ["fit", "judged.csv", "--score", "score", "--annotators", "judge", "--out", "out"]
+
+
 def test_the_gold_column_is_refused_by_name(tmp_path, monkeypatch, capsys):
     _, table = _judged()
     table.loc[3, "gold"] = 2
     table.to_csv(tmp_path / "judged.csv", index=False)
-    status, _, err = main(
-        tmp_path,
-        monkeypatch,
-        capsys,
-        "fit",
-        "judged.csv",
-        "--score",
-        "score",
-        "--annotators",
-        "judge",
-        "--gold",
-        "gold",
-        "--out",
-        "out",
-    )
+    status, _, err = main(tmp_path, monkeypatch, capsys, *FIT, "--gold", "gold")
     assert status != 0 and "column 'gold', row 3" in err and "0, 1 or empty" in err
-    status, _, err = main(
-        tmp_path,
-        monkeypatch,
-        capsys,
-        "fit",
-        "judged.csv",
-        "--score",
-        "score",
-        "--annotators",
-        "judge",
-        "--gold",
-        "human",
-        "--out",
-        "out",
-    )
+    status, _, err = main(tmp_path, monkeypatch, capsys, *FIT, "--gold", "human")
     assert status != 0 and "human" in err
 
 
 def test_one_judge_without_gold_is_told_that_gold_would_identify_it(tmp_path, monkeypatch, capsys):
     _, table = _judged()
     table.to_csv(tmp_path / "judged.csv", index=False)
-    status, _, err = main(
-        tmp_path,
-        monkeypatch,
-        capsys,
-        "fit",
-        "judged.csv",
-        "--score",
-        "score",
-        "--annotators",
-        "judge",
-        "--out",
-        "out",
-    )
+    status, _, err = main(tmp_path, monkeypatch, capsys, *FIT)
     assert status != 0 and "one annotator cannot identify its channel" in err
     assert "--gold" in err
 
