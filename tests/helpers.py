@@ -10,6 +10,11 @@ from bayescal.correction.known_channels import is_crowd
 #: The xdist group of the tests that use the session's hierarchical fit of the crowds guide's crowd
 #: (tests/conftest.py ``crowd_of_30_fit``): one process runs them all and fits it once.
 CROWD_FIT_GROUP = "crowd_fit"
+#: The xdist group of the tests that start a local Dask cluster: its scheduler binds the HTTP
+#: port 8787 even with ``dashboard_address=None``, so two clusters started at once in two test
+#: processes collide ("Port 8787 is already in use", an error under the suite's filters).  One
+#: process runs them, one after another.
+DASK_CLUSTER_GROUP = "dask_cluster"
 
 
 def fake_fit(data, a, b, prevalence):

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import bayescal as bc
-from tests.helpers import CROWD_FIT_GROUP
+from tests.helpers import CROWD_FIT_GROUP, DASK_CLUSTER_GROUP
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -168,6 +168,7 @@ def test_the_correlated_judges_guide_runs_and_says_what_it_claims():
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group(DASK_CLUSTER_GROUP)
 def test_the_studies_guide_runs_and_says_what_it_claims(tmp_path, monkeypatch):
     names = _run_page("guides/studies.md", tmp_path, monkeypatch)
     assert names["on_dask"].results.equals(names["study"].results)

@@ -7,6 +7,7 @@ import pytest
 import bayescal as bc
 from bayescal.correction.known_channels import cell_targets
 from bayescal.data.cells import CellStatistics, cell_statistics_from_frame
+from tests.helpers import DASK_CLUSTER_GROUP
 
 ANNOTATORS = ["ann", "bob", "cy"]
 
@@ -84,6 +85,7 @@ def test_parts_combine_to_the_whole(table):
     assert_same_cells(CellStatistics.combine(halves), data.cells(n_bins=10))
 
 
+@pytest.mark.xdist_group(DASK_CLUSTER_GROUP)
 def test_dask_partitions_of_parquet_files_on_a_local_cluster_equal_the_in_memory_result(
     table, tmp_path
 ):

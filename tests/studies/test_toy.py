@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from bayescal.studies import toy_study
+from tests.helpers import DASK_CLUSTER_GROUP
 
 FREQUENTIST = ("true channels", "EM reuse", "EM cross-fit", "EM split")
 
@@ -63,6 +64,7 @@ def test_summary_layout_and_errors_against_the_population_ece(study):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group(DASK_CLUSTER_GROUP)
 def test_results_are_identical_on_a_process_pool_and_a_dask_cluster():
     """Bayesian fits included on the process pool: JAX on CPU is deterministic given the seed."""
     from distributed import Client, LocalCluster
