@@ -7,20 +7,35 @@ With gold items (human-verified labels ``Y`` on a random sample of the items) a 
   Efficient when the channel model holds; biased when it does not (judges who copy each other,
   items hard for every judge), as NC-ECE without gold is.
 - **rectified** (PPI++, Angelopoulos, Duchi and Zrnic 2023): with the ``N`` other items ``O``
-  and the ``n`` gold items ``G`` of the bin,
+  and the ``n`` gold items ``G`` of the bin, of a simple random sample of gold,
 
-      m_hat = lambda (1/N) sum_O U_i + (1/n) sum_G w_i (Y_i - lambda U_i),
+      m_hat = lambda (1/N) sum_O U_i + (1/n) sum_G (Y_i - lambda U_i),
 
-  unbiased for any ``lambda`` whatever the channel model, provided the gold is a random sample
-  (or one stratified by score, weighted by ``w_i ∝ 1/pi_i``, self-normalised to mean 1).  The
-  first mean runs over the bin's other items, as ``ppi_py`` takes an independent unlabelled
-  set: that needs ``pi`` about constant within a bin (stratified by score); gold drawn with
-  probabilities that vary among a bin's items (by how sure the judges are) would bias it.
-  ``lambda`` minimises the variance, as ``ppi_py`` tunes it (:func:`ppi_lambda`), clipped to
-  [0, 1]; a bin with fewer than :data:`MIN_BIN_GOLD` gold items uses the one ``lambda`` of all
-  items pooled.  Its CLT standard error is
-  ``sqrt(lambda^2 Var_O(U) / N + Var_G(w (Y - lambda U)) / n)`` (variances with divisor N and
-  n, ``ppi_py``'s convention).
+  unbiased for any ``lambda`` whatever the channel model.  The first mean runs over the bin's
+  other items, as ``ppi_py`` takes an independent unlabelled set.  ``lambda`` minimises the
+  variance as ``ppi_py`` tunes it (:func:`ppi_lambda`), and the CLT standard error is
+  ``sqrt(lambda^2 Var_O(U) / N + Var_G(Y - lambda U) / n)`` (divisors N and n, ``ppi_py``'s
+  convention).
+- **rectified with inclusion probabilities** (gold drawn item by item with probabilities
+  ``pi_i``, stratified by score or chosen by :func:`~bayescal.correction.select_for_gold`;
+  active inference, Zrnic and Candès 2024): with the bin's ``N + n`` items ``B`` and weights
+  ``w_i = 1 / pi_i``,
+
+      m_hat = lambda (1/(N + n)) sum_B U_i + sum_G w_i (Y_i - lambda U_i) / sum_G w_i,
+
+  the second term the self-normalised (Hájek) mean of ``Y - lambda U`` over the bin.  The first
+  mean runs over *all* the bin's items: when ``pi`` varies among a bin's items (by how sure
+  the judges are), the items left without gold are no longer a random sample of the bin.
+  ``lambda`` minimises the design variance of the Hájek mean, estimated with replacement
+  (the factor ``1 - pi`` left out, as it is near 1 for a few hundred gold items):
+  ``lambda = sum_G w^2 (Y - Ybar)(U - Ubar) / sum_G w^2 (U - Ubar)^2`` (:func:`weighted_lambda`,
+  bars the weighted means).  The standard error is
+  ``sqrt(Var_w(Y) / (N + n) + sum_G w^2 (d - dbar)^2 / (sum_G w)^2)``, ``d = Y - lambda U``:
+  the bin's own mean of Y varies about its expectation, and the Hájek mean about the bin's.
+  With equal weights this is the first estimator with ``lambda`` rescaled by ``N / (N + n)``.
+
+Either ``lambda`` is clipped to [0, 1]; a bin with fewer than :data:`MIN_BIN_GOLD` gold items
+uses the one ``lambda`` of all items pooled.
 
 The bin moment NC-ECE sums is ``r_l = (n_l / n)(m_hat_l - zbar_l)``, ``n_l`` the bin's items and
 ``zbar_l`` their mean score.  Everything runs on *rows*: items, or cells of items that share a
@@ -49,6 +64,8 @@ __all__ = [
     "gold_moment_draws",
     "ppi_lambda",
     "rectified_mean",
+    "tuned_lambda",
+    "weighted_lambda",
     "weighted_variance",
 ]
 
@@ -106,7 +123,9 @@ class RectifiedBins(Result):
 
 class MeanProblem(NamedTuple):
     """One mean estimated from gold rows ``(y, u, c, w)`` and other rows ``(u_other,
-    c_other)``: ``w`` already self-normalised to mean 1 over the gold items."""
+    c_other)``: ``w`` already self-normalised to mean 1 over the gold items; ``weighted``
+    whether the gold was drawn with inclusion probabilities (some weight differs from 1), which
+    selects the estimator of the module docstring."""
 
     y: np.ndarray
     u: np.ndarray
@@ -114,12 +133,14 @@ class MeanProblem(NamedTuple):
     w: np.ndarray
     u_other: np.ndarray
     c_other: np.ndarray
+    weighted: bool = False
 
     @classmethod
     def of(cls, rows: GoldRows) -> MeanProblem:
         gold = rows.gold != v.MISSING
         c, w = rows.counts[gold], rows.weights[gold]
         n = c.sum()
+        weighted = bool((w != 1.0).any())
         w = w * n / (c * w).sum() if n > 0 else w
         return cls(
             rows.gold[gold].astype(np.float64),
@@ -128,6 +149,7 @@ class MeanProblem(NamedTuple):
             w,
             rows.targets[~gold],
             rows.counts[~gold],
+            weighted,
         )
 
     @property
@@ -138,12 +160,25 @@ class MeanProblem(NamedTuple):
     def n_other(self) -> float:
         return float(self.c_other.sum())
 
+    def imputed(self) -> float:
+        """The mean of ``U`` the estimate starts from: over the other items, or over all the
+        items with inclusion probabilities (module docstring)."""
+        total = (self.c_other * self.u_other).sum()
+        if self.weighted:
+            return float((total + (self.c * self.u).sum()) / (self.n + self.n_other))
+        return float(total / self.n_other) if self.n_other else 0.0
+
     def estimate(self, lam: float) -> float:
-        imputed = (self.c_other * self.u_other).sum() / self.n_other if self.n_other else 0.0
-        return lam * imputed + (self.c * self.w * (self.y - lam * self.u)).sum() / self.n
+        return lam * self.imputed() + (self.c * self.w * (self.y - lam * self.u)).sum() / self.n
 
     def standard_error(self, lam: float) -> float:
-        """``sqrt(lambda^2 Var_O(U) / N + Var_G(w (Y - lambda U)) / n)``, divisors N and n."""
+        """The CLT standard error of :meth:`estimate` (module docstring)."""
+        if self.weighted:
+            residual = self.y - lam * self.u
+            centred = residual - (self.c * self.w * residual).sum() / self.n
+            design = (self.c * (self.w * centred) ** 2).sum() / self.n**2
+            spread = weighted_variance(self.y, self.c * self.w)
+            return float(np.sqrt(spread / (self.n + self.n_other) + design))
         rectifier = weighted_variance(self.w * (self.y - lam * self.u), self.c) / self.n
         if not self.n_other:
             return float(np.sqrt(rectifier))
@@ -159,6 +194,29 @@ def weighted_variance(x: np.ndarray, counts: np.ndarray, ddof: int = 0) -> float
     total = counts.sum()
     mean = (counts * x).sum() / total
     return float((counts * (x - mean) ** 2).sum() / (total - ddof))
+
+
+def tuned_lambda(problem: MeanProblem) -> float:
+    """The variance-minimising ``lambda`` of the problem's estimator: :func:`weighted_lambda`
+    with inclusion probabilities, else :func:`ppi_lambda`."""
+    return weighted_lambda(problem) if problem.weighted else ppi_lambda(problem)
+
+
+def weighted_lambda(problem: MeanProblem) -> float:
+    """The ``lambda`` minimising the Hájek mean's design variance (module docstring):
+
+        lambda = sum_G c w^2 (Y - Ybar)(U - Ubar) / sum_G c w^2 (U - Ubar)^2,
+
+    bars the means weighted by ``c w``; clipped to [0, 1], 0 when ``U`` never varies."""
+    if problem.n < 1:
+        return 0.0
+    c, w = problem.c, problem.w
+    y = problem.y - (c * w * problem.y).sum() / problem.n
+    u = problem.u - (c * w * problem.u).sum() / problem.n
+    spread = (c * w**2 * u**2).sum()
+    if spread <= 0:
+        return 0.0
+    return float(np.clip((c * w**2 * y * u).sum() / spread, 0.0, 1.0))
 
 
 def ppi_lambda(problem: MeanProblem) -> float:
@@ -192,14 +250,14 @@ def _gold_counts(rows: GoldRows, n_bins: int) -> np.ndarray:
 
 
 def bin_lambdas(rows: GoldRows, n_bins: int) -> np.ndarray:
-    """The ``lambda`` of each bin (M,): its own (:func:`ppi_lambda`) with at least
+    """The ``lambda`` of each bin (M,): its own (:func:`tuned_lambda`) with at least
     :data:`MIN_BIN_GOLD` gold items, the pooled one with fewer, 1 without any (the bin's mean
     is then the model's)."""
     gold_counts = _gold_counts(rows, n_bins)
-    pooled = ppi_lambda(MeanProblem.of(rows)) if gold_counts.sum() else 1.0
+    pooled = tuned_lambda(MeanProblem.of(rows)) if gold_counts.sum() else 1.0
     lambdas = np.where(gold_counts > 0, pooled, 1.0)
     for b in np.flatnonzero(gold_counts >= MIN_BIN_GOLD):
-        lambdas[b] = ppi_lambda(MeanProblem.of(rows.subset(rows.bins == b)))
+        lambdas[b] = tuned_lambda(MeanProblem.of(rows.subset(rows.bins == b)))
     return lambdas
 
 
@@ -219,8 +277,9 @@ def rectified_mean(y, predictions, other_predictions, weights=None) -> tuple[flo
         w * y.size / w.sum(),
         np.asarray(other_predictions, np.float64),
         np.ones(np.size(other_predictions)),
+        bool((w != 1.0).any()),
     )
-    lam = ppi_lambda(problem)
+    lam = tuned_lambda(problem)
     return problem.estimate(lam), lam, problem.standard_error(lam)
 
 
@@ -288,7 +347,8 @@ def gold_moment_draws(
     :func:`bayescal.nc_ece_posterior` does: a row's share ``Gamma(count)``, normalised over the
     rows, and its mean score ``mean + sd / sqrt(count + 1) * eps``; the gold items and the
     others are then reweighted alike, and each bin's two means (module docstring) are taken
-    under the draw's weights.  ``"channels"`` keeps the rows' counts and mean scores.  A row
+    under the draw's weights (with inclusion probabilities, the mean of ``U`` over all the
+    bin's items).  ``"channels"`` keeps the rows' counts and mean scores.  A row
     without a label in a draw (``has_label`` (S, R) False: the crowd rule) weighs 0 there.
     """
     n_draws, n_bins = labels.shape[0], lambdas.size
@@ -324,6 +384,8 @@ def gold_moment_draws(
         gold_u = by_bin(gold_weights * labels) / gold_mass
         other_u = by_bin(other_weights * labels) / other_mass
         model = by_bin(weights * labels) / share
+    if (rows.weights[is_gold] != 1.0).any():  # inclusion probabilities: U over all items
+        other_u, other_mass = model, share
     means = np.where(
         gold_mass > 0,
         np.where(other_mass > 0, gold_y + lambdas * (other_u - gold_u), gold_y),
