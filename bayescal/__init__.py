@@ -2,7 +2,8 @@
 
 The top level holds the workflow: the data (:class:`AnnotatedScores`), the channel estimators,
 the noise-corrected ECE (:func:`noise_corrected_ece`, :func:`nc_ece_estimate`,
-:func:`nc_ece_posterior`), the calibration test, recalibration, the Bayesian fit and its
+:func:`nc_ece_posterior`), the gold to buy (:func:`plan_gold`, :func:`select_for_gold`), the
+calibration test, recalibration, the Bayesian fit and its
 checks, the simulators of the two data shapes, the result types of these, the defaults and the
 exceptions.  Everything else lives in its folder, one layer each (``bayescal.metrics``,
 ``data``, ``channels``, ``correction``, ``simulate``, ``recalibration``, ``bayes``, ``studies``,
@@ -28,6 +29,8 @@ from .correction import (
     calibration_test,
     nc_ece_estimate,
     noise_corrected_ece,
+    plan_gold,
+    select_for_gold,
 )
 from .data import AnnotatedScores
 from .exceptions import (
@@ -204,8 +207,10 @@ __all__ = [
     "nc_ece_estimate",
     "nc_ece_posterior",
     "noise_corrected_ece",
+    "plan_gold",
     "prior_sensitivity",
     "recalibrate",
+    "select_for_gold",
     "simulate_annotated",
     "simulate_crowd",
     "toy_data",

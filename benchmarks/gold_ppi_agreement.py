@@ -16,7 +16,7 @@ labels ``U`` (its ``Yhat``), the other items' ``U`` (``Yhat_unlabeled``).
   of the bin as ``Yhat_unlabeled``, the weights ``1/pi`` as ``w`` and bayescal's lambda.  Its
   lambda and standard error are not ppi_py's (ppi_py's assume an independent unlabelled set).
 
-Bins with fewer than 10 gold items (which use the pooled lambda) are left out.
+Bins with fewer than ``MIN_BIN_GOLD`` (40) gold items, which use the pooled lambda, are left out.
 
     pip install ppi-python   # the benchmark environment (benchmarks/requirements.txt)
     python benchmarks/gold_ppi_agreement.py
@@ -41,7 +41,7 @@ PANEL = bc.Channels([0.1, 0.15, 0.2], [0.75, 0.85, 0.9])
 
 
 def data_set(seed: int):
-    """Three judges on 5 000 items; 200-600 gold items, by score-dependent inclusion
+    """Three judges on 5 000 items; 400-1 200 gold items, by score-dependent inclusion
     probabilities for odd seeds."""
     simulation = bc.simulate.simulate_annotated(5000, PANEL, seed=seed)
     data = simulation.data
@@ -49,11 +49,11 @@ def data_set(seed: int):
         [seed, 1]
     )  # not the simulation's stream: its first draws are the scores
     if seed % 2:
-        pi = 0.06 + 0.18 * data.scores
+        pi = 0.12 + 0.36 * data.scores
         chosen = rng.random(data.n_items) < pi
         gold = np.where(chosen, simulation.labels, -1)
         return bc.AnnotatedScores(data.scores, data.annotations, gold=gold, gold_weights=pi)
-    return simulation.with_gold(int(rng.integers(200, 600)), seed=seed).data
+    return simulation.with_gold(int(rng.integers(400, 1200)), seed=seed).data
 
 
 def main() -> None:

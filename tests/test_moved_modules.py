@@ -98,15 +98,16 @@ def test_names_of_a_module_that_became_a_folder_still_resolve(package, name, whe
     assert bayescal.__version__
 
 
-def test_the_top_level_holds_at_most_45_public_names_all_in_all():
-    """The workflow, its inputs and results, the defaults and the exceptions; room is left for
-    the functions to come.  The folders are reached as attributes, lazily."""
+def test_the_top_level_holds_at_most_47_public_names_all_in_all():
+    """The workflow, its inputs and results, the defaults and the exceptions.  The folders are
+    reached as attributes, lazily.  The cap was 45; issue 36 put the two gold-buying steps
+    (plan_gold, select_for_gold) at the top, as the commonest set-up's own."""
     public = {
         name
         for name, value in vars(bayescal).items()
         if not name.startswith("_") and not isinstance(value, types.ModuleType)
     }
-    assert len(bayescal.__all__) <= 45
+    assert len(bayescal.__all__) <= 47
     assert public <= set(bayescal.__all__)
     assert sorted(set(dir(bayescal)) & set(bayescal.__all__)) == sorted(bayescal.__all__)
 

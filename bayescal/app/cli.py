@@ -392,7 +392,7 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Fit the annotators' channels by EM (with the gold items already there, --gold) and "
             "print the expected widths of the NC-ECE and positive-rate intervals for each number "
-            "of random gold items in --sizes (bayescal.correction.plan_gold)."
+            "of random gold items in --sizes (bayescal.plan_gold)."
         ),
         epilog=PLAN_EXAMPLE,
     )

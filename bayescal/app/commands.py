@@ -241,7 +241,7 @@ def run_recalibrate(args) -> str:
 
 def run_plan(args) -> str:
     """``bayescal plan``: the expected interval widths by number of random gold items
-    (:func:`bayescal.correction.plan_gold`, with the EM fit of the model the data choose)."""
+    (:func:`bayescal.plan_gold`, with the EM fit of the model the data choose)."""
     from ..correction.gold_plan import plan_gold
     from .model_choice import frequentist_channels
 

@@ -21,6 +21,8 @@
   (a judge's pass rate, corrected), from corrected labels and gold.
 - :mod:`~bayescal.correction.gold_plan` — how many gold labels to buy: expected interval
   widths by number of gold items.
+- :mod:`~bayescal.correction.gold_selection` — which items to send to humans next, with
+  recorded inclusion probabilities.
 - :mod:`~bayescal.correction.straddle` — the straddle debiasing of posterior NC-ECE draws.
 """
 
@@ -28,6 +30,7 @@ from .._api import moved_names
 from .calibration_test import CalibrationTest, calibration_test
 from .estimation import NCECEResult, nc_ece_estimate
 from .gold_plan import GoldPlan, plan_gold
+from .gold_selection import GoldSelection, select_for_gold
 from .known_channels import (
     aggregation_weights,
     corrected_labels,
@@ -44,6 +47,7 @@ __all__ = [
     "CalibrationTest",
     "CorrectedRates",
     "GoldPlan",
+    "GoldSelection",
     "NCECEResult",
     "aggregation_weights",
     "calibration_test",
@@ -55,6 +59,7 @@ __all__ = [
     "nc_ece_estimate",
     "noise_corrected_ece",
     "plan_gold",
+    "select_for_gold",
     "soft_vote_ece",
     "soft_vote_labels",
 ]

@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 
 from .. import _validation as v
 from .._api import DEFAULT_LEVEL, DEFAULT_N_BINS, Result, old_spellings
@@ -42,7 +42,7 @@ from .gold_interval import corrected_interval
 from .known_channels import correct_annotations, label_posterior
 from .rectified import MIN_BIN_GOLD, GoldRows, MeanProblem, ppi_lambda, weighted_variance
 
-__all__ = ["GoldPlan", "plan_gold"]
+__all__ = ["GoldPlan", "label_predictions", "plan_gold", "residual_spread"]
 
 #: Simulated draws of the bin moments behind each predicted NC-ECE width.
 PLAN_DRAWS = 4000
@@ -56,7 +56,10 @@ class GoldPlan(Result):
     ----------
     sizes : tuple of int
     nc_ece_width, positive_rate_width : tuple of float
-        The expected widths of the ``level`` intervals, one per size.
+        The expected widths of the ``level`` intervals, one per size.  The NC-ECE interval is
+        clipped at 0, as the one reported is: while its lower end sits at 0 (few gold items,
+        a small NC-ECE), more gold can first widen it a little as the lower end lifts off 0,
+        before it shrinks.
     level : float
     from_gold : bool
         Whether the residuals came from the gold already there (else from the model).
@@ -81,7 +84,37 @@ class GoldPlan(Result):
         ).set_index("gold items")
 
 
-def _residual_spread(targets, gold, weights, posterior, n_planned):
+def label_predictions(
+    data: AnnotatedScores, fit, weights, bins: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each item's corrected label ``U_i`` and label posterior ``q_i = P(Y_i = 1 | A_i)``
+    (n,) under the channels of ``fit`` (a ChannelFit, Channels, an estimator's name or a
+    callable, fitted here on ``data`` with its gold), at the fit's prevalence (else the mean
+    corrected label).  Given each item's bin ``bins`` (n,), ``q_i`` is taken at its bin's own
+    prevalence, the bin's mean corrected label: a score bin's items are mostly of one class,
+    which the pooled prevalence does not know."""
+    v.check_items_annotated(data.annotations, "data.annotations")
+    if isinstance(fit, ChannelFit):
+        fitted = fit.require()
+    else:
+        fit_channels, name = estimator_function(fit, {}, argument="fit")
+        fitted = fit if fit_channels is None else fit_or_raise(fit_channels, name, data, "data")
+    channels = getattr(fitted, "channels", fitted)
+    prevalence = getattr(fitted, "overall_prevalence", None)
+    targets = correct_annotations(data.annotations, channels, weights, None)
+    mean_q = float(np.clip(np.mean(targets) if prevalence is None else prevalence, 1e-3, 1 - 1e-3))
+    posterior = label_posterior(data.annotations, channels, mean_q)
+    if bins is None:
+        return targets, posterior
+    counts = np.maximum(np.bincount(bins), 1)
+    own = np.clip(np.bincount(bins, targets) / counts, 1e-3, 1 - 1e-3)[bins]
+    # the same likelihood ratio at another prior: shift the log odds by the prior's
+    with np.errstate(divide="ignore"):  # a label the channels make certain stays certain
+        shifted = special.logit(posterior) - special.logit(mean_q) + special.logit(own)
+    return targets, special.expit(shifted)
+
+
+def residual_spread(targets, gold, weights, posterior, n_planned):
     """``(V, lambda)`` of the items (module docstring): from their gold items when they have
     any, else from the label posterior ``posterior``."""
     if (gold != v.MISSING).any():
@@ -145,17 +178,7 @@ def plan_gold(
     level = v.as_open_probability(level, "level")
     bins = v.as_n_bins(n_bins, data.n_items)
     rng = np.random.default_rng(v.as_seed(seed))
-    v.check_items_annotated(data.annotations, "data.annotations")
-    if isinstance(fit, ChannelFit):
-        fitted = fit.require()
-    else:
-        fit_channels, name = estimator_function(fit, {}, argument="fit")
-        fitted = fit if fit_channels is None else fit_or_raise(fit_channels, name, data, "data")
-    channels = getattr(fitted, "channels", fitted)
-    prevalence = getattr(fitted, "overall_prevalence", None)
-    targets = correct_annotations(data.annotations, channels, weights, None)
-    mean_q = float(np.clip(np.mean(targets) if prevalence is None else prevalence, 1e-3, 1 - 1e-3))
-    posterior = label_posterior(data.annotations, channels, mean_q)
+    targets, posterior = label_predictions(data, fit, weights)
     gold = np.full(data.n_items, v.MISSING) if data.gold is None else data.gold
     inclusion = np.ones(data.n_items) if data.gold_weights is None else data.gold_weights
     weights_of = np.where(gold != v.MISSING, 1.0 / np.where(gold != v.MISSING, inclusion, 1.0), 1.0)
@@ -170,13 +193,13 @@ def plan_gold(
             moments[b] = shares[b] * (labels.mean() - data.scores[here].mean())
     nc_ece, positive_rate = [], []
     for size in sizes:
-        pooled = _residual_spread(targets, gold, weights_of, posterior, size)
+        pooled = residual_spread(targets, gold, weights_of, posterior, size)
         variances = np.zeros(bins)
         for b in np.flatnonzero(shares > 0):
             here = index == b
             own = (gold[here] != v.MISSING).sum() >= MIN_BIN_GOLD
             residual, lam = (
-                _residual_spread(targets[here], gold[here], weights_of[here], posterior[here], size)
+                residual_spread(targets[here], gold[here], weights_of[here], posterior[here], size)
                 if own
                 else pooled
             )

@@ -31,7 +31,8 @@ class TargetDraws:
     n_draws, n_items : int
     make : callable
         ``make(rows)`` returns the targets (s, n) of the draws ``rows`` (a slice) and which
-        items have one (s, n) bool, or ``None`` when every item has one in every draw.
+        items have one (s, n) bool, or ``None`` when every item has one in every draw.  A
+        weighted map fit gives non-negative item weights (s, n) float in place of the bools.
     width : int
         Elements one draw costs while it is made (the items, or the responses if more): with
         :data:`CHUNK_ELEMENTS` it sets how many draws a chunk holds.
@@ -60,7 +61,7 @@ class TargetDraws:
             rows = slice(start, min(start + step, self.n_draws))
             targets, has_target = self.make(rows)
             if has_target is not None:
-                self.dropped[rows] = self.n_items - has_target.sum(axis=1)
+                self.dropped[rows] = (has_target == 0).sum(axis=1)
             yield rows, targets, has_target
 
 

@@ -16,7 +16,7 @@ from ..correction.target_draws import TargetDraws
 from ..exceptions import NotFittedError, RecalibrationWarning
 from ._solver import GRADIENT_TOLERANCE, MAX_ITERATIONS
 
-__all__ = ["MapDraws", "RecalibrationMap", "as_eps", "fitting_inputs"]
+__all__ = ["MapDraws", "RecalibrationMap", "as_eps", "as_sample_weight", "fitting_inputs"]
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -103,6 +103,21 @@ def fitting_inputs(scores, targets) -> tuple[np.ndarray, np.ndarray]:
     return scores, targets
 
 
+def as_sample_weight(sample_weight, n: int) -> np.ndarray | None:
+    """Item weights of a fit (n,), finite, non-negative, not all 0; None for equal weights."""
+    if sample_weight is None:
+        return None
+    weights = v.as_finite_vector(sample_weight, "sample_weight")
+    if weights.size != n:
+        raise ValueError(f"sample_weight must have one weight per score ({n}); saw {weights.size}")
+    if (weights < 0).any() or not weights.any():
+        raise ValueError(
+            "sample_weight must be non-negative and not all 0; saw "
+            f"{'a negative weight' if (weights < 0).any() else 'only zeros'}"
+        )
+    return weights
+
+
 def as_eps(eps: object) -> float:
     if isinstance(eps, bool) or not isinstance(eps, numbers.Real) or not 0.0 < eps < 0.5:
         raise ValueError(
@@ -118,7 +133,7 @@ class RecalibrationMap:
     method: str
     BOX: str
 
-    def fit(self, scores, targets):
+    def fit(self, scores, targets, sample_weight=None):
         """Fit the map to ``targets`` (clean, corrected or soft labels; any finite reals).
 
         Parameters
@@ -127,13 +142,23 @@ class RecalibrationMap:
             The predictor's scores in [0, 1].
         targets : array_like, shape (n,)
             Fitting targets, e.g. :func:`bayescal.correction.corrected_labels`; they may leave [0, 1].
+        sample_weight : array_like, shape (n,), optional
+            Non-negative item weights: the loss is ``sum_i w_i loss_i / sum_i w_i`` (a
+            histogram's bin values the weighted means).  The rectified fit with gold items
+            (:func:`bayescal.correction.rectified.rectified_fit`) is one such fit.
 
         Returns
         -------
         self
         """
         scores, targets = fitting_inputs(scores, targets)
-        fitted = self.fit_draws(scores, TargetDraws.fixed(targets))
+        weights = as_sample_weight(sample_weight, scores.size)
+        draws = (
+            TargetDraws.fixed(targets)
+            if weights is None
+            else TargetDraws(1, targets.size, lambda rows: (targets[None, :], weights[None, :]))
+        )
+        fitted = self.fit_draws(scores, draws)
         fitted.warn(type(self).__name__)
         self._adopt(fitted, 0)
         return self

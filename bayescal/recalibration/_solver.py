@@ -79,7 +79,8 @@ def softplus_terms(theta: np.ndarray, features: np.ndarray, has_target=None):
     One ``exp`` per item serves all three: with ``e = exp(-|eta|)``, ``softplus(eta) =
     max(eta, 0) + log1p(e)``, ``sigma(|eta|) = 1 / (1 + e)`` and ``sigma'(eta) = sigma(|eta|)
     (1 - sigma(|eta|))``, all free of overflow.  ``has_target`` (one row of bools per row of
-    ``theta``) restricts each mean to the items with a target in that set (a crowd's draw).
+    ``theta``) restricts each mean to the items with a target in that set (a crowd's draw);
+    rows of non-negative floats weight the items instead (a weighted fit).
     """
     n_sets, dim = theta.shape
     n = features.shape[0]
@@ -96,7 +97,8 @@ def softplus_terms(theta: np.ndarray, features: np.ndarray, has_target=None):
             weights = np.full((1, n), 1.0 / n)
         else:
             # a set without a target (refused by the caller) weighs nothing, never NaN
-            weights = has_target[rows] / np.maximum(has_target[rows].sum(axis=1, keepdims=True), 1)
+            total = has_target[rows].sum(axis=1, keepdims=True)
+            weights = has_target[rows] / np.where(total > 0, total, 1)
         value[rows] = (weights * (np.maximum(eta, 0.0) + np.log1p(e))).sum(axis=1)
         q = 1.0 / (1.0 + e)
         hessian[rows] = ((weights * q * (1.0 - q)) @ outer).reshape(-1, dim, dim)
@@ -109,7 +111,7 @@ def minimise(features, moments, lower, upper, start, has_target=None) -> Solutio
 
     ``theta . m`` with ``m = mean_i U_i x_i`` is the target term of the corrected loss, so one
     target set is one row; with ``has_target`` (S, n) both means run over the set's items with
-    a target.  Projected Newton (Bertsekas 1982): components on a bound whose
+    a target (or, given float weights, are weighted by them).  Projected Newton (Bertsekas 1982): components on a bound whose
     gradient points outward are held, the Newton step is taken in the others, and the step is
     halved along the projection arc until the Armijo condition holds.  Each trial point is
     evaluated with its derivatives, so an accepted first step costs one pass over the items.

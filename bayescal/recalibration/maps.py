@@ -79,7 +79,8 @@ class LogisticScaling(RecalibrationMap):
 
     @classmethod
     def _fit_draws(cls, scores, targets: TargetDraws, eps) -> MapDraws:
-        """Fit one map per draw of ``targets``, each on the items with a target in its draw."""
+        """Fit one map per draw of ``targets``, each on the items with a target in its draw
+        (``has_target`` may also be item weights, a weighted fit)."""
         features = cls._features(scores, eps)
         cls._warn_unidentified(features)
         moments = np.empty((targets.n_draws, features.shape[1]))
@@ -89,12 +90,12 @@ class LogisticScaling(RecalibrationMap):
                 moments[rows] = values @ features / scores.size
                 continue
             if has_target is None:
-                has_target = np.ones((targets.n_draws, scores.size), dtype=bool)
+                has_target = np.ones((targets.n_draws, scores.size), dtype=has.dtype)
             has_target[rows] = has
             # a draw without a target (refused by the caller) keeps moments 0, never NaN
-            per_draw = np.maximum(has.sum(axis=1), 1)[:, None]
-            moments[rows] = np.where(has, values, 0.0) @ features / per_draw
-        if has_target is not None and has_target.all():
+            total = has.sum(axis=1)[:, None]
+            moments[rows] = (has * values) @ features / np.where(total > 0, total, 1)
+        if has_target is not None and has_target.dtype == bool and has_target.all():
             has_target = None  # the unweighted means are cheaper
         start = cls._start[None, :]
         if targets.n_draws > 1:
@@ -280,7 +281,8 @@ class HistogramBinning(RecalibrationMap):
 
     @classmethod
     def _fit_draws(cls, scores, targets: TargetDraws, fit_bins, strategy) -> MapDraws:
-        """Fit one histogram per draw of ``targets``, each on the items with a target in its draw."""
+        """Fit one histogram per draw of ``targets``, each on the items with a target in its
+        draw (``has_target`` may also be item weights: each bin's weighted mean)."""
         bins = v.as_n_bins(fit_bins, scores.size, "fit_bins", refuse_sparse=v.SPARSE_HISTOGRAM)
         index, edges = assign_bins(scores, bins, strategy)
         counts = np.bincount(index, minlength=bins)
@@ -290,7 +292,7 @@ class HistogramBinning(RecalibrationMap):
             size = values.shape[0]
             flat = (index + bins * np.arange(size)[:, None]).ravel()
             if has is not None:
-                values = np.where(has, values, 0.0)
+                values = has * values
                 draw_counts[rows] = np.bincount(flat, has.ravel(), size * bins).reshape(size, bins)
             sums[rows] = np.bincount(flat, values.ravel(), size * bins).reshape(size, bins)
         n_sets = targets.n_draws

@@ -3,7 +3,7 @@ of paper App. E.5 (Base, Naive and Corrected side by side)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -17,6 +17,7 @@ from ..correction.known_channels import (
     is_crowd,
     soft_vote,
 )
+from ..correction.rectified import rectified_fit
 from ..data.annotated_scores import AnnotatedScores
 from ..metrics.calibration import binned_moments
 from .maps import DEFAULT_EPS, METHODS, make_map
@@ -83,7 +84,12 @@ def recalibrate(
         The fitting sample: scores and annotations.  A crowd (more than 12 annotators) is
         corrected from its sparse responses under the crowd rule of
         :func:`bayescal.noise_corrected_ece`: an item labelled only by workers too uninformative
-        to correct it is left out of the fit, said in one warning.
+        to correct it is left out of the fit, said in one warning.  With gold items
+        (``data.gold``) and corrected targets, the map minimises the rectified loss
+        (:func:`bayescal.correction.rectified.rectified_fit`): unbiased for the loss against
+        the true labels even when the channel model is wrong, provided the gold is a random
+        sample (or has ``gold_weights``); an item without a corrected label then enters with
+        the prediction 0, which its gold, if any, rectifies.
     method : {"platt", "temperature", "histogram"}, default "platt"
     channels : Channels, ChannelFit, str or callable
         The annotator channels for ``targets="corrected"``: known channels, a fitted
@@ -110,10 +116,16 @@ def recalibrate(
     kind = v.as_choice(targets, "targets", TARGETS)
     v.check_items_annotated(data.annotations, "data.annotations")
     fitted_channels = target_channels(channels, data, "data") if kind == "corrected" else None
+    new_map = make_map(method, fit_bins=fit_bins, strategy=strategy, eps=eps)
+    if kind == "corrected" and data.n_gold:
+        without_gold = replace(data, gold=None, gold_weights=None)
+        corrected, has_target = targets_of(without_gold, kind, fitted_channels, weights)
+        fitting_targets, sample_weight = rectified_fit(
+            corrected, has_target, data.gold, data.gold_weights
+        )
+        return new_map.fit(data.scores, fitting_targets, sample_weight=sample_weight)
     fitting_targets, has_target = targets_of(data, kind, fitted_channels, weights)
-    return make_map(method, fit_bins=fit_bins, strategy=strategy, eps=eps).fit(
-        data.scores[has_target], fitting_targets[has_target]
-    )
+    return new_map.fit(data.scores[has_target], fitting_targets[has_target])
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -12,6 +12,7 @@ import pytest
 import bayescal as bc
 from bayescal.correction.known_channels import correct_annotations, gold_moments
 from bayescal.correction.rectified import (
+    MIN_BIN_GOLD,
     GoldRows,
     MeanProblem,
     gold_moment_draws,
@@ -163,7 +164,7 @@ def _simulation(n_gold=400, seed=3):
 
 
 def test_each_bin_is_its_own_ppi_mean():
-    simulation = _simulation()
+    simulation = _simulation(n_gold=800)  # every bin has enough gold for its own lambda
     data = simulation.data
     targets = correct_annotations(data.annotations, simulation.channels, "iv", None)
     edges = assign_bins(data.scores, 10, "uniform")[1]
@@ -174,7 +175,7 @@ def test_each_bin_is_its_own_ppi_mean():
         gold = here & (data.gold >= 0)
         other = here & (data.gold < 0)
         lam, estimate, error = _reference(data.gold[gold], targets[gold], targets[other])
-        assert bins.gold_counts[b] == gold.sum() >= 10
+        assert bins.gold_counts[b] == gold.sum() >= MIN_BIN_GOLD
         assert bins.lambdas[b] == pytest.approx(lam, abs=1e-12)
         assert bins.means[b] == pytest.approx(estimate, abs=1e-12)
         assert bins.standard_errors[b] == pytest.approx(error, abs=1e-12)

@@ -1,6 +1,7 @@
 """Recalibration maps fitted from noisy labels (paper §5, App. E)."""
 
 import dataclasses
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -496,3 +497,103 @@ def test_gold_items_fit_the_map_on_their_gold_labels():
     clean = bc.recalibration.PlattScaling().fit(simulation.data.scores, simulation.labels)
     grid = np.linspace(0.01, 0.99, 50)
     np.testing.assert_allclose(mapped.predict(grid), clean.predict(grid), atol=1e-9)
+
+
+@pytest.mark.parametrize("method", ["platt", "temperature", "histogram"])
+def test_integer_sample_weights_fit_as_repeated_items(method):
+    rng = np.random.default_rng(3)
+    scores = rng.uniform(0.02, 0.98, 400)
+    targets = rng.normal(scores, 0.4)  # corrected-label-like targets, outside [0, 1] too
+    counts = rng.integers(0, 4, 400)
+    weighted = make_map(method, fit_bins=5, strategy="uniform", eps=1e-6).fit(
+        scores, targets, sample_weight=counts
+    )
+    repeated = make_map(method, fit_bins=5, strategy="uniform", eps=1e-6).fit(
+        np.repeat(scores, counts), np.repeat(targets, counts)
+    )
+    grid = np.linspace(0.01, 0.99, 50)
+    np.testing.assert_allclose(weighted.predict(grid), repeated.predict(grid), atol=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("weights", "message"),
+    [
+        (np.ones(3), r"sample_weight must have one weight per score \(4\); saw 3"),
+        (
+            np.array([1.0, -1.0, 1.0, 1.0]),
+            "sample_weight must be non-negative and not all 0; saw a negative weight",
+        ),
+        (np.zeros(4), "sample_weight must be non-negative and not all 0; saw only zeros"),
+        (np.array([1.0, np.nan, 1.0, 1.0]), "sample_weight"),
+    ],
+)
+def test_bad_sample_weights_are_refused_by_name(weights, message):
+    with pytest.raises(ValueError, match=message):
+        bc.recalibration.PlattScaling().fit(
+            [0.2, 0.4, 0.6, 0.8], [0, 1, 0, 1], sample_weight=weights
+        )
+
+
+def test_the_rectified_fit_weights_give_the_rectified_loss():
+    """At any map, the weighted corrected log loss of rectified_fit's targets and weights is
+    lambda mean_i l(U_i) + mean_G [l(Y_i) - lambda l(U_i)] (all-items form, written out here),
+    for random gold and for gold with inclusion probabilities."""
+    from bayescal.correction.rectified import GoldRows, MeanProblem, rectified_fit, tuned_lambda
+
+    rng = np.random.default_rng(5)
+    u = rng.normal(0.5, 0.7, 500)
+    has = rng.random(500) > 0.05
+    for inclusion in (None, rng.uniform(0.05, 0.3, 500)):
+        chosen = rng.random(500) < (0.1 if inclusion is None else inclusion)
+        labels = rng.random(500) < np.clip(u, 0.05, 0.95)  # the predictions say something
+        gold = np.where(chosen, labels, -1).astype(np.int8)
+        targets, weights = rectified_fit(u, has, gold, inclusion)
+        predictions = np.where(has, u, 0.0)
+        w = np.where(chosen, 1.0 if inclusion is None else 1 / np.where(chosen, inclusion, 1), 0.0)
+        rows = GoldRows(
+            np.zeros(500, np.int64), predictions, gold, np.ones(500), np.where(chosen, w, 1.0)
+        )
+        lam = tuned_lambda(MeanProblem.of(rows))
+        assert 0 < lam < 1
+        for logits in (rng.normal(0, 1, 500), rng.normal(1, 2, 500)):
+            explicit = (
+                lam * corrected_log_loss(logits, predictions).mean()
+                + np.sum(
+                    w
+                    * (
+                        corrected_log_loss(logits, gold.clip(0))
+                        - lam * corrected_log_loss(logits, predictions)
+                    )
+                )
+                / w.sum()
+            )
+            weighted = np.sum(weights * corrected_log_loss(logits, targets)) / weights.sum()
+            assert weighted == pytest.approx(explicit, abs=1e-12)
+
+
+def test_a_map_fitted_with_gold_is_right_when_the_judges_err_together():
+    """Two of three judges wrong together on 15% of the items, fitted with the independent
+    model: without gold the Platt map is far off; with 300 random gold items (rectified fit) its
+    slope and intercept average, over 60 data sets of 3 000 items, within 3 standard errors of
+    those fitted to the true labels.  Measured: slope 0.645 (se 0.011) against 0.649, intercept
+    -0.320 (se 0.013) against -0.295; without gold 0.358 and -0.043."""
+    panel = bc.Channels([0.1, 0.15, 0.2], [0.75, 0.85, 0.9])
+    rectified, plain, oracle = [], [], []
+    for seed in range(60):
+        simulation = bc.simulate.simulate_dependent(
+            3000, panel, shared_error=0.15, calibration=toy_calibration("shifted"), seed=seed
+        ).with_gold(300, seed=seed + 1)
+        data = simulation.data
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", bc.SaturatedModelWarning)  # three judges, no gold
+            fitted = bc.recalibrate(data, channels="dawid_skene_em")
+            without = bc.recalibrate(
+                bc.AnnotatedScores(data.scores, data.annotations), channels="dawid_skene_em"
+            )
+        truth = bc.recalibration.PlattScaling().fit(data.scores, simulation.labels)
+        for store, fit in ((rectified, fitted), (plain, without), (oracle, truth)):
+            store.append([fit.slope_, fit.intercept_])
+    rectified, plain, oracle = (np.array(x) for x in (rectified, plain, oracle))
+    error = np.sqrt(rectified.var(axis=0) / 60 + oracle.var(axis=0) / 60)
+    assert np.all(np.abs(rectified.mean(axis=0) - oracle.mean(axis=0)) < 3 * error)
+    assert np.all(np.abs(plain.mean(axis=0) - oracle.mean(axis=0)) > 10 * error)
