@@ -140,13 +140,13 @@ class Analysis:
         return plot_reliability(band, curves=curves, ax=ax)
 
 
-def _as_table(data, score, annotators, truth, gold=None):
-    """An AnnotatedScores (built from a DataFrame's columns, its gold column among them) and
+def _as_table(data, score, annotators, truth, gold=None, gold_weights=None):
+    """An AnnotatedScores (built from a DataFrame's columns, its gold columns among them) and
     the truth labels."""
     if type(data).__name__ != "DataFrame":
-        if score is not None or annotators is not None or gold is not None:
+        if any(c is not None for c in (score, annotators, gold, gold_weights)):
             raise ValueError(
-                "score, annotators and gold name the columns of a DataFrame (an "
+                "score, annotators, gold and gold_weights name the columns of a DataFrame (an "
                 "AnnotatedScores carries its gold labels as data.gold); saw data of type "
                 f"{type(data).__name__}"
             )
@@ -157,14 +157,23 @@ def _as_table(data, score, annotators, truth, gold=None):
         )
     if isinstance(truth, str):
         v.check_column_roles(
-            {"score": score, "annotator": annotators, "truth": truth, "gold": gold}
+            {
+                "score": score,
+                "annotator": annotators,
+                "truth": truth,
+                "gold": gold,
+                "gold_weights": gold_weights,
+            }
         )
         if truth not in data.columns:
             raise ValueError(f"truth names no column of data; its columns are {list(data.columns)}")
         truth = data[truth].to_numpy()
     elif type(truth).__name__ == "Series":
         truth = _aligned_truth(truth, data.index)
-    return AnnotatedScores.from_frame(data, score=score, annotators=annotators, gold=gold), truth
+    data = AnnotatedScores.from_frame(
+        data, score=score, annotators=annotators, gold=gold, gold_weights=gold_weights
+    )
+    return data, truth
 
 
 def _aligned_truth(truth, index) -> np.ndarray:
@@ -317,6 +326,7 @@ def analyse(
     bayes_options=None,
     dependent=None,
     gold=None,
+    gold_weights=None,
 ) -> Analysis:
     """Fit and summarise one data set (the work of ``bayescal fit``).
 
@@ -365,8 +375,11 @@ def analyse(
         none (an AnnotatedScores carries them as ``data.gold``).  Unlike ``truth`` they are
         used: every fit conditions on them, and NC-ECE is the rectified estimator
         (:mod:`bayescal.correction.rectified`).  The gold items must be a random sample of the
-        items, or one stratified by score with known inclusion probabilities
-        (``data.gold_weights``).
+        items, or drawn with known inclusion probabilities (``gold_weights``).
+    gold_weights : str, optional
+        With a DataFrame: the column of each gold item's inclusion probability, in (0, 1]
+        (:func:`bayescal.select_for_gold`'s ``inclusion``, or a design stratified by score);
+        an AnnotatedScores carries them as ``data.gold_weights``.
 
     Returns
     -------
@@ -389,6 +402,7 @@ def analyse(
         n_bins,
         level,
         gold,
+        gold_weights,
     )
     tables = steps("compress", _tabulate, inputs)
     channel_fit = steps("em", _fit_em, inputs, tables, seed)
@@ -408,10 +422,10 @@ def analyse(
     return Analysis(inputs.data, channel_fit, fit, posterior, checks, summary)
 
 
-def _read(data, score, annotators, truth, model, dependent, n_bins, level, gold):
+def _read(data, score, annotators, truth, model, dependent, n_bins, level, gold, gold_weights):
     """Read: the data (a DataFrame's columns), the truth column, the model chosen and the data
     it is fitted to (with score groups for Hui–Walter), the dependent pairs, the bins."""
-    data, truth = _as_table(data, score, annotators, truth, gold)
+    data, truth = _as_table(data, score, annotators, truth, gold, gold_weights)
     note_all_gold(data)
     chosen = model_data(data, model=model)
     data = chosen.data

@@ -167,6 +167,13 @@ def _table_arguments(command: argparse.ArgumentParser) -> None:
         "fit, unlike --truth, a simulation's oracle; the gold items must be a random sample "
         "of the items (with --long, a column of --scores)",
     )
+    command.add_argument(
+        "--gold-weights",
+        metavar="COLUMN",
+        help="column of each gold item's probability of having been chosen, in (0, 1], when "
+        "the gold is not a simple random sample (select_for_gold's inclusion, or a design "
+        "stratified by score)",
+    )
     long = command.add_argument_group("long format", LONG_HELP)
     long.add_argument("--long", action="store_true", help="TABLE is in long format")
     long.add_argument(

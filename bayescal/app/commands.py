@@ -45,6 +45,7 @@ def _read_input(args, keep_unlabelled: bool = False):
             truth=args.truth,
             unlabelled="keep" if keep_unlabelled else "drop",
             gold=args.gold,
+            gold_weights=args.gold_weights,
         )
     else:
         if args.annotators is None:
@@ -60,6 +61,7 @@ def _read_input(args, keep_unlabelled: bool = False):
             truth=args.truth,
             unlabelled="keep" if keep_unlabelled else "refuse",
             gold=args.gold,
+            gold_weights=args.gold_weights,
         )
     if args.groups is not None or args.thresholds is not None:
         data = table.data

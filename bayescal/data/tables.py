@@ -301,7 +301,15 @@ def _labelled_table(
 
 @old_spellings()
 def read_wide_table(
-    path, *, score, annotators, groups=None, truth=None, unlabelled="refuse", gold=None
+    path,
+    *,
+    score,
+    annotators,
+    groups=None,
+    truth=None,
+    unlabelled="refuse",
+    gold=None,
+    gold_weights=None,
 ) -> Table:
     """Read a CSV or Parquet table with one row per item.
 
@@ -323,7 +331,10 @@ def read_wide_table(
     gold : str, optional
         Column of human-verified 0/1 labels, empty where an item has none
         (``AnnotatedScores.gold``: used in every fit; the gold items must be a
-        random sample of the items).
+        random sample of the items, or drawn with known inclusion probabilities).
+    gold_weights : str, optional
+        Column of each gold item's inclusion probability, in (0, 1] (``select_for_gold``'s
+        ``inclusion``, or a design stratified by score); read on the gold items only.
 
     Returns
     -------
@@ -340,11 +351,17 @@ def read_wide_table(
     frame = _read(path)
     annotators = list(annotators)
     v.check_column_roles(
-        {"score": score, "annotator": annotators, "groups": groups, "truth": truth, "gold": gold}
+        {
+            "score": score,
+            "annotator": annotators,
+            "groups": groups,
+            "truth": truth,
+            "gold": gold,
+            "gold_weights": gold_weights,
+        }
     )
-    _require_columns(
-        path, frame, [score, *annotators, *(c for c in (groups, truth, gold) if c is not None)]
-    )
+    optional = (groups, truth, gold, gold_weights)
+    _require_columns(path, frame, [score, *annotators, *(c for c in optional if c is not None)])
     _check_values(
         path,
         frame,
@@ -353,7 +370,12 @@ def read_wide_table(
     labels = _item_columns(path, frame, score, truth)
     try:
         data = AnnotatedScores.from_frame(
-            frame, score=score, annotators=annotators, groups=groups, gold=gold
+            frame,
+            score=score,
+            annotators=annotators,
+            groups=groups,
+            gold=gold,
+            gold_weights=gold_weights,
         )
     except (TypeError, ValueError) as error:
         raise TableError(f"{path}: {error}") from None
@@ -384,6 +406,7 @@ def read_long_tables(
     truth=None,
     unlabelled="drop",
     gold=None,
+    gold_weights=None,
 ) -> Table:
     """Read a long label table (one row per response) and a score table (one row per item).
 
@@ -400,9 +423,9 @@ def read_long_tables(
         Keep only these annotators, in this order (default: all, sorted by name).
     truth : str, optional
         Column of true 0/1 labels in the score table.
-    gold : str, optional
-        Column of human-verified 0/1 labels in the score table, empty where an item has none
-        (as in :func:`read_wide_table`).
+    gold, gold_weights : str, optional
+        Columns of the score table: human-verified 0/1 labels, empty where an item has none,
+        and the gold items' inclusion probabilities (as in :func:`read_wide_table`).
     unlabelled : {"refuse", "keep", "drop"}, default "drop"
         As in :func:`read_wide_table`: an item of the score table without any label.  A score
         table listing more items than were labelled is the usual case, so such items are
@@ -424,14 +447,18 @@ def read_long_tables(
     """
     labels_path, scores_path = pathlib.Path(labels_path), pathlib.Path(scores_path)
     v.check_column_roles({"item": item, "annotator": annotator, "label": label})
-    v.check_column_roles({"item": item, "score": score, "truth": truth, "gold": gold})
+    v.check_column_roles(
+        {"item": item, "score": score, "truth": truth, "gold": gold, "gold_weights": gold_weights}
+    )
     if annotators is not None:
         v.check_column_roles({"annotator": list(map(str, annotators))})
     # ids are text: item "0001" in one table is not "1" in the other, worker "007" is not "7"
     responses, frame = _read(labels_path, [item, annotator]), _read(scores_path, [item])
     _require_columns(labels_path, responses, [item, annotator, label])
     _require_columns(
-        scores_path, frame, [item, score, *(c for c in (truth, gold) if c is not None)]
+        scores_path,
+        frame,
+        [item, score, *(c for c in (truth, gold, gold_weights) if c is not None)],
     )
     _check_values(labels_path, responses, [(label, (0, 1), "0, 1 or empty")])
     if gold is not None:
@@ -465,7 +492,14 @@ def read_long_tables(
         responses = responses[who.isin([str(name) for name in annotators])]
     truth_labels = _item_columns(scores_path, frame, score, truth)
     data = AnnotatedScores.from_long(
-        responses, frame, item=item, annotator=annotator, label=label, score=score, gold=gold
+        responses,
+        frame,
+        item=item,
+        annotator=annotator,
+        label=label,
+        score=score,
+        gold=gold,
+        gold_weights=gold_weights,
     )
     if annotators is not None:  # the order asked for, not sorted order
         order = [data.annotator_names.index(name) for name in map(str, annotators)]

@@ -97,10 +97,12 @@ def test_one_judge_without_gold_is_told_that_gold_would_identify_it(tmp_path, mo
 
 def test_gold_names_a_column_only_of_a_dataframe():
     simulation, _ = _judged()
-    with pytest.raises(
-        ValueError, match=r"score, annotators and gold name the columns of a DataFrame"
-    ):
-        bc.analyse(simulation.data, gold="gold")
+    for option in ("gold", "gold_weights"):
+        with pytest.raises(
+            ValueError,
+            match=r"score, annotators, gold and gold_weights name the columns of a DataFrame",
+        ):
+            bc.analyse(simulation.data, **{option: "gold"})
     frame = pd.DataFrame({"p": [0.1, 0.9], "a": [0, 1]})
     with pytest.raises(ValueError, match=r"column 'a' is named as annotator and as gold"):
         bc.analyse(frame, score="p", annotators=["a"], gold="a")
@@ -119,3 +121,58 @@ def test_the_plan_command_prints_the_widths_by_number_of_gold_items(tmp_path, mo
     assert status == 0 and json.loads(out)["rows"][0]["gold_items"] == 200
     status, _, err = main(tmp_path, monkeypatch, capsys, *argv, "--sizes", "1,2")
     assert status == 2 and "expected numbers of gold items of 2 or more; saw '1,2'" in err
+
+
+def test_inclusion_probabilities_are_read_from_a_column_on_the_command_line(
+    tmp_path, monkeypatch, capsys
+):
+    """Gold drawn by select_for_gold, its inclusion probabilities a column of the table: the
+    plan command reads them (as every command does through --gold-weights), and a missing
+    column or a bad probability is named."""
+    simulation, table = _judged()  # its random gold column is replaced below
+    data = bc.AnnotatedScores(simulation.data.scores, simulation.data.annotations[:, :1])
+    selection = bc.select_for_gold(data, bc.Channels([0.15], [0.8]), 150)
+    gold = np.full(table.shape[0], np.nan)
+    gold[selection.items] = simulation.labels[selection.items]
+    table = table.assign(gold=gold, inclusion=selection.inclusion)
+    table.to_csv(tmp_path / "judged.csv", index=False)
+    argv = ["plan", "judged.csv", "--score", "score", "--annotators", "judge", "--gold", "gold"]
+    status, out, err = main(
+        tmp_path, monkeypatch, capsys, *argv, "--gold-weights", "inclusion", "--json"
+    )
+    assert status == 0, err
+    assert json.loads(out)["from_gold"]
+    status, _, err = main(tmp_path, monkeypatch, capsys, *argv, "--gold-weights", "pi")
+    assert status != 0 and "pi" in err
+    table.loc[selection.items[0], "inclusion"] = 0.0
+    table.to_csv(tmp_path / "judged.csv", index=False)
+    status, _, err = main(tmp_path, monkeypatch, capsys, *argv, "--gold-weights", "inclusion")
+    assert status != 0 and "gold_weights must be each gold item's inclusion probability" in err
+
+
+def test_the_readers_and_analyse_take_the_weights_column(tmp_path):
+    simulation, table = _judged()
+    table = table.assign(inclusion=0.1)
+    table.to_csv(tmp_path / "judged.csv", index=False)
+    read = bc.data.read_wide_table(
+        tmp_path / "judged.csv",
+        score="score",
+        annotators=["judge"],
+        gold="gold",
+        gold_weights="inclusion",
+    )
+    gold = read.data.gold >= 0
+    np.testing.assert_array_equal(read.data.gold_weights[gold], 0.1)
+    labels, scores = simulation.long_tables()
+    labels.to_csv(tmp_path / "labels.csv", index=False)
+    scores.assign(inclusion=0.1).to_csv(tmp_path / "scores.csv", index=False)
+    long = bc.data.read_long_tables(
+        tmp_path / "labels.csv",
+        tmp_path / "scores.csv",
+        score="score",
+        gold="gold",
+        gold_weights="inclusion",
+    )
+    np.testing.assert_array_equal(long.data.gold_weights[long.data.gold >= 0], 0.1)
+    with pytest.raises(ValueError, match=r"column 'gold' is named as gold and as gold_weights"):
+        bc.analyse(table, score="score", annotators=["judge"], gold="gold", gold_weights="gold")
