@@ -24,9 +24,7 @@ SIZES = (100, 200, 400)
 
 
 def main(replicates: int) -> None:
-    plan = bc.correction.plan_gold(
-        simulate("ii", 999, 200).data, "dawid_skene_em", sizes=SIZES, n_bins=N_BINS
-    )
+    plan = bc.plan_gold(simulate("ii", 999, 200).data, "dawid_skene_em", sizes=SIZES, n_bins=N_BINS)
     print(f"design (ii), plan from one data set with 200 gold items; {replicates} replicates\n")
     print(
         "| gold items | predicted width | realised, bootstrap | ratio | realised, posterior | "
