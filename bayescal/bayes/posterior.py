@@ -46,7 +46,13 @@ from ..correction.known_channels import (
     pattern_labels,
     soft_vote,
 )
-from ..correction.rectified import GOLD_ESTIMATORS, GoldRows, bin_lambdas, gold_moment_draws
+from ..correction.rectified import (
+    GOLD_ESTIMATORS,
+    GoldRows,
+    RectifiedLoss,
+    bin_lambdas,
+    gold_moment_draws,
+)
 from ..correction.straddle import debiased_draws
 from ..correction.target_draws import TargetDraws, moment_draws
 from ..correction.weights import WEIGHT_RULES
@@ -538,21 +544,23 @@ class PosteriorRecalibration(Result):
         return pd.DataFrame(columns).T
 
 
-def _target_draws(data: AnnotatedScores, a, b, rule) -> TargetDraws:
+def _corrected_draws(data: AnnotatedScores, a, b, rule) -> TargetDraws:
     """Each item's corrected label under every draw ``a, b`` (S, K): a crowd's by the crowd
-    rule from its responses, others' by their response patterns (one label per pattern); a
-    gold item's gold label in every draw (the model-based targets of
-    :mod:`bayescal.correction.rectified`)."""
+    rule from its responses, others' by their response patterns (one label per pattern)."""
     if is_crowd(data):
-        targets = crowd_target_draws(data, a, b, rule)
-    else:
-        rows, counts, cell = count_rows(
-            np.zeros(data.n_items, dtype=np.int64), data.annotations, return_inverse=True
-        )
-        labels = pattern_labels(rows[:, 1:], counts, a, b, rule)  # (S, patterns)
-        targets = TargetDraws(
-            a.shape[0], data.n_items, lambda draws: (labels[draws][:, cell], None)
-        )
+        return crowd_target_draws(data, a, b, rule)
+    rows, counts, cell = count_rows(
+        np.zeros(data.n_items, dtype=np.int64), data.annotations, return_inverse=True
+    )
+    labels = pattern_labels(rows[:, 1:], counts, a, b, rule)  # (S, patterns)
+    return TargetDraws(a.shape[0], data.n_items, lambda draws: (labels[draws][:, cell], None))
+
+
+def _target_draws(data: AnnotatedScores, a, b, rule) -> TargetDraws:
+    """The corrected labels of every draw (:func:`_corrected_draws`), a gold item's gold label
+    in every draw (the model-based targets of :mod:`bayescal.correction.rectified`): what each
+    draw's recalibrated scores are scored against."""
+    targets = _corrected_draws(data, a, b, rule)
     if not data.n_gold:
         return targets
     gold = data.gold != -1
@@ -563,6 +571,32 @@ def _target_draws(data: AnnotatedScores, a, b, rule) -> TargetDraws:
         return values, None if has_target is None else has_target | gold
 
     return TargetDraws(targets.n_draws, targets.n_items, make, width=targets.width)
+
+
+def _fitting_draws(data: AnnotatedScores, a, b, rule) -> TargetDraws:
+    """What each draw's map is fitted to: its corrected labels, or with gold items the
+    rectified loss (:class:`~bayescal.correction.rectified.RectifiedLoss`), one weighted fit
+    per draw with the weights and ``lambda`` of the posterior-mean corrected labels (any
+    ``lambda`` keeps the loss unbiased; one for all draws keeps the weights one row)."""
+    targets = _corrected_draws(data, a, b, rule)
+    if not data.n_gold:
+        return targets
+    total, labelled = np.zeros(data.n_items), np.zeros(data.n_items)
+    for _, values, has_target in targets.chunks():
+        present = np.ones(values.shape, bool) if has_target is None else has_target
+        total += (values * present).sum(axis=0)
+        labelled += present.sum(axis=0)
+    mean = np.divide(total, labelled, out=np.zeros(data.n_items), where=labelled > 0)
+    loss = RectifiedLoss.of(mean, labelled > 0, data.gold, data.gold_weights)
+
+    def make(draws):
+        values, has_target = targets.make(draws)
+        present = values if has_target is None else np.where(has_target, values, 0.0)
+        return loss.targets(present), None
+
+    return TargetDraws(
+        targets.n_draws, targets.n_items, make, width=targets.width, weights=loss.weights()
+    )
 
 
 @old_spellings(
@@ -597,6 +631,9 @@ def posterior_recalibration(
     crowd (more than 12 annotators) the corrected labels follow the crowd rule: an item
     labelled only by workers too uninformative to correct it has no label in that draw and
     drops out of the draw's map fit and NC-ECE alike (one warning per sample says how many).
+    With gold items in ``fit_data`` each draw's map minimises the rectified loss
+    (:class:`~bayescal.correction.rectified.RectifiedLoss`, as :func:`bayescal.recalibrate`
+    does), every item kept; in ``eval_data`` a gold item is scored against its gold label.
 
     Parameters
     ----------
@@ -638,7 +675,7 @@ def posterior_recalibration(
     tolerance = v.as_probability(tolerance, "tolerance")
     seed = v.as_seed(seed)
 
-    fit_targets = _target_draws(fit_data, a, b, rule)
+    fit_targets = _fitting_draws(fit_data, a, b, rule)
     maps = template.fit_draws(fit_data.scores, fit_targets)
     report_unlabelled(fit_targets.dropped, fit_data.n_items)
     maps.warn("posterior_recalibration")

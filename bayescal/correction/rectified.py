@@ -60,10 +60,10 @@ __all__ = [
     "GoldRows",
     "MeanProblem",
     "RectifiedBins",
+    "RectifiedLoss",
     "bin_lambdas",
     "gold_moment_draws",
     "ppi_lambda",
-    "rectified_fit",
     "rectified_mean",
     "tuned_lambda",
     "weighted_lambda",
@@ -286,38 +286,65 @@ def rectified_mean(y, predictions, other_predictions, weights=None) -> tuple[flo
     return problem.estimate(lam), lam, problem.standard_error(lam)
 
 
-def rectified_fit(
-    targets: np.ndarray, has_target: np.ndarray, gold: np.ndarray, inclusion=None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Targets and item weights (n,) whose weighted fit (``sample_weight`` of a recalibration
-    map) minimises the rectified loss of a map ``f`` with gold items (PPI++ for M-estimation,
-    Angelopoulos, Duchi and Zrnic 2023, in the all-items form of the module docstring):
+class RectifiedLoss(NamedTuple):
+    """The rectified loss of a recalibration map with gold items, as a weighted fit (PPI++ for
+    M-estimation, Angelopoulos, Duchi and Zrnic 2023, in the all-items form of the module
+    docstring):
 
         L(f) = lambda mean_i l(f_i, U_i) + sum_G w_i [l(f_i, Y_i) - lambda l(f_i, U_i)] / sum_G w_i,
 
     unbiased for the loss against the true labels whatever the channel model, because the log
     loss ``l(f, t) = softplus(eta) - t eta`` is affine in the target: item ``i`` weighs
-    ``omega_i = lambda / n + (1 - lambda) s_i`` with target ``nu_i / omega_i``, ``nu_i = lambda
-    U_i / n + s_i (Y_i - lambda U_i)``, ``s_i = w_i / sum_G w`` on the gold items (0
-    elsewhere).  ``U`` is the corrected label ``targets`` where ``has_target`` (else 0: a
-    prediction like any other, which the gold rectifies), ``w = 1 / pi`` from ``inclusion``
-    (equal for a random sample), and ``lambda`` the one tuned for the mean of ``Y``
-    (:func:`tuned_lambda`).  The weights are scaled to mean 1 over the items that weigh."""
-    is_gold = gold != v.MISSING
-    u = np.where(has_target, targets, 0.0)
-    w = (
-        np.ones(u.size)
-        if inclusion is None
-        else np.where(is_gold, 1.0 / np.where(is_gold, inclusion, 1.0), 1.0)
-    )
-    rows = GoldRows(np.zeros(u.size, np.int64), u, gold, np.ones(u.size), w)
-    lam = tuned_lambda(MeanProblem.of(rows))
-    share = np.where(is_gold, w, 0.0) / np.where(is_gold, w, 0.0).sum()
-    omega = lam / u.size + (1.0 - lam) * share
-    nu = lam * u / u.size + share * (np.where(is_gold, gold, 0) - lam * u)
-    weighs = omega > 0  # with lambda = 0 only the gold items
-    fitted = np.where(weighs, nu / np.where(weighs, omega, 1.0), u)
-    return fitted, omega * weighs.sum() / omega.sum()
+    ``omega_i = lambda / n + (1 - lambda) s_i`` (:meth:`weights`) with the target
+    ``nu_i / omega_i``, ``nu_i = lambda U_i / n + s_i (Y_i - lambda U_i)`` (:meth:`targets`),
+    ``s_i = w_i / sum_G w`` on the gold items (0 elsewhere), ``w = 1 / pi`` (equal for a random
+    sample).
+
+    Attributes
+    ----------
+    lam : float
+        ``lambda``, tuned for the mean of ``Y`` (:func:`tuned_lambda`) by :meth:`of`.
+    share : ndarray, shape (n,)
+        ``s_i``.
+    labels : ndarray, shape (n,)
+        ``Y_i`` on the gold items, 0 elsewhere.
+    """
+
+    lam: float
+    share: np.ndarray
+    labels: np.ndarray
+
+    @classmethod
+    def of(cls, targets, has_target, gold, inclusion=None) -> RectifiedLoss:
+        """The loss of corrected labels ``targets`` where ``has_target`` (elsewhere the
+        prediction 0, which the gold rectifies like any other), gold labels ``gold`` and the
+        gold items' inclusion probabilities ``inclusion`` (None: a simple random sample)."""
+        is_gold = gold != v.MISSING
+        w = np.ones(gold.size)
+        if inclusion is not None:
+            w = np.where(is_gold, 1.0 / np.where(is_gold, inclusion, 1.0), 1.0)
+        u = np.where(has_target, targets, 0.0)
+        rows = GoldRows(np.zeros(u.size, np.int64), u, gold, np.ones(u.size), w)
+        lam = tuned_lambda(MeanProblem.of(rows))
+        share = np.where(is_gold, w, 0.0)
+        return cls(lam, share / share.sum(), np.where(is_gold, gold, 0).astype(np.float64))
+
+    def _omega(self) -> np.ndarray:
+        return self.lam / self.share.size + (1.0 - self.lam) * self.share
+
+    def weights(self) -> np.ndarray:
+        """``omega`` (n,) scaled to mean 1 over the items that weigh (with ``lambda = 0``,
+        only the gold items do)."""
+        omega = self._omega()
+        return omega * (omega > 0).sum() / omega.sum()
+
+    def targets(self, u: np.ndarray) -> np.ndarray:
+        """The fitting targets (..., n) of corrected labels ``u`` (..., n), 0 where an item has
+        none; an item that does not weigh keeps its ``u``."""
+        omega = self._omega()
+        weighs = omega > 0
+        nu = self.lam * u / self.share.size + self.share * (self.labels - self.lam * u)
+        return np.where(weighs, nu / np.where(weighs, omega, 1.0), u)
 
 
 def rectified_bins(

@@ -31,28 +31,33 @@ class TargetDraws:
     n_draws, n_items : int
     make : callable
         ``make(rows)`` returns the targets (s, n) of the draws ``rows`` (a slice) and which
-        items have one (s, n) bool, or ``None`` when every item has one in every draw.  A
-        weighted map fit gives non-negative item weights (s, n) float in place of the bools.
+        items have one (s, n) bool, or ``None`` when every item has one in every draw.
     width : int
         Elements one draw costs while it is made (the items, or the responses if more): with
         :data:`CHUNK_ELEMENTS` it sets how many draws a chunk holds.
     dropped : ndarray of int, shape (S,)
         Items without a target in each draw, filled in as the chunks are made.
+    weights : ndarray, shape (n,), optional
+        Non-negative item weights shared by every draw, for a weighted map fit (the rectified
+        fit with gold items, :class:`~bayescal.correction.rectified.RectifiedLoss`); None for
+        equal weights.
     """
 
     n_draws: int
     n_items: int
     make: Callable[[slice], tuple[np.ndarray, np.ndarray | None]]
     width: int = 0
+    weights: np.ndarray | None = None
     dropped: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self):
         object.__setattr__(self, "dropped", np.zeros(self.n_draws, dtype=np.int64))
 
     @classmethod
-    def fixed(cls, targets: np.ndarray) -> TargetDraws:
-        """One draw of given targets (n,), every item with one: an ordinary fit."""
-        return cls(1, targets.size, lambda rows: (targets[None, :], None))
+    def fixed(cls, targets: np.ndarray, weights: np.ndarray | None = None) -> TargetDraws:
+        """One draw of given targets (n,), every item with one: an ordinary fit (weighted by
+        ``weights`` (n,), if given)."""
+        return cls(1, targets.size, lambda rows: (targets[None, :], None), weights=weights)
 
     def chunks(self) -> Iterator[tuple[slice, np.ndarray, np.ndarray | None]]:
         """``(rows, targets, has_target)`` for consecutive chunks of draws."""
@@ -61,7 +66,7 @@ class TargetDraws:
             rows = slice(start, min(start + step, self.n_draws))
             targets, has_target = self.make(rows)
             if has_target is not None:
-                self.dropped[rows] = (has_target == 0).sum(axis=1)
+                self.dropped[rows] = self.n_items - has_target.sum(axis=1)
             yield rows, targets, has_target
 
 

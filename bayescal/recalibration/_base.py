@@ -145,7 +145,7 @@ class RecalibrationMap:
         sample_weight : array_like, shape (n,), optional
             Non-negative item weights: the loss is ``sum_i w_i loss_i / sum_i w_i`` (a
             histogram's bin values the weighted means).  The rectified fit with gold items
-            (:func:`bayescal.correction.rectified.rectified_fit`) is one such fit.
+            (:class:`bayescal.correction.rectified.RectifiedLoss`) is one such fit.
 
         Returns
         -------
@@ -153,12 +153,7 @@ class RecalibrationMap:
         """
         scores, targets = fitting_inputs(scores, targets)
         weights = as_sample_weight(sample_weight, scores.size)
-        draws = (
-            TargetDraws.fixed(targets)
-            if weights is None
-            else TargetDraws(1, targets.size, lambda rows: (targets[None, :], weights[None, :]))
-        )
-        fitted = self.fit_draws(scores, draws)
+        fitted = self.fit_draws(scores, TargetDraws.fixed(targets, weights))
         fitted.warn(type(self).__name__)
         self._adopt(fitted, 0)
         return self

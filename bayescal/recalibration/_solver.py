@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import _validation as v
 
-__all__ = ["CHUNK", "Solution", "corrected_log_loss", "minimise", "softplus_terms"]
+__all__ = ["CHUNK", "Solution", "corrected_log_loss", "item_shares", "minimise", "softplus_terms"]
 
 
 #: Projected Newton: stop when every free component of the gradient is below this ...
@@ -73,14 +73,25 @@ class Solution:
     on_boundary: np.ndarray  # (S,)
 
 
-def softplus_terms(theta: np.ndarray, features: np.ndarray, has_target=None):
+def item_shares(has_target, weights, n: int) -> np.ndarray:
+    """Each item's share of a set's mean, (1, n) or one row per set: equal, or over the items
+    with a target in the set (``has_target``), times ``weights`` (n,) where given.  A set
+    without a target (refused by the caller) weighs nothing, never NaN."""
+    shares = np.ones((1, n)) if weights is None else np.asarray(weights, np.float64)[None, :]
+    if has_target is not None:
+        shares = has_target * shares
+    total = shares.sum(axis=1, keepdims=True)
+    return shares / np.where(total > 0, total, 1.0)
+
+
+def softplus_terms(theta: np.ndarray, features: np.ndarray, has_target=None, weights=None):
     """``mean_i softplus(theta . x_i)`` for each row of ``theta``, with its gradient and Hessian.
 
     One ``exp`` per item serves all three: with ``e = exp(-|eta|)``, ``softplus(eta) =
     max(eta, 0) + log1p(e)``, ``sigma(|eta|) = 1 / (1 + e)`` and ``sigma'(eta) = sigma(|eta|)
     (1 - sigma(|eta|))``, all free of overflow.  ``has_target`` (one row of bools per row of
     ``theta``) restricts each mean to the items with a target in that set (a crowd's draw);
-    rows of non-negative floats weight the items instead (a weighted fit).
+    ``weights`` (n,), non-negative and shared by every set, weight its items (a weighted fit).
     """
     n_sets, dim = theta.shape
     n = features.shape[0]
@@ -93,25 +104,20 @@ def softplus_terms(theta: np.ndarray, features: np.ndarray, has_target=None):
         rows = slice(start, start + step)
         eta = theta[rows] @ features.T
         e = np.exp(-np.abs(eta))
-        if has_target is None:
-            weights = np.full((1, n), 1.0 / n)
-        else:
-            # a set without a target (refused by the caller) weighs nothing, never NaN
-            total = has_target[rows].sum(axis=1, keepdims=True)
-            weights = has_target[rows] / np.where(total > 0, total, 1)
-        value[rows] = (weights * (np.maximum(eta, 0.0) + np.log1p(e))).sum(axis=1)
+        shares = item_shares(has_target if has_target is None else has_target[rows], weights, n)
+        value[rows] = (shares * (np.maximum(eta, 0.0) + np.log1p(e))).sum(axis=1)
         q = 1.0 / (1.0 + e)
-        hessian[rows] = ((weights * q * (1.0 - q)) @ outer).reshape(-1, dim, dim)
-        gradient[rows] = (weights * np.where(eta >= 0.0, q, 1.0 - q)) @ features
+        hessian[rows] = ((shares * q * (1.0 - q)) @ outer).reshape(-1, dim, dim)
+        gradient[rows] = (shares * np.where(eta >= 0.0, q, 1.0 - q)) @ features
     return value, gradient, hessian
 
 
-def minimise(features, moments, lower, upper, start, has_target=None) -> Solution:
+def minimise(features, moments, lower, upper, start, has_target=None, weights=None) -> Solution:
     """``argmin_{lower <= theta <= upper} mean_i softplus(theta . x_i) - theta . m`` per row ``m`` of ``moments``.
 
     ``theta . m`` with ``m = mean_i U_i x_i`` is the target term of the corrected loss, so one
     target set is one row; with ``has_target`` (S, n) both means run over the set's items with
-    a target (or, given float weights, are weighted by them).  Projected Newton (Bertsekas 1982): components on a bound whose
+    a target, and with ``weights`` (n,) they are weighted means (:func:`item_shares`).  Projected Newton (Bertsekas 1982): components on a bound whose
     gradient points outward are held, the Newton step is taken in the others, and the step is
     halved along the projection arc until the Armijo condition holds.  Each trial point is
     evaluated with its derivatives, so an accepted first step costs one pass over the items.
@@ -123,7 +129,7 @@ def minimise(features, moments, lower, upper, start, has_target=None) -> Solutio
 
     def objective(candidate, rows):
         value, gradient, hessian = softplus_terms(
-            candidate, features, None if has_target is None else has_target[rows]
+            candidate, features, None if has_target is None else has_target[rows], weights
         )
         return value - (candidate * moments[rows]).sum(axis=1), gradient - moments[rows], hessian
 

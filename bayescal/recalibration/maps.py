@@ -18,7 +18,7 @@ from ..correction.target_draws import TargetDraws
 from ..exceptions import RecalibrationWarning
 from ..metrics.calibration import assign_bins, bin_index
 from ._base import MapDraws, RecalibrationMap, as_eps
-from ._solver import minimise
+from ._solver import item_shares, minimise
 
 __all__ = [
     "DEFAULT_EPS",
@@ -80,30 +80,34 @@ class LogisticScaling(RecalibrationMap):
     @classmethod
     def _fit_draws(cls, scores, targets: TargetDraws, eps) -> MapDraws:
         """Fit one map per draw of ``targets``, each on the items with a target in its draw
-        (``has_target`` may also be item weights, a weighted fit)."""
+        (weighted by ``targets.weights``, if given)."""
         features = cls._features(scores, eps)
         cls._warn_unidentified(features)
         moments = np.empty((targets.n_draws, features.shape[1]))
         has_target = None
         for rows, values, has in targets.chunks():
-            if has is None:
-                moments[rows] = values @ features / scores.size
-                continue
-            if has_target is None:
-                has_target = np.ones((targets.n_draws, scores.size), dtype=has.dtype)
-            has_target[rows] = has
-            # a draw without a target (refused by the caller) keeps moments 0, never NaN
-            total = has.sum(axis=1)[:, None]
-            moments[rows] = (has * values) @ features / np.where(total > 0, total, 1)
-        if has_target is not None and has_target.dtype == bool and has_target.all():
-            has_target = None  # the unweighted means are cheaper
+            if has is not None:
+                if has_target is None:
+                    has_target = np.ones((targets.n_draws, scores.size), dtype=bool)
+                has_target[rows] = has
+            shares = item_shares(has, targets.weights, scores.size)
+            moments[rows] = (shares * values) @ features
+        if has_target is not None and has_target.all():
+            has_target = None  # the means over every item are cheaper
         start = cls._start[None, :]
         if targets.n_draws > 1:
             # Posterior draws give nearby problems: start them all from the mean problem's optimum.
             start = minimise(
-                features, moments.mean(axis=0, keepdims=True), cls._lower, cls._upper, start
+                features,
+                moments.mean(axis=0, keepdims=True),
+                cls._lower,
+                cls._upper,
+                start,
+                weights=targets.weights,
             ).theta
-        solution = minimise(features, moments, cls._lower, cls._upper, start, has_target)
+        solution = minimise(
+            features, moments, cls._lower, cls._upper, start, has_target, targets.weights
+        )
         return MapDraws(
             cls,
             cls._parameters(solution.theta),
@@ -282,19 +286,24 @@ class HistogramBinning(RecalibrationMap):
     @classmethod
     def _fit_draws(cls, scores, targets: TargetDraws, fit_bins, strategy) -> MapDraws:
         """Fit one histogram per draw of ``targets``, each on the items with a target in its
-        draw (``has_target`` may also be item weights: each bin's weighted mean)."""
+        draw (each bin's mean weighted by ``targets.weights``, if given)."""
         bins = v.as_n_bins(fit_bins, scores.size, "fit_bins", refuse_sparse=v.SPARSE_HISTOGRAM)
         index, edges = assign_bins(scores, bins, strategy)
-        counts = np.bincount(index, minlength=bins)
+        shared = np.ones(scores.size) if targets.weights is None else targets.weights
+        counts = np.bincount(index, shared, minlength=bins)  # weighted item counts
         sums = np.empty((targets.n_draws, bins))
         draw_counts = np.broadcast_to(counts, sums.shape).astype(np.float64)
         for rows, values, has in targets.chunks():
             size = values.shape[0]
             flat = (index + bins * np.arange(size)[:, None]).ravel()
+            weight = shared if has is None else has * shared
             if has is not None:
-                values = has * values
-                draw_counts[rows] = np.bincount(flat, has.ravel(), size * bins).reshape(size, bins)
-            sums[rows] = np.bincount(flat, values.ravel(), size * bins).reshape(size, bins)
+                draw_counts[rows] = np.bincount(flat, weight.ravel(), size * bins).reshape(
+                    size, bins
+                )
+            sums[rows] = np.bincount(flat, (weight * values).ravel(), size * bins).reshape(
+                size, bins
+            )
         n_sets = targets.n_draws
         return MapDraws(
             cls,

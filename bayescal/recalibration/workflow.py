@@ -17,7 +17,7 @@ from ..correction.known_channels import (
     is_crowd,
     soft_vote,
 )
-from ..correction.rectified import rectified_fit
+from ..correction.rectified import RectifiedLoss
 from ..data.annotated_scores import AnnotatedScores
 from ..metrics.calibration import binned_moments
 from .maps import DEFAULT_EPS, METHODS, make_map
@@ -86,7 +86,7 @@ def recalibrate(
         :func:`bayescal.noise_corrected_ece`: an item labelled only by workers too uninformative
         to correct it is left out of the fit, said in one warning.  With gold items
         (``data.gold``) and corrected targets, the map minimises the rectified loss
-        (:func:`bayescal.correction.rectified.rectified_fit`): unbiased for the loss against
+        (:class:`bayescal.correction.rectified.RectifiedLoss`): unbiased for the loss against
         the true labels even when the channel model is wrong, provided the gold is a random
         sample (or has ``gold_weights``); an item without a corrected label then enters with
         the prediction 0, which its gold, if any, rectifies.
@@ -120,10 +120,9 @@ def recalibrate(
     if kind == "corrected" and data.n_gold:
         without_gold = replace(data, gold=None, gold_weights=None)
         corrected, has_target = targets_of(without_gold, kind, fitted_channels, weights)
-        fitting_targets, sample_weight = rectified_fit(
-            corrected, has_target, data.gold, data.gold_weights
-        )
-        return new_map.fit(data.scores, fitting_targets, sample_weight=sample_weight)
+        loss = RectifiedLoss.of(corrected, has_target, data.gold, data.gold_weights)
+        fitting_targets = loss.targets(np.where(has_target, corrected, 0.0))
+        return new_map.fit(data.scores, fitting_targets, sample_weight=loss.weights())
     fitting_targets, has_target = targets_of(data, kind, fitted_channels, weights)
     return new_map.fit(data.scores[has_target], fitting_targets[has_target])
 

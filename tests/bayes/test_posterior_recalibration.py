@@ -305,3 +305,21 @@ def test_max_draws_keeps_evenly_spaced_draws_and_is_a_fit_of_those_alone(setting
         TypeError, match=r"^max_draws must be an integer; saw 100\.0 of type float$"
     ):
         nc_ece_posterior(eval_data, fit, max_draws=100.0)
+
+
+@pytest.mark.parametrize("method", ["platt", "histogram"])
+def test_with_gold_each_draws_map_minimises_the_rectified_loss(method, setting):
+    """With gold items in the fitting sample, a posterior of one draw gives the map that
+    bc.recalibrate fits to the rectified loss with that draw's channels (to 1e-8)."""
+    fit_data, eval_data, _, a, b = setting
+    labels = bc.toy_data(4000, condition="shifted", seed=8).labels[:2000]
+    gold = np.full(2000, -1, dtype=np.int8)
+    gold[::10] = labels[::10]
+    with_gold = bc.AnnotatedScores(fit_data.scores, fit_data.annotations, gold=gold)
+    one = fake_fit(with_gold, a[:1], b[:1], [0.45])
+    result = posterior_recalibration(with_gold, eval_data, one, method=method)
+    expected = bc.recalibrate(with_gold, method=method, channels=bc.Channels(a[0], b[0]))
+    grid = np.linspace(0.01, 0.99, 40)
+    np.testing.assert_allclose(result.maps.predict(grid)[0], expected.predict(grid), atol=1e-8)
+    without = bc.recalibrate(fit_data, method=method, channels=bc.Channels(a[0], b[0]))
+    assert np.abs(without.predict(grid) - expected.predict(grid)).max() > 1e-3  # gold counts

@@ -535,10 +535,10 @@ def test_bad_sample_weights_are_refused_by_name(weights, message):
 
 
 def test_the_rectified_fit_weights_give_the_rectified_loss():
-    """At any map, the weighted corrected log loss of rectified_fit's targets and weights is
+    """At any map, the weighted corrected log loss of RectifiedLoss's targets and weights is
     lambda mean_i l(U_i) + mean_G [l(Y_i) - lambda l(U_i)] (all-items form, written out here),
     for random gold and for gold with inclusion probabilities."""
-    from bayescal.correction.rectified import GoldRows, MeanProblem, rectified_fit, tuned_lambda
+    from bayescal.correction.rectified import GoldRows, MeanProblem, RectifiedLoss, tuned_lambda
 
     rng = np.random.default_rng(5)
     u = rng.normal(0.5, 0.7, 500)
@@ -547,7 +547,8 @@ def test_the_rectified_fit_weights_give_the_rectified_loss():
         chosen = rng.random(500) < (0.1 if inclusion is None else inclusion)
         labels = rng.random(500) < np.clip(u, 0.05, 0.95)  # the predictions say something
         gold = np.where(chosen, labels, -1).astype(np.int8)
-        targets, weights = rectified_fit(u, has, gold, inclusion)
+        loss = RectifiedLoss.of(u, has, gold, inclusion)
+        targets, weights = loss.targets(np.where(has, u, 0.0)), loss.weights()
         predictions = np.where(has, u, 0.0)
         w = np.where(chosen, 1.0 if inclusion is None else 1 / np.where(chosen, inclusion, 1), 0.0)
         rows = GoldRows(
