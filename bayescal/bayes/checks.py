@@ -232,13 +232,16 @@ def crowd_check_rows(
     responses: Responses, a: np.ndarray, b: np.ndarray, prevalence: np.ndarray, level: float, rng
 ) -> list[dict]:
     """The rows of the crowd checks (module docstring) of draws ``a, b`` (S, K) and
-    ``prevalence`` (S,) on ``responses``, in :data:`bayescal.bayes.checks.COLUMNS`."""
+    ``prevalence`` (S,) on ``responses``, in :data:`bayescal.bayes.checks.COLUMNS`.  A gold
+    item's class is observed, so every replicate keeps it (as the pattern checks do); the
+    others' are drawn from the prevalence."""
     statistics = _Statistics(responses)
     chosen = np.linspace(0, a.shape[0] - 1, min(MAX_DRAWS, a.shape[0])).round().astype(int)
     observed = statistics.of(responses.label.astype(float))
     replicated = {name: [] for name in observed}
+    known = np.zeros(responses.n_items, bool) if responses.gold is None else responses.gold >= 0
     for s in chosen:
-        truth = rng.random(responses.n_items) < prevalence[s]
+        truth = np.where(known, responses.gold == 1, rng.random(responses.n_items) < prevalence[s])
         rate = np.where(truth[responses.item], b[s, responses.annotator], a[s, responses.annotator])
         for name, values in statistics.of((rng.random(rate.size) < rate) * 1.0).items():
             replicated[name].append(values)

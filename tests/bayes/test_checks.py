@@ -269,3 +269,26 @@ def test_a_pair_with_shared_errors_is_flagged():
     assert rate >= 0.9
     # The excess agreement is the pair's: the model's other pairs are flagged far less often.
     assert pairs[pairs["subject"] != "a0-a1"]["flag"].mean() <= 0.25
+
+
+def test_the_crowd_checks_hold_the_gold_classes_fixed():
+    """Gold items' classes are observed: each replicate keeps them.  With perfect workers whose
+    labels are the gold (90% positive) and a prevalence draw of 0.5, replicates that drew the
+    classes anew would put each worker's positive count near half its labels and flag it."""
+    from bayescal.bayes.checks import crowd_check_rows
+    from bayescal.data import Responses
+
+    rng = np.random.default_rng(2)
+    gold = (rng.random(600) < 0.9).astype(np.int8)
+    item = np.repeat(np.arange(600), 3)
+    annotator = np.concatenate([rng.choice(20, 3, replace=False) for _ in range(600)])
+    names = tuple(f"w{k:02d}" for k in range(20))
+    responses = Responses(item, annotator, gold[item], 600, names, gold=gold)
+    a, b = np.zeros((50, 20)), np.ones((50, 20))
+    rows = crowd_check_rows(responses, a, b, np.full(50, 0.5), 0.9, rng)
+    positive = [row for row in rows if row["check"] == "positive_count"]
+    assert len(positive) == 20 and not any(row["flag"] for row in positive)
+    # the same responses without gold: the replicates draw the classes, and the counts flag
+    free = Responses(item, annotator, gold[item], 600, names)
+    rows = crowd_check_rows(free, a, b, np.full(50, 0.5), 0.9, rng)
+    assert all(row["flag"] for row in rows if row["check"] == "positive_count")
