@@ -39,6 +39,7 @@ from ..bayes.compile_cache import CACHE_ENV
 from ..recalibration import METHODS
 from ..simulate.panels import TOY_CONDITIONS
 from .commands import (
+    run_apply,
     run_demo_command,
     run_fit,
     run_plan,
@@ -53,6 +54,9 @@ FIT_EXAMPLE = "example: bayescal fit examples/judged.csv --score score --annotat
 REPORT_EXAMPLE = "example: bayescal report results"
 RECALIBRATE_EXAMPLE = "example: bayescal recalibrate examples/judged.csv --score score --annotators ann,bob,cy,dee --method platt --out recalibrated"
 SENSITIVITY_EXAMPLE = "example: bayescal sensitivity examples/judged.csv --score score --annotators ann,bob,cy,dee --priors examples/priors.json"
+APPLY_EXAMPLE = (
+    "example: bayescal apply recalibrated/map.json new_scores.csv --score score --out applied"
+)
 PLAN_EXAMPLE = "example: bayescal plan examples/judged.csv --score score --annotators ann,bob,cy,dee --sizes 100,200,400"
 LONG_HELP = "with --long, TABLE holds one row per response (columns --item, --annotator, --label) and --scores names the table of item scores"
 
@@ -393,6 +397,28 @@ def build_parser() -> argparse.ArgumentParser:
     _dependent_argument(sensitivity)
     _output_arguments(sensitivity, required=False)
 
+    apply = commands.add_parser(
+        "apply",
+        help="apply a map saved by bayescal recalibrate to new scores",
+        description=(
+            "Read MAP (DIR/map.json of bayescal recalibrate) and the score column of TABLE, and "
+            "write DIR/recalibrated.<csv|parquet> (TABLE with one added column, "
+            "<score>_recalibrated) and DIR/applied.json (the map and the inputs). No label is "
+            "needed: the map was fitted where the labels were."
+        ),
+        epilog=APPLY_EXAMPLE,
+    )
+    apply.add_argument("map", help="map.json written by bayescal recalibrate")
+    apply.add_argument("table", help="CSV or Parquet file of the scores to map, one row per item")
+    apply.add_argument("--score", required=True, help="column of the scores in [0, 1]")
+    apply.add_argument(
+        "--json",
+        action="store_true",
+        help="print the machine-readable record on stdout instead of the text summary",
+    )
+    apply.add_argument("--debug", action="store_true", help="show the traceback of an error")
+    _output_arguments(apply)
+
     plan = commands.add_parser(
         "plan",
         help="how many gold labels to buy: expected interval widths by number of gold items",
@@ -429,6 +455,7 @@ COMMANDS = {
     "fit": run_fit,
     "report": run_report,
     "recalibrate": run_recalibrate,
+    "apply": run_apply,
     "sensitivity": run_sensitivity,
     "plan": run_plan,
 }

@@ -241,6 +241,45 @@ def run_recalibrate(args) -> str:
     return "\n".join([*lines, f"Wrote {out / 'map.json'} and {output}"])
 
 
+def run_apply(args) -> str:
+    """``bayescal apply``: a map saved by ``bayescal recalibrate`` applied to new scores."""
+    from ..data.tables import file_sha256, read_json, read_score_table
+    from ..recalibration.maps import map_from_dict
+    from ..report.folders import check_output, write_applied
+
+    inputs = [args.map, args.table]
+    out = check_output(args.out, force=args.force, inputs=inputs)
+    document = read_json(args.map, hint=" (MAP is the map.json that bayescal recalibrate writes)")
+    if not isinstance(document, dict) or "map" not in document:
+        raise ValueError(
+            f"{args.map}: not a map.json of bayescal recalibrate (expected an object with a "
+            f"'map' entry; saw {'keys ' + ', '.join(document) if isinstance(document, dict) else type(document).__name__})"
+        )
+    try:
+        fitted = map_from_dict(document["map"])
+    except (TypeError, ValueError, KeyError) as error:
+        raise ValueError(f"{args.map}: its 'map' entry is not a fitted map ({error})") from None
+    table = read_score_table(args.table, score=args.score)
+    record = {
+        "map": document["map"],
+        "map_file": str(args.map),
+        "input": {
+            "table": str(args.table),
+            "score": args.score,
+            "sha256": {"map": file_sha256(args.map), "table": file_sha256(args.table)},
+        },
+    }
+    applied, output = write_applied(
+        out, table, fitted, f"{args.score}_recalibrated", record, force=args.force, inputs=inputs
+    )
+    if args.json:
+        return json.dumps(applied, indent=2, allow_nan=False)
+    return (
+        f"bayescal apply: {fitted!r} from {args.map} applied to {table.scores.size} scores\n"
+        f"Wrote {out / 'applied.json'} and {output}"
+    )
+
+
 def run_plan(args) -> str:
     """``bayescal plan``: the expected interval widths by number of random gold items
     (:func:`bayescal.plan_gold`, with the EM fit of the model the data choose)."""

@@ -12,14 +12,16 @@
 from .annotated_scores import AnnotatedScores
 from .cells import CellStatistics, cell_statistics_from_frame
 from .responses import Responses
-from .tables import Table, read_long_tables, read_wide_table
+from .tables import ScoreTable, Table, read_long_tables, read_score_table, read_wide_table
 
 __all__ = [
     "AnnotatedScores",
     "CellStatistics",
     "Responses",
+    "ScoreTable",
     "Table",
     "cell_statistics_from_frame",
     "read_long_tables",
+    "read_score_table",
     "read_wide_table",
 ]

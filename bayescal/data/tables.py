@@ -32,7 +32,15 @@ from .._api import Result, old_spellings, warn_caller
 from ..exceptions import DataWarning, TableError
 from .annotated_scores import AnnotatedScores
 
-__all__ = ["Table", "file_sha256", "read_json", "read_long_tables", "read_wide_table"]
+__all__ = [
+    "ScoreTable",
+    "Table",
+    "file_sha256",
+    "read_json",
+    "read_long_tables",
+    "read_score_table",
+    "read_wide_table",
+]
 
 
 #: File suffixes understood by :func:`read_wide_table`.
@@ -194,8 +202,52 @@ class Table(Result):
 
     @functools.cached_property
     def frame(self):
-        frame = _read(self.path, all_text=True)
-        return frame if self.rows is None else frame.iloc[self.rows].reset_index(drop=True)
+        return _text_frame(self.path, self.rows)
+
+
+def _text_frame(path: pathlib.Path, rows: np.ndarray | None = None):
+    """The table at ``path`` with every cell as text (its ``rows`` only, when given): what an
+    output carries through unchanged beside the columns it adds."""
+    frame = _read(path, all_text=True)
+    return frame if rows is None else frame.iloc[rows].reset_index(drop=True)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class ScoreTable(Result):
+    """A table of scores alone, to apply a fitted recalibration map to (``bayescal apply``).
+
+    Attributes
+    ----------
+    scores : ndarray, shape (n,)
+    path : pathlib.Path
+        The table; its suffix is the output format.
+    frame : pandas.DataFrame
+        The table with every cell as text, read on first use.
+    """
+
+    scores: np.ndarray
+    path: pathlib.Path
+
+    @functools.cached_property
+    def frame(self):
+        return _text_frame(self.path)
+
+
+def read_score_table(path, *, score) -> ScoreTable:
+    """Read the column ``score`` of a CSV or Parquet table: numbers in [0, 1], no empty cell.
+
+    Raises
+    ------
+    TableError
+        A missing column, an empty table, or a cell that is not a score: one line naming the
+        column and the (0-based data) row.
+    """
+    path = pathlib.Path(path)
+    frame = _read(path)
+    _require_columns(path, frame, [score])
+    _item_columns(path, frame, score, None)
+    scores = v.as_scores(frame[score].to_numpy(dtype=np.float64), f"column {score!r}")
+    return ScoreTable(scores, path)
 
 
 def _require_columns(path: pathlib.Path, frame, wanted) -> None:

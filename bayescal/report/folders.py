@@ -47,6 +47,7 @@ __all__ = [
     "render_report",
     "staged_output",
     "write_analysis",
+    "write_applied",
     "write_atomic",
     "write_json",
     "write_recalibration",
@@ -137,7 +138,7 @@ def write_table(path, frame, *, like=None) -> pathlib.Path:
 #: What bayescal writes into a results folder: a folder holding anything else is never replaced.
 RESULT_ENTRIES = frozenset(
     {"summary.json", "posterior.nc", "report.html", "figures", "map.json", "sensitivity.csv"}
-    | {"sensitivity.json"}
+    | {"sensitivity.json", "applied.json"}
     | {f"recalibrated{suffix}" for suffix in TABLE_SUFFIXES}
 )
 
@@ -439,13 +440,35 @@ def write_recalibration(
         "output_column": column,
         **({} if oracle is None else {"oracle_ece": oracle}),
     }
-    recalibrated = table.frame.assign(**{column: fitted.predict(table.data.scores)})
+    return document, _write_mapped(
+        out, "map.json", document, table, fitted.predict(table.data.scores), column, force, inputs
+    )
+
+
+def write_applied(
+    out, table, fitted, column: str, record: dict, *, force=False, inputs=()
+) -> tuple[dict, pathlib.Path]:
+    """``bayescal apply``'s folder, written whole: ``applied.json`` (``record``: the map and
+    where it came from, the input table, the column) and the table ``table`` (a
+    :class:`~bayescal.data.ScoreTable`) with the mapped scores added as ``column``.  Returns
+    the document and the table's path."""
+    check_new_column(table, column)
+    document = {**record, "output_column": column}
+    return document, _write_mapped(
+        out, "applied.json", document, table, fitted.predict(table.scores), column, force, inputs
+    )
+
+
+def _write_mapped(out, record_name, document, table, mapped, column, force, inputs):
+    """Stage ``record_name`` (``document``) and the item table with ``mapped`` as ``column``;
+    the table's path in ``out``."""
+    recalibrated = table.frame.assign(**{column: mapped})
     name = f"recalibrated{table.path.suffix.lower()}"
     out = pathlib.Path(out)
     with staged_output(out, force=force, inputs=inputs) as staging:
-        write_json(staging / "map.json", document)
+        write_json(staging / record_name, document)
         write_table(staging / name, recalibrated, like=table.path)
-    return document, out / name
+    return out / name
 
 
 def write_sensitivity(
