@@ -120,13 +120,17 @@ def _input_record(args) -> dict:
     from ..data.tables import file_sha256
 
     files = {"table": args.table, "scores": args.scores}
+    columns = {"item": args.item, "annotator": args.annotator, "label": args.label}
     return {
         "table": str(args.table),
         "scores": args.scores,
         "score": args.score,
         "annotators": args.annotators,
         "truth": args.truth,
+        "gold": args.gold,
+        "gold_weights": args.gold_weights,
         "long": args.long,
+        **(columns if args.long else {}),
         "sha256": {role: file_sha256(path) for role, path in files.items() if path is not None},
     }
 

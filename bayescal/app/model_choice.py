@@ -11,7 +11,14 @@ from typing import NamedTuple
 from .. import _validation as v
 from .. import channels as estimators
 from .._api import old_spellings, silenced, warn_caller
-from ..bayes.registry import AUTO, ChannelModel, channel_model, choose_model, model_names
+from ..bayes.registry import (
+    AUTO,
+    ChannelModel,
+    channel_model,
+    choose_model,
+    em_estimator,
+    model_names,
+)
 from ..channels import ChannelFit, crowd_em, score_groups
 from ..channels.crowd_em import CROWD_ANNOTATORS
 from ..data.annotated_scores import AnnotatedScores
@@ -79,8 +86,8 @@ def em_estimate(name: str, data: AnnotatedScores, counts, seed: int, dependent=N
     counts ``counts`` (or the data), or for a crowd on the data's sparse responses, whose cost
     does not grow with the number of annotators; with the ``dependent`` pairs (names) of a
     model that has them."""
-    model = channel_model(name)
-    if model.on_responses or data.n_annotators > CROWD_ANNOTATORS:
+    estimator = em_estimator(name, data.n_annotators)
+    if estimator == "crowd_em":
         if dependent:
             takes = " or ".join(
                 repr(n) for n in model_names(in_analysis=True, dependent_pairs=True)
@@ -91,7 +98,7 @@ def em_estimate(name: str, data: AnnotatedScores, counts, seed: int, dependent=N
                 f"model={takes}"
             )
         return crowd_em(data)
-    return getattr(estimators, model.em)(counts, seed=seed, dependent=dependent)
+    return getattr(estimators, estimator)(counts, seed=seed, dependent=dependent)
 
 
 def with_pairs(why: str, pairs) -> str:

@@ -243,6 +243,17 @@ def channel_model(name, argument: str = "model", *, in_analysis: bool = False) -
     return MODELS[name.replace("-", "_")]
 
 
+def em_estimator(name: str, n_annotators: int) -> str:
+    """The EM estimator compared with model ``name`` on data of ``n_annotators``: for a crowd
+    (a model on sparse responses, or more than
+    :data:`~bayescal.channels.crowd_em.CROWD_ANNOTATORS` annotators) ``"crowd_em"``, whose
+    cost does not grow with the number of annotators; otherwise the model's ``em``."""
+    model = channel_model(name)
+    if model.on_responses or n_annotators > CROWD_ANNOTATORS:
+        return "crowd_em"
+    return model.em
+
+
 #: The choice that lets the data choose (:func:`choose_model`).
 AUTO = "auto"
 

@@ -19,6 +19,7 @@ import shlex
 import numpy as np
 
 from .._html import ChannelRow, cell, channel_table, checks_table, number, row, table
+from ..bayes.registry import em_estimator
 from .plotting import shown_workers
 from .summary import Summary
 
@@ -130,18 +131,35 @@ def _recalibration_section(summary: Summary) -> str:
     )
 
 
+#: The long format's column options and their defaults (``bayescal recalibrate --long``).
+LONG_COLUMNS = {"item": "item", "annotator": "annotator", "label": "label"}
+
+
 def _recalibrate_command(summary: Summary, method: str) -> str:
-    """``bayescal recalibrate`` for the input table of a wide fit; the Python call otherwise
-    (a notebook's analysis, or a long table whose column names the summary does not keep)."""
+    """``bayescal recalibrate`` for the input the fit read (wide or long, with its gold
+    columns); for an analysis run from Python, the ``bc.recalibrate`` call with the EM
+    estimator of the fitted model (``crowd_em`` for a crowd)."""
     source = summary.input or {}
-    if source.get("long") or not all(source.get(key) for key in ("table", "score", "annotators")):
-        return f'bc.recalibrate(data, method="{method}", channels="dawid_skene_em")'
-    names = ",".join(
-        f'"{name}"' if "," in name or " " in name else name for name in source["annotators"]
-    )
-    words = ["bayescal", "recalibrate", source["table"], "--score", source["score"]]
-    words += ["--annotators", names, "--method", method, "--out", "recalibrated"]
-    return shlex.join(words)
+    if not all(source.get(key) for key in ("table", "score")) or not (
+        source.get("long") or source.get("annotators")
+    ):
+        estimator = em_estimator(summary.model.name, len(summary.data.annotators))
+        return f'bc.recalibrate(data, method="{method}", channels="{estimator}")'
+    words = ["bayescal", "recalibrate", source["table"]]
+    if source.get("long"):
+        words += ["--long", "--scores", source["scores"]]
+        for option, default in LONG_COLUMNS.items():
+            if source.get(option, default) != default:
+                words += [f"--{option}", source[option]]
+    words += ["--score", source["score"]]
+    if source.get("annotators"):
+        # a name with a comma or a space goes in double quotes (bayescal's --annotators)
+        names = [f'"{n}"' if "," in n or " " in n else n for n in source["annotators"]]
+        words += ["--annotators", ",".join(names)]
+    for option in ("gold", "gold_weights"):
+        if source.get(option):
+            words += [f"--{option.replace('_', '-')}", source[option]]
+    return shlex.join([*words, "--method", method, "--out", "recalibrated"])
 
 
 def _details(name: str, title: str, body: str) -> str:

@@ -1,8 +1,11 @@
 """report.html: self-contained, rendered from saved results alone, and readable in a browser."""
 
 import base64
+import dataclasses
+import html
 import json
 import re
+import shlex
 import shutil
 
 import numpy as np
@@ -321,3 +324,41 @@ def test_a_crowds_checks_table_shows_the_other_checks_and_the_flagged_rows():
     assert "3 of 301 rows shown: the unflagged pattern and pair rows are left out" in page
     few = checks_table(["a verdict"], rows[: MAX_CHECK_ROWS - 1])
     assert few.count("<tr") == MAX_CHECK_ROWS and 'id="checks-shown"' not in few
+
+
+def _command(page: str) -> str:
+    return html.unescape(re.search(r'<pre id="recalibrate-command">([^<]*)<', page).group(1))
+
+
+def test_the_recalibrate_command_is_the_one_for_the_input_the_fit_read(results):
+    """Issue 37 item 2: a long table's fit gets the long command with its columns and gold;
+    an analysis run from Python the call with the fitted model's EM estimator."""
+    _, summary, _ = results
+    long = {
+        "table": "labels.csv",
+        "scores": "scores.csv",
+        "score": "p",
+        "annotators": None,
+        "long": True,
+        "item": "id",
+        "annotator": "annotator",
+        "label": "y",
+        "gold": "human",
+        "gold_weights": "pi",
+    }
+    words = shlex.split(_command(report_html(dataclasses.replace(summary, input=long), {})))
+    method = words[words.index("--method") + 1]
+    assert words == [
+        *"bayescal recalibrate labels.csv --long --scores scores.csv --item id --label y".split(),
+        *"--score p --gold human --gold-weights pi --method".split(),
+        method,
+        *"--out recalibrated".split(),
+    ]
+    python = dataclasses.replace(summary, input=None)
+    assert 'channels="dawid_skene_em")' in _command(report_html(python, {}))
+    crowd = dataclasses.replace(
+        python, model=dataclasses.replace(summary.model, name="hierarchical_dawid_skene")
+    )
+    assert f'bc.recalibrate(data, method="{method}", channels="crowd_em")' == _command(
+        report_html(crowd, {})
+    )
