@@ -261,7 +261,7 @@ def run_apply(args) -> str:
         )
     try:
         fitted = map_from_dict(document["map"])
-    except (TypeError, ValueError, KeyError) as error:
+    except (TypeError, ValueError) as error:
         raise ValueError(f"{args.map}: its 'map' entry is not a fitted map ({error})") from None
     table = read_score_table(args.table, score=args.score)
     record = {

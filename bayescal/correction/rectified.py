@@ -63,6 +63,7 @@ __all__ = [
     "RectifiedLoss",
     "bin_lambdas",
     "gold_moment_draws",
+    "gold_was_weighted",
     "ppi_lambda",
     "rectified_mean",
     "tuned_lambda",
@@ -139,11 +140,14 @@ class MeanProblem(NamedTuple):
     weighted: bool = False
 
     @classmethod
-    def of(cls, rows: GoldRows) -> MeanProblem:
+    def of(cls, rows: GoldRows, weighted: bool | None = None) -> MeanProblem:
+        """The problem of ``rows``; ``weighted`` as decided for all the rows a bin is one of
+        (:func:`gold_was_weighted`), or by these rows alone when not given."""
         gold = rows.gold != v.MISSING
         c, w = rows.counts[gold], rows.weights[gold]
         n = c.sum()
-        weighted = bool((w != 1.0).any())
+        if weighted is None:
+            weighted = gold_was_weighted(rows)
         w = w * n / (c * w).sum() if n > 0 else w
         return cls(
             rows.gold[gold].astype(np.float64),
@@ -171,11 +175,18 @@ class MeanProblem(NamedTuple):
             return float((total + (self.c * self.u).sum()) / (self.n + self.n_other))
         return float(total / self.n_other) if self.n_other else 0.0
 
+    def _usable(self, lam: float) -> float:
+        """``lambda``, or 0 where the PPI form has no other item to impute from: a bin whose
+        items are all gold has the gold mean."""
+        return lam if self.weighted or self.n_other else 0.0
+
     def estimate(self, lam: float) -> float:
+        lam = self._usable(lam)
         return lam * self.imputed() + (self.c * self.w * (self.y - lam * self.u)).sum() / self.n
 
     def standard_error(self, lam: float) -> float:
         """The CLT standard error of :meth:`estimate` (module docstring)."""
+        lam = self._usable(lam)
         if self.weighted:
             residual = self.y - lam * self.u
             centred = residual - (self.c * self.w * residual).sum() / self.n
@@ -190,6 +201,12 @@ class MeanProblem(NamedTuple):
                 lam**2 * weighted_variance(self.u_other, self.c_other) / self.n_other + rectifier
             )
         )
+
+
+def gold_was_weighted(rows: GoldRows) -> bool:
+    """Whether the gold of ``rows`` was drawn with inclusion probabilities (a gold weight
+    differs from 1), which selects the estimator of the module docstring for every bin."""
+    return bool((rows.weights[rows.gold != v.MISSING] != 1.0).any())
 
 
 def weighted_variance(x: np.ndarray, counts: np.ndarray, ddof: int = 0) -> float:
@@ -257,10 +274,11 @@ def bin_lambdas(rows: GoldRows, n_bins: int) -> np.ndarray:
     :data:`MIN_BIN_GOLD` gold items, the pooled one with fewer, 1 without any (the bin's mean
     is then the model's)."""
     gold_counts = _gold_counts(rows, n_bins)
-    pooled = tuned_lambda(MeanProblem.of(rows)) if gold_counts.sum() else 1.0
+    weighted = gold_was_weighted(rows)
+    pooled = tuned_lambda(MeanProblem.of(rows, weighted)) if gold_counts.sum() else 1.0
     lambdas = np.where(gold_counts > 0, pooled, 1.0)
     for b in np.flatnonzero(gold_counts >= MIN_BIN_GOLD):
-        lambdas[b] = tuned_lambda(MeanProblem.of(rows.subset(rows.bins == b)))
+        lambdas[b] = tuned_lambda(MeanProblem.of(rows.subset(rows.bins == b), weighted))
     return lambdas
 
 
@@ -320,6 +338,8 @@ class RectifiedLoss(NamedTuple):
         prediction 0, which the gold rectifies like any other), gold labels ``gold`` and the
         gold items' inclusion probabilities ``inclusion`` (None: a simple random sample)."""
         is_gold = gold != v.MISSING
+        if not is_gold.any():
+            raise ValueError("gold: the rectified loss needs gold items; saw none")
         w = np.ones(gold.size)
         if inclusion is not None:
             w = np.where(is_gold, 1.0 / np.where(is_gold, inclusion, 1.0), 1.0)
@@ -357,6 +377,7 @@ def rectified_bins(
     items = np.bincount(rows.bins, weights=rows.counts, minlength=n_bins)
     gold_counts = _gold_counts(rows, n_bins)
     lambdas = bin_lambdas(rows, n_bins)
+    weighted = gold_was_weighted(rows)
     means = np.full(n_bins, np.nan)
     errors = np.zeros(n_bins)
     for b in np.flatnonzero(items > 0):
@@ -365,7 +386,7 @@ def rectified_bins(
             means[b] = (here.counts * here.targets).sum() / items[b]
             errors[b] = np.sqrt(weighted_variance(here.targets, here.counts) / items[b])
             continue
-        problem = MeanProblem.of(here)
+        problem = MeanProblem.of(here, weighted)
         means[b] = problem.estimate(lambdas[b])
         errors[b] = problem.standard_error(lambdas[b])
     with np.errstate(invalid="ignore"):
@@ -448,7 +469,7 @@ def gold_moment_draws(
         gold_u = by_bin(gold_weights * labels) / gold_mass
         other_u = by_bin(other_weights * labels) / other_mass
         model = by_bin(weights * labels) / share
-    if (rows.weights[is_gold] != 1.0).any():  # inclusion probabilities: U over all items
+    if gold_was_weighted(rows):  # inclusion probabilities: U over all items
         other_u, other_mass = model, share
     means = np.where(
         gold_mass > 0,

@@ -42,10 +42,17 @@ def projected_bin_means(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """Bin means of the targets projected onto [0, 1]; an empty bin takes the projected overall mean.
 
     ``sums`` is (S, J), one row per target set; ``counts`` the items per bin, (J,) or per set
-    (S, J)."""
-    overall = sums.sum(axis=1, keepdims=True) / np.maximum(counts.sum(axis=-1, keepdims=True), 1)
-    means = np.where(counts > 0, sums / np.maximum(counts, 1), overall)
+    (S, J), or their total weights in a weighted fit (any positive total, below 1 too)."""
+    totals = counts.sum(axis=-1, keepdims=True)
+    overall = sums.sum(axis=1, keepdims=True) / np.where(totals > 0, totals, 1.0)
+    means = np.where(counts > 0, sums / np.where(counts > 0, counts, 1.0), overall)
     return np.clip(means, 0.0, 1.0)
+
+
+def _per_bin(flat: np.ndarray, values: np.ndarray, size: int, bins: int) -> np.ndarray:
+    """Sums (size, bins) of ``values`` (size, n) by the bin of each draw and item, ``flat``
+    their flattened (draw, bin) index."""
+    return np.bincount(flat, np.ravel(values), size * bins).reshape(size, bins)
 
 
 class LogisticScaling(RecalibrationMap):
@@ -290,24 +297,22 @@ class HistogramBinning(RecalibrationMap):
         bins = v.as_n_bins(fit_bins, scores.size, "fit_bins", refuse_sparse=v.SPARSE_HISTOGRAM)
         index, edges = assign_bins(scores, bins, strategy)
         shared = np.ones(scores.size) if targets.weights is None else targets.weights
-        counts = np.bincount(index, shared, minlength=bins)  # weighted item counts
         sums = np.empty((targets.n_draws, bins))
-        draw_counts = np.broadcast_to(counts, sums.shape).astype(np.float64)
+        # items per bin (what the map records) and their total weight (what the means divide by)
+        draw_counts = np.broadcast_to(np.bincount(index, minlength=bins), sums.shape) * 1.0
+        draw_weights = np.broadcast_to(np.bincount(index, shared, minlength=bins), sums.shape) * 1.0
         for rows, values, has in targets.chunks():
             size = values.shape[0]
             flat = (index + bins * np.arange(size)[:, None]).ravel()
             weight = shared if has is None else has * shared
             if has is not None:
-                draw_counts[rows] = np.bincount(flat, weight.ravel(), size * bins).reshape(
-                    size, bins
-                )
-            sums[rows] = np.bincount(flat, (weight * values).ravel(), size * bins).reshape(
-                size, bins
-            )
+                draw_counts[rows] = _per_bin(flat, has, size, bins)
+                draw_weights[rows] = _per_bin(flat, weight, size, bins)
+            sums[rows] = _per_bin(flat, weight * values, size, bins)
         n_sets = targets.n_draws
         return MapDraws(
             cls,
-            {"values": projected_bin_means(sums, draw_counts)},
+            {"values": projected_bin_means(sums, draw_weights)},
             np.ones(n_sets, bool),
             np.zeros(n_sets, bool),
             np.zeros(n_sets, np.int64),
@@ -340,21 +345,76 @@ FAMILIES = {
 
 
 def map_from_dict(document):
-    """Rebuild a fitted map from a map's ``to_dict()`` output (e.g. the ``map`` of ``bayescal recalibrate``'s map.json)."""
+    """Rebuild a fitted map from a map's ``to_dict()`` output (e.g. the ``map`` of ``bayescal
+    recalibrate``'s map.json), refusing one whose parameters or settings no fit could give: a
+    parameter missing or not a finite number, a temperature not above 0, histogram values
+    outside [0, 1] or not one per bin of edges that rise within [0, 1]."""
     if not isinstance(document, dict) or not {"method", "parameters", "settings"} <= set(document):
         raise ValueError(
             f"document must be a dict with method, parameters and settings (from to_dict); saw {document!r:.80}"
         )
     family = FAMILIES[v.as_choice(document["method"], "document['method']", METHODS)]
-    settings = dict(document["settings"])
+    parameters, settings = document["parameters"], document["settings"]
+    if not isinstance(parameters, dict) or set(parameters) != set(family.PARAMETERS):
+        raise ValueError(
+            f"document['parameters'] must hold {', '.join(family.PARAMETERS)} for a "
+            f"{document['method']} map; saw {parameters!r:.80}"
+        )
+    if not isinstance(settings, dict):
+        raise ValueError(f"document['settings'] must be a dict; saw {settings!r:.80}")
+    settings = dict(settings)
     if "n_bins" in settings:  # a map.json written before 0.2 named the fitting bins n_bins
         settings["fit_bins"] = settings.pop("n_bins")
+    arrays = {
+        name: _finite(value, f"document['parameters']['{name}']")
+        for name, value in parameters.items()
+    }
+    if family is HistogramBinning:
+        _check_histogram(arrays["values"], settings)
+    elif family is TemperatureScaling and not arrays["temperature"] > 0:
+        raise ValueError(
+            f"document['parameters']['temperature'] must be above 0; saw {float(arrays['temperature'])}"
+        )
+    missing = [name for name in family.CONSTRUCTOR if name not in settings]
+    if missing:
+        raise ValueError(f"document['settings'] lacks {', '.join(missing)}")
+    return family.from_parameters(arrays, settings)
+
+
+def _finite(value, name: str) -> np.ndarray:
+    try:
+        array = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be numbers; saw {value!r:.80}") from None
+    if array.size == 0 or not np.isfinite(array).all():
+        raise ValueError(f"{name} must be finite numbers; saw {value!r:.80}")
+    return array
+
+
+def _check_histogram(values: np.ndarray, settings: dict) -> None:
+    """A histogram's ``values`` and ``settings`` (edges, counts, made arrays here) as a fit
+    leaves them."""
     for name in ("edges", "counts"):
-        if name in settings:
-            settings[name] = np.asarray(settings[name])
-    return family.from_parameters(
-        {k: np.asarray(p, dtype=np.float64) for k, p in document["parameters"].items()}, settings
-    )
+        if name not in settings:
+            raise ValueError(f"document['settings'] lacks {name}")
+        settings[name] = _finite(settings[name], f"document['settings']['{name}']")
+    edges = settings["edges"]
+    if (
+        edges.ndim != 1
+        or edges.size < 2
+        or np.any(np.diff(edges) <= 0)
+        or edges[0] < 0.0
+        or edges[-1] > 1.0
+    ):
+        raise ValueError(
+            "document['settings']['edges'] must rise within [0, 1]; saw "
+            f"{np.round(edges, 4).tolist()!r:.80}"
+        )
+    if values.shape != (edges.size - 1,) or values.min() < 0.0 or values.max() > 1.0:
+        raise ValueError(
+            f"document['parameters']['values'] must be {edges.size - 1} numbers in [0, 1], one "
+            f"per bin; saw {np.round(values, 4).tolist()!r:.80}"
+        )
 
 
 def make_map(method: str, *, fit_bins, strategy, eps):

@@ -59,6 +59,43 @@ def test_the_saved_map_maps_new_scores_and_records_its_inputs(
         (None, None, "q", "new.csv: no column 'q' (columns: id, p)"),
         ("[1, 2]", None, "p", "not a map.json of bayescal recalibrate (expected an object"),
         ('{"map": {"method": "platt"}}', None, "p", "its 'map' entry is not a fitted map"),
+        (
+            '{"map": {"method": "platt", "parameters": [1, 2], "settings": {"eps": 1e-6}}}',
+            None,
+            "p",
+            "document['parameters'] must hold slope, intercept for a platt map",
+        ),
+        (
+            '{"map": {"method": "platt", "parameters": {"slope": NaN, "intercept": 0}, '
+            '"settings": {"eps": 1e-6}}}',
+            None,
+            "p",
+            "document['parameters']['slope'] must be finite numbers",
+        ),
+        (
+            '{"map": {"method": "histogram", "parameters": {"values": [0.2, 0.7, 0.9]}, '
+            '"settings": {"edges": [0, 0.5, 1], "counts": [5, 5], "strategy": "uniform", '
+            '"fit_bins": 2}}}',
+            None,
+            "p",
+            "document['parameters']['values'] must be 2 numbers in [0, 1], one per bin",
+        ),
+        (
+            '{"map": {"method": "histogram", "parameters": {"values": [1.5, 0.2]}, '
+            '"settings": {"edges": [0, 0.5, 1], "counts": [5, 5], "strategy": "uniform", '
+            '"fit_bins": 2}}}',
+            None,
+            "p",
+            "must be 2 numbers in [0, 1], one per bin; saw [1.5, 0.2]",
+        ),
+        (
+            '{"map": {"method": "histogram", "parameters": {"values": [0.2, 0.4]}, '
+            '"settings": {"edges": [0, 0.7, 0.5], "counts": [5, 5], "strategy": "uniform", '
+            '"fit_bins": 2}}}',
+            None,
+            "p",
+            "document['settings']['edges'] must rise within [0, 1]",
+        ),
         ("{", None, "p", "not valid JSON"),
         ("absent", None, "p", "no such file (MAP is the map.json that bayescal recalibrate"),
         (None, "id,p\na,0.2\nb,high\n", "p", "new.csv: column 'p', row 1: expected a number"),

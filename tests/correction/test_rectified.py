@@ -232,23 +232,35 @@ def test_the_estimators_with_gold_use_it_and_say_which_is_refused():
 def test_the_posterior_draws_at_fixed_labels_are_the_rectified_bins(weighted):
     """``gold_moment_draws`` (the posterior push-through) at one draw equal to the corrected
     labels, without the Bayesian bootstrap, gives the bin moments of ``rectified_bins``: both
-    estimators, random gold and gold with inclusion probabilities."""
+    estimators, random gold and gold with inclusion probabilities.  Bin 3 holds five items, all
+    gold (its mean is theirs, whatever the pooled lambda); with inclusion probabilities, bin 2's
+    30 gold items were certain (pi = 1), and the bin still takes the data's estimator."""
     rng = np.random.default_rng(8)
-    bins = rng.integers(0, 3, 3000)
-    targets = rng.normal(0.5, 0.6, 3000)
-    pi = np.where(targets > 0.5, 0.15, 0.05) if weighted else np.full(3000, 0.1)
-    chosen = rng.random(3000) < pi
-    gold = np.where(chosen, (rng.random(3000) < 0.5).astype(int), -1).astype(np.int8)
-    weights = np.where(chosen, 1 / pi, 1.0) if weighted else np.ones(3000)
-    rows = GoldRows(bins, targets, gold, np.ones(3000), weights)
-    scores = rng.random(3000)
-    score_sums = np.bincount(bins, scores, 3)
-    expected = rectified_bins(rows, score_sums, np.array([0, 1 / 3, 2 / 3, 1]), 3000)
+    bins = np.concatenate([rng.integers(0, 3, 3000), np.full(5, 3)])
+    targets = np.concatenate([rng.normal(0.5, 0.6, 3000), np.ones(5)])
+    pi = np.where(targets > 0.5, 0.15, 0.05) if weighted else np.full(3005, 0.1)
+    chosen = (rng.random(3005) < pi) | (bins == 3)
+    if weighted:  # bin 2's gold: 30 items that were certain to be chosen, weight 1
+        in_bin_2 = np.flatnonzero(bins == 2)
+        chosen[in_bin_2] = False
+        chosen[in_bin_2[:30]] = True
+        pi[in_bin_2[:30]] = 1.0
+    labels = (rng.random(3005) < np.clip(targets, 0.05, 0.95)).astype(int)
+    labels[bins == 3] = 0
+    gold = np.where(chosen, labels, -1).astype(np.int8)
+    weights = np.where(chosen, 1 / pi, 1.0) if weighted else np.ones(3005)
+    rows = GoldRows(bins, targets, gold, np.ones(3005), weights)
+    scores = rng.random(3005)
+    score_sums = np.bincount(bins, scores, 4)
+    edges = np.array([0, 0.25, 0.5, 0.75, 1])
+    expected = rectified_bins(rows, score_sums, edges, 3005)
+    assert expected.lambdas[3] > 0  # pooled
+    assert expected.means[3] == pytest.approx(0.0, abs=1e-12)  # the gold mean of bin 3
     draws = gold_moment_draws(
         rows,
         targets[None, :],
         scores,
-        np.zeros(3000),
+        np.zeros(3005),
         expected.lambdas,
         "rectified",
         "channels",

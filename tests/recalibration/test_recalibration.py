@@ -513,6 +513,14 @@ def test_integer_sample_weights_fit_as_repeated_items(method):
     )
     grid = np.linspace(0.01, 0.99, 50)
     np.testing.assert_allclose(weighted.predict(grid), repeated.predict(grid), atol=1e-9)
+    # only the weights' proportions count, however small they are (bins of total weight
+    # below 1 included); a histogram records its items per bin, not their weight
+    small = make_map(method, fit_bins=5, strategy="uniform", eps=1e-6).fit(
+        scores, targets, sample_weight=counts * 0.001
+    )
+    np.testing.assert_allclose(small.predict(grid), weighted.predict(grid), atol=1e-9)
+    if method == "histogram":
+        assert small.counts_.sum() == 400
 
 
 @pytest.mark.parametrize(
