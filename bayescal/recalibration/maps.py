@@ -89,7 +89,9 @@ class LogisticScaling(RecalibrationMap):
         """Fit one map per draw of ``targets``, each on the items with a target in its draw
         (weighted by ``targets.weights``, if given)."""
         features = cls._features(scores, eps)
-        cls._warn_unidentified(features)
+        # the items that weigh are the ones whose scores must tell the parameters apart
+        weighs = slice(None) if targets.weights is None else targets.weights > 0
+        cls._warn_unidentified(features[weighs])
         moments = np.empty((targets.n_draws, features.shape[1]))
         has_target = None
         for rows, values, has in targets.chunks():

@@ -523,6 +523,16 @@ def test_integer_sample_weights_fit_as_repeated_items(method):
         assert small.counts_.sum() == 400
 
 
+def test_a_weighted_fit_is_identified_by_the_items_that_weigh():
+    """Only the items with a weight count: if they all have one score, the Platt map is not
+    identified, whatever the scores of the others."""
+    scores = np.linspace(0.05, 0.95, 40)
+    weights = np.where(np.arange(40) < 10, 0.0, 1.0)
+    scores[10:] = 0.7
+    with pytest.warns(RecalibrationWarning, match=r"every score is 0\.7"):
+        PlattScaling().fit(scores, np.arange(40) % 2, sample_weight=weights)
+
+
 @pytest.mark.parametrize(
     ("weights", "message"),
     [
