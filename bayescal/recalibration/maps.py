@@ -371,15 +371,25 @@ def map_from_dict(document):
         name: _finite(value, f"document['parameters']['{name}']")
         for name, value in parameters.items()
     }
-    if family is HistogramBinning:
-        _check_histogram(arrays["values"], settings)
-    elif family is TemperatureScaling and not arrays["temperature"] > 0:
-        raise ValueError(
-            f"document['parameters']['temperature'] must be above 0; saw {float(arrays['temperature'])}"
-        )
     missing = [name for name in family.CONSTRUCTOR if name not in settings]
     if missing:
         raise ValueError(f"document['settings'] lacks {', '.join(missing)}")
+    if family is HistogramBinning:
+        _check_histogram(arrays["values"], settings)
+        v.as_choice(settings["strategy"], "document['settings']['strategy']", v.BIN_STRATEGIES)
+        v.as_n_bins(settings["fit_bins"], None, "document['settings']['fit_bins']")
+    else:
+        for name, array in arrays.items():
+            if array.ndim != 0:
+                raise ValueError(
+                    f"document['parameters']['{name}'] must be one number; saw {array.tolist()!r:.80}"
+                )
+        as_eps(settings["eps"])
+        if family is TemperatureScaling and not arrays["temperature"] > 0:
+            raise ValueError(
+                "document['parameters']['temperature'] must be above 0; saw "
+                f"{float(arrays['temperature'])}"
+            )
     return family.from_parameters(arrays, settings)
 
 
@@ -404,7 +414,7 @@ def _check_histogram(values: np.ndarray, settings: dict) -> None:
     if (
         edges.ndim != 1
         or edges.size < 2
-        or np.any(np.diff(edges) <= 0)
+        or np.any(np.diff(edges) < 0)  # tied scores repeat a quantile edge
         or edges[0] < 0.0
         or edges[-1] > 1.0
     ):

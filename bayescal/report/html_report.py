@@ -140,8 +140,16 @@ def _recalibrate_command(summary: Summary, method: str) -> str:
     columns); for an analysis run from Python, the ``bc.recalibrate`` call with the EM
     estimator of the fitted model (``crowd_em`` for a crowd)."""
     source = summary.input or {}
-    if not all(source.get(key) for key in ("table", "score")) or not (
-        source.get("long") or source.get("annotators")
+    # a summary written before the input record kept the gold column and a long table's
+    # column names cannot say them: its command would read other columns, or drop the gold
+    had_gold = summary.ece.gold is not None
+    unrecorded = (had_gold and "gold" not in source) or (
+        source.get("long") and "item" not in source
+    )
+    if (
+        unrecorded
+        or not all(source.get(key) for key in ("table", "score"))
+        or not (source.get("long") or source.get("annotators"))
     ):
         estimator = em_estimator(summary.model.name, len(summary.data.annotators))
         return f'bc.recalibrate(data, method="{method}", channels="{estimator}")'

@@ -89,6 +89,21 @@ def test_the_saved_map_maps_new_scores_and_records_its_inputs(
             "must be 2 numbers in [0, 1], one per bin; saw [1.5, 0.2]",
         ),
         (
+            '{"map": {"method": "platt", "parameters": {"slope": [1, 2], "intercept": [0, 0]}, '
+            '"settings": {"eps": 1e-6}}}',
+            None,
+            "p",
+            "document['parameters']['slope'] must be one number; saw [1.0, 2.0]",
+        ),
+        (
+            '{"map": {"method": "histogram", "parameters": {"values": [0.2, 0.4]}, '
+            '"settings": {"edges": [0, 0.5, 1], "counts": [5, 5], "strategy": "bogus", '
+            '"fit_bins": 2}}}',
+            None,
+            "p",
+            "document['settings']['strategy'] must be one of",
+        ),
+        (
             '{"map": {"method": "histogram", "parameters": {"values": [0.2, 0.4]}, '
             '"settings": {"edges": [0, 0.7, 0.5], "counts": [5, 5], "strategy": "uniform", '
             '"fit_bins": 2}}}',

@@ -523,6 +523,21 @@ def test_integer_sample_weights_fit_as_repeated_items(method):
         assert small.counts_.sum() == 400
 
 
+def test_a_quantile_histogram_of_tied_scores_survives_json():
+    """Tied scores repeat a quantile edge; the saved map is rebuilt all the same."""
+    import json
+
+    from bayescal.recalibration import map_from_dict
+
+    rng = np.random.default_rng(1)
+    scores = np.round(rng.uniform(size=200), 1) ** 3
+    scores[:120] = 0.0
+    fitted = HistogramBinning(strategy="quantile").fit(scores, rng.integers(0, 2, 200))
+    assert (np.diff(fitted.edges_) == 0).any()
+    rebuilt = map_from_dict(json.loads(json.dumps(fitted.to_dict())))
+    np.testing.assert_array_equal(rebuilt.predict(scores), fitted.predict(scores))
+
+
 def test_a_weighted_fit_is_identified_by_the_items_that_weigh():
     """Only the items with a weight count: if they all have one score, the Platt map is not
     identified, whatever the scores of the others."""

@@ -354,6 +354,11 @@ def test_the_recalibrate_command_is_the_one_for_the_input_the_fit_read(results):
         method,
         *"--out recalibrated".split(),
     ]
+    # a long fit's summary from before the record kept its column names: the Python call
+    older = {key: value for key, value in long.items() if key not in ("item", "annotator", "label")}
+    assert _command(report_html(dataclasses.replace(summary, input=older), {})).startswith(
+        "bc.recalibrate(data"
+    )
     python = dataclasses.replace(summary, input=None)
     assert 'channels="dawid_skene_em")' in _command(report_html(python, {}))
     crowd = dataclasses.replace(
