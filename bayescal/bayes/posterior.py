@@ -237,11 +237,7 @@ def _gold_moment_draws(data, cells, strategy, a, b, rule, uncertainty, seed, gol
             rng,
         )
     targets = crowd_target_draws(data, a, b, rule)
-    totals, labelled = np.zeros(data.n_items), np.zeros(data.n_items)
-    for _, values, has_target in targets.chunks():  # first pass: the mean labels, for lambda
-        present = np.ones(values.shape, bool) if has_target is None else has_target
-        totals += (values * present).sum(axis=0)
-        labelled += present.sum(axis=0)
+    mean, labelled = targets.mean()  # first pass: the mean labels, for lambda
     report_unlabelled(targets.dropped, data.n_items)
     weights = np.ones(data.n_items)
     if data.gold_weights is not None:
@@ -249,7 +245,7 @@ def _gold_moment_draws(data, cells, strategy, a, b, rule, uncertainty, seed, gol
         weights = 1.0 / pi
     rows = GoldRows(
         bin_index(data.scores, cells.edges, strategy),
-        np.divide(totals, labelled, out=np.zeros(data.n_items), where=labelled > 0),
+        mean,
         data.gold,
         (labelled > 0) * 1.0,  # an item never labelled weighs 0 in lambda
         weights,
@@ -581,12 +577,7 @@ def _fitting_draws(data: AnnotatedScores, a, b, rule) -> TargetDraws:
     targets = _corrected_draws(data, a, b, rule)
     if not data.n_gold:
         return targets
-    total, labelled = np.zeros(data.n_items), np.zeros(data.n_items)
-    for _, values, has_target in targets.chunks():
-        present = np.ones(values.shape, bool) if has_target is None else has_target
-        total += (values * present).sum(axis=0)
-        labelled += present.sum(axis=0)
-    mean = np.divide(total, labelled, out=np.zeros(data.n_items), where=labelled > 0)
+    mean, labelled = targets.mean()
     loss = RectifiedLoss.of(mean, labelled > 0, data.gold, data.gold_weights)
 
     def make(draws):

@@ -59,6 +59,16 @@ class TargetDraws:
         ``weights`` (n,), if given)."""
         return cls(1, targets.size, lambda rows: (targets[None, :], None), weights=weights)
 
+    def mean(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each item's mean target over the draws in which it has one, and in how many draws
+        it has one (n,) each (0 and 0 for an item without any): one pass over the chunks."""
+        totals, labelled = np.zeros(self.n_items), np.zeros(self.n_items)
+        for _, values, has_target in self.chunks():
+            present = np.ones(values.shape, bool) if has_target is None else has_target
+            totals += (values * present).sum(axis=0)
+            labelled += present.sum(axis=0)
+        return np.divide(totals, labelled, out=np.zeros(self.n_items), where=labelled > 0), labelled
+
     def chunks(self) -> Iterator[tuple[slice, np.ndarray, np.ndarray | None]]:
         """``(rows, targets, has_target)`` for consecutive chunks of draws."""
         step = max(1, CHUNK_ELEMENTS // max(self.width, self.n_items, 1))
