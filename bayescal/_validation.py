@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ._api import warn_caller
+from ._api import abbreviated, warn_caller
 from .exceptions import BinningWarning, DataWarning
 
 #: Code for a missing annotation in an annotation matrix.
@@ -211,17 +211,26 @@ def as_annotator_names(names: object, n_annotators: int, name: str) -> tuple[str
 
 
 def annotator_positions(
-    seen: Sequence[str], expected: Sequence[str], name: str, of: str
+    seen: Sequence[str], expected: Sequence[str], name: str, of: str, *, subset: bool = False
 ) -> np.ndarray:
     """Where each of the data's annotators ``seen`` is among ``expected`` (a fit's), matched by
     name, so that ``a[:, positions]`` are the fit's channels in the data's column order.
 
     Columns in another order are the same annotators (matched, not refused); other names are
     refused: a channel applied to another annotator's column gives a wrong number without any
-    sign of it (by position, reordered columns once gave 0.0795 instead of 0.0601).
+    sign of it (by position, reordered columns once gave 0.0795 instead of 0.0601).  With
+    ``subset``, the data may hold some of the annotators only (new items labelled by a few of
+    a crowd's workers).
     """
     seen, expected = tuple(seen), tuple(expected)
-    if sorted(seen) != sorted(expected):
+    if subset:
+        strangers = [annotator for annotator in seen if annotator not in expected]
+        if strangers:
+            raise ValueError(
+                f"{name} must have annotators of {of} only ({abbreviated(expected, 6)}); "
+                f"saw {abbreviated(strangers, 6)}, whose channels were not estimated"
+            )
+    elif sorted(seen) != sorted(expected):
         raise ValueError(
             f"{name} must have the annotators of {of}: {list(expected)}; saw {list(seen)}"
         )

@@ -35,7 +35,7 @@ import numpyro
 import numpyro.distributions as dist
 from jax.scipy.special import logit
 
-from bayescal.channels.dependence import covariance_from_share
+from bayescal.channels.pattern_likelihood import covariance_from_share
 
 from .channel_prior import BetaKernel, OrientedChannels
 from .pattern_design import PatternDesign

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from bayescal.channels.dependence import mask_combinations, pattern_log_prob
+from bayescal.channels.dependence import mask_combinations
 from bayescal.channels.difficulty import draws_per_pass
+from bayescal.channels.pattern_likelihood import pattern_log_prob
 from bayescal.data.cells import CellStatistics
 
 __all__ = ["MAX_COMPLETE_ANNOTATORS", "MAX_COMPLETE_ROWS", "PatternDesign", "check_complete_layout"]

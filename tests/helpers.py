@@ -1,5 +1,7 @@
 """Helpers shared by the test modules."""
 
+from dataclasses import replace
+
 import numpy as np
 from bayescal.models import PatternDesign, ResponseDesign
 
@@ -50,3 +52,28 @@ def small_fake_fit():
         np.tile(sim.channels.b, (20, 1)),
         np.linspace(0.3, 0.5, 20),
     )
+
+
+def label_probability_by_rows(fit, data):
+    """Each item's mean over the draws of ``P(Y = 1 | A_i) = exp(log p(A_i, Y = 1) - log
+    p(A_i))``, both from the model's own row log-likelihood (a row with gold label 1 scores
+    the joint): an independent route to ``fit.predict_proba(data)`` for any pattern model."""
+    groups = np.zeros(data.n_items, np.int64) if not fit.group_ids else data.groups
+    keys, inverse = np.unique(
+        np.column_stack([groups, data.annotations]), axis=0, return_inverse=True
+    )
+    patterns = keys[:, 1:]
+    design = PatternDesign(
+        (patterns == 1) * 1.0,
+        (patterns == 0) * 1.0,
+        np.searchsorted(np.array(fit.group_ids or (0,)), keys[:, 0]),
+        np.array(fit.group_ids or (0,)),
+        np.ones(len(keys)),
+        pairs=fit.pair_index,
+        grouped=bool(fit.group_ids),
+        difficulty=fit.spec.difficulty,
+        channels_by_group=fit.spec.channels_by_group,
+    )
+    joint = fit.row_log_likelihood(replace(design, gold=np.ones(len(keys))))
+    marginal = fit.row_log_likelihood(design)
+    return np.exp(joint - marginal).mean(axis=0)[inverse.ravel()]

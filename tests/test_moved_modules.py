@@ -89,6 +89,11 @@ def test_what_was_never_a_module_still_fails_and_new_paths_do_not_warn():
         ("bayescal.report", "report_html", "bayescal.report.html_report"),
         ("bayescal.correction", "WEIGHT_RULES", "bayescal.correction.weights"),
         ("bayescal.simulate", "toy_calibration", "bayescal.simulate.panels"),
+        (
+            "bayescal.channels.dependence",
+            "pattern_log_prob",
+            "bayescal.channels.pattern_likelihood",
+        ),
     ],
 )
 def test_names_of_a_module_that_became_a_folder_still_resolve(package, name, where):

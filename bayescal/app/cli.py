@@ -42,6 +42,7 @@ from .commands import (
     run_apply,
     run_demo_command,
     run_fit,
+    run_labels,
     run_plan,
     run_recalibrate,
     run_report,
@@ -57,6 +58,7 @@ SENSITIVITY_EXAMPLE = "example: bayescal sensitivity examples/judged.csv --score
 APPLY_EXAMPLE = (
     "example: bayescal apply recalibrated/map.json new_scores.csv --score score --out applied"
 )
+LABELS_EXAMPLE = "example: bayescal labels responses.csv --long --item doc --annotator worker --label label --out labels"
 PLAN_EXAMPLE = "example: bayescal plan examples/judged.csv --score score --annotators ann,bob,cy,dee --sizes 100,200,400"
 LONG_HELP = "with --long, TABLE holds one row per response (columns --item, --annotator, --label) and --scores names the table of item scores"
 
@@ -419,6 +421,55 @@ def build_parser() -> argparse.ArgumentParser:
     apply.add_argument("--debug", action="store_true", help="show the traceback of an error")
     _output_arguments(apply)
 
+    labels = commands.add_parser(
+        "labels",
+        help="aggregate the annotators' labels: each item's P(Y = 1) and its label, no scores needed",
+        description=(
+            "Estimate the annotators' channels by Dawid–Skene EM on their labels (bayescal.crowd_em: "
+            "any number of annotators, sparse workers share a pooled channel), and write "
+            "DIR/labels.<csv|parquet> (each item's id, number of labels, gold label if given, "
+            "P(Y = 1) given its labels and the aggregated label, 1 where P(Y = 1) >= 0.5) and "
+            "DIR/labels.json (the channels and the inputs). No score column is read."
+        ),
+        epilog=LABELS_EXAMPLE,
+    )
+    labels.add_argument(
+        "table", help="CSV or Parquet file, one row per item (or per response with --long)"
+    )
+    labels.add_argument(
+        "--annotators",
+        type=_names,
+        action="extend",
+        help="comma-separated annotator columns (wide format; with --long: which annotators to keep)",
+    )
+    labels.add_argument(
+        "--long",
+        action="store_true",
+        help="TABLE holds one row per response: --item, --annotator, --label",
+    )
+    labels.add_argument(
+        "--item",
+        help="item id column (default: item with --long; a wide table's row number otherwise)",
+    )
+    labels.add_argument(
+        "--annotator", default="annotator", help="annotator column of --long (default: annotator)"
+    )
+    labels.add_argument(
+        "--label", default="label", help="label column of --long, 0/1/empty (default: label)"
+    )
+    labels.add_argument(
+        "--gold",
+        help="column of human-verified 0/1 labels on some items, empty elsewhere (with --long, "
+        "repeated on the item's rows): used in the fit, and an item's gold label is its label",
+    )
+    labels.add_argument(
+        "--json",
+        action="store_true",
+        help="print the machine-readable record on stdout instead of the text summary",
+    )
+    labels.add_argument("--debug", action="store_true", help="show the traceback of an error")
+    _output_arguments(labels)
+
     plan = commands.add_parser(
         "plan",
         help="how many gold labels to buy: expected interval widths by number of gold items",
@@ -456,6 +507,7 @@ COMMANDS = {
     "report": run_report,
     "recalibrate": run_recalibrate,
     "apply": run_apply,
+    "labels": run_labels,
     "sensitivity": run_sensitivity,
     "plan": run_plan,
 }

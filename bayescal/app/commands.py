@@ -17,7 +17,7 @@ from .. import _validation as v
 from .._api import DEFAULT_N_BINS, warn_caller
 from .._validation import MISSING
 from ..channels import score_groups
-from ..exceptions import RecalibrationWarning
+from ..exceptions import DataWarning, RecalibrationWarning
 
 __all__ = ["run_fit", "run_recalibrate", "run_report", "run_sensitivity"]
 
@@ -96,7 +96,7 @@ def _output_directory(args) -> pathlib.Path | None:
 
     if args.out is None:
         return None
-    return check_output(args.out, force=args.force, inputs=_inputs(args))
+    return check_output(args.out, force=args.force, inputs=_inputs(args), force_option="--force")
 
 
 def _progress(args) -> bool:
@@ -252,7 +252,7 @@ def run_apply(args) -> str:
     from ..report.folders import check_output, write_applied
 
     inputs = [args.map, args.table]
-    out = check_output(args.out, force=args.force, inputs=inputs)
+    out = check_output(args.out, force=args.force, inputs=inputs, force_option="--force")
     document = read_json(args.map, hint=" (MAP is the map.json that bayescal recalibrate writes)")
     if not isinstance(document, dict) or "map" not in document:
         raise ValueError(
@@ -281,6 +281,69 @@ def run_apply(args) -> str:
     return (
         f"bayescal apply: {fitted!r} from {args.map} applied to {table.scores.size} scores\n"
         f"Wrote {out / 'applied.json'} and {output}"
+    )
+
+
+def run_labels(args) -> str:
+    """``bayescal labels``: each item's probability of the positive class given its labels,
+    and its aggregated label, from Dawid–Skene EM on the labels alone (:func:`crowd_em`)."""
+    from ..channels.crowd_em import crowd_em
+    from ..data.tables import file_sha256, read_label_table
+    from ..report.folders import check_output, write_labels
+
+    if not args.long and args.annotators is None:
+        raise ValueError("--annotators is required for a wide table (or pass --long)")
+    out = check_output(args.out, force=args.force, inputs=[args.table], force_option="--force")
+    table = read_label_table(
+        args.table,
+        annotators=args.annotators,
+        long=args.long,
+        item=args.item,
+        annotator=args.annotator,
+        label=args.label,
+        gold=args.gold,
+    )
+    responses = table.responses
+    fit = crowd_em(responses).require()
+    probability = fit.predict_proba(responses)
+    unlabelled = int((responses.labels_per_item() == 0).sum())
+    if unlabelled:
+        warn_caller(
+            f"{unlabelled} of {responses.n_items} items have no label: their P(Y = 1) is the "
+            f"class proportion, {fit.overall_prevalence:.3f}",
+            DataWarning,
+        )
+    record = {
+        "estimator": fit.described,
+        "prevalence": fit.overall_prevalence,
+        "annotators": [
+            {"name": name, "false_positive": float(a), "sensitivity": float(b), "labels": int(n)}
+            for name, a, b, n in zip(
+                fit.annotator_names,
+                fit.channels.a,
+                fit.channels.b,
+                responses.labels_per_annotator(),
+            )
+        ],
+        "input": {
+            "table": str(args.table),
+            "long": bool(args.long),
+            "item": table.item,
+            "gold": args.gold,
+            "sha256": file_sha256(args.table),
+        },
+    }
+    document, output = write_labels(out, table, probability, record, force=args.force)
+    if args.json:
+        return json.dumps(document, indent=2, allow_nan=False)
+    positive = float(np.mean(probability >= 0.5))
+    gold = f", {document['n_gold']} of them gold" if document["n_gold"] else ""
+    return (
+        f"bayescal labels: {responses.n_items} items{gold}, {responses.n_annotators} annotators, "
+        f"{responses.n_responses} labels; channels by {fit.described}\n"
+        f"Aggregated label 1 for {positive:.1%} of the items (mean P(Y = 1) "
+        f"{probability.mean():.3f})\n"
+        f"Wrote {output} and {out / 'labels.json'}"
     )
 
 
@@ -375,7 +438,8 @@ def run_sensitivity(args) -> str:
         return json.dumps(document, indent=2, allow_nan=False)
     text = (
         f"bayescal sensitivity: model {name} ({why}); reference prior {result.reference!r}; "
-        f"{result.level:.0%} intervals\n{_sensitivity_text(result, out)}"
+        f"{result.level:.0%} intervals; shift = (mean - reference mean) / reference sd\n"
+        f"{_sensitivity_text(result, out)}\n{result.conclusion()}"
     )
     return text if oracle is None else f"{text}\noracle ECE (truth column): {oracle:.4f}"
 

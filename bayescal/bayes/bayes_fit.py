@@ -36,7 +36,8 @@ from .. import _validation as v
 from .._api import DEFAULT_LEVEL, abbreviated, old_spellings, warn_caller
 from .._version import __version__
 from ..channels import Channels
-from ..channels.dependence import covariance_bounds
+from ..channels.label_posteriors import ChannelParameters, PredictsLabels
+from ..channels.pattern_likelihood import covariance_bounds
 from ..exceptions import SamplingWarning
 from ..models import POPULATION_SITES, ResponseDesign, population_log_density, row_key
 from ..models.stack import arviz
@@ -143,7 +144,7 @@ class PointwiseLogLikelihood(NamedTuple):
 
 
 @dataclass(frozen=True, eq=False)
-class BayesFit:
+class BayesFit(PredictsLabels):
     """A posterior over annotator channels and class proportions.
 
     Built by :func:`bayescal.fit_bayes` (or :meth:`load`), not by hand.
@@ -295,6 +296,26 @@ class BayesFit:
             key = row_key(g, p, label)
             seen[key] = seen.get(key, 0.0) + float(c)
         return seen == self.fitted_counts
+
+    def parameters(self) -> ChannelParameters:
+        """The draws as the parameters a label probability takes (chains stacked)."""
+        draws = self.draws()
+        prevalence = draws.prevalence
+        names = self.annotator_names
+        if self.spec.channels_by_group:  # "name [group g]", group by group (from_run)
+            first_group = names[: len(names) // len(self.group_ids)]
+            names = tuple(name.rsplit(" [group ", 1)[0] for name in first_group)
+        return ChannelParameters(
+            draws.a,
+            draws.b,
+            prevalence if prevalence.ndim == 2 else prevalence[:, None],
+            names,
+            self.group_ids,
+            pairs=self.dependent,
+            covariance=self.covariance_draws(),
+            loading=self.loading_draws(),
+            channels_by_group=self.spec.channels_by_group,
+        )
 
     def posterior_mean(self) -> Channels:
         a, b, _ = self.draws()

@@ -75,8 +75,8 @@ def full_key(layout: tuple) -> str:
 @functools.cache
 def program_digest() -> str:
     """A digest of the files the compiled program is written in (the sampler, the models and
-    the pattern likelihood they trace, :mod:`bayescal.channels.dependence` and
-    :mod:`bayescal.channels.difficulty`):
+    the pattern likelihood they trace, :mod:`bayescal.channels.pattern_likelihood`,
+    :mod:`bayescal.channels.dependence` and :mod:`bayescal.channels.difficulty`):
     an edited model never loads the executable of its previous version, whatever the version
     number says.  Read once a process, when :mod:`bayescal.bayes.sampler` is imported (with the
     models): files edited while a process runs must not label the program it has loaded, or
@@ -96,7 +96,10 @@ def digest_files() -> list[pathlib.Path]:
 
     package = pathlib.Path(__file__).parents[1]
     files = [package / "bayes" / "sampler.py", package / "bayes" / "registry.py"]
-    files += [package / "channels" / "dependence.py", package / "channels" / "difficulty.py"]
+    files += [
+        package / "channels" / name
+        for name in ("pattern_likelihood.py", "dependence.py", "difficulty.py")
+    ]
     return files + sorted(pathlib.Path(models.__file__).parent.glob("*.py"))
 
 

@@ -100,6 +100,14 @@ def _parameter_draws(fit: BayesFit, ece: PosteriorECE) -> dict[str, np.ndarray]:
     return draws
 
 
+#: A posterior mean that moves by at most this many reference standard deviations has moved
+#: well within its own uncertainty (a 90% interval spans about 3.3 of them).
+SMALL_SHIFT = 0.5
+#: Beyond this many, the prior moves the mean by more than its own posterior sd: the prior, not
+#: the labels, decides it.
+LARGE_SHIFT = 1.0
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class PriorSensitivity(Result):
     """Posteriors of one model under several priors.
@@ -141,6 +149,36 @@ class PriorSensitivity(Result):
         """The ``count`` rows with the largest ``|shift|``, excluding the reference."""
         others = self.table.drop(index=self.reference, level="prior")
         return others.reindex(others["shift"].abs().sort_values(ascending=False).index).head(count)
+
+    def conclusion(self) -> str:
+        """The table in one or two plain sentences: how far the priors moved NC-ECE and the
+        quantity they moved most, in reference standard deviations, and what that means
+        (:data:`SMALL_SHIFT`, :data:`LARGE_SHIFT`)."""
+        others = self.table.drop(index=self.reference, level="prior")
+        if others.empty:
+            return "Only the reference prior was fitted: there is nothing to compare."
+        ece = others.xs("nc_ece", level="quantity")["shift"].abs()
+        (prior, quantity), row = next(iter(self.largest_shifts(count=1).iterrows()))
+        largest = abs(row["shift"])
+        moved = (
+            f"Against the reference prior {self.reference!r}, NC-ECE moved by at most "
+            f"{ece.max():.2f} reference sd; the largest move is {quantity} under {prior!r} "
+            f"({largest:.2f} sd)."
+        )
+        if largest <= SMALL_SHIFT:
+            verdict = "The conclusions do not depend on these priors."
+        elif largest <= LARGE_SHIFT:
+            verdict = (
+                "The priors move some quantities by a noticeable part of their uncertainty: "
+                "report this table beside the result."
+            )
+        else:
+            verdict = (
+                f"The priors matter: the labels alone do not pin down {quantity}; report the "
+                "result under each prior, or collect more labels (gold items identify the "
+                "channels best)."
+            )
+        return f"{moved} {verdict}"
 
 
 @old_spellings(renamed={"interval": "level"})

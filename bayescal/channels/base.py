@@ -27,6 +27,7 @@ from ..exceptions import (
     SaturatedModelWarning,
     WeakIdentificationWarning,
 )
+from .label_posteriors import ChannelParameters, PredictsLabels
 
 #: The one threshold of an informative annotator, for the whole package: a channel
 #: with ``|b - a|`` below it is uninformative.  Estimators reject such an estimate (paper App. G:
@@ -164,7 +165,7 @@ def channels_for(channels, names, *, where: str = "data") -> Channels:
 
 
 @dataclass(frozen=True, eq=False)
-class ChannelFit:
+class ChannelFit(PredictsLabels):
     """Result of a channel estimator.
 
     Attributes
@@ -267,6 +268,21 @@ class ChannelFit:
         if self.failure is not None:
             raise ChannelFitError(f"{self.method} failed: {self.failure}")
         return self
+
+    def parameters(self) -> ChannelParameters:
+        """The estimate as the one draw a label probability takes, its rates kept inside
+        (0, 1) as its E-step keeps them (a failed fit raises :class:`ChannelFitError`)."""
+        fit = self.require()
+        prevalence = np.atleast_1d(np.asarray(fit.prevalence, np.float64))
+        return ChannelParameters(
+            fit.channels.a[None, :],
+            fit.channels.b[None, :],
+            prevalence[None, :],
+            fit.annotator_names,
+            tuple(fit.group_ids.tolist()) if prevalence.size > 1 else (),
+            pairs=fit.dependent,
+            covariance=None if fit.covariance is None else fit.covariance[None],
+        ).clipped()
 
     def __repr__(self) -> str:
         if self.failure is not None:

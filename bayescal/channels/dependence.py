@@ -42,21 +42,17 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._api import warn_caller
+from .._api import moved_names, warn_caller
 from ..data.cells import CellStatistics
 from ..exceptions import IdentificationError, WeakIdentificationWarning
+from . import pattern_likelihood
 from .co_labelling import free_cells
-from .difficulty import difficulty_class_log_likelihoods
 
 __all__ = [
     "DependentPairs",
     "Identification",
-    "class_log_likelihoods",
-    "covariance_bounds",
-    "covariance_from_share",
     "dependent_pairs",
     "identification_at",
-    "pattern_log_prob",
     "require_dependence_identified",
 ]
 
@@ -154,111 +150,6 @@ def dependent_pairs(dependent, annotator_names, *, name: str = "dependent") -> D
     return DependentPairs(tuple(checked), np.array(index, np.int64).reshape(-1, 2))
 
 
-def covariance_bounds(first, second, xp=np):
-    """``(L, U)``: the covariances ``c`` that keep the four joint probabilities of two binary
-    responses with marginal rates ``first`` and ``second`` non-negative (module docstring)."""
-    lower = -xp.minimum(first * second, (1.0 - first) * (1.0 - second))
-    upper = xp.minimum(first * (1.0 - second), (1.0 - first) * second)
-    return lower, upper
-
-
-def covariance_from_share(share, a, b, index, xp=np):
-    """Covariances (..., D, 2) (classes ``Y = 0, 1``) from shares (..., D, 2) in [0, 1] of the
-    bounds' range: ``c_y = L_y + (U_y - L_y) t_y`` at rates ``a`` (y = 0) and ``b`` (y = 1),
-    each (..., K); ``index`` (D, 2) names each pair's columns."""
-    covariances = []
-    for y, rates in enumerate((a, b)):
-        lower, upper = covariance_bounds(rates[..., index[:, 0]], rates[..., index[:, 1]], xp)
-        covariances.append(lower + (upper - lower) * share[..., y])
-    return xp.stack(covariances, axis=-1)
-
-
-def _pair_log_ratio(positive, negative, index, rates, covariance, xp):
-    """``sum_pairs log(1 + s c / (f_j f_k))`` of each row (..., P): the pairs' correction of
-    one class's independent log-likelihood (``rates`` (..., K), ``covariance`` (..., D))."""
-    first, second = index[:, 0], index[:, 1]
-    sign = positive - negative  # +1, -1, or 0 where missing
-    both = sign[:, first] * sign[:, second]  # (P, D): s, or 0 unless both are observed
-
-    def factor(column):
-        p = rates[..., None, column]  # (..., 1, D)
-        missing = 1.0 - positive[:, column] - negative[:, column]
-        return positive[:, column] * p + negative[:, column] * (1.0 - p) + missing
-
-    ratio = both * covariance[..., None, :] / (factor(first) * factor(second))
-    # a covariance on its bound empties a cell: ratio -1, which rounding may overshoot
-    return xp.log1p(xp.maximum(ratio, -1.0)).sum(axis=-1)
-
-
-def class_log_likelihoods(
-    a, b, positive, negative, xp=np, pairs=None, covariance=None, loading=None, per_row=False
-):
-    """``(log p(s_r | Y = 0), log p(s_r | Y = 1))`` of each row, each (..., P).
-
-    ``a, b`` are (..., K), or with ``per_row`` (..., P, K): a channel per row (channels per
-    score group);
-    ``positive``/``negative`` (P, K) indicators of a 1 / 0 response;
-    ``pairs`` (D, 2) and ``covariance`` (..., D, 2) add the dependent pairs' terms (module
-    docstring); ``loading`` (..., 2) makes it the shared-difficulty model of
-    :mod:`bayescal.channels.difficulty` (``a, b`` its marginal channels).  ``xp`` is ``numpy``
-    or ``jax.numpy``.
-    """
-    if (loading is not None or per_row) and pairs is not None and len(pairs):
-        raise ValueError(
-            "pairs: dependent pairs combine with neither a shared difficulty nor channels per "
-            "score group"
-        )
-    if loading is not None:
-        return difficulty_class_log_likelihoods(a, b, loading, positive, negative, xp)
-    if per_row:
-        log0 = (positive * xp.log(a) + negative * xp.log1p(-a)).sum(axis=-1)
-        log1 = (positive * xp.log(b) + negative * xp.log1p(-b)).sum(axis=-1)
-        return log0, log1
-    log0 = xp.einsum("pk,...k->...p", positive, xp.log(a)) + xp.einsum(
-        "pk,...k->...p", negative, xp.log1p(-a)
-    )
-    log1 = xp.einsum("pk,...k->...p", positive, xp.log(b)) + xp.einsum(
-        "pk,...k->...p", negative, xp.log1p(-b)
-    )
-    if pairs is not None and len(pairs):
-        log0 = log0 + _pair_log_ratio(positive, negative, pairs, a, covariance[..., 0], xp)
-        log1 = log1 + _pair_log_ratio(positive, negative, pairs, b, covariance[..., 1], xp)
-    return log0, log1
-
-
-def pattern_log_prob(
-    a,
-    b,
-    prevalence_of_row,
-    positive,
-    negative,
-    xp=np,
-    pairs=None,
-    covariance=None,
-    loading=None,
-    per_row=False,
-    gold=None,
-):
-    """``log p(s_r | g_r)`` of each row: the latent label summed out by hand (log-sum-exp).
-
-    ``a, b`` have shape (..., K) and ``prevalence_of_row`` (..., P); returns (..., P).  ``xp``
-    is the array module: ``jax.numpy`` inside a model, ``numpy`` on posterior draws (where a
-    JAX call would compile each operation on first use).  ``pairs``/``covariance``,
-    ``loading`` and ``per_row`` as in :func:`class_log_likelihoods`.  ``gold`` (P,), each
-    row's gold label (-1 for none): a gold row's class is known, so its term is
-    ``log p(s_r | Y = g_r) + log P(Y = g_r)``, not the mixture.
-    """
-    log0, log1 = class_log_likelihoods(
-        a, b, positive, negative, xp, pairs, covariance, loading, per_row
-    )
-    joint0 = xp.log1p(-prevalence_of_row) + log0
-    joint1 = xp.log(prevalence_of_row) + log1
-    mixture = xp.logaddexp(joint0, joint1)
-    if gold is None:
-        return mixture
-    return xp.where(gold == 1, joint1, xp.where(gold == 0, joint0, mixture))
-
-
 def mask_combinations(mask: np.ndarray) -> np.ndarray:
     """Every response pattern an item labelled by the annotators of ``mask`` (bool, K) can
     show: (2^m, K), with -1 for the annotators outside the mask."""
@@ -300,7 +191,7 @@ def _cell_probabilities(theta, rows, row_group, layout, pairs):
     a, b, prevalence, covariance, loading = _unstacked(theta, *layout)
     with np.errstate(divide="ignore"):  # a step past a covariance bound empties a cell: log 0
         return np.exp(
-            pattern_log_prob(
+            pattern_likelihood.pattern_log_prob(
                 a,
                 b,
                 prevalence[row_group],
@@ -447,3 +338,18 @@ def require_dependence_identified(
             "and slow mixing. " + _what_would_identify(grouped).capitalize(),
             WeakIdentificationWarning,
         )
+
+
+# The pattern likelihoods every model shares moved to their own module in 0.2.
+__getattr__ = moved_names(
+    "bayescal.channels.dependence",
+    {
+        name: f"bayescal.channels.pattern_likelihood:{name}"
+        for name in (
+            "class_log_likelihoods",
+            "covariance_bounds",
+            "covariance_from_share",
+            "pattern_log_prob",
+        )
+    },
+)

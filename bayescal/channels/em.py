@@ -53,13 +53,9 @@ from .base import (
     warn_if_groups_inseparable,
 )
 from .co_labelling import GoldCoverage, require_fittable, warn_if_saturated
-from .dependence import (
-    DependentPairs,
-    class_log_likelihoods,
-    dependent_pairs,
-    require_dependence_identified,
-)
+from .dependence import DependentPairs, dependent_pairs, require_dependence_identified
 from .moments import third_moment
+from .pattern_likelihood import class_log_likelihoods
 
 __all__ = ["dawid_skene_em", "grouped_em"]
 

@@ -103,7 +103,7 @@ def label_predictions(
     prevalence = getattr(fitted, "overall_prevalence", None)
     targets = correct_annotations(data.annotations, channels, weights, None)
     mean_q = float(np.clip(np.mean(targets) if prevalence is None else prevalence, 1e-3, 1 - 1e-3))
-    posterior = label_posterior(data.annotations, channels, mean_q)
+    posterior = label_posterior(data, channels, mean_q)
     if bins is None:
         return targets, posterior
     counts = np.maximum(np.bincount(bins), 1)

@@ -19,17 +19,19 @@ majority vote removes that bias (paper App. B.3): :func:`soft_vote_ece` and
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import NamedTuple
 
 import numpy as np
-from scipy import special
 
 from .. import _validation as v
 from .._api import DEFAULT_N_BINS, old_spellings
 from ..channels import Channels, channels_for
 from ..channels.crowd_em import CROWD_ANNOTATORS
+from ..channels.label_posteriors import ChannelParameters, label_probabilities
 from ..data.annotated_scores import AnnotatedScores
 from ..data.cells import CellStatistics
+from ..data.responses import Responses
 from ..metrics.calibration import BinnedMoments, bin_index, moments_in_bins
 from ._channel_screen import check_channels, screen_channels, without_uninformative
 from .crowd import crowd_prevalence, crowd_targets, report_unlabelled
@@ -254,13 +256,18 @@ def label_posterior(annotations, channels, prevalence) -> np.ndarray:
 
     ``log odds = logit(mu) + sum_{j observed} [A_ij log(b_j / a_j) + (1 - A_ij) log((1 - b_j) / (1 - a_j))]``.
     Rounding it at 0.5 gives the Dawid–Skene aggregate label, the model-based alternative to a
-    majority vote; unlike corrected labels it lies in [0, 1] but is not unbiased for Y.
+    majority vote; unlike corrected labels it lies in [0, 1] but is not unbiased for Y.  A
+    fit's own :meth:`~bayescal.ChannelFit.predict_proba` gives the same with its prevalence
+    and gold (:mod:`bayescal.channels.label_posteriors`).
 
     Parameters
     ----------
-    annotations : array_like of int, shape (n, K)
-        0/1 labels, -1 for missing.
+    annotations : array_like of int, shape (n, K), AnnotatedScores or Responses
+        0/1 labels, -1 for missing, a column per channel; or data whose labels these are (a
+        crowd's sparse :class:`~bayescal.data.Responses` included), matched to named channels
+        by name.  A gold label is not used here.
     channels : Channels
+        Matched to the data's annotators by name when both are named.
     prevalence : float in (0, 1)
         ``mu = P(Y = 1)``, e.g. a fit's ``prevalence``.
 
@@ -268,29 +275,18 @@ def label_posterior(annotations, channels, prevalence) -> np.ndarray:
     -------
     ndarray, shape (n,)
     """
-    annotations = v.as_annotations(annotations, "annotations")
-    channels = check_channels(channels, annotations.shape[1])
+    if isinstance(annotations, AnnotatedScores):
+        annotations = annotations.responses()
+    if not isinstance(annotations, Responses):  # a bare table meets the channels by position
+        dense = v.as_annotations(annotations, "annotations")
+        names = check_channels(channels, dense.shape[1]).names
+        annotations = Responses.from_dense(dense, annotator_names=names)
+    channels = channels_for(channels, annotations.annotator_names, where="annotations")
     mu = v.as_open_probability(prevalence, "prevalence")
-    positive, negative = (annotations == 1) * 1.0, (annotations == 0) * 1.0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        log1 = (
-            np.log(mu)
-            + special.xlogy(positive, channels.b).sum(axis=1)
-            + special.xlogy(negative, 1 - channels.b).sum(axis=1)
-        )
-        log0 = (
-            np.log1p(-mu)
-            + special.xlogy(positive, channels.a).sum(axis=1)
-            + special.xlogy(negative, 1 - channels.a).sum(axis=1)
-        )
-        posterior = special.expit(log1 - log0)
-    impossible = np.isinf(log1) & np.isinf(log0)
-    if impossible.any():
-        row = int(np.argmax(impossible))
-        raise ValueError(
-            f"annotations: item {row} has a response pattern that the channels make impossible under either label"
-        )
-    return posterior
+    parameters = ChannelParameters(
+        channels.a[None, :], channels.b[None, :], np.array([[mu]]), annotations.annotator_names
+    )
+    return label_probabilities(replace(annotations, gold=None), parameters, where="annotations")
 
 
 def soft_vote_labels(annotations) -> np.ndarray:

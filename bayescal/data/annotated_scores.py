@@ -144,10 +144,8 @@ class AnnotatedScores:
     def responses(self) -> Responses:
         """The labels as sparse (item, annotator, label) triples, item by item
         (:class:`bayescal.data.Responses`: what the crowd estimators run on)."""
-        item, annotator = np.nonzero(self.annotations != v.MISSING)
-        labels = self.annotations[item, annotator]
-        return Responses(
-            item, annotator, labels, self.n_items, self.annotator_names, gold=self.gold
+        return Responses.from_dense(
+            self.annotations, annotator_names=self.annotator_names, gold=self.gold
         )
 
     def cells(self, *, n_bins=DEFAULT_N_BINS, strategy="uniform", by_group=True) -> CellStatistics:

@@ -125,6 +125,22 @@ class Responses:
         )
 
     @classmethod
+    def from_dense(cls, annotations, *, annotator_names=None, gold=None) -> Responses:
+        """The responses of an items x annotators table of 0/1 labels (-1 for missing);
+        ``annotator_names`` default to ``("a0", "a1", ...)``."""
+        annotations = v.as_annotations(annotations, "annotations")
+        item, annotator = np.nonzero(annotations != v.MISSING)
+        names = v.as_annotator_names(annotator_names, annotations.shape[1], "annotator_names")
+        return cls(
+            item,
+            annotator,
+            annotations[item, annotator],
+            max(annotations.shape[0], 1),
+            names,
+            gold=gold,
+        )
+
+    @classmethod
     def from_long(
         cls, labels, *, items=None, item: str = "item", annotator: str = "annotator", label="label"
     ) -> Responses:

@@ -31,12 +31,15 @@ from .. import _validation as v
 from .._api import Result, old_spellings, warn_caller
 from ..exceptions import DataWarning, TableError
 from .annotated_scores import AnnotatedScores
+from .responses import Responses
 
 __all__ = [
+    "LabelTable",
     "ScoreTable",
     "Table",
     "file_sha256",
     "read_json",
+    "read_label_table",
     "read_long_tables",
     "read_score_table",
     "read_wide_table",
@@ -248,6 +251,156 @@ def read_score_table(path, *, score) -> ScoreTable:
     _item_columns(path, frame, score, None)
     scores = v.as_scores(frame[score].to_numpy(dtype=np.float64), f"column {score!r}")
     return ScoreTable(scores, path)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class LabelTable(Result):
+    """Annotators' labels without scores, to aggregate (``bayescal labels``).
+
+    Attributes
+    ----------
+    responses : Responses
+        The labels, with the gold labels when a gold column was named.
+    items : list of str
+        Each item's id, in the order of the responses' items: the item column's text, or the
+        row number of a wide table without one.
+    item : str
+        The item id column's name (``"item"`` for row numbers).
+    path : pathlib.Path
+        The table; its suffix is the output format.
+    """
+
+    responses: Responses
+    items: list
+    item: str
+    path: pathlib.Path
+
+
+def read_label_table(
+    path, *, annotators=None, long=False, item=None, annotator="annotator", label="label", gold=None
+) -> LabelTable:
+    """Read the labels of a CSV or Parquet table, wide or long, without any score.
+
+    Parameters
+    ----------
+    path : str or path
+    annotators : sequence of str, optional
+        Wide: the annotator columns (0, 1 or empty), required.  Long: keep only these
+        annotators (default: all).
+    long : bool, default False
+        One row per response, with columns ``item``, ``annotator`` and ``label``.
+    item : str, optional
+        The item id column (text); long tables default to ``"item"``, wide ones to the row
+        number.
+    annotator, label : str
+        The long table's annotator and label columns.
+    gold : str, optional
+        Column of human-verified 0/1 labels, empty where an item has none.  In a long table it
+        repeats on each of an item's rows; two different gold labels of one item are refused.
+
+    Returns
+    -------
+    LabelTable
+        Every item, those without any label included (their probability is then the class
+        proportion, as the caller says).
+
+    Raises
+    ------
+    TableError
+        A missing column, a label or gold other than 0/1/empty, an empty id, a repeated item
+        (wide) or (item, annotator) pair (long), an item with two gold labels, or an annotator
+        without any label: one line naming the column and the (0-based data) row.
+    """
+    path = pathlib.Path(path)
+    if long:
+        item = "item" if item is None else item
+        v.check_column_roles({"item": item, "annotator": annotator, "label": label, "gold": gold})
+        frame = _read(path, [item, annotator])
+        _require_columns(path, frame, [item, annotator, label, *([gold] if gold else [])])
+        _check_filled(path, frame, [item, annotator])
+        _first_duplicate(path, frame, [item, annotator], "(item, annotator) pair")
+    else:
+        if annotators is None:
+            raise ValueError("annotators is required for a wide table (or pass long=True)")
+        annotators = list(annotators)
+        v.check_column_roles({"item": item, "annotator": annotators, "gold": gold})
+        frame = _read(path, [item] if item else [])
+        _require_columns(path, frame, [*annotators, *(c for c in (item, gold) if c)])
+        if item is not None:
+            _check_filled(path, frame, [item])
+            _first_duplicate(path, frame, [item], "item id")
+    checked = [label] if long else annotators
+    _check_values(
+        path,
+        frame,
+        [(name, (0, 1), "0, 1 or empty") for name in (*checked, *([gold] if gold else []))],
+    )
+    if long:
+        responses, ids = _long_responses(path, frame, item, annotator, label, annotators, gold)
+    else:
+        ids = frame[item].astype(str).tolist() if item else [str(r) for r in range(len(frame))]
+        responses = Responses.from_dense(
+            np.column_stack([v.annotation_column(frame[c], f"column {c!r}") for c in annotators]),
+            annotator_names=annotators,
+            gold=None if gold is None else v.annotation_column(frame[gold], f"column {gold!r}"),
+        )
+    given = responses.labels_per_annotator()
+    for j in np.flatnonzero(given == 0):
+        raise TableError(
+            f"{path}: annotator {responses.annotator_names[j]!r} gave no label at all; drop it"
+        )
+    return LabelTable(responses, ids, item or "item", path)
+
+
+def _refuse_silent_annotators(path: pathlib.Path, frame, who, label: str) -> None:
+    """Refuse a long table in which an annotator (``who``, each row's) has rows but no label."""
+    labelled = frame[label].notna().groupby(who, sort=False).any()
+    if not labelled.all():
+        name = labelled.index[~labelled.to_numpy()][0]
+        row = int(np.flatnonzero(who.eq(name).to_numpy())[0])
+        raise TableError(
+            f"{path}: column {label!r}, row {row}: annotator {name!r} gave no label at all (every label is empty); drop the annotator"
+        )
+
+
+def _long_responses(path, frame, item, annotator, label, annotators, gold):
+    """The responses of a long label table (every item kept, in order of first appearance)
+    and the item ids."""
+    who = frame[annotator].astype(str)
+    _refuse_silent_annotators(path, frame, who, label)
+    if annotators is not None:
+        absent = [name for name in map(str, annotators) if not who.eq(name).any()]
+        if absent:
+            raise TableError(
+                f"{path}: column {annotator!r}: no response from annotator {absent[0]!r}"
+            )
+        frame = frame[who.isin(list(map(str, annotators)))]
+    ids = list(dict.fromkeys(frame[item].astype(str)))
+    responses = Responses.from_long(
+        frame.assign(**{item: frame[item].astype(str)}),
+        items=ids,
+        item=item,
+        annotator=annotator,
+        label=label,
+    )
+    if gold is None:
+        return responses, ids
+    ids_of_rows = frame[item].astype(str).reset_index(drop=True)
+    values = frame[gold].reset_index(drop=True)
+    given = values.notna().to_numpy()
+    first = values[given].groupby(ids_of_rows[given], sort=False).transform("first")
+    differs = np.flatnonzero((values[given] != first).to_numpy())
+    if differs.size:
+        row = int(np.flatnonzero(given)[differs[0]])
+        raise TableError(
+            f"{path}: column {gold!r}, row {row}: item {ids_of_rows[row]!r} has two different "
+            "gold labels"
+        )
+    labels = np.full(len(ids), v.MISSING, np.int8)
+    position = {name: k for k, name in enumerate(ids)}
+    labelled = ids_of_rows[given]
+    labels[labelled.map(position).to_numpy()] = values[given].to_numpy(dtype=np.int8)
+    return replace(responses, gold=labels), ids
 
 
 def _require_columns(path: pathlib.Path, frame, wanted) -> None:
@@ -527,13 +680,7 @@ def read_long_tables(
             f"{scores_path}" + v.id_spelling_hint(missing, frame[item].unique())
         )
     who = responses[annotator].astype(str)
-    labelled = responses[label].notna().groupby(who, sort=False).any()
-    if not labelled.all():
-        name = labelled.index[~labelled.to_numpy()][0]
-        row = int(np.flatnonzero(who.eq(name).to_numpy())[0])
-        raise TableError(
-            f"{labels_path}: column {label!r}, row {row}: annotator {name!r} gave no label at all (every label is empty); drop the annotator"
-        )
+    _refuse_silent_annotators(labels_path, responses, who, label)
     if annotators is not None:
         annotators = list(annotators)
         absent = [name for name in annotators if not who.eq(str(name)).any()]

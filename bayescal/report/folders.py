@@ -29,6 +29,7 @@ import time
 from typing import NamedTuple
 
 from .._api import old_spellings
+from ..channels.label_posteriors import aggregated_labels
 from ..data.tables import TABLE_SUFFIXES, TEXT_SUFFIXES, CsvFormat, read_json, sniff
 from ..exceptions import TableError
 from .html_report import draw_figures, report_html
@@ -50,6 +51,7 @@ __all__ = [
     "write_applied",
     "write_atomic",
     "write_json",
+    "write_labels",
     "write_recalibration",
     "write_sensitivity",
     "write_table",
@@ -138,19 +140,23 @@ def write_table(path, frame, *, like=None) -> pathlib.Path:
 #: What bayescal writes into a results folder: a folder holding anything else is never replaced.
 RESULT_ENTRIES = frozenset(
     {"summary.json", "posterior.nc", "report.html", "figures", "map.json", "sensitivity.csv"}
-    | {"sensitivity.json", "applied.json"}
+    | {"sensitivity.json", "applied.json", "labels.json"}
     | {f"recalibrated{suffix}" for suffix in TABLE_SUFFIXES}
+    | {f"labels{suffix}" for suffix in TABLE_SUFFIXES}
 )
 
 
 @old_spellings()
-def check_output(path, *, force: bool = False, inputs=()) -> pathlib.Path:
+def check_output(
+    path, *, force: bool = False, inputs=(), force_option: str = "force=True"
+) -> pathlib.Path:
     """Refuse, before any work, a results folder that :func:`staged_output` could not write.
 
     Refused: a symbolic link; an existing ``path`` without ``force``; a file in its way; an
     existing folder holding entries bayescal does not write (:data:`RESULT_ENTRIES`; replacing
     it would delete them); a folder holding one of the run's ``inputs``; a place where no folder
-    can be created (read-only, no permission).
+    can be created (read-only, no permission).  ``force_option`` is how the messages name
+    ``force`` to the caller: the keyword in Python, ``"--force"`` on the command line.
     """
     path = pathlib.Path(path)
     if path.is_symlink():  # replaced whole, a link would become a folder and leave its target
@@ -163,12 +169,12 @@ def check_output(path, *, force: bool = False, inputs=()) -> pathlib.Path:
             raise FileExistsError(f"{path} exists and is not a directory")
         if not force:
             raise FileExistsError(
-                f"{path} already exists; choose another directory or pass --force to replace it"
+                f"{path} already exists; choose another directory or pass {force_option} to replace it"
             )
         foreign = sorted(entry.name for entry in path.iterdir() if entry.name not in RESULT_ENTRIES)
         if foreign:
             raise FileExistsError(
-                f"{path} holds {foreign[:3]}, which bayescal did not write; --force replaces a "
+                f"{path} holds {foreign[:3]}, which bayescal did not write; {force_option} replaces a "
                 "results folder whole, so choose another directory"
             )
     resolved = path.resolve()
@@ -471,6 +477,31 @@ def _write_mapped(out, record_name, document, table, mapped, column, force, inpu
     return out / name
 
 
+def write_labels(
+    out, table, probability, record: dict, *, force=False
+) -> tuple[dict, pathlib.Path]:
+    """``bayescal labels``' folder, written whole: ``labels.<suffix>`` (one row per item of
+    ``table``, a :class:`~bayescal.data.LabelTable`: its id, number of labels, gold label
+    when the table has a gold column, ``p_positive`` = ``probability`` and the aggregated
+    ``label``) and ``labels.json`` (``record`` with the item and gold counts).  Returns the
+    document and the table's path."""
+    import pandas as pd
+
+    responses = table.responses
+    columns = {table.item: table.items, "n_labels": responses.labels_per_item()}
+    if responses.gold is not None:  # empty where an item has none
+        columns["gold"] = pd.Series(responses.gold, dtype="Int8").mask(responses.gold < 0)
+    columns |= {"p_positive": probability, "label": aggregated_labels(probability)}
+    n_gold = 0 if responses.gold is None else int((responses.gold >= 0).sum())
+    document = {**record, "n_items": responses.n_items, "n_gold": n_gold}
+    name = f"labels{table.path.suffix.lower()}"
+    out = pathlib.Path(out)
+    with staged_output(out, force=force, inputs=[table.path]) as staging:
+        write_json(staging / "labels.json", document)
+        write_table(staging / name, pd.DataFrame(columns), like=table.path)
+    return document, out / name
+
+
 def write_sensitivity(
     out, result, model: str, why: str, *, force=False, inputs=(), oracle: float | None = None
 ) -> dict:
@@ -486,6 +517,7 @@ def write_sensitivity(
         "dependent": [f"{j} ~ {k}" for j, k in fit.dependent],
         "reference": result.reference,
         "level": result.level,
+        "conclusion": result.conclusion(),
         "rows": json.loads(frame.to_json(orient="records")),
         **({} if oracle is None else {"oracle_ece": oracle}),
     }

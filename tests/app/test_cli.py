@@ -468,11 +468,14 @@ def test_sensitivity_prints_and_writes_the_table(judged_table):
     )
     assert result.returncode == 0, result.stderr
     assert "reference prior 'flat'" in result.stdout and "nc_ece" in result.stdout
+    assert "shift = (mean - reference mean) / reference sd" in result.stdout
     source = pd.read_csv(judged_table / "judged.csv")
     oracle = bc.expected_calibration_error(source["y"], source["p"], n_bins=10)
     assert result.stdout.endswith(f"\noracle ECE (truth column): {oracle:.4f}\n")
     document = json.loads((out / "sensitivity.json").read_text())
     assert document["oracle_ece"] == oracle
+    assert document["conclusion"].startswith("Against the reference prior 'flat', NC-ECE moved")
+    assert f"\n{document['conclusion']}\n" in result.stdout
     rows = document["rows"]
     assert {row["prior"] for row in rows} == {"flat", "sharp"} and len(rows) == 2 * 8
     assert all(row["shift"] == 0 for row in rows if row["prior"] == "flat")

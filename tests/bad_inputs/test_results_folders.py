@@ -66,13 +66,14 @@ def test_row15_a_folder_with_other_files_or_without_force_is_refused(tmp_path):
     (other / "notes.txt").write_text("keep")
     with pytest.raises(
         FileExistsError,
-        match=r"mine holds \['notes.txt'\], which bayescal did not write; --force replaces a "
+        match=r"mine holds \['notes.txt'\], which bayescal did not write; force=True replaces a "
         r"results folder whole, so choose another directory$",
     ):
         check_output(other, force=True)
     assert (other / "notes.txt").read_text() == "keep"
     with pytest.raises(
-        FileExistsError, match=r"mine already exists; choose another directory or pass --force"
+        FileExistsError,
+        match=r"mine already exists; choose another directory or pass force=True to replace it",
     ):
         check_output(other)
     (tmp_path / "a-file").write_text("x")

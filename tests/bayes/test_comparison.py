@@ -9,6 +9,7 @@ from bayescal.models.stack import arviz
 
 import bayescal as bc
 from bayescal.bayes.comparison import pareto_smoothed_log_weights, pattern_loo
+from tests.helpers import label_probability_by_rows
 
 CHANNELS = bc.Channels([0.1, 0.15, 0.2, 0.1], [0.85, 0.8, 0.75, 0.9])
 
@@ -121,3 +122,14 @@ def test_pattern_loo_needs_enough_draws():
         )
     with pytest.raises(ValueError, match=r"at least 100 posterior draws to smooth .*; saw 50"):
         pattern_loo(short)
+
+
+def test_the_fits_aggregated_labels_follow_their_models(fits):
+    """``predict_proba`` of both fits equals the mean over draws of the label posterior from
+    each model's own row likelihood; the dependent pair changes some items' probability."""
+    data, independent, dependent = fits
+    for fit in (independent, dependent):
+        np.testing.assert_allclose(
+            fit.predict_proba(data), label_probability_by_rows(fit, data), rtol=1e-8
+        )
+    assert np.abs(dependent.predict_proba(data) - independent.predict_proba(data)).max() > 0.01

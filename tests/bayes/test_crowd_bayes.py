@@ -9,7 +9,7 @@ import pytest
 import bayescal as bc
 from bayescal.exceptions import IdentificationError
 from bayescal.studies import simulation_based_calibration
-from tests.helpers import CROWD_FIT_GROUP
+from tests.helpers import CROWD_FIT_GROUP, label_probability_by_rows
 
 MODEL = "hierarchical_dawid_skene"
 pytestmark = pytest.mark.xdist_group(CROWD_FIT_GROUP)
@@ -47,6 +47,20 @@ def test_the_fit_recovers_the_crowds_channels_and_prevalence(crowd, fit):
     assert abs(prevalence.mean() - truth) < 0.05
     assert fit.diagnostics["r_hat"].max() < 1.05
     assert fit.diagnostics["divergences"].iloc[0] == 0
+
+
+def test_the_posterior_aggregated_labels_count_the_channels_uncertainty(crowd, fit):
+    """On the crowd's sparse responses: the mean over draws of each item's label posterior
+    (the same from the model's own row likelihood), right about as often as crowd_em's."""
+    responses = crowd.data.responses()
+    probability = fit.predict_proba(responses)
+    np.testing.assert_allclose(probability, label_probability_by_rows(fit, crowd.data), rtol=1e-8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bc.ChannelWarning)
+        em = bc.crowd_em(responses)
+    posterior_right = (fit.predict(responses) == crowd.labels).mean()
+    assert posterior_right > 0.85
+    assert posterior_right >= (em.predict(responses) == crowd.labels).mean() - 0.01
 
 
 def test_spammers_and_adversaries_are_estimated_not_refused(crowd, fit):

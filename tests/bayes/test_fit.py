@@ -480,9 +480,10 @@ def test_an_edited_model_never_loads_the_executable_of_its_previous_version(tmp_
 
 
 def test_the_digest_reads_every_bayescal_module_the_models_trace():
-    """The programs trace the pattern likelihood of bayescal.channels.dependence and the
-    shared difficulty's (bayescal.channels.difficulty, which the models also import for its
-    quadrature's size): an edit there must change the cache key too.
+    """The programs trace the pattern likelihood of bayescal.channels.pattern_likelihood (its
+    dependent pairs' bounds too), the shared difficulty's (bayescal.channels.difficulty, which
+    the models also import for its quadrature's size) and build their designs with
+    bayescal.channels.dependence: an edit there must change the cache key too.
     bayescal.data.cells is imported by the models for its data container only."""
     import ast
 
@@ -497,7 +498,11 @@ def test_the_digest_reads_every_bayescal_module_the_models_trace():
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("bayescal."):
                 traced.add(node.module)
     traced -= {"bayescal.data.cells"}
-    assert traced == {"bayescal.channels.dependence", "bayescal.channels.difficulty"}
+    assert traced == {
+        "bayescal.channels.dependence",
+        "bayescal.channels.difficulty",
+        "bayescal.channels.pattern_likelihood",
+    }
     for module in (*traced, "bayescal.bayes.sampler", "bayescal.bayes.registry"):
         path = package.joinpath(*module.split(".")[1:]).with_suffix(".py")
         assert path.resolve() in digested, module

@@ -8,6 +8,7 @@ import pytest
 
 import bayescal as bc
 from bayescal.exceptions import IdentificationError
+from tests.helpers import label_probability_by_rows
 
 LOW = bc.Channels([0.10, 0.15, 0.20, 0.10], [0.85, 0.80, 0.75, 0.90])
 #: where the predictor scores high the judges share its blind spot: more false positives
@@ -44,6 +45,10 @@ def test_loo_prefers_channels_per_group_when_the_noise_depends_on_the_score(tmp_
     # each group's channels recovered: group 1 (scores >= 0.5) has the high false-positive rates
     np.testing.assert_allclose(a.mean(axis=0)[4:], HIGH.a, atol=0.06)
     np.testing.assert_allclose(a.mean(axis=0)[:4], LOW.a, atol=0.06)
+    # the aggregated labels use each item's group's channels and class proportion
+    np.testing.assert_allclose(
+        by_group.predict_proba(data), label_probability_by_rows(by_group, data), rtol=1e-8
+    )
     table = bc.compare_models({"shared": shared, "by group": by_group})
     assert table.index[0] == "by group"
     assert table.loc["shared", "elpd_diff"] > 2 * table.loc["shared", "dse"]

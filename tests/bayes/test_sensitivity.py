@@ -1,11 +1,18 @@
 """Prior sensitivity: refits under a prior grid with one compiled sampler, and power-scaling."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import bayescal as bc
 from bayescal.bayes.sampler import Sampler
-from bayescal.bayes.sensitivity import _diagnosis, power_scaling, prior_grid, prior_sensitivity
+from bayescal.bayes.sensitivity import (
+    PriorSensitivity,
+    _diagnosis,
+    power_scaling,
+    prior_grid,
+    prior_sensitivity,
+)
 from tests.helpers import fake_fit
 
 SETTINGS = {"num_chains": 4, "num_warmup": 1000, "num_samples": 1000, "seed": 3}
@@ -181,3 +188,30 @@ def test_every_prior_is_fitted_with_the_dependent_pair():
     np.testing.assert_array_equal(result.fits["mild"].covariance_draws(), direct.covariance_draws())
     with pytest.raises(ValueError, match="dependent: 'a9' is not an annotator"):
         prior_sensitivity(data, priors=priors, dependent=[("a0", "a9")], **quick)
+
+
+@pytest.mark.parametrize(
+    ("shift", "verdict"),
+    [
+        (0.3, "The conclusions do not depend on these priors."),
+        (0.8, "report this table beside the result."),
+        (2.5, "The priors matter: the labels alone do not pin down b[ann]"),
+    ],
+)
+def test_the_conclusion_says_in_words_how_much_the_priors_matter(shift, verdict):
+    rows = [
+        ("flat", "b[ann]", 0.0),
+        ("flat", "nc_ece", 0.0),
+        ("expert", "b[ann]", -shift),
+        ("expert", "nc_ece", 0.1),
+    ]
+    table = pd.DataFrame(
+        {"shift": [row[2] for row in rows]},
+        index=pd.MultiIndex.from_tuples([row[:2] for row in rows], names=["prior", "quantity"]),
+    )
+    conclusion = PriorSensitivity(table, {}, {}, "flat", 0.9).conclusion()
+    assert conclusion.startswith(
+        "Against the reference prior 'flat', NC-ECE moved by at most 0.10 reference sd; the "
+        f"largest move is b[ann] under 'expert' ({shift:.2f} sd)."
+    )
+    assert verdict in conclusion

@@ -8,11 +8,10 @@ import numpy as np
 import pytest
 
 import bayescal as bc
-from bayescal.channels.dependence import (
+from bayescal.channels.dependence import dependent_pairs, mask_combinations
+from bayescal.channels.pattern_likelihood import (
     covariance_bounds,
     covariance_from_share,
-    dependent_pairs,
-    mask_combinations,
     pattern_log_prob,
 )
 from bayescal.exceptions import IdentificationError, WeakIdentificationWarning

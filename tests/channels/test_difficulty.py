@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import bayescal as bc
-from bayescal.channels.dependence import mask_combinations, pattern_log_prob
+from bayescal.channels.dependence import mask_combinations
 from bayescal.channels.difficulty import (
     QUADRATURE_NODES,
     REFERENCE_NODES,
@@ -17,7 +17,9 @@ from bayescal.channels.difficulty import (
     likelihood_error,
     quadrature,
 )
+from bayescal.channels.pattern_likelihood import pattern_log_prob
 from bayescal.exceptions import IdentificationError
+from tests.helpers import label_probability_by_rows
 
 CHANNELS = bc.Channels([0.1, 0.15, 0.2, 0.1], [0.85, 0.8, 0.75, 0.9])
 
@@ -135,6 +137,14 @@ def test_fit_recovers_the_marginal_channels_and_loadings(difficulty_fits, tmp_pa
     np.testing.assert_allclose(
         loaded.pointwise_log_likelihood().values, fit.pointwise_log_likelihood().values
     )
+
+
+def test_the_shared_difficulty_fits_aggregated_labels_follow_its_model(difficulty_fits):
+    sim, independent, shared = difficulty_fits
+    probability = shared.predict_proba(sim.data)
+    np.testing.assert_allclose(probability, label_probability_by_rows(shared, sim.data), rtol=1e-8)
+    assert np.abs(probability - independent.predict_proba(sim.data)).max() > 0.01
+    assert (shared.predict(sim.data) == sim.labels).mean() > 0.8
 
 
 def test_loo_prefers_the_shared_difficulty_model_and_its_checks_pass(difficulty_fits):

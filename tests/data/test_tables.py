@@ -12,7 +12,7 @@ import pytest
 
 import bayescal as bc
 from bayescal.bayes.priors import read_priors
-from bayescal.data.tables import TableError, read_long_tables, read_wide_table
+from bayescal.data.tables import TableError, read_label_table, read_long_tables, read_wide_table
 from bayescal.report.folders import write_atomic, write_json, write_table
 from tests.helpers import small_fake_fit
 
@@ -313,3 +313,32 @@ def test_loading_what_is_not_a_bayescal_posterior_says_so(tmp_path):
         r"'sample_stats', 'constant_data'\]\)",
     ):
         bc.BayesFit.load(tmp_path / "other.nc")
+
+
+def test_a_label_table_is_read_without_scores_wide_or_long(tmp_path):
+    """``read_label_table`` (issue 37, item 7): a wide Parquet table by row number keeps an
+    item without labels; a long one keeps its items in order of first appearance, the gold
+    per item; a wide table needs its annotators."""
+
+    wide = pd.DataFrame({"ann": [1, 0, None], "bob": [1, None, None], "gold": [None, 0, 1]})
+    wide.to_parquet(tmp_path / "wide.parquet")
+    table = read_label_table(tmp_path / "wide.parquet", annotators=["ann", "bob"], gold="gold")
+    assert table.items == ["0", "1", "2"] and table.item == "item"
+    assert table.responses.labels_per_item().tolist() == [2, 1, 0]
+    assert table.responses.gold.tolist() == [-1, 0, 1]
+    long = pd.DataFrame(
+        {
+            "item": ["q", "p", "q"],
+            "annotator": ["x", "x", "y"],
+            "label": [1, 0, 1],
+            "gold": [1, None, 1],
+        }
+    )
+    long.to_csv(tmp_path / "long.csv", index=False)
+    table = read_label_table(tmp_path / "long.csv", long=True, gold="gold")
+    assert table.items == ["q", "p"] and table.responses.gold.tolist() == [1, -1]
+    assert table.responses.annotator_names == ("x", "y")
+    with pytest.raises(
+        ValueError, match=r"annotators is required for a wide table \(or pass long=True\)"
+    ):
+        read_label_table(tmp_path / "wide.parquet")

@@ -26,7 +26,7 @@ from scipy import special, stats
 
 import bayescal as bc
 from bayescal.bayes.sampler import Sampler
-from bayescal.channels.dependence import pattern_log_prob
+from bayescal.channels.pattern_likelihood import pattern_log_prob
 from bayescal.data.responses import Responses
 
 

@@ -14,7 +14,7 @@ from scipy import special, stats
 
 import bayescal as bc
 from bayescal.bayes.registry import channel_model
-from bayescal.channels.dependence import pattern_log_prob
+from bayescal.channels.pattern_likelihood import pattern_log_prob
 
 
 @pytest.fixture(autouse=True)
