@@ -31,14 +31,19 @@ __all__ = [
     "DEFAULT_N_BINS",
     "Interval",
     "Result",
+    "abbreviated",
+    "announce",
+    "chance_text",
     "fingerprint",
     "lazy_names",
     "moved_modules",
     "moved_names",
     "old_spellings",
+    "p_value_text",
     "recorded_warnings",
     "silenced",
     "warn_caller",
+    "within_tolerance_text",
 ]
 
 #: Probability mass of every reported interval (credible, predictive or confidence) unless a
@@ -113,6 +118,15 @@ def replicate_bar(n_replicates: int, description: str, progress: bool):
     )
 
 
+def announce(text: str, enabled: bool = True) -> None:
+    """A step that can take seconds says so as it starts: ``bayescal: text...`` on standard
+    error, at once, when ``enabled`` (the caller asked for progress).  Standard error is where
+    a notebook shows it under the cell and where a shell keeps it out of ``--json`` output,
+    so that neither sits silent while a sampler compiles or a report is drawn."""
+    if enabled:
+        print(f"bayescal: {text}...", file=sys.stderr, flush=True)
+
+
 @contextlib.contextmanager
 def recorded_warnings():
     """Record every warning shown inside this block, once each, as the line
@@ -157,6 +171,38 @@ def abbreviated(names, count: int) -> str:
     names = [str(name) for name in names]
     shown = ", ".join(names[:count])
     return f"{shown} and {len(names) - count} more" if len(names) > count else shown
+
+
+#: Below this a p-value is written "< 0.001": its digits say nothing more a reader can use.
+SMALLEST_P_SHOWN = 0.001
+
+
+def p_value_text(p, *, named: str | None = None) -> str:
+    """A p-value as every output writes it: three decimals (``0.383``), ``"< 0.001"`` below
+    :data:`SMALLEST_P_SHOWN`, an em dash when there is none (None or NaN); after its ``named``
+    when given (``"p = 0.383"``, ``"p < 0.001"``)."""
+    if p is None or p != p:
+        text = "—"
+    else:
+        text = f"< {SMALLEST_P_SHOWN:g}" if p < SMALLEST_P_SHOWN else f"{p:.3f}"
+    if named is None:
+        return text
+    return f"{named} {text}" if text.startswith("<") else f"{named} = {text}"
+
+
+def chance_text(probability: float) -> str:
+    """A posterior probability as a reader takes it in: a whole percentage, ``"< 1%"`` or
+    ``"> 99%"`` at the ends (two decimals of a probability read as a certainty there)."""
+    if probability < 0.005:
+        return "< 1%"
+    if probability > 0.995:
+        return "> 99%"
+    return f"{probability:.0%}"
+
+
+def within_tolerance_text(probability: float, tolerance: float) -> str:
+    """``P(NC-ECE <= tolerance)`` in words: what the verdicts and tables print."""
+    return f"chance that NC-ECE is at most {tolerance:g}: {chance_text(probability)}"
 
 
 class Interval(NamedTuple):

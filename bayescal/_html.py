@@ -10,6 +10,8 @@ import math
 import re
 from typing import NamedTuple
 
+from ._api import p_value_text
+
 __all__ = ["ChannelRow", "cell", "channel_table", "checks_table", "number", "row", "table"]
 
 
@@ -22,15 +24,40 @@ def number(value, digits: int = 4) -> str:
     return "—" if _undefined(value) else f"{value:.{digits}f}"
 
 
-def cell(value, identifier: str | None = None, *, text: bool = False) -> str:
-    """A table cell; ``identifier`` gives it a stable ``id``, ``text`` aligns it left.
+def significant(value, digits: int = 3) -> str:
+    """``value`` to ``digits`` significant digits, never in scientific notation (``1380``,
+    ``36.9``, ``0.497``), or an em dash when it is undefined: one style for a table's
+    statistics, whatever their scale."""
+    if _undefined(value):
+        return "—"
+    if value == 0 or abs(value) >= 10 ** (digits - 1):
+        return f"{value:.0f}"
+    decimals = digits - 1 - math.floor(math.log10(abs(value)))
+    return f"{value:.{decimals}f}"
+
+
+def interval(low, high, digits: int = 3) -> str:
+    """``[low, high]`` by :func:`significant`, or an em dash when undefined."""
+    if _undefined(low) or _undefined(high):
+        return "—"
+    return f"[{significant(low, digits)}, {significant(high, digits)}]"
+
+
+def cell(value, identifier: str | None = None, *, text: bool = False, nowrap: bool = False) -> str:
+    """A table cell; ``identifier`` gives it a stable ``id``, ``text`` aligns it left,
+    ``nowrap`` keeps it on one line (an interval: a narrow notebook column broke every one
+    after its comma).
 
     An identifier holds annotator names, which are the user's column headers: whitespace
     becomes ``_`` (an ``id`` has none) and quotes and brackets are escaped, so that no name
     can end the attribute and write markup into the report."""
     if identifier:
         identifier = html.escape(re.sub(r"\s", "_", identifier), quote=True)
-    attributes = (f' id="{identifier}"' if identifier else "") + (' class="text"' if text else "")
+    attributes = (
+        (f' id="{identifier}"' if identifier else "")
+        + (' class="text"' if text else "")
+        + (' style="white-space: nowrap"' if nowrap else "")
+    )
     return f"<td{attributes}>{html.escape(str(value))}</td>"
 
 
@@ -56,11 +83,16 @@ def checks_table(verdicts, rows) -> str:
     body = [
         row(
             cell(check.check),
-            cell(check.subject, text=True),
-            cell(number(check.observed, 3)),
-            cell(number(check.expected, 3)),
-            cell("—" if _undefined(check.lower) else f"[{check.lower:.3g}, {check.upper:.3g}]"),
-            cell(number(check.p_value, 3)),
+            # a model row's number (degrees of freedom, the smallest gap's quantile) is said
+            # in its note
+            cell(
+                f"{check.subject}: {check.note}" if check.check == "model" else check.subject,
+                text=True,
+            ),
+            cell(significant(check.observed)),
+            cell(significant(check.expected)),
+            cell(interval(check.lower, check.upper), nowrap=True),
+            cell(p_value_text(check.p_value)),
             cell("yes" if check.flag else ""),
             flagged=bool(check.flag),
         )
@@ -116,20 +148,23 @@ def _identifier(key: str | None, suffix: str) -> str | None:
 
 
 def channel_table(rows, level: float) -> str:
-    """The channels' posterior (and EM) estimates, a row per parameter."""
+    """The channels' posterior (and EM) estimates, a row per parameter; the EM column only when
+    some row has an EM estimate (a posterior alone would show a column of dashes)."""
+    with_em = any(entry.em is not None for entry in rows)
     body = []
     for entry in rows:
         low, high = entry.interval
+        em = [cell(number(entry.em), _identifier(entry.key, "em"))] if with_em else []
         body.append(
             row(
                 cell(entry.subject),
                 cell(entry.parameter, text=True),
-                cell(number(entry.em), _identifier(entry.key, "em")),
+                *em,
                 cell(number(entry.mean), _identifier(entry.key, "posterior")),
-                cell(f"[{low:.4f}, {high:.4f}]", _identifier(entry.key, "interval")),
+                cell(f"[{low:.4f}, {high:.4f}]", _identifier(entry.key, "interval"), nowrap=True),
                 cell(number(entry.r_hat, 3)),
                 cell(number(entry.ess_bulk, 0)),
             )
         )
-    header = ["annotator", "parameter", "EM", "posterior mean", f"{level:.0%} interval", "R-hat"]
-    return table([*header, "bulk ESS"], body)
+    header = ["annotator", "parameter", *(["EM"] if with_em else []), "posterior mean"]
+    return table([*header, f"{level:.0%} interval", "R-hat", "bulk ESS"], body)

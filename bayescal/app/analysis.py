@@ -22,6 +22,7 @@ from .. import _validation as v
 from .._api import (
     DEFAULT_LEVEL,
     DEFAULT_N_BINS,
+    announce,
     old_spellings,
     recorded_warnings,
     silenced,
@@ -124,13 +125,13 @@ class Analysis:
         """``summary.json``: strict JSON (an undefined number is ``null`` with a reason)."""
         return json.dumps(self.summary.to_dict(), indent=indent, allow_nan=False)
 
-    def report(self, path, *, force: bool = False):
+    def report(self, path, *, force: bool = False, progress: bool = True):
         """Write the results folder: ``summary.json``, ``posterior.nc``, ``report.html`` and
         ``figures/*.png``; returns the report's path.  An existing folder is refused unless
-        ``force``."""
+        ``force``; with ``progress`` each write says so as it starts."""
         from ..report.folders import write_analysis
 
-        return write_analysis(path, self, force=force)[1]
+        return write_analysis(path, self, force=force, progress=progress)[1]
 
     def plot(self, *, ax=None):
         """The reliability diagram with the corrected band and the naive curves; returns Axes."""
@@ -213,16 +214,32 @@ class _Tables(NamedTuple):
     naive: dict  # the naive targets of each pattern, by name
 
 
+#: What each step of an analysis that can take seconds says as it starts (with progress on).
+STEP_LINES = {
+    "em": "estimating the annotators' channels by EM",
+    "nuts": "sampling the posterior of the channels (NUTS)",
+    "push_through": "NC-ECE of every posterior draw",
+    "checks": "checking the model against the labels",
+    "calibration_test": "testing the calibration",
+    "recalibration_preview": "fitting recalibration maps on half of the items (the preview)",
+    "rates": "corrected rates",
+}
+
+
 class _Steps:
     """Runs the steps of an analysis in order, each ``step(*args) -> (result, parts)``: it keeps
     each step's wall time (``Summary.timings``) and the parts of the :class:`Summary` it
-    returns (field name -> section)."""
+    returns (field name -> section), and with ``progress`` says which step starts
+    (:data:`STEP_LINES`)."""
 
-    def __init__(self):
+    def __init__(self, progress: bool = False):
         self.timings: dict[str, float] = {}
         self.parts: dict = {}
+        self.progress = progress
 
     def __call__(self, name: str, step, *args):
+        if name in STEP_LINES:
+            announce(STEP_LINES[name], self.progress)
         start = time.perf_counter()
         try:
             result, parts = step(*args)
@@ -357,10 +374,12 @@ def analyse(
         Seeds every random step: the EM starts, NUTS, the bootstraps, the preview's halves
         (``sampler``'s seed, 0 unless it says otherwise).
     progress : bool, optional
-        Progress bars of the sampler where standard error is a terminal (``sampler``'s, off
-        unless it says otherwise).
+        A line on standard error as each step that can take seconds starts, and the sampler's
+        progress bar: on unless ``sampler`` or ``progress=False`` says otherwise (a notebook
+        cell then never sits silent).
     sampler : SamplerSettings, optional
-        NUTS settings (:func:`bayescal.fit_bayes`); default ``SamplerSettings(progress=False)``.
+        NUTS settings (:func:`bayescal.fit_bayes`); default ``SamplerSettings()`` with
+        progress on.
         ``seed`` and ``progress``, when given, take the place of its fields.
     bayes_options : dict, optional
         Deprecated since bayescal 0.2: the same settings as ``sampler=SamplerSettings(...)``.
@@ -389,7 +408,7 @@ def analyse(
     """
     settings = _sampler_settings(sampler, seed, progress, bayes_options)
     seed = settings.seed
-    steps = _Steps()
+    steps = _Steps(settings.progress)
     inputs = steps(
         "model_choice",
         _read,
@@ -707,10 +726,10 @@ def _summarise(inputs: _Inputs, fit, posterior, test, ece, seed: int, timings: d
 
 
 def _sampler_settings(sampler, seed, progress, bayes_options) -> SamplerSettings:
-    """The analysis' NUTS settings: ``sampler`` (default without a progress bar) with ``seed``
-    and ``progress`` given in their place, and the deprecated ``bayes_options`` folded in."""
+    """The analysis' NUTS settings: ``sampler`` (default with progress) with ``seed`` and
+    ``progress`` given in their place, and the deprecated ``bayes_options`` folded in."""
     settings = sampler_settings(
-        sampler, SamplerSettings(progress=False), seed=seed, progress=progress
+        sampler, SamplerSettings(progress=True), seed=seed, progress=progress
     )
     if bayes_options is None:
         return settings

@@ -161,6 +161,7 @@ def run_fit(args) -> str:
         force=args.force,
         input_record=_input_record(args),
         read_seconds=read_seconds,
+        progress=_progress(args),
     )
     if args.json:
         return json.dumps(summary.to_dict(), indent=2, allow_nan=False)

@@ -418,7 +418,11 @@ class BayesFit(PredictsLabels):
         )
 
     def __repr__(self) -> str:
-        return f"BayesFit(model={self.model!r}, annotators={list(self.annotator_names)}, chains={self.num_chains}, draws={self.n_draws})"
+        draws_per_chain = self.chains["a"].shape[1]
+        return (
+            f"BayesFit(model={self.model!r}, annotators=[{abbreviated(self.annotator_names, 8)}], "
+            f"chains={self.num_chains}, draws_per_chain={draws_per_chain})"
+        )
 
     def _repr_html_(self) -> str:
         """The channel table of the report: posterior mean, equal-tailed interval, R-hat, ESS."""
@@ -508,11 +512,13 @@ def _diagnostics(
     run's divergences in every row."""
     named = named_parameters(chains["a"], chains["b"], chains["prevalence"], names, groups)
     named |= population_parameters(chains) | covariance_parameters(chains, dependent)
+    # as ArviZ's summary reports them: the effective sample sizes in whole draws; R-hat to
+    # three decimals, the precision of its threshold (1.01), where ArviZ shows two
     return pd.DataFrame(
         {
-            "r_hat": [rank_normalized_rhat(draws) for draws in named.values()],
-            "ess_bulk": [ess_bulk(draws) for draws in named.values()],
-            "ess_tail": [ess_tail(draws) for draws in named.values()],
+            "r_hat": [np.round(rank_normalized_rhat(draws), 3) for draws in named.values()],
+            "ess_bulk": [np.round(ess_bulk(draws)) for draws in named.values()],
+            "ess_tail": [np.round(ess_tail(draws)) for draws in named.values()],
             "divergences": divergences,
         },
         index=list(named),

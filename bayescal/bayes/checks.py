@@ -44,7 +44,7 @@ import pandas as pd
 
 from .. import _html
 from .. import _validation as v
-from .._api import DEFAULT_LEVEL, abbreviated, old_spellings
+from .._api import DEFAULT_LEVEL, abbreviated, old_spellings, p_value_text
 from ..channels.crowd_em import CROWD_ANNOTATORS
 from ..data.annotated_scores import AnnotatedScores
 from ..data.responses import Responses
@@ -273,8 +273,8 @@ def crowd_status_rows(
             "observed": float(n_responses - parameters),
             "flag": False,
             "note": (
-                f"checked on the {n_responses} sparse responses (crowd checks, "
-                f"bayescal.bayes.checks): {parameters} free parameters"
+                f"{n_responses - parameters} degrees of freedom ({n_responses} labels, "
+                f"{parameters} parameters), checked label by label as a crowd's"
             ),
         },
         {
@@ -282,14 +282,21 @@ def crowd_status_rows(
             "subject": "identification",
             "observed": float(gap_floor.max()),
             "flag": bool(len(weak) > a.shape[1] - 3),
-            "note": (
-                f"the 5% posterior quantile of b - a is below {WEAK_GAP_QUANTILE} for "
+            "note": _gap_note(float(gap_floor.max()), "largest")
+            + (
+                f"; the 5% posterior quantile of b - a is below {WEAK_GAP_QUANTILE} for "
                 f"{len(weak)} of {a.shape[1]} workers ({abbreviated(weak, 8)}): their labels carry little"
                 if weak
-                else "no sign of weak identification"
+                else "; no sign of weak identification"
             ),
         },
     ]
+
+
+def _gap_note(value: float, which: str) -> str:
+    """What an ``identification`` row's number is: the ``which`` (smallest or largest) of the
+    annotators' 5% posterior quantiles of ``b - a``."""
+    return f"the {which} annotator's 5% posterior quantile of b - a is {value:.3f}"
 
 
 # --- the checks -----------------------------------------------------------------------------------
@@ -477,9 +484,12 @@ def _status_rows(fit: BayesFit, design: PatternDesign, grouped: bool) -> list[di
             "subject": "identification",
             "observed": float(gap_floor.min()),
             "flag": bool(weak),
-            "note": ("weakly identified: " + "; ".join(weak))
-            if weak
-            else "no sign of weak identification",
+            "note": _gap_note(float(gap_floor.min()), "smallest")
+            + (
+                "; weakly identified: " + "; ".join(weak)
+                if weak
+                else "; no sign of weak identification"
+            ),
         }
     )
     return rows
@@ -655,7 +665,10 @@ def check_table(checks) -> pd.DataFrame:
 
 def _p_values(global_rows: pd.DataFrame) -> str:
     classic, sampled = global_rows.iloc[0], global_rows.iloc[1]
-    return f"sampled-posterior p = {sampled['p_value']:.3f}, posterior predictive p = {classic['p_value']:.3f}"
+    return (
+        f"{p_value_text(sampled['p_value'], named='sampled-posterior p')}, "
+        f"{p_value_text(classic['p_value'], named='posterior predictive p')}"
+    )
 
 
 #: Flagged pairs spelled out in the verdicts (the table has them all).

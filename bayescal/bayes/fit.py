@@ -10,7 +10,6 @@ for later processes (:mod:`bayescal.bayes.compile_cache`), and packs the run int
 
 from __future__ import annotations
 
-import sys
 from typing import NamedTuple
 
 import numpy as np
@@ -316,8 +315,7 @@ def sampler_for(
     as the sampler fits them (pattern counts, or responses for the hierarchical model): what
     :func:`fit_bayes` and :func:`bayescal.prior_sensitivity` share."""
     model = channel_model(model)
-    progress = settings.progress and sys.stderr.isatty()
-    run = (settings.num_chains, settings.num_warmup, settings.num_samples, progress)
+    run = (settings.num_chains, settings.num_warmup, settings.num_samples, settings.progress)
     where = f"{caller}(model={model.name!r})"
     if model.on_responses:
         if dependent is not None:

@@ -35,7 +35,15 @@ import numpy as np
 
 from .. import _html
 from .. import _validation as v
-from .._api import DEFAULT_FIT_BINS, DEFAULT_LEVEL, DEFAULT_N_BINS, Interval, Result, old_spellings
+from .._api import (
+    DEFAULT_FIT_BINS,
+    DEFAULT_LEVEL,
+    DEFAULT_N_BINS,
+    Interval,
+    Result,
+    chance_text,
+    old_spellings,
+)
 from ..correction.crowd import crowd_target_draws, report_unlabelled, response_moment_draws
 from ..correction.gold_interval import corrected_draws
 from ..correction.known_channels import (
@@ -132,8 +140,8 @@ class PosteriorECE:
                 _html.cell(f"[{self.hdi[0]:.4f}, {self.hdi[1]:.4f}]"),
             ),
             _html.row(
-                _html.cell(f"P(NC-ECE <= {self.tolerance:g})"),
-                _html.cell(_html.number(self.prob_calibrated, 3)),
+                _html.cell(f"chance that NC-ECE is at most {self.tolerance:g}"),
+                _html.cell(chance_text(self.prob_calibrated)),
             ),
             _html.row(_html.cell("uncertainty"), _html.cell(self.uncertainty, text=True)),
             _html.row(_html.cell("draws"), _html.cell(self.draws.size)),

@@ -6,6 +6,7 @@ here too, beside the code that samples them; the models are :mod:`bayescal.bayes
 
 from __future__ import annotations
 
+import sys
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
@@ -18,6 +19,7 @@ import numpy as np
 from jax.sharding import Mesh
 from jax.sharding import PartitionSpec as P
 
+from .._api import announce
 from ..data.cells import tabulate
 from ..models import (
     POPULATION_SITES,
@@ -95,6 +97,10 @@ def padded_rows(n_rows: int) -> int:
 FINE_PADDING_ROWS = 1024
 
 
+#: How long a compilation takes, in seconds, as the line announcing one says: measured on two
+#: cores (``benchmarks/progress_gaps.py``: 2.8 s for Dawid–Skene on four annotators, 5.6 s
+#: for the hierarchical model of a crowd of 150 workers), with room for a slower machine.
+COMPILE_SECONDS = (3, 10)
 #: The warm-up runs in this many compiled chunks (:func:`chunk_length`).
 WARMUP_CHUNKS = 20
 
@@ -308,6 +314,11 @@ class Sampler:
         compiled = {part: _compile_cache.load((*key, part), self.devices) for part in PARTS}
         self.compiled_from = "disk"
         if any(program is None for program in compiled.values()):
+            announce(
+                f"compiling the sampler for this model and data layout (usually "
+                f"{COMPILE_SECONDS[0]}-{COMPILE_SECONDS[1]} s; kept for later runs)",
+                self.progress,
+            )
             compiled = self._compile(seed, shared)
             for part, program in compiled.items():
                 _compile_cache.store((*key, part), program)
@@ -359,7 +370,13 @@ class Sampler:
             if self._compiled is None:
                 self._compiled = self._compiled_programs(seed, shared)
             states = self._compiled["start"](seed, *shared)
-            bar = _progress_bar(total, self.num_chains) if self.progress else None
+            # a bar redrawn in place needs a terminal; elsewhere (a notebook, a log) the
+            # step's line says what runs
+            bar = (
+                _progress_bar(total, self.num_chains)
+                if self.progress and sys.stderr.isatty()
+                else None
+            )
             pieces = []
             for done in range(0, total, self.chunk):
                 states, piece = self._compiled["advance"](states, *shared)

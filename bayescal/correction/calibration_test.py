@@ -92,7 +92,7 @@ from ..channels.crowd_em import as_responses, shared_channel_index
 from ..channels.dependence import dependent_pairs
 from ..channels.refits import refit_all
 from ..data.annotated_scores import AnnotatedScores
-from ..exceptions import BinningWarning, ChannelFitError
+from ..exceptions import BinningWarning, ChannelFitError, ChannelWarning
 from ..metrics.calibration import assign_bins
 from ._channel_screen import screen_channels
 from .crowd import MIN_ITEM_PRECISION
@@ -297,16 +297,18 @@ class CalibrationLayout:
                 else ""
             )
             raise ValueError(
-                f"data: {n_tested} items have labels informative enough to test (IV precision "
-                f"at least {MIN_ITEM_PRECISION:g}); the test needs "
+                f"data: {n_tested} items have labels informative enough to test (together "
+                f"telling at least as much as {MIN_ITEM_PRECISION:g} perfectly reliable label); "
+                "the test needs "
                 f"at least min_bin_items={min_bin_items} in a bin{extremes}"
             )
         if n_labelled < data.n_items:
             warn_caller(
                 f"calibration_test: {data.n_items - n_labelled} of {data.n_items} items have no "
-                f"label from an informative annotator, or labels of IV precision below "
-                f"{MIN_ITEM_PRECISION:g}, and are left out of the test",
-                BinningWarning,
+                "label from an informative annotator, or labels that together tell less than "
+                f"{MIN_ITEM_PRECISION:g} perfectly reliable label would, and are left out of the "
+                "test",
+                ChannelWarning,
             )
         if n_extremes:
             warn_caller(

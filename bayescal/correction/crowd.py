@@ -108,7 +108,8 @@ def report_unlabelled(dropped: np.ndarray, n_items: int) -> None:
             )
         warn_caller(
             f"{how_many} have labels only from workers too uninformative to correct "
-            f"them (IV precision below {MIN_ITEM_PRECISION:g}) and count as unlabelled",
+            f"them (together the labels tell less than {MIN_ITEM_PRECISION:g} perfectly reliable "
+            "label would) and count as unlabelled",
             ChannelWarning,
         )
 

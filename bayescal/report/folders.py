@@ -28,7 +28,7 @@ import tempfile
 import time
 from typing import NamedTuple
 
-from .._api import old_spellings
+from .._api import announce, old_spellings
 from ..channels.label_posteriors import aggregated_labels
 from ..data.tables import TABLE_SUFFIXES, TEXT_SUFFIXES, CsvFormat, read_json, sniff
 from ..exceptions import TableError
@@ -297,7 +297,13 @@ class Written(NamedTuple):
 
 
 def write_analysis(
-    out, analysis, *, force: bool = False, input_record: dict | None = None, read_seconds=None
+    out,
+    analysis,
+    *,
+    force: bool = False,
+    input_record: dict | None = None,
+    read_seconds=None,
+    progress: bool = False,
 ) -> Written:
     """Write an :class:`~bayescal.app.Analysis` into the folder ``out``, whole.
 
@@ -306,7 +312,8 @@ def write_analysis(
     as its ``input`` and the seconds of reading, when given, and of writing added to
     ``timings``), all into a fresh folder that then replaces ``out``
     (:func:`~bayescal.report.folders.staged_output`: an interrupted run leaves ``out`` as it was, and an
-    existing ``out`` needs ``force``).  Returns the summary as written and the report's path.
+    existing ``out`` needs ``force``).  With ``progress``, each of the two writes says so as it
+    starts.  Returns the summary as written and the report's path.
     """
     summary = analysis.summary
     if input_record is not None:
@@ -322,8 +329,10 @@ def write_analysis(
     out = pathlib.Path(out)
     with staged_output(out, force=force, inputs=inputs) as staging:
         start = time.perf_counter()
+        announce(f"writing the posterior ({POSTERIOR_FILE})", progress)
         analysis.bayes_fit.save(staging / POSTERIOR_FILE, run=run)
         written = time.perf_counter()
+        announce(f"drawing the figures and writing the report ({REPORT_FILE})", progress)
         # the report shows no timings: it is the same when re-rendered
         render_report(staging, summary=summary)
         summary = summary.with_timings(

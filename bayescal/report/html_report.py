@@ -18,6 +18,7 @@ import shlex
 
 import numpy as np
 
+from .._api import chance_text, p_value_text
 from .._html import ChannelRow, cell, channel_table, checks_table, number, row, table
 from ..bayes.registry import em_estimator
 from .plotting import shown_workers
@@ -68,7 +69,7 @@ def _verdict_section(summary: Summary) -> str:
     if verdict is None:
         return ""
     nc_ece = verdict.nc_ece
-    p_value = "—" if verdict.p_value is None else f"{verdict.p_value:.3g}"
+    p_value = p_value_text(verdict.p_value)
     return (
         '<section class="verdict" id="verdict">'
         f'<p class="sentence" id="verdict-sentence">{html.escape(verdict.sentence)}</p>'
@@ -76,8 +77,9 @@ def _verdict_section(summary: Summary) -> str:
         f'<b id="verdict-nc-ece">{nc_ece.median:.4f}</b>, {nc_ece.level:.0%} interval '
         f'<span id="verdict-nc-ece-interval">{_interval(nc_ece.interval)}</span>; '
         f'calibration test p-value <b id="verdict-p-value">{p_value}</b>; '
-        f"P(NC-ECE ≤ {verdict.tolerance:g}) = "
-        f'<b id="verdict-prob-within-tolerance">{verdict.prob_within_tolerance:.2f}</b>.</p>'
+        f"chance that NC-ECE is at most {verdict.tolerance:g} "
+        "(a predictor that close to calibrated needs no fixing): "
+        f'<b id="verdict-prob-within-tolerance">{chance_text(verdict.prob_within_tolerance)}</b>.</p>'
         '<p class="note">It replaces the naive ECE against the raw votes: '
         f'<span id="verdict-naive-soft-vote">{verdict.naive["soft_vote"]:.4f}</span> (soft vote), '
         f'<span id="verdict-naive-majority-vote">{verdict.naive["majority_vote"]:.4f}</span> '
@@ -196,7 +198,7 @@ def _test_section(summary: Summary) -> str:
     return "\n".join(
         [
             f"<p>Statistic {test.statistic:.2f} on {test.df} degrees of freedom, p-value "
-            f'<span id="calibration-test-p-value">{test.p_value:.3g}</span>. '
+            f'<span id="calibration-test-p-value">{p_value_text(test.p_value)}</span>. '
             f"{html.escape(test.method)}.</p>",
             table(["scores", "items", "corrected label − score", "share of the statistic"], rows),
             '<p class="note">A positive residual: the predictor is too low there. The test '

@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._api import Result, abbreviated
+from .._api import Result, abbreviated, within_tolerance_text
 from ..bayes.priors import Priors
 from ..metrics.calibration import ReliabilityBand, ReliabilityCurve
 from ..metrics.record import CalibrationRecord
@@ -324,7 +324,7 @@ class Verdict(Section):
         return [
             f"verdict: {self.sentence}",
             f"  NC-ECE {self.nc_ece.median:.4f} [{low:.4f}, {high:.4f}] ({self.nc_ece.level:.0%}); "
-            f"P(NC-ECE <= {self.tolerance:g}) = {self.prob_within_tolerance:.2f}; naive ECE "
+            f"{within_tolerance_text(self.prob_within_tolerance, self.tolerance)}; naive ECE "
             f"{self.naive['soft_vote']:.4f} (soft vote), {self.naive['majority_vote']:.4f} "
             "(majority vote)",
         ]

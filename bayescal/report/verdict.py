@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._api import p_value_text
 from ..correction.calibration_test import DETECTION_LEVEL, DETECTION_POWER
 
 #: The test's level for the verdict's "miscalibrated": the level at which the test's
@@ -56,9 +57,7 @@ def verdict_sentence(
     narrow it to the scores strictly between 0 and 1, and the sentence says so."""
     if p_value is None:
         return "no calibration test (it could not be run on these data; see the warnings)"
-    test = (
-        f"calibration test p = {p_value:.2g}" if p_value >= 0.001 else "calibration test p < 0.001"
-    )
+    test = p_value_text(p_value, named="calibration test p")
     if p_value >= VERDICT_LEVEL:
         if detectable_gap is not None:  # a bound: estimated channels find less
             test += (
@@ -76,10 +75,23 @@ def verdict_sentence(
         return f"miscalibrated ({test}), though no single bin's band leaves the diagonal"
     kinds = dict.fromkeys(kind for kind, _, _ in ranges)  # in order of first appearance
     where = [
-        f"{kind} " + " and ".join(_where(low, high) for k, low, high in ranges if k == kind)
+        f"{kind} {_listed([_where(low, high) for k, low, high in ranges if k == kind])} "
+        f"({MEANING[kind]})"
         for kind in kinds
     ]
     return f"miscalibrated ({test}): " + "; ".join(where)
+
+
+#: What each kind means, said beside it: a reader who has not met the terms follows the words.
+MEANING = {
+    "over-confident": "there the scores are further from 0.5 than the true rate: too sure",
+    "under-confident": "there the scores are closer to 0.5 than the true rate: not sure enough",
+}
+
+
+def _listed(parts: list[str]) -> str:
+    """``"a"``, ``"a and b"``, ``"a, b and c"``."""
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def _where(low: float, high: float) -> str:

@@ -114,8 +114,10 @@ def test_a_few_rounded_scores_of_0_or_1_stay_in_their_bins_unsaid():
 def test_row5_the_verdict_narrows_no_evidence_to_the_scores_tested():
     assert verdict_sentence(0.41, [], n_extremes=400) == (
         "no evidence of miscalibration at scores strictly between 0 and 1 (calibration test "
-        "p = 0.41); the 400 scores of exactly 0 or 1 were not tested (see the warnings)"
+        "p = 0.410); the 400 scores of exactly 0 or 1 were not tested (see the warnings)"
     )
-    assert verdict_sentence(0.41, []) == "no evidence of miscalibration (calibration test p = 0.41)"
+    assert (
+        verdict_sentence(0.41, []) == "no evidence of miscalibration (calibration test p = 0.410)"
+    )
     # a rejection needs no such caveat: the items tested already show it
     assert verdict_sentence(0.001, [], n_extremes=400).startswith("miscalibrated (")

@@ -1,6 +1,7 @@
 """Model checks: statistics checked against direct computations, and their behaviour by simulation."""
 
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -198,6 +199,13 @@ def test_model_checks_show_themselves_in_one_line_and_as_the_report_table(five):
     assert f"{len(kept)} of {len(table)} rows shown" in page
     assert all(line.replace("'", "&#x27;") in page for line in checks.verdicts)
     assert page.count('class="flagged"') == len(checks.flagged)
+    # issue 37, item 9: a model row says what its number is; every interval on one line, in
+    # one style of numbers whatever their scale; p-values as the verdicts write them
+    saturation = table.set_index("subject").loc["saturation"]
+    assert f"saturation: {saturation['note']}" in page.replace("&#x27;", "'")
+    assert "identification: the smallest annotator&#x27;s 5% posterior quantile of b - a" in page
+    assert page.count('style="white-space: nowrap"') == len(kept)
+    assert not re.search(r"\d\.\d+e[+-]\d", page) and not re.search(r">\d{2,}\.000<", page)
 
 
 def test_deviance_and_seed_reproducibility(five):

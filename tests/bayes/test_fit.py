@@ -281,7 +281,9 @@ def test_flat_prior_posterior_means_agree_with_em():
     assert bayes2.draws()[2].mean(axis=0) == pytest.approx(em2.prevalence, abs=0.01)
 
 
-def test_the_progress_bar_moves_between_compiled_chunks(capsys):
+def test_the_progress_bar_moves_between_compiled_chunks_on_a_terminal_only(capsys, monkeypatch):
+    """Redrawn in place, the bar needs a terminal; elsewhere (a notebook, a log) the step's
+    line stands for it (issue 37, item 1)."""
     from bayescal.models import PatternDesign
 
     from bayescal.bayes.sampler import Sampler
@@ -289,10 +291,12 @@ def test_the_progress_bar_moves_between_compiled_chunks(capsys):
     design = PatternDesign.from_counts(
         bc.toy_data(500, seed=1).data.compress(), grouped=False, complete=True
     )
-    samples, _ = Sampler(design, "dawid_skene", 2, 50, 50, progress=True).run(
-        design, bc.Priors(), seed=0
-    )
+    sampler = Sampler(design, "dawid_skene", 2, 50, 50, progress=True)
+    samples, _ = sampler.run(design, bc.Priors(), seed=0)
     assert samples["a"].shape == (2, 50, 3)
+    assert "NUTS (2 chains)" not in capsys.readouterr().err
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    sampler.run(design, bc.Priors(), seed=0)
     assert "NUTS (2 chains)" in capsys.readouterr().err
 
 
@@ -526,6 +530,9 @@ def test_a_one_chain_fit_logs_nothing(caplog):
     """Issue 16 item 23: a one-chain fit logged "arviz - WARNING - Shape validation failed"."""
     import logging
 
+    from bayescal.models.stack import arviz
+
+    arviz()  # imported first: its import logs at DEBUG whether ArviZ's optional parts exist
     with caplog.at_level(logging.DEBUG, logger="arviz"):
         fit = bc.fit_bayes(
             bc.toy_data(300, seed=5).data,
@@ -537,3 +544,22 @@ def test_a_one_chain_fit_logs_nothing(caplog):
         fit.idata.posterior.sizes  # noqa: B018  (builds the InferenceData)
         fit.summary()
     assert [record.getMessage() for record in caplog.records] == []
+
+
+def test_the_fit_reads_as_arviz_does(toy_fit):
+    """Issue 37, item 9: draws counted per chain, as ArviZ counts them; R-hat to three
+    decimals and ESS in whole draws; no EM column of dashes in the notebook view."""
+    _, fit = toy_fit
+    chains, per_chain = fit.chains["a"].shape[:2]
+    assert repr(fit) == (
+        f"BayesFit(model='dawid_skene', annotators=[a0, a1, a2], chains={chains}, "
+        f"draws_per_chain={per_chain})"
+    )
+    diagnostics = fit.diagnostics
+    np.testing.assert_array_equal(diagnostics["r_hat"], diagnostics["r_hat"].round(3))
+    for column in ("ess_bulk", "ess_tail"):
+        np.testing.assert_array_equal(diagnostics[column], diagnostics[column].round())
+    summary = fit.summary()
+    np.testing.assert_array_equal(summary["ess_bulk"], summary["ess_bulk"].round())
+    page = fit._repr_html_()
+    assert "<th>EM</th>" not in page and "—" not in page and "<th>posterior mean</th>" in page

@@ -44,7 +44,9 @@ def test_the_statistic_is_the_documented_sum_over_bins():
     annotations[np.random.default_rng(0).random(annotations.shape) < 0.3] = -1  # missing labels
     annotations[(annotations < 0).all(axis=1), 0] = 1  # every item keeps one label
     data = bc.AnnotatedScores(sim.data.scores, annotations)
-    with pytest.warns(bc.BinningWarning, match="below 1"):  # weak single labels left out
+    with pytest.warns(
+        bc.ChannelWarning, match="less than 1 perfectly reliable label"
+    ):  # weak single labels left out
         result = bc.calibration_test(data, WEAK, n_bins=5, min_bin_items=1)
     a, b = WEAK.a, WEAK.b
     expected, tested = _direct_statistic(data.scores, annotations, a, b, np.linspace(0, 1, 6))
@@ -171,7 +173,7 @@ def test_items_without_an_informative_label_are_left_out_and_said():
     annotations = sim.data.annotations.copy()
     annotations[:50] = -1
     data = bc.AnnotatedScores(sim.data.scores, annotations)
-    with pytest.warns(bc.BinningWarning, match=r"50 of 1000 items have no label"):
+    with pytest.warns(bc.ChannelWarning, match=r"50 of 1000 items have no label"):
         result = bc.calibration_test(data, sim.channels)
     assert result.n_tested == 950 and result.n_unlabelled == 50
     # items whose only label comes from a near-random worker (gap 0.01, IV precision about
@@ -179,7 +181,9 @@ def test_items_without_an_informative_label_are_left_out_and_said():
     near_random = bc.Channels([0.1, 0.2, 0.40], [0.9, 0.8, 0.41])
     annotations[50:80, :2] = -1
     data = bc.AnnotatedScores(sim.data.scores, annotations)
-    with pytest.warns(bc.BinningWarning, match=r"80 of 1000 items have no label .* below 1"):
+    with pytest.warns(
+        bc.ChannelWarning, match=r"80 of 1000 items have no label .* less than 1 perfectly reliable"
+    ):
         result = bc.calibration_test(data, near_random)
     assert result.n_tested == 920 and result.n_unlabelled == 80
     spammer = bc.Channels([0.1, 0.2, 0.4], [0.9, 0.8, 0.4])  # the third is uninformative
@@ -219,7 +223,8 @@ def test_items_without_an_informative_label_are_left_out_and_said():
         (
             lambda d, c: bc.calibration_test(d, c, min_bin_items=5000),
             ValueError,
-            r"1000 items have labels informative enough to test \(IV precision at least 1\); "
+            r"1000 items have labels informative enough to test \(together telling at least as much "
+            r"as 1 perfectly reliable label\); "
             r"the test needs at least min_bin_items=5000",
         ),
     ],

@@ -196,7 +196,7 @@ def test_a_bayes_fit_of_the_same_items_is_tested_at_a_draw_of_the_h0_posterior()
     np.testing.assert_allclose(again.channels.b, sim.channels.b[order], atol=0.07)
 
 
-@pytest.mark.filterwarnings("ignore:calibration_test.*left out:bayescal.exceptions.BinningWarning")
+@pytest.mark.filterwarnings("ignore:calibration_test.*left out:bayescal.exceptions.ChannelWarning")
 def test_a_weak_panels_items_are_chosen_at_the_posterior_mean_not_at_one_draw():
     """Three weak annotators (gaps 0.25-0.35: an item's IV precision is about 1.4 at the
     truth, 0.2 at a draw with gaps of 0.1): chosen at one weak draw, no item would be tested."""

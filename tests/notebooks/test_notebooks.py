@@ -20,6 +20,9 @@ import bayescal
 NOTEBOOKS = sorted((pathlib.Path(__file__).resolve().parents[2] / "notebooks").glob("*.ipynb"))
 #: The kernel's file of a cell, which its warnings name: a new one in every run.
 CELL_FILE = re.compile(r"\S*ipykernel_\d+[/\\]\d+\.py")
+#: The line announcing a compilation, shown only when no earlier run stored the sampler: it
+#: depends on the compile cache, not on the code.
+COMPILING = re.compile(r"^bayescal: compiling the sampler .*\n", re.MULTILINE)
 
 
 def executed(path: pathlib.Path, folder) -> nbformat.NotebookNode:
@@ -45,7 +48,9 @@ def shown(notebook) -> list[list[tuple[str, str]]]:
         texts = []
         for output in cell.outputs:
             if output.output_type == "stream":
-                text = CELL_FILE.sub("<cell>", output.text)
+                text = COMPILING.sub("", CELL_FILE.sub("<cell>", output.text))
+                if not text:
+                    continue
                 if texts and texts[-1][0] == output.name:
                     texts[-1] = (output.name, texts[-1][1] + text)
                 else:

@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 import bayescal as bc
+from bayescal._api import chance_text, p_value_text
 from bayescal.app.analysis import analyse
 from bayescal.bayes.sampler import Sampler
 from bayescal.data.tables import read_wide_table
@@ -186,8 +187,8 @@ def test_a_reader_sees_the_verdict_first_and_opens_every_detail_in_chromium(resu
     first_screen = {
         "verdict-sentence": verdict["sentence"],
         "verdict-nc-ece": f"{verdict['nc_ece']['median']:.4f}",
-        "verdict-p-value": f"{verdict['p_value']:.3g}",
-        "verdict-prob-within-tolerance": f"{verdict['prob_within_tolerance']:.2f}",
+        "verdict-p-value": p_value_text(verdict["p_value"]),
+        "verdict-prob-within-tolerance": chance_text(verdict["prob_within_tolerance"]),
         "verdict-naive-soft-vote": f"{summary['ece']['naive']['soft_vote']:.4f}",
     }
     visible = {
@@ -198,7 +199,7 @@ def test_a_reader_sees_the_verdict_first_and_opens_every_detail_in_chromium(resu
         "oracle-ece": f"{summary['ece']['oracle']['value']:.4f}",
         "identification-status": "identified",
         "n-items": "1200",
-        "calibration-test-p-value": f"{summary['calibration_test']['p_value']:.3g}",
+        "calibration-test-p-value": p_value_text(summary["calibration_test"]["p_value"]),
         "recalibration-before": f"{summary['recalibration']['before']['median']:.4f}",
         "recalibration-platt": f"{summary['recalibration']['after']['platt']['median']:.4f}",
         "recalibrate-command": "bayescal recalibrate t.csv --score score",

@@ -54,22 +54,28 @@ def test_bins_whose_band_excludes_the_score_read_as_ranges_of_one_kind():
 
 def test_the_sentence_says_whether_and_where():
     over = [("over-confident", 0.0, 0.4), ("over-confident", 0.7, 1.0)]
-    assert (
-        verdict_sentence(1e-8, over)
-        == "miscalibrated (calibration test p < 0.001): over-confident below 0.4 and above 0.7"
+    too_sure = "(there the scores are further from 0.5 than the true rate: too sure)"
+    assert verdict_sentence(1e-8, over) == (
+        f"miscalibrated (calibration test p < 0.001): over-confident below 0.4 and above 0.7 "
+        f"{too_sure}"
+    )
+    three = [*over[:1], ("over-confident", 0.5, 0.6), over[1]]
+    assert "over-confident below 0.4, between 0.5 and 0.6 and above 0.7 (" in verdict_sentence(
+        1e-8, three
     )
     mixed = [("under-confident", 0.2, 0.4), ("over-confident", 0.0, 1.0)]
     assert verdict_sentence(0.012, mixed) == (
-        "miscalibrated (calibration test p = 0.012): under-confident between 0.2 and 0.4; "
-        "over-confident everywhere"
+        "miscalibrated (calibration test p = 0.012): under-confident between 0.2 and 0.4 "
+        "(there the scores are closer to 0.5 than the true rate: not sure enough); "
+        f"over-confident everywhere {too_sure}"
     )
     assert (
-        verdict_sentence(0.41, over) == "no evidence of miscalibration (calibration test p = 0.41)"
+        verdict_sentence(0.41, over) == "no evidence of miscalibration (calibration test p = 0.410)"
     )
     # a "no evidence" says what it rules out: the test's detectable gap (rule 3 of the second
     # bad-input catalogue: 50 items, one bin, said nothing of the test's power)
     assert verdict_sentence(0.41, over, detectable_gap=0.1934) == (
-        "no evidence of miscalibration (calibration test p = 0.41; a gap below 0.19 between "
+        "no evidence of miscalibration (calibration test p = 0.410; a gap below 0.19 between "
         "score and truth could go unseen: even with known channels the test finds one of that "
         "size only 80% of the time)"
     )
@@ -151,3 +157,28 @@ def test_a_summary_written_before_the_verdict_still_renders(written):
     del document["recalibration"]["n_draws"]
     page = report_html(Summary.from_dict(document), {})
     assert "(one map per posterior draw of the channels)" in page
+
+
+@pytest.mark.parametrize(
+    ("p", "plain", "named"),
+    [
+        (0.3834, "0.383", "p = 0.383"),
+        (0.05, "0.050", "p = 0.050"),
+        (0.00099, "< 0.001", "p < 0.001"),
+        (None, "—", "p = —"),
+        (float("nan"), "—", "p = —"),
+    ],
+)
+def test_every_output_writes_a_p_value_alike(p, plain, named):
+    from bayescal._api import p_value_text
+
+    assert p_value_text(p) == plain and p_value_text(p, named="p") == named
+
+
+@pytest.mark.parametrize(
+    ("probability", "text"), [(0.0, "< 1%"), (0.004, "< 1%"), (0.42, "42%"), (0.999, "> 99%")]
+)
+def test_a_posterior_chance_is_written_as_a_percentage(probability, text):
+    from bayescal._api import within_tolerance_text
+
+    assert within_tolerance_text(probability, 0.01) == f"chance that NC-ECE is at most 0.01: {text}"
