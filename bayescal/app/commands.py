@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 from .. import _validation as v
-from .._api import DEFAULT_N_BINS, warn_caller
+from .._api import DEFAULT_N_BINS, announce, warn_caller
 from .._validation import MISSING
 from ..channels import score_groups
 from ..exceptions import DataWarning, RecalibrationWarning
@@ -193,6 +193,7 @@ def run_report(args) -> str:
 def run_recalibrate(args) -> str:
     """``bayescal recalibrate``: EM channels, a map fitted to corrected labels, recalibrated scores."""
     from ..recalibration import recalibrate
+    from ..recalibration.held_out import MIN_HALF, held_out_check
     from ..report.folders import check_new_column, write_recalibration
     from .model_choice import frequentist_channels
 
@@ -215,6 +216,17 @@ def run_recalibrate(args) -> str:
     fitted = recalibrate(
         data, method=args.method, channels=channel_fit.channels, fit_bins=args.fit_bins
     )
+    held_out = None
+    if data.n_items >= 2 * MIN_HALF:
+        announce("checking the map on the items it was not fitted to", _progress(args))
+        held_out = held_out_check(
+            data,
+            method=args.method,
+            estimator=channel_fit.method,
+            fit_bins=args.fit_bins,
+            seed=args.seed,
+            progress=_progress(args),
+        )
     oracle = None
     if table.truth is not None:  # every item's score is mapped, so every item is scored
         oracle = {
@@ -232,11 +244,15 @@ def run_recalibrate(args) -> str:
         force=args.force,
         inputs=_inputs(args),
         oracle=oracle,
+        held_out=held_out,
     )
     if args.json:
         return json.dumps(document, indent=2, allow_nan=False)
     lines = [
-        f"bayescal recalibrate: {fitted!r} fitted to labels corrected by {channel_fit.described}"
+        f"bayescal recalibrate: {fitted!r} fitted to labels corrected by {channel_fit.described}",
+        held_out.text()
+        if held_out is not None
+        else f"held out: not checked (fewer than {2 * MIN_HALF} labelled items to split)",
     ]
     if oracle is not None:
         lines.append(

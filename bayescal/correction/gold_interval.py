@@ -81,9 +81,9 @@ def note_all_gold(data: AnnotatedScores) -> None:
 
 def resampled_items(data: AnnotatedScores, rng: np.random.Generator) -> np.ndarray:
     """One replicate's items: the gold items and the others drawn apart with replacement,
-    each at its own size."""
-    gold = np.flatnonzero(data.gold != v.MISSING)
-    other = np.flatnonzero(data.gold == v.MISSING)
+    each at its own size (data without gold: every item, drawn with replacement)."""
+    is_gold = np.zeros(data.n_items, bool) if data.gold is None else data.gold != v.MISSING
+    gold, other = np.flatnonzero(is_gold), np.flatnonzero(~is_gold)
     return np.concatenate([rng.choice(part, part.size) for part in (gold, other) if part.size])
 
 

@@ -32,7 +32,7 @@ from ..channels.label_posteriors import ChannelParameters, label_probabilities
 from ..data.annotated_scores import AnnotatedScores
 from ..data.cells import CellStatistics
 from ..data.responses import Responses
-from ..metrics.calibration import BinnedMoments, bin_index, moments_in_bins
+from ..metrics.calibration import BinnedMoments, assign_bins, bin_index, moments_in_bins
 from ._channel_screen import check_channels, screen_channels, without_uninformative
 from .crowd import crowd_prevalence, crowd_targets, report_unlabelled
 from .rectified import GOLD_ESTIMATORS, GoldRows, RectifiedBins, model_bins, rectified_bins
@@ -452,6 +452,18 @@ def corrected_moments(
     correct it counts as unlabelled (one warning), as in the posterior push-through, and the
     moments average over the labelled items in the bins of all.  With gold items the bin
     means are ``gold_estimator``'s (:func:`gold_moments`)."""
+    if is_crowd(data):
+        # a crowd's cells are one per item and go unused: only the bins' edges are needed
+        # (tabulating 2 000 items of 6 000 workers took 0.65 s a call)
+        strategy = v.as_choice(strategy, "strategy", v.BIN_STRATEGIES)
+        v.check_items_annotated(data.annotations, "data.annotations")
+        bins = v.as_n_bins(DEFAULT_N_BINS if n_bins is None else n_bins, data.n_items)
+        _, edges = assign_bins(data.scores, bins, strategy)
+        channels = channels_for(channels, data.annotator_names)
+        targets, labelled = crowd_corrected_labels(
+            data, channels, weights, prevalence, weight_sample
+        )
+        return labelled_moments(data, targets, labelled, edges, strategy, gold_estimator)
     cells = evaluation_cells(data, n_bins, strategy)
     channels = channels_for(channels, cells.annotator_names)
     if isinstance(data, CellStatistics) and data.has_gold:
@@ -465,18 +477,13 @@ def corrected_moments(
         return _gold_bins(
             rows, cells.bin_score_sums, cells.edges, cells.n_items, gold_estimator
         ).moments
-    if not is_crowd(data):
-        fitted_on = None if weight_sample is None else weight_sample.annotations
-        if not cells.has_gold:
-            return cells.moments(cell_targets(cells, channels, weights, prevalence, fitted_on))
-        targets = correct_annotations(
-            data.annotations, channels, weights, prevalence, fitted_on, names=data.annotator_names
-        )
-        labelled = np.ones(data.n_items, dtype=bool)
-    else:
-        targets, labelled = crowd_corrected_labels(
-            data, channels, weights, prevalence, weight_sample
-        )
+    fitted_on = None if weight_sample is None else weight_sample.annotations
+    if not cells.has_gold:
+        return cells.moments(cell_targets(cells, channels, weights, prevalence, fitted_on))
+    targets = correct_annotations(
+        data.annotations, channels, weights, prevalence, fitted_on, names=data.annotator_names
+    )
+    labelled = np.ones(data.n_items, dtype=bool)
     return labelled_moments(data, targets, labelled, cells.edges, strategy, gold_estimator)
 
 

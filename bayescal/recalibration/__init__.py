@@ -32,10 +32,12 @@ the *original* score; each bin's value is the mean target in the bin projected o
 empty bin gets the projected mean of all fitting targets.
 
 Evaluation of a fitted map (:func:`recalibration_study`, App. E.5) bins the *transformed*
-scores ``g(z)``.
+scores ``g(z)``; :func:`held_out_check` scores a map on the half of the items it was not
+fitted to, with intervals.
 """
 
 from ._solver import corrected_log_loss
+from .held_out import HeldOutCheck, held_out_check
 from .maps import (
     DEFAULT_EPS,
     METHODS,
@@ -52,12 +54,14 @@ __all__ = [
     "DEFAULT_EPS",
     "METHODS",
     "TARGETS",
+    "HeldOutCheck",
     "HistogramBinning",
     "MapDraws",
     "PlattScaling",
     "RecalibrationStudy",
     "TemperatureScaling",
     "corrected_log_loss",
+    "held_out_check",
     "make_map",
     "map_from_dict",
     "recalibrate",

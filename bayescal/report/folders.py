@@ -435,11 +435,13 @@ def write_recalibration(
     force=False,
     inputs=(),
     oracle: dict | None = None,
+    held_out=None,
 ):
     """``bayescal recalibrate``'s folder, written whole (:func:`~bayescal.report.folders.staged_output`):
-    ``map.json`` (the map, the channels it was fitted with, the input, and with a truth column
-    the ``oracle_ece`` before and after) and the input table with the recalibrated scores added
-    as ``column``.  Returns the map document and the table's path."""
+    ``map.json`` (the map, the channels it was fitted with, the input, the ``held_out`` check
+    when there is one (:class:`~bayescal.recalibration.held_out.HeldOutCheck`), and with a
+    truth column the ``oracle_ece`` before and after) and the input table with the
+    recalibrated scores added as ``column``.  Returns the map document and the table's path."""
     check_new_column(table, column)
     document = {
         "map": fitted.to_dict(),
@@ -453,6 +455,7 @@ def write_recalibration(
         },
         "input": input_record,
         "output_column": column,
+        **({} if held_out is None else {"held_out": held_out.to_record()}),
         **({} if oracle is None else {"oracle_ece": oracle}),
     }
     return document, _write_mapped(

@@ -410,6 +410,16 @@ def test_recalibrate_writes_the_map_and_the_table_with_one_added_column(judged_t
         f"oracle ECE (truth column, 10 bins): {before:.4f} before, {after:.4f} after (in sample: "
         "the map was fitted to these items' labels)\n" in result.stdout
     )
+    # issue 37, item 8: before and after on the half the check's map was not fitted to
+    held_out = document["held_out"]
+    assert held_out["n_fit"] + held_out["n_held_out"] == len(source)
+    assert held_out["after"] < held_out["before"] and held_out["level"] == 0.9
+    low, high = held_out["before_interval"]
+    assert (
+        f"held out: a map fitted on {held_out['n_fit']} items, scored on the other "
+        f"{held_out['n_held_out']}: NC-ECE {held_out['before']:.4f} [{low:.4f}, {high:.4f}] before"
+        in result.stdout
+    )
 
 
 def test_recalibrate_histogram_on_long_tables(judged_table):
