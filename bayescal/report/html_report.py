@@ -221,11 +221,16 @@ def _data_section(summary: Summary) -> str:
             for name, rate in data.missing_by_annotator.items()
         ),
     ]
+    # a model without score groups has one group of every item: nothing to show
+    grouped = len(data.groups) > 1
     return "\n".join(
         [
             table(["quantity", "value"], rows),
-            "<p>Score groups and their sizes:</p>",
-            table(["group", "items"], [groups]),
+            *(
+                ["<p>Score groups and their sizes:</p>", table(["group", "items"], [groups])]
+                if grouped
+                else []
+            ),
         ]
     )
 

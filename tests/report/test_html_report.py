@@ -19,7 +19,7 @@ from bayescal.bayes.sampler import Sampler
 from bayescal.data.tables import read_wide_table
 from bayescal.report import Summary
 from bayescal.report.folders import load_summary, render_report, write_analysis
-from bayescal.report.html_report import CAPTIONS, report_html
+from bayescal.report.html_report import CAPTIONS, _data_section, report_html
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 #: The flags a headless Chromium needs on a machine without network or sandbox (the machine notes).
@@ -263,6 +263,14 @@ def test_hui_walter_class_balance_weighs_the_groups_that_hold_items():
     expected = (prevalence @ sizes / sizes.sum()).mean()
     balance = analysis.summary.record.class_balance.prevalence_posterior_mean
     assert balance == pytest.approx(expected, rel=1e-12)
+    # the data section lists the score groups (issue 37, item 11: not for a model without any)
+    section = _data_section(analysis.summary)
+    assert "Score groups and their sizes" in section and 'id="group-2-size"' in section
+
+
+def test_a_model_without_score_groups_lists_none(results):
+    _, _, report = results
+    assert "Score groups" not in report.read_text()
 
 
 def test_the_checks_keep_their_level_and_old_summaries_still_load(results):
