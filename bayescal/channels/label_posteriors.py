@@ -9,7 +9,7 @@ App. F.2; Dawid and Skene 1979)::
 with ``log p(A_i | Y = y) = sum_{j observed} [A_ij log r_jy + (1 - A_ij) log(1 - r_jy)]`` for
 annotators independent given ``Y`` (``r_j0 = a_j``, ``r_j1 = b_j``), and the model's own class
 likelihoods for dependent pairs, a shared difficulty or channels per score group
-(:func:`bayescal.channels.dependence.class_log_likelihoods`).  A gold item's probability is its
+(:func:`bayescal.channels.pattern_likelihood.class_log_likelihoods`).  A gold item's probability is its
 gold label.  Rounding at 1/2 gives the aggregated label, the model-based alternative to a
 majority vote; unlike the corrected label ``U_i`` it lies in [0, 1] but is not unbiased for Y.
 
@@ -122,7 +122,8 @@ class PredictsLabels:
     def predict_proba(self, data) -> np.ndarray:
         """Each item's probability of the positive class given its labels,
         ``P(Y_i = 1 | A_i)`` (n,), averaged over the fit's draws (a posterior's: so the
-        channels' uncertainty counts); a gold item's is its gold label (module docstring).
+        channels' uncertainty counts); a gold item's is its gold label, and an item without
+        any label gets its score group's class proportion (module docstring).
 
         ``data`` (an :class:`~bayescal.AnnotatedScores`, or :class:`~bayescal.data.Responses`
         of a long table without scores) holds the fit's items or new ones, labelled by some

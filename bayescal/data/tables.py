@@ -363,18 +363,23 @@ def _refuse_silent_annotators(path: pathlib.Path, frame, who, label: str) -> Non
         )
 
 
+def _kept_annotators(path: pathlib.Path, frame, who, annotator: str, annotators):
+    """The rows of a long table whose annotator (``who``, each row's) is one of
+    ``annotators``; one of them without any row is refused."""
+    wanted = [str(name) for name in annotators]
+    absent = [name for name in wanted if not who.eq(name).any()]
+    if absent:
+        raise TableError(f"{path}: column {annotator!r}: no response from annotator {absent[0]!r}")
+    return frame[who.isin(wanted)]
+
+
 def _long_responses(path, frame, item, annotator, label, annotators, gold):
     """The responses of a long label table (every item kept, in order of first appearance)
     and the item ids."""
     who = frame[annotator].astype(str)
     _refuse_silent_annotators(path, frame, who, label)
     if annotators is not None:
-        absent = [name for name in map(str, annotators) if not who.eq(name).any()]
-        if absent:
-            raise TableError(
-                f"{path}: column {annotator!r}: no response from annotator {absent[0]!r}"
-            )
-        frame = frame[who.isin(list(map(str, annotators)))]
+        frame = _kept_annotators(path, frame, who, annotator, annotators)
     ids = list(dict.fromkeys(frame[item].astype(str)))
     responses = Responses.from_long(
         frame.assign(**{item: frame[item].astype(str)}),
@@ -683,12 +688,7 @@ def read_long_tables(
     _refuse_silent_annotators(labels_path, responses, who, label)
     if annotators is not None:
         annotators = list(annotators)
-        absent = [name for name in annotators if not who.eq(str(name)).any()]
-        if absent:
-            raise TableError(
-                f"{labels_path}: column {annotator!r}: no response from annotator {absent[0]!r}"
-            )
-        responses = responses[who.isin([str(name) for name in annotators])]
+        responses = _kept_annotators(labels_path, responses, who, annotator, annotators)
     truth_labels = _item_columns(scores_path, frame, score, truth)
     data = AnnotatedScores.from_long(
         responses,

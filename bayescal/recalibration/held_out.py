@@ -7,9 +7,8 @@ channels are estimated afresh and NC-ECE computed twice, of the scores as they a
 mapped scores (paper §5, App. E.5).
 
 Each NC-ECE comes with an interval from a bootstrap of the held-out half, its channels refitted
-on every replicate by the batched EM estimators
-(:func:`bayescal.correction.gold_interval.bootstrap_replicates`; other estimators, such as a
-crowd's ``crowd_em``, keep the held-out fit, and the result says so), and the bias correction of a sum of ``|bin moments|`` with its recentred percentile interval
+on every replicate (:func:`bayescal.correction.gold_interval.bootstrap_replicates`; known
+channels stay as they are), and the bias correction of a sum of ``|bin moments|`` with its recentred percentile interval
 (:func:`bayescal.correction.gold_interval.corrected_interval`).  The map is held fixed: the
 interval counts the held-out items' noise and the channels', not the map's own.
 """
@@ -22,7 +21,6 @@ import numpy as np
 
 from .. import _validation as v
 from .._api import DEFAULT_FIT_BINS, DEFAULT_LEVEL, DEFAULT_N_BINS, Interval, Result, silenced
-from ..channels.em import EM_METHODS
 from ..correction.estimation import estimator_function, fit_or_raise
 from ..correction.gold_interval import (
     DEFAULT_REPLICATES,
@@ -57,11 +55,6 @@ class HeldOutCheck(Result):
         Items the map was fitted on and items it was scored on.
     fitted : map
         The map fitted on the first half.
-    channels_refitted : bool
-        Whether the bootstrap refitted the channels on every replicate (the batched EM
-        estimators), or held the held-out half's fit fixed (known channels, and estimators
-        such as ``crowd_em`` whose 200 refits of a large crowd would take minutes); the
-        interval then leaves out the channels' uncertainty, and :meth:`text` says so.
     """
 
     before: float
@@ -72,7 +65,6 @@ class HeldOutCheck(Result):
     n_fit: int
     n_held_out: int
     fitted: object
-    channels_refitted: bool
 
     def to_record(self) -> dict:
         """The numbers, for ``map.json`` (strict JSON)."""
@@ -84,7 +76,6 @@ class HeldOutCheck(Result):
             "level": self.level,
             "n_fit": self.n_fit,
             "n_held_out": self.n_held_out,
-            "channels_refitted": self.channels_refitted,
         }
 
     def text(self) -> str:
@@ -92,9 +83,7 @@ class HeldOutCheck(Result):
         return (
             f"held out: a map fitted on {self.n_fit} items, scored on the other "
             f"{self.n_held_out}: NC-ECE {self.before:.4f} {_shown(self.before_interval)} before, "
-            f"{self.after:.4f} {_shown(self.after_interval)} after ({self.level:.0%} intervals"
-            + ("" if self.channels_refitted else ", the channels held fixed")
-            + ")"
+            f"{self.after:.4f} {_shown(self.after_interval)} after ({self.level:.0%} intervals)"
         )
 
 
@@ -189,12 +178,9 @@ def held_out_check(
             )
 
     observed = moments(held_out, held_out_channels)
-    refitted = fit_channels is not None and name in EM_METHODS
     draws = bootstrap_replicates(
         held_out,
-        (lambda replicates: replicate_channels(estimator, {}, fit_channels, replicates))
-        if refitted
-        else (lambda replicates: [held_out_channels] * len(replicates)),
+        lambda replicates: replicate_channels(estimator, {}, fit_channels, replicates),
         moments,
         n_replicates=n_bootstrap,
         seed=seed,
@@ -212,5 +198,4 @@ def held_out_check(
         fitting.n_items,
         held_out.n_items,
         fitted,
-        refitted,
     )
