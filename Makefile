@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP_RUN := $(VENV)/.installed-run
 STAMP_TEST := $(VENV)/.installed-test
 
-.PHONY: demo test check lint docs notebooks clean bench
+.PHONY: demo test check lint docs outputs clean bench
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "bayescal needs Python >= 3.11; saw " + sys.version'
@@ -56,9 +56,11 @@ check: lint
 
 # The documentation site into docs/_build/html, strict: every warning, a broken cross-reference
 # included, fails the build (tests/test_docs.py runs the same build).
-# Run every notebook and store its outputs: what tests/notebooks checks they show.
-notebooks: $(STAMP_TEST)
-	$(BIN)/python tests/notebooks/test_notebooks.py
+# Store a fresh run of every output the project shows: the getting-started command's (in the
+# README and docs/getting-started.md) and every notebook's, with the numerical stack that made
+# them.  tests/shown_outputs.py says how the tests compare them (exactly on that stack).
+outputs: $(STAMP_TEST)
+	$(BIN)/python -m tests.shown_outputs
 
 docs: $(STAMP_TEST)
 	$(BIN)/python -m sphinx -b html -W -n --keep-going -q docs docs/_build/html

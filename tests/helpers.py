@@ -1,8 +1,10 @@
 """Helpers shared by the test modules."""
 
+import shutil
 from dataclasses import replace
 
 import numpy as np
+import pytest
 from bayescal.models import PatternDesign, ResponseDesign
 
 import bayescal as bc
@@ -17,6 +19,23 @@ CROWD_FIT_GROUP = "crowd_fit"
 #: processes collide ("Port 8787 is already in use", an error under the suite's filters).  One
 #: process runs them, one after another.
 DASK_CLUSTER_GROUP = "dask_cluster"
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+#: The flags a headless Chromium needs on a machine without network or sandbox (the machine notes).
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+#: The tests that render HTML in Chromium skip, saying why, where it is not installed.
+NEEDS_CHROMIUM = pytest.mark.skipif(
+    CHROMIUM is None,
+    reason="Chromium is not installed (apt-get install chromium); .ci/run installs it, so CI runs this test",
+)
 
 
 def fake_fit(data, a, b, prevalence):

@@ -300,8 +300,14 @@ def _channel_sections(fit, channel_fit: ChannelFit, names, level: float):
         diagnostics = {"r_hat": rank_normalized_rhat(chains), "ess_bulk": ess_bulk(chains)}
         return ParameterSummary.from_draws(b[:, j] - a[:, j], level, diagnostics)
 
+    pooled = set(channel_fit.pooled)
     channels = {
-        name: AnnotatorChannels(estimate("a", j, a[:, j]), estimate("b", j, b[:, j]), gap(j))
+        name: AnnotatorChannels(
+            estimate("a", j, a[:, j]),
+            estimate("b", j, b[:, j]),
+            gap(j),
+            em_pooled=True if name in pooled else None,
+        )
         for j, name in enumerate(names)
     }
     parameters = [p for p in rows.index if p.startswith("prevalence")]

@@ -21,6 +21,7 @@ import numpy as np
 from .._api import chance_text, p_value_text
 from .._html import ChannelRow, cell, channel_table, checks_table, number, row, table
 from ..bayes.registry import em_estimator
+from ..channels.crowd_em import CROWD_ANNOTATORS
 from .plotting import shown_workers
 from .summary import Summary
 
@@ -87,6 +88,14 @@ def _verdict_section(summary: Summary) -> str:
     )
 
 
+#: What NC-ECE is, said where the report first names it.
+NC_ECE_MEANING = (
+    "NC-ECE, the noise-corrected expected calibration error, is the predictor's ECE against "
+    "the true labels, which no one has seen: the annotators' labels are corrected for their "
+    "estimated errors first. 0 is perfect calibration; 0.05 means that the scores are 5 "
+    "percentage points away from the true rate of positives, on average over the score bins."
+)
+
 #: How the report names each map of the recalibration preview.
 MAP_NAMES = {"platt": "Platt scaling", "histogram": "histogram binning"}
 
@@ -102,7 +111,7 @@ def _recalibration_section(summary: Summary) -> str:
         row(
             cell("original scores", text=True),
             cell(number(preview.before.median), "recalibration-before"),
-            cell(_interval(preview.before.interval), text=True),
+            cell(_interval(preview.before.interval), text=True, nowrap=True),
         )
     ]
     for method, after in preview.after.items():
@@ -110,7 +119,7 @@ def _recalibration_section(summary: Summary) -> str:
             row(
                 cell(f"{MAP_NAMES.get(method, method)} (corrected)", text=True),
                 cell(number(after.median), f"recalibration-{method}"),
-                cell(_interval(after.interval), text=True),
+                cell(_interval(after.interval), text=True, nowrap=True),
             )
         )
     best = min(preview.after, key=lambda method: preview.after[method].median)
@@ -127,6 +136,12 @@ def _recalibration_section(summary: Summary) -> str:
             f"<p>Maps fitted to the noise-corrected labels of {preview.n_fit} items ({draws}), "
             f"scored with the original scores on the other {preview.n_eval}:</p>",
             table(["scores", "NC-ECE (posterior median)", f"{level:.0%} interval"], rows),
+            f'<p class="note">The original scores\' NC-ECE here '
+            f"({number(preview.before.median)}) is measured on the {preview.n_eval} items the "
+            f"maps never saw, so that every row is scored on the same items; the headline "
+            f"({number(summary.ece.nc_ece.posterior.median)}) is measured on all "
+            f"{summary.data.n_items}. A map scored on the items it was fitted to would look "
+            "better than it is.</p>",
             f"<p>To write the {html.escape(MAP_NAMES.get(best, best))} map fitted to every item:</p>",
             f'<pre id="recalibrate-command">{html.escape(_recalibrate_command(summary, best))}</pre>',
         ]
@@ -207,19 +222,51 @@ def _test_section(summary: Summary) -> str:
     )
 
 
+def labels_given(summary: Summary) -> dict[str, int]:
+    """Each annotator's number of labels: its items, ``n_items (1 - missing rate)``."""
+    data = summary.data
+    return {
+        name: round(data.n_items * (1.0 - rate)) for name, rate in data.missing_by_annotator.items()
+    }
+
+
+def _is_crowd(summary: Summary) -> bool:
+    """A crowd's workers each label a few items: their missing rates (54-99%) say little, their
+    numbers of labels say how much each is known."""
+    return len(summary.data.annotators) > CROWD_ANNOTATORS
+
+
 def _data_section(summary: Summary) -> str:
     data = summary.data
     source = summary.input or {}
     groups = "".join(row(cell(g), cell(n, f"group-{g}-size")) for g, n in data.groups.items())
+    if _is_crowd(summary):
+        counts = np.array(list(labels_given(summary).values()))
+        workers = [
+            row(cell("annotators"), cell(f"{len(data.annotators)} workers", "annotators")),
+            row(
+                cell("labels per worker"),
+                cell(
+                    f"median {np.median(counts):g} (from {counts.min()} to {counts.max()}; "
+                    f"{counts.sum()} in all)",
+                    "labels-per-worker",
+                    text=True,
+                ),
+            ),
+        ]
+    else:
+        workers = [
+            row(cell("annotators"), cell(", ".join(data.annotators), "annotators", text=True)),
+            row(cell("missing labels"), cell(format(data.missing_rate, ".1%"), "missing-rate")),
+            *(
+                row(cell(f"… of {name}"), cell(format(rate, ".1%"), f"missing-{name}"))
+                for name, rate in data.missing_by_annotator.items()
+            ),
+        ]
     rows = [
         row(cell("table"), cell(source.get("table", "—"), "input-table", text=True)),
         row(cell("items"), cell(data.n_items, "n-items")),
-        row(cell("annotators"), cell(", ".join(data.annotators), "annotators", text=True)),
-        row(cell("missing labels"), cell(format(data.missing_rate, ".1%"), "missing-rate")),
-        *(
-            row(cell(f"… of {name}"), cell(format(rate, ".1%"), f"missing-{name}"))
-            for name, rate in data.missing_by_annotator.items()
-        ),
+        *workers,
     ]
     # a model without score groups has one group of every item: nothing to show
     grouped = len(data.groups) > 1
@@ -255,6 +302,9 @@ def _model_section(summary: Summary) -> str:
     )
 
 
+#: The flag of an annotator whose gap's interval holds 0, explained above the table.
+CHANCE_FLAG = "chance level"
+
 #: An annotator is flagged when the R-hat of its a, b or gap is above this (Vehtari et al. 2021).
 FLAG_R_HAT = 1.01
 
@@ -264,12 +314,12 @@ def _annotator_flag(entry) -> str:
     low, high = entry.gap.interval
     flags = []
     if high < 0:
-        flags.append("adversarial: b < a")
+        flags.append("adversarial (b < a)")
     elif low <= 0:
-        flags.append("no better than chance: the interval of b - a holds 0")
+        flags.append(CHANCE_FLAG)
     r_hats = [x.r_hat for x in (entry.a, entry.b, entry.gap) if x.r_hat is not None]
     if r_hats and max(r_hats) > FLAG_R_HAT:
-        flags.append(f"not converged: R-hat {max(r_hats):.3f}")
+        flags.append(f"not converged (R-hat {max(r_hats):.3f})")
     return "; ".join(flags)
 
 
@@ -282,7 +332,8 @@ def _annotator_section(summary: Summary) -> str:
         return ""
     gaps = np.array([entry.gap.posterior_mean for _, entry in entries])
     shown, note = shown_workers(gaps, "annotators")
-    missing = summary.data.missing_by_annotator
+    missing, labels = summary.data.missing_by_annotator, labels_given(summary)
+    crowd = _is_crowd(summary)
     rows = []
     for name, entry in (entries[j] for j in shown[np.argsort(-gaps[shown], kind="stable")]):
         flag = _annotator_flag(entry)
@@ -290,11 +341,12 @@ def _annotator_section(summary: Summary) -> str:
             row(
                 cell(name),
                 cell(number(entry.gap.posterior_mean, 3), f"gap-{name}"),
-                cell(_interval(entry.gap.interval, 3), text=True),
+                cell(_interval(entry.gap.interval, 3), text=True, nowrap=True),
                 cell(number(entry.a.posterior_mean, 3)),
                 cell(number(entry.b.posterior_mean, 3)),
-                cell(format(missing.get(name, 0.0), ".1%")),
-                cell(flag, f"flag-{name}", text=True),
+                cell(labels.get(name, 0), f"labels-{name}"),
+                *([] if crowd else [cell(format(missing.get(name, 0.0), ".1%"))]),
+                cell(flag, f"flag-{name}", text=True, nowrap=True),
                 flagged=bool(flag),
             )
         )
@@ -305,11 +357,16 @@ def _annotator_section(summary: Summary) -> str:
         f"{level:.0%} interval",
         "false-positive rate a",
         "sensitivity b",
-        "missing",
+        "labels",
+        *([] if crowd else ["missing"]),
         "flag",
     ]
-    text = "Most informative first (posterior mean of the gap b − a; 0 is a coin flip). " + (
-        f"{note.strip().strip('()').replace('median', 'mean')}; every annotator is in summary.json."
+    text = (
+        "Most informative first (posterior mean of the gap b − a; 0 is a coin flip; "
+        f"{CHANCE_FLAG}: the interval of b − a holds 0). "
+    ) + (
+        f"{note.strip().strip('()').replace('median', 'mean').capitalize()}; every annotator "
+        "is in summary.json."
         if note
         else ""
     )
@@ -356,7 +413,7 @@ def _rates_section(summary: Summary) -> str:
         row(
             cell(name.replace("_", " "), text=True),
             cell(number(estimate.value)),
-            cell(_interval(estimate.interval), text=True),
+            cell(_interval(estimate.interval), text=True, nowrap=True),
             cell(number(rates.model[name])),
         )
         for name, estimate in rates.estimates.items()
@@ -559,14 +616,13 @@ def report_html(summary: Summary, figures: dict[str, bytes]) -> str:
     body = [
         "<h1>bayescal calibration report</h1>",
         _verdict_section(summary),
+        f'<p class="note">{html.escape(NC_ECE_MEANING)}</p>',
         shown("reliability"),
         _recalibration_section(summary),
         _warnings_section(summary),
         f"<h2>Expected calibration error ({summary.ece.n_bins} equal-width bins)</h2>",
         _ece_section(summary),
         _rates_section(summary),
-        f'<p class="note">bayescal {html.escape(summary.bayescal_version)}. NC-ECE is the noise-corrected expected '
-        "calibration error: the predictor's ECE against the unseen true labels, estimated from the noisy annotators.</p>",
         "<h2>Annotators</h2>",
         _annotator_section(summary),
         shown("channels"),
@@ -580,6 +636,7 @@ def report_html(summary: Summary, figures: dict[str, bytes]) -> str:
         _details("model", "Model, identification and diagnostics", _model_section(summary)),
         _details("data", "Data", _data_section(summary)),
         _details("record", "Calibration record (the fields that apply)", _record_section(summary)),
+        f'<footer class="note">Written by bayescal {html.escape(summary.bayescal_version)}.</footer>',
     ]
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>bayescal report</title>'
@@ -622,6 +679,15 @@ def draw_figures(summary: Summary, fit) -> dict[str, bytes]:
         return _figures(summary, fit)
 
 
+def _em_label(summary: Summary) -> str:
+    """The EM's name in the channel figure, saying why the crosses of sparse workers sit
+    together: crowd_em gives the workers with too few labels their pool's shared channel."""
+    pooled = sum(bool(entry.em_pooled) for entry in summary.channels.values())
+    if not pooled:
+        return "EM"
+    return f"EM ({pooled} workers with\nfew labels share the\npool's channel)"
+
+
 def _figures(summary: Summary, fit) -> dict[str, bytes]:
     from ..channels import Channels
     from .plotting import (
@@ -639,7 +705,7 @@ def _figures(summary: Summary, fit) -> dict[str, bytes]:
     entries = summary.channels.values()
     references = {}
     if all(entry.a.em is not None for entry in entries):
-        references["EM"] = Channels(
+        references[_em_label(summary)] = Channels(
             np.array([e.a.em for e in entries]),
             np.array([e.b.em for e in entries]),
             names=list(summary.channels),

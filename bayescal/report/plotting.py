@@ -370,7 +370,29 @@ def plot_reliability(posterior, *, curves=None, ax=None):
     ax.set_xlim(0, 1)
     ax.set_title("Reliability diagram")
     ax.legend(fontsize=7, loc="upper left")
+    _bin_counts(ax, band)
     return ax
+
+
+#: The bin-count bars fill at most this share of the reliability diagram's height.
+COUNT_BARS_HEIGHT = 0.2
+
+
+def _bin_counts(ax, band) -> None:
+    """Each bin's number of items as a grey bar along the foot of the diagram, on an axis of
+    its own at the right (as netcal and scikit-learn show them): a bin of a few items has a
+    wide band for that reason."""
+    edges = np.asarray(band.edges, float)
+    counts = np.asarray(band.counts, float)
+    bars = ax.twinx()
+    bars.bar(edges[:-1], counts, width=np.diff(edges), align="edge", color="0.5", alpha=0.2)
+    bars.set_ylim(0, max(counts.max(), 1.0) / COUNT_BARS_HEIGHT)
+    bars.set_yticks([0, counts.max()])  # the scale of the bars, not of the whole height
+    bars.set_ylabel("items in bin", fontsize=8, color="0.4")
+    bars.tick_params(axis="y", labelsize=7, colors="0.4")
+    # the curves are drawn over the bars
+    ax.set_zorder(bars.get_zorder() + 1)
+    ax.patch.set_visible(False)
 
 
 @old_spellings()
@@ -454,33 +476,52 @@ def plot_channels(fit, *, references=None, level=DEFAULT_LEVEL, ax=None):
     a, b, _ = fit.draws()
     shown, note = shown_workers(np.median(b - a, axis=0), "annotators")
     names = [fit.annotator_names[j] for j in shown]
-    ax = _axes(ax, size=(5.5, 0.45 * 2 * len(names) + 1.2))
+    # one row per annotator, a just above b: a crowd's 20 shown workers fit a screen
+    ax = _axes(ax, size=(7.0, ROW_INCHES * len(names) + 1.4))
     tail = (1.0 - level) / 2.0
-    labels = []
-    for row, (kind, draws) in enumerate((kind, values) for kind, values in (("a", a), ("b", b))):
-        for position, (j, name) in enumerate(zip(shown, names)):
-            y = row * len(names) + position
-            low, mid, high = np.quantile(draws[:, j], [tail, 0.5, 1.0 - tail])
-            ax.hlines(y, low, high, color=PLAIN_COLOUR, linewidth=2)
-            ax.plot(mid, y, "o", color=PLAIN_COLOUR)
-            labels.append(f"{kind}[{_tick_label(name)}]")
-            for (reference, channels), marker in zip(references.items(), ("x", "+", "d", "s")):
-                value = (channels.a if kind == "a" else channels.b)[j]
-                ax.plot(
-                    value,
-                    y,
-                    marker,
-                    color="tab:red" if marker == "x" else "tab:green",
-                    label=reference if y == 0 else None,
-                )
-    ax.set_yticks(np.arange(len(labels)), labels, fontsize=8)
-    ax.invert_yaxis()
-    ax.set_xlim(0, 1)
+    for kind, draws, offset, colour, what in (
+        ("a", a, -ROW_OFFSET, A_COLOUR, CHANNEL_LABELS[0]),
+        ("b", b, ROW_OFFSET, PLAIN_COLOUR, CHANNEL_LABELS[1]),
+    ):
+        low, mid, high = np.quantile(draws[:, shown], [tail, 0.5, 1.0 - tail], axis=0)
+        rows = np.arange(len(names)) + offset
+        ax.hlines(rows, low, high, color=colour, linewidth=2)
+        ax.plot(mid, rows, "o", color=colour, markersize=4, label=what)
+        for (reference, channels), marker in zip(references.items(), ("x", "+", "d", "s")):
+            values = (channels.a if kind == "a" else channels.b)[shown]
+            ax.plot(
+                values,
+                rows,
+                marker,
+                linestyle="none",
+                color="tab:red" if marker == "x" else "tab:green",
+                label=reference if kind == "a" else None,
+            )
+    ax.set_yticks(np.arange(len(names)), [_tick_label(name) for name in names], fontsize=8)
+    ax.set_ylim(len(names) - 0.5, -0.5)
+    ax.set_xlim(-0.02, 1.02)  # a marker at 0 or 1 shows whole
     ax.set_xlabel("probability of a positive label")
     ax.set_title(f"Channels: posterior median and {level:.0%} interval{note}", fontsize=9)
-    if references:
-        ax.legend(fontsize=7)
+    # beside the axes, clear of every row (the constrained layout makes room for it); a and b
+    # first, then the references
+    handles, labels = ax.get_legend_handles_labels()
+    order = sorted(range(len(labels)), key=lambda i: labels[i] not in CHANNEL_LABELS)
+    ax.legend(
+        [handles[i] for i in order],
+        [labels[i] for i in order],
+        fontsize=7,
+        loc="center left",
+        bbox_to_anchor=(1.01, 0.5),
+    )
     return ax
+
+
+#: Inches per annotator row of the channel plot, and how far a and b sit from its centre.
+ROW_INCHES = 0.28
+ROW_OFFSET = 0.17
+#: The false-positive rate's colour beside the sensitivity's (``PLAIN_COLOUR``).
+A_COLOUR = "tab:orange"
+CHANNEL_LABELS = ("a, false-positive rate", "b, sensitivity")
 
 
 #: Annotator names longer than this are cut in a figure's tick labels (the report's tables

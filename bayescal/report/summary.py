@@ -130,6 +130,9 @@ class AnnotatorChannels(Section):
     b: ChannelEstimate
     #: The informativeness ``b - a`` (absent from summaries written by earlier versions).
     gap: ParameterSummary | None = field(default=None, metadata=OMIT_NONE)
+    #: True when the EM gave this worker the channel its pool of sparse workers shares
+    #: (:func:`bayescal.crowd_em`'s ``pool``); absent otherwise.
+    em_pooled: bool | None = field(default=None, metadata=OMIT_NONE)
 
 
 @dataclass(frozen=True, repr=False)

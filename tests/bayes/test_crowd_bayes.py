@@ -9,7 +9,13 @@ import pytest
 import bayescal as bc
 from bayescal.exceptions import IdentificationError
 from bayescal.studies import simulation_based_calibration
-from tests.helpers import CROWD_FIT_GROUP, label_probability_by_rows
+from tests.helpers import (
+    CHROMIUM,
+    CHROMIUM_FLAGS,
+    CROWD_FIT_GROUP,
+    NEEDS_CHROMIUM,
+    label_probability_by_rows,
+)
 
 MODEL = "hierarchical_dawid_skene"
 pytestmark = pytest.mark.xdist_group(CROWD_FIT_GROUP)
@@ -306,8 +312,11 @@ def test_the_channel_plot_shows_the_ten_most_and_least_informative_workers(fit):
     order = np.argsort(-np.median(b - a, axis=0), kind="stable")
     names = np.array(fit.annotator_names)
     shown = [*names[order[:10]], *names[order[-10:]]]
-    assert labels == [f"a[{n}]" for n in shown] + [f"b[{n}]" for n in shown]
+    assert labels == shown
     assert "the 10 most and 10 least informative of 30 annotators" in ax.get_title()
+    # 20 rows fit a screen (one row per worker: was 19.2 inches tall with a and b apart)
+    _, height = ax.figure.get_size_inches()
+    assert height <= 7.5
 
 
 def test_the_plug_in_nc_ece_of_a_crowd_runs_on_its_responses_under_the_crowd_rule():
@@ -452,6 +461,9 @@ def test_the_analysis_of_a_crowd_pushes_its_posterior_through_its_responses(
         direct = bc.nc_ece_posterior(crowd_of_30.data, crowd_of_30_fit, n_bins=10, seed=3)
     assert analysis.posterior.median == direct.median
     assert analysis.posterior.interval == direct.interval
+    # the summary records which workers crowd_em pooled (the report's channel figure says so)
+    recorded = {name for name, entry in analysis.summary.channels.items() if entry.em_pooled}
+    assert recorded == set(analysis.channel_fit.pooled)
 
 
 def test_items_unlabelled_in_a_few_draws_only_are_said_as_such():
@@ -485,3 +497,61 @@ def test_a_fit_names_the_workers_it_summed_out_and_keeps_them_when_saved(tmp_pat
     assert fit.summed_out == ("once", "twice")
     fit.save(tmp_path / "posterior.nc")
     assert bc.BayesFit.load(tmp_path / "posterior.nc").summed_out == ("once", "twice")
+
+
+@NEEDS_CHROMIUM
+@pytest.mark.filterwarnings("ignore::bayescal.exceptions.ChannelWarning")  # said by the test above
+def test_a_crowds_report_and_its_notebook_view_read_well_in_chromium(
+    crowd_of_30, crowd_of_30_fit, monkeypatch, tmp_path
+):
+    """Issue 37 items 9-11, in a browser (the screenshots were looked at when this was
+    written): the report's first screen holds the verdict; every annotator row is one line
+    (intervals and flags do not wrap) and says how many labels the worker gave; the channel
+    figure fits a screen; the notebook view keeps every interval on one line."""
+    from playwright.sync_api import sync_playwright
+
+    from bayescal.bayes import fit as inference
+    from bayescal.report.folders import write_analysis
+
+    monkeypatch.setattr(inference, "fit_bayes", lambda data, **options: crowd_of_30_fit)
+    analysis = bc.analyse(crowd_of_30.data, seed=3, progress=False)
+    _, report = write_analysis(tmp_path / "out", analysis)
+    view = tmp_path / "view.html"  # a notebook's output area is about 900 pixels wide
+    view.write_text(
+        '<!DOCTYPE html><html><head><meta charset="utf-8"></head>'
+        f'<body style="width: 900px">{analysis._repr_html_()}</body></html>'
+    )
+    row_heights = """selector => Array.from(document.querySelectorAll(selector)).map(
+        cell => cell.parentElement.getBoundingClientRect().height)"""
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(report.as_uri())
+        page.screenshot(path=str(tmp_path / "first-screen.png"))
+        verdict = page.locator("#verdict").bounding_box()
+        assert verdict["y"] + verdict["height"] <= 800
+        annotator_rows = page.evaluate(row_heights, "td[id^='gap-']")
+        one_line = page.evaluate(row_heights, "#n-items")[0]
+        assert len(annotator_rows) == 20 and max(annotator_rows) <= 1.2 * one_line
+        labels = crowd_of_30.data.responses().labels_per_annotator()
+        for name, count in zip(crowd_of_30.data.annotator_names, labels):
+            cell = page.locator(f"#labels-{name}")
+            if cell.count():
+                assert cell.inner_text() == str(count)
+        figure = page.locator("#figure-channels img").bounding_box()
+        assert figure["height"] <= 800
+        page = browser.new_page(viewport={"width": 1000, "height": 800})
+        page.goto(view.as_uri())
+        page.screenshot(path=str(tmp_path / "notebook-view.png"), full_page=True)
+        for details in page.locator("details").all():
+            details.locator("summary").click()  # open every detail: its intervals too
+        lines = page.evaluate(
+            """() => Array.from(document.querySelectorAll("td[style*='nowrap']")).map(cell => {
+                const range = document.createRange();
+                range.selectNodeContents(cell);
+                return new Set(Array.from(range.getClientRects()).map(box => box.top)).size;
+            })"""
+        )
+        # every interval on one line (an empty flag cell has none)
+        assert lines.count(1) > 20 and set(lines) <= {0, 1}
+        browser.close()

@@ -20,18 +20,7 @@ from bayescal.data.tables import read_wide_table
 from bayescal.report import Summary
 from bayescal.report.folders import load_summary, render_report, write_analysis
 from bayescal.report.html_report import CAPTIONS, _data_section, report_html
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-#: The flags a headless Chromium needs on a machine without network or sandbox (the machine notes).
-CHROMIUM_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+from tests.helpers import CHROMIUM, CHROMIUM_FLAGS, NEEDS_CHROMIUM
 
 
 @pytest.fixture(scope="module")
@@ -170,10 +159,7 @@ def test_report_html_checks_its_arguments(results):
     assert "<img" not in report_html(summary, {})  # figures are optional
 
 
-@pytest.mark.skipif(
-    CHROMIUM is None,
-    reason="Chromium is not installed (apt-get install chromium); .ci/run installs it, so CI runs this test",
-)
+@NEEDS_CHROMIUM
 def test_a_reader_sees_the_verdict_first_and_opens_every_detail_in_chromium(results, tmp_path):
     """Issue 18 item 7: the verdict box is in the first screen (1200 x 900) with the numbers of
     summary.json; every ``<details>`` starts closed, hiding its content, and opens on a click;
@@ -376,3 +362,65 @@ def test_the_recalibrate_command_is_the_one_for_the_input_the_fit_read(results):
     assert f'bc.recalibrate(data, method="{method}", channels="crowd_em")' == _command(
         report_html(crowd, {})
     )
+
+
+def test_the_report_names_each_annotators_labels_and_a_crowd_by_its_workers(results):
+    """Issue 37 item 10: each annotator's number of labels; a crowd's data section summarises
+    its workers' labels instead of listing a missing rate per worker."""
+    from bayescal.report.html_report import _annotator_section
+
+    _, summary, _ = results
+    data = summary.data
+    section = _annotator_section(summary)
+    for name, rate in data.missing_by_annotator.items():
+        assert _text(f"labels-{name}", section) == str(round(data.n_items * (1 - rate)))
+    assert "<th>labels</th><th>missing</th>" in section  # a panel: both
+    workers = [f"w{j:02d}" for j in range(20)]
+    crowd = dataclasses.replace(
+        summary,
+        data=dataclasses.replace(
+            data,
+            annotators=tuple(workers),
+            missing_by_annotator={w: 1 - (j + 1) / 1200 for j, w in enumerate(workers)},
+        ),
+    )
+    described = _data_section(crowd)
+    assert _text("annotators", described) == "20 workers"
+    assert _text("labels-per-worker", described) == "median 10.5 (from 1 to 20; 210 in all)"
+    assert "missing-w00" not in described
+
+
+def test_the_report_says_what_nc_ece_is_first_why_the_held_out_value_differs_and_ends_with_its_version(
+    results,
+):
+    """Issue 37 items 4 and 11."""
+    _, summary, report = results
+    page = report.read_text()
+    meaning = page.index("NC-ECE, the noise-corrected expected calibration error, is")
+    assert page.index('id="verdict-nc-ece') < meaning < page.index("<img")
+    preview = summary.recalibration
+    assert (
+        f"The original scores' NC-ECE here ({preview.before.median:.4f}) is measured on the "
+        f"{preview.n_eval} items the maps never saw"
+    ) in html.unescape(page)
+    assert f"({summary.ece.nc_ece.posterior.median:.4f}) is measured on all 1200" in page
+    footer = f'<footer class="note">Written by bayescal {summary.bayescal_version}.</footer>'
+    assert page.rstrip().endswith(footer + "\n</body></html>")
+
+
+def test_the_channel_figure_says_why_sparse_workers_em_crosses_sit_together(results):
+    """Issue 37 item 10: crowd_em gives its sparse workers their pool's channel; the EM's
+    legend entry says so when some were pooled (summary.json records which)."""
+    from bayescal.report.html_report import _em_label
+
+    _, summary, _ = results
+    assert _em_label(summary) == "EM"
+    first, *rest = summary.channels
+    pooled = {
+        name: dataclasses.replace(entry, em_pooled=True if name in (first, rest[0]) else None)
+        for name, entry in summary.channels.items()
+    }
+    label = _em_label(dataclasses.replace(summary, channels=pooled))
+    assert label.replace("\n", " ") == "EM (2 workers with few labels share the pool's channel)"
+    again = Summary.from_dict(dataclasses.replace(summary, channels=pooled).to_dict())
+    assert again.channels[first].em_pooled and again.channels[rest[-1]].em_pooled is None

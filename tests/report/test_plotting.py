@@ -123,16 +123,17 @@ def test_ece_posterior_and_channel_forest(toy_posterior):
     ax = plot_ece_posterior(posterior, references={"oracle": 0.09})
     assert ax.get_lines()[0].get_xdata()[0] == posterior.median
     ax = plot_channels(fit, references={"true": sim.channels})
-    assert [t.get_text() for t in ax.get_yticklabels()] == [
-        "a[a0]",
-        "a[a1]",
-        "a[a2]",
-        "b[a0]",
-        "b[a1]",
-        "b[a2]",
+    # one row per annotator, its a just above its b
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["a0", "a1", "a2"]
+    a_marks, b_marks = [line for line in ax.get_lines() if line.get_marker() == "x"]
+    np.testing.assert_allclose(a_marks.get_xdata(), sim.channels.a)
+    np.testing.assert_allclose(b_marks.get_xdata(), sim.channels.b)
+    assert (a_marks.get_ydata() < np.arange(3)).all() and (b_marks.get_ydata() > np.arange(3)).all()
+    assert [text.get_text() for text in ax.get_legend().get_texts()] == [
+        "a, false-positive rate",
+        "b, sensitivity",
+        "true",
     ]
-    marked = [line.get_xdata()[0] for line in ax.get_lines() if line.get_marker() == "x"]
-    np.testing.assert_allclose(marked, np.concatenate([sim.channels.a, sim.channels.b]))
     with pytest.raises(
         TypeError, match=r"posterior must be a bayescal\.PosteriorECE; saw BayesFit"
     ):

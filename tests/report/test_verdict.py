@@ -92,9 +92,9 @@ def _entry(gap_interval, r_hat=1.0):
 
 def test_annotators_are_flagged_for_a_reader_choosing_judges():
     assert _annotator_flag(_entry((0.4, 0.6))) == ""
-    assert _annotator_flag(_entry((-0.5, -0.3))) == "adversarial: b < a"
-    assert _annotator_flag(_entry((-0.05, 0.1))).startswith("no better than chance")
-    assert _annotator_flag(_entry((0.4, 0.6), r_hat=1.05)) == "not converged: R-hat 1.050"
+    assert _annotator_flag(_entry((-0.5, -0.3))) == "adversarial (b < a)"
+    assert _annotator_flag(_entry((-0.05, 0.1))) == "chance level"
+    assert _annotator_flag(_entry((0.4, 0.6), r_hat=1.05)) == "not converged (R-hat 1.050)"
 
 
 @pytest.fixture(scope="module")
