@@ -173,6 +173,20 @@ def abbreviated(names, count: int) -> str:
     return f"{shown} and {len(names) - count} more" if len(names) > count else shown
 
 
+def named_annotators(names, count: int = 5) -> tuple[str, bool]:
+    """Annotators named in a warning's one line, and whether they are several (for the verb):
+    ``"annotator w012"``, ``"annotators w005, w023 and w024"``, or beyond ``count`` the first
+    ``count`` and how many more (``"12 annotators: w1, ..., w5 and 7 more"``).  A name that
+    holds a comma or " and " is quoted, so that the list stays readable."""
+    names = [str(name) for name in names]
+    shown = [repr(name) if "," in name or " and " in name else name for name in names[:count]]
+    if len(names) == 1:
+        return f"annotator {shown[0]}", False
+    if len(names) > count:
+        return f"{len(names)} annotators: {', '.join(shown)} and {len(names) - count} more", True
+    return f"annotators {', '.join(shown[:-1])} and {shown[-1]}", True
+
+
 #: Below this a p-value is written "< 0.001": its digits say nothing more a reader can use.
 SMALLEST_P_SHOWN = 0.001
 

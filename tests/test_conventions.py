@@ -302,3 +302,17 @@ def test_a_crowds_names_are_abbreviated_to_the_first_few_and_a_count():
     assert abbreviated(["u", "v"], 2) == "u, v"
     assert abbreviated(["u", "v", "w"], 2) == "u, v and 1 more"
     assert abbreviated(("w0", "w1", "w2", "w3"), 1) == "w0 and 3 more"
+
+
+def test_a_warning_names_its_annotators_in_words_with_the_verb_that_agrees():
+    from bayescal._api import named_annotators
+
+    assert named_annotators(["w012"]) == ("annotator w012", False)
+    assert named_annotators(["w005", "w023", "w024"]) == ("annotators w005, w023 and w024", True)
+    many = named_annotators([f"w{j}" for j in range(8)], count=3)
+    assert many == ("8 annotators: w0, w1, w2 and 5 more", True)
+    # a name holding a comma or " and " is quoted: the list stays readable
+    assert named_annotators(["Smith, J.", "Lee and Co"]) == (
+        "annotators 'Smith, J.' and 'Lee and Co'",
+        True,
+    )

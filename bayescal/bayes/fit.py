@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._api import old_spellings, warn_caller
+from .._api import named_annotators, old_spellings, warn_caller
 from ..channels.base import (
     as_counts,
     warn_if_groups_inseparable,
@@ -107,12 +107,13 @@ def _warn_of_adversarial(counts: CellStatistics, grouped: bool, fit, where: str)
     adversarial (``fit``, :func:`~bayescal.channels.em.adversarial_annotators`)."""
     names = adversarial_annotators(counts, grouped, fit)
     if names:
+        listed, several = named_annotators(names)
         warn_caller(
-            f"{where}: annotator(s) {list(names)} are estimated adversarial by EM (b < a by "
-            "more than twice its standard error); this model orients every annotator (a < b) "
-            "and fits them at its bound a = b, as uninformative: their channels here are not "
-            "theirs, and the correction gives them no weight. dawid_skene_em (or grouped_em) "
-            "and the hierarchical model estimate them as they are",
+            f"{where}: {listed} {'are' if several else 'is'} estimated adversarial by EM (b < a "
+            "by more than twice its standard error); this model orients every annotator "
+            "(a < b) and fits them at its bound a = b, as uninformative: their channels here "
+            "are not theirs, and the correction gives them no weight. dawid_skene_em (or "
+            "grouped_em) and the hierarchical model estimate them as they are",
             ChannelWarning,
         )
 

@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._api import warn_caller
+from .._api import named_annotators, warn_caller
 from ..exceptions import ChannelWarning
 
 __all__ = ["OddAnnotators", "odd_annotators", "warn_odd_annotators"]
@@ -83,12 +83,5 @@ def warn_odd_annotators(
     )
     for mask, text in texts:
         if mask.any():
-            warn_caller(f"{method}: {_listed(names[mask])} are {text}", ChannelWarning)
-
-
-def _listed(names: np.ndarray) -> str:
-    """``"annotator(s) ['w1', 'w7']"`` or, for many, the first few and how many more."""
-    shown = [str(name) for name in names[:SHOWN]]
-    if names.size > SHOWN:
-        return f"{names.size} annotator(s) {shown} and {names.size - SHOWN} more"
-    return f"annotator(s) {shown}"
+            listed, several = named_annotators(names[mask], SHOWN)
+            warn_caller(f"{method}: {listed} {'are' if several else 'is'} {text}", ChannelWarning)

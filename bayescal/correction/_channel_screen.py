@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _validation as v
-from .._api import abbreviated, warn_caller
+from .._api import abbreviated, named_annotators, warn_caller
 from ..channels import MIN_GAP, Channels
 from ..exceptions import ChannelWarning
 
@@ -56,17 +56,19 @@ def screen_channels(
             f"{np.round(gap, 6).tolist()}): the labels carry no information about Y"
         )
     if not informative.all():
+        listed, several = named_annotators([n for n, ok in zip(names, informative) if not ok])
         warn_caller(
-            f"channels: annotator(s) {[n for n, ok in zip(names, informative) if not ok]} have "
-            f"|b - a| < {MIN_GAP:g} and carry no information about Y; they get weight 0",
+            f"channels: {listed} {'have' if several else 'has'} |b - a| < {MIN_GAP:g}: "
+            "no information about Y, weight 0 in the correction",
             ChannelWarning,
         )
     negative = informative & (gap < 0)
     if negative.any() and not channels.adversarial:
+        listed, several = named_annotators([n for n, bad in zip(names, negative) if bad])
         warn_caller(
-            f"channels: annotator(s) {[n for n, bad in zip(names, negative) if bad]} have b < a "
-            "(their 1 means Y = 0 more often); they are corrected as such. If a and b were "
-            "swapped, fix the channels; if they are adversarial on purpose, build them with "
+            f"channels: {listed} {'have' if several else 'has'} b < a (a 1 from them means "
+            f"Y = 0 more often) and {'are' if several else 'is'} corrected as such. If a and b "
+            "were swapped, fix the channels; if adversarial on purpose, build them with "
             "Channels(..., adversarial=True)",
             ChannelWarning,
         )

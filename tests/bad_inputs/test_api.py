@@ -561,7 +561,7 @@ def test_row10b_an_annotator_who_always_says_1_gets_weight_0_not_a_refusal():
     data = bc.AnnotatedScores(sim.data.scores, always)
     fit = bc.dawid_skene_em(data)
     assert fit.ok and abs(fit.channels.gap[3]) < 1e-4
-    with pytest.warns(ChannelWarning, match=r"\['a3'\] have \|b - a\| < 0.0001 .* weight 0"):
+    with pytest.warns(ChannelWarning, match=r"annotator a3 has \|b - a\| < 0.0001: .* weight 0"):
         value = bc.noise_corrected_ece(data, fit.channels)
     kept = bc.Channels(fit.channels.a[:3], fit.channels.b[:3])
     assert value == pytest.approx(bc.noise_corrected_ece(sim.data, kept), abs=1e-12)
@@ -671,7 +671,7 @@ def test_row22_a_guesser_estimated_b_below_a_by_chance_is_called_random_not_adve
         fit = bc.dawid_skene_em(sim.data)
     assert fit.channels.gap[3] < 0  # by chance
     assert [str(w.message) for w in record] == [
-        "dawid_skene_em: annotator(s) ['a3'] are indistinguishable from random answers "
+        "dawid_skene_em: annotator a3 is indistinguishable from random answers "
         "(|b - a| within twice its standard error of 0); the correction gives them little weight"
     ]
 

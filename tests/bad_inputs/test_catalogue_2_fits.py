@@ -145,7 +145,7 @@ def test_row93_a_fourth_annotator_with_one_label_makes_a_crowd():
     assert len(messages) == 2
     assert messages[0].startswith("data: a3 gives one label in all, which shows nothing of how")
     assert messages[1].startswith(  # one label: too few to tell (was: "constant")
-        "crowd_em: annotator(s) ['a3'] are indistinguishable from random answers"
+        "crowd_em: annotator a3 is indistinguishable from random answers"
     )
     assert value == pytest.approx(sim.population_binned_ece(10), abs=0.02)
 

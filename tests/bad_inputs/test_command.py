@@ -450,7 +450,7 @@ def test_row33_23_an_adversarial_annotator_counts_reversed_with_one_warning(
     odd = _annotator(rng, a=0.8, b=0.2)
     fitted, warnings_ = _platt(tmp_path, monkeypatch, capsys, _three_and(odd))
     assert len(warnings_) == 1 and warnings_[0].startswith(
-        "bayescal: warning: dawid_skene_em: annotator(s) ['odd'] are estimated adversarial "
+        "bayescal: warning: dawid_skene_em: annotator odd is estimated adversarial "
         "(b < a by more than twice its standard error"
     )
     data = bc.AnnotatedScores(
@@ -600,7 +600,7 @@ def test_recalibrate_a_crowd_in_long_format_with_odd_workers_named_in_one_line_e
     assert status == 0 and "fitted to labels corrected by crowd_em" in out
     lines = err.splitlines()
     assert all(line.startswith("bayescal: warning: ") for line in lines)
-    assert any("are estimated adversarial" in line for line in lines)
+    assert any("estimated adversarial" in line for line in lines)
     assert any("gave one label value only" in line for line in lines)
     document = json.loads((tmp_path / "out" / "map.json").read_text())
     assert document["channels"]["estimator"] == "crowd_em"

@@ -341,7 +341,7 @@ def test_the_plug_in_nc_ece_of_a_crowd_runs_on_its_responses_under_the_crowd_rul
         value = bc.noise_corrected_ece(data, bc.Channels(a, b, names=data.annotator_names))
     said = [str(w.message) for w in caught]
     assert any(re.match(r"\d of 800 items have labels only from workers", line) for line in said)
-    assert any("['w000', 'w001'] have |b - a| < 0.0001" in line for line in said)
+    assert any("annotators w000 and w001 have |b - a| < 0.0001" in line for line in said)
     assert np.isfinite(value)
 
 

@@ -121,7 +121,7 @@ def test_an_adversarial_annotator_fitted_at_the_orientation_bound_is_warned_of()
     """The pattern models orient every annotator (a < b): an adversarial one comes out at the
     bound a = b, as a spammer, and that is said before sampling, by name, at the user's line."""
     sim = bc.simulate_annotated(3000, ADVERSARIAL, seed=0)
-    with pytest.warns(bc.ChannelWarning, match=r"\['a1'\] are estimated adversarial") as record:
+    with pytest.warns(bc.ChannelWarning, match=r"annotator a1 is estimated adversarial") as record:
         fit = bc.fit_bayes(sim.data, num_chains=2, num_warmup=300, num_samples=300, progress=False)
     assert record[0].filename == __file__
     gap = fit.posterior_mean().gap[1]

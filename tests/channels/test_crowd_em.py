@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 import bayescal as bc
+from bayescal._api import named_annotators
 from bayescal.channels.crowd_em import DEFAULT_SMOOTHING, MIN_TRIPLE_ITEMS, SPARSE_LABELS
 from bayescal.data.responses import Responses
 from bayescal.exceptions import ChannelWarning, ConvergenceWarning
@@ -42,13 +43,13 @@ def test_a_crowd_is_estimated_and_its_odd_workers_are_named_by_kind():
     lines = [str(w.message) for w in record]
     assert len(lines) == 3 and all(w.filename == __file__ for w in record)
     for kind, phrase in (
-        ("adversarial", "are estimated adversarial"),
-        ("spammer", "are indistinguishable from random answers"),
-        ("constant", "are constant (they gave one label value only)"),
+        ("adversarial", "estimated adversarial"),
+        ("spammer", "indistinguishable from random answers"),
+        ("constant", "constant (they gave one label value only)"),
     ):
         (line,) = [line for line in lines if phrase in line]
-        named = [str(name) for name in names[types == kind]]
-        assert line.startswith(f"crowd_em: annotator(s) {named} {phrase}")
+        listed, several = named_annotators(names[types == kind])
+        assert line.startswith(f"crowd_em: {listed} {'are' if several else 'is'} {phrase}")
     good = types == "good"
     assert np.abs(fit.channels.a[good] - crowd.channels.a[good]).max() < 0.05
     assert np.abs(fit.channels.b[good] - crowd.channels.b[good]).max() < 0.05
@@ -297,7 +298,7 @@ def test_a_pooled_constant_worker_is_still_named_on_its_own_labels():
     with pytest.warns(ChannelWarning) as record:
         fit = bc.crowd_em(crowd.data, pool="auto")
     assert fit.pooled
-    (line,) = [str(w.message) for w in record if "are constant" in str(w.message)]
+    (line,) = [str(w.message) for w in record if "constant (they gave" in str(w.message)]
     names = np.array(crowd.data.annotator_names)
     assert all(name in line for name in names[constant][:5])
     assert "those with few labels share the pooled channel" in line

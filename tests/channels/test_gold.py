@@ -60,7 +60,7 @@ def test_one_judge_with_gold_is_the_maximum_likelihood(estimator):
 
 def test_one_adversarial_judge_with_gold_is_estimated_as_such():
     simulation = _one_judge(a=0.6, b=0.3, n=5000, n_gold=400, seed=2)
-    with pytest.warns(ChannelWarning, match=r"\['a0'\] are estimated adversarial"):
+    with pytest.warns(ChannelWarning, match=r"annotator a0 is estimated adversarial"):
         fit = bc.dawid_skene_em(simulation.data)
     # 400 gold items, about 1/2 of each class: the standard error of each rate is about 0.035
     assert abs(fit.channels.a[0] - 0.6) < 0.08 and abs(fit.channels.b[0] - 0.3) < 0.08

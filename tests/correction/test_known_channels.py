@@ -60,13 +60,13 @@ def test_an_uninformative_annotator_gets_weight_zero_with_one_warning():
         flat = bc.Channels(np.r_[0.3, a[1:]], np.r_[0.3 + gap, b[1:]])
         with pytest.warns(
             ChannelWarning,
-            match=r"^channels: annotator\(s\) \['a0'\] have \|b - a\| < 0.0001 and carry no "
-            r"information about Y; they get weight 0$",
+            match=r"^channels: annotator a0 has \|b - a\| < 0.0001: no information about Y, "
+            r"weight 0 in the correction$",
         ) as record:
             value = bc.noise_corrected_ece(sim.data, flat)
         assert len(record) == 1 and record[0].filename == __file__
         assert value == pytest.approx(expected, abs=1e-12)
-    with pytest.warns(ChannelWarning, match=r"\['0'\] have \|b - a\| < 0.0001"):
+    with pytest.warns(ChannelWarning, match=r"annotator 0 has \|b - a\| < 0.0001"):
         weights = bc.correction.aggregation_weights(
             bc.Channels([0.3, 0.1], [0.3, 0.9]), prevalence=0.5
         )
@@ -93,9 +93,7 @@ def test_negatively_oriented_user_channels_warn_unless_marked_adversarial():
     """Issue 16 item 1: a > b gave 0.397 instead of 0.111 without a word."""
     sim = bc.toy_data(2000, seed=5)
     swapped = bc.Channels(sim.channels.b, sim.channels.a)
-    with pytest.warns(
-        ChannelWarning, match=r"annotator\(s\) \['a0', 'a1', 'a2'\] have b < a"
-    ) as record:
+    with pytest.warns(ChannelWarning, match=r"annotators a0, a1 and a2 have b < a") as record:
         bc.noise_corrected_ece(sim.data, swapped)
     assert record[0].filename == __file__
     adversarial = bc.Channels(sim.channels.b, sim.channels.a, adversarial=True)
