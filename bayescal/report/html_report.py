@@ -96,6 +96,12 @@ NC_ECE_MEANING = (
     "percentage points away from the true rate of positives, on average over the score bins."
 )
 
+
+def _meaning() -> str:
+    """What NC-ECE is, under the verdict that first names it (the report and the notebook view)."""
+    return f'<p class="note" id="nc-ece-meaning">{html.escape(NC_ECE_MEANING)}</p>'
+
+
 #: How the report names each map of the recalibration preview.
 MAP_NAMES = {"platt": "Platt scaling", "histogram": "histogram binning"}
 
@@ -579,6 +585,7 @@ def summary_html(summary: Summary) -> str:
     return "\n".join(
         [
             _verdict_section(summary),
+            _meaning(),
             _recalibration_section(summary),
             f"<h2>Expected calibration error ({summary.ece.n_bins} equal-width bins)</h2>",
             _ece_section(summary),
@@ -616,7 +623,7 @@ def report_html(summary: Summary, figures: dict[str, bytes]) -> str:
     body = [
         "<h1>bayescal calibration report</h1>",
         _verdict_section(summary),
-        f'<p class="note">{html.escape(NC_ECE_MEANING)}</p>',
+        _meaning(),
         shown("reliability"),
         _recalibration_section(summary),
         _warnings_section(summary),

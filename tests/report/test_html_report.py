@@ -19,7 +19,7 @@ from bayescal.bayes.sampler import Sampler
 from bayescal.data.tables import read_wide_table
 from bayescal.report import Summary
 from bayescal.report.folders import load_summary, render_report, write_analysis
-from bayescal.report.html_report import CAPTIONS, _data_section, report_html
+from bayescal.report.html_report import CAPTIONS, _data_section, report_html, summary_html
 from tests.helpers import CHROMIUM, CHROMIUM_FLAGS, NEEDS_CHROMIUM
 
 
@@ -398,6 +398,8 @@ def test_the_report_says_what_nc_ece_is_first_why_the_held_out_value_differs_and
     page = report.read_text()
     meaning = page.index("NC-ECE, the noise-corrected expected calibration error, is")
     assert page.index('id="verdict-nc-ece') < meaning < page.index("<img")
+    view = summary_html(summary)  # the notebook's view too
+    assert view.index('id="verdict-nc-ece') < view.index('id="nc-ece-meaning"') < view.index("<h2>")
     preview = summary.recalibration
     assert (
         f"The original scores' NC-ECE here ({preview.before.median:.4f}) is measured on the "
