@@ -182,7 +182,8 @@ def propose_dependence(table, counts, model: str, independent: ChannelFit, seed:
             f"the pairwise check flags {shown} (agreeing more often than the fitted "
             f"model predicts): errors may be correlated. A dependent pair {j} ~ {k}{unflagged} "
             f"fits best (EM log-likelihood +{gain:.1f}); refit with {switch}--dependent {quote(j)} {quote(k)} "
-            f"(fit_bayes(..., dependent=[({j!r}, {k!r})])) and compare with compare_models"
+            f"(fit_bayes(..., dependent=[({j!r}, {k!r})])) and compare with compare_models "
+            "(an elpd difference below 4 means the two predict alike)"
         )
         if len(names) == 4:
             complement = tuple(n for n in names if n not in (j, k))

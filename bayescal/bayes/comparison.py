@@ -25,8 +25,10 @@ above ``min(1 - 1 / log10 S, 0.7)`` the estimate of that row is unreliable, and
 
 :func:`compare_models` returns ArviZ's ``az.compare`` table: ``rank``, ``elpd_loo``, ``p_loo``,
 ``elpd_diff``, ``weight`` (stacking, Yao et al. 2018, with the rows' counts), ``se``, ``dse``,
-``warning`` and ``scale``, best model first.  A difference of more than 2 ``dse`` is what the
-issue's targets call a preference.
+``warning`` and ``scale``, best model first, and a ``reading`` of each row in words under the
+rule of Sivula, Magnusson, Matamoros and Vehtari (2022): a difference below
+:data:`ALIKE_ELPD` (4) means the models predict alike, whatever its ``dse``; above it, a
+difference beyond 2 ``dse`` is a preference and one within it is not.
 """
 
 from __future__ import annotations
@@ -235,6 +237,33 @@ def _named_fits(fits) -> dict:
     return named
 
 
+#: Below this difference in elpd two models predict alike, whatever its standard error: the
+#: standard error of a small difference is unreliable (Sivula, Magnusson, Matamoros and
+#: Vehtari 2022, "Uncertainty in Bayesian leave-one-out cross-validation based model
+#: comparison", arXiv:2008.10296, §5).  Measured: with no dependence in the data, "> 2 dse"
+#: alone prefers the independent model in 22% of data sets; this rule in none
+#: (benchmarks/RESULTS.md).
+ALIKE_ELPD = 4.0
+#: How many standard errors of the difference make a preference, above :data:`ALIKE_ELPD`.
+DSE_MULTIPLE = 2.0
+
+
+def comparison_reading(elpd_diff: float, dse: float) -> str:
+    """A row of :func:`compare_models` in words: how it compares with the best model.
+
+    ``"best"`` for the best; ``"predicts alike (difference below 4)"`` when
+    ``elpd_diff < ALIKE_ELPD``; else ``"worse (difference above 4 and beyond 2 dse)"`` when
+    ``elpd_diff > 2 dse``, and ``"not distinguishable (difference within 2 dse)"`` otherwise
+    (Sivula et al. 2022)."""
+    if elpd_diff == 0.0:
+        return "best"
+    if elpd_diff < ALIKE_ELPD:
+        return f"predicts alike (difference below {ALIKE_ELPD:g})"
+    if elpd_diff > DSE_MULTIPLE * dse:
+        return f"worse (difference above {ALIKE_ELPD:g} and beyond {DSE_MULTIPLE:g} dse)"
+    return f"not distinguishable (difference within {DSE_MULTIPLE:g} dse)"
+
+
 def compare_models(fits) -> pd.DataFrame:
     """Compare fits of the same data by count-weighted PSIS-LOO, in ArviZ's layout.
 
@@ -252,7 +281,10 @@ def compare_models(fits) -> pd.DataFrame:
         Indexed by name, best first, with ArviZ's ``az.compare`` columns: ``rank``,
         ``elpd_loo``, ``p_loo``, ``elpd_diff`` (to the best), ``weight`` (stacking), ``se``,
         ``dse`` (the count-weighted standard error of the pointwise differences to the best),
-        ``warning`` (a Pareto ``k`` above its threshold) and ``scale`` (``"log"``).
+        ``warning`` (a Pareto ``k`` above its threshold), ``scale`` (``"log"``) and
+        ``reading``, the row in words under the rule of Sivula et al. (2022)
+        (:func:`comparison_reading`): below a difference of 4 the models predict alike; above
+        it, beyond 2 ``dse`` the row is worse, within 2 ``dse`` not distinguishable.
 
     Raises
     ------
@@ -267,9 +299,10 @@ def compare_models(fits) -> pd.DataFrame:
     alike, so ``dse`` is small too.  The smaller model then comes out ahead by more than two
     ``dse`` in about a quarter of data sets (measured: 22% for a dependent pair;
     ``benchmarks/nested_loo_null.py`` finds 28-34% with exact leave-one-out on nested linear
-    models).  Sivula, Magnusson, Matamoros and Vehtari (2020, arXiv:2008.10296) read
-    differences below about 4 as "the models predict alike", whatever their ``dse``; a real
-    dependent pair gains tens to hundreds (benchmarks/RESULTS.md).
+    models).  That is why ``reading`` applies the rule of Sivula, Magnusson, Matamoros and
+    Vehtari (2022): differences below 4 are "the models predict alike", whatever their
+    ``dse`` (no dependence: alike in 100% of data sets); a real dependent pair gains tens to
+    hundreds (benchmarks/RESULTS.md).
     """
     named = _named_fits(fits)
     first_name, first = next(iter(named.items()))
@@ -302,17 +335,20 @@ def compare_models(fits) -> pd.DataFrame:
     rows = []
     for rank, (name, weight) in enumerate(zip(order, weights)):
         loo = loos[name]
+        difference = best.elpd_loo - loo.elpd_loo
+        dse = _weighted_se(best.pointwise - loo.pointwise, counts)
         rows.append(
             {
                 "rank": rank,
                 "elpd_loo": loo.elpd_loo,
                 "p_loo": loo.p_loo,
-                "elpd_diff": best.elpd_loo - loo.elpd_loo,
+                "elpd_diff": difference,
                 "weight": float(weight),
                 "se": loo.se,
-                "dse": _weighted_se(best.pointwise - loo.pointwise, counts),
+                "dse": dse,
                 "warning": loo.warning,
                 "scale": "log",
+                "reading": comparison_reading(difference, dse),
             }
         )
     return pd.DataFrame(rows, index=order)

@@ -758,6 +758,11 @@ def test_fit_proposes_the_dependent_pair_in_one_line_and_fits_it_when_named(
     proposal = [line for line in err.splitlines() if "DependenceWarning" in line]
     assert len(proposal) == 1
     assert "refit with --dependent 'gpt, mini' 'gpt large'" in proposal[0]
+    # the comparison it proposes, with the rule to read it by (issue 38 item 3)
+    assert proposal[0].endswith(
+        "compare with compare_models (an elpd difference below 4 means the two predict "
+        "alike) (DependenceWarning)"
+    )
     summary = json.loads((tmp_path / "a" / "summary.json").read_text())
     assert summary["model"]["dependent"] == []
     argv = ["fit", str(judges_table), *JUDGES, "--out", str(tmp_path / "b"), *QUICK]

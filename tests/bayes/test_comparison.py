@@ -67,10 +67,15 @@ def test_compare_models_has_arviz_layout_and_prefers_the_dependent_model(fits):
         theirs = arviz().compare(
             {"independent": _expanded(independent), "dependent": _expanded(dependent)}
         )
-    assert list(table.columns) == list(theirs.columns)
+    # ArviZ's columns, and the reading in words
+    assert list(table.columns) == [*theirs.columns, "reading"]
     assert list(table.index) == ["dependent", "independent"] == list(theirs.index)
-    # the shared errors make the dependent model better by more than 2 dse
+    # the shared errors make the dependent model better by more than 4 and 2 dse
     assert table.loc["independent", "elpd_diff"] > 2 * table.loc["independent", "dse"]
+    assert table["reading"].tolist() == [
+        "best",
+        "worse (difference above 4 and beyond 2 dse)",
+    ]
     # ArviZ estimates r_eff from the chains; the differences are that small
     np.testing.assert_allclose(table["elpd_loo"], theirs["elpd_loo"], atol=0.5)
     np.testing.assert_allclose(table["dse"], theirs["dse"], rtol=0.02)
@@ -133,3 +138,21 @@ def test_the_fits_aggregated_labels_follow_their_models(fits):
             fit.predict_proba(data), label_probability_by_rows(fit, data), rtol=1e-8
         )
     assert np.abs(dependent.predict_proba(data) - independent.predict_proba(data)).max() > 0.01
+
+
+@pytest.mark.parametrize(
+    ("elpd_diff", "dse", "reading"),
+    [
+        (0.0, 0.0, "best"),
+        # below 4 the models predict alike, however small the dse (Sivula et al. 2022)
+        (1.0, 0.2, "predicts alike (difference below 4)"),
+        (3.99, 0.1, "predicts alike (difference below 4)"),
+        (6.0, 2.0, "worse (difference above 4 and beyond 2 dse)"),
+        (6.0, 3.0, "not distinguishable (difference within 2 dse)"),
+        (40.0, 25.0, "not distinguishable (difference within 2 dse)"),
+    ],
+)
+def test_a_comparison_row_is_read_under_the_rule_of_sivula_et_al(elpd_diff, dse, reading):
+    from bayescal.bayes.comparison import comparison_reading
+
+    assert comparison_reading(elpd_diff, dse) == reading
