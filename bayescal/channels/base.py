@@ -209,6 +209,11 @@ class ChannelFit(PredictsLabels):
     covariance : ndarray of shape (D, 2) or None
         Each dependent pair's covariance ``P(A_j = A_k = 1 | Y = y) - p_j p_k`` given
         ``Y = 0`` and ``Y = 1``; None without dependent pairs.
+    options : tuple of (str, object)
+        The keyword arguments the estimator was called with away from its defaults
+        (``(("n_starts", 20), ("seed", 3))``; ``dependent`` is its own field): what a refit
+        passes again (the calibration test's refitting bootstrap), so that it repeats this
+        fit rather than the defaults'.  Empty for a fit with the defaults.
     """
 
     method: str
@@ -227,6 +232,7 @@ class ChannelFit(PredictsLabels):
     data_fingerprint: str = ""
     dependent: tuple[tuple[str, str], ...] = ()
     covariance: np.ndarray | None = None
+    options: tuple[tuple[str, object], ...] = ()
 
     def __post_init__(self) -> None:
         # the estimate belongs to the fit's annotators: its channels carry their names, so
@@ -655,4 +661,24 @@ def failed(method, counts, group_ids, group_counts, failure: str, **extra) -> Ch
         failure=failure,
         data_fingerprint=counts.fingerprint,
         **extra,
+    )
+
+
+def chosen_options(estimator, **given) -> tuple[tuple[str, object], ...]:
+    """The keyword arguments of ``estimator`` that ``given`` sets away from their defaults:
+    what :attr:`ChannelFit.options` records."""
+    import inspect
+
+    parameters = inspect.signature(estimator).parameters
+    return tuple(
+        (name, value)
+        for name, value in given.items()
+        if not _is_default(value, parameters[name].default)
+    )
+
+
+def _is_default(value, default) -> bool:
+    plain = (bool, int, float, str)
+    return value is default or (
+        isinstance(value, plain) and isinstance(default, plain) and value == default
     )

@@ -49,6 +49,7 @@ from .base import (
     as_counts,
     best_start,
     check_annotators,
+    chosen_options,
     group_layout,
     warn_if_groups_inseparable,
 )
@@ -587,11 +588,8 @@ def dawid_skene_em(
         for the data's cells, or a singular Jacobian at the estimate (the message says what
         would identify them).  Weak identification is a :class:`WeakIdentificationWarning`.
     """
-    counts = as_counts(data)
-    settings = _Settings.of(n_starts, tol, max_iter, seed, anchor, counts.n_annotators)
-    pairs = dependent_pairs(dependent, counts.annotator_names)
-    fitted = _prepared("dawid_skene_em", counts, pairs)
-    return _fit_em(fitted, "dawid_skene_em", True, settings, init, pairs)
+    options = {"n_starts": n_starts, "tol": tol, "max_iter": max_iter, "seed": seed}
+    return _public_em("dawid_skene_em", data, options | {"anchor": anchor}, init, dependent)
 
 
 @old_spellings()
@@ -621,11 +619,21 @@ def grouped_em(
         parameters as free cells (K = 2 with two groups, every item labelled by both;
         :class:`SaturatedModelWarning`); who labelled what, as for :func:`dawid_skene_em`.
     """
+    options = {"n_starts": n_starts, "tol": tol, "max_iter": max_iter, "seed": seed}
+    return _public_em("grouped_em", data, options | {"anchor": anchor}, init, dependent)
+
+
+def _public_em(method: str, data, options: dict, init, dependent) -> ChannelFit:
+    """What :func:`dawid_skene_em` and :func:`grouped_em` (``method``) do with their settings
+    ``options`` (n_starts, tol, max_iter, seed, anchor): the fit, recording the options and
+    ``init`` it was given away from the defaults (:attr:`ChannelFit.options`)."""
     counts = as_counts(data)
-    settings = _Settings.of(n_starts, tol, max_iter, seed, anchor, counts.n_annotators)
+    settings = _Settings.of(**options, n_annotators=counts.n_annotators)
     pairs = dependent_pairs(dependent, counts.annotator_names)
-    fitted = _prepared("grouped_em", counts, pairs)
-    return _fit_em(fitted, "grouped_em", False, settings, init, pairs)
+    fitted = _prepared(method, counts, pairs)
+    fit = _fit_em(fitted, method, method == "dawid_skene_em", settings, init, pairs)
+    public = dawid_skene_em if method == "dawid_skene_em" else grouped_em
+    return replace(fit, options=chosen_options(public, **options, init=init))
 
 
 def _prepared(method: str, counts: CellStatistics, pairs: DependentPairs) -> CellStatistics:

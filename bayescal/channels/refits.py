@@ -33,16 +33,17 @@ _ESTIMATORS = {
 }
 
 
-def refit_all(method: str, batch: Iterable, dependent=None) -> list[ChannelFit | None]:
-    """The admissible fit of estimator ``method`` (by name, with its defaults and the
-    ``dependent`` pairs) to each data set of ``batch``, or ``None`` (module docstring)."""
-    if method in EM_METHODS:
+def refit_all(method: str, batch: Iterable, dependent=None, options=()) -> list[ChannelFit | None]:
+    """The admissible fit of estimator ``method`` (by name, with the ``dependent`` pairs and
+    the keyword ``options``, pairs of name and value as :attr:`ChannelFit.options` records
+    them) to each data set of ``batch``, or ``None`` (module docstring).  The EM estimators
+    batch the refits only with their defaults (:func:`~bayescal.channels.em.em_refits`)."""
+    if method in EM_METHODS and not options:
         fits = em_refits(method, batch, dependent)
     else:
         estimator = _ESTIMATORS[method]
-        fits = [
-            refit_one(lambda data: estimator(data, **_pairs(dependent)), data) for data in batch
-        ]
+        keywords = {**dict(options), **_pairs(dependent)}
+        fits = [refit_one(lambda data: estimator(data, **keywords), data) for data in batch]
     return [fit if fit is not None and fit.ok else None for fit in fits]
 
 

@@ -758,7 +758,7 @@ def bootstrap_test(data, fit: ChannelFit, fit_data, bins, n_replicates, rng, pro
                         ),
                     )
                 )
-            refits = refitted(fit.method, fitted_on, *fitted_responses, fit_labels, fit.dependent)
+            refits = refitted(fit, fitted_on, *fitted_responses, fit_labels)
             for (label, gold), refit_of in zip(labels, refits):
                 if refit_of is None:
                     failures += 1
@@ -809,12 +809,13 @@ def _with_gold(data, drawn) -> tuple[np.ndarray, np.ndarray | None]:
     return label, np.where(data.gold != v.MISSING, truth, v.MISSING)
 
 
-def refitted(method, data, item, annotator, labels, dependent) -> list[Refit | None]:
-    """The channels (and the ``dependent`` pairs' covariances) the estimator ``method`` fits
-    (its defaults) to ``data`` with its labels and gold replaced by each of ``labels`` (pairs
-    of labels and gold labels, None without gold); None for a replicate without an admissible
-    estimate (:func:`bayescal.channels.refits.refit_all`: the EM estimators fit the replicates
-    together, the others one call each)."""
+def refitted(fit: ChannelFit, data, item, annotator, labels) -> list[Refit | None]:
+    """The channels (and the dependent pairs' covariances) that ``fit``'s estimator, with the
+    options and pairs ``fit`` was fitted with, fits to ``data`` with its labels and gold
+    replaced by each of ``labels`` (pairs of labels and gold labels, None without gold); None
+    for a replicate without an admissible estimate
+    (:func:`bayescal.channels.refits.refit_all`: the EM estimators with their defaults fit the
+    replicates together, the others one call each)."""
 
     def replicate(drawn):
         label, gold = drawn
@@ -824,16 +825,16 @@ def refitted(method, data, item, annotator, labels, dependent) -> list[Refit | N
 
     # one replicate's item-by-annotator table at a time (em_refits keeps only its pattern
     # counts): a block of 50 tables of 10^6 items would hold hundreds of MB
-    fits = refit_all(method, map(replicate, labels), dependent)
+    refits = refit_all(fit.method, map(replicate, labels), fit.dependent or None, fit.options)
     return [
         None
-        if fit is None
+        if refit is None
         else Refit(
-            np.asarray(fit.channels.a, float),
-            np.asarray(fit.channels.b, float),
-            fit.covariance if dependent else np.zeros((0, 2)),
+            np.asarray(refit.channels.a, float),
+            np.asarray(refit.channels.b, float),
+            refit.covariance if fit.dependent else np.zeros((0, 2)),
         )
-        for fit in fits
+        for refit in refits
     ]
 
 

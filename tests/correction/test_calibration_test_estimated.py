@@ -399,3 +399,31 @@ def test_a_long_null_shows_a_progress_bar_unless_told_not_to(monkeypatch, capsys
     assert capsys.readouterr().err == "" and silent.p_value == shown.p_value
     with pytest.raises(TypeError, match=r"^progress must be True or False; saw str$"):
         bc.calibration_test(sim.data, fit, progress="yes")
+
+
+def test_the_bootstrap_refits_with_the_options_the_fit_was_made_with(monkeypatch):
+    """Issue 38 item 7: a fit records its non-default options (ChannelFit.options) and the
+    refitting bootstrap passes them again; a fit with the defaults records none and is
+    refitted in the EM's batch."""
+    from bayescal.channels import refits
+
+    sim = bc.simulate_annotated(
+        600, bc.Channels([0.1, 0.15, 0.2], [0.8, 0.85, 0.9]), calibration=lambda z: z, seed=4
+    )
+    assert bc.dawid_skene_em(sim.data).options == ()
+    fit = bc.dawid_skene_em(sim.data, n_starts=3, seed=5, tol=1e-8)
+    assert fit.options == (("n_starts", 3), ("seed", 5))  # tol is the default
+    assert bc.crowd_em(sim.data, pool=None).options == (("pool", None),)
+    calls = []
+    estimator = refits._ESTIMATORS["dawid_skene_em"]
+
+    def recorded(data, **options):
+        calls.append(options)
+        return estimator(data, **options)
+
+    monkeypatch.setitem(refits._ESTIMATORS, "dawid_skene_em", recorded)
+    bc.calibration_test(sim.data, fit, n_replicates=20, seed=1)
+    assert calls == [{"n_starts": 3, "seed": 5}] * 20
+    calls.clear()
+    bc.calibration_test(sim.data, bc.dawid_skene_em(sim.data), n_replicates=20, seed=1)
+    assert calls == []  # the defaults: the batched refits
