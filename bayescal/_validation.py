@@ -476,6 +476,24 @@ def annotation_column(series, description: str) -> np.ndarray:
     return np.where(missing, MISSING, values).astype(np.int8)
 
 
+def as_item_ids(ids: object, n_items: int) -> np.ndarray:
+    """One distinct id per item, as text (a read-only array of ``n_items`` strings): what
+    tells the same item in two data sets apart from another."""
+    if isinstance(ids, str) or not hasattr(ids, "__len__"):
+        raise TypeError(f"item_ids must be a sequence of {n_items} ids; saw {type(ids).__name__}")
+    text = np.asarray(ids).astype(str)  # fixed-width text: no object per item
+    if text.ndim != 1 or text.size != n_items:
+        raise ValueError(f"item_ids must hold one id per item ({n_items}); saw {text.size}")
+    unique, counts = np.unique(text, return_counts=True)
+    if (counts > 1).any():
+        repeated = unique[counts > 1]
+        raise ValueError(
+            f"item_ids must name each item once; {repeated.size} id(s) repeat, e.g. {str(repeated[0])!r}"
+        )
+    text.setflags(write=False)
+    return text
+
+
 def plain_id(value: object) -> object:
     """An id as a message shows it: a NumPy scalar as the Python value it holds (``1``, not
     ``np.int64(1)``)."""

@@ -91,7 +91,7 @@ from ..channels import MIN_GAP, ChannelFit, Channels
 from ..channels.crowd_em import as_responses, shared_channel_index
 from ..channels.dependence import dependent_pairs
 from ..channels.refits import refit_all
-from ..data.annotated_scores import AnnotatedScores
+from ..data.annotated_scores import AnnotatedScores, warn_of_shared_items
 from ..exceptions import BinningWarning, ChannelFitError, ChannelWarning
 from ..metrics.calibration import assign_bins
 from ._channel_screen import screen_channels
@@ -733,6 +733,9 @@ def bootstrap_test(data, fit: ChannelFit, fit_data, bins, n_replicates, rng, pro
                 f"fit_data are not the items this {fit.method} fit was fitted on (the "
                 "fingerprint of the data it records differs)"
             )
+        warn_of_shared_items(
+            data, "the data tested", fit_data, "fit_data (the channels' items)", "calibration_test"
+        )
     pairs = dependent_pairs(fit.dependent or None, data.annotator_names).index
     covariance = fit.covariance if fit.dependent else np.zeros((0, 2))
     layout = CalibrationLayout.of(data, fit.channels, *bins, dependence=(pairs, covariance))

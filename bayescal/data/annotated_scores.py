@@ -25,7 +25,8 @@ from dataclasses import KW_ONLY, dataclass
 import numpy as np
 
 from .. import _validation as v
-from .._api import DEFAULT_N_BINS, old_spellings
+from .._api import DEFAULT_N_BINS, old_spellings, warn_caller
+from ..exceptions import DataWarning
 from .cells import CellStatistics, tabulate
 from .responses import Responses
 
@@ -62,6 +63,11 @@ class AnnotatedScores:
     gold_weights : array_like of float, shape (n,), optional
         Each gold item's inclusion probability pi_i, in (0, 1] (the other entries are not
         read; NaN is fine there).  Omitted: the gold items are a simple random sample.
+    item_ids : sequence, shape (n,), optional
+        Each item's id, kept as text (a long table's item column fills it): a split carries
+        them, so that a fit and a test, or the three samples of a recalibration study, can be
+        told to share items (a :class:`~bayescal.DataWarning` says so).  Ids must
+        be distinct.
 
     The arrays are copied and stored read-only.
 
@@ -79,6 +85,7 @@ class AnnotatedScores:
     annotator_names: tuple[str, ...] | None = None
     gold: np.ndarray | None = None
     gold_weights: np.ndarray | None = None
+    item_ids: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         scores = v.as_scores(self.scores)
@@ -99,6 +106,8 @@ class AnnotatedScores:
         object.__setattr__(self, "groups", groups)
         object.__setattr__(self, "gold", None if gold is None else _read_only(gold))
         object.__setattr__(self, "gold_weights", None if weights is None else _read_only(weights))
+        if self.item_ids is not None:
+            object.__setattr__(self, "item_ids", v.as_item_ids(self.item_ids, scores.shape[0]))
         object.__setattr__(
             self,
             "annotator_names",
@@ -205,6 +214,7 @@ class AnnotatedScores:
             annotator_names=self.annotator_names,
             gold=kept(self.gold),
             gold_weights=kept(self.gold_weights),
+            item_ids=kept(self.item_ids),
         )
 
     @classmethod
@@ -386,6 +396,7 @@ class AnnotatedScores:
             if groups is None
             else v.numeric_column(scores[groups], f"groups column {groups!r}"),
             annotator_names=[str(name) for name in names],
+            item_ids=item_index,
             **_gold_columns(scores, gold, gold_weights, score_values, score),
         )
 
@@ -431,3 +442,21 @@ def _check_unique_columns(frame, wanted: list, name: str) -> None:
 
 # Groups and names by keyword since 0.2: a third positional argument names the new spelling.
 AnnotatedScores.__init__ = old_spellings()(AnnotatedScores.__init__)
+
+
+def warn_of_shared_items(first, first_role: str, second, second_role: str, where: str) -> None:
+    """One :class:`~bayescal.exceptions.DataWarning` when two data sets meant to hold other
+    items (a fit's items and a test's, the samples of a split) share some by id: their
+    pattern counts alone cannot tell, so an overlap would pass as a clean split.  Nothing is
+    said where either has no ``item_ids``."""
+    if first.item_ids is None or second.item_ids is None:
+        return
+    shared = np.intersect1d(first.item_ids, second.item_ids)
+    if shared.size == 0:
+        return
+    warn_caller(
+        f"{where}: {shared.size} of the {first.n_items} items of {first_role} are also among "
+        f"the {second.n_items} of {second_role} (by id, e.g. {str(shared[0])!r}): the "
+        "samples are not apart, and what is computed on one is not independent of the other",
+        DataWarning,
+    )

@@ -4,6 +4,7 @@ of paper App. E.5 (Base, Naive and Corrected side by side)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from itertools import combinations
 
 import numpy as np
 
@@ -18,7 +19,7 @@ from ..correction.known_channels import (
     soft_vote,
 )
 from ..correction.rectified import RectifiedLoss
-from ..data.annotated_scores import AnnotatedScores
+from ..data.annotated_scores import AnnotatedScores, warn_of_shared_items
 from ..metrics.calibration import binned_moments
 from .maps import DEFAULT_EPS, METHODS, make_map
 
@@ -155,6 +156,8 @@ class RecalibrationStudy(Result):
 
 
 def check_samples(samples: dict) -> None:
+    """The samples of a split (by name): data of the same annotators, and (by item id, where
+    they have ids) no item in two of them, or one warning per pair that shares some."""
     for name, sample in samples.items():
         if not isinstance(sample, AnnotatedScores):
             raise TypeError(
@@ -164,6 +167,8 @@ def check_samples(samples: dict) -> None:
     (first, reference), *others = samples.items()
     for name, sample in others:
         v.check_same_annotators(sample.annotator_names, reference.annotator_names, name, first)
+    for (name, sample), (other_name, other) in combinations(samples.items(), 2):
+        warn_of_shared_items(sample, name, other, other_name, "recalibration_study")
 
 
 @old_spellings()

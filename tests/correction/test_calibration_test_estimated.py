@@ -427,3 +427,27 @@ def test_the_bootstrap_refits_with_the_options_the_fit_was_made_with(monkeypatch
     calls.clear()
     bc.calibration_test(sim.data, bc.dawid_skene_em(sim.data), n_replicates=20, seed=1)
     assert calls == []  # the defaults: the batched refits
+
+
+def test_a_fit_and_a_test_that_share_items_by_id_are_said_not_apart():
+    """Issue 38 item 7: pattern counts alone cannot tell a partial overlap from a clean
+    split; the items' ids can."""
+    sim = bc.simulate_annotated(
+        900,
+        bc.Channels([0.1, 0.15, 0.2, 0.1], [0.8, 0.85, 0.9, 0.8]),
+        calibration=lambda z: z,
+        seed=1,
+    )
+    data = dataclasses.replace(sim.data, item_ids=[f"i{j}" for j in range(900)])
+    fitted, tested = data.subset(np.arange(500)), data.subset(np.arange(400, 900))
+    fit = bc.dawid_skene_em(fitted)
+    with pytest.warns(
+        bc.DataWarning,
+        match=r"^calibration_test: 100 of the 500 items of the data tested are also among the "
+        r"500 of fit_data \(the channels' items\) \(by id, e.g. 'i400'\)",
+    ):
+        bc.calibration_test(tested, fit, fit_data=fitted, n_replicates=20, seed=0)
+    apart = data.subset(np.arange(500, 900))
+    bc.calibration_test(apart, fit, fit_data=fitted, n_replicates=20, seed=0)  # no warning
+    without_ids = dataclasses.replace(tested, item_ids=None)
+    bc.calibration_test(without_ids, fit, fit_data=fitted, n_replicates=20, seed=0)

@@ -280,6 +280,9 @@ def test_from_long_pivots_in_score_table_order():
     # i3: w1=0, w2 NaN (missing), w3=1; i1: w1=0, w2=1; i2: w1=1; i4: no labels at all
     assert data.annotations.tolist() == [[0, -1, 1], [0, 1, -1], [1, -1, -1], [-1, -1, -1]]
     assert data.groups.tolist() == [0, 1, 1, 0]
+    # the items keep their ids, through a split too (issue 38 item 7)
+    assert data.item_ids.tolist() == ["i3", "i1", "i2", "i4"]
+    assert data.subset([3, 0]).item_ids.tolist() == ["i4", "i3"]
 
 
 def test_from_long_agrees_with_from_frame():
@@ -392,3 +395,25 @@ def test_annotator_ids_that_differ_only_by_spaces_are_said_to_be_two():
     assert data.annotator_names == (" w2", "w1", "w1 ", "w2")
     with pytest.warns(bc.DataWarning, match=said):
         Responses.from_long(labels)
+
+
+@pytest.mark.parametrize(
+    ("ids", "error", "match"),
+    [
+        ("abc", TypeError, r"item_ids must be a sequence of 3 ids; saw str"),
+        (["a", "b"], ValueError, r"item_ids must hold one id per item \(3\); saw 2"),
+        (
+            ["a", "b", "a"],
+            ValueError,
+            r"item_ids must name each item once; 1 id\(s\) repeat, e.g. 'a'",
+        ),
+        # ids are text: 1 and "1" are one id
+        ([1, "1", 2], ValueError, r"1 id\(s\) repeat, e.g. '1'"),
+    ],
+)
+def test_item_ids_are_one_distinct_id_per_item(ids, error, match):
+    with pytest.raises(error, match=match):
+        bc.AnnotatedScores([0.1, 0.5, 0.9], [[0], [1], [1]], item_ids=ids)
+    assert bc.AnnotatedScores(
+        [0.1, 0.5, 0.9], [[0], [1], [1]], item_ids=[7, 8, 9]
+    ).item_ids.tolist() == ["7", "8", "9"]

@@ -631,3 +631,25 @@ def test_a_map_fitted_with_gold_is_right_when_the_judges_err_together():
     error = np.sqrt(rectified.var(axis=0) / 60 + oracle.var(axis=0) / 60)
     assert np.all(np.abs(rectified.mean(axis=0) - oracle.mean(axis=0)) < 3 * error)
     assert np.all(np.abs(plain.mean(axis=0) - oracle.mean(axis=0)) > 10 * error)
+
+
+def test_recalibration_study_says_which_samples_share_items_by_id():
+    """Issue 38 item 7: one warning per pair of samples that share items; none apart."""
+    sim = bc.toy_data(900, seed=1)
+    data = dataclasses.replace(sim.data, item_ids=[f"i{j}" for j in range(900)])
+    channel, fit, evaluation = (data.subset(np.arange(k * 300, (k + 1) * 300)) for k in range(3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bc.SaturatedModelWarning)  # three annotators
+        recalibration_study(channel, fit, evaluation)  # apart: nothing said
+        overlapping = data.subset(np.arange(250, 650))
+        with pytest.warns(bc.DataWarning) as said:
+            recalibration_study(channel, overlapping, evaluation)
+    lines = [str(w.message) for w in said if w.category is bc.DataWarning]
+    assert lines == [
+        "recalibration_study: 50 of the 300 items of channel_data are also among the 400 of "
+        "fit_data (by id, e.g. 'i250'): the samples are not apart, and what is computed on one "
+        "is not independent of the other",
+        "recalibration_study: 50 of the 400 items of fit_data are also among the 300 of "
+        "eval_data (by id, e.g. 'i600'): the samples are not apart, and what is computed on one "
+        "is not independent of the other",
+    ]
