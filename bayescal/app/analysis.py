@@ -58,6 +58,7 @@ from ..report.summary import (
     Identification,
     JudgeAgainstGold,
     ModelSummary,
+    OneSided,
     ParameterSummary,
     PosteriorSummary,
     RatesSummary,
@@ -789,7 +790,7 @@ def _recalibration_preview(data, fit, n_bins, level, seed) -> RecalibrationPrevi
     order = np.random.default_rng(seed).permutation(data.n_items)
     half = data.n_items // 2
     fitting, evaluated = (data.subset(np.sort(part)) for part in (order[:half], order[half:]))
-    after = {}
+    after, bounds = {}, {}
     try:
         # the analysis said these on all the items: a map's box edge, items without an
         # informative label, more bins than items
@@ -806,6 +807,13 @@ def _recalibration_preview(data, fit, n_bins, level, seed) -> RecalibrationPrevi
                     max_draws=PREVIEW_DRAWS,
                 )
                 after[method] = _posterior(result.recalibrated, level)
+                recalibrated = result.recalibrated
+                bounds[method] = OneSided(
+                    recalibrated.upper_bound,
+                    level,
+                    recalibrated.prob_calibrated,
+                    recalibrated.tolerance,
+                )
     except ValueError as error:
         warn_caller(f"the recalibration preview could not run: {error}", BinningWarning)
         return None
@@ -815,6 +823,7 @@ def _recalibration_preview(data, fit, n_bins, level, seed) -> RecalibrationPrevi
         _posterior(result.base, level),
         after,
         n_draws=min(fit.n_draws, PREVIEW_DRAWS),
+        after_bound=bounds,
     )
 
 

@@ -113,11 +113,27 @@ def _recalibration_section(summary: Summary) -> str:
     if preview is None:
         return ""
     level = preview.before.level
+    bounds = preview.after_bound or {}
+
+    def bound_cells(method=None) -> list[str]:
+        """A map's upper bound and chance within the tolerance (none for the original
+        scores, or in a summary written before they were kept)."""
+        if not bounds:
+            return []
+        if method not in bounds:
+            return [cell("—"), cell("—")]
+        bound = bounds[method]
+        return [
+            cell(number(bound.upper_bound), f"recalibration-{method}-upper-bound"),
+            cell(chance_text(bound.chance_within), text=True),
+        ]
+
     rows = [
         row(
             cell("original scores", text=True),
             cell(number(preview.before.median), "recalibration-before"),
             cell(_interval(preview.before.interval), text=True, nowrap=True),
+            *bound_cells(),
         )
     ]
     for method, after in preview.after.items():
@@ -126,8 +142,13 @@ def _recalibration_section(summary: Summary) -> str:
                 cell(f"{MAP_NAMES.get(method, method)} (corrected)", text=True),
                 cell(number(after.median), f"recalibration-{method}"),
                 cell(_interval(after.interval), text=True, nowrap=True),
+                *bound_cells(method),
             )
         )
+    header = ["scores", "NC-ECE (posterior median)", f"{level:.0%} interval"]
+    if bounds:
+        tolerance = next(iter(bounds.values())).tolerance
+        header += [f"{level:.0%} upper bound", f"chance that NC-ECE ≤ {tolerance:g}"]
     best = min(preview.after, key=lambda method: preview.after[method].median)
     total = summary.model.chains * summary.model.draws_per_chain
     draws = (
@@ -141,7 +162,17 @@ def _recalibration_section(summary: Summary) -> str:
             "<h2>What to do: recalibrate</h2>",
             f"<p>Maps fitted to the noise-corrected labels of {preview.n_fit} items ({draws}), "
             f"scored with the original scores on the other {preview.n_eval}:</p>",
-            table(["scores", "NC-ECE (posterior median)", f"{level:.0%} interval"], rows),
+            table(header, rows),
+            *(
+                [
+                    f'<p class="note">After a map, NC-ECE lies near 0, where a two-sided '
+                    "interval misses it from above more often than its level says: read the "
+                    f"upper bound (NC-ECE is below it with {level:.0%} probability) and the "
+                    "chance that the map's NC-ECE is small enough to need nothing more.</p>"
+                ]
+                if bounds
+                else []
+            ),
             f'<p class="note">The original scores\' NC-ECE here '
             f"({number(preview.before.median)}) is measured on the {preview.n_eval} items the "
             f"maps never saw, so that every row is scored on the same items; the headline "

@@ -334,6 +334,17 @@ class Verdict(Section):
 
 
 @dataclass(frozen=True, repr=False)
+class OneSided(Section):
+    """A one-sided upper bound at ``level`` and the chance that the quantity is at most
+    ``tolerance``."""
+
+    upper_bound: float
+    level: float
+    chance_within: float
+    tolerance: float
+
+
+@dataclass(frozen=True, repr=False)
 class RecalibrationPreview(Section):
     """What recalibrating would buy: corrected maps fitted on half the items (each posterior draw
     of the channels fits one map, :func:`bayescal.bayes.posterior_recalibration`) and the NC-ECE
@@ -348,6 +359,10 @@ class RecalibrationPreview(Section):
     #: The posterior draws that fitted a map each, evenly spaced through the chains (at most
     #: :data:`bayescal.app.analysis.PREVIEW_DRAWS`); None in a summary written before it was kept.
     n_draws: int | None = None
+    #: By method, each map's one-sided upper bound at the level and the chance that its NC-ECE
+    #: is at most the tolerance (0.01): near 0 a two-sided interval misses the target from
+    #: above; absent from summaries written before they were kept.
+    after_bound: dict[str, OneSided] | None = field(default=None, metadata=OMIT_NONE)
 
 
 @dataclass(frozen=True, repr=False)

@@ -87,6 +87,12 @@ def test_base_and_naive_rows_are_posterior_ece_of_the_original_and_naive_scores(
     assert table.loc["base", "lower"] <= table.loc["base", "median"] <= table.loc["base", "upper"]
     # Shifted toy: Platt on corrected labels removes most of the miscalibration.
     assert table.loc["corrected", "median"] < 0.5 * table.loc["base", "median"]
+    # the one-sided bound at the level: what to read near 0 (issue 38 item 6)
+    draws = np.sort(result.recalibrated.draws)
+    bound = table.loc["corrected", "upper bound"]
+    assert bound == result.recalibrated.upper_bound
+    assert np.mean(draws <= bound) == pytest.approx(0.9, abs=1.0 / draws.size)
+    assert table.loc["corrected", "median"] < bound < table.loc["corrected", "upper"]
     summary = result.parameter_summary()
     assert list(summary.index) == ["slope", "intercept"]
     assert (

@@ -426,3 +426,18 @@ def test_the_channel_figure_says_why_sparse_workers_em_crosses_sit_together(resu
     assert label.replace("\n", " ") == "EM (2 workers with few labels share the pool's channel)"
     again = Summary.from_dict(dataclasses.replace(summary, channels=pooled).to_dict())
     assert again.channels[first].em_pooled and again.channels[rest[-1]].em_pooled is None
+
+
+def test_what_to_do_reads_each_map_by_its_upper_bound(results):
+    """Issue 38 item 6: after a map NC-ECE lies near 0, where a two-sided interval misses it
+    from above; the report gives each map's one-sided bound and its chance within 0.01, and
+    summary.json keeps them."""
+    out, summary, report = results
+    page = report.read_text()
+    bound = summary.recalibration.after_bound["platt"]
+    assert bound.level == 0.9 and bound.tolerance == 0.01
+    assert _text("recalibration-platt-upper-bound", page) == f"{bound.upper_bound:.4f}"
+    assert summary.recalibration.after["platt"].median < bound.upper_bound
+    assert "<th>90% upper bound</th><th>chance that NC-ECE ≤ 0.01</th>" in page
+    assert "read the upper bound (NC-ECE is below it with 90% probability)" in page
+    assert load_summary(out).recalibration.after_bound["platt"] == bound
