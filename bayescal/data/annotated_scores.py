@@ -188,7 +188,9 @@ class AnnotatedScores:
         )
 
     def subset(self, items) -> AnnotatedScores:
-        """The data restricted to ``items`` (integer positions or a boolean mask), e.g. for splits."""
+        """The data restricted to ``items`` (integer positions or a boolean mask), e.g. for
+        splits.  Positions drawn with replacement (a bootstrap) leave the subset without
+        ``item_ids``: its copies are not items of their own."""
         index = np.asarray(items)
         if index.dtype == bool:
             if index.shape != (self.n_items,):
@@ -207,6 +209,10 @@ class AnnotatedScores:
         def kept(array):
             return None if array is None else array[index]
 
+        ids = kept(self.item_ids)
+        if ids is not None and np.unique(ids).size < ids.size:
+            # drawn with replacement (a bootstrap): the copies are not items of their own
+            ids = None
         return AnnotatedScores(
             scores=self.scores[index],
             annotations=self.annotations[index],
@@ -214,7 +220,7 @@ class AnnotatedScores:
             annotator_names=self.annotator_names,
             gold=kept(self.gold),
             gold_weights=kept(self.gold_weights),
-            item_ids=kept(self.item_ids),
+            item_ids=ids,
         )
 
     @classmethod

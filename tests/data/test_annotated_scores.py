@@ -283,6 +283,7 @@ def test_from_long_pivots_in_score_table_order():
     # the items keep their ids, through a split too (issue 38 item 7)
     assert data.item_ids.tolist() == ["i3", "i1", "i2", "i4"]
     assert data.subset([3, 0]).item_ids.tolist() == ["i4", "i3"]
+    assert data.subset([3, 3, 0]).item_ids is None  # a bootstrap's copies are not items
 
 
 def test_from_long_agrees_with_from_frame():
