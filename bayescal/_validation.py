@@ -479,10 +479,12 @@ def annotation_column(series, description: str) -> np.ndarray:
 def as_item_ids(ids: object, n_items: int) -> np.ndarray:
     """One distinct id per item, as text (a read-only array of ``n_items`` strings): what
     tells the same item in two data sets apart from another."""
-    if isinstance(ids, str) or not hasattr(ids, "__len__"):
+    if isinstance(ids, str | set | dict) or not hasattr(ids, "__len__"):
         raise TypeError(f"item_ids must be a sequence of {n_items} ids; saw {type(ids).__name__}")
     text = np.asarray(ids).astype(str)  # fixed-width text: no object per item
-    if text.ndim != 1 or text.size != n_items:
+    if text.ndim != 1:
+        raise ValueError(f"item_ids must be one-dimensional; saw shape {text.shape}")
+    if text.size != n_items:
         raise ValueError(f"item_ids must hold one id per item ({n_items}); saw {text.size}")
     unique, counts = np.unique(text, return_counts=True)
     if (counts > 1).any():

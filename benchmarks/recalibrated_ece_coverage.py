@@ -60,9 +60,8 @@ def replicate(design: str, n: int, seed: int, uncertainty: str) -> dict:
         fitting, evaluation, fit, method="platt", level=LEVEL, uncertainty=uncertainty
     )
     target = population_ece(calibration, result.map.predict(GRID))
-    draws = result.recalibrated.draws
     low, high = result.recalibrated.interval
-    upper = float(np.quantile(draws, LEVEL))
+    upper = result.recalibrated.upper_bound
     return {
         "design": design,
         "seed": seed,

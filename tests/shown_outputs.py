@@ -40,9 +40,11 @@ STACK_FILE = ROOT / "tests" / "shown_outputs.json"
 STACK_PACKAGES = ("jax", "jaxlib", "numpyro", "numpy", "scipy", "numba")
 #: ``(absolute, relative)``: how far a number may move on another stack.
 NUMBER_TOLERANCE = (0.01, 0.1)
-NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
-#: The p-value of one posterior draw: any value is the same output.
-SINGLE_DRAW_P = re.compile(r"(sampled-posterior p = )(?:< )?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
+#: A number standing alone (digits inside a word, as in ``w012``, are part of the word).
+NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?![\w])")
+#: The p-value of one posterior draw, written ``p = 0.383`` or ``p < 0.001``: any value is
+#: the same output.
+SINGLE_DRAW_P = re.compile(r"(sampled-posterior p )(?:= |< )\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 
 
 def numerical_stack() -> dict[str, str]:

@@ -249,18 +249,22 @@ DSE_MULTIPLE = 2.0
 
 
 def comparison_reading(elpd_diff: float, dse: float) -> str:
-    """A row of :func:`compare_models` in words: how it compares with the best model.
+    """A row of :func:`compare_models` other than the best, in words: how it compares with
+    the best model (Sivula et al. 2022).
 
-    ``"best"`` for the best; ``"predicts alike (difference below 4)"`` when
-    ``elpd_diff < ALIKE_ELPD``; else ``"worse (difference above 4 and beyond 2 dse)"`` when
-    ``elpd_diff > 2 dse``, and ``"not distinguishable (difference within 2 dse)"`` otherwise
-    (Sivula et al. 2022)."""
-    if elpd_diff == 0.0:
-        return "best"
+    ``"predicts alike (difference below 4)"`` when ``elpd_diff < ALIKE_ELPD`` (a tie
+    included); else ``"worse (difference of 4 or more, beyond 2 dse)"`` when
+    ``elpd_diff > 2 dse``, and ``"not distinguishable (difference within 2 dse)"``
+    otherwise."""
+    if not (np.isfinite(elpd_diff) and np.isfinite(dse)) or elpd_diff < 0 or dse < 0:
+        raise ValueError(
+            "elpd_diff and dse must be finite and >= 0 (a row's difference to the best and "
+            f"its standard error); saw {elpd_diff!r} and {dse!r}"
+        )
     if elpd_diff < ALIKE_ELPD:
         return f"predicts alike (difference below {ALIKE_ELPD:g})"
     if elpd_diff > DSE_MULTIPLE * dse:
-        return f"worse (difference above {ALIKE_ELPD:g} and beyond {DSE_MULTIPLE:g} dse)"
+        return f"worse (difference of {ALIKE_ELPD:g} or more, beyond {DSE_MULTIPLE:g} dse)"
     return f"not distinguishable (difference within {DSE_MULTIPLE:g} dse)"
 
 
@@ -348,7 +352,7 @@ def compare_models(fits) -> pd.DataFrame:
                 "dse": dse,
                 "warning": loo.warning,
                 "scale": "log",
-                "reading": comparison_reading(difference, dse),
+                "reading": "best" if rank == 0 else comparison_reading(difference, dse),
             }
         )
     return pd.DataFrame(rows, index=order)

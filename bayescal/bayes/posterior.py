@@ -64,7 +64,7 @@ from ..correction.rectified import (
 from ..correction.straddle import debiased_draws
 from ..correction.target_draws import TargetDraws, moment_draws
 from ..correction.weights import WEIGHT_RULES
-from ..data.annotated_scores import AnnotatedScores
+from ..data.annotated_scores import AnnotatedScores, warn_of_shared_items
 from ..data.cells import CellStatistics, count_rows
 from ..metrics.calibration import ReliabilityBand, bin_index
 from ..recalibration import DEFAULT_EPS, make_map
@@ -681,6 +681,7 @@ def posterior_recalibration(
     PosteriorRecalibration
     """
     a, b = checked_draws(fit, {"fit_data": fit_data, "eval_data": eval_data}, max_draws=max_draws)
+    warn_of_shared_items(fit_data, "fit_data", eval_data, "eval_data", "posterior_recalibration")
     template = make_map(method, fit_bins=fit_bins, strategy="uniform", eps=eps)
     rule = fit_weights(weights, fit_data.n_annotators)
     bins = v.as_n_bins(n_bins, eval_data.n_items, refuse_sparse=v.SPARSE_DRAWS)

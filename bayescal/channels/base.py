@@ -12,7 +12,7 @@ annotators are all uninformative is a *failure with a reason*, never a silent va
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -664,21 +664,30 @@ def failed(method, counts, group_ids, group_counts, failure: str, **extra) -> Ch
     )
 
 
-def chosen_options(estimator, **given) -> tuple[tuple[str, object], ...]:
-    """The keyword arguments of ``estimator`` that ``given`` sets away from their defaults:
-    what :attr:`ChannelFit.options` records."""
+def records_options(estimator):
+    """``estimator`` (``data, **options -> ChannelFit``) whose fit records, as
+    :attr:`ChannelFit.options`, the keyword arguments it was called with away from their
+    defaults (``dependent`` aside: its own field), so that a refit repeats them."""
+    import functools
     import inspect
 
     parameters = inspect.signature(estimator).parameters
-    return tuple(
-        (name, value)
-        for name, value in given.items()
-        if not _is_default(value, parameters[name].default)
-    )
+
+    @functools.wraps(estimator)
+    def recording(data, **options):
+        fit = estimator(data, **options)
+        chosen = tuple(
+            (name, value)
+            for name, value in options.items()
+            if name != "dependent" and not _is_default(value, parameters[name].default)
+        )
+        return replace(fit, options=chosen) if chosen else fit
+
+    return recording
 
 
 def _is_default(value, default) -> bool:
-    plain = (bool, int, float, str)
+    plain = (bool, int, float, str, np.generic)
     return value is default or (
-        isinstance(value, plain) and isinstance(default, plain) and value == default
+        isinstance(value, plain) and isinstance(default, plain) and bool(value == default)
     )

@@ -57,7 +57,7 @@ from ..data.annotated_scores import AnnotatedScores
 from ..data.responses import Responses
 from ..exceptions import ChannelWarning, ConvergenceWarning
 from ._odd import odd_annotators, warn_odd_annotators
-from .base import ChannelFit, Channels, chosen_options, orient, require_identified
+from .base import ChannelFit, Channels, orient, records_options, require_identified
 from .co_labelling import CoLabelling, GoldCoverage
 
 __all__ = ["CROWD_ANNOTATORS", "DEFAULT_SMOOTHING", "SPARSE_LABELS", "crowd_em"]
@@ -74,6 +74,7 @@ EPS = 1e-12
 
 
 @old_spellings()
+@records_options
 def crowd_em(data, *, smoothing="auto", pool="auto", tol=1e-7, max_iter=500) -> ChannelFit:
     """Dawid–Skene channels of a crowd, by EM on its sparse responses (module docstring).
 
@@ -147,9 +148,6 @@ def crowd_em(data, *, smoothing="auto", pool="auto", tol=1e-7, max_iter=500) -> 
         "smoothing": prior,
         "pooled": pooled,
         "data_fingerprint": responses.fingerprint,
-        "options": chosen_options(
-            crowd_em, smoothing=smoothing, pool=pool, tol=tol, max_iter=max_iter
-        ),
     }
     if failure is not None:
         return ChannelFit("crowd_em", None, None, *common, failure=failure, **recorded)

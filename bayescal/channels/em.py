@@ -49,8 +49,8 @@ from .base import (
     as_counts,
     best_start,
     check_annotators,
-    chosen_options,
     group_layout,
+    records_options,
     warn_if_groups_inseparable,
 )
 from .co_labelling import GoldCoverage, require_fittable, warn_if_saturated
@@ -543,6 +543,7 @@ def _odd(design: _Design, fit: ChannelFit):
 
 
 @old_spellings()
+@records_options
 def dawid_skene_em(
     data, *, n_starts=10, tol=1e-8, max_iter=1000, seed=0, anchor=None, init=None, dependent=None
 ) -> ChannelFit:
@@ -593,6 +594,7 @@ def dawid_skene_em(
 
 
 @old_spellings()
+@records_options
 def grouped_em(
     data, *, n_starts=10, tol=1e-8, max_iter=1000, seed=0, anchor=None, init=None, dependent=None
 ) -> ChannelFit:
@@ -625,15 +627,12 @@ def grouped_em(
 
 def _public_em(method: str, data, options: dict, init, dependent) -> ChannelFit:
     """What :func:`dawid_skene_em` and :func:`grouped_em` (``method``) do with their settings
-    ``options`` (n_starts, tol, max_iter, seed, anchor): the fit, recording the options and
-    ``init`` it was given away from the defaults (:attr:`ChannelFit.options`)."""
+    ``options`` (n_starts, tol, max_iter, seed, anchor), start ``init`` and pairs."""
     counts = as_counts(data)
     settings = _Settings.of(**options, n_annotators=counts.n_annotators)
     pairs = dependent_pairs(dependent, counts.annotator_names)
     fitted = _prepared(method, counts, pairs)
-    fit = _fit_em(fitted, method, method == "dawid_skene_em", settings, init, pairs)
-    public = dawid_skene_em if method == "dawid_skene_em" else grouped_em
-    return replace(fit, options=chosen_options(public, **options, init=init))
+    return _fit_em(fitted, method, method == "dawid_skene_em", settings, init, pairs)
 
 
 def _prepared(method: str, counts: CellStatistics, pairs: DependentPairs) -> CellStatistics:

@@ -22,7 +22,7 @@ from .. import _validation as v
 from .._api import old_spellings, silenced
 from ..data.cells import CellStatistics
 from ..exceptions import SaturatedModelWarning, WeakIdentificationWarning
-from .base import ChannelFit, as_anchor, as_counts, best_start
+from .base import ChannelFit, as_anchor, as_counts, best_start, records_options
 from .moments import hui_walter_moments, two_annotator_moments
 
 __all__ = ["hui_walter_gmm"]
@@ -73,6 +73,7 @@ def _two_group_start(counts: CellStatistics, group_ids: np.ndarray, group_counts
 
 
 @old_spellings()
+@records_options
 def hui_walter_gmm(data, *, n_starts=10, seed=0, anchor=None) -> ChannelFit:
     """Constrained GMM estimate of two annotators' channels from L >= 2 score groups.
 

@@ -26,6 +26,7 @@ from .base import (
     failed,
     fitted,
     group_layout,
+    records_options,
     warn_if_groups_inseparable,
     warn_saturated,
 )
@@ -113,6 +114,7 @@ def two_annotator_moments(
 
 
 @old_spellings()
+@records_options
 def hui_walter_moments(data, *, anchor=None) -> ChannelFit:
     """Closed-form Hui–Walter estimator: two annotators, two score groups (paper §4.2, App. D.2).
 
@@ -183,6 +185,7 @@ def hui_walter_moments(data, *, anchor=None) -> ChannelFit:
 
 
 @old_spellings()
+@records_options
 def third_moment(data, *, anchor=None, triple=None) -> ChannelFit:
     """Third-moment inverse for K >= 3 annotators, marginal model (paper Prop. D.2).
 

@@ -74,7 +74,7 @@ def test_compare_models_has_arviz_layout_and_prefers_the_dependent_model(fits):
     assert table.loc["independent", "elpd_diff"] > 2 * table.loc["independent", "dse"]
     assert table["reading"].tolist() == [
         "best",
-        "worse (difference above 4 and beyond 2 dse)",
+        "worse (difference of 4 or more, beyond 2 dse)",
     ]
     # ArviZ estimates r_eff from the chains; the differences are that small
     np.testing.assert_allclose(table["elpd_loo"], theirs["elpd_loo"], atol=0.5)
@@ -143,11 +143,12 @@ def test_the_fits_aggregated_labels_follow_their_models(fits):
 @pytest.mark.parametrize(
     ("elpd_diff", "dse", "reading"),
     [
-        (0.0, 0.0, "best"),
+        (0.0, 0.0, "predicts alike (difference below 4)"),  # a tie with the best
         # below 4 the models predict alike, however small the dse (Sivula et al. 2022)
         (1.0, 0.2, "predicts alike (difference below 4)"),
         (3.99, 0.1, "predicts alike (difference below 4)"),
-        (6.0, 2.0, "worse (difference above 4 and beyond 2 dse)"),
+        (4.0, 1.0, "worse (difference of 4 or more, beyond 2 dse)"),
+        (6.0, 2.0, "worse (difference of 4 or more, beyond 2 dse)"),
         (6.0, 3.0, "not distinguishable (difference within 2 dse)"),
         (40.0, 25.0, "not distinguishable (difference within 2 dse)"),
     ],
@@ -156,3 +157,13 @@ def test_a_comparison_row_is_read_under_the_rule_of_sivula_et_al(elpd_diff, dse,
     from bayescal.bayes.comparison import comparison_reading
 
     assert comparison_reading(elpd_diff, dse) == reading
+
+
+@pytest.mark.parametrize(
+    ("elpd_diff", "dse"), [(float("nan"), 1.0), (5.0, float("inf")), (-1.0, 1.0)]
+)
+def test_a_comparison_reading_refuses_what_is_no_difference(elpd_diff, dse):
+    from bayescal.bayes.comparison import comparison_reading
+
+    with pytest.raises(ValueError, match="elpd_diff and dse must be finite and >= 0"):
+        comparison_reading(elpd_diff, dse)

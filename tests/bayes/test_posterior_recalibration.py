@@ -1,5 +1,6 @@
 """posterior_recalibration: one map per channel draw, checked draw by draw against single fits."""
 
+import dataclasses
 import warnings
 
 import numpy as np
@@ -329,3 +330,17 @@ def test_with_gold_each_draws_map_minimises_the_rectified_loss(method, setting):
     np.testing.assert_allclose(result.maps.predict(grid)[0], expected.predict(grid), atol=1e-8)
     without = bc.recalibrate(fit_data, method=method, channels=bc.Channels(a[0], b[0]))
     assert np.abs(without.predict(grid) - expected.predict(grid)).max() > 1e-3  # gold counts
+
+
+def test_posterior_recalibration_says_when_its_samples_share_items(setting):
+    fit_data, eval_data, fit, _, _ = setting
+    named = [
+        dataclasses.replace(data, item_ids=[f"i{j}" for j in range(data.n_items)])
+        for data in (fit_data, eval_data)
+    ]
+    with pytest.warns(
+        bc.DataWarning,
+        match=r"^posterior_recalibration: \d+ of the \d+ items of fit_data are also among the "
+        r"\d+ of eval_data \(by id, e.g. 'i0'\)",
+    ):
+        posterior_recalibration(*named, fit, method="platt", max_draws=100)

@@ -414,6 +414,9 @@ def test_the_bootstrap_refits_with_the_options_the_fit_was_made_with(monkeypatch
     fit = bc.dawid_skene_em(sim.data, n_starts=3, seed=5, tol=1e-8)
     assert fit.options == (("n_starts", 3), ("seed", 5))  # tol is the default
     assert bc.crowd_em(sim.data, pool=None).options == (("pool", None),)
+    # every estimator records them; a NumPy default is a default
+    assert bc.channels.third_moment(sim.data, anchor=2).options == (("anchor", 2),)
+    assert bc.dawid_skene_em(sim.data, seed=np.int64(0)).options == ()
     calls = []
     estimator = refits._ESTIMATORS["dawid_skene_em"]
 

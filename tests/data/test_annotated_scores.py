@@ -418,3 +418,15 @@ def test_item_ids_are_one_distinct_id_per_item(ids, error, match):
     assert bc.AnnotatedScores(
         [0.1, 0.5, 0.9], [[0], [1], [1]], item_ids=[7, 8, 9]
     ).item_ids.tolist() == ["7", "8", "9"]
+
+
+def test_item_ids_of_two_shapes_and_a_mixed_item_column():
+    with pytest.raises(ValueError, match=r"item_ids must be one-dimensional; saw shape \(3, 1\)"):
+        bc.AnnotatedScores([0.1, 0.5, 0.9], [[0], [1], [1]], item_ids=[[1], [2], [3]])
+    with pytest.raises(TypeError, match=r"item_ids must be a sequence of 3 ids; saw set"):
+        bc.AnnotatedScores([0.1, 0.5, 0.9], [[0], [1], [1]], item_ids={1, 2, 3})
+    # items 1 and "1" are two items to pandas, one id as text: the data keep no ids
+    labels = pd.DataFrame({"item": [1, "1"], "annotator": ["w", "w"], "label": [0, 1]})
+    scores = pd.DataFrame({"item": [1, "1"], "score": [0.2, 0.8]})
+    data = bc.AnnotatedScores.from_long(labels, scores)
+    assert data.n_items == 2 and data.item_ids is None

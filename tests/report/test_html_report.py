@@ -369,11 +369,12 @@ def test_the_report_names_each_annotators_labels_and_a_crowd_by_its_workers(resu
     its workers' labels instead of listing a missing rate per worker."""
     from bayescal.report.html_report import _annotator_section
 
-    _, summary, _ = results
+    out, summary, _ = results
     data = summary.data
     section = _annotator_section(summary)
-    for name, rate in data.missing_by_annotator.items():
-        assert _text(f"labels-{name}", section) == str(round(data.n_items * (1 - rate)))
+    table = pd.read_csv(out.parent / "t.csv")  # the labels given, counted in the input
+    for name in data.missing_by_annotator:
+        assert _text(f"labels-{name}", section) == str(table[name].notna().sum())
     assert "<th>labels</th><th>missing</th>" in section  # a panel: both
     workers = [f"w{j:02d}" for j in range(20)]
     crowd = dataclasses.replace(
