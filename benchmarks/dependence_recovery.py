@@ -33,13 +33,11 @@ It fits the independent Dawid–Skene model and the right model with NUTS (4 cha
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
-import multiprocessing
 import time
 import warnings
 
 import numpy as np
-import pandas as pd
+from replicate_grid import grid_arguments, run_grid
 
 CHANNELS = ([0.10, 0.15, 0.20, 0.10, 0.15], [0.85, 0.80, 0.75, 0.90, 0.80])
 PAIR = {"dependent": ("a0", "a1")}
@@ -140,22 +138,9 @@ def replicate(design: str, n: int, seed: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--replicates", type=int, default=100)
-    parser.add_argument("--first-seed", type=int, default=0)
-    parser.add_argument("--n", type=int, default=3000)
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--designs", default=";".join(DESIGNS))
-    parser.add_argument("--csv", help="also write every replicate's row here")
+    grid_arguments(parser, DESIGNS, replicates=100)
     args = parser.parse_args()
-    designs = args.designs.split(";")
-    seeds = range(args.first_seed, args.first_seed + args.replicates)
-    context = multiprocessing.get_context("spawn")  # JAX does not survive a fork
-    with concurrent.futures.ProcessPoolExecutor(args.workers, mp_context=context) as pool:
-        futures = [pool.submit(replicate, d, args.n, s) for d in designs for s in seeds]
-        rows = [f.result() for f in futures]
-    frame = pd.DataFrame(rows)
-    if args.csv:
-        frame.to_csv(args.csv, index=False)
+    frame, seeds = run_grid(replicate, args)
     print(f"n = {args.n}, seeds {seeds.start}-{seeds.stop - 1}, {args.replicates} per design\n")
     print(
         "| design | model | checked channels in 90% interval | all in | mean abs bias | "

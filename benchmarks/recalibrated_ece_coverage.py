@@ -23,12 +23,10 @@ calibrates it, so the estimand sits near 0, at the boundary) and ``nonlinear`` (
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
-import multiprocessing
 import warnings
 
 import numpy as np
-import pandas as pd
+from replicate_grid import grid_arguments, run_grid
 
 CHANNELS = ([0.10, 0.15, 0.20, 0.10], [0.85, 0.80, 0.75, 0.90])
 DESIGNS = ("shifted", "nonlinear")
@@ -78,27 +76,12 @@ def replicate(design: str, n: int, seed: int, uncertainty: str) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--replicates", type=int, default=200)
-    parser.add_argument("--first-seed", type=int, default=0)
-    parser.add_argument("--n", type=int, default=3000)
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--designs", default=";".join(DESIGNS))
+    grid_arguments(parser, DESIGNS, replicates=200)
     parser.add_argument(
         "--uncertainty", default="total", help="posterior_recalibration's uncertainty"
     )
-    parser.add_argument("--csv", help="also write every replicate's row here")
     args = parser.parse_args()
-    designs = args.designs.split(";")
-    seeds = range(args.first_seed, args.first_seed + args.replicates)
-    context = multiprocessing.get_context("spawn")  # JAX does not survive a fork
-    with concurrent.futures.ProcessPoolExecutor(args.workers, mp_context=context) as pool:
-        futures = [
-            pool.submit(replicate, d, args.n, s, args.uncertainty) for d in designs for s in seeds
-        ]
-        rows = [f.result() for f in futures]
-    frame = pd.DataFrame(rows)
-    if args.csv:
-        frame.to_csv(args.csv, index=False)
+    frame, seeds = run_grid(replicate, args, args.uncertainty)
     print(
         f"n = {args.n} per sample, seeds {seeds.start}-{seeds.stop - 1}, "
         f"uncertainty {args.uncertainty!r}\n"

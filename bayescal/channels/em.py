@@ -590,7 +590,7 @@ def dawid_skene_em(
         would identify them).  Weak identification is a :class:`WeakIdentificationWarning`.
     """
     options = {"n_starts": n_starts, "tol": tol, "max_iter": max_iter, "seed": seed}
-    return _public_em("dawid_skene_em", data, options | {"anchor": anchor}, init, dependent)
+    return _public_em("dawid_skene_em", True, data, options | {"anchor": anchor}, init, dependent)
 
 
 @old_spellings()
@@ -622,17 +622,18 @@ def grouped_em(
         :class:`SaturatedModelWarning`); who labelled what, as for :func:`dawid_skene_em`.
     """
     options = {"n_starts": n_starts, "tol": tol, "max_iter": max_iter, "seed": seed}
-    return _public_em("grouped_em", data, options | {"anchor": anchor}, init, dependent)
+    return _public_em("grouped_em", False, data, options | {"anchor": anchor}, init, dependent)
 
 
-def _public_em(method: str, data, options: dict, init, dependent) -> ChannelFit:
-    """What :func:`dawid_skene_em` and :func:`grouped_em` (``method``) do with their settings
-    ``options`` (n_starts, tol, max_iter, seed, anchor), start ``init`` and pairs."""
+def _public_em(method: str, marginal: bool, data, options: dict, init, dependent) -> ChannelFit:
+    """What :func:`dawid_skene_em` and :func:`grouped_em` (``method``; ``marginal`` for the
+    first) do with their settings ``options`` (n_starts, tol, max_iter, seed, anchor), start
+    ``init`` and pairs."""
     counts = as_counts(data)
     settings = _Settings.of(**options, n_annotators=counts.n_annotators)
     pairs = dependent_pairs(dependent, counts.annotator_names)
     fitted = _prepared(method, counts, pairs)
-    return _fit_em(fitted, method, method == "dawid_skene_em", settings, init, pairs)
+    return _fit_em(fitted, method, marginal, settings, init, pairs)
 
 
 def _prepared(method: str, counts: CellStatistics, pairs: DependentPairs) -> CellStatistics:

@@ -106,9 +106,7 @@ class AnnotatedScores:
         object.__setattr__(self, "groups", groups)
         object.__setattr__(self, "gold", None if gold is None else _read_only(gold))
         object.__setattr__(self, "gold_weights", None if weights is None else _read_only(weights))
-        if _checked_ids(self.item_ids, scores.shape[0]):
-            pass  # already checked (a replace of another field: a bootstrap's replicate)
-        elif self.item_ids is not None:
+        if self.item_ids is not None:
             object.__setattr__(self, "item_ids", v.as_item_ids(self.item_ids, scores.shape[0]))
         object.__setattr__(
             self,
@@ -451,18 +449,6 @@ def _check_unique_columns(frame, wanted: list, name: str) -> None:
 
 # Groups and names by keyword since 0.2: a third positional argument names the new spelling.
 AnnotatedScores.__init__ = old_spellings()(AnnotatedScores.__init__)
-
-
-def _checked_ids(ids, n_items: int) -> bool:
-    """Whether ``ids`` are ids :func:`~bayescal._validation.as_item_ids` returned, for
-    ``n_items``: read-only text of that length.  Checking distinct ids sorts them, 0.45 s a
-    call at a million items, which a bootstrap replacing the labels would pay per replicate."""
-    return (
-        isinstance(ids, np.ndarray)
-        and ids.dtype.kind == "U"
-        and not ids.flags.writeable
-        and ids.shape == (n_items,)
-    )
 
 
 def warn_of_shared_items(first, first_role: str, second, second_role: str, where: str) -> None:

@@ -464,6 +464,15 @@ def test_the_analysis_of_a_crowd_pushes_its_posterior_through_its_responses(
     # the summary records which workers crowd_em pooled (the report's channel figure says so)
     recorded = {name for name, entry in analysis.summary.channels.items() if entry.em_pooled}
     assert recorded == set(analysis.channel_fit.pooled)
+    # ... and only those: a fit that pooled two workers marks those two
+    from dataclasses import replace
+
+    from bayescal.app.analysis import _channel_sections
+
+    names = analysis.data.annotator_names
+    pooled = replace(analysis.channel_fit, pooled=(names[3], names[7]))
+    channels, _ = _channel_sections(analysis.bayes_fit, pooled, names, 0.9)
+    assert [name for name, entry in channels.items() if entry.em_pooled] == [names[3], names[7]]
 
 
 def test_items_unlabelled_in_a_few_draws_only_are_said_as_such():
