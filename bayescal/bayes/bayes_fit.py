@@ -281,8 +281,10 @@ class BayesFit(PredictsLabels):
 
     def was_fitted_to(self, data) -> bool:
         """Whether ``data`` (an :class:`~bayescal.AnnotatedScores` with the fit's annotators,
-        in the fit's column order) have the pattern counts ``fitted_counts`` the fit was
-        fitted to: the same items, told apart from other items (a split) without the data."""
+        in any column order) have the pattern counts ``fitted_counts`` the fit was fitted to:
+        the same items, told apart from other items (a split) without the data."""
+        if sorted(data.annotator_names) == sorted(self.annotator_names):
+            data = data.in_annotator_order(self.annotator_names)
         if self.spec.on_responses:
             return (
                 ResponseDesign.from_responses(data.responses()).fitted_counts()

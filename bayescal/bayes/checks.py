@@ -37,7 +37,7 @@ pairwise agreement of pairs with enough shared items, flagged by Benjamini–Hoc
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -374,12 +374,8 @@ def _fitted_data(fit: BayesFit, data: AnnotatedScores) -> AnnotatedScores:
             f"fit: a {fit.model} fit is for comparison: {fit.spec.purpose}; its checks are not "
             "implemented"
         )
-    positions = v.annotator_positions(data.annotator_names, fit.annotator_names, "data", "the fit")
-    data = replace(  # its columns in the fit's order, which the replicated patterns follow
-        data,
-        annotations=data.annotations[:, np.argsort(positions)],
-        annotator_names=fit.annotator_names,
-    )
+    v.annotator_positions(data.annotator_names, fit.annotator_names, "data", "the fit")
+    data = data.in_annotator_order(fit.annotator_names)  # the replicated patterns follow it
     if fit.spec.grouped:
         fitted_groups = np.array(fit.group_ids)
         data_groups = np.array([]) if data.groups is None else np.unique(data.groups)

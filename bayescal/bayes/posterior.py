@@ -211,7 +211,9 @@ def fit_weights(weights: object, n_annotators: int):
 
 
 def _moment_draws(cells: CellStatistics, a, b, rule, uncertainty: str, seed: int) -> np.ndarray:
-    """Draws (S, M) of the bin moments: O(draws x cells x K), never O(draws x items)."""
+    """Draws (S, M) of the bin moments: O(draws x cells x K), never O(draws x items); the
+    bootstrap draws cell by cell in :meth:`~bayescal.data.CellStatistics.in_draw_order`."""
+    cells = cells.in_draw_order()
     patterns, index = cells.unique_patterns()
     pattern_counts = np.bincount(index, weights=cells.counts, minlength=patterns.shape[0])
     labels = pattern_labels(patterns, pattern_counts, a, b, rule)[:, index]  # (S, C): each cell's
@@ -237,7 +239,7 @@ def _gold_moment_draws(data, cells, strategy, a, b, rule, uncertainty, seed, gol
     corrected labels."""
     rng = np.random.default_rng(seed)
     if not is_crowd(data):
-        prepared = gold_cells(data, cells, strategy)
+        prepared = gold_cells(data, cells.in_draw_order(), strategy)
         patterns, index = np.unique(prepared.patterns, axis=0, return_inverse=True)
         counts = np.bincount(index.ravel(), weights=prepared.rows.counts, minlength=len(patterns))
         labels = pattern_labels(patterns, counts, a, b, rule)[:, index.ravel()]

@@ -92,6 +92,7 @@ from ..channels.crowd_em import as_responses, shared_channel_index
 from ..channels.dependence import dependent_pairs
 from ..channels.refits import refit_all
 from ..data.annotated_scores import AnnotatedScores, warn_of_shared_items
+from ..data.responses import name_order
 from ..exceptions import BinningWarning, ChannelFitError, ChannelWarning
 from ..metrics.calibration import assign_bins
 from ._channel_screen import screen_channels
@@ -635,6 +636,7 @@ def h0_posterior_draw(
     rng,
     shared=None,
     gold=None,
+    annotator_names=None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Channels ``(a, b)`` after ``sweeps`` Gibbs sweeps of ``p(a, b | A, Z, H0)`` (module
     docstring) started at ``(a, b)``.
@@ -654,6 +656,10 @@ def h0_posterior_draw(
         Annotators who share one channel (drawn from all their labels; started at their mean).
     gold : ndarray of int, shape (n,), optional
         Gold labels (-1 for none): a gold item's class is held at its gold label.
+    annotator_names : sequence of str, optional
+        The channels are drawn in the annotators' name order
+        (:func:`~bayescal.data.responses.name_order`), so the draw does not follow the order
+        of the columns; without names, in column order.
     """
     # the draw runs on channels: every annotator its own, the shared ones one after the others
     channel = shared_channel_index(np.zeros(np.size(a), bool) if shared is None else shared)
@@ -662,6 +668,13 @@ def h0_posterior_draw(
     a = np.clip(a, EDGE, 1.0 - EDGE)
     b = np.clip(b, EDGE, 1.0 - EDGE)
     n_annotators = a.size
+    draw_order = np.arange(n_annotators)
+    if annotator_names is not None:  # each channel ranked by its first annotator's name
+        rank = np.empty(channel.size, np.int64)
+        rank[name_order(annotator_names)] = np.arange(channel.size)
+        first_rank = np.full(n_annotators, channel.size)
+        np.minimum.at(first_rank, channel, rank)
+        draw_order = np.argsort(first_rank)
     with np.errstate(divide="ignore"):  # a score of 0 or 1 pins its item's label
         prior_log_odds = np.log(scores) - np.log1p(-scores)
     positive = label.astype(np.float64)
@@ -680,19 +693,22 @@ def h0_posterior_draw(
         n0 = np.bincount(annotator, minlength=n_annotators) - n1
         s0 = np.bincount(annotator, positive, minlength=n_annotators) - s1
         a = _truncated_beta(
-            priors[0, 0] + s0, priors[0, 1] + n0 - s0, 0.0, b if oriented else 1.0, rng
+            priors[0, 0] + s0, priors[0, 1] + n0 - s0, 0.0, b if oriented else 1.0, rng, draw_order
         )
         b = _truncated_beta(
-            priors[1, 0] + s1, priors[1, 1] + n1 - s1, a if oriented else 0.0, 1.0, rng
+            priors[1, 0] + s1, priors[1, 1] + n1 - s1, a if oriented else 0.0, 1.0, rng, draw_order
         )
     return a[channel], b[channel]
 
 
-def _truncated_beta(alpha, beta, low, high, rng) -> np.ndarray:
-    """Beta(alpha, beta) draws restricted to ``(low, high)``, by inverting the CDF."""
+def _truncated_beta(alpha, beta, low, high, rng, order) -> np.ndarray:
+    """Beta(alpha, beta) draws (K,) restricted to ``(low, high)``, by inverting the CDF; the
+    uniforms are drawn in ``order`` of the channels."""
     lower = special.betainc(alpha, beta, low)
     upper = special.betainc(alpha, beta, high)
-    u = lower + rng.random(np.shape(alpha)) * (upper - lower)
+    uniform = np.empty(order.size)
+    uniform[order] = rng.random(order.size)
+    u = lower + uniform * (upper - lower)
     return np.clip(special.betaincinv(alpha, beta, u), EDGE, 1.0 - EDGE)
 
 
@@ -903,6 +919,7 @@ def posterior_test(data, fit, bins, n_replicates, rng, progress=False):
             rng=rng,
             shared=np.isin(data.annotator_names, fit.summed_out),
             gold=data.gold if data.n_gold else None,
+            annotator_names=data.annotator_names,
         )
         layout = CalibrationLayout.of(
             data,

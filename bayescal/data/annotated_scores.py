@@ -20,7 +20,7 @@ binned ECE runs on :meth:`AnnotatedScores.cells` (:class:`~bayescal.data.CellSta
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import KW_ONLY, dataclass
+from dataclasses import KW_ONLY, dataclass, replace
 
 import numpy as np
 
@@ -221,6 +221,18 @@ class AnnotatedScores:
             gold=kept(self.gold),
             gold_weights=kept(self.gold_weights),
             item_ids=ids,
+        )
+
+    def in_annotator_order(self, names) -> AnnotatedScores:
+        """These data with their annotator columns in the order of ``names``, the same
+        annotators matched by name (a fit's order, which its pattern counts follow)."""
+        positions = v.annotator_positions(self.annotator_names, names, "data", "the order given")
+        if (positions == np.arange(positions.size)).all():
+            return self
+        return replace(
+            self,
+            annotations=self.annotations[:, np.argsort(positions)],
+            annotator_names=tuple(names),
         )
 
     @classmethod

@@ -21,6 +21,7 @@ array with one entry per cell: the container knows no channels.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -31,6 +32,7 @@ from .. import _validation as v
 from .._api import DEFAULT_N_BINS, fingerprint
 from ..metrics.calibration import BinnedMoments, ReliabilityCurve, assign_bins
 from ..metrics.kernels import MAX_ANNOTATORS, MAX_PATTERN_CELLS, THREADED_FROM, bin_pattern_cells
+from .responses import name_order
 
 __all__ = ["CellStatistics", "PatternIndex", "ScoreMoments", "cell_statistics_from_frame"]
 
@@ -197,6 +199,22 @@ class CellStatistics:
         """Cells over one bin with each group id ``g`` replaced by ``group_of[g]``."""
         groups = np.array([group_of[int(g)] for g in self.groups], dtype=np.int64)
         return self._merged(groups, np.zeros_like(self.bins), np.array([0.0, 1.0]))
+
+    def in_draw_order(self) -> CellStatistics:
+        """These cells sorted by group, bin, then pattern read with the annotators in name
+        order (:func:`~bayescal.data.responses.name_order`), then gold: a random stream drawn
+        cell by cell (the Bayesian bootstrap of :func:`bayescal.nc_ece_posterior`) then gives
+        the same numbers whatever the order of the annotator columns."""
+        gold = () if self.gold is None else (self.gold,)
+        pattern_keys = [self.patterns[:, j] for j in name_order(self.annotator_names)[::-1]]
+        order = np.lexsort([*gold, *pattern_keys, self.bins, self.groups])
+        return dataclasses.replace(
+            self,
+            **{
+                name: getattr(self, name)[order]
+                for name in ("groups", "bins", "patterns", *SUMS, *(("gold",) if gold else ()))
+            },
+        )
 
     def _merged(self, groups, bins, edges) -> CellStatistics:
         gold = () if self.gold is None else (self.gold,)

@@ -20,6 +20,13 @@ from .._api import fingerprint
 __all__ = ["Responses"]
 
 
+def name_order(annotator_names) -> np.ndarray:
+    """The annotators' positions sorted by name: an order that is the same whatever the order
+    of the columns, for every random stream drawn label by label or cell by cell (the same
+    data with its columns in another order and the same seed give the same numbers)."""
+    return np.array(sorted(range(len(annotator_names)), key=list(annotator_names).__getitem__))
+
+
 @dataclass(frozen=True, eq=False)
 class Responses:
     """The labels of a crowd, one triple per label given.
@@ -126,11 +133,18 @@ class Responses:
 
     @classmethod
     def from_dense(cls, annotations, *, annotator_names=None, gold=None) -> Responses:
-        """The responses of an items x annotators table of 0/1 labels (-1 for missing);
+        """The responses of an items x annotators table of 0/1 labels (-1 for missing), item
+        by item and, within an item, in the annotators' name order (:func:`name_order`: a
+        replicate drawn label by label does not follow the column order);
         ``annotator_names`` default to ``("a0", "a1", ...)``."""
         annotations = v.as_annotations(annotations, "annotations")
-        item, annotator = np.nonzero(annotations != v.MISSING)
         names = v.as_annotator_names(annotator_names, annotations.shape[1], "annotator_names")
+        by_name = name_order(names)
+        in_order = (by_name == np.arange(by_name.size)).all()
+        item, position = np.nonzero(
+            (annotations if in_order else annotations[:, by_name]) != v.MISSING
+        )
+        annotator = by_name[position]
         return cls(
             item,
             annotator,

@@ -15,6 +15,7 @@ import pytest
 import bayescal as bc
 from bayescal.bayes.priors import read_priors
 from tests.bad_inputs.test_command import WIDE, _rows, _text, _write_files, main
+from tests.helpers import fake_fit
 
 
 @pytest.mark.parametrize("draws", [1, 2, 3])
@@ -265,6 +266,47 @@ def test_rule2_random_column_permutations_give_identical_numbers(seed):
         )
     known = bc.calibration_test(data, channels).statistic
     assert bc.calibration_test(shuffled, channels).statistic == pytest.approx(known, rel=1e-12)
+
+
+def test_rule2_the_same_seed_draws_the_same_numbers_whatever_the_column_order():
+    """Issue 38 item 8: the Bayesian bootstrap of the posterior NC-ECE (with and without
+    gold), the calibration test's H0 posterior draw and its replicates draw in the
+    annotators' name order, not the columns' (an interval once moved from 0.0824 to 0.0836)."""
+    sim = bc.simulate_annotated(
+        2000, bc.Channels([0.1, 0.2, 0.15, 0.25], [0.8, 0.9, 0.85, 0.7]), seed=3
+    )
+    gold = np.where(np.arange(2000) < 300, sim.labels, -1)
+    data = bc.AnnotatedScores(
+        sim.data.scores, sim.data.annotations, annotator_names=list("pqrs"), gold=gold
+    )
+    spread = np.linspace(-0.02, 0.02, 40)[:, None]
+    fit = fake_fit(
+        data,
+        sim.channels.a + spread,
+        sim.channels.b - spread[::-1],
+        np.full(40, sim.labels.mean()),
+    )
+    shuffled = data.in_annotator_order(["r", "p", "s", "q"])
+    assert (shuffled.annotations[:, 0] == data.annotations[:, 2]).all()
+    assert (shuffled.gold == data.gold).all()
+    for estimator in ("rectified", "model"):
+        given = bc.nc_ece_posterior(data, fit, gold_estimator=estimator).draws
+        assert bc.nc_ece_posterior(shuffled, fit, gold_estimator=estimator).draws == (
+            pytest.approx(given, rel=1e-9, abs=1e-12)
+        )
+    without_gold = [
+        bc.AnnotatedScores(d.scores, d.annotations, annotator_names=d.annotator_names)
+        for d in (data, shuffled)
+    ]
+    first, second = (bc.nc_ece_posterior(d, fit).draws for d in without_gold)
+    assert second == pytest.approx(first, rel=1e-9, abs=1e-12)
+    # the fit's own items in another column order are its items: the H0 posterior draw
+    tests = [bc.calibration_test(d, fit, seed=4) for d in (data, shuffled)]
+    assert "drawn from their posterior under H0" in tests[1].method
+    assert tests[1].statistic == pytest.approx(tests[0].statistic, rel=1e-9)
+    assert tests[1].p_value == pytest.approx(tests[0].p_value, rel=1e-9)
+    responses = shuffled.responses()
+    assert [shuffled.annotator_names[j] for j in responses.annotator[:4]] == list("pqrs")
 
 
 # --- rule 5: one staging rule for every results folder -----------------------------------------

@@ -76,6 +76,23 @@ def test_subset_keeps_names_and_groups():
         data.subset([0.5])
 
 
+def test_in_annotator_order_moves_the_columns_by_name_and_refuses_other_names():
+    data = bc.AnnotatedScores(
+        [0.1, 0.5], [[0, 1, -1], [1, 1, 0]], annotator_names=["x", "y", "z"], gold=[1, -1]
+    )
+    moved = data.in_annotator_order(["z", "x", "y"])
+    assert moved.annotator_names == ("z", "x", "y")
+    assert moved.annotations.tolist() == [[-1, 0, 1], [0, 1, 1]]
+    assert moved.gold.tolist() == [1, -1] and moved.scores.tolist() == [0.1, 0.5]
+    assert data.in_annotator_order(("x", "y", "z")) is data
+    with pytest.raises(
+        ValueError,
+        match=r"data must have the annotators of the order given: \['x', 'y', 'w'\]; "
+        r"saw \['x', 'y', 'z'\]",
+    ):
+        data.in_annotator_order(["x", "y", "w"])
+
+
 @pytest.mark.parametrize(
     "kwargs, error, match",
     [
