@@ -24,7 +24,6 @@ import jax.numpy as jnp
 import numpy as np
 import numpyro
 import numpyro.distributions as dist
-from bayescal.models import OrientedChannels
 from numpyro.infer import MCMC, NUTS
 
 import bayescal as bc
@@ -47,9 +46,11 @@ def simulate(n: int, seed: int = 0) -> bc.AnnotatedScores:
 
 
 def per_item_model(positive, prior_params):
-    """Dawid–Skene with one likelihood term per item (no compression)."""
+    """Dawid–Skene with one likelihood term per item (no compression), the channels' prior the
+    two Betas, as bayescal's (which folds the draws after sampling)."""
+    rates = dist.Beta(prior_params[:2, 0], prior_params[:2, 1]).to_event(1)
     with numpyro.plate("annotator", positive.shape[1]):
-        pair = numpyro.sample("channel", OrientedChannels(prior_params[0], prior_params[1]))
+        pair = numpyro.sample("channel", rates)
     a, b = pair[:, 0], pair[:, 1]
     prevalence = numpyro.sample("prevalence", dist.Beta(prior_params[2, 0], prior_params[2, 1]))
     log0 = jnp.log1p(-prevalence) + positive @ jnp.log(a) + (1 - positive) @ jnp.log1p(-a)

@@ -49,7 +49,6 @@ numpydoc_xref_param_type = False
 nitpicky = True
 nitpick_ignore = [
     ("py:class", "bayescal._api.Result"),  # the private base of result classes
-    ("py:class", "ArrayLike"),  # NumPyro's type, in a docstring OrientedChannels inherits
 ]
 nitpick_ignore_regex = [
     (

@@ -10,14 +10,15 @@ data and with which structure, is declared once in :mod:`bayescal.bayes.registry
   item difficulty are this one program under the structure of its :class:`PatternDesign`.
 - :func:`hierarchical_dawid_skene` — crowds: the workers' channels partially pooled, on the
   :class:`ResponseDesign` of their sparse responses.
-- :mod:`~bayescal.models.channel_prior` — the oriented prior of a channel pair, ``a < b``.
+- :mod:`~bayescal.models.channel_prior` — the prior of a channel pair (two Betas).
+- :mod:`~bayescal.models.orientation` — the flat models' draws folded onto the population's
+  orientation.
 - :mod:`~bayescal.models.stack` — NumPyro and ArviZ, imported without their notices.
 """
 
 # NumPyro's first import must pass .stack, which keeps its import-time notices away
 # (tqdm.auto's in Jupyter); the programs below import NumPyro themselves
 from . import stack  # noqa: F401
-from .channel_prior import OrientedChannels
 from .hierarchical_dawid_skene import (
     ORIENTED_START,
     POPULATION_SITES,
@@ -26,6 +27,7 @@ from .hierarchical_dawid_skene import (
     population_mean_channel,
 )
 from .latent_class import DIFFICULTY_START, latent_class_model, majority_start
+from .orientation import fold_orientation, labels_per_channel
 from .pattern_design import PatternDesign, check_complete_layout, row_key
 from .response_design import ResponseDesign
 
@@ -35,11 +37,12 @@ START_VALUES = {**ORIENTED_START, **DIFFICULTY_START}
 __all__ = [
     "POPULATION_SITES",
     "START_VALUES",
-    "OrientedChannels",
     "PatternDesign",
     "ResponseDesign",
     "check_complete_layout",
+    "fold_orientation",
     "hierarchical_dawid_skene",
+    "labels_per_channel",
     "latent_class_model",
     "majority_start",
     "population_log_density",

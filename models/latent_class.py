@@ -3,15 +3,17 @@ shared-difficulty and channels-per-group models are this one program read under 
 structure of its :class:`~bayescal.models.pattern_design.PatternDesign` (which models set which
 structure: :mod:`bayescal.bayes.registry`).
 
-    a_j, b_j ~ Beta(fp) x Beta(sens) conditioned on a_j < b_j     (see bayescal.bayes.priors)
+    a_j ~ Beta(fp),  b_j ~ Beta(sens)                              (see bayescal.bayes.priors)
     mu ~ Beta(prev)                  (one per score group g when the design is grouped: mu_g)
     Y_i ~ Bernoulli(mu),  A_ij | Y_i ~ Bernoulli(a_j + (b_j - a_j) Y_i), independent given Y_i
 
 ``Y`` is summed out by hand; the likelihood runs on pattern counts, missing responses drop out.
-Rows of gold items (human-verified labels) know their class: their term is
-``log p(s | Y = gold) + log P(Y = gold)``.  The gold then fixes the orientation, so with gold the
-channels' prior is the two Betas alone, not conditioned on ``a_j < b_j``: an adversarial
-annotator is estimated as one.
+No annotator is held to ``a_j < b_j``: the likelihood cannot tell a draw from its mirror image
+``(a, b, mu) -> (b, a, 1 - mu)``, and each draw is folded onto the population's orientation
+after sampling (:mod:`bayescal.models.orientation`), so an adversarial annotator is estimated
+as one and NUTS meets no wall.  Rows of gold items (human-verified labels) know their class:
+their term is ``log p(s | Y = gold) + log P(Y = gold)``, and the gold, not the fold, fixes the
+orientation.
 With dependent pairs (Dendukuri and Joseph 2001) a pair's responses get a covariance given
 ``Y``; with a shared item difficulty (the random-effects latent class model of Qu, Tan and
 Kutner 1996, ``K >= 4``)
@@ -22,7 +24,7 @@ Kutner 1996, ``K >= 4``)
 
 where ``a, b`` are the marginal channels and ``R`` is integrated out per pattern by
 Gauss–Hermite quadrature (:mod:`bayescal.channels.difficulty`); with channels per score group
-every group has its own ``a_gj < b_gj``.
+every group has its own channels, and each group's draw is folded on its own.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from jax.scipy.special import logit
 
 from bayescal.channels.pattern_likelihood import covariance_from_share
 
-from .channel_prior import BetaKernel, OrientedChannels
+from .channel_prior import BetaKernel
 from .pattern_design import PatternDesign
 
 __all__ = ["DIFFICULTY_START", "latent_class_model", "majority_start"]
@@ -54,7 +56,7 @@ def latent_class_model(design: PatternDesign, prior_params, counts=None) -> None
 
     ``prior_params`` is the (3, 2) array of :meth:`bayescal.Priors.as_array` (Beta parameters of
     false-positive rate, sensitivity and prevalence); as an array it can be traced, so one
-    compiled sampler serves many priors.  Sites: ``channel`` (K, 2) oriented pairs,
+    compiled sampler serves many priors.  Sites: ``channel`` (K, 2) pairs ``(a_j, b_j)``,
     deterministic ``a`` and ``b``; ``prevalence`` (scalar, or one per score group when
     ``design.grouped``).
     With dependent pairs (``design.pairs``, :mod:`bayescal.channels.dependence`) also
@@ -73,7 +75,7 @@ def latent_class_model(design: PatternDesign, prior_params, counts=None) -> None
     prior_params = jnp.asarray(prior_params)
     n_channels = design.n_annotators * (design.n_groups if design.channels_by_group else 1)
     with numpyro.plate("annotator", n_channels):
-        pair = numpyro.sample("channel", _channel_prior(prior_params, design.has_gold))
+        pair = numpyro.sample("channel", _channel_prior(prior_params))
     a = numpyro.deterministic("a", pair[..., 0])
     b = numpyro.deterministic("b", pair[..., 1])
     prevalence_prior = BetaKernel(prior_params[2, 0], prior_params[2, 1])
@@ -118,11 +120,8 @@ def latent_class_model(design: PatternDesign, prior_params, counts=None) -> None
     numpyro.deterministic("counts", jnp.zeros(design.counts.shape).at[rows].set(cell_counts[~pad]))
 
 
-def _channel_prior(prior_params, gold: bool):
-    """The prior of each annotator's pair ``(a, b)``: oriented (:class:`OrientedChannels`),
-    or with gold, which orients the fit, the two Beta kernels alone."""
-    if not gold:
-        return OrientedChannels(prior_params[0], prior_params[1])
+def _channel_prior(prior_params):
+    """The prior of each annotator's pair ``(a, b)``: the two Beta kernels, unoriented."""
     alphas = jnp.stack([prior_params[0, 0], prior_params[1, 0]])
     betas = jnp.stack([prior_params[0, 1], prior_params[1, 1]])
     return BetaKernel(alphas, betas).to_event(1)
@@ -131,15 +130,16 @@ def _channel_prior(prior_params, gold: bool):
 def majority_start(positive, negative, counts, gold=None):
     """Every chain's channels start near the majority vote's (then jittered by the sampler):
     ``a_j`` and ``b_j`` are annotator ``j``'s rates of 1 on the items the others' majority
-    calls 0 and 1, on the unconstrained scale of the oriented pair.  From random starts one
-    chain in four settled in a minor mode (module constant :data:`DIFFICULTY_START`); from
-    here none did in the runs measured (tests/channels/test_difficulty.py).  Traced: the compiled start
-    computes it from the counts, so one sampler still serves every data set of a layout.
-    With ``gold`` (each row's gold label, -1 for none) a gold row's vote is its gold label,
-    and the pair is unconstrained as two logits (the gold's unoriented prior): a chain
-    started at random could settle in the mirror image of the fit, a local mode where the
-    gold items are badly fitted and the rest well (measured: R-hat 1.5 with three judges and
-    200 gold items of 5 000)."""
+    calls 0 and 1, as two logits (the unconstrained scale of the pair), so an adversarial
+    annotator starts as one.  From random starts one chain in four settled in a minor mode
+    (module constant :data:`DIFFICULTY_START`), and a chain could start in the mirror image
+    of the others, which the fold (:mod:`bayescal.models.orientation`) maps back but which
+    leaves a chain of the gold-fitted models in a local mode where the gold items are badly
+    fitted and the rest well (measured: R-hat 1.5 with three judges and 200 gold items of
+    5 000); from here none did in the runs measured (tests/channels/test_difficulty.py).
+    Traced: the compiled start computes it from the counts, so one sampler still serves every
+    data set of a layout.  With ``gold`` (each row's gold label, -1 for none) a gold row's vote
+    is its gold label."""
     answered = positive + negative
     share = positive.sum(axis=1) / jnp.maximum(answered.sum(axis=1), 1.0)
     vote = (share > 0.5) * 1.0 + (share == 0.5) * 0.5
@@ -148,8 +148,4 @@ def majority_start(positive, negative, counts, gold=None):
     weight1, weight0 = counts * vote, counts * (1.0 - vote)
     b = (weight1 @ positive) / jnp.maximum(weight1 @ answered, 1e-9)
     a = (weight0 @ positive) / jnp.maximum(weight0 @ answered, 1e-9)
-    if gold is not None:  # not oriented: an adversarial judge starts as one
-        return jnp.stack([logit(jnp.clip(a, 0.02, 0.98)), logit(jnp.clip(b, 0.02, 0.98))], axis=-1)
-    a = jnp.clip(jnp.minimum(a, b - 0.05), 0.02, 0.9)
-    b = jnp.clip(jnp.maximum(b, a + 0.05), a + 0.01, 0.98)
-    return jnp.stack([logit(a), logit((b - a) / (1.0 - a))], axis=-1)
+    return jnp.stack([logit(jnp.clip(a, 0.02, 0.98)), logit(jnp.clip(b, 0.02, 0.98))], axis=-1)

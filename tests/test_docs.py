@@ -168,7 +168,14 @@ def test_the_gold_guide_runs_and_says_what_it_claims(tmp_path, monkeypatch):
 def test_the_correlated_judges_guide_runs_and_says_what_it_claims():
     (block,) = _blocks(_page("guides/correlated-judges.md"))
     names = {"bc": bc}
-    exec(block, names)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        exec(block, names)
+    named = [str(w.message) for w in caught if issubclass(w.category, bc.ChannelWarning)]
+    # the shared-difficulty model, wrong for a shared-error pair, misreads the good judges;
+    # nothing else warns
+    assert len(named) == len(caught), [str(w.message) for w in caught]
+    assert any("annotator a2 is estimated adversarial" in line for line in named), named
     assert names["pair"].covariance_draws().shape == (4000, 1, 2)
     assert names["table"].index[0] == "pair"
 

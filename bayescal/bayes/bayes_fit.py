@@ -74,12 +74,35 @@ def _covariance_range(a: np.ndarray, b: np.ndarray, pairs: np.ndarray) -> np.nda
     return np.stack(widths, axis=-1)
 
 
+def _orientation_term(a, b, prevalence, priors: Priors, design) -> tuple:
+    """``log(1 + p0(S theta) / p0(theta))`` of every draw (:func:`log_prior_terms`): the
+    covariances' and loadings' priors are the same at ``S theta``, so only the channels and
+    class proportions enter."""
+    mirrored = (
+        _beta_log_pdf(b, *priors.false_positive)
+        + _beta_log_pdf(a, *priors.sensitivity)
+        - _beta_log_pdf(a, *priors.false_positive)
+        - _beta_log_pdf(b, *priors.sensitivity)
+    )
+    classes = _beta_log_pdf(1.0 - prevalence, *priors.prevalence) - _beta_log_pdf(
+        prevalence, *priors.prevalence
+    )
+    if design.channels_by_group:  # each group's own fold: (chain, draw, group)
+        groups = mirrored.reshape(*a.shape[:2], design.n_groups, -1).sum(axis=-1) + classes
+        return ("chain", "draw", "group"), np.logaddexp(0.0, groups)
+    total = mirrored.sum(axis=-1) + (classes.sum(axis=-1) if classes.ndim == 3 else classes)
+    return ("chain", "draw"), np.logaddexp(0.0, total)
+
+
 def log_prior_terms(samples: dict, priors: Priors, design) -> dict:
     """Log prior density of every draw, per parameter, for power-scaling sensitivity (az.psens):
-    ``{name: (dims, array)}``.  Like the programs' log densities it omits constants (``-log P(a
-    < b)`` of the flat models, the hyperpriors' normalisers): a constant changes no power-scaling
-    weight once the weights are normalised.  A worker the hierarchical model summed out has no
-    channel of its own to have a prior (its term is 0)."""
+    ``{name: (dims, array)}``.  Like the programs' log densities it omits constants (the
+    hyperpriors' normalisers): a constant changes no power-scaling weight once the weights are
+    normalised.  A flat model's folded draws (:mod:`bayescal.models.orientation`) have the prior
+    ``p0(theta) + p0(S theta)``, not a product over parameters: the term ``orientation``,
+    ``log(1 + p0(S theta) / p0(theta))`` (per score group when each has its own channels; 0
+    up to a constant under flat priors), makes the terms sum to it.  A worker the hierarchical
+    model summed out has no channel of its own to have a prior (its term is 0)."""
     pairs = design.pairs
     a, b, prevalence = samples["a"], samples["b"], samples["prevalence"]
     draw, annotator = ("chain", "draw"), ("chain", "draw", "annotator")
@@ -99,6 +122,8 @@ def log_prior_terms(samples: dict, priors: Priors, design) -> dict:
                 ("chain", "draw", "class"),
                 0.5 * np.log(2.0 / np.pi) - 0.5 * loading**2,
             )
+        if not design.has_gold:
+            terms["orientation"] = _orientation_term(a, b, prevalence, priors, design)
         return terms
     channel, population = population_log_density(
         special.logit(a), special.logit(b), {site: samples[site] for site in POPULATION_SITES}
@@ -271,13 +296,6 @@ class BayesFit(PredictsLabels):
         """Whether the fit conditioned on gold items (its rows of gold items carry their label,
         :func:`bayescal.models.row_key`)."""
         return any(len(key) == 3 for key in self.fitted_counts)
-
-    @property
-    def orients_channels(self) -> bool:
-        """Whether the model's prior holds every annotator to ``a_j < b_j`` (the flat models
-        without gold; the hierarchical model lets a worker be adversarial, and gold orients a
-        fit itself)."""
-        return self.spec.oriented and not self.has_gold
 
     def was_fitted_to(self, data) -> bool:
         """Whether ``data`` (an :class:`~bayescal.AnnotatedScores` with the fit's annotators,

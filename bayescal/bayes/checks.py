@@ -84,9 +84,9 @@ __all__ = ["DISCREPANCIES", "ModelChecks", "check_model", "check_table", "verdic
 MAX_DRAWS = 400
 #: Pairs of workers, and numbers of labels per item, with fewer items than this are not checked.
 MIN_SHARED_ITEMS = 20
-#: An annotator is called weakly identified when the 5% posterior quantile of its gap b - a is
-#: below this (a credibility floor of the model checks, not the informativeness threshold
-#: ``MIN_GAP``); :mod:`bayescal.bayes.checks` uses it too.
+#: An annotator is called weakly identified when the 5% posterior quantile of its gap's size
+#: |b - a| is below this (a credibility floor of the model checks, not the informativeness
+#: threshold ``MIN_GAP``): an adversarial annotator's labels inform as much as a good one's.
 WEAK_GAP_QUANTILE = 0.1
 
 
@@ -264,7 +264,7 @@ def crowd_status_rows(
     """The ``model`` rows of the crowd checks for draws ``a, b`` (S, K) of workers ``names``
     from a fit of ``parameters`` free parameters: what is checked, and which workers the data
     cannot tell from random (flagged only when fewer than three informative workers remain)."""
-    gap_floor = np.quantile(b - a, 0.05, axis=0)
+    gap_floor = _gap_floor(a, b)
     weak = [name for name, value in zip(names, gap_floor) if value < WEAK_GAP_QUANTILE]
     return [
         {
@@ -284,7 +284,7 @@ def crowd_status_rows(
             "flag": bool(len(weak) > a.shape[1] - 3),
             "note": _gap_note(float(gap_floor.max()), "largest")
             + (
-                f"; the 5% posterior quantile of b - a is below {WEAK_GAP_QUANTILE} for "
+                f"; the 5% posterior quantile of |b - a| is below {WEAK_GAP_QUANTILE} for "
                 f"{len(weak)} of {a.shape[1]} workers ({abbreviated(weak, 8)}): their labels carry little"
                 if weak
                 else "; no sign of weak identification"
@@ -293,10 +293,15 @@ def crowd_status_rows(
     ]
 
 
+def _gap_floor(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Each annotator's 5% posterior quantile of ``|b - a|`` (K,), of draws (S, K)."""
+    return np.quantile(np.abs(b - a), 0.05, axis=0)
+
+
 def _gap_note(value: float, which: str) -> str:
     """What an ``identification`` row's number is: the ``which`` (smallest or largest) of the
-    annotators' 5% posterior quantiles of ``b - a``."""
-    return f"the {which} annotator's 5% posterior quantile of b - a is {value:.3f}"
+    annotators' 5% posterior quantiles of ``|b - a|``."""
+    return f"the {which} annotator's 5% posterior quantile of |b - a| is {value:.3f}"
 
 
 # --- the checks -----------------------------------------------------------------------------------
@@ -461,12 +466,14 @@ def _status_rows(fit: BayesFit, design: PatternDesign, grouped: bool) -> list[di
         }
     ]
     weak = []
-    gap_floor = np.quantile(b - a, 0.05, axis=0)
+    gap_floor = _gap_floor(a, b)
     small = [
         name for name, value in zip(fit.annotator_names, gap_floor) if value < WEAK_GAP_QUANTILE
     ]
     if small:
-        weak.append(f"the 5% posterior quantile of b - a is below {WEAK_GAP_QUANTILE} for {small}")
+        weak.append(
+            f"the 5% posterior quantile of |b - a| is below {WEAK_GAP_QUANTILE} for {small}"
+        )
     if grouped and prevalence.shape[1] > 1:
         spread = np.quantile(prevalence.max(axis=1) - prevalence.min(axis=1), 0.05)
         if spread < MIN_PREVALENCE_SPREAD:

@@ -14,7 +14,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._api import named_annotators, old_spellings, warn_caller
+from .._api import old_spellings, warn_caller
+from ..channels._odd import posterior_odd_annotators, warn_odd_annotators
 from ..channels.base import (
     as_counts,
     warn_if_groups_inseparable,
@@ -23,11 +24,10 @@ from ..channels.co_labelling import require_fittable
 from ..channels.crowd_em import as_responses, require_crowd_identified
 from ..channels.dependence import dependent_pairs, require_dependence_identified
 from ..channels.difficulty import MAX_LIKELIHOOD_ERROR, likelihood_error
-from ..channels.em import adversarial_annotators, dependent_estimate, independent_estimate
+from ..channels.em import dependent_estimate, independent_estimate
 from ..data.cells import CellStatistics
 from ..data.responses import Responses
 from ..exceptions import (
-    ChannelWarning,
     IdentificationError,
     QuadratureWarning,
     WeakIdentificationWarning,
@@ -74,14 +74,11 @@ def pattern_model(counts: CellStatistics, model: ChannelModel, dependent, where:
         )
     if model.channels_by_group:
         _require_groups_identified(counts, where)
-    # one silent EM fit for what is checked at it: the adversarial annotators, and the shared
-    # difficulty's identification (channels per group have no pooled fit to check)
-    independent = None if model.channels_by_group else independent_estimate(counts, grouped)
     if pairs or model.difficulty:
         check = grouped and not model.difficulty
         require_dependence_identified(counts, check, pairs, where, difficulty=model.difficulty)
-        estimate = (
-            _difficulty_check_point(independent)
+        estimate = (  # the shared difficulty's at the silent independent EM fit
+            _difficulty_check_point(independent_estimate(counts, grouped))
             if model.difficulty
             else dependent_estimate(counts, grouped, pairs)
         )
@@ -94,28 +91,7 @@ def pattern_model(counts: CellStatistics, model: ChannelModel, dependent, where:
         require_dependence_identified(counts, check, pairs, where, estimate, model.difficulty)
     if grouped and n_annotators == 2:
         warn_if_groups_inseparable(counts, where)
-    if independent is not None and not counts.has_gold:  # gold orients: none is held a < b
-        _warn_of_adversarial(counts, grouped, independent, where)
     return pairs
-
-
-def _warn_of_adversarial(counts: CellStatistics, grouped: bool, fit, where: str) -> None:
-    """The pattern models orient every annotator, ``a_j < b_j`` (:mod:`bayescal.bayes.priors`), so
-    an adversarial one (``b_j < a_j``) is fitted at the bound ``a_j = b_j``: as uninformative,
-    with a channel not its own and no weight in the correction (measured: a = 0.6, b = 0.3
-    came out a = 0.450, b = 0.452).  Say so, for the annotators the EM fit estimates
-    adversarial (``fit``, :func:`~bayescal.channels.em.adversarial_annotators`)."""
-    names = adversarial_annotators(counts, grouped, fit)
-    if names:
-        listed, several = named_annotators(names)
-        warn_caller(
-            f"{where}: {listed} {'are' if several else 'is'} estimated adversarial by EM (b < a "
-            "by more than twice its standard error); this model orients every annotator "
-            "(a < b) and fits them at its bound a = b, as uninformative: their channels here "
-            "are not theirs, and the correction gives them no weight. dawid_skene_em (or "
-            "grouped_em) and the hierarchical model estimate them as they are",
-            ChannelWarning,
-        )
 
 
 def _require_groups_identified(counts: CellStatistics, where: str) -> None:
@@ -187,7 +163,8 @@ def fit_bayes(
         :func:`bayescal.compare_models`, it tests whether the noise depends on the score (the
         assumption NC-ECE rests on).  Its annotators are named ``"name [group g]"``.
     priors : Priors, optional
-        Default: flat Beta(1, 1) priors, conditioned on ``a_j < b_j`` (see :mod:`bayescal.bayes.priors`).
+        Default: flat Beta(1, 1) priors, no annotator held to ``a_j < b_j`` (the flat models
+        fold each draw onto the population's orientation: :mod:`bayescal.bayes.priors`).
         The hierarchical model uses only ``priors.prevalence``, and refuses other channel priors.
     sampler : SamplerSettings, optional
         How NUTS runs; default ``SamplerSettings()``: 4 chains of 1000 warm-up iterations and
@@ -239,7 +216,30 @@ def fit_bayes(
     check_priors(priors, nuts.spec)
     fit = nuts.fit(observed, priors, settings.seed)
     check_fit(fit)
+    # the odd annotators named as the EM estimators name them (bayescal.channels._odd)
+    draws = fit.draws()
+    odd = posterior_odd_annotators(
+        draws.a,
+        draws.b,
+        _constant(observed, draws.a.shape[1]),
+        every_random=nuts.spec.on_responses,
+    )
+    warn_odd_annotators(fit.model, fit.annotator_names, odd, posterior=True)
     return fit
+
+
+def _constant(observed, n_channels: int) -> np.ndarray:
+    """The annotators (K,) who gave two labels or more, all of one value (channels per score
+    group, a channel per group and annotator, are not read)."""
+    if isinstance(observed, Responses):
+        labels = observed.labels_per_annotator()
+        positives = np.bincount(observed.annotator, observed.label, observed.n_annotators)
+    else:
+        labels = observed.counts @ (observed.patterns >= 0)
+        positives = observed.counts @ (observed.patterns == 1)
+    if labels.size != n_channels:
+        return np.zeros(n_channels, bool)
+    return (labels > 1) & ((positives == 0) | (positives == labels))
 
 
 def check_fit(fit: BayesFit, *, under: str | None = None) -> None:

@@ -1,16 +1,17 @@
 """Prior settings of the Bayesian channel models, kept free of numpyro, and priors files.
 
 The models put independent Beta priors on each annotator's false-positive rate ``a_j`` and
-sensitivity ``b_j`` *conditioned on positive orientation* ``a_j < b_j`` (Youden index > 0):
+sensitivity ``b_j``, and a Beta prior on each class proportion.  No annotator is held to
+``a_j < b_j``: the flat models fold every draw onto the population's orientation
+(:mod:`bayescal.models.orientation`: a draw whose label-weighted gap ``sum_j n_j (b_j - a_j)``
+is negative is replaced by its mirror image ``(b, a, 1 - mu)``), and the hierarchical model
+orients by its population's mean gap.  The folded draws follow the posterior under
 
-    p(a_j, b_j) = Beta(a_j; fp) Beta(b_j; sens) 1{a_j < b_j} / P_orient,
-    P_orient = P(a < b) under the unconditioned product = integral f_fp(x) (1 - F_sens(x)) dx,
+    p(theta) = p0(theta) + p0(S theta)   on   sum_j n_j (b_j - a_j) > 0,
 
-and a Beta prior on each class proportion.  The conditioning is what keeps the two labels from
-switching: the posterior lives on ``a_j < b_j`` and NUTS reaches it through a smooth bijection
-(no rejection wall).  Its implied marginals differ from the Betas it is built from: with the
-default flat priors, (a_j, b_j) is uniform on the triangle ``0 < a < b < 1``, so
-``a_j ~ Beta(1, 2)`` (mean 1/3) and ``b_j ~ Beta(2, 1)`` (mean 2/3).
+``p0`` the product of the Betas and ``S`` the mirror image: with the default flat priors,
+uniform on that half of the cube.  An annotator may therefore be adversarial (``b_j < a_j``)
+a priori, with the probability :meth:`Priors.adversarial_probability` gives.
 """
 
 from __future__ import annotations
@@ -22,10 +23,14 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from .. import _validation as v
 from .._api import old_spellings
 from ..data.tables import read_json
 
 __all__ = ["Priors", "read_priors"]
+
+#: Monte Carlo draws of :meth:`Priors.adversarial_probability`.
+ADVERSARIAL_DRAWS = 200_000
 
 
 def _beta_pair(value: object, name: str) -> tuple[float, float]:
@@ -53,16 +58,16 @@ class Priors:
     Parameters
     ----------
     false_positive : (alpha, beta), default (1, 1)
-        Beta prior on each ``a_j = P(A_j = 1 | Y = 0)``, before conditioning on ``a_j < b_j``.
+        Beta prior on each ``a_j = P(A_j = 1 | Y = 0)``, before the fold (module docstring).
     sensitivity : (alpha, beta), default (1, 1)
-        Beta prior on each ``b_j = P(A_j = 1 | Y = 1)``, before conditioning on ``a_j < b_j``.
+        Beta prior on each ``b_j = P(A_j = 1 | Y = 1)``, before the fold.
     prevalence : (alpha, beta), default (1, 1)
         Beta prior on each class proportion ``mu`` (one per score group in Hui–Walter).
 
     Examples
     --------
-    >>> Priors(sensitivity=(8, 2)).orientation_mass > 0.5
-    True
+    >>> round(Priors().adversarial_probability(3), 2)
+    0.3
     """
 
     false_positive: tuple[float, float] = (1.0, 1.0)
@@ -73,14 +78,24 @@ class Priors:
         for name in ("false_positive", "sensitivity", "prevalence"):
             object.__setattr__(self, name, _beta_pair(getattr(self, name), name))
 
-    @property
-    def orientation_mass(self) -> float:
-        """``P(a < b)`` under the unconditioned product of the two channel Betas."""
-        from scipy import integrate, stats  # here: scipy.stats costs 0.7 s to import
-
-        fp, sens = stats.beta(*self.false_positive), stats.beta(*self.sensitivity)
-        value, _ = integrate.quad(lambda x: fp.pdf(x) * sens.sf(x), 0.0, 1.0, limit=200)
-        return float(value)
+    def adversarial_probability(self, n_annotators: int) -> float:
+        """The prior probability that a given annotator of ``n_annotators``, all with as many
+        labels, is adversarial (``b_j < a_j``) after the fold (module docstring):
+        ``P(d_1 < 0, sum_j d_j > 0) + P(d_1 > 0, sum_j d_j < 0)``, ``d_j = b_j - a_j`` under the
+        two Betas.  A seeded Monte Carlo estimate of 200 000 draws (standard error below
+        0.0015); 0 for one annotator, whose own gap orients it."""
+        n_annotators = v.as_int(n_annotators, "n_annotators", minimum=1)
+        rng = np.random.default_rng(0)
+        adversarial, drawn = 0, 0
+        chunk = max(1, 4_000_000 // n_annotators)  # at most 32 MB a gap array
+        while drawn < ADVERSARIAL_DRAWS:
+            size = min(chunk, ADVERSARIAL_DRAWS - drawn)
+            gap = rng.beta(*self.sensitivity, (size, n_annotators)) - rng.beta(
+                *self.false_positive, (size, n_annotators)
+            )
+            adversarial += int(((gap[:, 0] < 0) != (gap.sum(axis=1) < 0)).sum())
+            drawn += size
+        return adversarial / ADVERSARIAL_DRAWS
 
     def as_array(self) -> np.ndarray:
         """(3, 2) array of the Beta parameters: false positive, sensitivity, prevalence."""

@@ -65,9 +65,11 @@ class ChannelModel:
     dependent_pairs : bool
         Named pairs of annotators may be given a covariance given ``Y``
         (:mod:`bayescal.channels.dependence`).
-    oriented : bool
-        The prior holds every annotator to ``a_j < b_j`` (:mod:`bayescal.bayes.priors`); the
-        hierarchical model orients the population instead, so a worker may be adversarial.
+    folded : bool
+        Each draw is folded onto the population's orientation after sampling
+        (:mod:`bayescal.models.orientation`), no annotator held to ``a_j < b_j``; the
+        hierarchical model orients by its population's mean gap in the prior instead.  Either
+        way an annotator may be adversarial.
     identification : str
         What the data need for the model to be identified, in words; the checks are run
         before sampling (:func:`bayescal.fit_bayes`).
@@ -97,7 +99,7 @@ class ChannelModel:
     channels_by_group: bool = False
     difficulty: bool = False
     dependent_pairs: bool = False
-    oriented: bool = True
+    folded: bool = True
     target_accept: float = 0.8
     in_analysis: bool = True
     push_through: bool = True
@@ -185,7 +187,7 @@ MODELS = {
             data="responses",
             identification="three workers or more, and some item labelled twice",
             em="crowd_em",
-            oriented=False,
+            folded=False,
         ),
         ChannelModel(
             name="shared_difficulty",

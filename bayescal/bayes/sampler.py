@@ -26,6 +26,7 @@ from ..models import (
     START_VALUES,
     PatternDesign,
     ResponseDesign,
+    fold_orientation,
     majority_start,
 )
 from ..models.stack import biject_to, constrain_fn, handlers, hmc, potential_energy
@@ -192,11 +193,10 @@ class Sampler:
 
     def _start(self, key, *shared, kernels=None):
         """A chain's first NUTS state: uniform in (-2, 2) on the unconstrained scale (NumPyro's
-        ``init_to_uniform``; the sites of ``models.START_VALUES`` at their values; the
-        shared-difficulty model's channels at the majority vote's, ``models.majority_start``,
-        jittered by the same uniform halved), then the kernel's own initialisation (which
-        also sets up the sample kernel of the same ``kernels``: NumPyro's kernels share
-        state)."""
+        ``init_to_uniform``; the sites of ``models.START_VALUES`` at their values; the pattern
+        models' channels at the majority vote's, ``models.majority_start``, jittered by the
+        same uniform quartered), then the kernel's own initialisation (which also sets up the
+        sample kernel of the same ``kernels``: NumPyro's kernels share state)."""
         program, arguments, init_kernel, _ = kernels or self._chain_kernels(*shared)
         key_init, key_run = jax.random.split(key)
         shapes = _unconstrained_shapes(program, arguments)
@@ -214,13 +214,14 @@ class Sampler:
             for name, value in START_VALUES.items()
             if name in shapes
         }
-        # the shared difficulty's chains, and a fit with gold (whose prior is not oriented),
-        # start near the majority vote's channels (models.majority_start)
-        gold = isinstance(self.design, PatternDesign) and self.design.has_gold
-        if self.spec.difficulty or gold:
+        # the pattern models' chains start near the majority vote's channels, every chain
+        # on the same side of the mirror image (models.majority_start)
+        if isinstance(self.design, PatternDesign):
+            gold = self.design.has_gold
             _, counts, positive, negative = shared[:4]
             start = majority_start(positive, negative, counts, shared[5] if gold else None)
-            z["channel"] = start + z["channel"] / 4.0
+            groups = shapes["channel"].shape[0] // start.shape[0]  # channels per score group
+            z["channel"] = jnp.tile(start, (groups, 1)) + z["channel"] / 4.0
         return init_kernel(
             z,
             self.num_warmup,
@@ -395,6 +396,8 @@ class Sampler:
             ],
             *pieces,
         )
+        if self.spec.folded:
+            draws = fold_orientation(draws, design)
         stats = {
             "diverging": diverging,
             "energy": energy,

@@ -25,7 +25,7 @@ import numpy as np
 from .._api import named_annotators, warn_caller
 from ..exceptions import ChannelWarning
 
-__all__ = ["OddAnnotators", "odd_annotators", "warn_odd_annotators"]
+__all__ = ["OddAnnotators", "odd_annotators", "posterior_odd_annotators", "warn_odd_annotators"]
 
 #: Names shown in one warning; the rest are counted.
 SHOWN = 5
@@ -52,11 +52,35 @@ def odd_annotators(a, b, labels, class1, positives) -> OddAnnotators:
     return OddAnnotators(constant, random, ~constant & ~random & (b < a))
 
 
+def posterior_odd_annotators(a, b, constant, *, every_random: bool) -> OddAnnotators:
+    """The kinds of annotators with channel draws ``a, b`` (S, K) by the rule of
+    :func:`odd_annotators`, the posterior standard deviation of the gap ``b - a`` for its
+    standard error, ``constant`` (K,) read from the labels.  As the EM estimators name them:
+    a crowd's (``every_random``, :func:`bayescal.crowd_em`) every random one; a panel's
+    (:func:`bayescal.dawid_skene_em`) only those whose gap is below 0 on average (the others
+    are left to the correction's weights: a few dense annotators on small data would all be
+    named)."""
+    gap = np.asarray(b, float) - np.asarray(a, float)
+    mean, spread = gap.mean(axis=0), gap.std(axis=0)
+    constant = np.asarray(constant, bool)
+    random = ~constant & (np.abs(mean) <= 2 * spread)
+    if not every_random:
+        random &= mean < 0
+    return OddAnnotators(constant, random, ~constant & (mean < -2 * spread))
+
+
 def warn_odd_annotators(
-    method: str, names, odd: OddAnnotators, *, smoothed: bool = False, pooled: bool = False
+    method: str,
+    names,
+    odd: OddAnnotators,
+    *,
+    smoothed: bool = False,
+    pooled: bool = False,
+    posterior: bool = False,
 ) -> None:
     """One warning line per kind present, naming its annotators (the first :data:`SHOWN`);
-    ``smoothed`` and ``pooled`` say where a constant annotator's channel comes from."""
+    ``smoothed``, ``pooled`` and ``posterior`` (a Bayesian fit's, finite by its prior) say
+    where a constant annotator's channel comes from."""
     names = np.asarray(names, dtype=object)
     texts = (
         (
@@ -77,7 +101,13 @@ def warn_odd_annotators(
                 if pooled
                 else "each has "
             )
-            + ("a finite channel from the smoothing" if smoothed else "a = b on the boundary")
+            + (
+                "a finite channel from the prior"
+                if posterior
+                else "a finite channel from the smoothing"
+                if smoothed
+                else "a = b on the boundary"
+            )
             + " and little or no weight in the correction",
         ),
     )

@@ -505,22 +505,10 @@ def dependent_estimate(counts: CellStatistics, grouped: bool, pairs: DependentPa
 
 
 def independent_estimate(counts: CellStatistics, grouped: bool) -> ChannelFit:
-    """The independent EM fit of ``counts`` (grouped EM when ``grouped``), silent: what a
-    Bayesian fit looks at before sampling (:func:`adversarial_annotators`, and the point at
-    which the shared difficulty's identification is checked)."""
+    """The independent EM fit of ``counts`` (grouped EM when ``grouped``), silent: the point
+    at which a shared-difficulty fit's identification is checked before sampling."""
     none = dependent_pairs(None, counts.annotator_names)
     return _silent_fit(counts, grouped, none, "independent_estimate")
-
-
-def adversarial_annotators(counts: CellStatistics, grouped: bool, fit: ChannelFit):
-    """The annotators that ``fit``, an independent EM fit of ``counts`` (grouped when
-    ``grouped``; :func:`independent_estimate`), estimates adversarial: ``b_j < a_j`` by more
-    than twice its standard error (:mod:`bayescal.channels._odd`); ``()`` for a failed fit."""
-    if not fit.ok or not fit.channels.adversarial:
-        return ()
-    fitted = counts if grouped else counts.pooled()
-    odd = _odd(_Design.from_counts(fitted, np.zeros((0, 2), np.int64)), fit)
-    return tuple(np.asarray(counts.annotator_names)[odd.adversarial].tolist())
 
 
 def _odd(design: _Design, fit: ChannelFit):

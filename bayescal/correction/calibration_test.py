@@ -600,18 +600,19 @@ def merged_groups(per_bin: np.ndarray, minimum: int) -> np.ndarray:
 #
 #     logit P(Y_i = 1 | a, b) = logit Z_i
 #         + sum_j [A_ij log(b_j / a_j) + (1 - A_ij) log((1 - b_j) / (1 - a_j))],
-#     a_j | Y ~ Beta(fp_1 + s0_j, fp_2 + n0_j - s0_j),    on (0, b_j) when oriented,
-#     b_j | Y ~ Beta(sens_1 + s1_j, sens_2 + n1_j - s1_j), on (a_j, 1) when oriented,
+#     a_j | Y ~ Beta(fp_1 + s0_j, fp_2 + n0_j - s0_j),
+#     b_j | Y ~ Beta(sens_1 + s1_j, sens_2 + n1_j - s1_j),
 #
 # with ``n_yj`` the labels annotator j gave to items of class y and ``s_yj`` its 1s among them,
-# and the fit's Beta priors (:class:`~bayescal.Priors`; conditioned on ``a_j < b_j`` for the
-# flat models, as they are).  The truncated Betas are drawn by inverting their CDF.  For the
-# hierarchical model the population is not used: each worker gets the Priors' Betas (uniform
-# by default) without the orientation condition, as a worker there may be adversarial; a sparse
-# worker's draw is then wide, and the statistic's IV weights at the draw carry it.  The
-# workers of one label the model summed out share one channel in the draw, as in the fit (their
-# mean channel): drawn each on its own from one label, their channels would take up any
-# miscalibration (second bad-input catalogue, row 87: p = 0.65 where known channels give 1e-23).
+# and the fit's Beta priors (:class:`~bayescal.Priors`), drawn by inverting their CDF.  No
+# annotator is held to ``a_j < b_j``, as in the fits: the flat models' fold (a prior restricted
+# to a positive population gap, :mod:`bayescal.models.orientation`) is left out, because
+# under H0 the scores orient the labels and leave next to no mass on the mirror image.  For
+# the hierarchical model the population is not used: each worker gets the Priors' Betas
+# (uniform by default); a sparse worker's draw is then wide, and the statistic's IV weights at
+# the draw carry it.  The workers of one label the model summed out share one channel in the
+# draw, as in the fit (their mean channel): drawn each on its own from one label, their
+# channels would take up any miscalibration (second bad-input catalogue, row 87: p = 0.65 where known channels give 1e-23).
 
 #: Gibbs sweeps from the fit's draw to the draw used: the fit's draw is already near the H0
 #: posterior, and the latent labels are pinned by the scores, so the chain forgets its start
@@ -631,7 +632,6 @@ def h0_posterior_draw(
     b,
     priors,
     *,
-    oriented: bool,
     sweeps: int,
     rng,
     shared=None,
@@ -650,8 +650,6 @@ def h0_posterior_draw(
         The start.
     priors : ndarray, shape (3, 2)
         :meth:`bayescal.Priors.as_array` (the prevalence row is not used: H0 fixes it).
-    oriented : bool
-        Whether the prior is conditioned on ``a_j < b_j``.
     shared : ndarray of bool, shape (K,), optional
         Annotators who share one channel (drawn from all their labels; started at their mean).
     gold : ndarray of int, shape (n,), optional
@@ -692,24 +690,17 @@ def h0_posterior_draw(
         s1 = np.bincount(annotator, of_class1 * positive, minlength=n_annotators)
         n0 = np.bincount(annotator, minlength=n_annotators) - n1
         s0 = np.bincount(annotator, positive, minlength=n_annotators) - s1
-        a = _truncated_beta(
-            priors[0, 0] + s0, priors[0, 1] + n0 - s0, 0.0, b if oriented else 1.0, rng, draw_order
-        )
-        b = _truncated_beta(
-            priors[1, 0] + s1, priors[1, 1] + n1 - s1, a if oriented else 0.0, 1.0, rng, draw_order
-        )
+        a = _beta_draws(priors[0, 0] + s0, priors[0, 1] + n0 - s0, rng, draw_order)
+        b = _beta_draws(priors[1, 0] + s1, priors[1, 1] + n1 - s1, rng, draw_order)
     return a[channel], b[channel]
 
 
-def _truncated_beta(alpha, beta, low, high, rng, order) -> np.ndarray:
-    """Beta(alpha, beta) draws (K,) restricted to ``(low, high)``, by inverting the CDF; the
-    uniforms are drawn in ``order`` of the channels."""
-    lower = special.betainc(alpha, beta, low)
-    upper = special.betainc(alpha, beta, high)
+def _beta_draws(alpha, beta, rng, order) -> np.ndarray:
+    """Beta(alpha, beta) draws (K,), by inverting the CDF of uniforms drawn in ``order`` of
+    the channels."""
     uniform = np.empty(order.size)
     uniform[order] = rng.random(order.size)
-    u = lower + uniform * (upper - lower)
-    return np.clip(special.betaincinv(alpha, beta, u), EDGE, 1.0 - EDGE)
+    return np.clip(special.betaincinv(alpha, beta, uniform), EDGE, 1.0 - EDGE)
 
 
 # --- the nulls at estimated channels --------------------------------------------------------------
@@ -914,7 +905,6 @@ def posterior_test(data, fit, bins, n_replicates, rng, progress=False):
             a_draws[chosen],
             b_draws[chosen],
             fit.priors.as_array(),
-            oriented=fit.orients_channels,
             sweeps=H0_SWEEPS,
             rng=rng,
             shared=np.isin(data.annotator_names, fit.summed_out),

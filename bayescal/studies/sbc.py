@@ -3,7 +3,10 @@
 Draw parameters and pattern counts from the prior predictive of the very program that is fitted,
 fit each simulated data set with NUTS (one compiled sampler for all of them), and record the rank
 of every true parameter among its posterior draws.  If the sampler and the model agree, every
-rank is uniform on ``0 .. n_draws``.
+rank is uniform on ``0 .. n_draws``.  A flat model's prior draw is folded onto the population's
+orientation by the simulated data's label counts, as its fit's draws are
+(:mod:`bayescal.models.orientation`): the ranks test the folded prior, under which an annotator
+may be adversarial.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from ..bayes.sampler_settings import SamplerSettings, sampler_settings
 from ..channels.dependence import dependent_pairs
 from ..data.annotated_scores import AnnotatedScores
 from ..data.responses import Responses
-from ..models import ResponseDesign
+from ..models import ResponseDesign, fold_orientation
 from ..models.stack import Predictive
 
 
@@ -202,19 +205,22 @@ def simulation_based_calibration(
         )
         prior_draws = {name: np.asarray(value) for name, value in prior_draws.items()}
     sites = recorded_sites(model, design)
-    truth = _scalars(prior_draws, sites)
     sampler = Sampler(design, model, 1, settings.num_warmup, num_samples)
-    ranks = {name: [] for name in truth}
+    ranks = {}
     for s in tqdm(range(n_simulations), desc="SBC", disable=not settings.progress, leave=False):
         simulated = (
             replace(design, codes=prior_draws["codes"][s])
             if model.on_responses
             else replace(design, counts=prior_draws["counts"][s])
         )
+        truth = {name: prior_draws[name][s] for name in sites}
+        if model.folded:  # the prior draw folded as the fit's draws are: the prior the fit has
+            truth = fold_orientation(truth, simulated)
+        truth = _scalars({name: value[None] for name, value in truth.items()}, sites)
         samples, _ = sampler.run(simulated, fit_priors or priors, seed + 1 + s)
         draws = _scalars({name: value[0, ::thin] for name, value in samples.items()}, sites)
         for name, values in draws.items():
-            ranks[name].append(int((values < truth[name][s]).sum()))
+            ranks.setdefault(name, []).append(int((values < truth[name][0]).sum()))
     n_draws = len(range(0, num_samples, thin))
     table = pd.DataFrame(ranks)
     edges = np.linspace(0, n_draws + 1, n_rank_bins + 1)

@@ -203,7 +203,7 @@ def test_model_checks_show_themselves_in_one_line_and_as_the_report_table(five):
     # one style of numbers whatever their scale; p-values as the verdicts write them
     saturation = table.set_index("subject").loc["saturation"]
     assert f"saturation: {saturation['note']}" in page.replace("&#x27;", "'")
-    assert "identification: the smallest annotator&#x27;s 5% posterior quantile of b - a" in page
+    assert "identification: the smallest annotator&#x27;s 5% posterior quantile of |b - a|" in page
     assert page.count('style="white-space: nowrap"') == len(kept)
     assert not re.search(r"\d\.\d+e[+-]\d", page) and not re.search(r">\d{2,}\.000<", page)
 

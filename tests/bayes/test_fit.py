@@ -113,19 +113,26 @@ def test_too_short_runs_warn():
     assert record[0].filename == __file__  # the user's line, past every bayescal frame
 
 
-ADVERSARIAL = bc.Channels([0.1, 0.6, 0.2, 0.1], [0.85, 0.3, 0.75, 0.9])  # a1: b < a
-
-
-@pytest.mark.filterwarnings("ignore::bayescal.exceptions.SamplingWarning")  # short chains
-def test_an_adversarial_annotator_fitted_at_the_orientation_bound_is_warned_of():
-    """The pattern models orient every annotator (a < b): an adversarial one comes out at the
-    bound a = b, as a spammer, and that is said before sampling, by name, at the user's line."""
-    sim = bc.simulate_annotated(3000, ADVERSARIAL, seed=0)
-    with pytest.warns(bc.ChannelWarning, match=r"annotator a1 is estimated adversarial") as record:
-        fit = bc.fit_bayes(sim.data, num_chains=2, num_warmup=300, num_samples=300, progress=False)
-    assert record[0].filename == __file__
-    gap = fit.posterior_mean().gap[1]
-    assert 0.0 < gap < 0.05  # the bound, not the true -0.3
+def test_an_adversarial_annotator_is_estimated_and_named_as_em_names_it():
+    """Issue 38 item 1's target: K = 5, n = 5 000, one annotator with a = 0.6, b = 0.3.  The
+    flat model holds no annotator to a < b (each draw folded by the population's gap): NUTS
+    recovers its channels within 0.03, every draw keeps the population's label-weighted gap
+    positive (no label switching), and one warning line says what EM's says, at the user's
+    line."""
+    channels = bc.Channels([0.1, 0.6, 0.2, 0.1, 0.15], [0.85, 0.3, 0.75, 0.9, 0.8])
+    sim = bc.simulate_annotated(5000, channels, seed=0)
+    with pytest.warns(bc.ChannelWarning) as said_by_em:
+        bc.dawid_skene_em(sim.data)
+    with pytest.warns(bc.ChannelWarning) as said_by_nuts:
+        fit = bc.fit_bayes(sim.data, num_chains=2, num_warmup=500, num_samples=500, progress=False)
+    em_line, nuts_line = (str(record[0].message) for record in (said_by_em, said_by_nuts))
+    assert em_line.startswith("dawid_skene_em: annotator a1 is estimated adversarial (b < a")
+    assert nuts_line == em_line.replace("dawid_skene_em:", "dawid_skene:", 1)
+    assert len(said_by_nuts) == 1 and said_by_nuts[0].filename == __file__
+    a, b, _ = fit.draws()
+    assert abs(a[:, 1].mean() - 0.6) < 0.03 and abs(b[:, 1].mean() - 0.3) < 0.03
+    assert ((b - a).sum(axis=1) > 0).all()  # every annotator has 5 000 labels: equal weights
+    assert fit.diagnostics["r_hat"].max() < 1.01
 
 
 def test_check_fit_refuses_what_is_not_a_fit_or_a_prior_name(toy_fit):
@@ -137,16 +144,21 @@ def test_check_fit_refuses_what_is_not_a_fit_or_a_prior_name(toy_fit):
         check_fit(toy_fit[1], under=3)
 
 
-def test_adversarial_annotators_are_those_em_estimates_so():
-    from bayescal.channels.em import adversarial_annotators, independent_estimate
+def test_a_posterior_names_odd_annotators_by_the_em_rule_on_its_gap_draws():
+    from bayescal.channels._odd import posterior_odd_annotators
 
-    def named(channels):
-        counts = bc.simulate_annotated(3000, channels, seed=0).data.compress()
-        return adversarial_annotators(counts, False, independent_estimate(counts, False))
-
-    assert named(ADVERSARIAL) == ("a1",)
-    assert named(bc.Channels([0.1, 0.3, 0.2, 0.1], [0.85, 0.3, 0.75, 0.9])) == ()  # spammer
-    assert named(bc.Channels([0.1, 0.15, 0.2, 0.1], [0.85, 0.8, 0.75, 0.9])) == ()
+    rng = np.random.default_rng(0)
+    gap_means = np.array([0.5, -0.3, -0.02, 0.01])  # informative, adversarial, random x 2
+    a = np.full((400, 4), 0.4)
+    b = a + gap_means + 0.05 * rng.standard_normal((400, 4))
+    constant = np.array([False, False, False, True])  # read from the labels, not the draws
+    odd = posterior_odd_annotators(a, b, constant, every_random=False)  # a panel's rule
+    assert odd.adversarial.tolist() == [False, True, False, False]
+    assert odd.random.tolist() == [False, False, True, False]  # b < a on average, within 2 sd
+    assert odd.constant.tolist() == constant.tolist()
+    crowd = posterior_odd_annotators(a, b, np.zeros(4, bool), every_random=True)  # a crowd's
+    assert crowd.random.tolist() == [False, False, True, True]
+    assert crowd.adversarial.tolist() == [False, True, False, False]
 
 
 def test_one_compiled_sampler_serves_new_counts_and_priors():

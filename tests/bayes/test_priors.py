@@ -8,12 +8,18 @@ import bayescal as bc
 def test_defaults_and_array_layout():
     priors = bc.Priors()
     assert priors.as_array().tolist() == [[1.0, 1.0], [1.0, 1.0], [1.0, 1.0]]
-    assert priors.orientation_mass == pytest.approx(0.5, abs=1e-10)
 
 
-def test_orientation_mass_hand_computed():
-    # a ~ Beta(1, 1), b ~ Beta(2, 1): P(a < b) = integral (1 - x^2) dx = 2/3
-    assert bc.Priors(sensitivity=(2, 1)).orientation_mass == pytest.approx(2 / 3, abs=1e-10)
+def test_the_folded_priors_chance_of_an_adversarial_annotator():
+    """Two annotators under flat priors, by hand: d_j = b_j - a_j has the triangular density
+    1 - |x| on (-1, 1), and P(d_1 < 0 < d_1 + d_2) + P(d_1 > 0 > d_1 + d_2) = 2 * integral over
+    x in (0, 1) of (1 - x) P(d_2 > x) dx = 2 * integral (1 - x)^3 / 2 dx = 1/4."""
+    assert bc.Priors().adversarial_probability(2) == pytest.approx(0.25, abs=0.004)
+    assert bc.Priors().adversarial_probability(1) == 0.0
+    informative = bc.Priors(false_positive=(2, 8), sensitivity=(8, 2))
+    assert 0.0 < informative.adversarial_probability(3) < 0.005
+    with pytest.raises(ValueError, match="n_annotators must be"):
+        bc.Priors().adversarial_probability(0)
 
 
 def test_dict_round_trip():

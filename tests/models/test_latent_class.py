@@ -1,5 +1,5 @@
-"""The latent class program and its parts: the oriented channel prior, the pattern design, the
-pattern likelihood."""
+"""The latent class program and its parts: the channel prior and the fold of its draws, the
+pattern design, the pattern likelihood."""
 
 import itertools
 
@@ -7,8 +7,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from bayescal.models import OrientedChannels, PatternDesign, latent_class_model
-from bayescal.models.channel_prior import BetaKernel, OrientedChannelTransform, ordered_unit_pair
+from bayescal.models import (
+    PatternDesign,
+    fold_orientation,
+    labels_per_channel,
+    latent_class_model,
+)
+from bayescal.models.channel_prior import BetaKernel
 from numpyro.infer import Predictive
 from scipy import special, stats
 
@@ -23,39 +28,70 @@ def float64():
         yield
 
 
-def test_transform_maps_the_plane_onto_the_ordered_triangle_and_back():
-    x = jax.random.normal(jax.random.PRNGKey(0), (500, 2)) * 3
-    transform = OrientedChannelTransform()
-    y = transform(x)
-    assert bool(ordered_unit_pair(y).all())
-    assert np.allclose(transform._inverse(y), x, atol=1e-8)
+def _design(counts_of_data):
+    return PatternDesign.from_counts(counts_of_data.compress(), grouped=False)
 
 
-def test_transform_log_det_jacobian_matches_autodiff():
-    transform = OrientedChannelTransform()
-    for x in (jnp.array([0.3, -1.2]), jnp.array([-2.0, 2.5]), jnp.array([1.0, 0.0])):
-        jacobian = jax.jacfwd(transform)(x)
-        assert float(transform.log_abs_det_jacobian(x, transform(x))) == pytest.approx(
-            float(jnp.log(jnp.abs(jnp.linalg.det(jacobian)))), abs=1e-10
-        )
+def test_the_fold_mirrors_the_draws_whose_label_weighted_gap_is_negative():
+    """fold_orientation: (a, b, mu) -> (b, a, 1 - mu) where sum_j n_j (b_j - a_j) < 0, with
+    n_j each annotator's labels; a pair's two covariances and the two loadings exchanged."""
+    data = bc.AnnotatedScores(
+        np.full(4, 0.5), [[1, 0, -1], [0, 1, -1], [1, 1, 0], [0, 0, 1]]
+    )  # labels per annotator: 4, 4, 2
+    design = _design(data)
+    assert labels_per_channel(design).tolist() == [4, 4, 2]
+    a = np.array([[0.2, 0.3, 0.9], [0.6, 0.5, 0.1], [0.2, 0.4, 0.9]])
+    b = np.array([[0.8, 0.6, 0.1], [0.3, 0.4, 0.8], [0.3, 0.2, 0.7]])
+    # weighted gaps: 4*0.6 + 4*0.3 - 2*0.8 = 2.0; -1.2 - 0.4 + 1.4 = -0.2; 0.4 - 0.8 - 0.4 < 0
+    draws = {
+        "a": a,
+        "b": b,
+        "prevalence": np.array([0.3, 0.3, 0.3]),
+        "covariance": np.array([[[0.01, 0.02]]] * 3),
+        "loading": np.array([[0.5, 1.5]] * 3),
+    }
+    folded = fold_orientation(draws, design)
+    flipped = np.array([False, True, True])
+    assert np.array_equal(folded["a"], np.where(flipped[:, None], b, a))
+    assert np.array_equal(folded["b"], np.where(flipped[:, None], a, b))
+    assert folded["prevalence"].tolist() == [0.3, 0.7, 0.7]
+    assert folded["covariance"][:, 0].tolist() == [[0.01, 0.02], [0.02, 0.01], [0.02, 0.01]]
+    assert folded["loading"].tolist() == [[0.5, 1.5], [1.5, 0.5], [1.5, 0.5]]
+    # a draw and its mirror image fold to one draw; with gold nothing is folded
+    mirrored = {**draws, "a": b, "b": a, "prevalence": 1 - draws["prevalence"]}
+    mirrored["covariance"] = draws["covariance"][..., ::-1]
+    mirrored["loading"] = draws["loading"][..., ::-1]
+    again = fold_orientation(mirrored, design)
+    for name in draws:
+        assert np.allclose(again[name], folded[name]), name
+    gold = bc.AnnotatedScores(data.scores, data.annotations, gold=[1, -1, -1, 0])
+    assert fold_orientation(draws, _design(gold)) is draws
 
 
-def test_flat_prior_is_uniform_on_the_triangle():
-    # Flat Betas conditioned on a < b: a ~ Beta(1, 2), b ~ Beta(2, 1).
-    pairs = np.asarray(
-        OrientedChannels(jnp.array([1.0, 1.0]), jnp.array([1.0, 1.0])).sample(
-            jax.random.PRNGKey(1), (20_000,)
-        )
+def test_channels_per_group_fold_each_group_on_its_own():
+    data = bc.AnnotatedScores(
+        np.full(4, 0.5), [[1, 0, 1], [0, 1, 1], [1, 1, 0], [0, 0, 1]], groups=[0, 0, 1, 1]
     )
-    assert (pairs[:, 0] < pairs[:, 1]).all()
-    assert stats.kstest(pairs[:, 0], stats.beta(1, 2).cdf).pvalue > 0.01
-    assert stats.kstest(pairs[:, 1], stats.beta(2, 1).cdf).pvalue > 0.01
+    design = PatternDesign.from_counts(data.compress(), grouped=True, channels_by_group=True)
+    assert labels_per_channel(design).tolist() == [[2, 2, 2], [2, 2, 2]]
+    a = np.array([[0.1, 0.1, 0.1, 0.9, 0.9, 0.9]])  # group 0 oriented, group 1 mirrored
+    b = np.array([[0.8, 0.8, 0.8, 0.2, 0.2, 0.2]])
+    folded = fold_orientation({"a": a, "b": b, "prevalence": np.array([[0.3, 0.4]])}, design)
+    assert folded["a"].tolist() == [[0.1, 0.1, 0.1, 0.2, 0.2, 0.2]]
+    assert folded["b"].tolist() == [[0.8, 0.8, 0.8, 0.9, 0.9, 0.9]]
+    assert folded["prevalence"].tolist() == [[0.3, 0.6]]
 
 
-def test_log_prob_is_the_product_of_the_betas_without_their_constants():
-    prior = OrientedChannels(jnp.array([2.0, 5.0]), jnp.array([6.0, 2.0]))
+def test_the_channel_prior_is_the_two_betas_unoriented():
+    from bayescal.models.latent_class import _channel_prior
+
+    prior = _channel_prior(jnp.array([[2.0, 5.0], [6.0, 2.0], [1.0, 1.0]]))
+    pairs = np.asarray(prior.sample(jax.random.PRNGKey(1), (20_000,)))
+    assert 0.0 < (pairs[:, 0] > pairs[:, 1]).mean() < 0.05  # a > b has prior mass
+    assert stats.kstest(pairs[:, 0], stats.beta(2, 5).cdf).pvalue > 0.01
+    assert stats.kstest(pairs[:, 1], stats.beta(6, 2).cdf).pvalue > 0.01
     constants = special.betaln(2, 5) + special.betaln(6, 2)
-    for a, b in ((0.2, 0.7), (0.01, 0.99), (0.5, 0.55)):
+    for a, b in ((0.2, 0.7), (0.7, 0.2)):
         expected = stats.beta(2, 5).logpdf(a) + stats.beta(6, 2).logpdf(b) + constants
         assert float(prior.log_prob(jnp.array([a, b]))) == pytest.approx(expected, abs=1e-10)
 
@@ -136,7 +172,9 @@ def test_prior_predictive_draws_counts_per_cell(model, grouped):
     for rows, size in zip(design.cell_rows, design.cell_sizes):
         assert np.allclose(counts[:, rows[rows >= 0]].sum(axis=1), size)
     a, b = np.asarray(draws["a"]), np.asarray(draws["b"])
-    assert (a < b).all()
+    # the prior holds no annotator to a < b: the fold orients the draws after sampling
+    assert ((0 < a) & (a < 1) & (0 < b) & (b < 1)).all()
+    assert (a < b).any() and (b < a).any()
     assert np.asarray(draws["prevalence"]).shape == ((50, design.n_groups) if grouped else (50,))
 
 
