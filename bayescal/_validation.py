@@ -476,21 +476,23 @@ def annotation_column(series, description: str) -> np.ndarray:
     return np.where(missing, MISSING, values).astype(np.int8)
 
 
-def as_item_ids(ids: object, n_items: int) -> np.ndarray:
+def as_item_ids(ids: object, n_items: int, name: str = "item_ids") -> np.ndarray:
     """One distinct id per item, as text (a read-only array of ``n_items`` strings): what
-    tells the same item in two data sets apart from another."""
+    tells the same item in two data sets apart from another; ``name`` is what errors call
+    ``ids``."""
     if isinstance(ids, str | set | dict) or not hasattr(ids, "__len__"):
-        raise TypeError(f"item_ids must be a sequence of {n_items} ids; saw {type(ids).__name__}")
+        raise TypeError(f"{name} must be a sequence of {n_items} ids; saw {type(ids).__name__}")
     text = np.asarray(ids).astype(str)  # fixed-width text: no object per item
     if text.ndim != 1:
-        raise ValueError(f"item_ids must be one-dimensional; saw shape {text.shape}")
+        raise ValueError(f"{name} must be one-dimensional; saw shape {text.shape}")
     if text.size != n_items:
-        raise ValueError(f"item_ids must hold one id per item ({n_items}); saw {text.size}")
+        raise ValueError(f"{name} must hold one id per item ({n_items}); saw {text.size}")
     unique, counts = np.unique(text, return_counts=True)
     if (counts > 1).any():
         repeated = unique[counts > 1]
         raise ValueError(
-            f"item_ids must name each item once; {repeated.size} id(s) repeat, e.g. {str(repeated[0])!r}"
+            f"{name} must name each item once; {repeated.size} id(s) repeat, e.g. "
+            f"{str(repeated[0])!r}"
         )
     text.setflags(write=False)
     return text

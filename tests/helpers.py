@@ -39,7 +39,8 @@ NEEDS_CHROMIUM = pytest.mark.skipif(
 
 
 def fake_fit(data, a, b, prevalence):
-    """A BayesFit whose draws are given (one chain), for exact comparisons."""
+    """A BayesFit of ``data`` (its item ids too) whose draws are given (one chain), for exact
+    comparisons."""
     design = (
         ResponseDesign.from_responses(data.responses())
         if is_crowd(data)
@@ -58,7 +59,13 @@ def fake_fit(data, a, b, prevalence):
         "accept_prob": np.ones((1, draws)),
     }
     return BayesFit.from_run(
-        samples, extra, design, bc.Priors(), "dawid_skene", data.annotator_names
+        samples,
+        extra,
+        design,
+        bc.Priors(),
+        "dawid_skene",
+        data.annotator_names,
+        item_ids=data.item_ids,
     )
 
 

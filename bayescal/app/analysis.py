@@ -511,13 +511,16 @@ def _fit_bayes(inputs: _Inputs, tables: _Tables, channel_fit, priors, settings):
     data, model, counts = inputs.data, inputs.model, tables.counts
     if not uses_crowd_checks(model.name, data.n_annotators):
         check_complete_layout(counts.patterns, counts.groups if model.spec.grouped else None)
-    fit = fit_bayes(
-        data if model.spec.on_responses else counts,
-        model=model.name,
-        priors=priors,
-        sampler=settings,
-        dependent=inputs.pairs,
-    )
+    # the odd annotators are named once, by the EM baseline fitted before, in the words the
+    # posterior would repeat (bayescal.channels.odd_annotators); so are the co-labelling lines
+    with silenced(ChannelWarning):
+        fit = fit_bayes(
+            data if model.spec.on_responses else counts,
+            model=model.name,
+            priors=priors,
+            sampler=settings,
+            dependent=inputs.pairs,
+        )
     warn_prior_conflicts(fit, channel_fit)
     channels, prevalences = _channel_sections(fit, channel_fit, data.annotator_names, inputs.level)
     diagnostics = fit.diagnostics

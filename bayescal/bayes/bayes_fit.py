@@ -38,6 +38,7 @@ from .._version import __version__
 from ..channels import Channels
 from ..channels.label_posteriors import ChannelParameters, PredictsLabels
 from ..channels.pattern_likelihood import covariance_bounds
+from ..data.annotated_scores import ids_differ
 from ..exceptions import SamplingWarning
 from ..models import POPULATION_SITES, ResponseDesign, population_log_density, row_key
 from ..models.stack import arviz
@@ -209,6 +210,11 @@ class BayesFit(PredictsLabels):
         The workers of one label in all that the hierarchical model summed out rather than
         sampled (:mod:`bayescal.models.hierarchical_dawid_skene`): their draws of ``a`` and
         ``b`` are the population's mean channel, one channel they share.  Empty otherwise.
+    item_ids : ndarray or None
+        The ids of the items it was fitted on (:attr:`bayescal.AnnotatedScores.item_ids`;
+        stored in ``constant_data`` as ``item_id``), or None when they had none: where the fit
+        meets other items, those it shares with them are named (pattern counts cannot tell a
+        split whose samples overlap from a clean one).
     """
 
     chains: dict
@@ -222,6 +228,7 @@ class BayesFit(PredictsLabels):
     _build_groups: Callable  # () -> (attrs, {group name: _netcdf.Group})
     dependent: tuple[tuple[str, str], ...] = ()
     summed_out: tuple[str, ...] = ()
+    item_ids: np.ndarray | None = None
 
     @functools.cached_property
     def _groups(self) -> tuple[dict, dict]:
@@ -300,7 +307,10 @@ class BayesFit(PredictsLabels):
     def was_fitted_to(self, data) -> bool:
         """Whether ``data`` (an :class:`~bayescal.AnnotatedScores` with the fit's annotators,
         in any column order) have the pattern counts ``fitted_counts`` the fit was fitted to:
-        the same items, told apart from other items (a split) without the data."""
+        the same items, told apart from other items (a split) without the data.  Where the fit
+        and ``data`` both have :attr:`item_ids`, the ids must be the same too."""
+        if ids_differ(self.item_ids, data.item_ids):
+            return False
         if sorted(data.annotator_names) == sorted(self.annotator_names):
             data = data.in_annotator_order(self.annotator_names)
         if self.spec.on_responses:
@@ -362,9 +372,11 @@ class BayesFit(PredictsLabels):
         names,
         *,
         run: dict | None = None,
+        item_ids: np.ndarray | None = None,
     ) -> BayesFit:
         """Pack a :class:`~bayescal.bayes.sampler.Sampler` run, with its diagnostics; ``run`` (how it ran, e.g.
-        ``chain_method``) goes into the InferenceData's attributes as ``bayescal_<name>``."""
+        ``chain_method``) goes into the InferenceData's attributes as ``bayescal_<name>``;
+        ``item_ids`` are the fitted items' ids (:attr:`item_ids`)."""
         names = tuple(str(name) for name in names)
         if design.channels_by_group:  # a channel per (group, annotator)
             names = tuple(f"{name} [group {int(g)}]" for g in design.group_ids for name in names)
@@ -382,10 +394,11 @@ class BayesFit(PredictsLabels):
             design.fitted_counts(),
             run,
             functools.partial(
-                _groups, samples, extra, design, priors, model, names, run, dependent
+                _groups, samples, extra, design, priors, model, names, run, dependent, item_ids
             ),
             dependent,
             _summed_out(design, names),
+            item_ids,
         )
 
     def save(self, path, *, run: dict | None = None) -> None:
@@ -435,6 +448,7 @@ class BayesFit(PredictsLabels):
             lambda: (attrs, stored),
             dependent,
             _summed_out(design, names),
+            constant_data["item_id"][1] if "item_id" in constant_data else None,
         )
 
     def __repr__(self) -> str:
@@ -581,7 +595,15 @@ def check_diagnostics(diagnostics: pd.DataFrame) -> None:
 
 
 def _groups(
-    samples: dict, extra: dict, design, priors: Priors, model: str, names, run: dict, dependent
+    samples: dict,
+    extra: dict,
+    design,
+    priors: Priors,
+    model: str,
+    names,
+    run: dict,
+    dependent,
+    item_ids,
 ) -> tuple[dict, dict]:
     """A :class:`~bayescal.bayes.sampler.Sampler` run as the InferenceData's attributes and groups (arrays laid out as
     ArviZ lays them out, :class:`bayescal.bayes._netcdf.Group`; groups in the module docstring)."""
@@ -598,6 +620,7 @@ def _groups(
         "column": np.arange(design.n_annotators),
         "class": [0, 1],
         "member": [0, 1],
+        "item": np.arange(0 if item_ids is None else len(item_ids)),
     }
     draw, annotator = ("chain", "draw"), ("chain", "draw", "annotator")
     prevalence_dims = (*draw, "group") if grouped else draw
@@ -649,7 +672,10 @@ def _groups(
         ),
         "log_prior": dataset(log_prior_terms(samples, priors, design)),
         "observed_data": dataset({"counts": (("pattern",), design.counts)}),
-        "constant_data": dataset(design.constant_data()),
+        "constant_data": dataset(
+            design.constant_data()
+            | ({} if item_ids is None else {"item_id": (("item",), np.asarray(item_ids))})
+        ),
     }
     attrs = {
         "bayescal_model": model,

@@ -40,6 +40,7 @@ import pandas as pd
 from scipy import optimize, special
 
 from .._api import warn_caller
+from ..exceptions import SamplingWarning
 from .bayes_fit import BayesFit
 
 __all__ = ["PatternLoo", "compare_models", "pareto_smoothed_log_weights", "pattern_loo"]
@@ -324,7 +325,7 @@ def compare_models(fits) -> pd.DataFrame:
                 f"compare_models: {name!r} has pattern rows with Pareto k above "
                 f"{loo.good_k:.2f}; its LOO estimate is unreliable there (more draws, or a "
                 "better-fitting model, help)",
-                UserWarning,
+                SamplingWarning,
             )
     order = sorted(loos, key=lambda name: -loos[name].elpd_loo)
     best = loos[order[0]]

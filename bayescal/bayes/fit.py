@@ -15,7 +15,6 @@ from typing import NamedTuple
 import numpy as np
 
 from .._api import old_spellings, warn_caller
-from ..channels._odd import posterior_odd_annotators, warn_odd_annotators
 from ..channels.base import (
     as_counts,
     warn_if_groups_inseparable,
@@ -25,6 +24,7 @@ from ..channels.crowd_em import as_responses, require_crowd_identified
 from ..channels.dependence import dependent_pairs, require_dependence_identified
 from ..channels.difficulty import MAX_LIKELIHOOD_ERROR, likelihood_error
 from ..channels.em import dependent_estimate, independent_estimate
+from ..channels.odd_annotators import posterior_odd_annotators, warn_odd_annotators
 from ..data.cells import CellStatistics
 from ..data.responses import Responses
 from ..exceptions import (
@@ -214,9 +214,9 @@ def fit_bayes(
     )
     nuts, observed = sampler_for(data, model, settings, caller="fit_bayes", dependent=dependent)
     check_priors(priors, nuts.spec)
-    fit = nuts.fit(observed, priors, settings.seed)
+    fit = nuts.fit(observed, priors, settings.seed, item_ids=getattr(data, "item_ids", None))
     check_fit(fit)
-    # the odd annotators named as the EM estimators name them (bayescal.channels._odd)
+    # the odd annotators named as the EM estimators name them (bayescal.channels.odd_annotators)
     draws = fit.draws()
     odd = posterior_odd_annotators(
         draws.a,

@@ -683,7 +683,9 @@ def posterior_recalibration(
     PosteriorRecalibration
     """
     a, b = checked_draws(fit, {"fit_data": fit_data, "eval_data": eval_data}, max_draws=max_draws)
-    warn_of_shared_items(fit_data, "fit_data", eval_data, "eval_data", "posterior_recalibration")
+    warn_of_shared_items(
+        fit_data.item_ids, "fit_data", eval_data.item_ids, "eval_data", "posterior_recalibration"
+    )
     template = make_map(method, fit_bins=fit_bins, strategy="uniform", eps=eps)
     rule = fit_weights(weights, fit_data.n_annotators)
     bins = v.as_n_bins(n_bins, eval_data.n_items, refuse_sparse=v.SPARSE_DRAWS)

@@ -219,7 +219,9 @@ class Sampler:
         if isinstance(self.design, PatternDesign):
             gold = self.design.has_gold
             _, counts, positive, negative = shared[:4]
-            start = majority_start(positive, negative, counts, shared[5] if gold else None)
+            start = majority_start(
+                positive, negative, counts, shared[5] if gold else None, prior_params=shared[0]
+            )
             groups = shapes["channel"].shape[0] // start.shape[0]  # channels per score group
             z["channel"] = jnp.tile(start, (groups, 1)) + z["channel"] / 4.0
         return init_kernel(
@@ -345,9 +347,9 @@ class Sampler:
                 f"sampler's layout {self.design.layout()} of {self.rows} rows; build a Sampler for them"
             )
 
-    def fit(self, data, priors: Priors, seed: int) -> BayesFit:
+    def fit(self, data, priors: Priors, seed: int, *, item_ids=None) -> BayesFit:
         """Sample the posterior of ``data`` (:meth:`observed`) and pack it, with these data as
-        the observed data, into a :class:`BayesFit`."""
+        the observed data and ``item_ids`` as their items' ids, into a :class:`BayesFit`."""
         design = self.observed(data)
         samples, extra = self.run(design, priors, seed)
         run = {
@@ -356,7 +358,14 @@ class Sampler:
             "compiled_from": self.compiled_from,
         }
         return BayesFit.from_run(
-            samples, extra, design, priors, self.model, data.annotator_names, run=run
+            samples,
+            extra,
+            design,
+            priors,
+            self.model,
+            data.annotator_names,
+            run=run,
+            item_ids=item_ids,
         )
 
     def run(self, design, priors: Priors, seed: int) -> SamplerRun:

@@ -263,7 +263,7 @@ def prior_sensitivity(
 
     fits, eces, draws = {}, {}, {}
     for name, prior in named.items():
-        fit = sampler.fit(observed, prior, seed)
+        fit = sampler.fit(observed, prior, seed, item_ids=getattr(data, "item_ids", None))
         check_fit(fit, under=name)
         fits[name] = fit
         eces[name] = nc_ece_posterior(data, fit, n_bins=bins, level=level, seed=seed)

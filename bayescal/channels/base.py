@@ -214,6 +214,10 @@ class ChannelFit(PredictsLabels):
         (``(("n_starts", 20), ("seed", 3))``; ``dependent`` is its own field): what a refit
         passes again (the calibration test's refitting bootstrap), so that it repeats this
         fit rather than the defaults'.  Empty for a fit with the defaults.
+    item_ids : ndarray or None
+        The ids of the items it was fitted on (:attr:`bayescal.AnnotatedScores.item_ids`), or
+        None when they had none: where the fit meets other items, those it shares with them
+        are named (a split whose samples overlap is no split; pattern counts cannot tell).
     """
 
     method: str
@@ -233,6 +237,7 @@ class ChannelFit(PredictsLabels):
     dependent: tuple[tuple[str, str], ...] = ()
     covariance: np.ndarray | None = None
     options: tuple[tuple[str, object], ...] = ()
+    item_ids: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         # the estimate belongs to the fit's annotators: its channels carry their names, so
@@ -667,7 +672,8 @@ def failed(method, counts, group_ids, group_counts, failure: str, **extra) -> Ch
 def records_options(estimator):
     """``estimator`` (``data, **options -> ChannelFit``) whose fit records, as
     :attr:`ChannelFit.options`, the keyword arguments it was called with away from their
-    defaults (``dependent`` aside: its own field), so that a refit repeats them."""
+    defaults (``dependent`` aside: its own field), so that a refit repeats them, and as
+    :attr:`ChannelFit.item_ids` the ids of the data's items (when they have any)."""
     import functools
     import inspect
 
@@ -681,7 +687,7 @@ def records_options(estimator):
             for name, value in options.items()
             if name != "dependent" and not _is_default(value, parameters[name].default)
         )
-        return replace(fit, options=chosen) if chosen else fit
+        return replace(fit, options=chosen, item_ids=getattr(data, "item_ids", None))
 
     return recording
 

@@ -40,7 +40,7 @@ the workers who labelled gold items of both classes, so fewer than three workers
 Orientation without gold comes from the population (:func:`~bayescal.channels.base.orient`): when the
 label-weighted mean gap ``sum_j n_j (b_j - a_j)`` is negative the fit is the mirror image
 (``Y <-> 1 - Y``) and is flipped, so individual spammers and adversarial workers are
-estimated, never refused (:mod:`bayescal.channels._odd`); a fit whose every gap is below ``MIN_GAP`` is a failure
+estimated, never refused (:mod:`bayescal.channels.odd_annotators`); a fit whose every gap is below ``MIN_GAP`` is a failure
 with its reason, as for the other estimators.
 """
 
@@ -56,9 +56,9 @@ from .._api import old_spellings, warn_caller
 from ..data.annotated_scores import AnnotatedScores
 from ..data.responses import Responses
 from ..exceptions import ChannelWarning, ConvergenceWarning
-from ._odd import odd_annotators, warn_odd_annotators
 from .base import ChannelFit, Channels, orient, records_options, require_identified
 from .co_labelling import CoLabelling, GoldCoverage
+from .odd_annotators import odd_annotators, warn_odd_annotators
 
 __all__ = ["CROWD_ANNOTATORS", "DEFAULT_SMOOTHING", "SPARSE_LABELS", "crowd_em"]
 
@@ -106,7 +106,7 @@ def crowd_em(data, *, smoothing="auto", pool="auto", tol=1e-7, max_iter=500) -> 
         the workers given the pooled channel, ``loglik`` the log-likelihood at the estimate
         (of the pooled model when pooled; the prior's term left out).  Adversarial,
         random-like and constant workers are named in one :class:`ChannelWarning` per kind
-        (:mod:`bayescal.channels._odd`); a pooled worker has too few labels to be judged
+        (:mod:`bayescal.channels.odd_annotators`); a pooled worker has too few labels to be judged
         alone and is named only when constant.
     """
     responses = as_responses(data)
@@ -226,7 +226,7 @@ def _pooled_workers(threshold: int | None, per_worker: np.ndarray, labelled: np.
 
 def _warn_odd_pool(layout: _Layout, a: float, b: float, truth, n_pooled: int) -> None:
     """One line when the pooled channel, judged on all its workers' labels, is random-like or
-    adversarial (:mod:`bayescal.channels._odd`)."""
+    adversarial (:mod:`bayescal.channels.odd_annotators`)."""
     shared = layout.code_counts.shape[0] - 1  # the pooled channel is the last
     labels = layout.code_counts[shared].sum()
     class1 = layout.class1_sums(truth)[shared].sum()

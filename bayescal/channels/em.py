@@ -42,7 +42,6 @@ from .. import _validation as v
 from .._api import old_spellings, silenced, warn_caller
 from ..data.cells import CellStatistics
 from ..exceptions import FIT_WARNINGS, ChannelFitError, ConvergenceWarning, IdentificationError
-from ._odd import OddAnnotators, odd_annotators, warn_odd_annotators
 from .base import (
     ChannelFit,
     as_anchor,
@@ -56,6 +55,7 @@ from .base import (
 from .co_labelling import GoldCoverage, require_fittable, warn_if_saturated
 from .dependence import DependentPairs, dependent_pairs, require_dependence_identified
 from .moments import third_moment
+from .odd_annotators import OddAnnotators, odd_annotators, warn_odd_annotators
 from .pattern_likelihood import class_log_likelihoods
 
 __all__ = ["dawid_skene_em", "grouped_em"]
@@ -466,7 +466,9 @@ def _checked(best, counts, method, marginal, settings, pairs, check) -> ChannelF
             "estimate is returned with converged=False",
             ConvergenceWarning,
         )
-    if best.ok and best.channels.adversarial:  # estimated, flagged, not refused (channels._odd)
+    if (
+        best.ok and best.channels.adversarial
+    ):  # estimated, flagged, not refused (channels.odd_annotators)
         # an estimate with b < a is named: adversarial, or random with a negative gap by
         # chance; random and constant annotators with b >= a are left to the correction's
         # weight-0 rule (a few dense annotators on small data would otherwise all be named)
@@ -512,7 +514,7 @@ def independent_estimate(counts: CellStatistics, grouped: bool) -> ChannelFit:
 
 
 def _odd(design: _Design, fit: ChannelFit):
-    """The kinds of odd annotators of a fit (:mod:`bayescal.channels._odd`), from its label
+    """The kinds of odd annotators of a fit (:mod:`bayescal.channels.odd_annotators`), from its label
     posteriors: each annotator's labels, those expected on items with Y = 1, and its 1s."""
     prevalence = np.atleast_1d(fit.prevalence)[:, None]
     covariance = np.zeros((0, 2, 1)) if fit.covariance is None else fit.covariance[..., None]

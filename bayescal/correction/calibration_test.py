@@ -91,7 +91,7 @@ from ..channels import MIN_GAP, ChannelFit, Channels
 from ..channels.crowd_em import as_responses, shared_channel_index
 from ..channels.dependence import dependent_pairs
 from ..channels.refits import refit_all
-from ..data.annotated_scores import AnnotatedScores, warn_of_shared_items
+from ..data.annotated_scores import AnnotatedScores, ids_differ, warn_of_shared_items
 from ..data.responses import name_order
 from ..exceptions import BinningWarning, ChannelFitError, ChannelWarning
 from ..metrics.calibration import assign_bins
@@ -717,7 +717,8 @@ def bootstrap_test(data, fit: ChannelFit, fit_data, bins, n_replicates, rng, pro
     """The refitting parametric bootstrap of an EM or moment fit (module docstring)."""
     fit.require()
     v.check_same_annotators(data.annotator_names, fit.annotator_names, "data", "the fit")
-    reuse = fit.data_fingerprint == fingerprint_of(data, fit.data_fingerprint)
+    same_counts = fit.data_fingerprint == fingerprint_of(data, fit.data_fingerprint)
+    reuse = same_counts and not ids_differ(fit.item_ids, data.item_ids)
     if reuse and fit_data is not None:
         raise ValueError(
             "fit_data is for channels fitted on other items; these channels were fitted on "
@@ -725,23 +726,34 @@ def bootstrap_test(data, fit: ChannelFit, fit_data, bins, n_replicates, rng, pro
         )
     if not reuse:
         if fit_data is None:
+            why = (
+                "its items' ids differ"
+                if same_counts
+                else "the fingerprint of the data it records differs"
+            )
             raise ValueError(
-                f"channels: this {fit.method} fit was not fitted on data (the fingerprint of "
-                "the data it records differs): pass the items it was fitted on as fit_data, so "
-                "that the bootstrap refits on replicates of them; or pass Channels to treat "
-                "the channels as known, which leaves their estimation error out of the null"
+                f"channels: this {fit.method} fit was not fitted on data ({why}): pass the "
+                "items it was fitted on as fit_data, so that the bootstrap refits on "
+                "replicates of them; or pass Channels to treat the channels as known, which "
+                "leaves their estimation error out of the null"
             )
         if not isinstance(fit_data, AnnotatedScores):
             raise TypeError(
                 f"fit_data must be a bayescal.AnnotatedScores; saw {type(fit_data).__name__}"
             )
-        if fit.data_fingerprint != fingerprint_of(fit_data, fit.data_fingerprint):
+        if fit.data_fingerprint != fingerprint_of(fit_data, fit.data_fingerprint) or ids_differ(
+            fit.item_ids, fit_data.item_ids
+        ):
             raise ValueError(
                 f"fit_data are not the items this {fit.method} fit was fitted on (the "
-                "fingerprint of the data it records differs)"
+                "fingerprint of the data it records, or its items' ids, differ)"
             )
         warn_of_shared_items(
-            data, "the data tested", fit_data, "fit_data (the channels' items)", "calibration_test"
+            data.item_ids,
+            "the data tested",
+            fit_data.item_ids if fit.item_ids is None else fit.item_ids,
+            "fit_data (the channels' items)",
+            "calibration_test",
         )
     pairs = dependent_pairs(fit.dependent or None, data.annotator_names).index
     covariance = fit.covariance if fit.dependent else np.zeros((0, 2))
@@ -930,6 +942,9 @@ def posterior_test(data, fit, bins, n_replicates, rng, progress=False):
             f"p-value{extremes})"
         )
         return layout.result(channels_from="reuse", how=how)
+    warn_of_shared_items(
+        data.item_ids, "the data tested", fit.item_ids, f"the {fit.model} fit", "calibration_test"
+    )
     drawn = Channels(a_draws[chosen], b_draws[chosen], adversarial=True)  # an estimate's signs
     layout = CalibrationLayout.of(
         data, drawn, *bins, selected_by=mean, dependence=(pairs, covariance_draws[chosen])

@@ -246,6 +246,7 @@ class AnnotatedScores:
         groups: str | None = None,
         gold: str | None = None,
         gold_weights: str | None = None,
+        item_id: str | None = None,
     ) -> AnnotatedScores:
         """Build from a wide table: one score column and one column per annotator.
 
@@ -266,6 +267,10 @@ class AnnotatedScores:
             of a column of the gold items' inclusion probabilities (:class:`AnnotatedScores`;
             the gold items must be a random sample, or one stratified by score with those
             probabilities).
+        item_id : str, optional
+            Name of a column that names each item once: its values, as text, become
+            ``item_ids``, by which a fit and a test (or a split's samples) that share items
+            are told apart from a clean split.
 
         Examples
         --------
@@ -288,7 +293,12 @@ class AnnotatedScores:
             raise ValueError(
                 f"annotators must be a non-empty list of column names; saw {annotators!r}"
             )
-        optional = {"groups": groups, "gold": gold, "gold_weights": gold_weights}
+        optional = {
+            "groups": groups,
+            "gold": gold,
+            "gold_weights": gold_weights,
+            "item id": item_id,
+        }
         wanted = [score, *annotators] + [name for name in optional.values() if name is not None]
         missing = [name for name in wanted if name not in frame.columns]
         if missing:
@@ -308,6 +318,7 @@ class AnnotatedScores:
             if groups is None
             else v.numeric_column(frame[groups], f"groups column {groups!r}"),
             annotator_names=[str(name) for name in annotators],
+            item_ids=None if item_id is None else _id_column(frame[item_id], item_id),
             **_gold_columns(frame, gold, gold_weights, scores, score),
         )
 
@@ -420,6 +431,16 @@ class AnnotatedScores:
         )
 
 
+def _id_column(column, name: str) -> np.ndarray:
+    """The item ids of the column ``name``: one per row, none empty, each once as text."""
+    empty = int(column.isna().sum())
+    if empty:
+        raise ValueError(
+            f"item id column {name!r} has {empty} empty cell(s); give every item an id"
+        )
+    return v.as_item_ids(column.to_numpy(), len(column), f"item id column {name!r}")
+
+
 def _gold_columns(frame, gold, gold_weights, scores: np.ndarray, score: str) -> dict:
     """The ``gold`` and ``gold_weights`` arguments read from ``frame``'s columns of those
     names (empty cells: no gold label, no weight); a gold label on a row without a score is
@@ -463,19 +484,28 @@ def _check_unique_columns(frame, wanted: list, name: str) -> None:
 AnnotatedScores.__init__ = old_spellings()(AnnotatedScores.__init__)
 
 
+def ids_differ(first, second) -> bool:
+    """Whether two sets of item ids (``item_ids`` of data or of a fit) are known to name other
+    items: both are given and they differ as sets.  Without ids, pattern counts decide."""
+    if first is None or second is None:
+        return False
+    return len(first) != len(second) or not np.array_equal(np.sort(first), np.sort(second))
+
+
 def warn_of_shared_items(first, first_role: str, second, second_role: str, where: str) -> None:
-    """One :class:`~bayescal.exceptions.DataWarning` when two data sets meant to hold other
-    items (a fit's items and a test's, the samples of a split) share some by id: their
-    pattern counts alone cannot tell, so an overlap would pass as a clean split.  Nothing is
-    said where either has no ``item_ids``."""
-    if first.item_ids is None or second.item_ids is None:
+    """One :class:`~bayescal.exceptions.DataWarning` when two sets of items meant to be apart
+    (a fit's items and a test's, the samples of a split) share some by id: their pattern
+    counts alone cannot tell, so an overlap would pass as a clean split.  ``first`` and
+    ``second`` are item ids (:attr:`AnnotatedScores.item_ids`, ``item_ids`` of a fit); nothing
+    is said where either is None."""
+    if first is None or second is None:
         return
-    shared = np.intersect1d(first.item_ids, second.item_ids)
+    shared = np.intersect1d(first, second)
     if shared.size == 0:
         return
     warn_caller(
-        f"{where}: {shared.size} of the {first.n_items} items of {first_role} are also among "
-        f"the {second.n_items} of {second_role} (by id, e.g. {str(shared[0])!r}): the "
+        f"{where}: {shared.size} of the {len(first)} items of {first_role} are also among "
+        f"the {len(second)} of {second_role} (by id, e.g. {str(shared[0])!r}): the "
         "samples are not apart, and what is computed on one is not independent of the other",
         DataWarning,
     )

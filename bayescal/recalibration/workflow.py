@@ -168,7 +168,9 @@ def check_samples(samples: dict) -> None:
     for name, sample in others:
         v.check_same_annotators(sample.annotator_names, reference.annotator_names, name, first)
     for (name, sample), (other_name, other) in combinations(samples.items(), 2):
-        warn_of_shared_items(sample, name, other, other_name, "recalibration_study")
+        warn_of_shared_items(
+            sample.item_ids, name, other.item_ids, other_name, "recalibration_study"
+        )
 
 
 @old_spellings()

@@ -448,7 +448,11 @@ def test_row243_nc_ece_posterior_names_each_bad_option(short_fit):
 
 def test_row245_246_compare_models_arguments(short_fit):
     data, fit = short_fit
-    table = bc.compare_models({"first": fit, "again": fit})
+    # one chain of 100 draws: PSIS cannot smooth every row's weights, and it says so
+    with pytest.warns(
+        bc.SamplingWarning, match=r"'(first|again)' has pattern rows with Pareto k above"
+    ):
+        table = bc.compare_models({"first": fit, "again": fit})
     assert table.index.tolist() == ["first", "again"] and table["rank"].tolist() == [0, 1]
     same = table.drop(columns=["rank", "reading"])
     pd.testing.assert_series_equal(same.iloc[0], same.iloc[1], check_names=False)

@@ -145,7 +145,7 @@ def test_check_fit_refuses_what_is_not_a_fit_or_a_prior_name(toy_fit):
 
 
 def test_a_posterior_names_odd_annotators_by_the_em_rule_on_its_gap_draws():
-    from bayescal.channels._odd import posterior_odd_annotators
+    from bayescal.channels.odd_annotators import posterior_odd_annotators
 
     rng = np.random.default_rng(0)
     gap_means = np.array([0.5, -0.3, -0.02, 0.01])  # informative, adversarial, random x 2

@@ -452,3 +452,44 @@ def test_a_fit_and_a_test_that_share_items_by_id_are_said_not_apart():
     bc.calibration_test(apart, fit, fit_data=fitted, n_replicates=20, seed=0)  # no warning
     without_ids = dataclasses.replace(tested, item_ids=None)
     bc.calibration_test(without_ids, fit, fit_data=fitted, n_replicates=20, seed=0)
+
+
+def test_fits_record_their_items_ids_which_tell_a_split_that_counts_cannot(tmp_path):
+    """Issue 38 item 7: an EM fit and a posterior keep the ids of the items they were fitted
+    on (a posterior in its file too).  Items of the same pattern counts under other ids are
+    other items, and a posterior of items that partly overlap the tested ones says so."""
+    sim = bc.simulate_annotated(
+        900,
+        bc.Channels([0.1, 0.15, 0.2, 0.1], [0.8, 0.85, 0.9, 0.8]),
+        calibration=lambda z: z,
+        seed=1,
+    )
+    data = dataclasses.replace(sim.data, item_ids=[f"i{j}" for j in range(900)])
+    fitted, tested = data.subset(np.arange(500)), data.subset(np.arange(400, 900))
+    renamed = dataclasses.replace(fitted, item_ids=[f"x{j}" for j in range(500)])
+    fit = bc.dawid_skene_em(fitted)
+    np.testing.assert_array_equal(fit.item_ids, fitted.item_ids)
+    assert bc.dawid_skene_em(sim.data).item_ids is None
+    with pytest.raises(ValueError, match=r"fit was not fitted on data \(its items' ids differ\)"):
+        bc.calibration_test(renamed, fit, n_replicates=20, seed=0)
+    with pytest.raises(ValueError, match=r"fit_data are not the items .* its items' ids, differ"):
+        bc.calibration_test(tested, fit, fit_data=renamed, n_replicates=20, seed=0)
+
+    channels = fit.channels
+    posterior = fake_fit(
+        fitted, np.tile(channels.a, (40, 1)), np.tile(channels.b, (40, 1)), np.full(40, 0.5)
+    )
+    posterior.save(tmp_path / "fit.nc")
+    loaded = bc.BayesFit.load(tmp_path / "fit.nc")
+    np.testing.assert_array_equal(loaded.item_ids, fitted.item_ids)
+    assert loaded.was_fitted_to(fitted) and not loaded.was_fitted_to(renamed)
+    assert (
+        fake_fit(sim.data, posterior.draws().a, posterior.draws().b, np.full(40, 0.5)).item_ids
+        is None
+    )
+    with pytest.warns(
+        bc.DataWarning,
+        match=r"^calibration_test: 100 of the 500 items of the data tested are also among the "
+        r"500 of the dawid_skene fit \(by id, e.g. 'i400'\)",
+    ):
+        bc.calibration_test(tested, loaded, n_replicates=20, seed=0)

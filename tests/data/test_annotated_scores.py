@@ -437,6 +437,26 @@ def test_item_ids_are_one_distinct_id_per_item(ids, error, match):
     ).item_ids.tolist() == ["7", "8", "9"]
 
 
+def test_from_frame_reads_item_ids_from_a_column():
+    table = pd.DataFrame(
+        {"id": ["q7", 12, "z"], "p": [0.1, 0.5, 0.9], "ann": [0, 1, 1], "dup": ["a", "b", "a"]}
+    )
+    data = bc.AnnotatedScores.from_frame(table, score="p", annotators=["ann"], item_id="id")
+    assert data.item_ids.tolist() == ["q7", "12", "z"]
+    assert bc.AnnotatedScores.from_frame(table, score="p", annotators=["ann"]).item_ids is None
+    with pytest.raises(
+        ValueError, match=r"item id column 'dup' must name each item once; 1 id\(s\) repeat"
+    ):
+        bc.AnnotatedScores.from_frame(table, score="p", annotators=["ann"], item_id="dup")
+    holed = table.assign(id=["q7", None, "z"])
+    with pytest.raises(ValueError, match=r"item id column 'id' has 1 empty cell\(s\)"):
+        bc.AnnotatedScores.from_frame(holed, score="p", annotators=["ann"], item_id="id")
+    with pytest.raises(ValueError, match=r"column 'ann' is named as annotator and as item id"):
+        bc.AnnotatedScores.from_frame(table, score="p", annotators=["ann"], item_id="ann")
+    with pytest.raises(ValueError, match=r"frame has no column\(s\) \['nope'\]"):
+        bc.AnnotatedScores.from_frame(table, score="p", annotators=["ann"], item_id="nope")
+
+
 def test_item_ids_of_two_shapes_and_a_mixed_item_column():
     with pytest.raises(ValueError, match=r"item_ids must be one-dimensional; saw shape \(3, 1\)"):
         bc.AnnotatedScores([0.1, 0.5, 0.9], [[0], [1], [1]], item_ids=[[1], [2], [3]])

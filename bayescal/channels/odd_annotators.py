@@ -1,5 +1,5 @@
-"""One rule for the odd annotators of a fitted channel set, shared by the EM estimators
-(estimate them, flag them, weight them down, say so in one line).
+"""One rule for the odd annotators of a fitted channel set, shared by the EM estimators and
+the Bayesian fits (estimate them, flag them, weight them down, say so in one line).
 
 An annotator is
 
