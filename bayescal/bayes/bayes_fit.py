@@ -211,7 +211,7 @@ class BayesFit(PredictsLabels):
         sampled (:mod:`bayescal.models.hierarchical_dawid_skene`): their draws of ``a`` and
         ``b`` are the population's mean channel, one channel they share.  Empty otherwise.
     item_ids : ndarray or None
-        The ids of the items it was fitted on (:attr:`bayescal.AnnotatedScores.item_ids`;
+        The ids of the items it was fitted on (``AnnotatedScores.item_ids``;
         stored in ``constant_data`` as ``item_id``), or None when they had none: where the fit
         meets other items, those it shares with them are named (pattern counts cannot tell a
         split whose samples overlap from a clean one).
@@ -308,7 +308,7 @@ class BayesFit(PredictsLabels):
         """Whether ``data`` (an :class:`~bayescal.AnnotatedScores` with the fit's annotators,
         in any column order) have the pattern counts ``fitted_counts`` the fit was fitted to:
         the same items, told apart from other items (a split) without the data.  Where the fit
-        and ``data`` both have :attr:`item_ids`, the ids must be the same too."""
+        and ``data`` both have ``item_ids``, the ids must be the same too."""
         if ids_differ(self.item_ids, data.item_ids):
             return False
         if sorted(data.annotator_names) == sorted(self.annotator_names):
@@ -376,7 +376,7 @@ class BayesFit(PredictsLabels):
     ) -> BayesFit:
         """Pack a :class:`~bayescal.bayes.sampler.Sampler` run, with its diagnostics; ``run`` (how it ran, e.g.
         ``chain_method``) goes into the InferenceData's attributes as ``bayescal_<name>``;
-        ``item_ids`` are the fitted items' ids (:attr:`item_ids`)."""
+        ``item_ids`` are the fitted items' ids (``item_ids``)."""
         names = tuple(str(name) for name in names)
         if design.channels_by_group:  # a channel per (group, annotator)
             names = tuple(f"{name} [group {int(g)}]" for g in design.group_ids for name in names)

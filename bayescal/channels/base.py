@@ -215,7 +215,7 @@ class ChannelFit(PredictsLabels):
         passes again (the calibration test's refitting bootstrap), so that it repeats this
         fit rather than the defaults'.  Empty for a fit with the defaults.
     item_ids : ndarray or None
-        The ids of the items it was fitted on (:attr:`bayescal.AnnotatedScores.item_ids`), or
+        The ids of the items it was fitted on (``AnnotatedScores.item_ids``), or
         None when they had none: where the fit meets other items, those it shares with them
         are named (a split whose samples overlap is no split; pattern counts cannot tell).
     """

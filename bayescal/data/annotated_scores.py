@@ -496,7 +496,7 @@ def warn_of_shared_items(first, first_role: str, second, second_role: str, where
     """One :class:`~bayescal.exceptions.DataWarning` when two sets of items meant to be apart
     (a fit's items and a test's, the samples of a split) share some by id: their pattern
     counts alone cannot tell, so an overlap would pass as a clean split.  ``first`` and
-    ``second`` are item ids (:attr:`AnnotatedScores.item_ids`, ``item_ids`` of a fit); nothing
+    ``second`` are item ids (``AnnotatedScores.item_ids``, ``item_ids`` of a fit); nothing
     is said where either is None."""
     if first is None or second is None:
         return

@@ -430,9 +430,9 @@ def test_the_bootstrap_refits_with_the_options_the_fit_was_made_with(monkeypatch
     assert calls == []  # the defaults: the batched refits
 
 
-def test_a_fit_and_a_test_that_share_items_by_id_are_said_not_apart():
-    """Issue 38 item 7: pattern counts alone cannot tell a partial overlap from a clean
-    split; the items' ids can."""
+def _overlapping_split():
+    """900 items with ids ``i0`` to ``i899``: all of them, the first 500 (fitted) and the last
+    500 (tested; 100 shared)."""
     sim = bc.simulate_annotated(
         900,
         bc.Channels([0.1, 0.15, 0.2, 0.1], [0.8, 0.85, 0.9, 0.8]),
@@ -440,7 +440,13 @@ def test_a_fit_and_a_test_that_share_items_by_id_are_said_not_apart():
         seed=1,
     )
     data = dataclasses.replace(sim.data, item_ids=[f"i{j}" for j in range(900)])
-    fitted, tested = data.subset(np.arange(500)), data.subset(np.arange(400, 900))
+    return data, data.subset(np.arange(500)), data.subset(np.arange(400, 900))
+
+
+def test_a_fit_and_a_test_that_share_items_by_id_are_said_not_apart():
+    """Issue 38 item 7: pattern counts alone cannot tell a partial overlap from a clean
+    split; the items' ids can."""
+    data, fitted, tested = _overlapping_split()
     fit = bc.dawid_skene_em(fitted)
     with pytest.warns(
         bc.DataWarning,
@@ -458,18 +464,11 @@ def test_fits_record_their_items_ids_which_tell_a_split_that_counts_cannot(tmp_p
     """Issue 38 item 7: an EM fit and a posterior keep the ids of the items they were fitted
     on (a posterior in its file too).  Items of the same pattern counts under other ids are
     other items, and a posterior of items that partly overlap the tested ones says so."""
-    sim = bc.simulate_annotated(
-        900,
-        bc.Channels([0.1, 0.15, 0.2, 0.1], [0.8, 0.85, 0.9, 0.8]),
-        calibration=lambda z: z,
-        seed=1,
-    )
-    data = dataclasses.replace(sim.data, item_ids=[f"i{j}" for j in range(900)])
-    fitted, tested = data.subset(np.arange(500)), data.subset(np.arange(400, 900))
+    data, fitted, tested = _overlapping_split()
     renamed = dataclasses.replace(fitted, item_ids=[f"x{j}" for j in range(500)])
     fit = bc.dawid_skene_em(fitted)
     np.testing.assert_array_equal(fit.item_ids, fitted.item_ids)
-    assert bc.dawid_skene_em(sim.data).item_ids is None
+    assert bc.dawid_skene_em(dataclasses.replace(data, item_ids=None)).item_ids is None
     with pytest.raises(ValueError, match=r"fit was not fitted on data \(its items' ids differ\)"):
         bc.calibration_test(renamed, fit, n_replicates=20, seed=0)
     with pytest.raises(ValueError, match=r"fit_data are not the items .* its items' ids, differ"):
@@ -483,10 +482,9 @@ def test_fits_record_their_items_ids_which_tell_a_split_that_counts_cannot(tmp_p
     loaded = bc.BayesFit.load(tmp_path / "fit.nc")
     np.testing.assert_array_equal(loaded.item_ids, fitted.item_ids)
     assert loaded.was_fitted_to(fitted) and not loaded.was_fitted_to(renamed)
-    assert (
-        fake_fit(sim.data, posterior.draws().a, posterior.draws().b, np.full(40, 0.5)).item_ids
-        is None
-    )
+    without_ids = dataclasses.replace(data, item_ids=None)
+    draws = posterior.draws()
+    assert fake_fit(without_ids, draws.a, draws.b, np.full(40, 0.5)).item_ids is None
     with pytest.warns(
         bc.DataWarning,
         match=r"^calibration_test: 100 of the 500 items of the data tested are also among the "
