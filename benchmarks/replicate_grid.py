@@ -1,5 +1,6 @@
 """The replicate grid the simulation benchmarks share: every design times every seed, one
-``replicate(design, n, seed, *extra) -> dict`` each, on a pool of processes, as one table.
+``replicate(design, n, seed, *extra) -> dict`` (or a list of them, one row each) each, on a
+pool of processes, as one table.
 
 A benchmark run as a script imports this from its own folder (``benchmarks/``)."""
 
@@ -34,7 +35,11 @@ def run_grid(replicate, args: argparse.Namespace, *extra) -> tuple[pd.DataFrame,
             for design in args.designs.split(";")
             for seed in seeds
         ]
-        frame = pd.DataFrame([future.result() for future in futures])
+        results = [future.result() for future in futures]
+    # a replicate's row, or its rows (one per model it fits)
+    frame = pd.DataFrame(
+        [row for result in results for row in ([result] if isinstance(result, dict) else result)]
+    )
     if args.csv:
         frame.to_csv(args.csv, index=False)
     return frame, seeds

@@ -2,7 +2,7 @@
 recovery, and simulation-based calibration.
 
 The flat models hold no annotator to ``a_j < b_j``: each draw is folded onto the population's
-orientation (``bayescal.models.orientation``), and ``simulation_based_calibration`` folds its
+orientation (``bayescal.models.orientation``), and ``bayescal.studies.simulation_based_calibration`` folds its
 prior draws the same way.  The test suite runs SBC under informative priors
 (``false_positive=(2, 8), sensitivity=(8, 2)``), where an annotator is adversarial a priori
 with probability about 0.002; here the priors are flat on the channels, where it is 0.25 to
@@ -26,6 +26,7 @@ import time
 import warnings
 
 import bayescal as bc
+from bayescal.studies import simulation_based_calibration
 
 #: model -> its layout (the suite's SBC tests use the same ones)
 DESIGNS = {
@@ -90,7 +91,7 @@ def main() -> None:
         with warnings.catch_warnings():
             # short single chains on weakly identified panels: the ranks, not the diagnostics
             warnings.simplefilter("ignore", bc.SamplingWarning)
-            result = bc.simulation_based_calibration(
+            result = simulation_based_calibration(
                 model=model,
                 n_simulations=arguments.simulations,
                 priors=priors,

@@ -9,6 +9,7 @@ from bayescal.models import PatternDesign, ResponseDesign
 
 import bayescal as bc
 from bayescal.bayes.bayes_fit import BayesFit
+from bayescal.bayes.registry import channel_model
 from bayescal.correction.known_channels import is_crowd
 
 #: The xdist group of the tests that use the session's hierarchical fit of the crowds guide's crowd
@@ -38,13 +39,14 @@ NEEDS_CHROMIUM = pytest.mark.skipif(
 )
 
 
-def fake_fit(data, a, b, prevalence):
+def fake_fit(data, a, b, prevalence, model="dawid_skene"):
     """A BayesFit of ``data`` (its item ids too) whose draws are given (one chain), for exact
-    comparisons."""
+    comparisons; ``model`` a pattern model's name (with channels per score group, ``a, b`` are
+    (S, L K) and ``prevalence`` (S, L))."""
     design = (
         ResponseDesign.from_responses(data.responses())
         if is_crowd(data)
-        else PatternDesign.from_counts(data.compress(), grouped=False)
+        else channel_model(model).pattern_design(data.compress())
     )
     samples = {
         "a": np.asarray(a, float)[None],
@@ -63,7 +65,7 @@ def fake_fit(data, a, b, prevalence):
         extra,
         design,
         bc.Priors(),
-        "dawid_skene",
+        model,
         data.annotator_names,
         item_ids=data.item_ids,
     )

@@ -304,6 +304,18 @@ class BayesFit(PredictsLabels):
         :func:`bayescal.models.row_key`)."""
         return any(len(key) == 3 for key in self.fitted_counts)
 
+    def check_groups_of(self, data, name: str = "data") -> None:
+        """Refuse ``data`` (an :class:`~bayescal.AnnotatedScores` or cells) without the fit's
+        score groups ``group_ids``: a Hui–Walter fit's class proportions, or channels, are
+        those groups'."""
+        fitted = np.array(self.group_ids)
+        seen = np.array([]) if data.groups is None else np.unique(data.groups)
+        if not np.array_equal(seen, fitted):
+            raise ValueError(
+                f"{name} must have the fit's score groups {fitted.tolist()}; saw "
+                + ("no groups" if data.groups is None else f"{seen.tolist()}")
+            )
+
     def was_fitted_to(self, data) -> bool:
         """Whether ``data`` (an :class:`~bayescal.AnnotatedScores` with the fit's annotators,
         in any column order) have the pattern counts ``fitted_counts`` the fit was fitted to:

@@ -374,21 +374,11 @@ def _fitted_data(fit: BayesFit, data: AnnotatedScores) -> AnnotatedScores:
         raise TypeError(f"data must be a bayescal.AnnotatedScores; saw {type(data).__name__}{hint}")
     if not isinstance(fit, BayesFit):
         raise TypeError(f"fit must be a bayescal.BayesFit; saw {type(fit).__name__}")
-    if not fit.spec.checks:
-        raise ValueError(
-            f"fit: a {fit.model} fit is for comparison: {fit.spec.purpose}; its checks are not "
-            "implemented"
-        )
-    v.annotator_positions(data.annotator_names, fit.annotator_names, "data", "the fit")
-    data = data.in_annotator_order(fit.annotator_names)  # the replicated patterns follow it
+    names = fit.parameters().names  # with channels per score group, each annotator once
+    v.annotator_positions(data.annotator_names, names, "data", "the fit")
+    data = data.in_annotator_order(names)  # the replicated patterns follow it
     if fit.spec.grouped:
-        fitted_groups = np.array(fit.group_ids)
-        data_groups = np.array([]) if data.groups is None else np.unique(data.groups)
-        if not np.array_equal(data_groups, fitted_groups):
-            raise ValueError(
-                f"data must have the fit's score groups {fitted_groups.tolist()}; saw "
-                + ("no groups" if data.groups is None else f"{data_groups.tolist()}")
-            )
+        fit.check_groups_of(data)
     if not fit.was_fitted_to(data):
         raise ValueError(
             f"data are not the data this fit was fitted to: their pattern counts differ ({data.n_items} "
@@ -557,7 +547,7 @@ def check_model(data, fit, *, level=DEFAULT_LEVEL, discrepancy="chi2", seed=0) -
     expected = probabilities * _cell_sizes_of_rows(design)
     replicated = _replicate(design, probabilities, rng)
     observed = design.counts
-    names = fit.annotator_names  # the design's columns are in the fit's order
+    names = data.annotator_names  # the design's columns, in the fit's order (_fitted_data)
     rows = _status_rows(fit, design, grouped)
 
     label = {"chi2": "Pearson chi-square", "g2": "deviance G^2"}[kind]

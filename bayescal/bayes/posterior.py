@@ -210,13 +210,32 @@ def fit_weights(weights: object, n_annotators: int):
     return as_convex_weights(weights, n_annotators)
 
 
-def _moment_draws(cells: CellStatistics, a, b, rule, uncertainty: str, seed: int) -> np.ndarray:
+def _cell_labels(cells: CellStatistics, a, b, rule, group_ids=()) -> np.ndarray:
+    """Each cell's corrected label (S, C) under every draw of the channels ``a, b`` (S, K); with
+    channels per score group, ``a, b`` (S, L, K) of the groups ``group_ids``, each cell's group's
+    (its items are corrected by their group's channels, with the group's own IV prevalence)."""
+    if a.ndim == 2:
+        patterns, index = cells.unique_patterns()
+        counts = np.bincount(index, weights=cells.counts, minlength=patterns.shape[0])
+        return pattern_labels(patterns, counts, a, b, rule)[:, index]
+    labels = np.empty((a.shape[0], cells.n_cells))
+    for g, group in enumerate(group_ids):
+        in_group = np.flatnonzero(cells.groups == group)
+        patterns, index = np.unique(cells.patterns[in_group], axis=0, return_inverse=True)
+        index = index.ravel()
+        counts = np.bincount(index, weights=cells.counts[in_group], minlength=patterns.shape[0])
+        labels[:, in_group] = pattern_labels(patterns, counts, a[:, g], b[:, g], rule)[:, index]
+    return labels
+
+
+def _moment_draws(
+    cells: CellStatistics, a, b, rule, uncertainty: str, seed: int, group_ids=()
+) -> np.ndarray:
     """Draws (S, M) of the bin moments: O(draws x cells x K), never O(draws x items); the
-    bootstrap draws cell by cell in :meth:`~bayescal.data.CellStatistics.in_draw_order`."""
+    bootstrap draws cell by cell in :meth:`~bayescal.data.CellStatistics.in_draw_order`.
+    ``a, b`` and ``group_ids`` as :func:`_cell_labels` takes them."""
     cells = cells.in_draw_order()
-    patterns, index = cells.unique_patterns()
-    pattern_counts = np.bincount(index, weights=cells.counts, minlength=patterns.shape[0])
-    labels = pattern_labels(patterns, pattern_counts, a, b, rule)[:, index]  # (S, C): each cell's
+    labels = _cell_labels(cells, a, b, rule, group_ids)  # (S, C)
     mean_score, score_sd = cells.score_moments()
     membership = np.zeros((cells.n_cells, cells.n_bins))
     membership[np.arange(cells.n_cells), cells.bins] = 1.0
@@ -309,7 +328,8 @@ def checked_draws(
     """The fit's channel draws ``a, b`` (S, K) in the samples' column order, after checking
     that every sample has the fit's annotators, matched by name, in one order (and is an
     AnnotatedScores, or, with ``cells``, may be a CellStatistics); at most ``max_draws`` of
-    them, evenly spaced (:func:`evenly_spaced`)."""
+    them, evenly spaced (:func:`evenly_spaced`).  With channels per score group, (S, L, K):
+    the groups ``fit.group_ids``, which every sample must have."""
     kinds = (AnnotatedScores, CellStatistics) if cells else (AnnotatedScores,)
     for name, data in samples.items():
         if not isinstance(data, kinds):
@@ -324,27 +344,25 @@ def checked_draws(
             )
     if not isinstance(fit, BayesFit):
         raise TypeError(f"fit must be a bayescal.BayesFit; saw {type(fit).__name__}")
-    if not fit.spec.push_through:
-        raise ValueError(
-            f"fit: a {fit.model} fit is for comparison: {fit.spec.purpose}; NC-ECE with it is "
-            "not implemented"
-        )
     if max_draws is not None:
         max_draws = v.as_int(max_draws, "max_draws", minimum=MIN_KEPT_DRAWS)
-    a, b, _ = fit.draws()
-    rows = evenly_spaced(a.shape[0], max_draws)
-    a, b = a[rows], b[rows]
+    parameters = fit.parameters()  # with channels per group, each annotator named once
+    rows = evenly_spaced(parameters.a.shape[0], max_draws)
+    a, b = parameters.a[rows], parameters.b[rows]
+    if fit.spec.channels_by_group:
+        for name, data in samples.items():
+            fit.check_groups_of(data, name)
+        a = a.reshape(a.shape[0], len(fit.group_ids), -1)
+        b = b.reshape(a.shape)
     (first, reference), *others = samples.items()
-    positions = v.annotator_positions(
-        reference.annotator_names, fit.annotator_names, first, "the fit"
-    )
+    positions = v.annotator_positions(reference.annotator_names, parameters.names, first, "the fit")
     for name, data in others:  # one set of draws serves every sample: one column order
-        v.annotator_positions(data.annotator_names, fit.annotator_names, name, "the fit")
+        v.annotator_positions(data.annotator_names, parameters.names, name, "the fit")
         v.check_same_annotators(data.annotator_names, reference.annotator_names, name, first)
     for name, data in samples.items():
         if isinstance(data, AnnotatedScores):
             v.check_items_annotated(data.annotations, f"{name}.annotations")
-    return a[:, positions], b[:, positions]
+    return a[..., positions], b[..., positions]
 
 
 def posterior_summary(
@@ -414,6 +432,8 @@ def nc_ece_posterior(
     data : AnnotatedScores or CellStatistics
         Evaluation data with the fit's annotators (the fitting data, or a separate sample).
     fit : BayesFit
+        With channels per score group (``hui_walter_by_group``), each item is corrected by its
+        group's channels, and ``data`` must carry the fit's score groups (no gold, no crowd).
     n_bins, strategy
         Evaluation bins, as in :func:`bayescal.noise_corrected_ece` (``n_bins`` default: the
         bins of given cells, else :data:`~bayescal.DEFAULT_N_BINS`).
@@ -448,7 +468,14 @@ def nc_ece_posterior(
         v.as_n_bins(
             DEFAULT_N_BINS if given is None else given, data.n_items, refuse_sparse=v.SPARSE_DRAWS
         )
-    cells = evaluation_cells(data, n_bins, strategy)
+    by_group = fit.spec.channels_by_group  # each item corrected by its group's channels
+    cells = evaluation_cells(data, n_bins, strategy, by_group=by_group)
+    if by_group and (cells.has_gold or is_crowd(data)):
+        raise ValueError(
+            f"fit: NC-ECE with a {fit.model} fit (channels per score group) is implemented for "
+            "a panel's pattern counts without gold; these data have "
+            + ("gold items" if cells.has_gold else "a crowd's sparse labels")
+        )
     rule = fit_weights(weights, cells.n_annotators)
     level = v.as_open_probability(level, "level")
     uncertainty = v.as_choice(uncertainty, "uncertainty", UNCERTAINTY)
@@ -463,7 +490,7 @@ def nc_ece_posterior(
     elif is_crowd(data):
         moments = response_moment_draws(data, cells.edges, strategy, a, b, rule, uncertainty, seed)
     else:
-        moments = _moment_draws(cells, a, b, rule, uncertainty, seed)
+        moments = _moment_draws(cells, a, b, rule, uncertainty, seed, fit.group_ids)
     bin_counts = cells.bin_counts
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_score = cells.bin_score_sums / bin_counts
@@ -682,6 +709,11 @@ def posterior_recalibration(
     -------
     PosteriorRecalibration
     """
+    if isinstance(fit, BayesFit) and fit.spec.channels_by_group:
+        raise ValueError(
+            f"fit: posterior_recalibration with a {fit.model} fit (channels per score group) is "
+            "not implemented; nc_ece_posterior takes it"
+        )
     a, b = checked_draws(fit, {"fit_data": fit_data, "eval_data": eval_data}, max_draws=max_draws)
     warn_of_shared_items(
         fit_data.item_ids, "fit_data", eval_data.item_ids, "eval_data", "posterior_recalibration"

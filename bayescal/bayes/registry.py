@@ -20,7 +20,8 @@ model                         what it is
 ``shared_difficulty``         a random item effect per class (Qu, Tan and Kutner 1996)
 ``hierarchical_dawid_skene``  crowds: the workers' channels partially pooled
 ``hui_walter_by_group``       channels per score group, to test by LOO whether the
-                              noise depends on the score
+                              noise depends on the score; NC-ECE corrects each
+                              group's items with the group's channels
 ============================  =====================================================
 """
 
@@ -79,10 +80,6 @@ class ChannelModel:
         NUTS's target acceptance rate during warmup.
     in_analysis : bool
         Offered by :func:`bayescal.analyse` and ``bayescal fit --model``.
-    push_through : bool
-        Its draws go through NC-ECE, recalibration and the calibration test.
-    checks : bool
-        Its posterior predictive checks are implemented (:func:`bayescal.check_model`).
     sensitivity : bool
         Its prior sensitivity can be studied (:func:`bayescal.prior_sensitivity`).
     purpose : str
@@ -102,8 +99,6 @@ class ChannelModel:
     folded: bool = True
     target_accept: float = 0.8
     in_analysis: bool = True
-    push_through: bool = True
-    checks: bool = True
     sensitivity: bool = True
     purpose: str = ""
 
@@ -213,8 +208,6 @@ MODELS = {
             grouped=True,
             channels_by_group=True,
             in_analysis=False,
-            push_through=False,
-            checks=False,
             sensitivity=False,
             purpose="its channels per score group test whether the noise depends on the score, "
             "by compare_models against 'hui_walter'",

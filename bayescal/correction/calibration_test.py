@@ -872,6 +872,11 @@ def fingerprint_of(data: AnnotatedScores, recorded: str) -> str:
 def posterior_test(data, fit, bins, n_replicates, rng, progress=False):
     """The sampled-posterior p-value under H0 (reuse) or the posterior predictive null (split)
     of a BayesFit (module docstring)."""
+    if fit.spec.channels_by_group:
+        raise ValueError(
+            f"channels: calibration_test with a {fit.model} fit (channels per score group) is "
+            "not implemented; test with the hui_walter fit of these items"
+        )
     positions = v.annotator_positions(data.annotator_names, fit.annotator_names, "data", "the fit")
     draws = fit.draws()
     a_draws, b_draws = draws.a[:, positions], draws.b[:, positions]
@@ -887,11 +892,6 @@ def posterior_test(data, fit, bins, n_replicates, rng, progress=False):
     covariance_draws = fit.covariance_draws()
     if covariance_draws is None:
         covariance_draws = np.zeros((a_draws.shape[0], 0, 2))
-    if not fit.spec.push_through:  # the model's registry entry (bayescal.bayes.registry)
-        raise ValueError(
-            f"channels: a {fit.model} fit is for comparison: {fit.spec.purpose}; "
-            "calibration_test with it is not implemented"
-        )
     if fit.loading_draws() is not None:
         raise ValueError(
             "channels: calibration_test's nulls at a shared-difficulty fit are not implemented "

@@ -324,13 +324,14 @@ def majority_vote(annotations: np.ndarray, ties: str) -> np.ndarray:
     return np.where(share > 0.5, 1.0, np.where(share < 0.5, 0.0, tie_value))
 
 
-def evaluation_cells(data, n_bins=None, strategy="uniform") -> CellStatistics:
+def evaluation_cells(data, n_bins=None, strategy="uniform", *, by_group=False) -> CellStatistics:
     """The (evaluation bin, response pattern) cells an ECE of pattern-level targets runs on.
 
     ``data`` is an :class:`~bayescal.AnnotatedScores` (binned here, ``n_bins`` defaulting to
     :data:`bayescal.DEFAULT_N_BINS`) or a :class:`~bayescal.data.CellStatistics`, whose bins
     were fixed when it was built (then ``n_bins`` may only repeat them).  Every item needs a
-    response: an item without one has no target.
+    response: an item without one has no target.  ``by_group`` keeps the score groups apart
+    (channels per score group correct each group's items with its own channels).
     """
     strategy = v.as_choice(strategy, "strategy", v.BIN_STRATEGIES)
     if isinstance(data, CellStatistics):
@@ -342,7 +343,9 @@ def evaluation_cells(data, n_bins=None, strategy="uniform") -> CellStatistics:
         cells = data
     elif isinstance(data, AnnotatedScores):
         cells = data.cells(
-            n_bins=DEFAULT_N_BINS if n_bins is None else n_bins, strategy=strategy, by_group=False
+            n_bins=DEFAULT_N_BINS if n_bins is None else n_bins,
+            strategy=strategy,
+            by_group=by_group,
         )
     else:
         raise TypeError(

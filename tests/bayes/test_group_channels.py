@@ -1,6 +1,7 @@
 """Channels per score group (issue 19, item 2b): noise that depends on the score, detected by
 comparing the grouped model with group channels against shared channels by LOO."""
 
+import dataclasses
 import warnings
 
 import numpy as np
@@ -8,7 +9,7 @@ import pytest
 
 import bayescal as bc
 from bayescal.exceptions import IdentificationError
-from tests.helpers import label_probability_by_rows
+from tests.helpers import fake_fit, label_probability_by_rows
 
 LOW = bc.Channels([0.10, 0.15, 0.20, 0.10], [0.85, 0.80, 0.75, 0.90])
 #: where the predictor scores high the judges share its blind spot: more false positives
@@ -52,6 +53,18 @@ def test_loo_prefers_channels_per_group_when_the_noise_depends_on_the_score(tmp_
     table = bc.compare_models({"shared": shared, "by group": by_group})
     assert table.index[0] == "by group"
     assert table.loc["shared", "elpd_diff"] > 2 * table.loc["shared", "dse"]
+    # the model checks replicate each group's patterns under its channels: they pass the fit
+    # of channels per group, and flag the shared channels' misfit
+    checks = {
+        name: bc.check_model(data, fit).table
+        for name, fit in (("by group", by_group), ("shared", shared))
+    }
+    by_annotator = checks["by group"].query("check == 'positive_count'")["subject"]
+    assert by_annotator.tolist() == ["a0", "a1", "a2", "a3"]
+    global_flags = {
+        name: table.query("check == 'ppc'")["flag"].tolist() for name, table in checks.items()
+    }
+    assert global_flags == {"by group": [False, False], "shared": [True, True]}
     by_group.save(tmp_path / "fit.nc")
     loaded = bc.BayesFit.load(tmp_path / "fit.nc")
     np.testing.assert_allclose(
@@ -79,12 +92,36 @@ def test_channels_per_group_refusals():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", bc.SamplingWarning)
         fit = bc.fit_bayes(data, model="hui_walter_by_group", progress=False, num_samples=200)
-    with pytest.raises(ValueError, match="its checks are not implemented"):
-        bc.check_model(data, fit)
-    with pytest.raises(
-        ValueError, match=r"is for comparison: .* NC-ECE with it is not implemented"
-    ):
-        bc.nc_ece_posterior(data, fit)
+    with pytest.raises(ValueError, match=r"posterior_recalibration with a hui_walter_by_group"):
+        bc.bayes.posterior_recalibration(data, data, fit)
+    with pytest.raises(ValueError, match=r"calibration_test with a hui_walter_by_group fit"):
+        bc.calibration_test(data, fit, n_replicates=19)
+    ungrouped = bc.AnnotatedScores(data.scores, data.annotations)
+    with pytest.raises(ValueError, match=r"data must have the fit's score groups \[0, 1\]; saw no"):
+        bc.nc_ece_posterior(ungrouped, fit)
+    gold = dataclasses.replace(data, gold=np.where(np.arange(600) < 50, 1, -1))
+    with pytest.raises(ValueError, match=r"implemented for a panel's pattern counts without gold"):
+        bc.nc_ece_posterior(gold, fit)
+
+
+def test_nc_ece_corrects_each_group_with_its_own_channels():
+    """Issue 38 item 4: NC-ECE of a fit with channels per score group corrects each item with
+    its group's channels (and the group's own IV prevalence): its bin moments are the sum of
+    each group's, as a fit of the group alone gives them, weighted by the group's share."""
+    data = _judged(3000, 3, differential=True)
+    rng = np.random.default_rng(0)
+    spread = 0.02 * rng.standard_normal((30, 8))
+    a = np.r_[LOW.a, HIGH.a] + spread
+    b = np.r_[LOW.b, HIGH.b] - spread
+    fit = fake_fit(data, a, b, np.full((30, 2), 0.5), model="hui_walter_by_group")
+    both = bc.nc_ece_posterior(data, fit, uncertainty="channels")
+    expected = 0.0
+    for g in (0, 1):
+        group = data.subset(np.flatnonzero(data.groups == g))
+        alone = fake_fit(group, a[:, 4 * g : 4 * g + 4], b[:, 4 * g : 4 * g + 4], np.full(30, 0.5))
+        moments = bc.nc_ece_posterior(group, alone, uncertainty="channels").bin_moments
+        expected = expected + moments * group.n_items / data.n_items
+    np.testing.assert_allclose(both.bin_moments, expected, rtol=1e-12, atol=1e-15)
 
 
 def test_channels_per_group_need_two_groups_and_three_annotators_in_each():
