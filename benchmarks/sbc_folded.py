@@ -11,11 +11,12 @@ annotator and the fold is exercised.  ``prevalence=(2, 2)`` keeps the classes fr
 
 First, the recovery target: K = 5 annotators, n = 5 000 items, one adversarial
 (``a = 0.6, b = 0.3``), fitted by every flat model with the default sampler settings (4 chains
-of 1 000 + 1 000): its posterior means, and the share of draws whose population gap
-``sum_j n_j (b_j - a_j)`` is positive (1: no label switching).
+of 1 000 + 1 000): its posterior means, and the largest R-hat (the fold makes every draw's
+population gap positive by construction; the chains' agreement shows none settled in another
+mode).
 
     XLA_FLAGS=--xla_force_host_platform_device_count=1 \
-        .venv/bin/python benchmarks/sbc_folded.py --simulations 200
+        .venv/bin/python benchmarks/sbc_folded.py --simulations 100
 """
 
 from __future__ import annotations
@@ -28,10 +29,11 @@ import warnings
 import bayescal as bc
 from bayescal.studies import simulation_based_calibration
 
-#: model -> its layout (the suite's SBC tests use the same ones)
+#: model -> its layout (2 000 items; the suite's shorter studies use 1 000)
 DESIGNS = {
     "dawid_skene": {"n_items": 2000, "n_annotators": 3},
     "hui_walter": {"n_items": 2000, "n_annotators": 3, "n_groups": 2},
+    "hui_walter_by_group": {"n_items": 2000, "n_annotators": 3, "n_groups": 2},
     "shared_difficulty": {"n_items": 2000, "n_annotators": 4},
     "dawid_skene, a dependent pair": {
         "n_items": 2000,
@@ -55,19 +57,16 @@ def recovery(seed: int) -> None:
         "shared_difficulty": (data, {"model": "shared_difficulty"}),
         "dawid_skene, a0 ~ a3 dependent": (data, {"dependent": [("a0", "a3")]}),
     }
-    print(
-        "| model | a of a1 (0.6) | b of a1 (0.3) | draws with a positive population gap | max R-hat | time |"
-    )
-    print("|---|---:|---:|---:|---:|---:|")
+    print("| model | a of a1 (0.6) | b of a1 (0.3) | max R-hat | time |")
+    print("|---|---:|---:|---:|---:|")
     for name, (fitted, options) in fits.items():
         start = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", bc.ChannelWarning)  # a1 named adversarial: expected
             fit = bc.fit_bayes(fitted, progress=False, seed=seed, **options)
         a, b, _ = fit.draws()
-        positive = float(((b - a).sum(axis=1) > 0).mean())  # equal labels: equal weights
         print(
-            f"| {name} | {a[:, 1].mean():.3f} | {b[:, 1].mean():.3f} | {positive:.3f} | "
+            f"| {name} | {a[:, 1].mean():.3f} | {b[:, 1].mean():.3f} | "
             f"{fit.diagnostics['r_hat'].max():.3f} | {time.perf_counter() - start:.0f} s |",
             flush=True,
         )

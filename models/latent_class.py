@@ -129,8 +129,8 @@ def _channel_prior(prior_params):
 
 def majority_start(positive, negative, counts, gold=None, prior_params=None):
     """Every chain's channels start near the majority vote's (then jittered by the sampler):
-    ``a_j`` and ``b_j`` are annotator ``j``'s rates of 1 on the items the others' majority
-    calls 0 and 1, as two logits (the unconstrained scale of the pair), so an adversarial
+    ``a_j`` and ``b_j`` are annotator ``j``'s rates of 1 on the items the majority (its own
+    label included) calls 0 and 1, as two logits (the unconstrained scale of the pair), so an adversarial
     annotator starts as one.  From random starts one chain in four settled in a minor mode
     (module constant :data:`DIFFICULTY_START`), and a chain could start in the mirror image
     of the others, which the fold (:mod:`bayescal.models.orientation`) maps back but which

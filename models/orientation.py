@@ -21,8 +21,11 @@ uniform on that half of the cube.  Its probability that a given annotator is adv
 :meth:`bayescal.Priors.adversarial_probability`: under flat priors 0.25, 0.30, 0.35 and 0.40
 for one of 2, 3, 5 and 10 annotators with as many labels each; under the informative
 ``false_positive=(2, 8), sensitivity=(8, 2)`` about 0.002 (an oriented prior made it 0).
-Folding a draw after the sampler rather than conditioning the prior keeps NUTS off a wall and
-lets a chain cross between the two images freely: no image is lost, none is counted twice.
+Folding a draw after the sampler rather than conditioning the prior keeps NUTS off a wall: a
+chain that reaches the mirror image is folded back, and no image is counted twice.  With real
+data the two images are separate modes a chain does not cross, so every chain starts on the
+image the channels' Betas favour (:func:`~bayescal.models.majority_start`; under flat priors
+they are alike).
 
 With channels per score group every group's channels and class proportion are a model of
 their own, folded by the group's own labels.  With gold the gold fixes the orientation and

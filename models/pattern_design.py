@@ -35,8 +35,8 @@ class PatternDesign:
     ``positive``/``negative`` are (P, K) indicators of a 1 / 0 response (both 0 where missing),
     ``group_index`` maps rows to groups ``0 .. n_groups - 1``.  With gold items ``gold`` (P,)
     holds each row's gold label (-1 for none): the rows of gold items are kept apart from the
-    others' (their class is known), and the gold fixes the orientation, so the channels'
-    prior is not conditioned on ``a < b`` (:func:`~bayescal.models.latent_class_model`).  A *complete* design also lists,
+    others' (their class is known), and the gold fixes the orientation, so no draw is folded
+    (:mod:`bayescal.models.orientation`).  A *complete* design also lists,
     for every (group, missingness mask) cell of the data, every response combination the mask
     allows, with count 0 where none was seen; it has fixed shapes for a given cell layout (one
     compiled sampler serves many data sets) and supports prior-predictive sampling of counts.

@@ -304,7 +304,7 @@ class BayesFit(PredictsLabels):
         :func:`bayescal.models.row_key`)."""
         return any(len(key) == 3 for key in self.fitted_counts)
 
-    def check_groups_of(self, data, name: str = "data") -> None:
+    def check_groups_of(self, data, *, name: str = "data") -> None:
         """Refuse ``data`` (an :class:`~bayescal.AnnotatedScores` or cells) without the fit's
         score groups ``group_ids``: a Hui–Walter fit's class proportions, or channels, are
         those groups'."""
@@ -323,8 +323,8 @@ class BayesFit(PredictsLabels):
         and ``data`` both have ``item_ids``, the ids must be the same too."""
         if ids_differ(self.item_ids, data.item_ids):
             return False
-        if sorted(data.annotator_names) == sorted(self.annotator_names):
-            data = data.in_annotator_order(self.annotator_names)
+        if sorted(data.annotator_names) == sorted(self.annotators):
+            data = data.in_annotator_order(self.annotators)
         if self.spec.on_responses:
             return (
                 ResponseDesign.from_responses(data.responses()).fitted_counts()
@@ -339,19 +339,25 @@ class BayesFit(PredictsLabels):
             seen[key] = seen.get(key, 0.0) + float(c)
         return seen == self.fitted_counts
 
+    @property
+    def annotators(self) -> tuple[str, ...]:
+        """Each annotator named once: :attr:`annotator_names`, or with channels per score
+        group (named ``"name [group g]"``, group by group) the names without the group."""
+        names = self.annotator_names
+        if not self.spec.channels_by_group:
+            return names
+        first_group = names[: len(names) // len(self.group_ids)]
+        return tuple(name.rsplit(" [group ", 1)[0] for name in first_group)
+
     def parameters(self) -> ChannelParameters:
         """The draws as the parameters a label probability takes (chains stacked)."""
         draws = self.draws()
         prevalence = draws.prevalence
-        names = self.annotator_names
-        if self.spec.channels_by_group:  # "name [group g]", group by group (from_run)
-            first_group = names[: len(names) // len(self.group_ids)]
-            names = tuple(name.rsplit(" [group ", 1)[0] for name in first_group)
         return ChannelParameters(
             draws.a,
             draws.b,
             prevalence if prevalence.ndim == 2 else prevalence[:, None],
-            names,
+            self.annotators,
             self.group_ids,
             pairs=self.dependent,
             covariance=self.covariance_draws(),

@@ -374,9 +374,8 @@ def _fitted_data(fit: BayesFit, data: AnnotatedScores) -> AnnotatedScores:
         raise TypeError(f"data must be a bayescal.AnnotatedScores; saw {type(data).__name__}{hint}")
     if not isinstance(fit, BayesFit):
         raise TypeError(f"fit must be a bayescal.BayesFit; saw {type(fit).__name__}")
-    names = fit.parameters().names  # with channels per score group, each annotator once
-    v.annotator_positions(data.annotator_names, names, "data", "the fit")
-    data = data.in_annotator_order(names)  # the replicated patterns follow it
+    v.annotator_positions(data.annotator_names, fit.annotators, "data", "the fit")
+    data = data.in_annotator_order(fit.annotators)  # the replicated patterns follow it
     if fit.spec.grouped:
         fit.check_groups_of(data)
     if not fit.was_fitted_to(data):
@@ -464,7 +463,9 @@ def _status_rows(fit: BayesFit, design: PatternDesign, grouped: bool) -> list[di
         weak.append(
             f"the 5% posterior quantile of |b - a| is below {WEAK_GAP_QUANTILE} for {small}"
         )
-    if grouped and prevalence.shape[1] > 1:
+    # with channels per score group each group is a Dawid–Skene model of its own: the class
+    # proportions need not differ to identify it
+    if grouped and prevalence.shape[1] > 1 and not fit.spec.channels_by_group:
         spread = np.quantile(prevalence.max(axis=1) - prevalence.min(axis=1), 0.05)
         if spread < MIN_PREVALENCE_SPREAD:
             weak.append(
@@ -523,7 +524,7 @@ def check_model(data, fit, *, level=DEFAULT_LEVEL, discrepancy="chi2", seed=0) -
     level = v.as_open_probability(level, "level")
     kind = v.as_choice(discrepancy, "discrepancy", DISCREPANCIES)
     rng = np.random.default_rng(v.as_seed(seed))
-    crowd = uses_crowd_checks(fit.model, len(fit.annotator_names))
+    crowd = uses_crowd_checks(fit.model, data.n_annotators)
     if crowd and (fit.dependent or fit.spec.difficulty):
         raise ValueError(
             f"fit: the checks of more than {CROWD_ANNOTATORS} annotators replicate labels under "

@@ -24,7 +24,11 @@ from ..channels.crowd_em import as_responses, require_crowd_identified
 from ..channels.dependence import dependent_pairs, require_dependence_identified
 from ..channels.difficulty import MAX_LIKELIHOOD_ERROR, likelihood_error
 from ..channels.em import dependent_estimate, independent_estimate
-from ..channels.odd_annotators import posterior_odd_annotators, warn_odd_annotators
+from ..channels.odd_annotators import (
+    constant_annotators,
+    posterior_odd_annotators,
+    warn_odd_annotators,
+)
 from ..data.cells import CellStatistics
 from ..data.responses import Responses
 from ..exceptions import (
@@ -218,19 +222,17 @@ def fit_bayes(
     check_fit(fit)
     # the odd annotators named as the EM estimators name them (bayescal.channels.odd_annotators)
     draws = fit.draws()
+    crowd = nuts.spec.on_responses
     odd = posterior_odd_annotators(
-        draws.a,
-        draws.b,
-        _constant(observed, draws.a.shape[1]),
-        every_random=nuts.spec.on_responses,
+        draws.a, draws.b, _constant(observed, draws.a.shape[1]), crowd=crowd
     )
     warn_odd_annotators(fit.model, fit.annotator_names, odd, posterior=True)
     return fit
 
 
 def _constant(observed, n_channels: int) -> np.ndarray:
-    """The annotators (K,) who gave two labels or more, all of one value (channels per score
-    group, a channel per group and annotator, are not read)."""
+    """The annotators (K,) who gave two labels or more, all of one value (with channels per
+    score group, a channel per group and annotator, none is read)."""
     if isinstance(observed, Responses):
         labels = observed.labels_per_annotator()
         positives = np.bincount(observed.annotator, observed.label, observed.n_annotators)
@@ -239,7 +241,7 @@ def _constant(observed, n_channels: int) -> np.ndarray:
         positives = observed.counts @ (observed.patterns == 1)
     if labels.size != n_channels:
         return np.zeros(n_channels, bool)
-    return (labels > 1) & ((positives == 0) | (positives == labels))
+    return constant_annotators(labels, positives)
 
 
 def check_fit(fit: BayesFit, *, under: str | None = None) -> None:

@@ -346,18 +346,18 @@ def checked_draws(
         raise TypeError(f"fit must be a bayescal.BayesFit; saw {type(fit).__name__}")
     if max_draws is not None:
         max_draws = v.as_int(max_draws, "max_draws", minimum=MIN_KEPT_DRAWS)
-    parameters = fit.parameters()  # with channels per group, each annotator named once
-    rows = evenly_spaced(parameters.a.shape[0], max_draws)
-    a, b = parameters.a[rows], parameters.b[rows]
+    a, b, _ = fit.draws()
+    rows = evenly_spaced(a.shape[0], max_draws)
+    a, b = a[rows], b[rows]
     if fit.spec.channels_by_group:
         for name, data in samples.items():
-            fit.check_groups_of(data, name)
+            fit.check_groups_of(data, name=name)
         a = a.reshape(a.shape[0], len(fit.group_ids), -1)
         b = b.reshape(a.shape)
     (first, reference), *others = samples.items()
-    positions = v.annotator_positions(reference.annotator_names, parameters.names, first, "the fit")
+    positions = v.annotator_positions(reference.annotator_names, fit.annotators, first, "the fit")
     for name, data in others:  # one set of draws serves every sample: one column order
-        v.annotator_positions(data.annotator_names, parameters.names, name, "the fit")
+        v.annotator_positions(data.annotator_names, fit.annotators, name, "the fit")
         v.check_same_annotators(data.annotator_names, reference.annotator_names, name, first)
     for name, data in samples.items():
         if isinstance(data, AnnotatedScores):

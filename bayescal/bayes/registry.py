@@ -4,7 +4,7 @@ A :class:`ChannelModel` says what a model is and what applies to it: its name, i
 program in :mod:`bayescal.models`, the data it runs on (pattern counts or a crowd's sparse
 responses), its structure (a class proportion per score group, channels per score group, a
 shared item difficulty, named dependent pairs), its identification rule, the frequentist
-estimate it is compared with, and which of the checks, tests and push-throughs of a fit apply.
+estimate it is compared with, and whether its prior sensitivity can be studied.
 Every other module asks :func:`channel_model` (or a fit's ``spec``); none compares model names.
 
 A model is named in one spelling, ``dawid_skene``, everywhere bayescal prints it;

@@ -556,7 +556,8 @@ def dawid_skene_em(
         A run that reaches it returns ``converged=False`` with a :class:`ConvergenceWarning`.
     seed : int, default 0
     anchor : int, optional
-        Annotator whose gap must be positive; default: all (Youden > 0 for everyone).
+        Annotator whose gap must be positive; default: the population's (its label-weighted
+        gap positive, :func:`~bayescal.channels.base.orient`).
     init : ChannelFit or tuple (a, b, prevalence), optional
         An extra first start.
     dependent : pair or list of pairs of annotator names, optional

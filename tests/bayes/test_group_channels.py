@@ -124,6 +124,29 @@ def test_nc_ece_corrects_each_group_with_its_own_channels():
     np.testing.assert_allclose(both.bin_moments, expected, rtol=1e-12, atol=1e-15)
 
 
+def test_checks_of_channels_per_group_are_a_panels_and_need_no_prevalence_spread():
+    """Seven judges in two score groups are 14 channels but a panel of seven: the pattern
+    checks, not the crowd checks (those take more than 12 annotators); and each group being a
+    Dawid–Skene model of its own, equal class proportions are no sign of weak identification."""
+    rng = np.random.default_rng(5)
+    scores = rng.random(800)
+    truth = rng.random(800) < scores
+    annotations = (rng.random((800, 7)) < np.where(truth[:, None], 0.85, 0.15)).astype(np.int8)
+    data = bc.AnnotatedScores(
+        scores, annotations, groups=bc.channels.score_groups(scores, thresholds=[0.5])
+    )
+    spread = 0.01 * rng.standard_normal((30, 14))
+    fit = fake_fit(
+        data, 0.15 + spread, 0.85 - spread, np.full((30, 2), 0.5), model="hui_walter_by_group"
+    )
+    table = bc.check_model(data, fit).table
+    assert {"ppc", "pattern", "positive_count"} <= set(table["check"])
+    counted = table.query("check == 'positive_count'")["subject"].tolist()
+    assert counted == [f"a{j}" for j in range(7)]
+    identification = table.query("subject == 'identification'")
+    assert not identification["flag"].iloc[0], identification["note"].iloc[0]
+
+
 def test_channels_per_group_need_two_groups_and_three_annotators_in_each():
     data = _judged(600, 3, differential=False)
     one = bc.AnnotatedScores(data.scores, data.annotations, groups=np.zeros(600, int))
