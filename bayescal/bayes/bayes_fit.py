@@ -341,7 +341,7 @@ class BayesFit(PredictsLabels):
 
     @property
     def annotators(self) -> tuple[str, ...]:
-        """Each annotator named once: :attr:`annotator_names`, or with channels per score
+        """Each annotator named once: ``annotator_names``, or with channels per score
         group (named ``"name [group g]"``, group by group) the names without the group."""
         names = self.annotator_names
         if not self.spec.channels_by_group:
