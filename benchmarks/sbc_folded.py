@@ -2,7 +2,8 @@
 recovery, and simulation-based calibration.
 
 The flat models hold no annotator to ``a_j < b_j``: each draw is folded onto the population's
-orientation (``bayescal.models.orientation``), and ``bayescal.studies.simulation_based_calibration`` folds its
+orientation (``bayescal.models.orientation``), and
+``bayescal.studies.simulation_based_calibration`` folds its
 prior draws the same way.  The test suite runs SBC under informative priors
 (``false_positive=(2, 8), sensitivity=(8, 2)``), where an annotator is adversarial a priori
 with probability about 0.002; here the priors are flat on the channels, where it is 0.25 to
@@ -81,7 +82,8 @@ def main() -> None:
     recovery(arguments.seed)
     priors = bc.Priors(prevalence=(2.0, 2.0))
     print(
-        f"| model | K | P(adversarial) a priori | simulations | smallest p (Bonferroni {0.01:g}) | passed | time |"
+        "| model | K | P(adversarial) a priori | simulations | smallest p (Bonferroni 0.01) | "
+        "passed | time |"
     )
     print("|---|---:|---:|---:|---:|---|---:|")
     for name, layout in DESIGNS.items():
@@ -95,6 +97,7 @@ def main() -> None:
                 n_simulations=arguments.simulations,
                 priors=priors,
                 seed=arguments.seed,
+                progress=True,  # a bar over the simulations: a model takes up to 3 min
                 **layout,
             )
         adversarial = priors.adversarial_probability(layout["n_annotators"])

@@ -130,21 +130,23 @@ def _channel_prior(prior_params):
 def majority_start(positive, negative, counts, gold=None, prior_params=None):
     """Every chain's channels start near the majority vote's (then jittered by the sampler):
     ``a_j`` and ``b_j`` are annotator ``j``'s rates of 1 on the items the majority (its own
-    label included) calls 0 and 1, as two logits (the unconstrained scale of the pair), so an adversarial
-    annotator starts as one.  From random starts one chain in four settled in a minor mode
-    (module constant :data:`DIFFICULTY_START`), and a chain could start in the mirror image
-    of the others, which the fold (:mod:`bayescal.models.orientation`) maps back but which
-    leaves a chain of the gold-fitted models in a local mode where the gold items are badly
-    fitted and the rest well (measured: R-hat 1.5 with three judges and 200 gold items of
-    5 000); from here none did in the runs measured (tests/channels/test_difficulty.py).
-    Traced: the compiled start computes it from the counts, so one sampler still serves every
-    data set of a layout.  With ``gold`` (each row's gold label, -1 for none) a gold row's vote
-    is its gold label.  Without gold, and with ``prior_params`` (3, 2) given, the start is the
-    majority vote's channels or their mirror image ``(b, a)``, whichever the channels' Betas
-    favour: the two images fit the labels alike, and the chains must sample the one that holds
-    most of the posterior's mass (a prior with ``a > b`` a priori, ``false_positive=(8, 2),
-    sensitivity=(2, 8)``, favours the mirror; chains started on the other image stayed there,
-    R-hat 1.02).  Flat priors favour neither."""
+    label included) calls 0 and 1, as two logits (the unconstrained scale of the pair), so an
+    adversarial annotator starts as one.  With ``gold`` (each row's gold label, -1 for none) a
+    gold row's vote is its gold label.  Traced: the compiled start computes it from the
+    counts, so one sampler still serves every data set of a layout.
+
+    Why not random starts: one chain in four settled in a minor mode of the shared difficulty
+    (module constant :data:`DIFFICULTY_START`), and a chain of a gold-fitted model could start
+    in the mirror image, a local mode where the gold items are badly fitted and the rest well
+    (measured: R-hat 1.5 with three judges and 200 gold items of 5 000); from here none did
+    in the runs measured (tests/channels/test_difficulty.py).
+
+    Without gold, and with ``prior_params`` (3, 2) given, the start is the majority vote's
+    channels or their mirror image ``(b, a)``, whichever the channels' Betas favour: the two
+    images fit the labels alike, are separate modes, and the chains must sample the one that
+    holds most of the posterior's mass (a prior with ``a > b`` a priori,
+    ``false_positive=(8, 2), sensitivity=(2, 8)``, favours the mirror; chains started on the
+    other image stayed there, R-hat 1.02).  Flat priors favour neither."""
     answered = positive + negative
     share = positive.sum(axis=1) / jnp.maximum(answered.sum(axis=1), 1.0)
     vote = (share > 0.5) * 1.0 + (share == 0.5) * 0.5

@@ -401,7 +401,7 @@ class BayesFit(PredictsLabels):
         groups = tuple(int(g) for g in design.group_ids) if samples["prevalence"].ndim == 3 else ()
         divergences = int(np.sum(extra["diverging"]))
         run = {name: str(value) for name, value in (run or {}).items()}
-        dependent = tuple((names[j], names[k]) for j, k in design.pairs)
+        dependent = _dependent(design, names)
         return cls(
             {name: np.asarray(value) for name, value in samples.items()},
             _diagnostics(samples, names, groups, divergences, dependent),
@@ -411,9 +411,7 @@ class BayesFit(PredictsLabels):
             groups,
             design.fitted_counts(),
             run,
-            functools.partial(
-                _groups, samples, extra, design, priors, model, names, run, dependent, item_ids
-            ),
+            functools.partial(_groups, samples, extra, design, priors, model, names, run, item_ids),
             dependent,
             _summed_out(design, names),
             item_ids,
@@ -453,7 +451,7 @@ class BayesFit(PredictsLabels):
         design = channel_model(str(attrs["bayescal_model"])).design_from_constant_data(
             constant_data
         )
-        dependent = tuple((names[j], names[k]) for j, k in design.pairs)
+        dependent = _dependent(design, names)
         return cls(
             chains,
             _diagnostics(chains, names, groups, divergences, dependent),
@@ -612,19 +610,17 @@ def check_diagnostics(diagnostics: pd.DataFrame) -> None:
         )
 
 
+def _dependent(design, names: tuple) -> tuple[tuple[str, str], ...]:
+    """The dependent pairs of a fit's ``design`` named by its annotators ``names``."""
+    return tuple((names[j], names[k]) for j, k in design.pairs)
+
+
 def _groups(
-    samples: dict,
-    extra: dict,
-    design,
-    priors: Priors,
-    model: str,
-    names,
-    run: dict,
-    dependent,
-    item_ids,
+    samples: dict, extra: dict, design, priors: Priors, model: str, names, run: dict, item_ids
 ) -> tuple[dict, dict]:
     """A :class:`~bayescal.bayes.sampler.Sampler` run as the InferenceData's attributes and groups (arrays laid out as
     ArviZ lays them out, :class:`bayescal.bayes._netcdf.Group`; groups in the module docstring)."""
+    dependent = _dependent(design, names)
     a, b, prevalence = samples["a"], samples["b"], samples["prevalence"]
     grouped = prevalence.ndim == 3
     coords = {

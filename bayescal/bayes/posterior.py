@@ -214,17 +214,16 @@ def _cell_labels(cells: CellStatistics, a, b, rule, group_ids=()) -> np.ndarray:
     """Each cell's corrected label (S, C) under every draw of the channels ``a, b`` (S, K); with
     channels per score group, ``a, b`` (S, L, K) of the groups ``group_ids``, each cell's group's
     (its items are corrected by their group's channels, with the group's own IV prevalence)."""
-    if a.ndim == 2:
-        patterns, index = cells.unique_patterns()
-        counts = np.bincount(index, weights=cells.counts, minlength=patterns.shape[0])
-        return pattern_labels(patterns, counts, a, b, rule)[:, index]
+    if a.ndim == 2:  # one channel set for every cell
+        a, b, parts = a[:, None], b[:, None], [np.arange(cells.n_cells)]
+    else:
+        parts = [np.flatnonzero(cells.groups == group) for group in group_ids]
     labels = np.empty((a.shape[0], cells.n_cells))
-    for g, group in enumerate(group_ids):
-        in_group = np.flatnonzero(cells.groups == group)
-        patterns, index = np.unique(cells.patterns[in_group], axis=0, return_inverse=True)
+    for g, rows in enumerate(parts):
+        patterns, index = np.unique(cells.patterns[rows], axis=0, return_inverse=True)
         index = index.ravel()
-        counts = np.bincount(index, weights=cells.counts[in_group], minlength=patterns.shape[0])
-        labels[:, in_group] = pattern_labels(patterns, counts, a[:, g], b[:, g], rule)[:, index]
+        counts = np.bincount(index, weights=cells.counts[rows], minlength=patterns.shape[0])
+        labels[:, rows] = pattern_labels(patterns, counts, a[:, g], b[:, g], rule)[:, index]
     return labels
 
 

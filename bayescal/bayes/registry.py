@@ -66,11 +66,6 @@ class ChannelModel:
     dependent_pairs : bool
         Named pairs of annotators may be given a covariance given ``Y``
         (:mod:`bayescal.channels.dependence`).
-    folded : bool
-        Each draw is folded onto the population's orientation after sampling
-        (:mod:`bayescal.models.orientation`), no annotator held to ``a_j < b_j``; the
-        hierarchical model orients by its population's mean gap in the prior instead.  Either
-        way an annotator may be adversarial.
     identification : str
         What the data need for the model to be identified, in words; the checks are run
         before sampling (:func:`bayescal.fit_bayes`).
@@ -96,7 +91,6 @@ class ChannelModel:
     channels_by_group: bool = False
     difficulty: bool = False
     dependent_pairs: bool = False
-    folded: bool = True
     target_accept: float = 0.8
     in_analysis: bool = True
     sensitivity: bool = True
@@ -111,6 +105,14 @@ class ChannelModel:
     def on_responses(self) -> bool:
         """Whether the likelihood runs on a crowd's sparse responses."""
         return self.data == "responses"
+
+    @property
+    def folded(self) -> bool:
+        """Whether each draw is folded onto the population's orientation after sampling
+        (:mod:`bayescal.models.orientation`; the pattern models, no annotator held to
+        ``a_j < b_j``).  The hierarchical model, on responses, orients by its population's
+        mean gap in the prior instead; either way an annotator may be adversarial."""
+        return not self.on_responses
 
     def load_program(self):
         """The NumPyro program (imports :mod:`bayescal.models`, and so NumPyro)."""
@@ -182,7 +184,6 @@ MODELS = {
             data="responses",
             identification="three workers or more, and some item labelled twice",
             em="crowd_em",
-            folded=False,
         ),
         ChannelModel(
             name="shared_difficulty",

@@ -40,8 +40,8 @@ the workers who labelled gold items of both classes, so fewer than three workers
 Orientation without gold comes from the population (:func:`~bayescal.channels.base.orient`): when the
 label-weighted mean gap ``sum_j n_j (b_j - a_j)`` is negative the fit is the mirror image
 (``Y <-> 1 - Y``) and is flipped, so individual spammers and adversarial workers are
-estimated, never refused (:mod:`bayescal.channels.odd_annotators`); a fit whose every gap is below ``MIN_GAP`` is a failure
-with its reason, as for the other estimators.
+estimated, never refused (:mod:`bayescal.channels.odd_annotators`); a fit whose every gap is
+below ``MIN_GAP`` is a failure with its reason, as for the other estimators.
 """
 
 from __future__ import annotations
@@ -106,8 +106,8 @@ def crowd_em(data, *, smoothing="auto", pool="auto", tol=1e-7, max_iter=500) -> 
         the workers given the pooled channel, ``loglik`` the log-likelihood at the estimate
         (of the pooled model when pooled; the prior's term left out).  Adversarial,
         random-like and constant workers are named in one :class:`ChannelWarning` per kind
-        (:mod:`bayescal.channels.odd_annotators`); a pooled worker has too few labels to be judged
-        alone and is named only when constant.
+        (:mod:`bayescal.channels.odd_annotators`); a pooled worker has too few labels to be
+        judged alone and is named only when constant.
     """
     responses = as_responses(data)
     tol = v.as_tolerance(tol)

@@ -13,7 +13,8 @@ by Gauss–Hermite quadrature.  The *marginal* channels are exactly
 
 (``E Phi(alpha + beta R) = Phi(alpha / sqrt(1 + beta^2))`` for standard normal ``R``), so the
 model is parametrised by ``(a_j, b_j)`` under the flat models' prior and the loadings, each
-draw folded by its population (``models/orientation.py``): the correction, NC-ECE and ``posterior_ece`` use the marginal channels as they are.
+draw folded by its population (``models/orientation.py``): the correction, NC-ECE and
+``posterior_ece`` use the marginal channels as they are.
 
 **What NC-ECE then assumes.**  The corrected label's mean is ``Y`` when the difficulty is
 independent of the score given ``Y``: ``E[A_ij | Y, Z] = E[A_ij | Y]``.  If the items the

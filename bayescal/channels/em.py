@@ -466,9 +466,8 @@ def _checked(best, counts, method, marginal, settings, pairs, check) -> ChannelF
             "estimate is returned with converged=False",
             ConvergenceWarning,
         )
-    if (
-        best.ok and best.channels.adversarial
-    ):  # estimated, flagged, not refused (channels.odd_annotators)
+    # estimated, flagged, not refused (bayescal.channels.odd_annotators)
+    if best.ok and best.channels.adversarial:
         # an estimate with b < a is named: adversarial, or random with a negative gap by
         # chance; random and constant annotators with b >= a are left to the correction's
         # weight-0 rule (a few dense annotators on small data would otherwise all be named)
@@ -514,8 +513,9 @@ def independent_estimate(counts: CellStatistics, grouped: bool) -> ChannelFit:
 
 
 def _odd(design: _Design, fit: ChannelFit):
-    """The kinds of odd annotators of a fit (:mod:`bayescal.channels.odd_annotators`), from its label
-    posteriors: each annotator's labels, those expected on items with Y = 1, and its 1s."""
+    """The kinds of odd annotators of a fit (:mod:`bayescal.channels.odd_annotators`), from
+    its label posteriors: each annotator's labels, those expected on items with Y = 1, and its
+    1s."""
     prevalence = np.atleast_1d(fit.prevalence)[:, None]
     covariance = np.zeros((0, 2, 1)) if fit.covariance is None else fit.covariance[..., None]
     _, posterior = design.e_step(

@@ -612,7 +612,8 @@ def merged_groups(per_bin: np.ndarray, minimum: int) -> np.ndarray:
 # (uniform by default); a sparse worker's draw is then wide, and the statistic's IV weights at
 # the draw carry it.  The workers of one label the model summed out share one channel in the
 # draw, as in the fit (their mean channel): drawn each on its own from one label, their
-# channels would take up any miscalibration (second bad-input catalogue, row 87: p = 0.65 where known channels give 1e-23).
+# channels would take up any miscalibration (second bad-input catalogue, row 87: p = 0.65
+# where known channels give 1e-23).
 
 #: Gibbs sweeps from the fit's draw to the draw used: the fit's draw is already near the H0
 #: posterior, and the latent labels are pinned by the scores, so the chain forgets its start
@@ -899,7 +900,8 @@ def posterior_test(data, fit, bins, n_replicates, rng, progress=False):
             "variance and replicates do not carry); test with the channels as known "
             "(Channels of the fit's posterior mean) only as a rough guide"
         )
-    if fit.was_fitted_to(data) and fit.dependent:
+    reuse = fit.was_fitted_to(data)  # the same items: ids compared, pattern counts read
+    if reuse and fit.dependent:
         raise ValueError(
             f"channels: the channels' posterior under H0 of a fit with dependent pairs "
             f"{list(fit.dependent)} is not implemented (its Gibbs run assumes annotators "
@@ -907,7 +909,7 @@ def posterior_test(data, fit, bins, n_replicates, rng, progress=False):
             "dawid_skene_em(data, dependent=...), for the refitting bootstrap, or a fit of "
             "other items"
         )
-    if fit.was_fitted_to(data):
+    if reuse:
         responses = data.responses()
         drawn = h0_posterior_draw(
             data.scores,

@@ -664,7 +664,8 @@ def test_row49_issue2_a_fit_meets_data_by_annotator_name():
 
 def test_row22_a_guesser_estimated_b_below_a_by_chance_is_called_random_not_adversarial():
     """The catalogue's guesser came out with gap -0.049 and was warned "adversarial"; one rule
-    (bayescal.channels.odd_annotators) now tells a gap within twice its standard error of 0 apart."""
+    (bayescal.channels.odd_annotators) now tells a gap within twice its standard error of 0
+    apart."""
     channels = bc.Channels([0.1, 0.2, 0.15, 0.5], [0.9, 0.8, 0.85, 0.5])  # a3 guesses
     sim = bc.simulate_annotated(2000, channels, seed=15)
     with pytest.warns(ChannelWarning) as record:

@@ -1,7 +1,8 @@
 """Gold items in the Bayesian pattern models: a gold row's class is known, so it adds
-log p(A | Y = gold) + log P(Y = gold), and the gold orients the fit (its draws are not folded:
-models/orientation.py).  One judge with gold has no conjugate posterior (the other items add a Binomial
-factor in a + (b - a) mu): NUTS is checked against numerical quadrature of that posterior."""
+log p(A | Y = gold) + log P(Y = gold), and the gold orients the fit (its draws are not
+folded: models/orientation.py).  One judge with gold has no conjugate posterior (the other
+items add a Binomial factor in a + (b - a) mu): NUTS is checked against numerical quadrature
+of that posterior."""
 
 import warnings
 

@@ -99,6 +99,9 @@ def test_channels_per_group_refusals():
     ungrouped = bc.AnnotatedScores(data.scores, data.annotations)
     with pytest.raises(ValueError, match=r"data must have the fit's score groups \[0, 1\]; saw no"):
         bc.nc_ece_posterior(ungrouped, fit)
+    one_group = dataclasses.replace(data, groups=np.zeros(data.n_items, int))
+    with pytest.raises(ValueError, match=r"score groups \[0, 1\]; saw \[0\]"):
+        bc.nc_ece_posterior(one_group, fit)
     gold = dataclasses.replace(data, gold=np.where(np.arange(600) < 50, 1, -1))
     with pytest.raises(ValueError, match=r"implemented for a panel's pattern counts without gold"):
         bc.nc_ece_posterior(gold, fit)

@@ -374,7 +374,8 @@ def test_a_pair_whose_other_member_is_a_spammer_is_fitted_as_any_pair(dependence
     channels = bc.Channels([0.1, 0.3, 0.2, 0.1], [0.85, 0.3, 0.75, 0.9])
     sim = bc.simulate.simulate_dependent(3000, channels, pair=(0, 1), seed=0, **dependence)
     with warnings.catch_warnings():
-        # the spammer estimated with b < a by chance is named as random (bayescal.channels.odd_annotators)
+        # the spammer estimated with b < a by chance is named as random
+        # (bayescal.channels.odd_annotators)
         warnings.simplefilter("ignore", bc.ChannelWarning)
         em = bc.dawid_skene_em(sim.data, dependent=("a0", "a1"))
     np.testing.assert_allclose(em.channels.a, sim.channels.a, atol=0.03)

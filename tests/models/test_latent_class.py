@@ -82,6 +82,28 @@ def test_channels_per_group_fold_each_group_on_its_own():
     assert folded["prevalence"].tolist() == [[0.3, 0.6]]
 
 
+def test_the_chains_start_on_the_image_the_channels_betas_favour():
+    """majority_start: the majority vote's channels as logits, or their mirror image where the
+    Betas favour it (a prior with a > b a priori); flat priors and gold keep the vote's."""
+    from bayescal.models import majority_start
+
+    data = bc.simulate_annotated(2000, bc.Channels([0.1, 0.2, 0.15], [0.9, 0.8, 0.85]), seed=1)
+    design = _design(data.data)
+    arrays = (jnp.asarray(design.positive), jnp.asarray(design.negative))
+    counts = jnp.asarray(design.counts)
+    voted = np.asarray(special.expit(majority_start(*arrays, counts)))
+    assert (voted[:, 0] < 0.3).all() and (voted[:, 1] > 0.7).all()  # (a, b) per annotator
+    flat = jnp.ones((3, 2))
+    kept = np.asarray(special.expit(majority_start(*arrays, counts, prior_params=flat)))
+    np.testing.assert_array_equal(kept, voted)
+    upside_down = jnp.array([[8.0, 2.0], [2.0, 8.0], [1.0, 1.0]])  # a ~ Beta(8, 2), b ~ Beta(2, 8)
+    mirrored = np.asarray(special.expit(majority_start(*arrays, counts, prior_params=upside_down)))
+    np.testing.assert_allclose(mirrored, voted[:, ::-1])
+    gold = jnp.asarray(np.where(np.arange(design.counts.size) == 0, 1, -1))
+    held = majority_start(*arrays, counts, gold, prior_params=upside_down)
+    np.testing.assert_array_equal(held, majority_start(*arrays, counts, gold))  # gold orients
+
+
 def test_the_channel_prior_is_the_two_betas_unoriented():
     from bayescal.models.latent_class import _channel_prior
 
