@@ -22,9 +22,9 @@ missing on uniform scores; three weak annotators (gaps 0.25-0.35) on uniform sco
 refits take 0.1 s each (several starts), so its estimated-channel columns use
 ``--weak-replicates``; the same five annotators (all labels) with a0 and a1 sharing errors on
 20% of the items (``simulate_dependent``, issue 19), where ``EM channels`` is the dependent EM
-fit (``dependent=("a0", "a1")``, its bootstrap refits the pair), ``known channels`` and ``EM
-taken as known`` ignore the pair's covariance, and ``BayesFit`` is not run (a dependent
-``BayesFit`` of the same items is refused).
+fit (``dependent=("a0", "a1")``, its bootstrap refits the pair), ``BayesFit`` the dependent
+NUTS fit (its H0 draw draws the pair's tables, issue 38), and ``known channels`` and ``EM
+taken as known`` ignore the pair's covariance.
 Miscalibrated designs (power): the toy ``shifted`` and ``nonlinear`` conditions at N = 8 000
 and N = 500, where the tests differ.  The estimated-channel columns of the power rows use
 ``--power-replicates`` (their rejection rate is 100% or near it at N = 8 000).
@@ -109,10 +109,11 @@ def replicate(name: str, seed: int, estimated: bool, bayes: bool = True) -> dict
             em = bc.channels.dawid_skene_em(data, dependent=dependent)
             p_values["EM channels"] = _p_value(data, em, n_replicates=BOOTSTRAP)
             p_values["EM taken as known"] = _p_value(data, em.channels)
-            if bayes and not dependent:
+            if bayes:
                 posterior = bc.fit_bayes(
-                    data, num_chains=2, num_warmup=500, num_samples=500, seed=seed
-                )
+                    data, dependent=dependent, num_chains=2, num_warmup=500, num_samples=500,
+                    seed=seed,
+                )  # fmt: skip
                 p_values["BayesFit"] = _p_value(data, posterior)
     p_values["soft vote"] = naive_p_value(
         data.scores, bc.correction.soft_vote_labels(data.annotations)

@@ -96,17 +96,23 @@ def use_population(name: str) -> None:
     program.ORIENTED_START["population_random_share"] = float(np.log(1e-6))
 
 
-def replicate(design: str, model: str, seed: int, chains: int, iterations: int) -> dict:
-    options = {"n_workers": N_WORKERS, **DESIGNS[design]}
-    crowd = bc.simulate_crowd(N_ITEMS, labels_per_item=LABELS, seed=seed, **options)
-    # a worker the heavy tail gave no label is no column of a real table (the flat model
-    # refuses an empty column): the fits see the workers with labels
+def labelled_workers(crowd) -> tuple:
+    """The crowd's data without the workers the heavy tail gave no label, and which workers
+    those are (K,): such a worker is no column of a real table (the flat model refuses an
+    empty column)."""
     seen = (crowd.data.annotations >= 0).any(axis=0)
     data = bc.AnnotatedScores(
         crowd.data.scores,
         crowd.data.annotations[:, seen],
         annotator_names=np.array(crowd.data.annotator_names)[seen].tolist(),
     )
+    return data, seen
+
+
+def replicate(design: str, model: str, seed: int, chains: int, iterations: int) -> dict:
+    options = {"n_workers": N_WORKERS, **DESIGNS[design]}
+    crowd = bc.simulate_crowd(N_ITEMS, labels_per_item=LABELS, seed=seed, **options)
+    data, seen = labelled_workers(crowd)
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

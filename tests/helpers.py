@@ -39,10 +39,10 @@ NEEDS_CHROMIUM = pytest.mark.skipif(
 )
 
 
-def fake_fit(data, a, b, prevalence, model="dawid_skene"):
+def fake_fit(data, a, b, prevalence, model="dawid_skene", loading=None):
     """A BayesFit of ``data`` (its item ids too) whose draws are given (one chain), for exact
     comparisons; ``model`` a pattern model's name (with channels per score group, ``a, b`` are
-    (S, L K) and ``prevalence`` (S, L))."""
+    (S, L K) and ``prevalence`` (S, L); with ``shared_difficulty``, ``loading`` (S, 2))."""
     design = (
         ResponseDesign.from_responses(data.responses())
         if is_crowd(data)
@@ -53,6 +53,8 @@ def fake_fit(data, a, b, prevalence, model="dawid_skene"):
         "b": np.asarray(b, float)[None],
         "prevalence": np.asarray(prevalence, float)[None],
     }
+    if loading is not None:
+        samples["loading"] = np.asarray(loading, float)[None]
     draws = samples["a"].shape[1]
     extra = {
         "diverging": np.zeros((1, draws), bool),

@@ -53,6 +53,7 @@ __all__ = [
     "Identification",
     "dependent_pairs",
     "identification_at",
+    "pair_table",
     "require_dependence_identified",
 ]
 
@@ -148,6 +149,19 @@ def dependent_pairs(dependent, annotator_names, *, name: str = "dependent") -> D
         checked.append((first, second))
         index.append((names.index(first), names.index(second)))
     return DependentPairs(tuple(checked), np.array(index, np.int64).reshape(-1, 2))
+
+
+def pair_table(first, second, covariance) -> tuple:
+    """The joint probabilities ``(p00, p01, p10, p11)`` of two binary labels, ``p_xy =
+    P(A_j = x, A_k = y)``, with marginal rates ``f, s`` (``first, second``) and covariance
+    ``c`` (``covariance``; module docstring): ``p11 = f s + c``, ``p10 = f (1 - s) - c``,
+    ``p01 = (1 - f) s - c``, ``p00 = (1 - f)(1 - s) + c``; the three broadcast."""
+    return (
+        (1.0 - first) * (1.0 - second) + covariance,
+        (1.0 - first) * second - covariance,
+        first * (1.0 - second) - covariance,
+        first * second + covariance,
+    )
 
 
 def mask_combinations(mask: np.ndarray) -> np.ndarray:

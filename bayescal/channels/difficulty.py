@@ -35,6 +35,7 @@ __all__ = [
     "NEGLIGIBLE_WEIGHT",
     "QUADRATURE_NODES",
     "REFERENCE_NODES",
+    "answer_probability",
     "difficulty_class_log_likelihoods",
     "draws_per_pass",
     "likelihood_error",
@@ -119,6 +120,17 @@ def difficulty_class_log_likelihoods(
     )
     log_class = logsumexp(per_node + log_weights[:, None], axis=-2)  # (..., 2, P)
     return log_class[..., 0, :], log_class[..., 1, :]
+
+
+def answer_probability(rates, loading, effect) -> np.ndarray:
+    """``P(A = 1 | Y, R) = Phi(alpha + beta R)``, ``alpha = Phi^-1(p) sqrt(1 + beta^2)``: the
+    chance of a 1 from an annotator of marginal rate ``p`` (``rates``: ``a_j`` or ``b_j`` by the
+    class) on an item of effect ``R`` (``effect``) with the class's loading ``beta``
+    (``loading``); the three broadcast.  What the simulations and the calibration test's
+    replicates draw from."""
+    from scipy import special
+
+    return special.ndtr(special.ndtri(rates) * np.sqrt(1.0 + loading**2) + loading * effect)
 
 
 #: Bytes of one (draws, classes, nodes, rows) array of :func:`difficulty_class_log_likelihoods`

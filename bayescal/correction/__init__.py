@@ -7,6 +7,8 @@
   annotations (reuse, split, cross-fit).
 - :mod:`~bayescal.correction.calibration_test` — the test of calibration against the true
   label, with known or estimated channels.
+- :mod:`~bayescal.correction.h0_posterior` — the channels' posterior under calibration, drawn
+  for the test with a BayesFit of the same items.
 - :mod:`~bayescal.correction.weights` — the aggregation weight rules (IV, equal, gap,
   squared gap).
 - :mod:`~bayescal.correction.crowd` — the same corrections on a crowd's sparse responses, and

@@ -57,7 +57,7 @@ integrated over posterior draws) would reject too often.  How each estimate is t
   (its draws rejected a calibrated predictor in 8% to 90% of replicates at the 5% level,
   benchmarks/RESULTS.md).  The draw is therefore taken from the channels' posterior under H0,
   with the fit's priors, by a short Gibbs run started at a draw of the fit
-  (:mod:`bayescal.correction.calibration_test`).  Items scoring exactly 0 or 1 enter that
+  (:mod:`~bayescal.correction.h0_posterior`).  Items scoring exactly 0 or 1 enter that
   draw but not the statistic: H0 fixes their class (``Y = Z``), so the drawn channels fit
   their labels whatever their true class, and their bins would add degrees of freedom without
   power (on a hard classifier, 0.26 positives among the items scored 0 gave p = 0.64).  At
@@ -66,9 +66,12 @@ integrated over posterior draws) would reject too often.  How each estimate is t
   EM fit's refitting bootstrap, which tests them.  A BayesFit of other items (split): the
   statistic at one posterior draw against its posterior predictive distribution under H0
   (each replicate draws its true channels from the posterior and the labels from them):
-  exact under the fit's model, the posterior of the other items acting as the prior.  With
-  a BayesFit the items tested are chosen by the IV precision at the posterior mean, not at
-  the one draw.
+  exact under the fit's model, the posterior of the other items acting as the prior.  A
+  shared-difficulty fit is tested this way only: each replicate also draws every item's
+  effect, so the null carries the covariances it gives every pair of annotators, which the
+  statistic's variance leaves out (the null is simulated, not chi-square).  With a BayesFit
+  the items tested are chosen by the IV precision at the posterior mean, not at the one
+  draw.
 
 References: Hosmer & Lemeshow (1980); Spiegelhalter (1986); Bröcker & Smith (2007), *Wea.
 Forecasting* 22; Lee, Huang, Hassani & Dobriban (2022), T-Cal, arXiv:2203.01850; Johnson
@@ -83,20 +86,20 @@ from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 import numpy as np
-from scipy import special
 
 from .. import _validation as v
 from .._api import DEFAULT_N_BINS, Result, replicate_bar, warn_caller
 from ..channels import MIN_GAP, ChannelFit, Channels
-from ..channels.crowd_em import as_responses, shared_channel_index
-from ..channels.dependence import dependent_pairs
+from ..channels.crowd_em import as_responses
+from ..channels.dependence import dependent_pairs, pair_table
+from ..channels.difficulty import answer_probability
 from ..channels.refits import refit_all
 from ..data.annotated_scores import AnnotatedScores, ids_differ, warn_of_shared_items
-from ..data.responses import name_order
 from ..exceptions import BinningWarning, ChannelFitError, ChannelWarning
 from ..metrics.calibration import assign_bins
 from ._channel_screen import screen_channels
 from .crowd import MIN_ITEM_PRECISION
+from .h0_posterior import H0_SWEEPS, h0_posterior_draw, member_responses
 from .rectified import GoldRows, bin_lambdas
 from .weights import VARIANCE_FLOOR, corrected_noise_variance, raw_rule_weights
 
@@ -472,12 +475,15 @@ class CalibrationLayout:
         residual_sum, null_variance = self.bin_sums(label, a, b, covariance, gold)
         return float(np.sum(residual_sum**2 / null_variance))
 
-    def replicate(self, rng, a, b, covariance) -> tuple[np.ndarray, np.ndarray | None]:
+    def replicate(
+        self, rng, a, b, covariance, loading=None
+    ) -> tuple[np.ndarray, np.ndarray | None]:
         """Labels of this layout's responses drawn anew under H0 (:func:`replicate_labels`)
-        at channels ``a, b`` and the pairs' ``covariance``, and the gold labels of the
-        replicate (its drawn classes of the gold items; None without gold)."""
+        at channels ``a, b``, the pairs' ``covariance`` and a shared difficulty's ``loading``,
+        and the gold labels of the replicate (its drawn classes of the gold items; None
+        without gold)."""
         label, truth = replicate_labels(
-            rng, self.scores, self.item, self.annotator, a, b, self.pairs, covariance
+            rng, self.scores, self.item, self.annotator, a, b, self.pairs, covariance, loading
         )
         gold = None if self.gold is None else np.where(self.gold != v.MISSING, truth, v.MISSING)
         return label, gold
@@ -536,32 +542,32 @@ def detectable_gap(n_items: np.ndarray, null_variance: np.ndarray) -> float:
     return float(np.sqrt(noncentrality / np.sum(n_items.astype(float) ** 2 / null_variance)))
 
 
-def replicate_labels(rng, scores, item, annotator, a, b, pairs=None, covariance=None):
+def replicate_labels(rng, scores, item, annotator, a, b, pairs=None, covariance=None, loading=None):
     """The responses ``(item, annotator)`` drawn anew under H0, and the classes drawn (n,):
     ``Y_i ~ Bernoulli(Z_i)``, then each label from its annotator's channel (``b`` if
-    ``Y_i = 1``, else ``a``); who labels what is kept.  A dependent pair (``pairs`` (D, 2), ``covariance`` (D, 2)) that labelled an
-    item answers jointly from its 2 x 2 table given ``Y_i``
-    (:mod:`bayescal.channels.dependence`); alone, each member answers from its channel."""
+    ``Y_i = 1``, else ``a``); who labels what is kept.  A dependent pair (``pairs`` (D, 2),
+    ``covariance`` (D, 2)) that labelled an item answers jointly from its 2 x 2 table given
+    ``Y_i`` (:mod:`bayescal.channels.dependence`); alone, each member answers from its channel.
+    With a shared difficulty's ``loading`` (2,) every item draws its effect ``R_i ~ N(0, 1)``
+    and each label is a 1 with probability ``Phi(alpha_jy + beta_y R_i)``
+    (:func:`~bayescal.channels.difficulty.answer_probability`)."""
     truth = rng.random(scores.size) < scores
     chance = np.where(truth[item], b[annotator], a[annotator])
+    if loading is not None:
+        effect = rng.standard_normal(scores.size)
+        chance = answer_probability(
+            chance, np.asarray(loading)[truth[item].astype(int)], effect[item]
+        )
     label = (rng.random(item.size) < chance).astype(np.int8)
     for (j, k), (given_0, given_1) in zip(
         () if pairs is None else pairs, () if covariance is None else covariance
     ):
-        position = []  # each item's response of j (and of k), -1 where it has none
-        for member in (j, k):
-            column = np.full(scores.size, -1)
-            mine = np.flatnonzero(annotator == member)
-            column[item[mine]] = mine
-            position.append(column)
+        position = member_responses(item, annotator, scores.size, (j, k))
         both = np.flatnonzero((position[0] >= 0) & (position[1] >= 0))
         y = truth[both]
-        first = np.where(y, b[j], a[j])
-        second = np.where(y, b[k], a[k])
-        shared = np.where(y, given_1, given_0)
-        p11 = first * second + shared
-        p10 = first * (1.0 - second) - shared
-        p01 = (1.0 - first) * second - shared
+        _, p01, p10, p11 = pair_table(
+            np.where(y, b[j], a[j]), np.where(y, b[k], a[k]), np.where(y, given_1, given_0)
+        )
         u = rng.random(both.size)
         label[position[0][both]] = u < p11 + p10
         label[position[1][both]] = (u < p11) | ((u >= p11 + p10) & (u < p11 + p10 + p01))
@@ -581,127 +587,6 @@ def merged_groups(per_bin: np.ndarray, minimum: int) -> np.ndarray:
     if held < minimum and current > 0:  # the last group is short: it joins the previous one
         group[group == current] = current - 1
     return group
-
-
-# --- channels drawn from their posterior under H0 -------------------------------------------------
-# Channels drawn from their posterior under calibration (H0), for the sampled-posterior p-value
-# of :func:`bayescal.calibration_test` with a BayesFit of the same items.
-#
-# A sampled-posterior p-value is calibrated when the draw comes from the posterior of the model
-# the data are tested under (Johnson 2004, 2007; Gosselin 2011).  A BayesFit's posterior is of
-# the channels given the annotations alone, with a free class proportion; under H0 the model is
-#
-#     Y_i ~ Bernoulli(Z_i),    A_ij | Y_i ~ Bernoulli(b_j if Y_i = 1 else a_j),
-#
-# whose posterior also learns from the scores (measured: the fit's own posterior draws
-# rejected a calibrated predictor in 8% to 90% of replicates at the 5% level).  This module draws
-# from ``p(a, b | A, Z, H0)`` by Gibbs sampling with the true labels as latent data (Tanner &
-# Wong 1987), started at a draw of the fit:
-#
-#     logit P(Y_i = 1 | a, b) = logit Z_i
-#         + sum_j [A_ij log(b_j / a_j) + (1 - A_ij) log((1 - b_j) / (1 - a_j))],
-#     a_j | Y ~ Beta(fp_1 + s0_j, fp_2 + n0_j - s0_j),
-#     b_j | Y ~ Beta(sens_1 + s1_j, sens_2 + n1_j - s1_j),
-#
-# with ``n_yj`` the labels annotator j gave to items of class y and ``s_yj`` its 1s among them,
-# and the fit's Beta priors (:class:`~bayescal.Priors`), drawn by inverting their CDF.  No
-# annotator is held to ``a_j < b_j``, as in the fits: the flat models' fold (a prior restricted
-# to a positive population gap, :mod:`bayescal.models.orientation`) is left out, because
-# under H0 the scores orient the labels and leave next to no mass on the mirror image.  For
-# the hierarchical model the population is not used: each worker gets the Priors' Betas
-# (uniform by default); a sparse worker's draw is then wide, and the statistic's IV weights at
-# the draw carry it.  The workers of one label the model summed out share one channel in the
-# draw, as in the fit (their mean channel): drawn each on its own from one label, their
-# channels would take up any miscalibration (second bad-input catalogue, row 87: p = 0.65
-# where known channels give 1e-23).
-
-#: Gibbs sweeps from the fit's draw to the draw used: the fit's draw is already near the H0
-#: posterior, and the latent labels are pinned by the scores, so the chain forgets its start
-#: within a few sweeps (tests/correction/test_calibration_test_estimated.py checks the stationary law).
-H0_SWEEPS = 50
-
-#: Rates are kept inside [EDGE, 1 - EDGE] so that their logarithms stay finite.
-EDGE = 1e-12
-
-
-def h0_posterior_draw(
-    scores,
-    item,
-    annotator,
-    label,
-    a,
-    b,
-    priors,
-    *,
-    sweeps: int,
-    rng,
-    shared=None,
-    gold=None,
-    annotator_names=None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Channels ``(a, b)`` after ``sweeps`` Gibbs sweeps of ``p(a, b | A, Z, H0)`` (module
-    docstring) started at ``(a, b)``.
-
-    Parameters
-    ----------
-    scores : ndarray, shape (n,)
-    item, annotator, label : ndarray, shape (R,)
-        The responses.
-    a, b : ndarray, shape (K,)
-        The start.
-    priors : ndarray, shape (3, 2)
-        :meth:`bayescal.Priors.as_array` (the prevalence row is not used: H0 fixes it).
-    shared : ndarray of bool, shape (K,), optional
-        Annotators who share one channel (drawn from all their labels; started at their mean).
-    gold : ndarray of int, shape (n,), optional
-        Gold labels (-1 for none): a gold item's class is held at its gold label.
-    annotator_names : sequence of str, optional
-        The channels are drawn in the annotators' name order
-        (:func:`~bayescal.data.responses.name_order`), so the draw does not follow the order
-        of the columns; without names, in column order.
-    """
-    # the draw runs on channels: every annotator its own, the shared ones one after the others
-    channel = shared_channel_index(np.zeros(np.size(a), bool) if shared is None else shared)
-    a, b = (np.bincount(channel, x) / np.bincount(channel) for x in (a, b))
-    annotator = channel[annotator]
-    a = np.clip(a, EDGE, 1.0 - EDGE)
-    b = np.clip(b, EDGE, 1.0 - EDGE)
-    n_annotators = a.size
-    draw_order = np.arange(n_annotators)
-    if annotator_names is not None:  # each channel ranked by its first annotator's name
-        rank = np.empty(channel.size, np.int64)
-        rank[name_order(annotator_names)] = np.arange(channel.size)
-        first_rank = np.full(n_annotators, channel.size)
-        np.minimum.at(first_rank, channel, rank)
-        draw_order = np.argsort(first_rank)
-    with np.errstate(divide="ignore"):  # a score of 0 or 1 pins its item's label
-        prior_log_odds = np.log(scores) - np.log1p(-scores)
-    positive = label.astype(np.float64)
-    for _ in range(sweeps):
-        evidence = (
-            positive * np.log(b / a)[annotator]
-            + (1.0 - positive) * np.log((1.0 - b) / (1.0 - a))[annotator]
-        )
-        log_odds = prior_log_odds + np.bincount(item, evidence, minlength=scores.size)
-        truth = rng.random(scores.size) < special.expit(log_odds)
-        if gold is not None:
-            truth = np.where(gold != v.MISSING, gold == 1, truth)
-        of_class1 = truth[item]
-        n1 = np.bincount(annotator, of_class1, minlength=n_annotators)
-        s1 = np.bincount(annotator, of_class1 * positive, minlength=n_annotators)
-        n0 = np.bincount(annotator, minlength=n_annotators) - n1
-        s0 = np.bincount(annotator, positive, minlength=n_annotators) - s1
-        a = _beta_draws(priors[0, 0] + s0, priors[0, 1] + n0 - s0, rng, draw_order)
-        b = _beta_draws(priors[1, 0] + s1, priors[1, 1] + n1 - s1, rng, draw_order)
-    return a[channel], b[channel]
-
-
-def _beta_draws(alpha, beta, rng, order) -> np.ndarray:
-    """Beta(alpha, beta) draws (K,), by inverting the CDF of uniforms drawn in ``order`` of
-    the channels."""
-    uniform = np.empty(order.size)
-    uniform[order] = rng.random(order.size)
-    return np.clip(special.betaincinv(alpha, beta, uniform), EDGE, 1.0 - EDGE)
 
 
 # --- the nulls at estimated channels --------------------------------------------------------------
@@ -893,21 +778,15 @@ def posterior_test(data, fit, bins, n_replicates, rng, progress=False):
     covariance_draws = fit.covariance_draws()
     if covariance_draws is None:
         covariance_draws = np.zeros((a_draws.shape[0], 0, 2))
-    if fit.loading_draws() is not None:
-        raise ValueError(
-            "channels: calibration_test's nulls at a shared-difficulty fit are not implemented "
-            "(the item effect correlates every pair of annotators given Y, which the test's "
-            "variance and replicates do not carry); test with the channels as known "
-            "(Channels of the fit's posterior mean) only as a rough guide"
-        )
+    loading_draws = fit.loading_draws()
     reuse = fit.was_fitted_to(data)  # the same items: ids compared, pattern counts read
-    if reuse and fit.dependent:
+    if reuse and loading_draws is not None:
         raise ValueError(
-            f"channels: the channels' posterior under H0 of a fit with dependent pairs "
-            f"{list(fit.dependent)} is not implemented (its Gibbs run assumes annotators "
-            "independent given Y); pass the dependent EM fit of these items, "
-            "dawid_skene_em(data, dependent=...), for the refitting bootstrap, or a fit of "
-            "other items"
+            "channels: the channels' posterior under H0 of a shared-difficulty fit of the same "
+            "items is not implemented (the item effect correlates every pair of annotators "
+            "given Y); fit the model on other items and test these with it, whose null is its "
+            "posterior predictive (a split: fit_bayes(train, model='shared_difficulty'), then "
+            "calibration_test(test, fit))"
         )
     if reuse:
         responses = data.responses()
@@ -924,13 +803,16 @@ def posterior_test(data, fit, bins, n_replicates, rng, progress=False):
             shared=np.isin(data.annotator_names, fit.summed_out),
             gold=data.gold if data.n_gold else None,
             annotator_names=data.annotator_names,
+            pairs=pairs if fit.dependent else None,
+            covariance=covariance_draws[chosen],
         )
         layout = CalibrationLayout.of(
             data,
-            Channels(*drawn, adversarial=True, names=data.annotator_names),
+            Channels(drawn.a, drawn.b, adversarial=True, names=data.annotator_names),
             *bins,
             selected_by=mean,
             responses=responses,
+            dependence=(pairs, drawn.covariance),
             untested_extremes=True,
         )
         extremes = (
@@ -940,8 +822,8 @@ def posterior_test(data, fit, bins, n_replicates, rng, progress=False):
         )
         how = (
             f"channels drawn from their posterior under H0 ({H0_SWEEPS} Gibbs sweeps from "
-            f"draw {chosen} of the {fit.model} fit of these items; sampled-posterior "
-            f"p-value{extremes})"
+            f"draw {chosen} of the {fit.model} fit of these items; "
+            f"sampled-posterior p-value{extremes})"
         )
         return layout.result(channels_from="reuse", how=how)
     warn_of_shared_items(
@@ -957,12 +839,20 @@ def posterior_test(data, fit, bins, n_replicates, rng, progress=False):
         n_replicates, "calibration test (posterior predictive null)", progress
     ) as bar:
         for t in truth:
-            label, gold = layout.replicate(rng, a_draws[t], b_draws[t], covariance_draws[t])
+            label, gold = layout.replicate(
+                rng,
+                a_draws[t],
+                b_draws[t],
+                covariance_draws[t],
+                None if loading_draws is None else loading_draws[t],
+            )
             null.append(layout.statistic(label, layout.a, layout.b, layout.covariance, gold))
             bar.update()
     how = (
         f"channels at posterior draw {chosen} of a {fit.model} fit of other items, true "
-        "channels of each replicate drawn from its posterior (posterior predictive null)"
+        "channels of each replicate drawn from its posterior (posterior predictive null"
+        + ("; each item's difficulty drawn anew" if loading_draws is not None else "")
+        + ")"
     )
     return layout.result(null=np.array(null), channels_from="split", how=how)
 

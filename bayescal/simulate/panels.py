@@ -19,6 +19,7 @@ from scipy import special
 from .. import _validation as v
 from .._api import Result, old_spellings
 from ..channels import Channels
+from ..channels.difficulty import answer_probability
 from ..data.annotated_scores import AnnotatedScores
 
 __all__ = [
@@ -430,18 +431,19 @@ def simulate_difficulty(
     scores = rng.random(n)
     simulation = _simulation(scores, calibration, channels, rng, _UNIFORM_LAW)
     effect = c * special.ndtri(scores) + np.sqrt(1.0 - c**2) * rng.standard_normal(n)
-    alpha = [
-        special.ndtri(p) * np.sqrt(1.0 + b**2)
-        for p, b in ((channels.a, beta[0]), (channels.b, beta[1]))
-    ]
-    probit = np.where(
-        simulation.labels[:, None] == 1,
-        alpha[1][None, :] + beta[1] * effect[:, None],
-        alpha[0][None, :] + beta[0] * effect[:, None],
+    positive = simulation.labels[:, None] == 1
+    chance = answer_probability(
+        np.where(positive, channels.b[None, :], channels.a[None, :]),
+        np.where(positive, beta[1], beta[0]),
+        effect[:, None],
     )
-    annotations = (rng.random(probit.shape) < special.ndtr(probit)).astype(np.int8)
+    annotations = (rng.random(chance.shape) < chance).astype(np.int8)
     given = channels
     if c != 0.0:  # the channels given Y: integrate over Z | Y (a midpoint rule)
+        alpha = [
+            special.ndtri(p) * np.sqrt(1.0 + b**2)
+            for p, b in ((channels.a, beta[0]), (channels.b, beta[1]))
+        ]
         z = (np.arange(20000) + 0.5) / 20000
         m = np.asarray(calibration(z), dtype=np.float64)
         rates = []

@@ -1,0 +1,281 @@
+"""Channels drawn from their posterior under calibration (H0), for the sampled-posterior p-value
+of :func:`bayescal.calibration_test` with a BayesFit of the same items.
+
+A sampled-posterior p-value is calibrated when the draw comes from the posterior of the model
+the data are tested under (Johnson 2004, 2007; Gosselin 2011).  A BayesFit's posterior is of
+the channels given the annotations alone, with a free class proportion; under H0 the model is
+
+    Y_i ~ Bernoulli(Z_i),    A_ij | Y_i ~ Bernoulli(b_j if Y_i = 1 else a_j),
+
+whose posterior also learns from the scores (measured: the fit's own posterior draws
+rejected a calibrated predictor in 8% to 90% of replicates at the 5% level).  This module draws
+from ``p(a, b | A, Z, H0)`` by Gibbs sampling with the true labels as latent data (Tanner &
+Wong 1987), started at a draw of the fit:
+
+    logit P(Y_i = 1 | a, b) = logit Z_i
+        + sum_j [A_ij log(b_j / a_j) + (1 - A_ij) log((1 - b_j) / (1 - a_j))],
+    a_j | Y ~ Beta(fp_1 + s0_j, fp_2 + n0_j - s0_j),
+    b_j | Y ~ Beta(sens_1 + s1_j, sens_2 + n1_j - s1_j),
+
+with ``n_yj`` the labels annotator j gave to items of class y and ``s_yj`` its 1s among them,
+and the fit's Beta priors (:class:`~bayescal.Priors`), drawn by inverting their CDF.  No
+annotator is held to ``a_j < b_j``, as in the fits: the flat models' fold (a prior restricted
+to a positive population gap, :mod:`bayescal.models.orientation`) is left out, because
+under H0 the scores orient the labels and leave next to no mass on the mirror image.
+
+The hierarchical model's workers get the Priors' Betas too (uniform by default), not the
+fitted population: a sparse worker's draw is then wide, and the statistic's IV weights at the
+draw carry it.  The population as their prior (held at the fit's draw, each worker drawn by an
+independence Metropolis–Hastings step) was measured and made the test reject a calibrated
+predictor more often than the true channels do, by 3 to 8 points on three crowd designs
+(benchmarks/RESULTS.md, "The calibration test on crowds"): the population pulls a worker of
+few labels toward the others, and that pull, taken from the fit's posterior rather than H0's,
+biases the corrected labels the statistic sums.  The workers of one label the model summed
+out share one channel in the draw, as in the fit (their mean channel): drawn each on its own
+from one label, their channels would take up any miscalibration (second bad-input catalogue,
+row 87: p = 0.65 where known channels give 1e-23).
+
+A dependent pair's members answer jointly given Y: the latent classes see the pair's 2 x 2
+table on the items both labelled, and the pair's two tables (one per class) are drawn by
+``DependentPair`` in place of its members' Betas.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from scipy import special
+
+from .. import _validation as v
+from ..channels.crowd_em import shared_channel_index
+from ..channels.dependence import pair_table
+from ..channels.pattern_likelihood import covariance_bounds
+from ..data.responses import name_order
+
+__all__ = ["H0_SWEEPS", "H0Draw", "h0_posterior_draw"]
+
+#: Gibbs sweeps from the fit's draw to the draw used: the fit's draw is already near the H0
+#: posterior, and the latent labels are pinned by the scores, so the chain forgets its start
+#: within a few sweeps (tests/correction/test_calibration_test_estimated.py checks the stationary law).
+H0_SWEEPS = 50
+
+#: Rates are kept inside [EDGE, 1 - EDGE] so that their logarithms stay finite.
+EDGE = 1e-12
+
+
+class H0Draw(NamedTuple):
+    """A draw of the channels' posterior under H0 (:func:`h0_posterior_draw`)."""
+
+    a: np.ndarray  # (K,)
+    b: np.ndarray  # (K,)
+    covariance: np.ndarray  # (D, 2) the dependent pairs' given Y = 0, 1; (0, 2) without
+
+
+def h0_posterior_draw(
+    scores,
+    item,
+    annotator,
+    label,
+    a,
+    b,
+    priors,
+    *,
+    sweeps: int,
+    rng,
+    shared=None,
+    gold=None,
+    annotator_names=None,
+    pairs=None,
+    covariance=None,
+) -> H0Draw:
+    """Channels after ``sweeps`` Gibbs sweeps of ``p(a, b | A, Z, H0)`` (module docstring)
+    started at ``(a, b)`` (and ``covariance``).
+
+    Parameters
+    ----------
+    scores : ndarray, shape (n,)
+    item, annotator, label : ndarray, shape (R,)
+        The responses.
+    a, b : ndarray, shape (K,)
+        The start.
+    priors : ndarray, shape (3, 2)
+        :meth:`bayescal.Priors.as_array` (the prevalence row is not used: H0 fixes it).
+    shared : ndarray of bool, shape (K,), optional
+        Annotators who share one channel (drawn from all their labels; started at their mean).
+    gold : ndarray of int, shape (n,), optional
+        Gold labels (-1 for none): a gold item's class is held at its gold label.
+    annotator_names : sequence of str, optional
+        The channels are drawn in the annotators' name order
+        (:func:`~bayescal.data.responses.name_order`), so the draw does not follow the order
+        of the columns; without names, in column order.
+    pairs : ndarray of int, shape (D, 2), optional
+        Columns of dependent pairs (disjoint; none of them ``shared``), whose joint answers
+        follow their 2 x 2 tables given Y (module docstring); ``covariance`` (D, 2), their
+        covariances given ``Y = 0, 1``, starts them.
+    """
+    # the draw runs on channels: every annotator its own, the shared ones one after the others
+    shared = np.zeros(np.size(a), bool) if shared is None else np.asarray(shared, bool)
+    if pairs is not None and shared.any():
+        raise ValueError("pairs: the workers who share a channel cannot be dependent pairs")
+    channel = shared_channel_index(shared)
+    a, b = (np.bincount(channel, x) / np.bincount(channel) for x in (a, b))
+    annotator = channel[annotator]
+    a = np.clip(a, EDGE, 1.0 - EDGE)
+    b = np.clip(b, EDGE, 1.0 - EDGE)
+    n_annotators = a.size
+    draw_order = np.arange(n_annotators)
+    if annotator_names is not None:  # each channel ranked by its first annotator's name
+        rank = np.empty(channel.size, np.int64)
+        rank[name_order(annotator_names)] = np.arange(channel.size)
+        first_rank = np.full(n_annotators, channel.size)
+        np.minimum.at(first_rank, channel, rank)
+        draw_order = np.argsort(first_rank)
+    with np.errstate(divide="ignore"):  # a score of 0 or 1 pins its item's label
+        prior_log_odds = np.log(scores) - np.log1p(-scores)
+    positive = label.astype(np.float64)
+    dependent = [
+        DependentPair(pair, member_responses(item, annotator, scores.size, pair), label)
+        for pair in (np.zeros((0, 2), np.int64) if pairs is None else pairs)
+    ]
+    covariance = np.zeros((0, 2)) if covariance is None else np.array(covariance, float)
+    for _ in range(sweeps):
+        evidence = (
+            positive * np.log(b / a)[annotator]
+            + (1.0 - positive) * np.log((1.0 - b) / (1.0 - a))[annotator]
+        )
+        log_odds = prior_log_odds + np.bincount(item, evidence, minlength=scores.size)
+        for pair, given in zip(dependent, covariance):
+            pair.add_joint_evidence(log_odds, evidence, a, b, given)
+        truth = rng.random(scores.size) < special.expit(log_odds)
+        if gold is not None:
+            truth = np.where(gold != v.MISSING, gold == 1, truth)
+        of_class1 = truth[item]
+        n1 = np.bincount(annotator, of_class1, minlength=n_annotators)
+        s1 = np.bincount(annotator, of_class1 * positive, minlength=n_annotators)
+        n0 = np.bincount(annotator, minlength=n_annotators) - n1
+        s0 = np.bincount(annotator, positive, minlength=n_annotators) - s1
+        before = a, b  # the pairs' steps start from their members' rates before this sweep
+        a = _beta_draws(priors[0, 0] + s0, priors[0, 1] + n0 - s0, rng, draw_order)
+        b = _beta_draws(priors[1, 0] + s1, priors[1, 1] + n1 - s1, rng, draw_order)
+        for d, pair in enumerate(dependent):  # the members' independent draws are replaced
+            covariance[d] = pair.draw_tables(truth, before, (a, b), covariance[d], priors, rng)
+    return H0Draw(a[channel], b[channel], covariance)
+
+
+class DependentPair:
+    """The Gibbs steps of one dependent pair ``(j, k)`` in :func:`h0_posterior_draw`.
+
+    Given ``Y`` a pair answers from its 2 x 2 table ``p_xy`` (:func:`~bayescal.channels.dependence.pair_table`).  Its
+    parameters ``(p_j, p_k, c)`` of each class map to the table's cells with Jacobian 1, so
+    given the classes and every item's pair of answers the table's full conditional is the
+    Dirichlet(1, 1, 1, 1) posterior ``Dirichlet(1 + n_xy)`` times the fit's prior of ``(p_j,
+    p_k, c)``: the Betas of ``p_j`` and ``p_k`` and a covariance uniform within its bounds,
+    ``1 / (U - L)``.  An independence Metropolis–Hastings step proposes from that Dirichlet
+    and accepts with the ratio of the prior's densities.  The answer of a member who left
+    an item to the other one is drawn first from the table given the class and the other's
+    answer (data augmentation, Tanner & Wong 1987).
+    """
+
+    def __init__(self, pair, position, label):
+        self.first, self.second = int(pair[0]), int(pair[1])
+        mine, theirs = position
+        self.both = np.flatnonzero((mine >= 0) & (theirs >= 0))
+        self.first_only = np.flatnonzero((mine >= 0) & (theirs < 0))
+        self.second_only = np.flatnonzero((mine < 0) & (theirs >= 0))
+        self.response = (mine[self.both], theirs[self.both])
+        # each item's answers as a cell 2 x + y (x the first member's), -1 where unseen
+        self.cell = 2 * label[mine[self.both]].astype(np.int64) + label[theirs[self.both]]
+        self.first_label = label[mine[self.first_only]].astype(np.int64)
+        self.second_label = label[theirs[self.second_only]].astype(np.int64)
+
+    def _log_cells(self, a, b, covariance) -> np.ndarray:
+        """``log p_xy`` (2, 4) given ``Y = 0, 1``, cells in the order 00, 01, 10, 11."""
+        cells = np.array(
+            [
+                pair_table(rates[self.first], rates[self.second], covariance[y])
+                for y, rates in enumerate((a, b))
+            ]
+        )
+        return np.log(np.clip(cells, EDGE, None))
+
+    def add_joint_evidence(self, log_odds, evidence, a, b, covariance) -> None:
+        """Turn the items both members labelled from independent to joint evidence: add
+        ``log p_1(x, y) - log p_0(x, y)`` less the members' terms in ``evidence``."""
+        log_cells = self._log_cells(a, b, covariance)
+        independent = evidence[self.response[0]] + evidence[self.response[1]]
+        log_odds[self.both] += log_cells[1, self.cell] - log_cells[0, self.cell] - independent
+
+    def draw_tables(self, truth, current, drawn, covariance, priors, rng) -> np.ndarray:
+        """Draw both classes' tables given the classes ``truth`` (n,) from the state
+        ``current`` (``a, b`` (K,) before the sweep) and ``covariance`` (2,); write the members'
+        rates into ``drawn`` (``a, b`` of the sweep) and return the covariances (2,)."""
+        a, b = current
+        cells = np.exp(self._log_cells(a, b, covariance))
+        # the missing answer of a member, drawn from the table given the class and the other's
+        known = [
+            (self.first_only, self.first_label, 2 * self.first_label, 1),  # (x, 0) or (x, 1)
+            (self.second_only, self.second_label, self.second_label, 2),  # (0, y) or (1, y)
+        ]
+        items, codes = [self.both], [self.cell]
+        for where, _, base, step in known:
+            table = cells[truth[where].astype(np.int64)]
+            rows = np.arange(where.size)
+            without, with_it = table[rows, base], table[rows, base + step]
+            says_one = rng.random(where.size) < with_it / (without + with_it)
+            items.append(where)
+            codes.append(base + step * says_one)
+        classes = truth[np.concatenate(items)].astype(np.int64)
+        counts = np.bincount(4 * classes + np.concatenate(codes), minlength=8).reshape(2, 4)
+        proposed = rng.gamma(1.0 + counts)
+        proposed /= proposed.sum(axis=1, keepdims=True)
+        current = np.array([[r[self.first], r[self.second], c] for r, c in zip((a, b), covariance)])
+        candidate = _pair_parameters(proposed)
+        gain = _pair_log_prior(candidate, priors) - _pair_log_prior(current, priors)
+        accept = np.log(rng.random(2)) < gain
+        chosen = np.where(accept[:, None], candidate, current)
+        chosen[:, :2] = np.clip(chosen[:, :2], EDGE, 1.0 - EDGE)
+        for rates, (first, second, _) in zip(drawn, chosen):
+            rates[self.first], rates[self.second] = first, second
+        return chosen[:, 2]
+
+
+def _pair_parameters(cells) -> np.ndarray:
+    """``(p_j, p_k, c)`` (2, 3) of each class's table (2, 4) in the order 00, 01, 10, 11."""
+    first = cells[:, 2] + cells[:, 3]
+    second = cells[:, 1] + cells[:, 3]
+    return np.stack([first, second, cells[:, 3] - first * second], axis=1)
+
+
+def _pair_log_prior(parameters, priors) -> np.ndarray:
+    """The fit's log prior density (2,) of each class's ``(p_j, p_k, c)`` (2, 3): Beta rows 0
+    (false positives, class 0) and 1 (sensitivity, class 1) of ``priors`` for the rates, a
+    uniform covariance within its bounds."""
+    first, second = (np.clip(parameters[:, m], EDGE, 1.0 - EDGE) for m in (0, 1))
+    alpha, beta = priors[:2, 0], priors[:2, 1]
+    log_beta = sum(
+        (alpha - 1.0) * np.log(x) + (beta - 1.0) * np.log1p(-x) - special.betaln(alpha, beta)
+        for x in (first, second)
+    )
+    lower, upper = covariance_bounds(first, second)
+    return log_beta - np.log(upper - lower)
+
+
+def _beta_draws(alpha, beta, rng, order) -> np.ndarray:
+    """Beta(alpha, beta) draws (K,), by inverting the CDF of uniforms drawn in ``order`` of
+    the channels."""
+    uniform = np.empty(order.size)
+    uniform[order] = rng.random(order.size)
+    return np.clip(special.betaincinv(alpha, beta, uniform), EDGE, 1.0 - EDGE)
+
+
+def member_responses(item, annotator, n_items: int, pair) -> list[np.ndarray]:
+    """Each item's response (its index among ``item, annotator``) by each member of ``pair``
+    (two arrays (n,)), -1 where that member gave none."""
+    position = []
+    for member in pair:
+        column = np.full(n_items, -1)
+        mine = np.flatnonzero(annotator == member)
+        column[item[mine]] = mine
+        position.append(column)
+    return position
