@@ -10,7 +10,7 @@ the channels given the annotations alone, with a free class proportion; under H0
 whose posterior also learns from the scores (measured: the fit's own posterior draws
 rejected a calibrated predictor in 8% to 90% of replicates at the 5% level).  This module draws
 from ``p(a, b | A, Z, H0)`` by Gibbs sampling with the true labels as latent data (Tanner &
-Wong 1987), started at a draw of the fit:
+Wong 1987), started at a draw of the fit::
 
     logit P(Y_i = 1 | a, b) = logit Z_i
         + sum_j [A_ij log(b_j / a_j) + (1 - A_ij) log((1 - b_j) / (1 - a_j))],
@@ -166,8 +166,9 @@ def h0_posterior_draw(
 class DependentPair:
     """The Gibbs steps of one dependent pair ``(j, k)`` in :func:`h0_posterior_draw`.
 
-    Given ``Y`` a pair answers from its 2 x 2 table ``p_xy`` (:func:`~bayescal.channels.dependence.pair_table`).  Its
-    parameters ``(p_j, p_k, c)`` of each class map to the table's cells with Jacobian 1, so
+    Given ``Y`` a pair answers from its 2 x 2 table ``p_xy``
+    (:func:`~bayescal.channels.dependence.pair_table`).  Its parameters ``(p_j, p_k, c)`` of
+    each class map to the table's cells with Jacobian 1, so
     given the classes and every item's pair of answers the table's full conditional is the
     Dirichlet(1, 1, 1, 1) posterior ``Dirichlet(1 + n_xy)`` times the fit's prior of ``(p_j,
     p_k, c)``: the Betas of ``p_j`` and ``p_k`` and a covariance uniform within its bounds,
@@ -184,7 +185,7 @@ class DependentPair:
         self.first_only = np.flatnonzero((mine >= 0) & (theirs < 0))
         self.second_only = np.flatnonzero((mine < 0) & (theirs >= 0))
         self.response = (mine[self.both], theirs[self.both])
-        # each item's answers as a cell 2 x + y (x the first member's), -1 where unseen
+        # the answers to each item both labelled, as a cell 2 x + y (x the first member's)
         self.cell = 2 * label[mine[self.both]].astype(np.int64) + label[theirs[self.both]]
         self.first_label = label[mine[self.first_only]].astype(np.int64)
         self.second_label = label[theirs[self.second_only]].astype(np.int64)
