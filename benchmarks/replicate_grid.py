@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import multiprocessing
+import sys
 
 import pandas as pd
 
@@ -25,21 +26,40 @@ def grid_arguments(parser: argparse.ArgumentParser, designs, *, replicates: int)
 
 
 def run_grid(replicate, args: argparse.Namespace, *extra) -> tuple[pd.DataFrame, range]:
-    """Every replicate of the grid ``args`` (:func:`grid_arguments`) as one table (also
-    written to ``args.csv``), and the seeds."""
+    """Every replicate of the grid ``args`` (:func:`grid_arguments`) as one table, and the
+    seeds.  Rows are appended to ``args.csv`` as their replicates finish, so an interrupted
+    run keeps what it measured; a replicate that raises is named on stderr with its error
+    and left out, instead of ending the run (the table's replicate counts show it)."""
     seeds = range(args.first_seed, args.first_seed + args.replicates)
     context = multiprocessing.get_context("spawn")  # JAX does not survive a fork
+    rows, written = [], False
     with concurrent.futures.ProcessPoolExecutor(args.workers, mp_context=context) as pool:
-        futures = [
-            pool.submit(replicate, design, args.n, seed, *extra)
+        futures = {
+            pool.submit(replicate, design, args.n, seed, *extra): (design, seed)
             for design in args.designs.split(";")
             for seed in seeds
-        ]
-        results = [future.result() for future in futures]
-    # a replicate's row, or its rows (one per model it fits)
-    frame = pd.DataFrame(
-        [row for result in results for row in ([result] if isinstance(result, dict) else result)]
+        }
+        for future in concurrent.futures.as_completed(futures):
+            try:
+                result = future.result()
+            except Exception as error:  # one bad replicate must not lose the others
+                design, seed = futures[future]
+                print(f"replicate {design!r} seed {seed} failed: {error!r}", file=sys.stderr)
+                continue
+            # a replicate's row, or its rows (one per model it fits)
+            new = [result] if isinstance(result, dict) else result
+            rows.extend(new)
+            if args.csv:
+                pd.DataFrame(new).to_csv(
+                    args.csv, mode="a" if written else "w", header=not written, index=False
+                )
+                written = True
+    # replicates finish in any order: by seed, in the order of the designs asked for
+    order = {design: i for i, design in enumerate(args.designs.split(";"))}
+    frame = (
+        pd.DataFrame(rows)
+        .sort_values("seed", kind="stable")
+        .sort_values("design", key=lambda column: column.map(order), kind="stable")
+        .reset_index(drop=True)
     )
-    if args.csv:
-        frame.to_csv(args.csv, index=False)
     return frame, seeds
