@@ -103,18 +103,18 @@ def replicate(name: str, seed: int, estimated: bool, bayes: bool = True) -> dict
     p_values = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # saturated EM, NUTS diagnostics, left-out items
-        p_values["known channels"] = _p_value(data, channels)
+        p_values["known channels"] = p_value_or_nan(data, channels)
         if estimated:
             dependent = ("a0", "a1") if name == DEPENDENT else None
             em = bc.channels.dawid_skene_em(data, dependent=dependent)
-            p_values["EM channels"] = _p_value(data, em, n_replicates=BOOTSTRAP)
-            p_values["EM taken as known"] = _p_value(data, em.channels)
+            p_values["EM channels"] = p_value_or_nan(data, em, n_replicates=BOOTSTRAP)
+            p_values["EM taken as known"] = p_value_or_nan(data, em.channels)
             if bayes:
                 posterior = bc.fit_bayes(
                     data, dependent=dependent, num_chains=2, num_warmup=500, num_samples=500,
                     seed=seed,
                 )  # fmt: skip
-                p_values["BayesFit"] = _p_value(data, posterior)
+                p_values["BayesFit"] = p_value_or_nan(data, posterior)
     p_values["soft vote"] = naive_p_value(
         data.scores, bc.correction.soft_vote_labels(data.annotations)
     )
@@ -124,7 +124,7 @@ def replicate(name: str, seed: int, estimated: bool, bayes: bool = True) -> dict
     return p_values
 
 
-def _p_value(data, channels, **options) -> float:
+def p_value_or_nan(data, channels, **options) -> float:
     """The test's p-value, NaN when it refuses the replicate (no item informative enough)."""
     try:
         return bc.calibration_test(data, channels, n_bins=N_BINS, **options).p_value

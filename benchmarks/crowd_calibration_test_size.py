@@ -29,6 +29,7 @@ import time
 import warnings
 
 import numpy as np
+from calibration_test_size import p_value_or_nan
 from crowd_coverage import DESIGNS as CROWDS
 from crowd_coverage import N_WORKERS, labelled_workers
 from replicate_grid import grid_arguments, run_grid
@@ -52,14 +53,14 @@ def replicate(design: str, n: int, seed: int, known_only: bool = False) -> dict:
             fit = bc.fit_bayes(
                 data, model="hierarchical_dawid_skene", sampler=sampler, progress=False
             )
-            estimated = _p_value(data, fit, seed=seed, progress=False)
+            estimated = p_value_or_nan(data, fit, seed=seed, progress=False)
         true = bc.Channels(
             crowd.channels.a[seen],
             crowd.channels.b[seen],
             adversarial=True,
             names=data.annotator_names,
         )
-        known = _p_value(data, true)
+        known = p_value_or_nan(data, true)
     return {
         "design": design,
         "seed": seed,
@@ -68,16 +69,6 @@ def replicate(design: str, n: int, seed: int, known_only: bool = False) -> dict:
         "warned": any("NUTS diagnostics" in str(w.message) for w in caught),
         "seconds": time.perf_counter() - start,
     }
-
-
-def _p_value(data, channels, **options) -> float:
-    """The test's p-value, NaN when it refuses the replicate."""
-    import bayescal as bc
-
-    try:
-        return bc.calibration_test(data, channels, **options).p_value
-    except ValueError:
-        return float("nan")
 
 
 def main() -> None:

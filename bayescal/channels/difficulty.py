@@ -39,6 +39,7 @@ __all__ = [
     "difficulty_class_log_likelihoods",
     "draws_per_pass",
     "likelihood_error",
+    "probit_intercept",
     "quadrature",
 ]
 
@@ -107,12 +108,12 @@ def difficulty_class_log_likelihoods(
     missing response drops out of the product inside the integral); ``n_nodes`` the
     Gauss–Hermite rule's (the model's own, or :data:`REFERENCE_NODES` to measure its error).
     """
-    ndtri, log_normal_cdf, logsumexp = _special(xp)
+    _, log_normal_cdf, logsumexp = _special(xp)
     nodes, log_weights = quadrature(n_nodes)
     # both classes in one pass (Y on axis -3): a fit evaluates this at every leapfrog step,
     # and on CPU its cost is the number of array operations more than their size
     rates = xp.stack([a, b], axis=-2)  # (..., 2, K)
-    alpha = ndtri(rates) * xp.sqrt(1.0 + loading**2)[..., None]  # (..., 2, K)
+    alpha = probit_intercept(rates, loading[..., None], xp)  # (..., 2, K)
     eta = alpha[..., None, :] + loading[..., None, None] * nodes[:, None]  # (..., 2, Q, K)
     log_rate = log_normal_cdf(xp.stack([eta, -eta]))  # log Phi(eta), log(1 - Phi(eta))
     per_node = xp.einsum("pk,...yqk->...yqp", positive, log_rate[0]) + xp.einsum(
@@ -122,15 +123,22 @@ def difficulty_class_log_likelihoods(
     return log_class[..., 0, :], log_class[..., 1, :]
 
 
+def probit_intercept(rates, loading, xp=np):
+    """``alpha = Phi^-1(p) sqrt(1 + beta^2)``: the intercept that gives an annotator the
+    marginal rate ``p`` (``rates``) under the loading ``beta`` (``loading``; module
+    docstring); the two broadcast, ``xp`` is ``jax.numpy`` in the program."""
+    ndtri = _special(xp)[0]
+    return ndtri(rates) * xp.sqrt(1.0 + loading**2)
+
+
 def answer_probability(rates, loading, effect) -> np.ndarray:
-    """``P(A = 1 | Y, R) = Phi(alpha + beta R)``, ``alpha = Phi^-1(p) sqrt(1 + beta^2)``: the
-    chance of a 1 from an annotator of marginal rate ``p`` (``rates``: ``a_j`` or ``b_j`` by the
-    class) on an item of effect ``R`` (``effect``) with the class's loading ``beta``
-    (``loading``); the three broadcast.  What the simulations and the calibration test's
-    replicates draw from."""
+    """``P(A = 1 | Y, R) = Phi(alpha + beta R)`` (:func:`probit_intercept`): the chance of a 1
+    from an annotator of marginal rate ``p`` (``rates``: ``a_j`` or ``b_j`` by the class) on an
+    item of effect ``R`` (``effect``) with the class's loading ``beta`` (``loading``); the three
+    broadcast.  What the simulations and the calibration test's replicates draw from."""
     from scipy import special
 
-    return special.ndtr(special.ndtri(rates) * np.sqrt(1.0 + loading**2) + loading * effect)
+    return special.ndtr(probit_intercept(rates, loading) + loading * effect)
 
 
 #: Bytes of one (draws, classes, nodes, rows) array of :func:`difficulty_class_log_likelihoods`

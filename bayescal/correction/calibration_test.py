@@ -803,7 +803,7 @@ def posterior_test(data, fit, bins, n_replicates, rng, progress=False):
             shared=np.isin(data.annotator_names, fit.summed_out),
             gold=data.gold if data.n_gold else None,
             annotator_names=data.annotator_names,
-            pairs=pairs if fit.dependent else None,
+            pairs=pairs,
             covariance=covariance_draws[chosen],
         )
         layout = CalibrationLayout.of(

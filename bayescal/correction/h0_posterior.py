@@ -116,7 +116,8 @@ def h0_posterior_draw(
     """
     # the draw runs on channels: every annotator its own, the shared ones one after the others
     shared = np.zeros(np.size(a), bool) if shared is None else np.asarray(shared, bool)
-    if pairs is not None and shared.any():
+    pairs = np.zeros((0, 2), np.int64) if pairs is None else np.asarray(pairs, np.int64)
+    if pairs.size and shared.any():
         raise ValueError("pairs: the workers who share a channel cannot be dependent pairs")
     channel = shared_channel_index(shared)
     a, b = (np.bincount(channel, x) / np.bincount(channel) for x in (a, b))
@@ -136,7 +137,7 @@ def h0_posterior_draw(
     positive = label.astype(np.float64)
     dependent = [
         DependentPair(pair, member_responses(item, annotator, scores.size, pair), label)
-        for pair in (np.zeros((0, 2), np.int64) if pairs is None else pairs)
+        for pair in pairs
     ]
     covariance = np.zeros((0, 2)) if covariance is None else np.array(covariance, float)
     for _ in range(sweeps):

@@ -19,7 +19,7 @@ from scipy import special
 from .. import _validation as v
 from .._api import Result, old_spellings
 from ..channels import Channels
-from ..channels.difficulty import answer_probability
+from ..channels.difficulty import answer_probability, probit_intercept
 from ..data.annotated_scores import AnnotatedScores
 
 __all__ = [
@@ -440,10 +440,7 @@ def simulate_difficulty(
     annotations = (rng.random(chance.shape) < chance).astype(np.int8)
     given = channels
     if c != 0.0:  # the channels given Y: integrate over Z | Y (a midpoint rule)
-        alpha = [
-            special.ndtri(p) * np.sqrt(1.0 + b**2)
-            for p, b in ((channels.a, beta[0]), (channels.b, beta[1]))
-        ]
+        alpha = [probit_intercept(channels.a, beta[0]), probit_intercept(channels.b, beta[1])]
         z = (np.arange(20000) + 0.5) / 20000
         m = np.asarray(calibration(z), dtype=np.float64)
         rates = []

@@ -222,6 +222,43 @@ def test_a_weak_panels_items_are_chosen_at_the_posterior_mean_not_at_one_draw():
         assert result.n_tested == tested_second
 
 
+def _h0_chain(start: H0Draw, sweeps: int, *responses, pairs=None) -> np.ndarray:
+    """Every sweep's state of one H0 Gibbs chain from ``start`` under flat priors: ``a``,
+    ``b`` and the pairs' covariances of each sweep, one row each."""
+    rng, state, draws = np.random.default_rng(2), start, []
+    for _ in range(sweeps):
+        state = h0_posterior_draw(
+            *responses,
+            state.a,
+            state.b,
+            bc.Priors().as_array(),
+            sweeps=1,
+            rng=rng,
+            pairs=pairs,
+            covariance=state.covariance,
+        )
+        draws.append(np.r_[state.a, state.b, state.covariance.ravel()])
+    return np.array(draws)
+
+
+def test_a_worker_who_shares_a_channel_cannot_be_in_a_dependent_pair():
+    with pytest.raises(ValueError, match="share a channel cannot be dependent pairs"):
+        h0_posterior_draw(
+            np.full(2, 0.5),
+            np.array([0, 1]),
+            np.array([0, 1]),
+            np.array([1, 0]),
+            np.full(2, 0.2),
+            np.full(2, 0.8),
+            bc.Priors().as_array(),
+            sweeps=1,
+            rng=np.random.default_rng(0),
+            shared=np.array([False, True]),
+            pairs=np.array([[0, 1]]),
+            covariance=np.zeros((1, 2)),
+        )
+
+
 def test_the_h0_gibbs_sampler_draws_from_the_h0_posterior():
     """One annotator, 300 items with known scores: the posterior of (a, b) under H0 on a grid
     (prior uniform on the square) against 4 000 Gibbs sweeps: means within 0.01 and sds within 15%
@@ -242,21 +279,8 @@ def test_the_h0_gibbs_sampler_draws_from_the_h0_posterior():
         name: (np.sum(weight * x), np.sqrt(np.sum(weight * x**2) - np.sum(weight * x) ** 2))
         for name, x in (("a", a), ("b", b))
     }
-    draws, state = [], (np.array([0.3]), np.array([0.7]))
-    gibbs = np.random.default_rng(2)
-    for _ in range(4000):
-        state = h0_posterior_draw(
-            scores,
-            item,
-            annotator,
-            label,
-            *state[:2],
-            bc.Priors().as_array(),
-            sweeps=1,
-            rng=gibbs,
-        )
-        draws.append(np.concatenate(state[:2]))
-    draws = np.array(draws[200:])
+    start = H0Draw(np.array([0.3]), np.array([0.7]), np.zeros((0, 2)))
+    draws = _h0_chain(start, 4000, scores, item, annotator, label)[200:]
     for column, name in enumerate(("a", "b")):
         mean, sd = exact[name]
         assert abs(draws[:, column].mean() - mean) < 0.01, name
@@ -280,24 +304,9 @@ def test_the_h0_gibbs_sampler_draws_a_dependent_pair_from_its_h0_posterior():
     by = np.r_[np.zeros(20, int), np.ones(20, int), np.full(40, 2)]  # first, second, both
     item, annotator = np.nonzero((by[:, None] == 2) | (by[:, None] == [0, 1]))
     label = answers[item, annotator].astype(np.int8)
-    state = H0Draw(np.array([0.3, 0.3]), np.array([0.7, 0.7]), np.zeros((1, 2)))
-    gibbs, draws = np.random.default_rng(2), []
-    for _ in range(4000):
-        state = h0_posterior_draw(
-            scores,
-            item,
-            annotator,
-            label,
-            state.a,
-            state.b,
-            bc.Priors().as_array(),
-            sweeps=1,
-            rng=gibbs,
-            pairs=np.array([[0, 1]]),
-            covariance=state.covariance,
-        )
-        draws.append(np.r_[state.a, state.b, state.covariance[0]])
-    draws = np.array(draws[400:])
+    start = H0Draw(np.array([0.3, 0.3]), np.array([0.7, 0.7]), np.zeros((1, 2)))
+    draws = _h0_chain(start, 4000, scores, item, annotator, label, pairs=np.array([[0, 1]]))
+    draws = draws[400:]
     cells = rng.dirichlet(np.ones(4), size=(1_000_000, 2))  # (M, class, cell)
     first, second = cells[..., 2] + cells[..., 3], cells[..., 1] + cells[..., 3]
     lower, upper = covariance_bounds(first, second)
