@@ -12,7 +12,9 @@ mean) is counted as refused.  Designs, as in ``benchmarks/crowd_coverage.py``:
   workers under 30 labels), 85% good, 5% spammers, 10% adversarial;
 - ``sparse_odd``: 1 000 items, 150 workers, 3 labels per item, heavy-tailed workloads, 80%
   good, 10% spammers, 10% adversarial: most workers have a few labels, where the
-  population's prior matters most.
+  population's prior matters most;
+- ``spammers``: 1 000 items, 30 workers, 3 labels per item, uniform workloads (100 labels a
+  worker), 90% good, 10% spammers.
 
 The size is the share of replicates with ``p <= 0.05``; its binomial standard error is beside
 it.  ``--known-only`` runs the test with the true channels alone (no fit: a second a
@@ -34,7 +36,7 @@ from crowd_coverage import DESIGNS as CROWDS
 from crowd_coverage import N_WORKERS, labelled_workers
 from replicate_grid import grid_arguments, run_grid
 
-DESIGNS = ("adversaries", "sparse_odd")
+DESIGNS = ("adversaries", "sparse_odd", "spammers")
 LEVEL = 0.05
 
 

@@ -168,28 +168,35 @@ def nc_ece_by_type(data, draws, crowd, seen, types, seed) -> dict:
     """NC-ECE bias by worker type: the posterior median of ``nc_ece_posterior`` (same bins,
     rule, bootstrap and seed) with the draws of one type's workers and the true channels of
     the others (``nc_<type>_only``), with every worker's draws (``nc_estimated``, the fit's own
-    median) and with the true channels of all (``nc_true``, the sample's own NC-ECE with total
-    uncertainty): ``nc_<type>_only - nc_true`` is what estimating that type's channels adds.
-    The median is computed as ``nc_ece_posterior`` computes it, from its parts (a fit holds
-    its own draws; these mix draws and truth)."""
+    median), with the true channels of all (``nc_true``, the sample's own NC-ECE with total
+    uncertainty) and with every draw replaced by the posterior mean channels (``nc_at_mean``):
+    ``nc_<type>_only - nc_true`` is what estimating that type's channels adds, ``nc_true -
+    target`` what the estimator adds with no channel error (the crowd rule, the debiased bins,
+    the median), ``nc_at_mean - nc_true`` what the channels' point estimate adds and
+    ``nc_estimated - nc_at_mean`` what pushing the posterior's spread through adds.  The
+    median is computed as ``nc_ece_posterior`` computes it, from its parts (a fit holds its
+    own draws; these mix draws and truth)."""
     a, b = draws
     true_a, true_b = crowd.channels.a[seen], crowd.channels.b[seen]
     cells = evaluation_cells(data, N_BINS)
 
-    def median(estimated):
-        mixed_a = np.where(estimated, a, np.broadcast_to(true_a, a.shape))
-        mixed_b = np.where(estimated, b, np.broadcast_to(true_b, b.shape))
-        moments = response_moment_draws(
-            data, cells.edges, "uniform", mixed_a, mixed_b, "iv", "total", seed
-        )
+    def median(a, b):
+        moments = response_moment_draws(data, cells.edges, "uniform", a, b, "iv", "total", seed)
         return posterior_summary(
             moments, "total", 0.9, 0.01, cells.edges, cells.bin_counts, None
         ).median
 
-    row = {"nc_true": median(np.zeros(types.size, bool))}
-    row["nc_estimated"] = median(np.ones(types.size, bool))
+    def mixed(estimated):
+        return (
+            np.where(estimated, a, np.broadcast_to(true_a, a.shape)),
+            np.where(estimated, b, np.broadcast_to(true_b, b.shape)),
+        )
+
+    row = {"nc_true": median(*mixed(np.zeros(types.size, bool)))}
+    row["nc_estimated"] = median(a, b)
+    row["nc_at_mean"] = median(*(np.broadcast_to(x.mean(axis=0), x.shape) for x in (a, b)))
     for kind in WORKER_TYPES:
-        row[f"nc_{kind}_only"] = median(types == kind)
+        row[f"nc_{kind}_only"] = median(*mixed(types == kind))
     return row
 
 
@@ -203,13 +210,34 @@ def by_type_table(rows: pd.DataFrame) -> str:
         + " |",
         "|---|---|---:|---:|" + "---:|" * len(kinds),
     ]
-
-    def cell(values):
-        return f"{values.mean():+.4f} +- {values.std() / np.sqrt(values.size):.4f}"
-
     for (design, model), group in rows.groupby(["design", "model"], sort=False):
-        cells = [cell(group["nc_estimated"] - group["nc_true"])]
-        cells += [cell(group[f"nc_{kind}_only"] - group["nc_true"]) for kind in kinds]
+        cells = [mean_and_error(group["nc_estimated"] - group["nc_true"])]
+        cells += [mean_and_error(group[f"nc_{kind}_only"] - group["nc_true"]) for kind in kinds]
+        lines.append(f"| {design} | {model} | {len(group)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def mean_and_error(values: pd.Series) -> str:
+    """``mean +- its standard error`` over replicates."""
+    return f"{values.mean():+.4f} +- {values.std() / np.sqrt(values.size):.4f}"
+
+
+def bias_table(rows: pd.DataFrame) -> str:
+    """Where the posterior median's error comes from (``nc_ece_by_type``), mean +- SE over
+    replicates: the estimator at the true channels, the channels' point estimate, and the
+    posterior's spread pushed through; the three sum to the median's error."""
+    lines = [
+        "| design | model | replicates | median - target | true channels - target | "
+        "posterior mean channels - true | all draws - posterior mean channels |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for (design, model), group in rows.groupby(["design", "model"], sort=False):
+        cells = [
+            mean_and_error(group["nc_estimated"] - group["target"]),
+            mean_and_error(group["nc_true"] - group["target"]),
+            mean_and_error(group["nc_at_mean"] - group["nc_true"]),
+            mean_and_error(group["nc_estimated"] - group["nc_at_mean"]),
+        ]
         lines.append(f"| {design} | {model} | {len(group)} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -286,6 +314,8 @@ def main() -> None:
         print("\n" + few_table(rows.dropna(subset=["few_workers"])))
     if "nc_true" in rows:
         print("\n" + by_type_table(rows.dropna(subset=["nc_true"])))
+    if "nc_at_mean" in rows:
+        print("\n" + bias_table(rows.dropna(subset=["nc_at_mean"])))
 
 
 if __name__ == "__main__":
