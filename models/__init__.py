@@ -27,7 +27,7 @@ from .hierarchical_dawid_skene import (
     population_mean_channel,
 )
 from .latent_class import DIFFICULTY_START, latent_class_model, majority_start
-from .orientation import fold_orientation, labels_per_channel
+from .orientation import fold_orientation, labels_per_channel, mirrored_chains
 from .pattern_design import PatternDesign, check_complete_layout, row_key
 from .response_design import ResponseDesign
 
@@ -45,6 +45,7 @@ __all__ = [
     "labels_per_channel",
     "latent_class_model",
     "majority_start",
+    "mirrored_chains",
     "population_log_density",
     "population_mean_channel",
     "row_key",

@@ -19,8 +19,9 @@ import numpy as np
 from jax.sharding import Mesh
 from jax.sharding import PartitionSpec as P
 
-from .._api import announce
+from .._api import announce, warn_caller
 from ..data.cells import tabulate
+from ..exceptions import SamplingWarning
 from ..models import (
     POPULATION_SITES,
     START_VALUES,
@@ -28,6 +29,7 @@ from ..models import (
     ResponseDesign,
     fold_orientation,
     majority_start,
+    mirrored_chains,
 )
 from ..models.stack import biject_to, constrain_fn, handlers, hmc, potential_energy
 from . import compile_cache as _compile_cache
@@ -405,15 +407,40 @@ class Sampler:
             ],
             *pieces,
         )
-        if self.spec.folded:
-            draws = fold_orientation(draws, design)
         stats = {
             "diverging": diverging,
             "energy": energy,
             "num_steps": num_steps,
             "accept_prob": accept_prob,
         }
+        if self.spec.folded:
+            draws = fold_orientation(draws, design)
+        else:
+            draws, stats = self._without_mirrored_chains(draws, stats, design)
         return SamplerRun(draws, stats)
+
+    def _without_mirrored_chains(self, draws: dict, stats: dict, design) -> tuple[dict, dict]:
+        """The hierarchical model's draws and statistics without the chains that settled in
+        the mirror image of the posterior, said in one warning
+        (:func:`~bayescal.models.mirrored_chains`)."""
+        mirrored = mirrored_chains(draws, design)
+        if not mirrored.any():
+            return draws, stats
+        which = np.flatnonzero(mirrored)
+        warn_caller(
+            f"{self.spec.name}: chain{'s' if which.size > 1 else ''} "
+            f"{', '.join(str(c) for c in which)} of {mirrored.size} settled in the mirror image "
+            "of the posterior (every worker's gap reversed, a mode the population's orientation "
+            f"makes far less probable) and {'are' if which.size > 1 else 'is'} left out; "
+            f"{int((~mirrored).sum())} chain(s) remain. Run more chains to see how often a "
+            "start strays there",
+            SamplingWarning,
+        )
+        keep = ~mirrored
+        return (
+            {name: value[keep] for name, value in draws.items()},
+            {name: value[keep] for name, value in stats.items()},
+        )
 
     @classmethod
     def for_complete_layout(

@@ -10,6 +10,8 @@ from bayescal.models import (
     PatternDesign,
     ResponseDesign,
     hierarchical_dawid_skene,
+    labels_per_channel,
+    mirrored_chains,
     population_log_density,
     population_mean_channel,
 )
@@ -253,6 +255,40 @@ def test_a_mirrored_chain_is_avoided_by_starting_every_worker_oriented():
     gap = (samples["b"] - samples["a"]).mean(axis=(1, 2))
     assert (gap > 0.3).all()
     assert np.ptp(samples["prevalence"].mean(axis=1)) < 0.05
+
+
+def test_a_responses_labels_per_worker_weigh_its_gap():
+    design = ResponseDesign.from_responses(_responses())
+    assert labels_per_channel(design).tolist() == _responses().labels_per_annotator().tolist()
+
+
+def _chains(gaps):
+    """Draws of chains (C, 4 draws, 3 workers) whose every worker has the chain's gap."""
+    gaps = np.asarray(gaps, float)[:, None, None] * np.ones((1, 4, 3))
+    return {"a": 0.5 - gaps / 2, "b": 0.5 + gaps / 2, "prevalence": np.full(gaps.shape[:2], 0.4)}
+
+
+def test_a_chain_whose_workers_are_reversed_while_anothers_are_not_is_mirrored():
+    design = ResponseDesign.from_responses(_responses())
+    assert mirrored_chains(_chains([0.6, -0.6, 0.5]), design).tolist() == [False, True, False]
+    # every chain reversed: what the data say, not a stray chain
+    assert not mirrored_chains(_chains([-0.6, -0.5]), design).any()
+    # gold orients the fit
+    with_gold = replace(design, gold=np.full(design.counts.size, -1.0))
+    assert not mirrored_chains(_chains([0.6, -0.6]), with_gold).any()
+
+
+def test_the_sampler_leaves_a_mirrored_chain_out_and_says_so():
+    design = ResponseDesign.from_responses(_responses())
+    sampler = Sampler(design, "hierarchical_dawid_skene", 3, 10, 4)
+    draws = _chains([0.6, -0.6, 0.5])
+    stats = {"diverging": np.zeros((3, 4), bool), "energy": np.arange(12.0).reshape(3, 4)}
+    with pytest.warns(
+        bc.SamplingWarning, match=r"chain 1 of 3 settled in the mirror image .* 2 chain\(s\) remain"
+    ):
+        kept, kept_stats = sampler._without_mirrored_chains(draws, stats, design)
+    assert kept["a"].shape == (2, 4, 3) and (kept["b"] > kept["a"]).all()
+    assert kept_stats["energy"][:, 0].tolist() == [0.0, 8.0]
 
 
 def test_pattern_design_round_trips_through_its_constant_data():
