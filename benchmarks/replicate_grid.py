@@ -54,6 +54,8 @@ def run_grid(replicate, args: argparse.Namespace, *extra) -> tuple[pd.DataFrame,
                     args.csv, mode="a" if written else "w", header=not written, index=False
                 )
                 written = True
+    if not rows:
+        raise SystemExit("every replicate failed (each is named above): no table to show")
     # replicates finish in any order: by seed, in the order of the designs asked for
     order = {design: i for i, design in enumerate(args.designs.split(";"))}
     frame = (

@@ -20,11 +20,9 @@ Two kinds of uncertainty (``uncertainty=``):
 
 A sum of absolute bin moments is biased upward (``E|r_hat| > |r|``), and for a calibrated
 predictor no draw of ``sum_l |r_l|`` ever reaches 0, so its interval cannot cover 0.  The
-reported ``"total"`` draws therefore debias the bins whose posterior interval straddles 0
-(:mod:`bayescal.correction.straddle`), or with gold items, whose few labels leave most bins
-within a standard error of 0, correct every bin by the folded normal
-(:func:`bayescal.correction.gold_interval.corrected_draws`);
-``raw_draws`` keeps the undebiased ``sum_l |r_l*|``.
+reported ``"total"`` draws therefore correct every bin by the folded normal
+(:mod:`bayescal.correction.folded_correction`), with or without gold items;
+``raw_draws`` keeps the uncorrected ``sum_l |r_l*|``.
 """
 
 from __future__ import annotations
@@ -45,7 +43,7 @@ from .._api import (
     old_spellings,
 )
 from ..correction.crowd import crowd_target_draws, report_unlabelled, response_moment_draws
-from ..correction.gold_interval import corrected_draws
+from ..correction.folded_correction import corrected_draws
 from ..correction.known_channels import (
     as_convex_weights,
     evaluation_cells,
@@ -61,7 +59,6 @@ from ..correction.rectified import (
     bin_lambdas,
     gold_moment_draws,
 )
-from ..correction.straddle import debiased_draws
 from ..correction.target_draws import TargetDraws, moment_draws
 from ..correction.weights import WEIGHT_RULES
 from ..data.annotated_scores import AnnotatedScores, warn_of_shared_items
@@ -372,19 +369,11 @@ def posterior_summary(
     edges,
     counts,
     mean_score,
-    gold: bool = False,
 ) -> PosteriorECE:
     """PosteriorECE of bin-moment draws (S, M): raw ``sum_l |r_l|`` and the reported draws,
-    debiased by the straddle rule, or with ``gold`` (bin means of gold items) by the
-    folded-normal correction of :mod:`bayescal.correction.gold_interval`, which covered where
-    the straddle rule left the interval low (benchmarks/RESULTS.md)."""
+    with total uncertainty bias-corrected (:mod:`bayescal.correction.folded_correction`)."""
     raw = np.abs(moments).sum(axis=1)
-    if uncertainty != "total":
-        reported = raw
-    elif gold:
-        reported = corrected_draws(moments)
-    else:
-        reported = debiased_draws(moments)
+    reported = corrected_draws(moments) if uncertainty == "total" else raw
     tail = (1.0 - level) / 2.0
     return PosteriorECE(
         draws=reported,
@@ -501,7 +490,6 @@ def nc_ece_posterior(
         cells.edges,
         bin_counts,
         mean_score,
-        gold=cells.has_gold,
     )
 
 

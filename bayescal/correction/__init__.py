@@ -25,7 +25,8 @@
   widths by number of gold items.
 - :mod:`~bayescal.correction.gold_selection` — which items to send to humans next, with
   recorded inclusion probabilities.
-- :mod:`~bayescal.correction.straddle` — the straddle debiasing of posterior NC-ECE draws.
+- :mod:`~bayescal.correction.folded_correction` — the folded-normal bias correction of
+  NC-ECE, for posterior draws and bootstrap replicates alike.
 """
 
 from .._api import moved_names

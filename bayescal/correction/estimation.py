@@ -45,7 +45,7 @@ class NCECEResult(Result):
     Attributes
     ----------
     estimate : float
-        ``sum_l |r_l|``; with gold items and an interval, the straddle-debiased value the
+        ``sum_l |r_l|``; with gold items and an interval, the bias-corrected value the
         interval is built on (:mod:`bayescal.correction.gold_interval`; ``moments.ece`` keeps
         ``sum_l |r_l|``).
     moments : BinnedMoments

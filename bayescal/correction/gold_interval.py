@@ -7,21 +7,14 @@ moments recomputed with the same estimator (:mod:`bayescal.correction.rectified`
 interval counts the channel estimate, the rectifier and the other items' noise together.
 
 ``sum_l |r_l|`` is biased upward, more so with fewer gold items: with a few hundred gold items
-a bin's moment is often no larger than its standard error ``sigma_l``, where ``E|r_hat| > |r|``
-by up to ``sigma_l sqrt(2 / pi)``.  Each bin therefore contributes its folded-normal bias
-correction::
-
-    c(x) = 2 |x| - F(x; sigma_l),   F(x; s) = s sqrt(2/pi) exp(-x^2 / 2 s^2) + x (1 - 2 Phi(-x / s)),
-
-``F`` the mean of ``|x + delta|``, ``delta ~ N(0, s^2)``, and ``sigma_l`` the standard deviation
-of the bin's replicates: ``E[c(r_hat)] ~ |r|`` to first order, since ``E|r_hat| = F(r; sigma)``.
-The estimate is ``sum_l c(r_hat_l)`` (at least 0), and the interval the percentile interval of
-the replicates' ``sum_l c(r*_l)`` moved to be centred on it (clipped at 0): the replicates of
-the corrected statistic carry its larger spread (its slope is up to 2 near 0, where ``|x|``'s
-is 1).  Measured on three designs with 200 gold items (``benchmarks/RESULTS.md``), this covers
-near 90% where the straddle rule of the posterior with a basic bootstrap covered 66-72% (it
-removes too much: its estimate sat 0.015 below the population ECE of 0.080) and the basic
-bootstrap of the raw sum 82-85%.
+a bin's moment is often no larger than its standard error.  The estimate is therefore the
+folded-normal bias-corrected ``sum_l c(r_hat_l)`` (at least 0) of
+:mod:`bayescal.correction.folded_correction`, with ``sigma_l`` the standard deviation of the
+bin's replicates, and the interval the percentile interval of the replicates' ``sum_l
+c(r*_l)`` moved to be centred on it (clipped at 0).  Measured on three designs with 200 gold
+items (``benchmarks/RESULTS.md``), this covers near 90% where the posterior's former straddle
+rule with a basic bootstrap covered 66-72% (it removed too much: its estimate sat 0.015 below
+the population ECE of 0.080) and the basic bootstrap of the raw sum 82-85%.
 """
 
 from __future__ import annotations
@@ -30,19 +23,18 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
-from scipy import stats
 
 from .. import _validation as v
 from .._api import Interval, replicate_bar, warn_caller
 from ..channels.refits import refit_all, refit_one
 from ..data.annotated_scores import AnnotatedScores
 from ..exceptions import ChannelFitError, ChannelWarning, DataWarning
+from .folded_correction import bias_corrected
 
 __all__ = [
     "DEFAULT_REPLICATES",
     "GoldInterval",
     "bootstrap_replicates",
-    "corrected_draws",
     "gold_bootstrap",
     "gold_only_ece",
     "note_all_gold",
@@ -178,17 +170,6 @@ def corrected_interval(moments: np.ndarray, draws: np.ndarray, level: float) -> 
     return GoldInterval(max(estimate, 0.0), interval, level, values)
 
 
-def corrected_draws(draws: np.ndarray) -> np.ndarray:
-    """Posterior draws (S,) of the bias-corrected NC-ECE from draws (S, M) of the bin moments:
-    each draw's ``sum_l c(r*_l)`` moved so that the draws centre on ``sum_l c(rbar_l)``,
-    ``rbar`` the posterior mean moments (the recentring of :func:`corrected_interval`), at
-    least 0."""
-    spread = draws.std(axis=0)
-    values = bias_corrected(draws, spread).sum(axis=1)
-    centre = bias_corrected(draws.mean(axis=0), spread).sum()
-    return np.maximum(values - values.mean() + centre, 0.0)
-
-
 def gold_only_ece(
     data: AnnotatedScores, edges: np.ndarray, strategy: str, *, n_replicates: int, level, seed
 ) -> GoldInterval:
@@ -213,13 +194,3 @@ def gold_only_ece(
     rng = np.random.default_rng(seed)
     draws = np.array([moments(rng.choice(gold, gold.size)) for _ in range(n_replicates)])
     return corrected_interval(moments(gold), draws, level)
-
-
-def bias_corrected(moments: np.ndarray, spread: np.ndarray) -> np.ndarray:
-    """``c(x) = 2 |x| - F(x; s)`` of bin moments ``x`` (..., M) with standard deviations ``s``
-    (M,) (module docstring); a bin that never varies (``s = 0``) contributes ``|x|``."""
-    s = np.where(spread > 0, spread, 1.0)
-    folded = s * np.sqrt(2.0 / np.pi) * np.exp(-(moments**2) / (2.0 * s**2)) + moments * (
-        1.0 - 2.0 * stats.norm.cdf(-moments / s)
-    )
-    return np.where(spread > 0, 2.0 * np.abs(moments) - folded, np.abs(moments))

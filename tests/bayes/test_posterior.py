@@ -5,6 +5,7 @@ import pytest
 
 import bayescal as bc
 from bayescal.bayes.posterior import highest_density_interval
+from bayescal.correction.folded_correction import corrected_draws
 from tests.helpers import fake_fit
 
 
@@ -80,7 +81,10 @@ def test_result_fields_and_reliability_bands(varied):
     assert 0.0 <= result.prob_calibrated <= 1.0
     assert result.bin_moments.shape == (40, 10) and result.counts.sum() == data.n_items
     assert result.bin_accuracy().shape == (40, 10)
-    assert (result.draws <= result.raw_draws + 1e-12).all()  # debiasing only lowers a draw
+    # the reported draws are the bin moments' folded-normal corrected sums, centred below the
+    # raw sums (sum_l c(rbar_l) <= sum_l |rbar_l| <= the raw draws' mean, by Jensen)
+    np.testing.assert_allclose(result.draws, corrected_draws(result.bin_moments))
+    assert result.draws.mean() < result.raw_draws.mean()
 
 
 @pytest.mark.filterwarnings("ignore::bayescal.exceptions.SamplingWarning")
