@@ -26,8 +26,7 @@ import argparse
 import warnings
 
 import numpy as np
-from crowd_coverage import DESIGNS as CROWDS
-from crowd_coverage import N_WORKERS, labelled_workers
+from crowd_coverage import labelled_workers, simulate_design
 from replicate_grid import grid_arguments, run_grid
 
 LEVEL = 0.05
@@ -47,8 +46,7 @@ def replicate(design: str, n: int, seed: int) -> dict:
     from bayescal.correction.calibration_test import CalibrationLayout
     from bayescal.correction.h0_posterior import h0_posterior_draw
 
-    options = {"n_workers": N_WORKERS, **CROWDS[design]}
-    crowd = bc.simulate_crowd(n, labels_per_item=3, condition="calibrated", seed=seed, **options)
+    crowd = simulate_design(design, seed, n=n, condition="calibrated")
     data, seen = labelled_workers(crowd)
     names = data.annotator_names
     truth = bc.Channels(

@@ -32,8 +32,7 @@ import warnings
 
 import numpy as np
 from calibration_test_size import p_value_or_nan
-from crowd_coverage import DESIGNS as CROWDS
-from crowd_coverage import N_WORKERS, labelled_workers
+from crowd_coverage import labelled_workers, simulate_design
 from replicate_grid import grid_arguments, run_grid
 
 DESIGNS = ("adversaries", "sparse_odd", "spammers")
@@ -43,8 +42,7 @@ LEVEL = 0.05
 def replicate(design: str, n: int, seed: int, known_only: bool = False) -> dict:
     import bayescal as bc
 
-    options = {"n_workers": N_WORKERS, **CROWDS[design]}
-    crowd = bc.simulate_crowd(n, labels_per_item=3, condition="calibrated", seed=seed, **options)
+    crowd = simulate_design(design, seed, n=n, condition="calibrated")
     data, seen = labelled_workers(crowd)
     sampler = bc.SamplerSettings(num_chains=2, num_warmup=500, num_samples=500, seed=seed)
     start = time.perf_counter()

@@ -11,6 +11,8 @@ same data and seed:
 - ``sparse_odd`` (issue 17, item 2): 1000 items, 150 workers, 3 labels per item, heavy-tailed
   workloads, 80% good, 10% spammers, 10% adversarial: most odd workers have 5 labels or fewer
   (seed 0: 12 of 30); a second table gives the RMSE of the workers with 5 labels or fewer.
+- ``messy`` (issue 38, item 2, a design nobody tuned the model to): 1500 items, 80 workers,
+  5 labels per item, heavy-tailed workloads, 80% good, 15% spammers, 5% adversarial.
 
 Per replicate and model: whether the 90% interval of ``posterior_ece`` (10 bins, total
 uncertainty) covers the population binned ECE, the posterior median's error, and the posterior
@@ -58,6 +60,9 @@ from bayescal.correction.crowd import response_moment_draws
 from bayescal.correction.known_channels import evaluation_cells
 from bayescal.simulate.crowds import WORKER_TYPES
 
+#: The crowd of every design: ``simulate_crowd``'s arguments besides the seed (the items, the
+#: workers and the labels of an item default to N_ITEMS, N_WORKERS and LABELS).
+N_ITEMS, N_WORKERS, LABELS = 1000, 30, 3
 DESIGNS = {
     "spammers": {"workload": "uniform", "worker_mix": {"good": 0.9, "spammer": 0.1}},
     "adversaries": {
@@ -70,9 +75,24 @@ DESIGNS = {
         "workload": "heavy_tailed",
         "worker_mix": {"good": 0.8, "spammer": 0.1, "adversarial": 0.1},
     },
+    # issue 38, item 2: the held-out crowd, tuned on by nobody
+    "messy": {
+        "n": 1500,
+        "n_workers": 80,
+        "labels_per_item": 5,
+        "workload": "heavy_tailed",
+        "worker_mix": {"good": 0.8, "spammer": 0.15, "adversarial": 0.05},
+    },
 }
 MODELS = ("hierarchical_dawid_skene", "dawid_skene")
-N_ITEMS, N_WORKERS, LABELS, N_BINS, SPARSE, FEW = 1000, 30, 3, 10, 30, 5
+N_BINS, SPARSE, FEW = 10, 30, 5
+
+
+def simulate_design(design: str, seed: int, **overrides):
+    """The crowd of ``design`` drawn with ``seed``; ``overrides`` replace its arguments of
+    ``bayescal.simulate_crowd`` (``n``, ``condition``)."""
+    options = {"n": N_ITEMS, "n_workers": N_WORKERS, "labels_per_item": LABELS}
+    return bc.simulate_crowd(seed=seed, **(options | DESIGNS[design] | overrides))
 
 
 #: The hyperprior constants of each population (module docstring); "mixture" changes nothing.
@@ -110,8 +130,7 @@ def labelled_workers(crowd) -> tuple:
 
 
 def replicate(design: str, model: str, seed: int, chains: int, iterations: int) -> dict:
-    options = {"n_workers": N_WORKERS, **DESIGNS[design]}
-    crowd = bc.simulate_crowd(N_ITEMS, labels_per_item=LABELS, seed=seed, **options)
+    crowd = simulate_design(design, seed)
     data, seen = labelled_workers(crowd)
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:

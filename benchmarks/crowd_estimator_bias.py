@@ -29,8 +29,7 @@ import argparse
 import warnings
 
 import numpy as np
-from crowd_coverage import DESIGNS as CROWDS
-from crowd_coverage import LABELS, N_BINS, N_WORKERS, labelled_workers
+from crowd_coverage import N_BINS, labelled_workers, simulate_design
 from debiasing_coverage import straddle_draws
 from replicate_grid import grid_arguments, run_grid
 
@@ -61,8 +60,7 @@ def replicate(design: str, n: int, seed: int) -> dict:
     from bayescal.correction.folded_correction import corrected_draws
     from bayescal.correction.known_channels import evaluation_cells
 
-    options = {"n_workers": N_WORKERS, **CROWDS[design]}
-    crowd = bc.simulate_crowd(n, labels_per_item=LABELS, seed=seed, **options)
+    crowd = simulate_design(design, seed, n=n)
     data, seen = labelled_workers(crowd)
     true_a, true_b = crowd.channels.a[seen], crowd.channels.b[seen]
     a, b = (np.broadcast_to(x, (DRAWS, x.size)) for x in (true_a, true_b))

@@ -26,8 +26,7 @@ import argparse
 import warnings
 
 import numpy as np
-from crowd_coverage import DESIGNS as CROWDS
-from crowd_coverage import LABELS, N_BINS, N_ITEMS, N_WORKERS, labelled_workers
+from crowd_coverage import N_BINS, labelled_workers, simulate_design
 from replicate_grid import grid_arguments, run_grid
 
 TOY = {"toy shifted": "shifted", "toy nonlinear": "nonlinear", "toy calibrated": "calibrated"}
@@ -59,8 +58,7 @@ def replicate(design: str, n: int, seed: int) -> list[dict]:
         sim = bc.toy_data(TOY_ITEMS, condition=TOY[design], seed=seed)
         data, models = sim.data, ("dawid_skene",)
     else:
-        options = {"n_workers": N_WORKERS, **CROWDS[design]}
-        sim = bc.simulate_crowd(N_ITEMS, labels_per_item=LABELS, seed=seed, **options)
+        sim = simulate_design(design, seed)
         data, _ = labelled_workers(sim)
         models = CROWD_MODELS
     target = sim.population_binned_ece(N_BINS)
@@ -84,7 +82,7 @@ def replicate(design: str, n: int, seed: int) -> list[dict]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    grid_arguments(parser, [*TOY, *CROWDS.keys() - {"sparse_odd"}], replicates=100)
+    grid_arguments(parser, [*TOY, "spammers", "adversaries"], replicates=100)
     args = parser.parse_args()
     frame, seeds = run_grid(replicate, args)
     print(f"seeds {seeds.start}-{seeds.stop - 1}, 90% equal-tailed intervals\n")

@@ -1,0 +1,119 @@
+"""Why the hierarchical crowd model's default fits warn, and what NUTS settings change it
+(issue 38, item 2: "make the defaults converge on these designs").
+
+Each replicate fits ``hierarchical_dawid_skene`` with the default sampler (4 chains x (1000 +
+1000)) to a crowd of ``crowd_coverage.py`` and records whether the fit warned (R-hat > 1.01,
+bulk or tail ESS < 400, or a divergent transition), its divergences, largest R-hat, smallest
+bulk and tail ESS with the parameter they belong to, and the seconds the fit took (compiling
+included: every variant compiles afresh, since the compiled-sampler cache knows the program's
+files, not the settings a variant changes for this process).  The variants:
+
+- ``shipped``: as ``fit_bayes`` runs it;
+- ``accept``: NUTS's target acceptance 0.95 instead of 0.8;
+- ``dense``: a dense mass matrix (every sampled dimension) and target acceptance 0.95;
+- ``block``: a dense block for the population's sites and the class proportion, the workers
+  diagonal, and target acceptance 0.95 (a dense matrix costs O(d^2) a step and memory, which
+  thousands of workers cannot pay);
+- ``noncentred``: every worker non-centred (none reaches the centring threshold).
+
+    XLA_FLAGS=--xla_force_host_platform_device_count=2 .venv/bin/python \
+        benchmarks/hierarchical_sampler_variants.py --variant shipped --designs spammers adversaries --replicates 10
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import time
+import warnings
+
+import numpy as np
+from crowd_coverage import DESIGNS, labelled_workers, simulate_design
+
+VARIANTS = ("shipped", "accept", "dense", "block", "noncentred")
+#: The population's sites and the class proportion, the dense block of ``block``.
+POPULATION_BLOCK = (
+    "population_mean_a",
+    "population_gap",
+    "population_spread",
+    "population_correlation_half",
+    "population_random_share",
+    "prevalence",
+)
+MODEL = "hierarchical_dawid_skene"
+
+
+def use_variant(variant: str) -> None:
+    """Change the sampler of this process to ``variant`` (module docstring)."""
+    os.environ["BAYESCAL_CACHE_DIR"] = "off"
+    from bayescal.models.response_design import ResponseDesign
+
+    import bayescal.bayes.sampler as sampler
+    from bayescal.bayes import registry
+
+    if variant in ("accept", "dense", "block"):
+        registry.MODELS[MODEL] = dataclasses.replace(registry.MODELS[MODEL], target_accept=0.95)
+    if variant in ("dense", "block"):
+        kernels = sampler.hmc
+
+        def hmc(*args, **kwargs):
+            init_kernel, sample_kernel = kernels(*args, **kwargs)
+
+            def dense_init(z, *rest, **options):
+                mass = [tuple(name for name in POPULATION_BLOCK if name in z)]
+                return init_kernel(z, *rest, dense_mass=variant == "dense" or mass, **options)
+
+            return dense_init, sample_kernel
+
+        sampler.hmc = hmc
+    if variant == "noncentred":
+        ResponseDesign.from_responses.__func__.__kwdefaults__["centred_labels"] = np.iinfo(int).max
+
+
+def replicate(design: str, seed: int) -> dict:
+    import bayescal as bc
+
+    data, _ = labelled_workers(simulate_design(design, seed))
+    start = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fit = bc.fit_bayes(data, model=MODEL, seed=seed, progress=False)
+    seconds = time.perf_counter() - start
+    diagnostics = fit.diagnostics
+    return {
+        "design": design,
+        "seed": seed,
+        "warned": any(issubclass(w.category, bc.SamplingWarning) for w in caught),
+        "divergences": int(diagnostics.divergences.iloc[0]),
+        "max_r_hat": diagnostics.r_hat.max(),
+        "min_ess_bulk": diagnostics.ess_bulk.min(),
+        "min_ess_tail": diagnostics.ess_tail.min(),
+        "weakest": diagnostics.ess_bulk.idxmin(),
+        "seconds": seconds,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--variant", choices=VARIANTS, default="shipped")
+    parser.add_argument("--designs", nargs="+", choices=list(DESIGNS), default=["spammers"])
+    parser.add_argument("--replicates", type=int, default=10)
+    args = parser.parse_args()
+    use_variant(args.variant)
+    for design in args.designs:
+        rows = [replicate(design, seed) for seed in range(args.replicates)]
+        for row in rows:
+            print(" ".join(f"{key}={value}" for key, value in row.items()), flush=True)
+        warned = sum(row["warned"] for row in rows)
+        print(
+            f"| {args.variant} | {design} | {warned} of {len(rows)} "
+            f"| {np.median([row['divergences'] for row in rows]):.0f} "
+            f"| {sum(row['divergences'] > 0 for row in rows)} "
+            f"| {np.median([row['min_ess_bulk'] for row in rows]):.0f} "
+            f"| {np.mean([row['seconds'] for row in rows]):.1f} |"
+        )
+
+
+if __name__ == "__main__":
+    main()
