@@ -362,8 +362,9 @@ class _Settings(NamedTuple):
         )
 
 
-#: The estimators of this module, by name (:attr:`ChannelFit.method`).
-EM_METHODS = ("dawid_skene_em", "grouped_em")
+#: The estimators of this module, by name (:attr:`ChannelFit.method`), and whether each fits
+#: the marginal model (the cells pooled over the score groups).
+EM_METHODS = {"dawid_skene_em": True, "grouped_em": False}
 
 
 def default_settings(n_annotators: int) -> _Settings:
@@ -581,7 +582,7 @@ def dawid_skene_em(
         would identify them).  Weak identification is a :class:`WeakIdentificationWarning`.
     """
     options = {"n_starts": n_starts, "tol": tol, "max_iter": max_iter, "seed": seed}
-    return _public_em("dawid_skene_em", True, data, options | {"anchor": anchor}, init, dependent)
+    return _public_em("dawid_skene_em", data, options | {"anchor": anchor}, init, dependent)
 
 
 @old_spellings()
@@ -613,25 +614,24 @@ def grouped_em(
         :class:`SaturatedModelWarning`); who labelled what, as for :func:`dawid_skene_em`.
     """
     options = {"n_starts": n_starts, "tol": tol, "max_iter": max_iter, "seed": seed}
-    return _public_em("grouped_em", False, data, options | {"anchor": anchor}, init, dependent)
+    return _public_em("grouped_em", data, options | {"anchor": anchor}, init, dependent)
 
 
-def _public_em(method: str, marginal: bool, data, options: dict, init, dependent) -> ChannelFit:
-    """What :func:`dawid_skene_em` and :func:`grouped_em` (``method``; ``marginal`` for the
-    first) do with their settings ``options`` (n_starts, tol, max_iter, seed, anchor), start
-    ``init`` and pairs."""
+def _public_em(method: str, data, options: dict, init, dependent) -> ChannelFit:
+    """What :func:`dawid_skene_em` and :func:`grouped_em` (``method``) do with their settings
+    ``options`` (n_starts, tol, max_iter, seed, anchor), start ``init`` and pairs."""
     counts = as_counts(data)
     settings = _Settings.of(**options, n_annotators=counts.n_annotators)
     pairs = dependent_pairs(dependent, counts.annotator_names)
     fitted = _prepared(method, counts, pairs)
-    return _fit_em(fitted, method, marginal, settings, init, pairs)
+    return _fit_em(fitted, method, EM_METHODS[method], settings, init, pairs)
 
 
 def _prepared(method: str, counts: CellStatistics, pairs: DependentPairs) -> CellStatistics:
     """What ``method`` checks before its EM runs (who labelled what, the dependent pairs'
     identification by count; saturation and, for two annotators, inseparable groups are
     warnings), and the counts it fits: pooled over the score groups for the marginal model."""
-    marginal = method == "dawid_skene_em"
+    marginal = EM_METHODS[method]
     fitted = counts.pooled() if marginal else counts
     n_groups = group_layout(fitted)[0].size
     require_fittable(counts, n_groups, method)
@@ -654,7 +654,7 @@ def em_refits(method: str, batch, dependent=None) -> list[ChannelFit | None]:
     batch = [as_counts(data) for data in batch]
     pairs = dependent_pairs(dependent, batch[0].annotator_names)
     settings = default_settings(batch[0].n_annotators)
-    marginal = method == "dawid_skene_em"
+    marginal = EM_METHODS[method]
     fits: list[ChannelFit | None] = [None] * len(batch)
     with silenced(*FIT_WARNINGS):  # what a replicate's fit says was said of the real fit
         accepted = {}
