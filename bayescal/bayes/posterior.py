@@ -128,8 +128,8 @@ class PosteriorECE:
         """The one-sided upper bound at ``level``: the draws' ``level`` quantile (NC-ECE is
         below it with probability ``level``).  Near 0, where a recalibrated predictor's NC-ECE
         lies, a two-sided interval misses the target from above by construction; this bound
-        does not (measured on a recalibrated Platt map: 82% two-sided, 94% one-sided for 90%,
-        benchmarks/RESULTS.md)."""
+        does not (measured on a nearly calibrating Platt map: 86% two-sided, 90% one-sided for
+        90%, benchmarks/RESULTS.md)."""
         return float(np.quantile(self.draws, self.level))
 
     def _repr_html_(self) -> str:

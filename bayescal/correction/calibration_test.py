@@ -606,7 +606,10 @@ TOLERATED_FAILURES = 0.05
 def bootstrap_test(data, fit: ChannelFit, fit_data, bins, n_replicates, rng, progress=False):
     """The refitting parametric bootstrap of an EM or moment fit (module docstring)."""
     fit.require()
-    v.check_same_annotators(data.annotator_names, fit.annotator_names, "data", "the fit")
+    # the fit's pattern counts (its fingerprint, its refits) follow its column order: the data
+    # are read in that order, their annotators matched by name (other names are refused)
+    v.annotator_positions(data.annotator_names, fit.annotator_names, "data", "the fit")
+    data = data.in_annotator_order(fit.annotator_names)
     same_counts = fit.data_fingerprint == fingerprint_of(data, fit.data_fingerprint)
     reuse = same_counts and not ids_differ(fit.item_ids, data.item_ids)
     if reuse and fit_data is not None:
@@ -631,6 +634,8 @@ def bootstrap_test(data, fit: ChannelFit, fit_data, bins, n_replicates, rng, pro
             raise TypeError(
                 f"fit_data must be a bayescal.AnnotatedScores; saw {type(fit_data).__name__}"
             )
+        v.annotator_positions(fit_data.annotator_names, fit.annotator_names, "fit_data", "the fit")
+        fit_data = fit_data.in_annotator_order(fit.annotator_names)
         if fit.data_fingerprint != fingerprint_of(fit_data, fit.data_fingerprint) or ids_differ(
             fit.item_ids, fit_data.item_ids
         ):
@@ -893,10 +898,10 @@ def calibration_test(
     data : AnnotatedScores
     channels : Channels, ChannelFit or BayesFit
         Known channels (in the data's annotator order); or an estimate: an EM or moment
-        :class:`~bayescal.channels.ChannelFit` (its annotators in the data's order), or a
-        :class:`~bayescal.BayesFit` (annotators matched by name).  An estimate of these data
-        is told from one of other items by the fingerprint of the data it records.  An
-        uninformative annotator (``|b - a| < 1e-4``) weighs 0, with a warning.
+        :class:`~bayescal.channels.ChannelFit` or a :class:`~bayescal.BayesFit`, annotators
+        matched by name (an EM fit's test reports them in the fit's order).  An estimate of
+        these data is told from one of other items by the fingerprint of the data it records.
+        An uninformative annotator (``|b - a| < 1e-4``) weighs 0, with a warning.
     n_bins : int or "auto", default 10
         Evaluation bins before merging.
     strategy : {"uniform", "quantile"}, default "uniform"

@@ -63,6 +63,17 @@ def test_an_em_fit_of_the_same_items_is_tested_by_a_refitting_bootstrap():
     shifted = bc.toy_data(2000, condition="shifted", seed=1)
     rejected = bc.calibration_test(shifted.data, bc.dawid_skene_em(shifted.data), n_replicates=49)
     assert rejected.p_value == pytest.approx(1 / 50)  # no replicate reaches the statistic
+    # annotators are matched by name: the data's columns in another order are read in the
+    # fit's, the same test to the last digit
+    order = [2, 0, 1]
+    reordered = bc.AnnotatedScores(
+        sim.data.scores,
+        sim.data.annotations[:, order],
+        annotator_names=[sim.data.annotator_names[j] for j in order],
+    )
+    again = bc.calibration_test(reordered, fit, n_replicates=49, seed=3)
+    assert (again.statistic, again.p_value) == (result.statistic, result.p_value)
+    assert again.channels.names == fit.channels.names
 
 
 def test_an_em_fit_of_other_items_needs_those_items_and_refits_on_them():
@@ -77,6 +88,9 @@ def test_an_em_fit_of_other_items_needs_those_items_and_refits_on_them():
         bc.calibration_test(first, fit, fit_data=first)
     with pytest.raises(TypeError, match=r"fit_data must be a bayescal\.AnnotatedScores; saw"):
         bc.calibration_test(second, bc.crowd_em(first), fit_data=first.responses())
+    renamed = bc.AnnotatedScores(first.scores, first.annotations, annotator_names=["x", "y", "z"])
+    with pytest.raises(ValueError, match="fit_data must have the annotators of the fit"):
+        bc.calibration_test(second, fit, fit_data=renamed)
     result = bc.calibration_test(second, fit, fit_data=first, n_replicates=49)
     assert result.channels_from == "split" and "of the items they were fitted on" in result.method
     assert result.statistic == pytest.approx(bc.calibration_test(second, fit.channels).statistic)
