@@ -24,7 +24,11 @@ refits take 0.1 s each (several starts), so its estimated-channel columns use
 20% of the items (``simulate_dependent``, issue 19), where ``EM channels`` is the dependent EM
 fit (``dependent=("a0", "a1")``, its bootstrap refits the pair), ``BayesFit`` the dependent
 NUTS fit (its H0 draw draws the pair's tables, issue 38), and ``known channels`` and ``EM
-taken as known`` ignore the pair's covariance.
+taken as known`` ignore the pair's covariance; the same five annotators sharing an item
+difficulty (``simulate_difficulty``, loadings 1 and 1.5), where ``BayesFit`` is the
+``shared_difficulty`` NUTS fit (its H0 draw runs Metropolis steps of the channels and loadings,
+and the variance has the covariances the difficulty gives every pair, issue 38), while the
+other tests read the judges as independent.
 Miscalibrated designs (power): the toy ``shifted`` and ``nonlinear`` conditions at N = 8 000
 and N = 500, where the tests differ.  The estimated-channel columns of the power rows use
 ``--power-replicates`` (their rejection rate is 100% or near it at N = 8 000).
@@ -50,6 +54,7 @@ WEAK = bc.Channels([0.30, 0.35, 0.25], [0.60, 0.70, 0.55])
 FIVE = bc.Channels([0.10, 0.20, 0.15, 0.30, 0.25], [0.90, 0.80, 0.85, 0.70, 0.75])
 N_BINS, LEVEL, BOOTSTRAP = 10, 0.05, 99
 DEPENDENT = "five annotators, a0 ~ a1 sharing errors"
+DIFFICULTY = "five annotators sharing a difficulty"
 
 
 def design(name: str, seed: int):
@@ -62,6 +67,9 @@ def design(name: str, seed: int):
         return _with_missing(sim, 0.3, seed), sim.channels
     if name == DEPENDENT:
         sim = bc.simulate.simulate_dependent(2000, FIVE, pair=(0, 1), shared_error=0.2, seed=seed)
+        return sim.data, sim.channels
+    if name == DIFFICULTY:
+        sim = bc.simulate.simulate_difficulty(2000, FIVE, loading=(1.0, 1.5), seed=seed)
         return sim.data, sim.channels
     condition, n = {
         "toy calibrated": ("calibrated", 2000),
@@ -110,9 +118,10 @@ def replicate(name: str, seed: int, estimated: bool, bayes: bool = True) -> dict
             p_values["EM channels"] = p_value_or_nan(data, em, n_replicates=BOOTSTRAP)
             p_values["EM taken as known"] = p_value_or_nan(data, em.channels)
             if bayes:
+                model = "shared_difficulty" if name == DIFFICULTY else "dawid_skene"
                 posterior = bc.fit_bayes(
-                    data, dependent=dependent, num_chains=2, num_warmup=500, num_samples=500,
-                    seed=seed,
+                    data, model=model, dependent=dependent, num_chains=2, num_warmup=500,
+                    num_samples=500, seed=seed,
                 )  # fmt: skip
                 p_values["BayesFit"] = p_value_or_nan(data, posterior)
     p_values["soft vote"] = naive_p_value(
@@ -157,6 +166,7 @@ def main() -> None:
         "toy calibrated, 40% missing",
         "five annotators, 30% missing",
         DEPENDENT,
+        DIFFICULTY,
         "weak annotators",
         "toy shifted",
         "toy nonlinear",

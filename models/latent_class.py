@@ -37,6 +37,7 @@ import numpyro
 import numpyro.distributions as dist
 from jax.scipy.special import logit
 
+from bayescal.channels.difficulty import LOADING_SCALE
 from bayescal.channels.pattern_likelihood import covariance_from_share
 
 from .channel_prior import BetaKernel, beta_log_kernel
@@ -88,7 +89,7 @@ def latent_class_model(design: PatternDesign, prior_params, counts=None) -> None
         prevalence_of_row = jnp.broadcast_to(prevalence, design.group_index.shape)
     covariance = loading = None
     if design.difficulty:  # one loading per class (bayescal.channels.difficulty)
-        loading = numpyro.sample("loading", dist.HalfNormal(1.0).expand((2,)).to_event(1))
+        loading = numpyro.sample("loading", dist.HalfNormal(LOADING_SCALE).expand((2,)).to_event(1))
     if design.n_pairs:
         share = numpyro.sample(
             "dependence", dist.Uniform(0.0, 1.0).expand((design.n_pairs, 2)).to_event(2)

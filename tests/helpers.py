@@ -107,3 +107,33 @@ def label_probability_by_rows(fit, data):
     joint = fit.row_log_likelihood(replace(design, gold=np.ones(len(keys))))
     marginal = fit.row_log_likelihood(design)
     return np.exp(joint - marginal).mean(axis=0)[inverse.ravel()]
+
+
+def integrated_pattern_probability(rates, loading, rows):
+    """``p(s | Y) = int phi(r) prod_j Phi(+-(alpha_j + beta r)) dr`` of each complete response
+    row (0 or 1 in every column), by adaptive quadrature (``rates``: the class's marginal
+    channels); the shared difficulty's reference (:mod:`bayescal.channels.difficulty`)."""
+    from scipy.integrate import quad
+    from scipy.special import ndtr, ndtri
+
+    alpha = ndtri(rates) * np.sqrt(1.0 + loading**2)
+
+    def integrand(r, sign):
+        return (
+            np.exp(-(r**2) / 2) / np.sqrt(2 * np.pi) * np.prod(ndtr(sign * (alpha + loading * r)))
+        )
+
+    return np.array(
+        [
+            quad(
+                integrand,
+                -np.inf,
+                np.inf,
+                args=(np.where(row == 1, 1.0, -1.0),),
+                epsabs=1e-16,
+                epsrel=1e-13,
+                limit=500,
+            )[0]
+            for row in rows
+        ]
+    )

@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy import stats
+from scipy import special, stats
 
 import bayescal as bc
 from bayescal.channels.dependence import mask_combinations
@@ -16,11 +16,13 @@ from bayescal.channels.difficulty import (
     difficulty_class_log_likelihoods,
     draws_per_pass,
     likelihood_error,
+    pair_covariances,
     quadrature,
 )
 from bayescal.channels.pattern_likelihood import pattern_log_prob
+from bayescal.correction.calibration_test import CalibrationLayout
 from bayescal.exceptions import IdentificationError
-from tests.helpers import fake_fit, label_probability_by_rows
+from tests.helpers import fake_fit, integrated_pattern_probability, label_probability_by_rows
 
 CHANNELS = bc.Channels([0.1, 0.15, 0.2, 0.1], [0.85, 0.8, 0.75, 0.9])
 
@@ -162,10 +164,37 @@ def test_loo_prefers_the_shared_difficulty_model_and_its_checks_pass(difficulty_
     assert not table.loc[~one_draw, "flag"].any()
 
 
-def test_calibration_test_takes_a_shared_difficulty_fit_of_other_items_only(difficulty_fits):
+def test_calibration_test_takes_a_shared_difficulty_fit_of_the_same_items_or_of_others(
+    difficulty_fits,
+):
     sim, _, shared = difficulty_fits
-    with pytest.raises(ValueError, match="shared-difficulty fit of the same items is not"):
-        bc.calibration_test(sim.data, shared)
+    same = bc.calibration_test(sim.data, shared, seed=0)
+    assert same.channels_from == "reuse" and same.n_replicates == 0
+    assert "1000 Metropolis steps of the channels and loadings" in same.method
+    # near the statistic at the true channels and loadings (this calibrated data set is one
+    # of the unlucky ones: p = 0.020 there, 0.021 here), whose variance has the covariances
+    # the difficulty gives every pair of judges; the same channels read as independent
+    # judges give a larger statistic
+    truth = CalibrationLayout.of(
+        sim.data,
+        CHANNELS,
+        10,
+        "uniform",
+        30,
+        dependence=pair_covariances(CHANNELS.a, CHANNELS.b, (1.0, 1.5)),
+    ).result(how="the truth")
+    assert same.statistic == pytest.approx(truth.statistic, rel=0.1)
+    independent = bc.calibration_test(sim.data, same.channels)
+    assert same.statistic < 0.9 * independent.statistic  # measured: 21.0 against 24.6
+    # the draw does not follow the order of the columns
+    order = [3, 1, 0, 2]
+    reordered = bc.AnnotatedScores(
+        sim.data.scores,
+        sim.data.annotations[:, order],
+        annotator_names=[sim.data.annotator_names[j] for j in order],
+    )
+    again = bc.calibration_test(reordered, shared, seed=0)
+    assert again.statistic == pytest.approx(same.statistic, rel=1e-12)
     other = bc.simulate.simulate_difficulty(2000, CHANNELS, loading=(1.0, 1.5), seed=1)
     result = bc.calibration_test(other.data, shared, n_replicates=99, seed=0)
     assert result.channels_from == "split"
@@ -197,38 +226,26 @@ def test_the_posterior_predictive_null_of_a_shared_difficulty_fit_holds_its_size
     assert rejections["dawid_skene"] > rejections["shared_difficulty"], rejections
 
 
+def test_pair_covariances_are_bivariate_normal_probabilities():
+    """``P(A_j = A_k = 1 | Y) = Phi_2(Phi^-1(p_j), Phi^-1(p_k); rho = beta^2 / (1 + beta^2))``:
+    the two answers are thresholds of normals sharing the effect ``beta R``."""
+    loading = np.array([1.0, 1.5])
+    pairs, covariance = pair_covariances(CHANNELS.a, CHANNELS.b, loading)
+    assert pairs.tolist() == [[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]]
+    for (j, k), given in zip(pairs, covariance):
+        for y, rates in enumerate((CHANNELS.a, CHANNELS.b)):
+            rho = loading[y] ** 2 / (1 + loading[y] ** 2)
+            both = stats.multivariate_normal(cov=[[1, rho], [rho, 1]]).cdf(
+                special.ndtri([rates[j], rates[k]])
+            )
+            assert given[y] == pytest.approx(both - rates[j] * rates[k], abs=1e-9)
+    # no loading, no covariance
+    np.testing.assert_allclose(pair_covariances(CHANNELS.a, CHANNELS.b, [0, 0])[1], 0, atol=1e-12)
+
+
 def test_simulate_difficulty_refuses_a_false_positive_rate_of_one():
     with pytest.raises(ValueError, match="inside"):
         bc.simulate.simulate_difficulty(10, bc.Channels([1.0, 0.1], [1.0, 0.8]))
-
-
-def _integrated(rates, loading, rows):
-    """``p(s | Y) = int phi(r) prod_j Phi(+-(alpha_j + beta r)) dr`` of each response row, by
-    adaptive quadrature (``rates``: the class's marginal channels)."""
-    from scipy.integrate import quad
-    from scipy.special import ndtr, ndtri
-
-    alpha = ndtri(rates) * np.sqrt(1.0 + loading**2)
-
-    def integrand(r, sign):
-        return (
-            np.exp(-(r**2) / 2) / np.sqrt(2 * np.pi) * np.prod(ndtr(sign * (alpha + loading * r)))
-        )
-
-    return np.array(
-        [
-            quad(
-                integrand,
-                -np.inf,
-                np.inf,
-                args=(np.where(row == 1, 1.0, -1.0),),
-                epsabs=1e-16,
-                epsrel=1e-13,
-                limit=500,
-            )[0]
-            for row in rows
-        ]
-    )
 
 
 @pytest.mark.parametrize(("loading", "tolerance"), [(0.5, 1e-12), (1.5, 2e-7), (2.5, 1e-4)])
@@ -238,7 +255,9 @@ def test_each_pattern_probability_is_the_integral_over_the_item_effect(loading, 
     :data:`~bayescal.channels.difficulty.QUADRATURE_NODES`."""
     a, b = np.array([0.02, 0.1, 0.2, 0.3]), np.array([0.6, 0.8, 0.95, 0.99])
     rows, _, given_1 = _probabilities(a, b, (0.3, loading))
-    np.testing.assert_allclose(given_1, _integrated(b, loading, rows), rtol=0, atol=tolerance)
+    np.testing.assert_allclose(
+        given_1, integrated_pattern_probability(b, loading, rows), rtol=0, atol=tolerance
+    )
 
 
 FIVE = bc.Channels([0.10, 0.15, 0.20, 0.10, 0.15], [0.85, 0.80, 0.75, 0.90, 0.80])
@@ -256,7 +275,7 @@ def _per_item_error(loading, n_nodes=QUADRATURE_NODES):
         (rows == 0) * 1.0,
         n_nodes=n_nodes,
     )
-    exact = _integrated(FIVE.b, loading, rows)
+    exact = integrated_pattern_probability(FIVE.b, loading, rows)
     return np.sum(exact * np.abs(log1 - np.log(exact)))
 
 
@@ -276,7 +295,7 @@ def test_likelihood_error_is_the_items_times_the_error_per_item():
     data = {
         "positive": (rows == 1) * 1.0,
         "negative": (rows == 0) * 1.0,
-        "counts": 3000 * _integrated(FIVE.b, 2.5, rows),
+        "counts": 3000 * integrated_pattern_probability(FIVE.b, 2.5, rows),
     }
     draw = {"a": FIVE.a[None], "b": FIVE.b[None], "prevalence": np.array([1 - 1e-12])}
     error = likelihood_error(**draw, loading=np.array([[0.3, 2.5]]), **data)

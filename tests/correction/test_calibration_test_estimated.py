@@ -356,7 +356,7 @@ def test_workers_a_fit_summed_out_share_one_channel_in_the_h0_draw():
     start = (np.full(5, 0.2), np.full(5, 0.8))
     shared = np.array([False, True, True, True, True])
     options = {"sweeps": 5}
-    a, b, _ = h0_posterior_draw(
+    a, b, *_ = h0_posterior_draw(
         scores,
         item,
         annotator,
