@@ -89,7 +89,8 @@ EDGE = 1e-12
 #: 0.1 off, loadings 0.3): the means of 40 chains were 21 Monte Carlo standard errors from an
 #: importance-sampling reference after 100 steps, 6 after 300 and at most 2.2 after 1 000
 #: (tests/correction/test_h0_difficulty.py checks 1 000).  A fit's draw starts far closer.
-#: A step costs about 0.3 ms whatever the items (one quadrature per answer pattern).
+#: A step costs about 0.3 ms on 3 000 items: one quadrature per answer pattern, then a sum
+#: over the items (which grows with them).
 H0_METROPOLIS_STEPS = 1000
 
 
