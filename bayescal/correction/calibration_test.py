@@ -626,8 +626,7 @@ def bootstrap_test(data, fit: ChannelFit, fit_data, bins, n_replicates, rng, pro
     fit.require()
     # the fit's pattern counts (its fingerprint, its refits) follow its column order: the data
     # are read in that order, their annotators matched by name (other names are refused)
-    v.annotator_positions(data.annotator_names, fit.annotator_names, "data", "the fit")
-    data = data.in_annotator_order(fit.annotator_names)
+    data = data.in_annotator_order(fit.annotator_names, of="the fit")
     same_counts = fit.data_fingerprint == fingerprint_of(data, fit.data_fingerprint)
     reuse = same_counts and not ids_differ(fit.item_ids, data.item_ids)
     if reuse and fit_data is not None:
@@ -652,8 +651,7 @@ def bootstrap_test(data, fit: ChannelFit, fit_data, bins, n_replicates, rng, pro
             raise TypeError(
                 f"fit_data must be a bayescal.AnnotatedScores; saw {type(fit_data).__name__}"
             )
-        v.annotator_positions(fit_data.annotator_names, fit.annotator_names, "fit_data", "the fit")
-        fit_data = fit_data.in_annotator_order(fit.annotator_names)
+        fit_data = fit_data.in_annotator_order(fit.annotator_names, name="fit_data", of="the fit")
         if fit.data_fingerprint != fingerprint_of(fit_data, fit.data_fingerprint) or ids_differ(
             fit.item_ids, fit_data.item_ids
         ):
@@ -893,6 +891,16 @@ def _h0_difficulty(data, fit, a_draws, b_draws, loading_draws, chosen, rng) -> H
     n_annotators = data.n_annotators
     in_order = np.concatenate([order, n_annotators + order])
     theta = np.column_stack([special.logit(rates[:, in_order]), np.log(loading_draws)])
+    spread = np.cov(theta, rowvar=False)
+    # the steps are shaped by the draws' covariance: fewer draws than twice the parameters,
+    # or draws that do not move, would confine the chain to the span of a few points
+    if theta.shape[0] < 2 * theta.shape[1] or not np.all(np.linalg.eigvalsh(spread) > 0):
+        raise ValueError(
+            f"channels: this shared_difficulty fit has {theta.shape[0]} draws that vary in "
+            f"fewer directions than its {theta.shape[1]} parameters; the H0 draw of "
+            f"calibration_test shapes its steps by their covariance and needs at least "
+            f"{2 * theta.shape[1]} varied draws (refit with more num_samples)"
+        )
     density = DifficultyH0Density(
         data.scores,
         data.annotations[:, order],
@@ -904,7 +912,7 @@ def _h0_difficulty(data, fit, a_draws, b_draws, loading_draws, chosen, rng) -> H
         a_draws[chosen, order],
         b_draws[chosen, order],
         loading_draws[chosen],
-        np.cov(theta, rowvar=False),
+        spread,
         steps=H0_METROPOLIS_STEPS,
         rng=rng,
     )

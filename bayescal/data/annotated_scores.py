@@ -223,10 +223,11 @@ class AnnotatedScores:
             item_ids=ids,
         )
 
-    def in_annotator_order(self, names) -> AnnotatedScores:
+    def in_annotator_order(self, names, *, name="data", of="the order given") -> AnnotatedScores:
         """These data with their annotator columns in the order of ``names``, the same
-        annotators matched by name (a fit's order, which its pattern counts follow)."""
-        positions = v.annotator_positions(self.annotator_names, names, "data", "the order given")
+        annotators matched by name (a fit's order, which its pattern counts follow); other
+        annotators are refused, the error calling these data ``name`` and ``names`` ``of``."""
+        positions = v.annotator_positions(self.annotator_names, names, name, of)
         if (positions == np.arange(positions.size)).all():
             return self
         return replace(

@@ -7,7 +7,7 @@ from scipy import special, stats
 
 import bayescal as bc
 from bayescal.correction.h0_posterior import DifficultyH0Density, h0_difficulty_draw
-from tests.helpers import integrated_pattern_probability
+from tests.helpers import fake_fit, integrated_pattern_probability
 
 CHANNELS = bc.Channels([0.1, 0.15, 0.2, 0.1], [0.85, 0.8, 0.75, 0.9])
 LOADING = np.array([1.0, 1.5])
@@ -117,3 +117,20 @@ def test_the_metropolis_chain_forgets_its_start_and_draws_the_h0_posterior():
     standard_errors = (ends.mean(axis=0) - mean) / (sd / np.sqrt(len(ends)))
     assert np.abs(standard_errors).max() < 4, standard_errors
     np.testing.assert_allclose(ends.std(axis=0), sd, rtol=0.35)
+
+
+def test_a_shared_difficulty_fit_with_too_few_draws_is_refused_for_its_own_items():
+    """Four draws (the fewest a fit may have) cannot shape the steps over 10 parameters: the
+    chain would move only within their span, a draw of another posterior."""
+    sim = bc.simulate.simulate_difficulty(300, CHANNELS, loading=tuple(LOADING), seed=2)
+    jitter = np.linspace(0, 0.01, 4)[:, None]
+    fit = fake_fit(
+        sim.data,
+        CHANNELS.a + jitter,
+        CHANNELS.b - jitter,
+        np.full(4, 0.5),
+        model="shared_difficulty",
+        loading=np.tile(LOADING, (4, 1)),
+    )
+    with pytest.raises(ValueError, match="has 4 draws that vary in fewer directions than its 10"):
+        bc.calibration_test(sim.data, fit)
