@@ -2,7 +2,8 @@
 
 The gold items and the other items are two samples (the gold a random sample of the items), so
 each replicate draws them apart, each with replacement and at its own size: every replicate
-holds as many gold items as the data.  The channels are refitted on each replicate and the bin
+holds as many gold items as the data.  Gold drawn item by item with inclusion probabilities is
+resampled as it was drawn (:func:`resampled_items`).  The channels are refitted on each replicate and the bin
 moments recomputed with the same estimator (:mod:`bayescal.correction.rectified`), so the
 interval counts the channel estimate, the rectifier and the other items' noise together.
 
@@ -72,11 +73,35 @@ def note_all_gold(data: AnnotatedScores) -> None:
 
 
 def resampled_items(data: AnnotatedScores, rng: np.random.Generator) -> np.ndarray:
-    """One replicate's items: the gold items and the others drawn apart with replacement,
-    each at its own size (data without gold: every item, drawn with replacement)."""
+    """One replicate's items: the gold items and the others drawn apart, the others with
+    replacement at their own size (data without gold: every item, drawn with replacement).
+
+    A simple random sample of gold is drawn with replacement at its size too.  Gold drawn item
+    by item with inclusion probabilities (``data.gold_weights``, Poisson sampling) keeps each
+    gold item ``k_i`` times, ``k_i = 1`` with probability ``pi_i`` and else Poisson(1):
+    ``E k_i = 1`` and ``Var k_i = 1 - pi_i``, so the replicates' spread of the Hájek mean is its
+    design variance ``sum (1 - pi_i) w_i^2 (d_i - dbar)^2 / (sum w)^2`` (``w = 1/pi``).  Drawn
+    with replacement instead, the factor ``1 - pi_i`` is lost, and an item sure to be drawn
+    (``pi_i = 1``) would vary as if it were not."""
     is_gold = np.zeros(data.n_items, bool) if data.gold is None else data.gold != v.MISSING
     gold, other = np.flatnonzero(is_gold), np.flatnonzero(~is_gold)
-    return np.concatenate([rng.choice(part, part.size) for part in (gold, other) if part.size])
+    if data.gold_weights is None:
+        gold = rng.choice(gold, gold.size) if gold.size else gold
+    elif gold.size:
+        gold = np.repeat(gold, poisson_sample_multiplicities(data.gold_weights[gold], rng))
+    other = rng.choice(other, other.size) if other.size else other
+    return np.concatenate([gold, other])
+
+
+def poisson_sample_multiplicities(inclusion: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """How often a replicate keeps each of the gold items drawn with probabilities
+    ``inclusion`` (:func:`resampled_items`): 1 with probability ``pi_i``, else Poisson(1).  A
+    replicate keeps at least one gold item (a draw of none, at most ``exp(-m)`` for ``m`` items
+    with ``pi`` near 0, is drawn again), as the data it stands for has gold."""
+    while True:
+        kept = np.where(rng.random(inclusion.size) < inclusion, 1, rng.poisson(1.0, inclusion.size))
+        if kept.any():
+            return kept
 
 
 def bootstrap_replicates(

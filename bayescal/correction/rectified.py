@@ -62,6 +62,7 @@ __all__ = [
     "RectifiedBins",
     "RectifiedLoss",
     "bin_lambdas",
+    "bootstrap_weights",
     "gold_moment_draws",
     "gold_was_weighted",
     "ppi_lambda",
@@ -413,6 +414,22 @@ def model_bins(
     return BinnedMoments(edges, items.astype(np.int64), (sums - bin_score_sums) / n_items, n_items)
 
 
+def bootstrap_weights(rows: GoldRows, n_draws: int, rng: np.random.Generator) -> np.ndarray:
+    """Bayesian-bootstrap weights (S, R) of the rows (Rubin 1981): row ``r``'s ``Gamma(count_r,
+    1)``, mean and variance its count.  A gold row of gold drawn with inclusion probabilities
+    (Poisson sampling) gets ``Gamma(count / (1 - pi), 1 - pi)`` instead: the same mean, the
+    variance ``count (1 - pi)`` of the design (the frequentist bootstrap's reason,
+    :func:`bayescal.correction.gold_interval.resampled_items`), and no spread at ``pi = 1``."""
+    shape = (n_draws, rows.counts.size)
+    if not gold_was_weighted(rows):
+        return rng.gamma(np.broadcast_to(rows.counts, shape))
+    spread = np.where(rows.gold != v.MISSING, 1.0 - 1.0 / rows.weights, 1.0)
+    varies = spread > 0
+    scale = np.where(varies, spread, 1.0)
+    drawn = rng.gamma(rows.counts / scale, scale, shape)
+    return np.where(varies, drawn, rows.counts)
+
+
 def gold_moment_draws(
     rows: GoldRows,
     labels: np.ndarray,
@@ -429,16 +446,17 @@ def gold_moment_draws(
     (:func:`bin_lambdas`: any lambda keeps the rectified means unbiased).
 
     ``uncertainty="total"`` adds a Bayesian bootstrap of the items (Rubin 1981), as
-    :func:`bayescal.nc_ece_posterior` does: a row's share ``Gamma(count)``, normalised over the
-    rows, and its mean score ``mean + sd / sqrt(count + 1) * eps``; the gold items and the
+    :func:`bayescal.nc_ece_posterior` does: a row's share :func:`bootstrap_weights`, normalised
+    over the rows, and its mean score ``mean + sd / sqrt(count + 1) * eps``; the gold items and the
     others are then reweighted alike, and each bin's two means (module docstring) are taken
     under the draw's weights (with inclusion probabilities, the mean of ``U`` over all the
     bin's items).  ``"channels"`` keeps the rows' counts and mean scores.  A row
     without a label in a draw (``has_label`` (S, R) False: the crowd rule) weighs 0 there.
     """
     n_draws, n_bins = labels.shape[0], lambdas.size
+    is_gold = rows.gold != v.MISSING
     if uncertainty == "total":
-        weights = rng.gamma(np.broadcast_to(rows.counts, labels.shape))
+        weights = bootstrap_weights(rows, n_draws, rng)
         scores = score_mean + score_sd / np.sqrt(rows.counts + 1) * rng.standard_normal(
             labels.shape
         )
@@ -457,7 +475,6 @@ def gold_moment_draws(
 
     share = by_bin(weights)
     score_sums = by_bin(weights * scores)
-    is_gold = rows.gold != v.MISSING
     if estimator == "model":
         targets = np.where(is_gold, rows.gold, labels)
         return by_bin(weights * targets) - score_sums

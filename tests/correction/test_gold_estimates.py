@@ -122,3 +122,58 @@ def test_gold_on_every_item_is_said_and_gives_the_plain_ece():
         result = bc.nc_ece_estimate(data, n_bootstrap=30)
     plain = bc.expected_calibration_error(simulation.labels, data.scores)
     assert result.moments.ece == pytest.approx(plain, abs=1e-12)
+
+
+def test_the_bootstrap_of_poisson_sampled_gold_has_the_design_variance():
+    """Gold drawn item by item with probabilities pi (Poisson sampling, as select_for_gold
+    draws it): the replicates' multiplicities (``poisson_sample_multiplicities``) have mean 1
+    and variance 1 - pi, and an item with pi = 1 is kept once in every replicate.  Then the
+    bootstrap's sd of a Hájek mean is its sd over repeated Poisson samples of one population
+    (within 6%, 60 samples x 400 replicates against 4 000 samples, seed 5), where drawing the
+    gold with replacement overstates it by more than 15% at these pi, 0.1 to 0.9 (measured:
+    1.003 and 1.24 times)."""
+    from bayescal.correction.gold_interval import poisson_sample_multiplicities
+
+    rng = np.random.default_rng(5)
+    pi = np.repeat([0.05, 0.5, 1.0], 20_000)
+    kept = poisson_sample_multiplicities(pi, rng).reshape(3, -1)
+    np.testing.assert_allclose(kept.mean(axis=1), 1.0, atol=0.03)
+    np.testing.assert_allclose(kept.var(axis=1), [0.95, 0.5, 0.0], atol=0.04)
+    assert (kept[2] == 1).all()
+
+    population = rng.normal(size=600) + np.linspace(0, 3, 600)
+    inclusion = np.linspace(0.1, 0.9, 600)
+
+    def hajek(values, probabilities, times):
+        weights = times / probabilities
+        return (weights * values).sum() / weights.sum()
+
+    design = np.std(
+        [hajek(population, inclusion, rng.random(600) < inclusion) for _ in range(4000)]
+    )
+    poisson, with_replacement = [], []
+    for _ in range(60):
+        drawn = np.flatnonzero(rng.random(600) < inclusion)
+        values, probabilities = population[drawn], inclusion[drawn]
+        poisson.append(
+            np.std(
+                [
+                    hajek(values, probabilities, poisson_sample_multiplicities(probabilities, rng))
+                    for _ in range(400)
+                ]
+            )
+        )
+        with_replacement.append(
+            np.std(
+                [
+                    hajek(
+                        values,
+                        probabilities,
+                        np.bincount(rng.choice(drawn.size, drawn.size), minlength=drawn.size),
+                    )
+                    for _ in range(400)
+                ]
+            )
+        )
+    assert np.mean(poisson) == pytest.approx(design, rel=0.06)
+    assert np.mean(with_replacement) > 1.15 * design
