@@ -31,6 +31,8 @@ import itertools
 
 import numpy as np
 
+from .. import _validation as v
+
 __all__ = [
     "LOADING_SCALE",
     "LOG_CDF_FLOOR",
@@ -39,6 +41,7 @@ __all__ = [
     "QUADRATURE_NODES",
     "REFERENCE_NODES",
     "answer_probability",
+    "as_loadings",
     "difficulty_class_log_likelihoods",
     "draws_per_pass",
     "likelihood_error",
@@ -144,6 +147,20 @@ def probit_intercept(rates, loading, xp=np):
     return ndtri(rates) * xp.sqrt(1.0 + loading**2)
 
 
+def as_loadings(loading, name: str = "loading") -> np.ndarray:
+    """The two loadings ``(beta_0, beta_1)`` as float64 (2,), each finite and non-negative, or
+    an error naming ``name``."""
+    array = v.as_numeric_array(loading, name).astype(np.float64)
+    if array.shape != (2,):
+        raise ValueError(
+            f"{name} must hold the two loadings (beta_0, beta_1); saw shape {array.shape}"
+        )
+    v.check_finite(array, name)
+    if (array < 0).any():
+        raise ValueError(f"{name} must be non-negative; saw {array.tolist()}")
+    return array
+
+
 def pair_covariances(a, b, loading) -> tuple[np.ndarray, np.ndarray]:
     """Every pair of annotators ``(j, k)``, ``j < k`` (D, 2), and the covariance of their
     answers given ``Y = 0, 1`` (D, 2) that the shared difficulty gives them:
@@ -156,9 +173,14 @@ def pair_covariances(a, b, loading) -> tuple[np.ndarray, np.ndarray]:
     calibration test's variance adds for an item two annotators labelled."""
     from scipy import special
 
+    a, b = v.as_probabilities(a, "a"), v.as_probabilities(b, "b")
+    if a.size != b.size:
+        raise ValueError(
+            f"a and b must hold one rate per annotator each; saw {a.size} and {b.size}"
+        )
+    loading = as_loadings(loading)
     nodes, log_weights = quadrature()
-    rates = np.stack([np.asarray(a, np.float64), np.asarray(b, np.float64)])  # (2, K)
-    loading = np.asarray(loading, np.float64)
+    rates = np.stack([a, b])  # (2, K)
     eta = probit_intercept(rates, loading[:, None])[:, None, :] + (
         loading[:, None, None] * nodes[:, None]
     )  # (2, Q, K)

@@ -62,7 +62,7 @@ from scipy import special
 from .. import _validation as v
 from ..channels.crowd_em import shared_channel_index
 from ..channels.dependence import pair_table
-from ..channels.difficulty import LOADING_SCALE, difficulty_class_log_likelihoods
+from ..channels.difficulty import LOADING_SCALE, as_loadings, difficulty_class_log_likelihoods
 from ..channels.pattern_likelihood import covariance_bounds
 from ..data.responses import name_order
 
@@ -324,14 +324,25 @@ class DifficultyH0Density:
     none) is its gold label."""
 
     def __init__(self, scores, annotations, priors, gold=None):
+        scores = v.as_probabilities(scores, "scores")
+        annotations = v.as_annotations(annotations, "annotations", n_items=scores.size)
+        priors = v.as_numeric_array(priors, "priors").astype(np.float64)
+        if priors.ndim != 2 or priors.shape[0] < 2 or priors.shape[1] != 2:
+            raise ValueError(
+                "priors must be the (3, 2) Beta parameters of Priors.as_array() (rows false "
+                f"positive, sensitivity, prevalence); saw shape {priors.shape}"
+            )
+        v.check_finite(priors, "priors")
+        if (priors <= 0).any():
+            raise ValueError(f"priors must be positive Beta parameters; saw {priors.tolist()}")
         if gold is not None:  # a gold item's class is known: its "score" is its label
-            scores = np.where(gold != v.MISSING, gold, scores)
+            scores = np.where(v.as_gold(gold, scores.size) != v.MISSING, gold, scores)
         rows, self.pattern = np.unique(annotations, axis=0, return_inverse=True)
         self.positive = (rows == 1).astype(np.float64)
         self.negative = (rows == 0).astype(np.float64)
         with np.errstate(divide="ignore"):  # a score of 0 or 1 pins its item's class
             self.log_class = np.stack([np.log1p(-scores), np.log(scores)])
-        self.priors = np.asarray(priors, np.float64)
+        self.priors = priors
         self.n_annotators = rows.shape[1]
 
     def parameters(self, theta) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -367,6 +378,25 @@ def h0_difficulty_draw(density: DifficultyH0Density, a, b, loading, proposal, *,
     ``proposal`` (2 K + 2, 2 K + 2: of the fit's draws of ``(logit a, logit b, log beta)``)
     scaled by 2.38^2 / (2 K + 2).  The annotators are in ``density``'s column order, which a
     caller makes their name order (so the draw does not follow the order of the columns)."""
+    if not isinstance(density, DifficultyH0Density):
+        raise TypeError(f"density must be a DifficultyH0Density; saw {type(density).__name__}")
+    k = density.n_annotators
+    a, b = (v.as_probabilities(rates, name) for rates, name in ((a, "a"), (b, "b")))
+    if a.size != k or b.size != k:
+        raise ValueError(
+            f"a and b must hold one rate per annotator of density ({k}); saw {a.size} and {b.size}"
+        )
+    loading = as_loadings(loading)
+    proposal = v.as_numeric_array(proposal, "proposal").astype(np.float64)
+    if proposal.shape != (2 * k + 2, 2 * k + 2):
+        raise ValueError(
+            f"proposal must be the ({2 * k + 2}, {2 * k + 2}) covariance of (logit a, logit b, "
+            f"log loading); saw shape {proposal.shape}"
+        )
+    v.check_finite(proposal, "proposal")
+    steps = v.as_int(steps, "steps", minimum=0)
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator; saw {type(rng).__name__}")
     theta = np.concatenate(
         [
             special.logit(np.clip(a, EDGE, 1.0 - EDGE)),

@@ -409,3 +409,22 @@ def test_the_row_log_likelihood_is_the_same_in_passes_of_any_size(monkeypatch):
     assert draws_per_pass(len(rows)) == 7  # 50 draws in 8 passes
     assert whole.shape == (2, 50, len(rows))
     np.testing.assert_array_equal(design.row_log_likelihood(*draws), whole)
+
+
+@pytest.mark.parametrize(
+    "a, b, loading, message",
+    [
+        ([0.1, -0.2], [0.8, 0.9], [1.0, 1.5], r"a must lie in \[0, 1\]; saw -0.2"),
+        (
+            [0.1, 0.2],
+            [0.8],
+            [1.0, 1.5],
+            r"a and b must hold one rate per annotator each; saw 2 and 1",
+        ),
+        ([0.1, 0.2], [0.8, 0.9], [[1.0, 1.5]], r"loading must hold the two loadings"),
+        ([0.1, 0.2], [0.8, 0.9], [1.0, -1.5], r"loading must be non-negative"),
+    ],
+)
+def test_pair_covariances_refuse_bad_input(a, b, loading, message):
+    with pytest.raises(ValueError, match=message):
+        pair_covariances(a, b, loading)

@@ -134,3 +134,63 @@ def test_a_shared_difficulty_fit_with_too_few_draws_is_refused_for_its_own_items
     )
     with pytest.raises(ValueError, match="has 4 draws that vary in fewer directions than its 10"):
         bc.calibration_test(sim.data, fit)
+
+
+@pytest.mark.parametrize(
+    "change, error, message",
+    [
+        ({"scores": [0.2, 1.3]}, ValueError, r"scores must lie in \[0, 1\]; saw 1.3"),
+        (
+            {"annotations": [[0, 2], [1, 1]]},
+            ValueError,
+            r"annotations must contain only 0, 1 or -1 \(missing\); saw 2",
+        ),
+        ({"annotations": [[0, 1]]}, ValueError, r"annotations must have one row per item"),
+        ({"priors": [[1, 1]]}, ValueError, r"priors must be the \(3, 2\) Beta parameters"),
+        ({"priors": [[1, 1], [0, 1], [1, 1]]}, ValueError, r"priors must be positive"),
+        (
+            {"gold": [0, 2]},
+            ValueError,
+            r"gold must contain only 0, 1 or -1 \(no gold label\); saw 2",
+        ),
+    ],
+)
+def test_the_h0_density_refuses_bad_input(change, error, message):
+    arguments = {
+        "scores": [0.2, 0.7],
+        "annotations": [[0, 1], [1, 1]],
+        "priors": bc.Priors().as_array(),
+        "gold": None,
+    } | change
+    with pytest.raises(error, match=message):
+        DifficultyH0Density(**arguments)
+
+
+@pytest.mark.parametrize(
+    "change, error, message",
+    [
+        ({"density": "model"}, TypeError, r"density must be a DifficultyH0Density; saw str"),
+        ({"a": [0.1, 1.2]}, ValueError, r"a must lie in \[0, 1\]; saw 1.2"),
+        ({"b": [0.8]}, ValueError, r"a and b must hold one rate per annotator of density \(2\)"),
+        ({"loading": [1.0]}, ValueError, r"loading must hold the two loadings"),
+        ({"loading": [1.0, -0.5]}, ValueError, r"loading must be non-negative"),
+        ({"loading": [1.0, np.nan]}, ValueError, r"loading must be finite"),
+        ({"proposal": np.eye(4)}, ValueError, r"proposal must be the \(6, 6\) covariance"),
+        ({"proposal": np.full((6, 6), np.inf)}, ValueError, r"proposal must be finite"),
+        ({"steps": -1}, ValueError, r"steps must be"),
+        ({"rng": 3}, TypeError, r"rng must be a numpy.random.Generator; saw int"),
+    ],
+)
+def test_the_h0_difficulty_draw_refuses_bad_input(change, error, message):
+    density = DifficultyH0Density([0.2, 0.7], [[0, 1], [1, 1]], bc.Priors().as_array())
+    arguments = {
+        "density": density,
+        "a": [0.1, 0.2],
+        "b": [0.8, 0.9],
+        "loading": [1.0, 1.5],
+        "proposal": np.eye(6),
+        "steps": 3,
+        "rng": np.random.default_rng(0),
+    } | change
+    with pytest.raises(error, match=message):
+        h0_difficulty_draw(**arguments)
