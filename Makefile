@@ -82,6 +82,7 @@ bench:
 	$(EDITABLE_NOTE) $(BENCH_VENV)/bin/python -m pip install --quiet -e . -r benchmarks/requirements.txt
 	$(BENCH_VENV)/bin/python benchmarks/bench_dawid_skene.py
 	$(BENCH_VENV)/bin/python benchmarks/metric_core.py
+	$(BENCH_VENV)/bin/python benchmarks/multiclass_metrics.py
 	$(BENCH_VENV)/bin/python benchmarks/fit_end_to_end.py
 	$(BENCH_VENV)/bin/python benchmarks/crowd_em.py
 	$(BENCH_VENV)/bin/python benchmarks/crowd_em.py --items 20000 --workers 200 --spammers 0.4 --mace --repeats 3

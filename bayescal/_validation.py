@@ -164,6 +164,72 @@ def as_annotations(value: object, name: str, *, n_items: int | None = None) -> n
     return _labels_or_missing(array, name, "missing")
 
 
+#: How far a row of class probabilities may sum from 1 and still be float round-off (a softmax
+#: in float32 is off by up to about 1e-7 a row).
+ROW_SUM_TOLERANCE = 1e-6
+
+
+def as_class_probabilities(value: object, name: str, *, normalize: bool = False) -> np.ndarray:
+    """Float64 (n, C) matrix of class probabilities, ``C >= 2``, each in [0, 1] and each row
+    summing to 1 within :data:`ROW_SUM_TOLERANCE`.  With ``normalize`` every row is divided by
+    its sum first (a row summing to 0 is refused).  Checked in three passes over the matrix
+    (row sums, least and largest entry): a NaN or an infinity makes its row's sum so."""
+    array = as_numeric_array(value, name).astype(np.float64, copy=False)
+    if array.ndim != 2 or array.shape[0] == 0 or array.shape[1] < 2:
+        raise ValueError(
+            f"{name} must be an (n_items, n_classes) matrix of class probabilities with at "
+            f"least one item and two classes; saw shape {array.shape}"
+        )
+    if not isinstance(normalize, (bool, np.bool_)):
+        raise TypeError(f"normalize must be True or False; saw {_describe(normalize)}")
+    sums = array.sum(axis=1)
+    if not np.isfinite(sums).all():
+        check_finite(array, name)
+    if array.min() < 0.0 or (not normalize and array.max() > 1.0):
+        as_probabilities(array, name, ndim=2)  # names the first entry outside [0, 1]
+    if normalize:
+        if (sums <= 0).any():
+            row = int(np.flatnonzero(sums <= 0)[0])
+            raise ValueError(
+                f"{name} cannot be normalized: row {row} sums to {sums[row].item()!r}, not a "
+                "positive number"
+            )
+        array = array / sums[:, None]
+        sums = array.sum(axis=1)
+    off = np.abs(sums - 1.0) > ROW_SUM_TOLERANCE
+    if off.any():
+        row = int(np.flatnonzero(off)[0])
+        raise ValueError(
+            f"{name} must have rows summing to 1 (within {ROW_SUM_TOLERANCE:g}); row {row} sums "
+            f"to {sums[row].item()!r} ({int(off.sum())} such row(s)); pass normalize=True to "
+            "divide each row by its sum"
+        )
+    if array.max() > 1.0:  # within the tolerance of a row's sum: round-off of a certain class
+        as_probabilities(array, name, ndim=2)
+    return array
+
+
+def as_class_labels(value: object, name: str, n_classes: int) -> np.ndarray:
+    """Int64 1-D array of class indices ``0 .. n_classes - 1`` (integer-valued floats are
+    accepted), non-empty."""
+    array = as_numeric_array(value, name)
+    if array.ndim != 1 or array.size == 0:
+        raise ValueError(
+            f"{name} must be a non-empty 1-D array of class indices; saw shape {array.shape}"
+        )
+    # comparisons, not np.isin: a few times faster on a large array
+    invalid = (array < 0) | (array >= n_classes)
+    if not np.issubdtype(array.dtype, np.integer):
+        invalid |= array != np.floor(array)
+    if invalid.any():
+        index = first_index(invalid)
+        raise ValueError(
+            f"{name} must hold class indices 0 to {n_classes - 1} (one per column of the "
+            f"probabilities); saw {array[index].item()!r} at {_position(index)}"
+        )
+    return array.astype(np.int64, copy=False)
+
+
 def _labels_or_missing(array: np.ndarray, name: str, missing: str) -> np.ndarray:
     """``array`` as int8 after checking it holds only 0, 1 and -1 (``missing`` says what -1
     means), or a ValueError naming ``name`` and the first bad value."""

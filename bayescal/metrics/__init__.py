@@ -2,7 +2,8 @@
 and the statistics of checking one judge against labels or against another.
 
 - :mod:`~bayescal.metrics.calibration` — binned ECE, MCE and the reliability curve (Guo et al.
-  2017; Futami and Fujisawa; paper §2).
+  2017; Futami and Fujisawa; paper §2), for binary labels and, through
+  :mod:`~bayescal.metrics.classes`, top-label and classwise for multi-class predictions.
 - :mod:`~bayescal.metrics.kernels` — the compiled single-pass kernels behind the equal-width
   binned metrics (Numba, imported when a kernel first runs).
 - :mod:`~bayescal.metrics.agreement` — agreement between judges (Cohen's kappa, Krippendorff's
@@ -35,6 +36,7 @@ from .agreement import (
 )
 from .calibration import (
     BinnedMoments,
+    ClasswiseReliability,
     ReliabilityBand,
     ReliabilityCurve,
     calibration_moments,
@@ -49,6 +51,7 @@ __all__ = [
     "ABSTAIN",
     "BinnedMoments",
     "CalibrationRecord",
+    "ClasswiseReliability",
     "ErrorRates",
     "HolmSidak",
     "IndependenceCheck",

@@ -39,6 +39,7 @@ from .._api import DEFAULT_N_BINS, Result, old_spellings
 
 __all__ = [
     "BinnedMoments",
+    "ClasswiseReliability",
     "ReliabilityBand",
     "ReliabilityCurve",
     "calibration_moments",
@@ -104,6 +105,24 @@ class ReliabilityCurve(Result):
     def nonempty(self) -> np.ndarray:
         """Boolean mask of the bins that hold at least one item."""
         return self.counts > 0
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class ClasswiseReliability(Result):
+    """Reliability diagram data of each class of a multi-class prediction: class ``k``'s
+    probabilities against ``1{y = k}`` (:func:`reliability_curve` with ``kind="classwise"``).
+
+    Attributes
+    ----------
+    curves : tuple of ReliabilityCurve
+        One per class, in class order.
+    """
+
+    curves: tuple
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.curves)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -235,21 +254,34 @@ def calibration_moments(
 
 @old_spellings()
 def expected_calibration_error(
-    y_true, y_prob, *, n_bins=DEFAULT_N_BINS, strategy="uniform"
+    y_true, y_prob, *, n_bins=DEFAULT_N_BINS, strategy="uniform", kind=None, normalize=False
 ) -> float:
-    """Binned expected calibration error against binary labels (Guo et al. 2017; paper Eq. 2).
+    """Binned expected calibration error against clean labels (Guo et al. 2017; paper Eq. 2).
 
     ``ECE = sum_m |B_m|/n * |acc(B_m) - conf(B_m)| = sum_m |(1/n) sum_{i in B_m} (y_i - p_i)|``
 
+    With a matrix of class probabilities, ``kind`` chooses the multi-class error, each a
+    binary ECE as above (:mod:`bayescal.metrics.classes`): ``"top_label"`` scores the
+    confidence ``max_k p_ik`` against ``1{y_i = argmax_k p_ik}``; ``"classwise"`` is the
+    **mean** over the classes ``k`` of the ECE of ``p_ik`` against ``1{y_i = k}``.
+
     Parameters
     ----------
-    y_true : array_like of {0, 1}, shape (n,)
-    y_prob : array_like, shape (n,)
-        Predicted probabilities of class 1, in [0, 1].
+    y_true : array_like of int, shape (n,)
+        0/1 labels; with ``kind`` or a matrix ``y_prob``, class indices ``0 .. C - 1``.
+    y_prob : array_like, shape (n,) or (n, C)
+        Predicted probabilities of class 1, in [0, 1]; or each item's probabilities of the
+        ``C`` classes, rows summing to 1 (within 1e-6).
     n_bins : int or "auto", default 10
         Number of bins ``M``; ``"auto"`` = ``round(n ** (1/3))``.
     strategy : {"uniform", "quantile"}, default "uniform"
-        Equal-width or equal-mass bins (conventions in the module docstring).
+        Equal-width or equal-mass bins (conventions in the module docstring), on each binary
+        problem's own scores.
+    kind : {"top_label", "classwise"}, optional
+        The multi-class error; default ``"top_label"`` for a matrix ``y_prob``, the binary ECE
+        for a vector (a vector with ``kind`` is the two classes ``[1 - p, p]``).
+    normalize : bool, default False
+        Divide each row of a matrix ``y_prob`` by its sum first (for rows that do not sum to 1).
 
     Returns
     -------
@@ -260,11 +292,36 @@ def expected_calibration_error(
     --------
     >>> expected_calibration_error([1, 0, 1, 0], [0.9] * 4, n_bins=2)
     0.4
+    >>> probabilities = [[0.7, 0.2, 0.1], [0.6, 0.3, 0.1], [0.2, 0.2, 0.6], [0.1, 0.8, 0.1]]
+    >>> round(expected_calibration_error([0, 1, 2, 1], probabilities, n_bins=2), 10)
+    0.075
+
+    (Top-label: confidences 0.7, 0.6, 0.6, 0.8 all in bin [0.5, 1], three of four right:
+    ``|0.75 - 0.675| = 0.075``.  Classwise would average three binary ECEs.)
     """
+    problems = _binary_problems(y_true, y_prob, kind, normalize)
+    return float(np.mean([_label_moments(*problem, n_bins, strategy).ece for problem in problems]))
+
+
+def _binary_problems(y_true, y_prob, kind, normalize) -> tuple:
+    """The binary problems of the input (:func:`bayescal.metrics.classes.binary_problems`):
+    ``y_true`` and ``y_prob`` themselves when ``kind`` is None and ``y_prob`` is not a
+    matrix (``normalize`` with a vector goes on, to be refused there)."""
+    if kind is None and np.ndim(y_prob) != 2 and not normalize:
+        return ((y_true, y_prob),)
+    from .classes import CALIBRATION_KINDS, binary_problems
+
+    return binary_problems(
+        y_true, y_prob, CALIBRATION_KINDS[0] if kind is None else kind, normalize=normalize
+    )
+
+
+def _label_moments(y_true, y_prob, n_bins, strategy) -> BinnedMoments:
+    """The binned moments of binary labels: one compiled pass for equal-width bins."""
     if v.as_choice(strategy, "strategy", v.BIN_STRATEGIES) == "uniform":
-        return _uniform_label_moments(y_true, y_prob, n_bins).ece
+        return _uniform_label_moments(y_true, y_prob, n_bins)
     labels, scores, bins, strategy = _validated_binary(y_true, y_prob, n_bins, strategy)
-    return binned_moments(labels, scores, bins, strategy).ece
+    return binned_moments(labels, scores, bins, strategy)
 
 
 def _uniform_label_moments(y_true, y_prob, n_bins) -> BinnedMoments:
@@ -309,14 +366,28 @@ def max_calibration_error(y_true, y_prob, *, n_bins=DEFAULT_N_BINS, strategy="un
 
 @old_spellings()
 def reliability_curve(
-    y_true, y_prob, *, n_bins=DEFAULT_N_BINS, strategy="uniform"
-) -> ReliabilityCurve:
+    y_true, y_prob, *, n_bins=DEFAULT_N_BINS, strategy="uniform", kind=None, normalize=False
+):
     """Per-bin mean prediction and mean label, the data of a reliability diagram (Guo et al. 2017).
 
     Parameters and binning as in :func:`expected_calibration_error`.  Empty bins are kept so
     that every array has one entry per bin; their means are NaN (undefined), which matplotlib
     skips when plotting.  Use ``curve.nonempty`` to select the defined bins.
+
+    Returns
+    -------
+    ReliabilityCurve or ClasswiseReliability
+        One curve for binary labels and for ``kind="top_label"`` (mean confidence against
+        accuracy); for ``kind="classwise"`` one curve per class.
     """
+    problems = _binary_problems(y_true, y_prob, kind, normalize)
+    curves = tuple(_label_curve(*problem, n_bins, strategy) for problem in problems)
+    if kind == "classwise":
+        return ClasswiseReliability(curves)
+    return curves[0]
+
+
+def _label_curve(y_true, y_prob, n_bins, strategy) -> ReliabilityCurve:
     labels, scores, bins, strategy = _validated_binary(y_true, y_prob, n_bins, strategy)
     index, edges = assign_bins(scores, bins, strategy)
     counts = np.bincount(index, minlength=bins)

@@ -1,0 +1,71 @@
+"""Multi-class predictions as binary calibration problems: top-label and classwise ECE.
+
+A classifier gives item ``i`` a row ``p_i`` of probabilities over ``C`` classes.  Two calibration
+errors reduce it to the binary ECE of :mod:`bayescal.metrics.calibration`, with its binning
+conventions (equal-width or equal-mass bins on each problem's own scores, ``"auto"`` bins from
+the number of items):
+
+- **top-label** (confidence) ECE, Guo et al. (2017): the confidence ``c_i = max_k p_ik``
+  against the indicator ``1{y_i = yhat_i}`` of the predicted class ``yhat_i = argmax_k p_ik``
+  (the first of tied maxima, as ``numpy.argmax`` and netcal take it).  One binary problem;
+  netcal's ``ECE`` computes the same number.
+- **classwise** ECE, Kull et al. (2019): for each class ``k`` the probability ``p_ik`` against
+  ``1{y_i = k}``.  The classwise ECE is the **mean** of the ``C`` binary ECEs (not their sum:
+  at ``C = 2`` it is then on the binary ECE's scale).
+
+Each indicator is one coordinate of the one-hot label ``e_Y``, so each error is linear in it
+bin by bin and has a noise-corrected version with confusion-matrix channels (Dawid and Skene
+1979): ``(T_j^T)^-1 e_{A_j}`` is unbiased for ``e_Y``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import _validation as v
+
+__all__ = ["CALIBRATION_KINDS", "BinaryProblem", "binary_problems"]
+
+#: The multi-class calibration errors; the first is the default for a matrix of probabilities.
+CALIBRATION_KINDS = ("top_label", "classwise")
+
+
+class BinaryProblem(NamedTuple):
+    """One binary calibration problem of a multi-class prediction: 0/1 ``targets`` (n,)
+    (int64, the labels' type of the compiled binary kernel) and the probabilities ``scores``
+    (n,) they are scored against."""
+
+    targets: np.ndarray
+    scores: np.ndarray
+
+
+def binary_problems(y_true, y_prob, kind: str, *, normalize: bool = False) -> tuple:
+    """The binary problems (:class:`BinaryProblem`) of ``kind`` (module docstring): one for
+    ``"top_label"``, one per class for ``"classwise"``.
+
+    ``y_prob`` is an (n, C) matrix of class probabilities (rows summing to 1, or divided by
+    their sums with ``normalize``), or a vector of class-1 probabilities of a binary problem
+    (the matrix ``[1 - p, p]``); ``y_true`` holds class indices ``0 .. C - 1``."""
+    kind = v.as_choice(kind, "kind", CALIBRATION_KINDS)
+    if np.ndim(y_prob) == 1:
+        if normalize:
+            raise ValueError(
+                "normalize divides the rows of a matrix of class probabilities; y_prob is a "
+                "vector of class-1 probabilities, which has none"
+            )
+        positive = v.as_probabilities(y_prob, "y_prob")
+        probabilities = np.column_stack([1.0 - positive, positive])
+    else:
+        probabilities = v.as_class_probabilities(y_prob, "y_prob", normalize=normalize)
+    labels = v.as_class_labels(y_true, "y_true", probabilities.shape[1])
+    v.check_same_length(labels, "y_true", probabilities, "y_prob")
+    if kind == "top_label":
+        predicted = np.argmax(probabilities, axis=1)
+        confidence = probabilities[np.arange(labels.size), predicted]
+        return (BinaryProblem((labels == predicted).astype(np.int64), confidence),)
+    return tuple(
+        BinaryProblem((labels == k).astype(np.int64), np.ascontiguousarray(column))
+        for k, column in enumerate(probabilities.T)
+    )
