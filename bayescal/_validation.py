@@ -217,17 +217,80 @@ def as_class_labels(value: object, name: str, n_classes: int) -> np.ndarray:
         raise ValueError(
             f"{name} must be a non-empty 1-D array of class indices; saw shape {array.shape}"
         )
+    return _class_codes(
+        array, name, 0, n_classes, "class indices 0 to {top} (one per column of the probabilities)"
+    )
+
+
+def _class_codes(array: np.ndarray, name: str, lowest: int, n_classes: int, what: str):
+    """``array`` as int64 after checking it holds integers from ``lowest`` to ``n_classes -
+    1``, or a ValueError saying ``what`` (formatted with ``top``) and the first bad value."""
     # comparisons, not np.isin: a few times faster on a large array
-    invalid = (array < 0) | (array >= n_classes)
+    invalid = (array < lowest) | (array >= n_classes)
     if not np.issubdtype(array.dtype, np.integer):
         invalid |= array != np.floor(array)
     if invalid.any():
         index = first_index(invalid)
         raise ValueError(
-            f"{name} must hold class indices 0 to {n_classes - 1} (one per column of the "
-            f"probabilities); saw {array[index].item()!r} at {_position(index)}"
+            f"{name} must hold {what.format(top=n_classes - 1)}; saw {array[index].item()!r} "
+            f"at {_position(index)}"
         )
     return array.astype(np.int64, copy=False)
+
+
+def as_confusion_matrices(value: object, name: str, n_classes: int | None = None) -> np.ndarray:
+    """Float64 (K, C, C) confusion matrices ``T_j[y, k] = P(A_j = k | Y = y)``: ``K >= 1``,
+    ``C >= 2`` (``n_classes`` when given), each entry in [0, 1] and each row summing to 1 within
+    :data:`ROW_SUM_TOLERANCE`."""
+    array = as_numeric_array(value, name).astype(np.float64, copy=False)
+    if (
+        array.ndim != 3
+        or array.shape[0] == 0
+        or array.shape[1] < 2
+        or array.shape[1:]
+        != (
+            array.shape[1],
+            array.shape[1],
+        )
+    ):
+        raise ValueError(
+            f"{name} must be (n_annotators, n_classes, n_classes) confusion matrices, at least "
+            f"one annotator and two classes; saw shape {array.shape}"
+        )
+    if n_classes is not None and array.shape[1] != n_classes:
+        raise ValueError(
+            f"{name} must have {n_classes} classes (as the annotations); saw {array.shape[1]}"
+        )
+    check_finite(array, name)
+    outside = (array < 0.0) | (array > 1.0)
+    if outside.any():
+        j, y, k = first_index(outside)
+        raise ValueError(
+            f"{name} must hold probabilities in [0, 1]; saw {array[j, y, k].item()!r} at "
+            f"annotator {j}, row {y}, column {k}"
+        )
+    sums = array.sum(axis=2)
+    off = np.abs(sums - 1.0) > ROW_SUM_TOLERANCE
+    if off.any():
+        j, y = first_index(off)
+        raise ValueError(
+            f"{name} must have rows P(A_j = . | Y = y) summing to 1 (within "
+            f"{ROW_SUM_TOLERANCE:g}); annotator {j}, row {y} sums to {sums[j, y].item()!r}"
+        )
+    return array
+
+
+def as_class_annotations(value: object, name: str, n_classes: int) -> np.ndarray:
+    """Int64 (n, K) matrix of class codes ``0 .. n_classes - 1``, ``-1`` for missing."""
+    array = as_numeric_array(value, name)
+    if array.ndim != 2 or 0 in array.shape:
+        raise ValueError(
+            f"{name} must be a 2-D array of shape (n_items, n_annotators) with at least one "
+            f"item and one annotator; saw shape {array.shape}"
+        )
+    return _class_codes(
+        array, name, MISSING, n_classes, f"class codes 0 to {{top}}, or {MISSING} for missing"
+    )
 
 
 def _labels_or_missing(array: np.ndarray, name: str, missing: str) -> np.ndarray:

@@ -3,6 +3,9 @@
 - :mod:`~bayescal.correction.known_channels` — corrected labels
   ``U_j = (A_j - a_j) / (b_j - a_j)``, their aggregation weights and NC-ECE with known
   channels; the naive soft- and majority-vote baselines.
+- :mod:`~bayescal.correction.known_confusions` — the same for multi-class annotators with
+  known confusion matrices: corrected one-hot labels ``(T_j^T)^-1 e_{A_j}``, their matrix
+  weights, and the noise-corrected top-label and classwise ECE.
 - :mod:`~bayescal.correction.estimation` — NC-ECE with channels estimated from the same
   annotations (reuse, split, cross-fit).
 - :mod:`~bayescal.correction.calibration_test` — the test of calibration against the true

@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import _validation as v
 
-__all__ = ["CALIBRATION_KINDS", "BinaryProblem", "binary_problems"]
+__all__ = ["CALIBRATION_KINDS", "BinaryProblem", "binary_problems", "class_problems"]
 
 #: The multi-class calibration errors; the first is the default for a matrix of probabilities.
 CALIBRATION_KINDS = ("top_label", "classwise")
@@ -61,11 +61,22 @@ def binary_problems(y_true, y_prob, kind: str, *, normalize: bool = False) -> tu
         probabilities = v.as_class_probabilities(y_prob, "y_prob", normalize=normalize)
     labels = v.as_class_labels(y_true, "y_true", probabilities.shape[1])
     v.check_same_length(labels, "y_true", probabilities, "y_prob")
+    one_hot = (labels[:, None] == np.arange(probabilities.shape[1])).astype(np.int64)
+    return class_problems(one_hot, probabilities, kind)
+
+
+def class_problems(targets: np.ndarray, probabilities: np.ndarray, kind: str) -> tuple:
+    """The binary problems of ``kind`` of validated one-hot ``targets`` (n, C), or of corrected
+    one-hot labels that are unbiased for them, against ``probabilities`` (n, C): the
+    coordinate of the predicted class against the confidence, or each class's coordinate
+    against its probability."""
     if kind == "top_label":
         predicted = np.argmax(probabilities, axis=1)
-        confidence = probabilities[np.arange(labels.size), predicted]
-        return (BinaryProblem((labels == predicted).astype(np.int64), confidence),)
+        rows = np.arange(probabilities.shape[0])
+        return (BinaryProblem(targets[rows, predicted], probabilities[rows, predicted]),)
     return tuple(
-        BinaryProblem((labels == k).astype(np.int64), np.ascontiguousarray(column))
-        for k, column in enumerate(probabilities.T)
+        BinaryProblem(
+            np.ascontiguousarray(targets[:, k]), np.ascontiguousarray(probabilities[:, k])
+        )
+        for k in range(probabilities.shape[1])
     )

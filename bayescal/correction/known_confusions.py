@@ -1,0 +1,286 @@
+"""Corrected one-hot labels from multi-class annotators with known confusion matrices, and the
+noise-corrected top-label and classwise ECE they give (Dawid and Skene 1979; the paper's §3
+correction in matrix form).
+
+Annotator ``j``'s confusion matrix ``T_j[y, k] = P(A_j = k | Y = y)`` gives
+``E[e_{A_j} | Y] = T_j^T e_Y``, so
+
+    U_j = (T_j^T)^-1 e_{A_j}
+
+is unbiased for the one-hot label ``e_Y``; at ``C = 2`` its class-1 coordinate is the binary
+corrected label ``(A_j - a_j) / (b_j - a_j)``.  Every ``U_j`` sums to 1 (``T_j 1 = 1``), so the
+annotators differ only in the ``C - 1`` directions that sum to 0, and they are combined there:
+
+    U = 1/C + Q sum_{j in O} W_j Q^T U_j,    sum_{j in O} W_j = I,
+
+``Q`` (C, C - 1) an orthonormal basis of those directions and ``O`` the annotators the item has
+(the weights renormalised over them, as for binary labels).  Any such weights keep ``U``
+unbiased.  The rules:
+
+- ``"iv"`` (default): ``W_j = (sum_{k in O} P_k)^-1 P_j`` with ``P_j`` the inverse of the
+  noise covariance ``Sigma_j = E_Y Cov(U_j | Y) = sum_y pi_y (T_j^T)^-1 [diag(T_j[y]) -
+  T_j[y] T_j[y]^T] T_j^-1`` in those directions (eigenvalues floored at the binary rule's
+  ``VARIANCE_FLOOR``): the unbiased combination of least variance.  A judge who confuses two
+  adjacent grades is uncertain only along their difference and still counts on the other
+  classes.  At ``C = 2``, ``Q^T Sigma_j Q = 2 v_j`` and this is the binary IV rule (App. F.4).
+- ``"equal"``: ``W_j = I / |O|``.
+- explicit non-negative weights ``alpha`` (K,): ``W_j = alpha_j I / sum_{k in O} alpha_k``.
+
+The IV rule's class proportions ``pi`` (C,) are given, or the App. F.4 plug-in in vector form:
+the mean of the equally weighted ``U``, each coordinate clipped to [1e-4, 1 - 1e-4] and the
+vector renormalised (at ``C = 2``, the binary plug-in).
+
+**Conditioning.** ``U_j``'s variance grows with the condition number of ``T_j``.  An annotator
+with ``cond_2(T_j) > MAX_CONDITION = 1 / MIN_GAP`` carries no usable information: its labels
+count as missing (weight 0), said in one :class:`~bayescal.ChannelWarning` naming every such
+annotator, and an item left with no label is refused.  The symmetric binary channel of gap
+``g`` has condition number ``1 / g``, so at ``C = 2`` this is the binary rule ``|b - a| <
+MIN_GAP`` for symmetric channels.
+
+The top-label and classwise NC-ECE (:func:`noise_corrected_class_ece`) score ``U``'s
+coordinate of the predicted class, or each class's coordinate, as the binary NC-ECE scores the
+corrected label (:mod:`bayescal.metrics.classes`): each bin's mean of ``U`` is unbiased for
+its mean of ``e_Y``, so ``sum |bin moments|`` estimates the clean error as at ``C = 2``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _validation as v
+from .._api import DEFAULT_N_BINS, named_annotators, warn_caller
+from ..channels import MIN_GAP
+from ..exceptions import ChannelWarning
+from ..metrics.calibration import calibration_moments
+from ._channel_screen import without_uninformative
+from .known_channels import as_convex_weights
+from .weights import PREVALENCE_CLIP, VARIANCE_FLOOR
+
+__all__ = [
+    "MAX_CONDITION",
+    "corrected_one_hot_labels",
+    "noise_corrected_class_ece",
+    "noise_covariances",
+]
+
+#: The largest condition number ``cond_2(T_j)`` of a confusion matrix the correction inverts:
+#: the symmetric binary channel of gap ``MIN_GAP`` has condition number ``1 / MIN_GAP``.
+MAX_CONDITION = 1.0 / MIN_GAP
+
+
+def _sum_zero_basis(n_classes: int) -> np.ndarray:
+    """An orthonormal basis (C, C - 1) of the vectors whose coordinates sum to 0."""
+    basis, _ = np.linalg.qr(np.eye(n_classes)[:, :-1] - 1.0 / n_classes)
+    return basis
+
+
+def noise_covariances(confusion: np.ndarray, prevalence: np.ndarray) -> np.ndarray:
+    """``Sigma_j = E_Y Cov(U_j | Y)`` (K, C, C) of each annotator's corrected one-hot label
+    (module docstring), for invertible confusion matrices (K, C, C) and class proportions
+    ``prevalence`` (C,)."""
+    confusion = v.as_confusion_matrices(confusion, "confusion")
+    prevalence = v.as_probabilities(prevalence, "prevalence")
+    if prevalence.size != confusion.shape[1]:
+        raise ValueError(
+            f"prevalence must hold one proportion per class ({confusion.shape[1]}); saw "
+            f"{prevalence.size}"
+        )
+    inverse = np.linalg.inv(np.swapaxes(confusion, 1, 2))
+    # Cov(e_A | Y = y) = diag(T[y]) - T[y] T[y]^T, averaged over y
+    eye = np.eye(confusion.shape[1])
+    given_class = confusion[..., :, None] * eye - confusion[..., :, None] * confusion[..., None, :]
+    mean = np.einsum("y,kyab->kab", prevalence, given_class)
+    return inverse @ mean @ np.swapaxes(inverse, 1, 2)
+
+
+def _precisions(confusion, prevalence, basis) -> np.ndarray:
+    """The inverse noise covariances (K, C - 1, C - 1) in the sum-zero directions."""
+    reduced = basis.T @ noise_covariances(confusion, prevalence) @ basis
+    values, vectors = np.linalg.eigh(reduced)
+    return (vectors / np.maximum(values, VARIANCE_FLOOR)[:, None, :]) @ np.swapaxes(vectors, 1, 2)
+
+
+def _screened(annotations, confusion) -> np.ndarray:
+    """``(annotations, inverse, usable)``: the annotations with the ill-conditioned
+    annotators' labels set missing (module docstring), every ``(T_j^T)^-1`` (K, C, C) (the
+    identity for those), and the (K,) mask of the others."""
+    condition = np.linalg.cond(confusion)
+    usable = condition <= MAX_CONDITION
+    names = [str(j) for j in range(confusion.shape[0])]
+    if not usable.any():
+        raise ValueError(
+            f"confusion: no annotator's confusion matrix can be inverted (every condition number "
+            f"is above {MAX_CONDITION:g}; saw {np.round(condition, 1).tolist()}): the labels "
+            "carry no usable information about Y"
+        )
+    if not usable.all():
+        listed, several = named_annotators([n for n, ok in zip(names, usable) if not ok])
+        warn_caller(
+            f"confusion: {listed} {'have' if several else 'has'} a confusion matrix with a "
+            f"condition number above {MAX_CONDITION:g} (nearly singular): no usable "
+            "information about Y, weight 0 in the correction",
+            ChannelWarning,
+        )
+        annotations = without_uninformative(annotations, usable, names, refuse_lost=True)
+    eye = np.eye(confusion.shape[1])
+    invertible = np.where(usable[:, None, None], np.swapaxes(confusion, 1, 2), eye)
+    return annotations, np.linalg.inv(invertible), usable
+
+
+def _combine(annotations, inverse, basis, weights_of) -> np.ndarray:
+    """``U`` (n, C) of every item (module docstring); ``weights_of(mask)`` gives the weights
+    ``W_j`` (|O|, C - 1, C - 1) of the annotators ``mask`` (K,) an item has."""
+    n_classes = basis.shape[0]
+    # each annotator's correction of each code, in the sum-zero directions: (K, C, C - 1)
+    reduced = np.einsum("ca,kcb->kba", basis, inverse)
+    observed = annotations != v.MISSING
+    masks, group = np.unique(observed, axis=0, return_inverse=True)
+    combined = np.empty((annotations.shape[0], n_classes - 1))
+    for g, mask in enumerate(masks):
+        items = np.flatnonzero(group.ravel() == g)
+        columns = np.flatnonzero(mask)
+        corrections = reduced[columns, annotations[np.ix_(items, columns)]]  # (n_g, |O|, C - 1)
+        combined[items] = np.einsum("jab,njb->na", weights_of(mask), corrections)
+    return 1.0 / n_classes + combined @ basis.T
+
+
+def _plugin_prevalence(annotations, inverse, basis) -> np.ndarray:
+    """App. F.4 in vector form (module docstring)."""
+    equal = _combine(annotations, inverse, basis, _scalar_weights(np.ones(inverse.shape[0]), basis))
+    clipped = np.clip(equal.mean(axis=0), *PREVALENCE_CLIP)
+    return clipped / clipped.sum()
+
+
+def _scalar_weights(alpha: np.ndarray, basis: np.ndarray):
+    """``W_j = alpha_j I / sum_{k in O} alpha_k``, as ``weights_of`` of :func:`_combine`."""
+    eye = np.eye(basis.shape[1])
+
+    def weights_of(mask):
+        total = alpha[mask].sum()
+        if total <= 0:
+            raise ValueError(
+                f"weights give zero total weight to the annotators {np.flatnonzero(mask).tolist()}"
+                " that label some item; its corrected label is undefined"
+            )
+        return (alpha[mask] / total)[:, None, None] * eye
+
+    return weights_of
+
+
+def corrected_one_hot_labels(annotations, confusion, *, weights="iv", prevalence=None):
+    """Corrected one-hot labels ``U_i`` (n, C), unbiased for ``e_{Y_i}``, from multi-class
+    annotators with known confusion matrices (module docstring).
+
+    Parameters
+    ----------
+    annotations : array_like of int, shape (n, K)
+        Class codes ``0 .. C - 1``, ``-1`` for missing.  Every item needs at least one label.
+    confusion : array_like, shape (K, C, C)
+        ``T_j[y, k] = P(A_j = k | Y = y)``, rows summing to 1.
+    weights : {"iv", "equal"} or array_like of shape (K,), default "iv"
+        The combination rule, or non-negative weights per annotator (renormalised over the
+        annotators each item has).
+    prevalence : array_like of shape (C,), optional
+        Class proportions for ``"iv"``; by default the plug-in of App. F.4 (module docstring).
+
+    Returns
+    -------
+    ndarray, shape (n, C)
+        Each row sums to 1; its coordinates may leave [0, 1] (unbiased, not bounded).
+
+    Examples
+    --------
+    >>> confusion = [[[0.9, 0.1], [0.2, 0.8]]]  # one binary annotator: a = 0.1, b = 0.8
+    >>> corrected_one_hot_labels([[1], [0]], confusion).round(6).tolist()
+    [[-0.285714, 1.285714], [1.142857, -0.142857]]
+    """
+    confusion = v.as_confusion_matrices(confusion, "confusion")
+    n_classes = confusion.shape[1]
+    annotations = v.as_class_annotations(annotations, "annotations", n_classes)
+    if annotations.shape[1] != confusion.shape[0]:
+        raise ValueError(
+            f"confusion must hold one matrix per annotator column ({annotations.shape[1]}); "
+            f"saw {confusion.shape[0]}"
+        )
+    v.check_items_annotated(annotations, "annotations")
+    annotations, inverse, usable = _screened(annotations, confusion)
+    basis = _sum_zero_basis(n_classes)
+    if not isinstance(weights, str):
+        alpha = as_convex_weights(weights, confusion.shape[0]) * usable
+        return _combine(annotations, inverse, basis, _scalar_weights(alpha, basis))
+    rule = v.as_choice(weights, "weights", ("iv", "equal"))
+    if rule == "equal":
+        return _combine(annotations, inverse, basis, _scalar_weights(usable * 1.0, basis))
+    if prevalence is None:
+        prevalence = _plugin_prevalence(annotations, inverse, basis)
+    else:
+        prevalence = v.as_probabilities(prevalence, "prevalence")
+        if prevalence.size != n_classes or abs(prevalence.sum() - 1.0) > v.ROW_SUM_TOLERANCE:
+            raise ValueError(
+                f"prevalence must be {n_classes} class proportions summing to 1; saw "
+                f"{prevalence.tolist()}"
+            )
+    precisions = _precisions(
+        np.where(usable[:, None, None], confusion, np.eye(n_classes)), prevalence, basis
+    )
+
+    def weights_of(mask):
+        chosen = precisions[mask]
+        return np.linalg.solve(chosen.sum(axis=0), chosen)
+
+    return _combine(annotations, inverse, basis, weights_of)
+
+
+def noise_corrected_class_ece(
+    probabilities,
+    annotations,
+    confusion,
+    *,
+    kind="top_label",
+    weights="iv",
+    prevalence=None,
+    n_bins=DEFAULT_N_BINS,
+    strategy="uniform",
+) -> float:
+    """Noise-corrected top-label or classwise ECE of class ``probabilities`` (n, C) against
+    multi-class annotators with known confusion matrices (module docstring): the ECE of
+    :func:`bayescal.expected_calibration_error` with the corrected one-hot labels in place of
+    the one-hot labels.
+
+    Parameters
+    ----------
+    probabilities : array_like, shape (n, C)
+        Each item's class probabilities, rows summing to 1 (within 1e-6).
+    annotations, confusion, weights, prevalence
+        As :func:`corrected_one_hot_labels`.
+    kind : {"top_label", "classwise"}, default "top_label"
+        Classwise is the mean over the classes.
+    n_bins : int or "auto", default 10
+    strategy : {"uniform", "quantile"}, default "uniform"
+
+    Returns
+    -------
+    float
+    """
+    from ..metrics.classes import CALIBRATION_KINDS, class_problems
+
+    probabilities = v.as_class_probabilities(probabilities, "probabilities")
+    kind = v.as_choice(kind, "kind", CALIBRATION_KINDS)
+    corrected = corrected_one_hot_labels(
+        annotations, confusion, weights=weights, prevalence=prevalence
+    )
+    v.check_same_length(probabilities, "probabilities", corrected, "annotations")
+    if corrected.shape[1] != probabilities.shape[1]:
+        raise ValueError(
+            f"probabilities must have one column per class of the confusion matrices "
+            f"({corrected.shape[1]}); saw {probabilities.shape[1]}"
+        )
+    problems = class_problems(corrected, probabilities, kind)
+    return float(
+        np.mean(
+            [
+                calibration_moments(targets, scores, n_bins=n_bins, strategy=strategy).ece
+                for targets, scores in problems
+            ]
+        )
+    )
