@@ -137,3 +137,36 @@ def integrated_pattern_probability(rates, loading, rows):
             for row in rows
         ]
     )
+
+
+#: Three classes, three judges: the second confuses the adjacent grades 1 and 2 and never
+#: mistakes class 0; the third errs evenly (multi-class tests).
+GRADED_CONFUSION = np.array(
+    [
+        [[0.8, 0.15, 0.05], [0.1, 0.8, 0.1], [0.05, 0.15, 0.8]],
+        [[1.0, 0.0, 0.0], [0.0, 0.6, 0.4], [0.0, 0.35, 0.65]],
+        [[0.7, 0.15, 0.15], [0.15, 0.7, 0.15], [0.15, 0.15, 0.7]],
+    ]
+)
+
+
+def binary_confusion(a, b) -> np.ndarray:
+    """The (K, 2, 2) confusion matrices of binary channels ``a, b``."""
+    a, b = np.asarray(a), np.asarray(b)
+    return np.stack([np.column_stack([1 - a, a]), np.column_stack([1 - b, b])], axis=1)
+
+
+def simulate_class_annotations(confusion, n, prevalence, seed, missing=0.0):
+    """``(labels (n,), codes (n, K))``: classes drawn with ``prevalence``, each annotator's
+    code from its confusion row; with ``missing``, each label dropped with that probability
+    but one kept per item."""
+    rng = np.random.default_rng(seed)
+    labels = rng.choice(len(prevalence), n, p=prevalence)
+    cumulative = np.cumsum(confusion[:, labels], axis=2)  # (K, n, C)
+    codes = (rng.random((confusion.shape[0], n, 1)) > cumulative).sum(axis=2).T
+    codes = np.minimum(codes, confusion.shape[1] - 1)
+    if missing:
+        gone = rng.random(codes.shape) < missing
+        gone[np.arange(n), rng.integers(0, codes.shape[1], n)] = False
+        codes = np.where(gone, -1, codes)
+    return labels, codes

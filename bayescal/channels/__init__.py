@@ -13,6 +13,8 @@ are positively oriented, or whose ``failure`` says why there is no admissible es
 - :func:`crowd_em` — Dawid–Skene EM on a crowd's sparse responses (many workers, few labels
   each), with Beta smoothing for sparse workers; it takes
   :class:`~bayescal.data.Responses` too.
+- :mod:`~bayescal.channels.confusion_em` — multi-class Dawid–Skene EM on an annotation
+  array: every annotator's confusion matrix, oriented to the diagonal without a wall.
 - :func:`score_groups` — build score groups from thresholds or bins.
 - :class:`CoLabelling` — who labelled what, and what it identifies: the one rule every
   estimator and model applies before fitting.

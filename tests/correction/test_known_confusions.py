@@ -14,35 +14,10 @@ from bayescal.correction.known_confusions import (
     noise_corrected_class_ece,
 )
 from bayescal.exceptions import ChannelWarning
+from tests.helpers import GRADED_CONFUSION, binary_confusion, simulate_class_annotations
 
 A = np.array([0.1, 0.15, 0.2, 0.05])
 B = np.array([0.75, 0.85, 0.9, 0.7])
-#: Three classes, three judges: the second confuses the adjacent grades 1 and 2 and never
-#: mistakes class 0; the third errs evenly.
-CONFUSION = np.array(
-    [
-        [[0.8, 0.15, 0.05], [0.1, 0.8, 0.1], [0.05, 0.15, 0.8]],
-        [[1.0, 0.0, 0.0], [0.0, 0.6, 0.4], [0.0, 0.35, 0.65]],
-        [[0.7, 0.15, 0.15], [0.15, 0.7, 0.15], [0.15, 0.15, 0.7]],
-    ]
-)
-
-
-def _binary_confusion(a, b):
-    return np.stack([np.column_stack([1 - a, a]), np.column_stack([1 - b, b])], axis=1)
-
-
-def _simulate(confusion, n, prevalence, seed, missing=0.0):
-    rng = np.random.default_rng(seed)
-    labels = rng.choice(len(prevalence), n, p=prevalence)
-    cumulative = np.cumsum(confusion[:, labels], axis=2)  # (K, n, C)
-    codes = (rng.random((confusion.shape[0], n, 1)) > cumulative).sum(axis=2).T
-    codes = np.minimum(codes, confusion.shape[1] - 1)
-    if missing:
-        gone = rng.random(codes.shape) < missing
-        gone[np.arange(n), rng.integers(0, codes.shape[1], n)] = False  # one label each
-        codes = np.where(gone, -1, codes)
-    return labels, codes
 
 
 @pytest.mark.parametrize("weights", ["iv", "equal", [1.0, 2.0, 0.5, 1.0]])
@@ -50,8 +25,8 @@ def _simulate(confusion, n, prevalence, seed, missing=0.0):
 def test_at_two_classes_it_is_the_binary_correction(weights, prevalence):
     """Class 1's coordinate equals corrected_labels to 1e-12, with missing labels, for every
     rule, with the plug-in prevalence and a given one."""
-    confusion = _binary_confusion(A, B)
-    _, codes = _simulate(confusion, 3000, [0.6, 0.4], seed=1, missing=0.4)
+    confusion = binary_confusion(A, B)
+    _, codes = simulate_class_annotations(confusion, 3000, [0.6, 0.4], seed=1, missing=0.4)
     binary = bc.correction.corrected_labels(
         codes, bc.Channels(A, B), weights=weights, prevalence=prevalence
     )
@@ -68,9 +43,11 @@ def test_at_two_classes_it_is_the_binary_correction(weights, prevalence):
 def test_the_corrected_labels_are_unbiased_for_every_class_and_rule():
     """200 000 items, a third of the labels missing: each class's mean corrected one-hot label
     is its one-hot vector within 4 standard errors (seed 2)."""
-    labels, codes = _simulate(CONFUSION, 200_000, [0.5, 0.3, 0.2], seed=2, missing=0.33)
+    labels, codes = simulate_class_annotations(
+        GRADED_CONFUSION, 200_000, [0.5, 0.3, 0.2], seed=2, missing=0.33
+    )
     for weights in ("iv", "equal"):
-        corrected = corrected_one_hot_labels(codes, CONFUSION, weights=weights)
+        corrected = corrected_one_hot_labels(codes, GRADED_CONFUSION, weights=weights)
         for y in range(3):
             rows = corrected[labels == y]
             error = rows.std(axis=0) / np.sqrt(len(rows))
@@ -81,25 +58,27 @@ def test_the_iv_rule_keeps_a_judge_who_confuses_adjacent_grades_on_the_others():
     """The second judge never mistakes class 0, so the IV combination's class-0 coordinate is
     exact (every other judge's weight there is 0) although that judge confuses 1 and 2; equal
     weights leave it noisy.  Over all classes IV has less noise (40 000 items, seed 3)."""
-    labels, codes = _simulate(CONFUSION, 40_000, [0.5, 0.3, 0.2], seed=3)
+    labels, codes = simulate_class_annotations(GRADED_CONFUSION, 40_000, [0.5, 0.3, 0.2], seed=3)
     truth = np.eye(3)[labels]
-    iv = corrected_one_hot_labels(codes, CONFUSION) - truth
-    equal = corrected_one_hot_labels(codes, CONFUSION, weights="equal") - truth
+    iv = corrected_one_hot_labels(codes, GRADED_CONFUSION) - truth
+    equal = corrected_one_hot_labels(codes, GRADED_CONFUSION, weights="equal") - truth
     assert np.abs(iv[:, 0]).max() < 1e-6
     assert np.var(equal[:, 0]) > 0.05
     assert (iv**2).sum(axis=1).mean() < 0.8 * (equal**2).sum(axis=1).mean()
 
 
 def test_an_ill_conditioned_judge_gets_weight_zero_and_one_warning():
-    singular = np.concatenate([CONFUSION, np.full((1, 3, 3), 1 / 3)])
-    _, codes = _simulate(singular, 500, [0.5, 0.3, 0.2], seed=4)
+    singular = np.concatenate([GRADED_CONFUSION, np.full((1, 3, 3), 1 / 3)])
+    _, codes = simulate_class_annotations(singular, 500, [0.5, 0.3, 0.2], seed=4)
     with pytest.warns(
         ChannelWarning,
         match=r"annotator 3 has a confusion matrix with a condition number above 10000",
     ) as caught:
         kept = corrected_one_hot_labels(codes, singular)
     assert len(caught) == 1
-    np.testing.assert_allclose(kept, corrected_one_hot_labels(codes[:, :3], CONFUSION), atol=1e-12)
+    np.testing.assert_allclose(
+        kept, corrected_one_hot_labels(codes[:, :3], GRADED_CONFUSION), atol=1e-12
+    )
     alone = codes.copy()
     alone[0, :3] = -1
     with warnings.catch_warnings():
@@ -122,7 +101,7 @@ def _predictions(labels, n_classes, seed):
 @pytest.mark.parametrize("kind", ["top_label", "classwise"])
 @pytest.mark.parametrize("strategy", ["uniform", "quantile"])
 def test_perfect_judges_give_the_clean_ece(kind, strategy):
-    labels, _ = _simulate(CONFUSION, 2000, [0.5, 0.3, 0.2], seed=5)
+    labels, _ = simulate_class_annotations(GRADED_CONFUSION, 2000, [0.5, 0.3, 0.2], seed=5)
     probabilities = _predictions(labels, 3, seed=5)
     perfect = np.eye(3)[None].repeat(2, axis=0)
     nc = noise_corrected_class_ece(
@@ -135,8 +114,8 @@ def test_perfect_judges_give_the_clean_ece(kind, strategy):
 def test_at_two_classes_classwise_nc_ece_is_the_binary_nc_ece():
     """Classwise NC-ECE is the mean of class 1's and class 0's; with continuous scores class 0's
     bins mirror class 1's, so it is the binary NC-ECE (to 1e-12)."""
-    confusion = _binary_confusion(A, B)
-    labels, codes = _simulate(confusion, 4000, [0.6, 0.4], seed=6, missing=0.3)
+    confusion = binary_confusion(A, B)
+    labels, codes = simulate_class_annotations(confusion, 4000, [0.6, 0.4], seed=6, missing=0.3)
     scores = np.clip(0.3 + 0.4 * labels + np.random.default_rng(6).normal(0, 0.2, 4000), 0, 1)
     data = bc.AnnotatedScores(scores, codes)
     binary = bc.noise_corrected_ece(data, bc.Channels(A, B))
@@ -149,11 +128,11 @@ def test_at_two_classes_classwise_nc_ece_is_the_binary_nc_ece():
 def test_nc_ece_with_noisy_judges_is_near_the_clean_ece():
     """200 000 items, three noisy judges: the corrected top-label and classwise ECEs are within
     0.005 of the clean ones, where the ECE against one judge's labels is far off (seed 7)."""
-    labels, codes = _simulate(CONFUSION, 200_000, [0.5, 0.3, 0.2], seed=7)
+    labels, codes = simulate_class_annotations(GRADED_CONFUSION, 200_000, [0.5, 0.3, 0.2], seed=7)
     probabilities = _predictions(labels, 3, seed=7)
     for kind in ("top_label", "classwise"):
         clean = bc.expected_calibration_error(labels, probabilities, kind=kind)
-        corrected = noise_corrected_class_ece(probabilities, codes, CONFUSION, kind=kind)
+        corrected = noise_corrected_class_ece(probabilities, codes, GRADED_CONFUSION, kind=kind)
         naive = bc.expected_calibration_error(codes[:, 2], probabilities, kind=kind)
         assert abs(corrected - clean) < 0.005
         assert abs(naive - clean) > 0.05
@@ -168,17 +147,17 @@ def test_nc_ece_with_noisy_judges_is_near_the_clean_ece():
             r"confusion must be \(n_annotators, n_classes, n_classes\) confusion matrices",
         ),
         (
-            {"confusion": CONFUSION * 1.1},
+            {"confusion": GRADED_CONFUSION * 1.1},
             ValueError,
             r"confusion must hold probabilities in \[0, 1\]; saw 1.1 at annotator 1, row 0, column 0",
         ),
         (
-            {"confusion": CONFUSION * 0.9},
+            {"confusion": GRADED_CONFUSION * 0.9},
             ValueError,
             r"confusion must have rows P\(A_j = . \| Y = y\) summing to 1 \(within 1e-06\); annotator 0, row 0 sums to 0.9",
         ),
         (
-            {"confusion": CONFUSION[:2]},
+            {"confusion": GRADED_CONFUSION[:2]},
             ValueError,
             r"confusion must hold one matrix per annotator column \(3\); saw 2",
         ),
@@ -212,7 +191,7 @@ def test_nc_ece_with_noisy_judges_is_near_the_clean_ece():
     ],
 )
 def test_bad_input_is_refused_naming_the_argument(change, error, message):
-    arguments = {"annotations": [[0, 1, 2], [1, 1, 2]], "confusion": CONFUSION} | change
+    arguments = {"annotations": [[0, 1, 2], [1, 1, 2]], "confusion": GRADED_CONFUSION} | change
     annotations, confusion = arguments.pop("annotations"), arguments.pop("confusion")
     with pytest.raises(error, match=message):
         corrected_one_hot_labels(annotations, confusion, **arguments)
@@ -224,11 +203,11 @@ def test_the_nc_ece_refuses_probabilities_that_do_not_fit():
         ValueError,
         match=r"probabilities must have one column per class of the confusion matrices \(3\); saw 2",
     ):
-        noise_corrected_class_ece([[0.5, 0.5], [0.2, 0.8]], codes, CONFUSION, n_bins=1)
+        noise_corrected_class_ece([[0.5, 0.5], [0.2, 0.8]], codes, GRADED_CONFUSION, n_bins=1)
     with pytest.raises(
         ValueError,
         match=r"probabilities and annotations must have the same number of items; saw 1 and 2",
     ):
-        noise_corrected_class_ece([[0.5, 0.25, 0.25]], codes, CONFUSION, n_bins=1)
+        noise_corrected_class_ece([[0.5, 0.25, 0.25]], codes, GRADED_CONFUSION, n_bins=1)
     with pytest.raises(ValueError, match=r"kind must be one of"):
-        noise_corrected_class_ece([[0.5, 0.25, 0.25]] * 2, codes, CONFUSION, kind="max")
+        noise_corrected_class_ece([[0.5, 0.25, 0.25]] * 2, codes, GRADED_CONFUSION, kind="max")
