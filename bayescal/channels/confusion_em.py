@@ -24,6 +24,11 @@ population's summed confusion), the multi-class form of the binary rule (the lab
 ``sum_j n_j (b_j - a_j)`` positive); then the start of highest log-likelihood is kept.  At
 ``C = 2`` the fit is the binary EM's (``a_j = T_j[0, 1]``, ``b_j = T_j[1, 1]``).
 
+**One coin** (``structure="one_coin"``, for small panels): ``T_j[y, y] = p_j`` and every
+other cell ``(1 - p_j) / (C - 1)``, one parameter per annotator; the M-step sets ``p_j`` to
+the share of the annotator's expected cells on the diagonal (smoothing counted in every cell).
+Its latent classes are tied to the answers through the diagonal, so it is not relabelled.
+
 Starts: the majority vote (one M-step from each pattern's vote shares), then seeded random
 diagonally dominant ones.
 """
@@ -39,8 +44,10 @@ from .. import _validation as v
 from .._api import warn_caller
 from ..exceptions import ConvergenceWarning
 
-__all__ = ["ConfusionEstimate", "confusion_em"]
+__all__ = ["CONFUSION_STRUCTURES", "ConfusionEstimate", "confusion_em", "orient"]
 
+#: The confusion matrices' forms (module docstring); the first is the default.
+CONFUSION_STRUCTURES = ("full", "one_coin")
 #: Probabilities are kept at least this inside logarithms (a perfect annotator's zero cells).
 EPS = 1e-12
 
@@ -87,27 +94,39 @@ class _Patterns(NamedTuple):
         total = special.logsumexp(joint, axis=1)
         return float(self.counts @ total), np.exp(joint - total[:, None])
 
-    def m_step(self, posterior, smoothing: float) -> tuple[np.ndarray, np.ndarray]:
+    def m_step(self, posterior, smoothing: float, structure: str) -> tuple[np.ndarray, np.ndarray]:
         weighted = posterior * self.counts[:, None]  # (P, C(y))
         cells = np.einsum("py,pkc->kyc", weighted, self.answers) + smoothing
-        confusion = cells / cells.sum(axis=2, keepdims=True)
+        if structure == "one_coin":  # only the diagonal's share is free (module docstring)
+            n_classes = cells.shape[1]
+            right = np.trace(cells, axis1=1, axis2=2) / cells.sum(axis=(1, 2))  # (K,)
+            wrong = (1.0 - right) / (n_classes - 1)
+            eye = np.eye(n_classes)
+            confusion = right[:, None, None] * eye + wrong[:, None, None] * (1.0 - eye)
+        else:
+            confusion = cells / cells.sum(axis=2, keepdims=True)
         return confusion, weighted.sum(axis=0) / self.counts.sum()
 
 
-def _majority_start(patterns: _Patterns, smoothing: float):
+def _majority_start(patterns: _Patterns, smoothing: float, structure: str):
     """One M-step from each pattern's shares of votes per class (a pattern without a vote
     cannot occur: every item has a label)."""
     votes = patterns.answers.sum(axis=1)
     shares = votes / votes.sum(axis=1, keepdims=True)
-    return patterns.m_step(shares, max(smoothing, 0.5))  # smoothed: a vote may miss a class
+    # smoothed: a cell at 0 stays at 0 under EM, and a vote may miss a class
+    return patterns.m_step(shares, max(smoothing, 0.5), structure)
 
 
-def _random_start(rng, n_annotators: int, n_classes: int):
-    """Rows drawn around a diagonal of 0.6-0.9, class proportions from a flat Dirichlet."""
+def _random_start(rng, n_annotators: int, n_classes: int, structure: str):
+    """Rows drawn around a diagonal of 0.6-0.9 (the rest split at random, or evenly for one
+    coin), class proportions from a flat Dirichlet."""
     diagonal = rng.uniform(0.6, 0.9, (n_annotators, n_classes))
-    rest = rng.dirichlet(np.ones(n_classes - 1), (n_annotators, n_classes)) * (
-        1.0 - diagonal[..., None]
-    )
+    if structure == "one_coin":
+        diagonal[:] = diagonal[:, :1]
+        split = np.full((n_annotators, n_classes, n_classes - 1), 1.0 / (n_classes - 1))
+    else:
+        split = rng.dirichlet(np.ones(n_classes - 1), (n_annotators, n_classes))
+    rest = split * (1.0 - diagonal[..., None])
     confusion = np.empty((n_annotators, n_classes, n_classes))
     for y in range(n_classes):
         others = [k for k in range(n_classes) if k != y]
@@ -126,7 +145,15 @@ def orient(confusion: np.ndarray, prevalence: np.ndarray, labels_per_annotator: 
 
 
 def confusion_em(
-    annotations, n_classes, *, smoothing=0.0, n_starts=10, tol=1e-8, max_iter=1000, seed=0
+    annotations,
+    n_classes,
+    *,
+    structure="full",
+    smoothing=0.0,
+    n_starts=10,
+    tol=1e-8,
+    max_iter=1000,
+    seed=0,
 ) -> ConfusionEstimate:
     """Multi-class Dawid–Skene EM (module docstring).
 
@@ -136,6 +163,8 @@ def confusion_em(
         Class codes ``0 .. n_classes - 1``, ``-1`` for missing; every item needs a label.
     n_classes : int
         ``C >= 2``.
+    structure : {"full", "one_coin"}, default "full"
+        Every cell free, or the one-coin (symmetric) model of small panels.
     smoothing : float, default 0
         The symmetric Dirichlet ``alpha`` added to every confusion cell (0: maximum
         likelihood; 1 keeps a class an annotator was never seen answering away from 0).
@@ -154,6 +183,7 @@ def confusion_em(
     n_classes = v.as_int(n_classes, "n_classes", minimum=2)
     annotations = v.as_class_annotations(annotations, "annotations", n_classes)
     v.check_items_annotated(annotations, "annotations")
+    structure = v.as_choice(structure, "structure", CONFUSION_STRUCTURES)
     smoothing = float(v.as_finite_vector([smoothing], "smoothing")[0])
     if smoothing < 0:
         raise ValueError(f"smoothing must be a Dirichlet alpha >= 0; saw {smoothing}")
@@ -166,9 +196,9 @@ def confusion_em(
     best = None
     for start in range(n_starts):
         if start == 0:
-            confusion, prevalence = _majority_start(patterns, smoothing)
+            confusion, prevalence = _majority_start(patterns, smoothing, structure)
         else:
-            confusion, prevalence = _random_start(rng, annotations.shape[1], n_classes)
+            confusion, prevalence = _random_start(rng, annotations.shape[1], n_classes, structure)
         previous, converged, n_iter = -np.inf, False, 0
         for n_iter in range(max_iter + 1):
             loglik, posterior = patterns.e_step(confusion, prevalence)
@@ -177,12 +207,12 @@ def confusion_em(
                 break
             if n_iter == max_iter:
                 break
-            confusion, prevalence = patterns.m_step(posterior, smoothing)
+            confusion, prevalence = patterns.m_step(posterior, smoothing, structure)
             previous = loglik
+        if structure == "full":
+            confusion, prevalence = orient(confusion, prevalence, n_labels)
         if best is None or loglik > best.loglik:
-            best = ConfusionEstimate(
-                *orient(confusion, prevalence, n_labels), loglik, converged, n_iter
-            )
+            best = ConfusionEstimate(confusion, prevalence, loglik, converged, n_iter)
     if not best.converged:
         warn_caller(
             f"confusion_em: the best start did not converge in {max_iter} iterations (the "
