@@ -8,14 +8,16 @@ observed set ``O`` and count ``c_s``:
 
     log p(s | Y = y) = sum_{j in O} log T_j[y, s_j]
 
-E-step (log space): ``w_sy = P(Y = y | s)``.  M-step with an optional symmetric Dirichlet
-smoothing ``alpha >= 0`` added to every cell (``alpha = 0``: maximum likelihood):
+E-step (log space): ``w_sy = P(Y = y | s)``.  M-step with a symmetric Dirichlet(alpha) prior
+on every row of every ``T_j`` (MAP, ``alpha >= 1``; ``alpha = 1`` is the maximum likelihood, as
+``crowd_em``'s Beta(1, 1)):
 
-    T_j[y, k] = (sum_s c_s w_sy [s_j = k] + alpha) / (sum_s c_s w_sy [j in O_s] + C alpha)
+    T_j[y, k] = (sum_s c_s w_sy [s_j = k] + alpha - 1) / (sum_s c_s w_sy [j in O_s] + C (alpha - 1))
     pi_y = sum_s c_s w_sy / n.
 
 A missing response drops out of both sums.  Each iteration costs O(patterns x K x C), not
-O(items).  Iteration stops when the mean log-likelihood changes by less than ``tol``.
+O(items).  Iteration stops when the mean log posterior (the log-likelihood plus the prior's
+``(alpha - 1) sum log T``) changes by less than ``tol``.
 
 **Orientation without a wall.**  The likelihood is the same under any relabelling of the latent
 classes.  Each start's estimate is relabelled by the permutation ``sigma`` that maximises the
@@ -26,7 +28,8 @@ population's summed confusion), the multi-class form of the binary rule (the lab
 
 **One coin** (``structure="one_coin"``, for small panels): ``T_j[y, y] = p_j`` and every
 other cell ``(1 - p_j) / (C - 1)``, one parameter per annotator; the M-step sets ``p_j`` to
-the share of the annotator's expected cells on the diagonal (smoothing counted in every cell).
+the share of the annotator's expected cells on the diagonal (the prior's ``alpha - 1`` counted in
+every cell).
 Its latent classes are tied to the answers through the diagonal, so it is not relabelled.
 
 Starts: the majority vote (one M-step from each pattern's vote shares), then seeded random
@@ -94,9 +97,9 @@ class _Patterns(NamedTuple):
         total = special.logsumexp(joint, axis=1)
         return float(self.counts @ total), np.exp(joint - total[:, None])
 
-    def m_step(self, posterior, smoothing: float, structure: str) -> tuple[np.ndarray, np.ndarray]:
+    def m_step(self, posterior, alpha: float, structure: str) -> tuple[np.ndarray, np.ndarray]:
         weighted = posterior * self.counts[:, None]  # (P, C(y))
-        cells = np.einsum("py,pkc->kyc", weighted, self.answers) + smoothing
+        cells = np.einsum("py,pkc->kyc", weighted, self.answers) + (alpha - 1.0)
         if structure == "one_coin":  # only the diagonal's share is free (module docstring)
             n_classes = cells.shape[1]
             right = np.trace(cells, axis1=1, axis2=2) / cells.sum(axis=(1, 2))  # (K,)
@@ -108,13 +111,13 @@ class _Patterns(NamedTuple):
         return confusion, weighted.sum(axis=0) / self.counts.sum()
 
 
-def _majority_start(patterns: _Patterns, smoothing: float, structure: str):
+def _majority_start(patterns: _Patterns, alpha: float, structure: str):
     """One M-step from each pattern's shares of votes per class (a pattern without a vote
     cannot occur: every item has a label)."""
     votes = patterns.answers.sum(axis=1)
     shares = votes / votes.sum(axis=1, keepdims=True)
     # smoothed: a cell at 0 stays at 0 under EM, and a vote may miss a class
-    return patterns.m_step(shares, max(smoothing, 0.5), structure)
+    return patterns.m_step(shares, max(alpha, 1.5), structure)
 
 
 def _random_start(rng, n_annotators: int, n_classes: int, structure: str):
@@ -149,7 +152,7 @@ def confusion_em(
     n_classes,
     *,
     structure="full",
-    smoothing=0.0,
+    smoothing=1.0,
     n_starts=10,
     tol=1e-8,
     max_iter=1000,
@@ -165,9 +168,10 @@ def confusion_em(
         ``C >= 2``.
     structure : {"full", "one_coin"}, default "full"
         Every cell free, or the one-coin (symmetric) model of small panels.
-    smoothing : float, default 0
-        The symmetric Dirichlet ``alpha`` added to every confusion cell (0: maximum
-        likelihood; 1 keeps a class an annotator was never seen answering away from 0).
+    smoothing : float, default 1
+        The symmetric Dirichlet ``alpha >= 1`` of every confusion row (1: maximum likelihood;
+        2 adds a pseudo-label to every cell, keeping a class an annotator was never seen
+        answering away from 0).
     n_starts : int, default 10
         The majority-vote start, then seeded random ones.
     tol : float, default 1e-8
@@ -184,9 +188,9 @@ def confusion_em(
     annotations = v.as_class_annotations(annotations, "annotations", n_classes)
     v.check_items_annotated(annotations, "annotations")
     structure = v.as_choice(structure, "structure", CONFUSION_STRUCTURES)
-    smoothing = float(v.as_finite_vector([smoothing], "smoothing")[0])
-    if smoothing < 0:
-        raise ValueError(f"smoothing must be a Dirichlet alpha >= 0; saw {smoothing}")
+    alpha = float(v.as_finite_vector([smoothing], "smoothing")[0])
+    if alpha < 1:
+        raise ValueError(f"smoothing must be a Dirichlet alpha >= 1 (1: no smoothing); saw {alpha}")
     n_starts = v.as_int(n_starts, "n_starts", minimum=1)
     tol, max_iter = v.as_tolerance(tol), v.as_int(max_iter, "max_iter", minimum=1)
     rng = np.random.default_rng(v.as_seed(seed))
@@ -196,19 +200,20 @@ def confusion_em(
     best = None
     for start in range(n_starts):
         if start == 0:
-            confusion, prevalence = _majority_start(patterns, smoothing, structure)
+            confusion, prevalence = _majority_start(patterns, alpha, structure)
         else:
             confusion, prevalence = _random_start(rng, annotations.shape[1], n_classes, structure)
         previous, converged, n_iter = -np.inf, False, 0
         for n_iter in range(max_iter + 1):
             loglik, posterior = patterns.e_step(confusion, prevalence)
-            if abs(loglik - previous) / n_items < tol:
+            objective = loglik + (alpha - 1.0) * np.log(np.maximum(confusion, EPS)).sum()
+            if abs(objective - previous) / n_items < tol:
                 converged = True
                 break
             if n_iter == max_iter:
                 break
-            confusion, prevalence = patterns.m_step(posterior, smoothing, structure)
-            previous = loglik
+            confusion, prevalence = patterns.m_step(posterior, alpha, structure)
+            previous = objective
         if structure == "full":
             confusion, prevalence = orient(confusion, prevalence, n_labels)
         if best is None or loglik > best.loglik:
@@ -216,7 +221,7 @@ def confusion_em(
     if not best.converged:
         warn_caller(
             f"confusion_em: the best start did not converge in {max_iter} iterations (the "
-            f"mean log-likelihood still moved by {tol:g} or more); raise max_iter",
+            f"mean log posterior still moved by {tol:g} or more); raise max_iter",
             ConvergenceWarning,
         )
     return best
