@@ -50,6 +50,7 @@ def test_every_python_block_of_the_guides_is_run_by_a_test():
         "guides/crowds.md",
         "guides/correlated-judges.md",
         "guides/studies.md",
+        "guides/multiclass.md",
     }
     with_code = {
         str(page.relative_to(DOCS))
@@ -193,6 +194,14 @@ def test_the_studies_guide_runs_and_says_what_it_claims(tmp_path, monkeypatch):
         )
     )
     np.testing.assert_allclose(names["fit"].channels.a, direct.channels.a, atol=1e-8)
+
+
+def test_the_multiclass_guide_runs_and_says_what_it_claims(tmp_path, monkeypatch):
+    names = _run_page("guides/multiclass.md", tmp_path, monkeypatch)
+    clean, corrected, one_judge = names["clean"], names["corrected"], names["one_judge"]
+    assert abs(corrected - clean) < 0.01
+    assert abs(one_judge - clean) > 0.1
+    np.testing.assert_allclose(names["fit"].confusion, names["confusion"], atol=0.03)
 
 
 @pytest.mark.slow
