@@ -28,6 +28,7 @@ from .known_channels import (
     crowd_corrected_labels,
     is_crowd,
     labelled_moments,
+    rectified_moment_spread,
 )
 from .rectified import GOLD_ESTIMATORS
 
@@ -213,6 +214,7 @@ def nc_ece_estimate(
             )
 
     note_all_gold(data)
+    edges = assign_bins(data.scores, bins, strategy)[1]
 
     def evaluated(moments, fits):
         """The result of ``moments``, with the interval of gold items (mode reuse)."""
@@ -222,6 +224,11 @@ def nc_ece_estimate(
             return NCECEResult(
                 moments.ece, moments, fits, mode, name, moments.n_items, gold_estimator
             )
+        spread = None
+        if data.gold_weights is not None and gold_estimator == "rectified":
+            # inclusion probabilities: the CLT's spread (gold_bootstrap says why)
+            channels = fits[0].channels if fits else estimator
+            spread = rectified_moment_spread(data, channels, weights, edges, strategy)
         interval = gold_bootstrap(
             data,
             moments.moments,
@@ -235,6 +242,7 @@ def nc_ece_estimate(
             level=level,
             seed=seed,
             progress=progress,
+            spread=spread,
         )
         return NCECEResult(
             interval.estimate,
@@ -322,7 +330,6 @@ def nc_ece_estimate(
         fits.append(fit)
     report_unlabelled(np.array([data.n_items - labelled.sum()]), data.n_items)
     # the bins of every item, the moments of the labelled ones (all but a crowd's few)
-    edges = assign_bins(data.scores, bins, strategy)[1]
     moments = labelled_moments(data, targets, labelled, edges, strategy, gold_estimator)
     return evaluated(moments, tuple(fits))
 

@@ -524,6 +524,23 @@ def gold_moments(
     return _gold_bins(rows, score_sums, edges, int(labelled.sum()), gold_estimator)
 
 
+def rectified_moment_spread(data: AnnotatedScores, channels, weights, edges, strategy: str):
+    """The CLT standard deviation (M,) of each rectified bin moment ``r_l = (n_l / n)(m_l -
+    zbar_l)`` of ``data`` (with gold) at ``channels``: ``n_l / n`` times the standard error of
+    the bin mean (:class:`~bayescal.correction.rectified.MeanProblem`), on the items the
+    estimate uses (a crowd's under the crowd rule, silently: the estimate said it)."""
+    channels = channels_for(channels, data.annotator_names)
+    if is_crowd(data):
+        targets, labelled = crowd_corrected_labels(data, channels, weights, report=False)
+    else:
+        targets = correct_annotations(
+            data.annotations, channels, weights, None, names=data.annotator_names
+        )
+        labelled = np.ones(data.n_items, dtype=bool)
+    bins = gold_moments(data, targets, labelled, edges, strategy, "rectified")
+    return bins.moments.counts / bins.moments.n_items * bins.standard_errors
+
+
 class GoldCells(NamedTuple):
     """The rows a posterior with gold runs on (:func:`gold_cells`): the rows (their
     ``targets`` not yet known), each row's response pattern and its scores' mean and sd."""
