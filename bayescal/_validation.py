@@ -172,8 +172,9 @@ ROW_SUM_TOLERANCE = 1e-6
 def as_class_probabilities(value: object, name: str, *, normalize: bool = False) -> np.ndarray:
     """Float64 (n, C) matrix of class probabilities, ``C >= 2``, each in [0, 1] and each row
     summing to 1 within :data:`ROW_SUM_TOLERANCE`.  With ``normalize`` every row is divided by
-    its sum first (a row summing to 0 is refused).  Checked in three passes over the matrix
-    (row sums, least and largest entry): a NaN or an infinity makes its row's sum so."""
+    its sum first (a row summing to 0 is refused; the quotients of non-negative entries are at
+    most 1).  Checked in three passes over the matrix (row sums, least and largest entry): a
+    NaN or an infinity makes its row's sum so."""
     array = as_numeric_array(value, name).astype(np.float64, copy=False)
     if array.ndim != 2 or array.shape[0] == 0 or array.shape[1] < 2:
         raise ValueError(
@@ -204,8 +205,6 @@ def as_class_probabilities(value: object, name: str, *, normalize: bool = False)
             f"to {sums[row].item()!r} ({int(off.sum())} such row(s)); pass normalize=True to "
             "divide each row by its sum"
         )
-    if array.max() > 1.0:  # within the tolerance of a row's sum: round-off of a certain class
-        as_probabilities(array, name, ndim=2)
     return array
 
 

@@ -47,7 +47,7 @@ from .. import _validation as v
 from .._api import warn_caller
 from ..exceptions import ConvergenceWarning
 
-__all__ = ["CONFUSION_STRUCTURES", "ConfusionEstimate", "confusion_em", "orient"]
+__all__ = ["CONFUSION_STRUCTURES", "ConfusionEstimate", "confusion_em"]
 
 #: The confusion matrices' forms (module docstring); the first is the default.
 CONFUSION_STRUCTURES = ("full", "one_coin")
@@ -175,14 +175,15 @@ def confusion_em(
     n_starts : int, default 10
         The majority-vote start, then seeded random ones.
     tol : float, default 1e-8
-        Stop when the mean log-likelihood changes by less than this.
+        Stop when the mean log posterior changes by less than this.
     max_iter : int, default 1000
     seed : int, default 0
 
     Returns
     -------
     ConfusionEstimate
-        The oriented start of highest log-likelihood.
+        The oriented start of highest log posterior (the log-likelihood without smoothing);
+        ``loglik`` is its log-likelihood.
     """
     n_classes = v.as_int(n_classes, "n_classes", minimum=2)
     annotations = v.as_class_annotations(annotations, "annotations", n_classes)
@@ -197,7 +198,7 @@ def confusion_em(
     patterns = _Patterns.of(annotations, n_classes)
     n_labels = (annotations != v.MISSING).sum(axis=0).astype(np.float64)
     n_items = patterns.counts.sum()
-    best = None
+    best, best_objective = None, -np.inf
     for start in range(n_starts):
         if start == 0:
             confusion, prevalence = _majority_start(patterns, alpha, structure)
@@ -216,7 +217,8 @@ def confusion_em(
             previous = objective
         if structure == "full":
             confusion, prevalence = orient(confusion, prevalence, n_labels)
-        if best is None or loglik > best.loglik:
+        if best is None or objective > best_objective:  # MAP's target with smoothing
+            best_objective = objective
             best = ConfusionEstimate(confusion, prevalence, loglik, converged, n_iter)
     if not best.converged:
         warn_caller(

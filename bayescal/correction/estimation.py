@@ -214,7 +214,6 @@ def nc_ece_estimate(
             )
 
     note_all_gold(data)
-    edges = assign_bins(data.scores, bins, strategy)[1]
 
     def evaluated(moments, fits):
         """The result of ``moments``, with the interval of gold items (mode reuse)."""
@@ -228,6 +227,7 @@ def nc_ece_estimate(
         if data.gold_weights is not None and gold_estimator == "rectified":
             # inclusion probabilities: the CLT's spread (gold_bootstrap says why)
             channels = fits[0].channels if fits else estimator
+            edges = assign_bins(data.scores, bins, strategy)[1]
             spread = rectified_moment_spread(data, channels, weights, edges, strategy)
         interval = gold_bootstrap(
             data,
@@ -330,6 +330,7 @@ def nc_ece_estimate(
         fits.append(fit)
     report_unlabelled(np.array([data.n_items - labelled.sum()]), data.n_items)
     # the bins of every item, the moments of the labelled ones (all but a crowd's few)
+    edges = assign_bins(data.scores, bins, strategy)[1]
     moments = labelled_moments(data, targets, labelled, edges, strategy, gold_estimator)
     return evaluated(moments, tuple(fits))
 

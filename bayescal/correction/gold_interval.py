@@ -98,6 +98,8 @@ def poisson_sample_multiplicities(inclusion: np.ndarray, rng: np.random.Generato
     ``inclusion`` (:func:`resampled_items`): 1 with probability ``pi_i``, else Poisson(1).  A
     replicate keeps at least one gold item (a draw of none, at most ``exp(-m)`` for ``m`` items
     with ``pi`` near 0, is drawn again), as the data it stands for has gold."""
+    if inclusion.size == 0:
+        raise ValueError("inclusion must hold the gold items' probabilities; saw none")
     while True:
         kept = np.where(rng.random(inclusion.size) < inclusion, 1, rng.poisson(1.0, inclusion.size))
         if kept.any():
@@ -180,18 +182,18 @@ def gold_bootstrap(
     the bin moments ``evaluate(replicate, channels)`` (M,) of :func:`bootstrap_replicates`.
 
     With ``spread`` (M,), each bin's replicates are scaled about their mean to that standard
-    deviation first (a bin whose replicates do not vary is kept): for gold drawn with
-    inclusion probabilities, the CLT's (:func:`~bayescal.correction.known_channels.
-    rectified_moment_spread`).  There the bootstrap overstates the bin moments' variance
-    (benchmarks/RESULTS.md, "Poisson-sampled gold": by a third on ``select_for_gold``'s gold,
-    where the CLT's was within 3% of the variance over 300 data sets), which both widens the
-    interval and makes the folded correction remove too much."""
+    deviation first, where it is positive and the replicates vary (elsewhere they are kept):
+    for gold drawn with inclusion probabilities, the CLT's
+    (:func:`~bayescal.correction.known_channels.rectified_moment_spread`).  There the
+    bootstrap overstates the bin moments' variance, which both widens the interval and makes
+    the folded correction remove too much (benchmarks/RESULTS.md, "Poisson-sampled gold")."""
     draws = bootstrap_replicates(
         data, refit, evaluate, n_replicates=n_replicates, seed=seed, progress=progress
     )
     if spread is not None:
         centre, observed = draws.mean(axis=0), draws.std(axis=0)
-        scale = np.divide(spread, observed, out=np.ones_like(observed), where=observed > 0)
+        scaled = (observed > 0) & (spread > 0)
+        scale = np.divide(spread, observed, out=np.ones_like(observed), where=scaled)
         draws = centre + (draws - centre) * scale
     return corrected_interval(np.asarray(moments), draws, level)
 

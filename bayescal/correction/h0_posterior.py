@@ -327,7 +327,7 @@ class DifficultyH0Density:
         scores = v.as_probabilities(scores, "scores")
         annotations = v.as_annotations(annotations, "annotations", n_items=scores.size)
         priors = v.as_numeric_array(priors, "priors").astype(np.float64)
-        if priors.ndim != 2 or priors.shape[0] < 2 or priors.shape[1] != 2:
+        if priors.shape != (3, 2):
             raise ValueError(
                 "priors must be the (3, 2) Beta parameters of Priors.as_array() (rows false "
                 f"positive, sensitivity, prevalence); saw shape {priors.shape}"

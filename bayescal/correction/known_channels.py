@@ -25,13 +25,14 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import _validation as v
-from .._api import DEFAULT_N_BINS, old_spellings
+from .._api import DEFAULT_N_BINS, old_spellings, silenced
 from ..channels import Channels, channels_for
 from ..channels.crowd_em import CROWD_ANNOTATORS
 from ..channels.label_posteriors import ChannelParameters, label_probabilities
 from ..data.annotated_scores import AnnotatedScores
 from ..data.cells import CellStatistics
 from ..data.responses import Responses
+from ..exceptions import ChannelWarning, DataWarning
 from ..metrics.calibration import BinnedMoments, assign_bins, bin_index, moments_in_bins
 from ._channel_screen import check_channels, screen_channels, without_uninformative
 from .crowd import crowd_prevalence, crowd_targets, report_unlabelled
@@ -524,21 +525,30 @@ def gold_moments(
     return _gold_bins(rows, score_sums, edges, int(labelled.sum()), gold_estimator)
 
 
+#: The fewest gold items a bin's CLT spread rests on (:func:`rectified_moment_spread`): the
+#: variance of fewer is mostly noise, and one item, or items of one label, give exactly 0.
+MIN_CLT_GOLD = 10
+
+
 def rectified_moment_spread(data: AnnotatedScores, channels, weights, edges, strategy: str):
     """The CLT standard deviation (M,) of each rectified bin moment ``r_l = (n_l / n)(m_l -
     zbar_l)`` of ``data`` (with gold) at ``channels``: ``n_l / n`` times the standard error of
     the bin mean (:class:`~bayescal.correction.rectified.MeanProblem`), on the items the
-    estimate uses (a crowd's under the crowd rule, silently: the estimate said it)."""
+    estimate uses (a crowd's under the crowd rule).  0 for a bin with fewer than
+    :data:`MIN_CLT_GOLD` gold items, where no CLT spread is offered.  Silent: what the
+    channels and the crowd rule say was said by the estimate."""
     channels = channels_for(channels, data.annotator_names)
-    if is_crowd(data):
-        targets, labelled = crowd_corrected_labels(data, channels, weights, report=False)
-    else:
-        targets = correct_annotations(
-            data.annotations, channels, weights, None, names=data.annotator_names
-        )
-        labelled = np.ones(data.n_items, dtype=bool)
+    with silenced(ChannelWarning, DataWarning):
+        if is_crowd(data):
+            targets, labelled = crowd_corrected_labels(data, channels, weights, report=False)
+        else:
+            targets = correct_annotations(
+                data.annotations, channels, weights, None, names=data.annotator_names
+            )
+            labelled = np.ones(data.n_items, dtype=bool)
     bins = gold_moments(data, targets, labelled, edges, strategy, "rectified")
-    return bins.moments.counts / bins.moments.n_items * bins.standard_errors
+    spread = bins.moments.counts / bins.moments.n_items * bins.standard_errors
+    return np.where(bins.gold_counts >= MIN_CLT_GOLD, spread, 0.0)
 
 
 class GoldCells(NamedTuple):

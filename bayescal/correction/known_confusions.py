@@ -37,6 +37,10 @@ annotator, and an item left with no label is refused.  The symmetric binary chan
 ``g`` has condition number ``1 / g``, so at ``C = 2`` this is the binary rule ``|b - a| <
 MIN_GAP`` for symmetric channels.
 
+**Orientation.**  A matrix whose largest diagonal belongs to another ordering of the classes
+(an adversarial judge, or rows given in another class order) is corrected as given, with one
+:class:`~bayescal.ChannelWarning` naming such annotators, as binary channels with ``b < a`` are.
+
 The top-label and classwise NC-ECE (:func:`noise_corrected_class_ece`) score ``U``'s
 coordinate of the predicted class, or each class's coordinate, as the binary NC-ECE scores the
 corrected label (:mod:`bayescal.metrics.classes`): each bin's mean of ``U`` is unbiased for
@@ -56,12 +60,7 @@ from ._channel_screen import without_uninformative
 from .known_channels import as_convex_weights
 from .weights import PREVALENCE_CLIP, VARIANCE_FLOOR
 
-__all__ = [
-    "MAX_CONDITION",
-    "corrected_one_hot_labels",
-    "noise_corrected_class_ece",
-    "noise_covariances",
-]
+__all__ = ["MAX_CONDITION", "corrected_one_hot_labels", "noise_corrected_class_ece"]
 
 #: The largest condition number ``cond_2(T_j)`` of a confusion matrix the correction inverts:
 #: the symmetric binary channel of gap ``MIN_GAP`` has condition number ``1 / MIN_GAP``.
@@ -74,17 +73,10 @@ def _sum_zero_basis(n_classes: int) -> np.ndarray:
     return basis
 
 
-def noise_covariances(confusion: np.ndarray, prevalence: np.ndarray) -> np.ndarray:
+def _noise_covariances(confusion: np.ndarray, prevalence: np.ndarray) -> np.ndarray:
     """``Sigma_j = E_Y Cov(U_j | Y)`` (K, C, C) of each annotator's corrected one-hot label
-    (module docstring), for invertible confusion matrices (K, C, C) and class proportions
-    ``prevalence`` (C,)."""
-    confusion = v.as_confusion_matrices(confusion, "confusion")
-    prevalence = v.as_probabilities(prevalence, "prevalence")
-    if prevalence.size != confusion.shape[1]:
-        raise ValueError(
-            f"prevalence must hold one proportion per class ({confusion.shape[1]}); saw "
-            f"{prevalence.size}"
-        )
+    (module docstring), for validated invertible confusion matrices (K, C, C) and class
+    proportions ``prevalence`` (C,)."""
     inverse = np.linalg.inv(np.swapaxes(confusion, 1, 2))
     # Cov(e_A | Y = y) = diag(T[y]) - T[y] T[y]^T, averaged over y
     eye = np.eye(confusion.shape[1])
@@ -95,7 +87,7 @@ def noise_covariances(confusion: np.ndarray, prevalence: np.ndarray) -> np.ndarr
 
 def _precisions(confusion, prevalence, basis) -> np.ndarray:
     """The inverse noise covariances (K, C - 1, C - 1) in the sum-zero directions."""
-    reduced = basis.T @ noise_covariances(confusion, prevalence) @ basis
+    reduced = basis.T @ _noise_covariances(confusion, prevalence) @ basis
     values, vectors = np.linalg.eigh(reduced)
     return (vectors / np.maximum(values, VARIANCE_FLOOR)[:, None, :]) @ np.swapaxes(vectors, 1, 2)
 
@@ -122,9 +114,34 @@ def _screened(annotations, confusion) -> np.ndarray:
             ChannelWarning,
         )
         annotations = without_uninformative(annotations, usable, names, refuse_lost=True)
+    _warn_if_not_diagonal(confusion, usable, names)
     eye = np.eye(confusion.shape[1])
     invertible = np.where(usable[:, None, None], np.swapaxes(confusion, 1, 2), eye)
     return annotations, np.linalg.inv(invertible), usable
+
+
+def _warn_if_not_diagonal(confusion, usable, names) -> None:
+    """One :class:`~bayescal.ChannelWarning` naming the annotators whose answers a relabelling
+    of the classes fits better than the classes themselves (the largest diagonal is another
+    permutation's): they are corrected as they are, which is right for an adversarial judge
+    and wrong for matrices given in another class order (the binary warning for ``b < a``)."""
+    from scipy import optimize
+
+    permuted = [
+        j
+        for j in np.flatnonzero(usable)
+        if np.trace(confusion[j])
+        < confusion[j][optimize.linear_sum_assignment(confusion[j], maximize=True)].sum() - 1e-12
+    ]
+    if permuted:
+        listed, several = named_annotators([names[j] for j in permuted])
+        warn_caller(
+            f"confusion: {listed} {'have' if several else 'has'} a confusion matrix whose "
+            "largest diagonal is another ordering of the classes, and "
+            f"{'are' if several else 'is'} corrected as given. If its rows or columns are in "
+            "another class order, fix the matrix; if the judge is adversarial, this is right",
+            ChannelWarning,
+        )
 
 
 def _combine(annotations, inverse, basis, weights_of) -> np.ndarray:

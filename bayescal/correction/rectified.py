@@ -62,7 +62,6 @@ __all__ = [
     "RectifiedBins",
     "RectifiedLoss",
     "bin_lambdas",
-    "bootstrap_weights",
     "gold_moment_draws",
     "gold_was_weighted",
     "ppi_lambda",

@@ -278,8 +278,10 @@ def expected_calibration_error(
         Equal-width or equal-mass bins (conventions in the module docstring), on each binary
         problem's own scores.
     kind : {"top_label", "classwise"}, optional
-        The multi-class error; default ``"top_label"`` for a matrix ``y_prob``, the binary ECE
-        for a vector (a vector with ``kind`` is the two classes ``[1 - p, p]``).
+        The multi-class error; default ``"top_label"`` for a matrix ``y_prob`` of three
+        classes or more (a two-column matrix needs ``kind``, or its second column for the
+        binary ECE), the binary ECE for a vector (a vector with ``kind`` is the two classes
+        ``[1 - p, p]``).
     normalize : bool, default False
         Divide each row of a matrix ``y_prob`` by its sum first (for rows that do not sum to 1).
 
@@ -306,14 +308,30 @@ def expected_calibration_error(
 def _binary_problems(y_true, y_prob, kind, normalize) -> tuple:
     """The binary problems of the input (:func:`bayescal.metrics.classes.binary_problems`):
     ``y_true`` and ``y_prob`` themselves when ``kind`` is None and ``y_prob`` is not a
-    matrix (``normalize`` with a vector goes on, to be refused there)."""
-    if kind is None and np.ndim(y_prob) != 2 and not normalize:
+    matrix (``normalize`` with a vector goes on, to be refused there).  A two-column matrix
+    needs ``kind``: it is most often ``predict_proba``'s output, whose binary ECE is that of
+    its second column, and whose top-label ECE is another number."""
+    matrix = _is_matrix(y_prob)
+    if kind is None and not matrix and not normalize:
         return ((y_true, y_prob),)
+    if kind is None and matrix and np.shape(y_prob)[1] == 2:
+        raise ValueError(
+            "y_prob has two columns: pass y_prob[:, 1] for the binary ECE of class 1, or "
+            "kind='top_label' or kind='classwise' for the two-class errors (they differ)"
+        )
     from .classes import CALIBRATION_KINDS, binary_problems
 
     return binary_problems(
         y_true, y_prob, CALIBRATION_KINDS[0] if kind is None else kind, normalize=normalize
     )
+
+
+def _is_matrix(y_prob) -> bool:
+    """Whether ``y_prob`` is 2-D; ragged input is not (the binary checks then name it)."""
+    try:
+        return np.ndim(y_prob) == 2
+    except ValueError:  # numpy refuses a ragged nested list
+        return False
 
 
 def _label_moments(y_true, y_prob, n_bins, strategy) -> BinnedMoments:

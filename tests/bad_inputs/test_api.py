@@ -110,15 +110,15 @@ ERRORS = [
     ),
     (
         "ece 2-D labels with class probabilities",
-        lambda: ece([[0, 1]], [[0.2, 0.8]]),
+        lambda: ece([[0, 1]], [[0.2, 0.3, 0.5]]),
         ValueError,
         r"y_true must be a non-empty 1-D array of class indices; saw shape \(1, 2\)",
     ),
     (
         "ece class probabilities not summing to 1",
-        lambda: ece([0], [[0.2, 0.3]], n_bins=1),
+        lambda: ece([0], [[0.2, 0.3, 0.1]], n_bins=1),
         ValueError,
-        r"y_prob must have rows summing to 1 \(within 1e-06\); row 0 sums to 0.5",
+        r"y_prob must have rows summing to 1 \(within 1e-06\); row 0 sums to 0.6",
     ),
     # row 41: the NC-ECE
     (

@@ -186,11 +186,11 @@ def test_the_clt_spread_of_selected_golds_bin_moments_is_their_spread_over_data_
     assert np.mean(variances, axis=0).sum() == pytest.approx(realized, rel=0.12)
 
 
-def test_an_interval_with_selected_gold_takes_the_clt_spread(monkeypatch):
-    """The bootstrap replicates that build the interval are scaled, bin by bin, to the CLT
-    spread (``gold_bootstrap``'s ``spread``)."""
+@pytest.fixture
+def interval_draws(monkeypatch):
+    """``{"draws": ...}``: the replicates the last interval was built from, as gold_bootstrap
+    hands them to ``corrected_interval``."""
     import bayescal.correction.gold_interval as gold_interval
-    from bayescal.correction.known_channels import rectified_moment_spread
 
     seen = {}
     original = gold_interval.corrected_interval
@@ -200,14 +200,57 @@ def test_an_interval_with_selected_gold_takes_the_clt_spread(monkeypatch):
         return original(moments, draws, level)
 
     monkeypatch.setattr(gold_interval, "corrected_interval", spy)
+    return seen
+
+
+def test_an_interval_with_selected_gold_takes_the_clt_spread(interval_draws):
+    """The bootstrap replicates that build the interval are scaled, bin by bin, to the CLT
+    spread (``gold_bootstrap``'s ``spread``)."""
+    from bayescal.correction.known_channels import rectified_moment_spread
+
     data = _selected(seed=1)
     bc.nc_ece_estimate(data, estimator=ACCURATE, n_bootstrap=60)
     expected = rectified_moment_spread(data, ACCURATE, "iv", np.linspace(0, 1, 11), "uniform")
-    np.testing.assert_allclose(seen["draws"].std(axis=0), expected, rtol=1e-10)
+    np.testing.assert_allclose(interval_draws["draws"].std(axis=0), expected, rtol=1e-10)
     random = _simulation(seed=1, n_items=5000).with_gold(200, seed=1).data
     bc.nc_ece_estimate(random, estimator=PANEL, n_bootstrap=60)  # random gold: not scaled
     assert not np.allclose(
-        seen["draws"].std(axis=0),
+        interval_draws["draws"].std(axis=0),
         rectified_moment_spread(random, PANEL, "iv", np.linspace(0, 1, 11), "uniform"),
         rtol=1e-3,
     )
+
+
+def test_bins_with_few_gold_keep_the_bootstraps_spread(interval_draws):
+    """A bin with fewer than MIN_CLT_GOLD gold items gets no CLT spread (one gold item, or
+    gold of one label, would give exactly 0), and gold_bootstrap keeps its replicates there;
+    the other bins' replicates take the CLT spread."""
+    import itertools
+
+    import bayescal.correction.gold_interval as gold_interval
+    from bayescal.correction.known_channels import MIN_CLT_GOLD, rectified_moment_spread
+
+    data = _selected(seed=2)
+    gold = data.gold.copy()
+    first_bin = np.flatnonzero((data.scores < 0.1) & (gold != -1))
+    gold[first_bin[1:]] = -1  # one gold item left in bin 0
+    sparse = bc.AnnotatedScores(
+        data.scores, data.annotations, gold=gold, gold_weights=data.gold_weights
+    )
+    spread = rectified_moment_spread(sparse, ACCURATE, "iv", np.linspace(0, 1, 11), "uniform")
+    assert MIN_CLT_GOLD > 1 and spread[0] == 0.0 and (spread[1:] > 0).all()
+    replicates = np.random.default_rng(0).normal(size=(50, 10))
+    counter = itertools.count()
+    gold_interval.gold_bootstrap(
+        sparse,
+        np.zeros(10),
+        lambda batch: [ACCURATE] * len(batch),
+        lambda replicate, channels: replicates[next(counter)],
+        n_replicates=50,
+        level=0.9,
+        seed=0,
+        spread=spread,
+    )
+    scaled = interval_draws["draws"].std(axis=0)
+    assert scaled[0] == pytest.approx(replicates[:, 0].std(), rel=1e-12)
+    np.testing.assert_allclose(scaled[1:], spread[1:], rtol=1e-10)

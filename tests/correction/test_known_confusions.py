@@ -211,3 +211,45 @@ def test_the_nc_ece_refuses_probabilities_that_do_not_fit():
         noise_corrected_class_ece([[0.5, 0.25, 0.25]], codes, GRADED_CONFUSION, n_bins=1)
     with pytest.raises(ValueError, match=r"kind must be one of"):
         noise_corrected_class_ece([[0.5, 0.25, 0.25]] * 2, codes, GRADED_CONFUSION, kind="max")
+
+
+def test_a_matrix_whose_best_diagonal_is_another_class_order_is_corrected_and_said():
+    """Rows swapped (classes 1 and 2 of the first judge): one warning naming it; the
+    correction inverts the matrix as given, so the labels stay unbiased for the judge it
+    describes (an adversarial one)."""
+    swapped = GRADED_CONFUSION.copy()
+    swapped[0] = swapped[0][:, [0, 2, 1]]
+    labels, codes = simulate_class_annotations(swapped, 100_000, [0.5, 0.3, 0.2], seed=8)
+    with pytest.warns(
+        ChannelWarning,
+        match=r"annotator 0 has a confusion matrix whose largest diagonal is another ordering",
+    ) as caught:
+        corrected = corrected_one_hot_labels(codes, swapped)
+    assert len(caught) == 1
+    for y in range(3):
+        np.testing.assert_allclose(corrected[labels == y].mean(axis=0), np.eye(3)[y], atol=0.03)
+
+
+def test_explicit_weights_that_give_an_item_nothing_are_refused():
+    with pytest.raises(
+        ValueError,
+        match=r"weights give zero total weight to the annotators \[0\] that label some item",
+    ):
+        corrected_one_hot_labels(
+            [[0, -1, -1], [1, 1, 2]], GRADED_CONFUSION, weights=[0.0, 1.0, 1.0]
+        )
+
+
+@pytest.mark.parametrize(
+    "probabilities, message",
+    [
+        ([[np.nan, 0.5, 0.5], [0.2, 0.3, 0.5]], r"probabilities must be finite; saw nan"),
+        (
+            [[0.5, 0.6, 0.5], [0.2, 0.3, 0.5]],
+            r"probabilities must have rows summing to 1 \(within 1e-06\); row 0 sums to 1.6",
+        ),
+    ],
+)
+def test_the_nc_ece_refuses_bad_probabilities(probabilities, message):
+    with pytest.raises(ValueError, match=message):
+        noise_corrected_class_ece(probabilities, [[0, 1, 2], [1, 1, 2]], GRADED_CONFUSION, n_bins=1)

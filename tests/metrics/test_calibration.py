@@ -261,7 +261,7 @@ METRICS = [
         ([1, 0.5], [0.5, 0.5], {}, ValueError, r"y_true must contain only 0 and 1"),
         ([1, 0, 1], [0.5, 0.5], {}, ValueError, r"same number of items; saw 3 and 2"),
         ([], [], {}, ValueError, r"y_true must not be empty"),
-        ([[1, 0]], [[0.5, 0.5]], {}, ValueError, r"y_true must be a (non-empty )?1-D array"),
+        ([[1, 0]], [0.5, 0.5], {}, ValueError, r"y_true must be a 1-D array"),
         ([1, 0], "0.5", {}, TypeError, r"y_prob must be an array of numbers; saw a string"),
         ([1, 0], [0.5, 0.5], {"n_bins": 0}, ValueError, r"n_bins must be >= 1; saw 0"),
         ([1, 0], [0.5, 0.5], {"n_bins": 2.5}, TypeError, r"n_bins must be an integer"),

@@ -261,7 +261,26 @@ def test_normalize_divides_each_row_by_its_sum():
 def test_bad_multiclass_input_is_refused_naming_the_argument(
     y_true, y_prob, options, error, message
 ):
+    options = {"kind": "top_label"} | options
     with pytest.raises(error, match=message):
         bc.expected_calibration_error(y_true, y_prob, n_bins=1, **options)
     with pytest.raises(error, match=message):
         reliability_curve(y_true, y_prob, n_bins=1, **options)
+
+
+def test_a_two_column_matrix_needs_a_kind_and_ragged_input_is_named():
+    """``predict_proba``'s (n, 2) output: its binary ECE (second column) and its top-label
+    ECE differ, so without ``kind`` neither is guessed."""
+    rng = np.random.default_rng(6)
+    p = rng.random(400)
+    y = (rng.random(400) < p).astype(int)
+    two = np.column_stack([1 - p, p])
+    with pytest.raises(
+        ValueError, match=r"y_prob has two columns: pass y_prob\[:, 1\] for the binary ECE"
+    ):
+        bc.expected_calibration_error(y, two)
+    assert bc.expected_calibration_error(y, two, kind="top_label") != pytest.approx(
+        bc.expected_calibration_error(y, p)
+    )
+    with pytest.raises(TypeError, match=r"y_prob must be an array of numbers"):
+        bc.expected_calibration_error([0, 1], [[0.5], [0.2, 0.8]])
