@@ -45,7 +45,7 @@ from scipy import optimize, special
 
 from .. import _validation as v
 from .._api import warn_caller
-from ..exceptions import ConvergenceWarning
+from ..exceptions import ConvergenceWarning, IdentificationError
 
 __all__ = ["CONFUSION_STRUCTURES", "ConfusionEstimate", "confusion_em"]
 
@@ -163,7 +163,8 @@ def confusion_em(
     Parameters
     ----------
     annotations : array_like of int, shape (n, K)
-        Class codes ``0 .. n_classes - 1``, ``-1`` for missing; every item needs a label.
+        Class codes ``0 .. n_classes - 1``, ``-1`` for missing; every item needs a label, and
+        ``K >= 3`` (fewer are not identified: an :class:`~bayescal.IdentificationError`).
     n_classes : int
         ``C >= 2``.
     structure : {"full", "one_coin"}, default "full"
@@ -188,6 +189,12 @@ def confusion_em(
     n_classes = v.as_int(n_classes, "n_classes", minimum=2)
     annotations = v.as_class_annotations(annotations, "annotations", n_classes)
     v.check_items_annotated(annotations, "annotations")
+    if annotations.shape[1] < 3:
+        raise IdentificationError(
+            f"annotations: {annotations.shape[1]} annotator(s) cannot identify their confusion "
+            "matrices without gold labels (Dawid-Skene needs three conditionally independent "
+            "annotators, as dawid_skene_em does); add annotators"
+        )
     structure = v.as_choice(structure, "structure", CONFUSION_STRUCTURES)
     alpha = float(v.as_finite_vector([smoothing], "smoothing")[0])
     if alpha < 1:

@@ -50,12 +50,14 @@ its mean of ``e_Y``, so ``sum |bin moments|`` estimates the clean error as at ``
 from __future__ import annotations
 
 import numpy as np
+from scipy import optimize
 
 from .. import _validation as v
 from .._api import DEFAULT_N_BINS, named_annotators, warn_caller
 from ..channels import MIN_GAP
 from ..exceptions import ChannelWarning
 from ..metrics.calibration import calibration_moments
+from ..metrics.classes import CALIBRATION_KINDS, class_problems
 from ._channel_screen import without_uninformative
 from .known_channels import as_convex_weights
 from .weights import PREVALENCE_CLIP, VARIANCE_FLOOR
@@ -125,8 +127,6 @@ def _warn_if_not_diagonal(confusion, usable, names) -> None:
     of the classes fits better than the classes themselves (the largest diagonal is another
     permutation's): they are corrected as they are, which is right for an adversarial judge
     and wrong for matrices given in another class order (the binary warning for ``b < a``)."""
-    from scipy import optimize
-
     permuted = [
         j
         for j in np.flatnonzero(usable)
@@ -279,8 +279,6 @@ def noise_corrected_class_ece(
     -------
     float
     """
-    from ..metrics.classes import CALIBRATION_KINDS, class_problems
-
     probabilities = v.as_class_probabilities(probabilities, "probabilities")
     kind = v.as_choice(kind, "kind", CALIBRATION_KINDS)
     corrected = corrected_one_hot_labels(

@@ -36,6 +36,7 @@ import numpy as np
 
 from .. import _validation as v
 from .._api import DEFAULT_N_BINS, Result, old_spellings
+from .classes import CALIBRATION_KINDS, binary_problems
 
 __all__ = [
     "BinnedMoments",
@@ -319,8 +320,6 @@ def _binary_problems(y_true, y_prob, kind, normalize) -> tuple:
             "y_prob has two columns: pass y_prob[:, 1] for the binary ECE of class 1, or "
             "kind='top_label' or kind='classwise' for the two-class errors (they differ)"
         )
-    from .classes import CALIBRATION_KINDS, binary_problems
-
     return binary_problems(
         y_true, y_prob, CALIBRATION_KINDS[0] if kind is None else kind, normalize=normalize
     )

@@ -114,6 +114,12 @@ def test_a_fit_that_does_not_converge_says_so():
         ([[0, 1, 2]], {"smoothing": np.nan}, ValueError, r"smoothing must be finite"),
         ([[0, 1, 2]], {"n_starts": 0}, ValueError, r"n_starts must be >= 1; saw 0"),
         ([[0, 1, 2]], {"max_iter": 0}, ValueError, r"max_iter must be >= 1; saw 0"),
+        (
+            [[0, 1], [1, 2]],
+            {},
+            bc.IdentificationError,
+            r"annotations: 2 annotator\(s\) cannot identify their confusion matrices",
+        ),
         ([[0, 1, 2]], {"seed": -1}, ValueError, r"seed must be >= 0; saw -1"),
         ([[0, 1, 2]], {"n_classes": 2.5}, TypeError, r"n_classes must be an integer"),
         (
