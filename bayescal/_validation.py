@@ -292,6 +292,23 @@ def as_class_annotations(value: object, name: str, n_classes: int) -> np.ndarray
     )
 
 
+def as_class_gold(value: object, n_items: int, n_classes: int) -> np.ndarray:
+    """Int64 gold labels of multi-class data, one per item: class codes ``0 .. n_classes -
+    1``, ``-1`` where an item has no gold label."""
+    array = as_numeric_array(value, "gold")
+    if array.ndim != 1 or array.shape[0] != n_items:
+        raise ValueError(
+            f"gold must be a 1-D array with one entry per item ({n_items}); saw shape {array.shape}"
+        )
+    return _class_codes(
+        array,
+        "gold",
+        MISSING,
+        n_classes,
+        f"class codes 0 to {{top}}, or {MISSING} for no gold label",
+    )
+
+
 def _labels_or_missing(array: np.ndarray, name: str, missing: str) -> np.ndarray:
     """``array`` as int8 after checking it holds only 0, 1 and -1 (``missing`` says what -1
     means), or a ValueError naming ``name`` and the first bad value."""
@@ -307,6 +324,75 @@ def _labels_or_missing(array: np.ndarray, name: str, missing: str) -> np.ndarray
             f"{array[index].item()!r} at {_position(index)}"
         )
     return array.astype(np.int8)
+
+
+def as_class_names(
+    classes: object, n_classes: int | None, name: str = "classes"
+) -> tuple[str, ...]:
+    """``n_classes`` distinct class names as text (``"0", "1", ...`` when ``classes`` is
+    None), in the order of the probability columns and the class codes; with ``n_classes``
+    None, two names or more."""
+    if classes is None:
+        return tuple(str(code) for code in range(n_classes))
+    if isinstance(classes, str) or not hasattr(classes, "__len__"):
+        raise TypeError(f"{name} must be a sequence of class names; saw {_describe(classes)}")
+    names = tuple(str(plain_id(c)) for c in classes)
+    if n_classes is None and len(names) < 2:
+        raise ValueError(f"{name} must name two classes or more; saw {_describe(list(names))}")
+    if n_classes is not None and len(names) != n_classes:
+        raise ValueError(
+            f"{name} must name each of the {n_classes} classes (one per probability column); "
+            f"saw {len(names)}: {_describe(list(names))}"
+        )
+    if len(set(names)) < len(names):
+        twice = next(c for c in names if names.count(c) > 1)
+        raise ValueError(f"{name} must be distinct as text; {twice!r} appears more than once")
+    return names
+
+
+def class_code_dtype(n_classes: int) -> type:
+    """The integer type that stores class codes ``-1 .. n_classes - 1``: int8 up to 127
+    classes (the binary annotations' type), int16 beyond."""
+    return np.int8 if n_classes <= np.iinfo(np.int8).max else np.int16
+
+
+def class_label_column(series, classes: tuple[str, ...], description: str) -> np.ndarray:
+    """A table column of class labels as codes, each cell its class's position in ``classes``
+    (``-1`` where a cell is empty).  Cells are matched to the names as text, an
+    integer-valued number as the integer (``3.0`` is ``"3"``, as a column with empty cells
+    stores ``3``): a 1-5 scale reads with ``classes=["1", ..., "5"]``, and class codes with the
+    default names ``"0", "1", ...``."""
+    series = blank_as_missing(series)
+    empty = series.isna().to_numpy()
+    codes = np.full(len(series), MISSING, dtype=np.int64)
+    import pandas as pd  # loaded with the first table read, not with bayescal
+
+    filled = series[~empty]
+    if pd.api.types.is_numeric_dtype(filled.dtype) and not pd.api.types.is_bool_dtype(filled.dtype):
+        values = filled.to_numpy(dtype=np.float64)
+        whole = values == np.floor(values)
+        text = np.where(whole, values.astype(np.int64).astype(str), values.astype(str))
+    else:  # each distinct cell once: a label column holds a few values many times
+        position, distinct = pd.factorize(filled)
+        text = np.array([_label_text(cell) for cell in distinct], dtype=str)[position]
+    found = pd.Index(classes).get_indexer(text)
+    if (found < 0).any():
+        row = int(np.flatnonzero(~empty)[np.flatnonzero(found < 0)[0]])
+        unknown = sorted(set(text[found < 0].tolist()))
+        raise ValueError(
+            f"{description}, row {row}: {str(text[found < 0][0])!r} is not one of the classes "
+            f"{list(classes)} (labels not among them: {abbreviated(unknown, 5)})"
+        )
+    codes[~empty] = found
+    return codes
+
+
+def _label_text(cell) -> str:
+    """A label cell as the text its class is named by: an integer-valued number as the integer
+    (``3.0`` is ``"3"``)."""
+    if isinstance(cell, numbers.Real) and not isinstance(cell, bool) and float(cell).is_integer():
+        return str(int(cell))
+    return str(plain_id(cell))
 
 
 def check_items_annotated(annotations: np.ndarray, name: str) -> None:
@@ -574,7 +660,10 @@ def blank_as_missing(series):
     column is an empty cell, as it is in a CSV file, whatever stored it (a Parquet string
     column keeps ``""``)."""
     if series.dtype == object or str(series.dtype) in ("str", "string"):
-        blank = series.map(lambda cell: isinstance(cell, str) and not cell.strip())
+        try:  # vectorised: a cell that is not text strips to NaN, which is not blank
+            blank = series.str.strip().eq("").fillna(False)
+        except AttributeError:  # an object column without text: nothing is blank
+            return series
         series = series.mask(blank.astype(bool))
     return series
 

@@ -201,7 +201,16 @@ def test_the_multiclass_guide_runs_and_says_what_it_claims(tmp_path, monkeypatch
     clean, corrected, one_judge = names["clean"], names["corrected"], names["one_judge"]
     assert abs(corrected - clean) < 0.01
     assert abs(one_judge - clean) > 0.1
-    np.testing.assert_allclose(names["fit"].confusion, names["confusion"], atol=0.03)
+    np.testing.assert_allclose(names["fit"].channels.confusion, names["confusion"], atol=0.03)
+    classwise = names["classwise"]
+    clean_classwise = bc.expected_calibration_error(
+        names["labels"], names["probabilities"], kind="classwise"
+    )
+    assert abs(classwise.estimate - clean_classwise) < 0.01
+    assert classwise.estimate == pytest.approx(classwise.class_errors.mean(), abs=1e-15)
+    clean_temperature = names["clean_map"].temperature_
+    assert names["temperature"].temperature_ == pytest.approx(clean_temperature, rel=0.05)
+    assert names["naive"].temperature_ > 1.3 * clean_temperature
 
 
 @pytest.mark.slow

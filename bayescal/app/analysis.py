@@ -39,7 +39,7 @@ from ..correction.gold_interval import DEFAULT_REPLICATES as GOLD_REPLICATES
 from ..correction.gold_interval import gold_only_ece, note_all_gold
 from ..correction.known_channels import is_crowd, majority_vote, noise_corrected_ece, soft_vote
 from ..correction.rates import corrected_rates
-from ..data.annotated_scores import AnnotatedScores
+from ..data.annotated_scores import AnnotatedScores, require_binary
 from ..exceptions import BinningWarning, ChannelWarning, RecalibrationWarning
 from ..metrics.agreement import kappa_interval, wilson_interval
 from ..metrics.calibration import expected_calibration_error, reliability_curve
@@ -414,6 +414,7 @@ def analyse(
         Its ``summary.warnings`` holds the warnings shown during the analysis, one line each,
         so that the results folder and its report keep them.
     """
+    require_binary(data, "analyse")
     settings = _sampler_settings(sampler, seed, progress, bayes_options)
     seed = settings.seed
     steps = _Steps(settings.progress)

@@ -21,7 +21,7 @@ from ..bayes.registry import (
 )
 from ..channels import ChannelFit, crowd_em, score_groups
 from ..channels.crowd_em import CROWD_ANNOTATORS
-from ..data.annotated_scores import AnnotatedScores
+from ..data.annotated_scores import AnnotatedScores, require_binary
 from ..exceptions import FIT_WARNINGS, DependenceWarning, IdentificationError
 
 __all__ = ["MODEL_CHOICES", "EMFit", "ModelChoice", "frequentist_channels", "model_data"]
@@ -57,6 +57,7 @@ class EMFit(NamedTuple):
 @old_spellings()
 def model_data(data, *, model: str = "auto") -> ModelChoice:
     """The model to fit, why, and the data it is fitted to (with score groups for Hui–Walter)."""
+    require_binary(data, "model_data")
     if not isinstance(data, AnnotatedScores):
         raise TypeError(f"data must be a bayescal.AnnotatedScores; saw {type(data).__name__}")
     chosen, why = choose_model(data, model)
@@ -77,6 +78,7 @@ def frequentist_channels(data, *, model: str = "auto", seed: int = 0) -> EMFit:
     grouped EM on score groups, with the data it was fitted to; for a crowd (more than
     :data:`~bayescal.channels.crowd_em.CROWD_ANNOTATORS` annotators) Dawid–Skene EM on the
     sparse responses (:func:`bayescal.crowd_em`)."""
+    require_binary(data, "frequentist_channels")
     name, _, data = model_data(data, model=model)
     return EMFit(em_estimate(name, data, data, v.as_seed(seed)), data)
 

@@ -46,7 +46,7 @@ from .. import _html
 from .. import _validation as v
 from .._api import DEFAULT_LEVEL, abbreviated, old_spellings, p_value_text
 from ..channels.crowd_em import CROWD_ANNOTATORS
-from ..data.annotated_scores import AnnotatedScores
+from ..data.annotated_scores import AnnotatedScores, require_binary
 from ..data.responses import Responses
 from ..models import PatternDesign
 from .bayes_fit import BayesFit
@@ -520,6 +520,7 @@ def check_model(data, fit, *, level=DEFAULT_LEVEL, discrepancy="chi2", seed=0) -
         ``votes_per_item`` and ``pairwise_agreement`` (:mod:`bayescal.bayes.checks`).
         Annotators are named by ``data.annotator_names``; ``verdicts`` says it in sentences.
     """
+    require_binary(data, "check_model")
     data = _fitted_data(fit, data)
     level = v.as_open_probability(level, "level")
     kind = v.as_choice(discrepancy, "discrepancy", DISCREPANCIES)

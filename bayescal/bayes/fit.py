@@ -29,6 +29,7 @@ from ..channels.odd_annotators import (
     posterior_odd_annotators,
     warn_odd_annotators,
 )
+from ..data.annotated_scores import require_binary
 from ..data.cells import CellStatistics
 from ..data.responses import Responses
 from ..exceptions import (
@@ -204,6 +205,7 @@ def fit_bayes(
         by counting parameters against the data's cells and by the rank of the Jacobian at
         the dependent EM estimate (:func:`bayescal.dawid_skene_em` with ``dependent``).
     """
+    require_binary(data, "fit_bayes")
     priors = Priors() if priors is None else priors
     if not isinstance(priors, Priors):
         raise TypeError(f"priors must be a bayescal.Priors; saw {type(priors).__name__}")

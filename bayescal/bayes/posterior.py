@@ -61,7 +61,7 @@ from ..correction.rectified import (
 )
 from ..correction.target_draws import TargetDraws, moment_draws
 from ..correction.weights import WEIGHT_RULES
-from ..data.annotated_scores import AnnotatedScores, warn_of_shared_items
+from ..data.annotated_scores import AnnotatedScores, require_binary, warn_of_shared_items
 from ..data.cells import CellStatistics, count_rows
 from ..metrics.calibration import ReliabilityBand, bin_index
 from ..recalibration import DEFAULT_EPS, make_map
@@ -450,6 +450,7 @@ def nc_ece_posterior(
     -------
     PosteriorECE
     """
+    require_binary(data, "nc_ece_posterior")
     a, b = checked_draws(fit, {"data": data}, cells=True, max_draws=max_draws)
     if isinstance(data, CellStatistics | AnnotatedScores):  # else refused just below
         given = data.n_bins if isinstance(data, CellStatistics) and n_bins is None else n_bins

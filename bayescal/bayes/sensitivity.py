@@ -29,6 +29,7 @@ import pandas as pd
 from .. import _validation as v
 from .._api import DEFAULT_LEVEL, DEFAULT_N_BINS, Result, old_spellings
 from ..channels.base import as_data
+from ..data.annotated_scores import require_binary
 from ..models.stack import arviz
 from .bayes_fit import BayesFit, named_parameters
 from .fit import check_fit, check_priors, sampler_for
@@ -231,6 +232,7 @@ def prior_sensitivity(
         A :class:`~bayescal.SamplingWarning` names the prior whose fit failed its
         diagnostics.
     """
+    require_binary(data, "prior_sensitivity")
     data = as_data(data)
     named = _named_priors(priors)
     reference = next(iter(named)) if reference is None else reference

@@ -14,7 +14,9 @@ are positively oriented, or whose ``failure`` says why there is no admissible es
   each), with Beta smoothing for sparse workers; it takes
   :class:`~bayescal.data.Responses` too.
 - :mod:`~bayescal.channels.confusion_em` — multi-class Dawid–Skene EM on an annotation
-  array: every annotator's confusion matrix, oriented to the diagonal without a wall.
+  array: every annotator's confusion matrix, oriented to the diagonal without a wall;
+  :func:`dawid_skene_em` runs it on multi-class data and returns a :class:`ConfusionFit`
+  (:class:`ConfusionChannels`).
 - :func:`score_groups` — build score groups from thresholds or bins.
 - :class:`CoLabelling` — who labelled what, and what it identifies: the one rule every
   estimator and model applies before fitting.
@@ -23,6 +25,7 @@ are positively oriented, or whose ``failure`` says why there is no admissible es
 from .._api import moved_names
 from .base import MIN_GAP, ChannelFit, Channels, channels_for
 from .co_labelling import CoLabelling
+from .confusion_fit import ConfusionChannels, ConfusionFit
 from .crowd_em import crowd_em
 from .em import dawid_skene_em, grouped_em
 from .gmm import hui_walter_gmm
@@ -34,6 +37,8 @@ __all__ = [
     "ChannelFit",
     "Channels",
     "CoLabelling",
+    "ConfusionChannels",
+    "ConfusionFit",
     "channels_for",
     "crowd_em",
     "dawid_skene_em",

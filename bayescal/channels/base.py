@@ -113,37 +113,55 @@ class Channels:
 
     def for_annotators(self, names, *, where: str = "data", of: str = "the channels") -> Channels:
         """These channels in the order of the annotators ``names`` of ``where`` (the data they
-        correct): matched by name when the channels are named, by position when neither
-        the channels nor the data name their annotators (``a0, a1, ...``).
-
-        A channel applied to another annotator's column gives a wrong number without any sign
-        of it (by position, reordered columns gave 0.0765 instead of 0.0906), so named channels
-        meeting other names are refused, unnamed ones meeting named data are refused, and
-        unnamed ones must have one channel per column.
-        """
-        names = tuple(str(name) for name in names)
-        if self.names is None:
-            if self.n_annotators != len(names):
-                raise ValueError(
-                    f"channels must describe every annotator column ({len(names)}); "
-                    f"saw {self.n_annotators} channel(s)"
-                )
-            if names != v.as_annotator_names(None, len(names), "names"):
-                # the data's columns are named (a table's, a crowd's workers): unnamed channels
-                # would meet them by position, which a reordered table turns into another
-                # annotator's channel without a sign
-                raise ValueError(
-                    f"channels: {of} are unnamed and {where} names its annotators "
-                    f"{abbreviated(names, 6)}: name the channels, Channels(a, b, names=[...]), so that "
-                    "each meets its own annotator's column"
-                )
+        correct), by :func:`annotator_order`'s rule: by name, or by position when neither side
+        names its annotators."""
+        positions = annotator_order(self.names, self.n_annotators, names, where, of)
+        if positions is None:
             return self
-        if self.names == names:
-            return self
-        positions = v.annotator_positions(names, self.names, where, of)
         return Channels(
-            self.a[positions], self.b[positions], adversarial=self.adversarial, names=names
+            self.a[positions], self.b[positions], adversarial=self.adversarial, names=tuple(names)
         )
+
+    @property
+    def confusion(self) -> np.ndarray:
+        """The (K, 2, 2) confusion matrices ``T_j[y, k] = P(A_j = k | Y = y)``:
+        ``[[1 - a_j, a_j], [1 - b_j, b_j]]`` (Dawid and Skene 1979)."""
+        return np.stack([1.0 - self.a, self.a, 1.0 - self.b, self.b], axis=1).reshape(-1, 2, 2)
+
+
+def annotator_order(
+    own, n_own: int, names, where: str, of: str, spelled: str = "Channels(a, b, names=[...])"
+) -> np.ndarray | None:
+    """The positions that put channels named ``own`` (None: unnamed) in the order of the
+    annotators ``names`` of ``where``, or None when they are in that order already: matched by
+    name when the channels are named, by position when neither the channels nor the data name
+    their annotators (``a0, a1, ...``); ``of`` is what the errors call the channels and
+    ``spelled`` how named ones are built.
+
+    A channel applied to another annotator's column gives a wrong number without any sign
+    of it (by position, reordered columns gave 0.0765 instead of 0.0906), so named channels
+    meeting other names are refused, unnamed ones meeting named data are refused, and
+    unnamed ones must have one channel per column."""
+    names = tuple(str(name) for name in names)
+    if own is None:
+        if n_own != len(names):
+            raise ValueError(
+                f"channels must describe every annotator column ({len(names)}); "
+                f"saw {n_own} channel(s)"
+            )
+        if names != v.as_annotator_names(None, len(names), "names"):
+            # the data's columns are named (a table's, a crowd's workers): unnamed channels
+            # would meet them by position, which a reordered table turns into another
+            # annotator's channel without a sign
+            raise ValueError(
+                f"channels: {of} are unnamed and {where} names its annotators "
+                f"{abbreviated(names, 6)}: name the channels, {spelled}, so that "
+                "each meets its own annotator's column"
+            )
+        return None
+    if tuple(own) == names:
+        return None
+    return v.annotator_positions(names, own, where, of)
 
 
 def channels_for(channels, names, *, where: str = "data") -> Channels:

@@ -53,6 +53,9 @@ __all__ = ["CONFUSION_STRUCTURES", "ConfusionEstimate", "confusion_em"]
 CONFUSION_STRUCTURES = ("full", "one_coin")
 #: Probabilities are kept at least this inside logarithms (a perfect annotator's zero cells).
 EPS = 1e-12
+#: The most memory the dense EM's one-hot answers (patterns x annotators x classes, float64)
+#: may take; a crowd's patterns are nearly all distinct and would take far more.
+MAX_PATTERN_BYTES = 2**30
 
 
 class ConfusionEstimate(NamedTuple):
@@ -87,6 +90,15 @@ class _Patterns(NamedTuple):
     @classmethod
     def of(cls, annotations: np.ndarray, n_classes: int) -> _Patterns:
         patterns, counts = np.unique(annotations, axis=0, return_counts=True)
+        size = patterns.size * n_classes * 8
+        if size > MAX_PATTERN_BYTES:
+            raise ValueError(
+                f"annotations: the dense multi-class EM would hold {size / 2**30:.1f} GiB of "
+                f"one-hot answers ({patterns.shape[0]} distinct patterns x "
+                f"{patterns.shape[1]} annotators x {n_classes} classes); a crowd's sparse "
+                "multi-class EM is not built yet: fit fewer annotators (for example those "
+                "with the most labels)"
+            )
         answers = (patterns[:, :, None] == np.arange(n_classes)).astype(np.float64)
         return cls(patterns, counts.astype(np.float64), answers)
 

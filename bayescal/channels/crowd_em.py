@@ -53,11 +53,13 @@ from scipy import sparse
 
 from .. import _validation as v
 from .._api import old_spellings, warn_caller
-from ..data.annotated_scores import AnnotatedScores
+from ..data.annotated_scores import AnnotatedScores, refuse_multiclass_gold
 from ..data.responses import Responses
-from ..exceptions import ChannelWarning, ConvergenceWarning
+from ..exceptions import ChannelWarning, ConvergenceWarning, IdentificationError
 from .base import ChannelFit, Channels, orient, records_options, require_identified
+from .class_crowd_em import class_crowd_em
 from .co_labelling import CoLabelling, GoldCoverage
+from .confusion_fit import ConfusionChannels, ConfusionFit
 from .odd_annotators import odd_annotators, warn_odd_annotators
 
 __all__ = ["CROWD_ANNOTATORS", "DEFAULT_SMOOTHING", "SPARSE_LABELS", "crowd_em"]
@@ -69,14 +71,25 @@ CROWD_ANNOTATORS = 12
 SPARSE_LABELS = 30
 #: The Beta prior of ``smoothing="auto"``: one pseudo-label each way for every rate.
 DEFAULT_SMOOTHING = (2.0, 2.0)
+#: Its multi-class form: a symmetric Dirichlet(2) on every confusion row, one pseudo-label in
+#: every cell.
+DEFAULT_DIRICHLET = 2.0
 #: Probabilities inside logarithms are kept in [EPS, 1 - EPS] (a perfect worker's log(1 - b)).
 EPS = 1e-12
 
 
 @old_spellings()
 @records_options
-def crowd_em(data, *, smoothing="auto", pool="auto", tol=1e-7, max_iter=500) -> ChannelFit:
+def crowd_em(
+    data, *, smoothing="auto", pool="auto", tol=1e-7, max_iter=500
+) -> ChannelFit | ConfusionFit:
     """Dawid–Skene channels of a crowd, by EM on its sparse responses (module docstring).
+
+    Multi-class data (three classes or more) are fitted by the multi-class EM of
+    :mod:`bayescal.channels.class_crowd_em`, with a symmetric Dirichlet ``alpha`` on every
+    confusion row for ``smoothing`` (``"auto"``: 2 when some worker has fewer than
+    :data:`SPARSE_LABELS` labels, else 1, the maximum likelihood), into a
+    :class:`~bayescal.channels.ConfusionFit`; gold is not used there yet (refused).
 
     Parameters
     ----------
@@ -112,6 +125,8 @@ def crowd_em(data, *, smoothing="auto", pool="auto", tol=1e-7, max_iter=500) -> 
     responses = as_responses(data)
     tol = v.as_tolerance(tol)
     max_iter = v.as_int(max_iter, "max_iter", minimum=1)
+    if responses.n_classes > 2:
+        return _class_crowd_fit(data, responses, smoothing, pool, tol, max_iter)
     workers = _Layout.of(responses)
     labelled = responses.labels_per_item()
     require_crowd_identified(responses, "crowd_em")
@@ -186,6 +201,54 @@ def crowd_em(data, *, smoothing="auto", pool="auto", tol=1e-7, max_iter=500) -> 
             ConvergenceWarning,
         )
     return fit
+
+
+def _class_crowd_fit(data, responses: Responses, smoothing, pool, tol, max_iter) -> ConfusionFit:
+    """crowd_em on multi-class ``responses`` (of ``data``): checked, pooled, smoothed and
+    fitted by :func:`~bayescal.channels.class_crowd_em.class_crowd_em`."""
+    n_gold = int((responses.gold != v.MISSING).sum()) if responses.has_gold else 0
+    refuse_multiclass_gold(n_gold, "crowd_em")
+    labelled = responses.labels_per_item()
+    if responses.n_annotators < 3 or (labelled >= 3).sum() == 0:
+        raise IdentificationError(
+            f"crowd_em: {responses.n_annotators} worker(s), and {int((labelled >= 3).sum())} "
+            "items with three labels or more, cannot identify confusion matrices without gold "
+            "(the multi-class Dawid-Skene model needs items labelled by three workers)"
+        )
+    per_worker = responses.labels_per_annotator()
+    if smoothing is None:
+        alpha = 1.0
+    elif isinstance(smoothing, str):
+        v.as_choice(smoothing, "smoothing", ("auto",))
+        alpha = DEFAULT_DIRICHLET if per_worker.min() < SPARSE_LABELS else 1.0
+    else:
+        if isinstance(smoothing, bool) or not isinstance(smoothing, (int, float, np.number)):
+            alpha = np.nan  # a Beta pair, or anything else: refused below
+        else:
+            alpha = float(smoothing)
+        if not (np.isfinite(alpha) and alpha >= 1):
+            raise ValueError(
+                "smoothing must be 'auto', None or a Dirichlet alpha >= 1 for multi-class data "
+                f"(a Beta pair sets binary channels); saw {smoothing!r}"
+            )
+    pooled_mask = _pooled_workers(_as_pool(pool), per_worker, labelled)
+    estimate = class_crowd_em(responses, shared_channel_index(pooled_mask), alpha, tol, max_iter)
+    names = responses.annotator_names
+    classes = data.classes if isinstance(data, AnnotatedScores) else None
+    channels = ConfusionChannels(estimate.confusion, names=names, classes=classes)
+    return ConfusionFit(
+        method="crowd_em",
+        channels=channels,
+        prevalence=estimate.prevalence,
+        annotator_names=names,
+        classes=channels.classes,
+        loglik=estimate.loglik,
+        converged=estimate.converged,
+        n_iter=estimate.n_iter,
+        data_fingerprint=responses.fingerprint,
+        smoothing=alpha,
+        pooled=tuple(name for name, shared in zip(names, pooled_mask) if shared),
+    )
 
 
 def shared_channel_index(shared: np.ndarray) -> np.ndarray:

@@ -40,6 +40,7 @@ import numpy as np
 
 from .. import _validation as v
 from .._api import old_spellings, silenced, warn_caller
+from ..data.annotated_scores import AnnotatedScores, require_binary
 from ..data.cells import CellStatistics
 from ..exceptions import FIT_WARNINGS, ChannelFitError, ConvergenceWarning, IdentificationError
 from .base import (
@@ -53,6 +54,7 @@ from .base import (
     warn_if_groups_inseparable,
 )
 from .co_labelling import GoldCoverage, require_fittable, warn_if_saturated
+from .confusion_fit import ConfusionFit, fit_confusions
 from .dependence import DependentPairs, dependent_pairs, require_dependence_identified
 from .moments import third_moment
 from .odd_annotators import OddAnnotators, odd_annotators, warn_odd_annotators
@@ -537,7 +539,7 @@ def _odd(design: _Design, fit: ChannelFit):
 @records_options
 def dawid_skene_em(
     data, *, n_starts=10, tol=1e-8, max_iter=1000, seed=0, anchor=None, init=None, dependent=None
-) -> ChannelFit:
+) -> ChannelFit | ConfusionFit:
     """Marginal Dawid–Skene EM: K >= 3 annotators, one class proportion (paper §4.3, App. F.2).
 
     Score groups, if any, are ignored.  Starts: ``init`` if given, the third-moment inverse
@@ -566,9 +568,15 @@ def dawid_skene_em(
         gets a covariance given ``Y = 0`` and ``Y = 1`` (:mod:`bayescal.channels.dependence`;
         pairs must not share an annotator).  The marginal channels keep their meaning.
 
+    Multi-class data (:class:`~bayescal.AnnotatedScores` with three classes or more) are fitted
+    by the multi-class Dawid–Skene EM (:mod:`bayescal.channels.confusion_em`: confusion
+    matrices oriented to the population's diagonal, Dawid and Skene 1979), which takes only ``n_starts``,
+    ``tol``, ``max_iter`` and ``seed`` and returns a
+    :class:`~bayescal.channels.ConfusionFit`, whose ``channels.confusion`` is (K, C, C).
+
     Returns
     -------
-    ChannelFit
+    ChannelFit or ConfusionFit
         With a single ``prevalence``.  As many parameters as free cells (K = 3, every item
         labelled by all three) is a :class:`SaturatedModelWarning`; who labelled what is
         checked first (:class:`~bayescal.channels.co_labelling.CoLabelling`).
@@ -582,6 +590,16 @@ def dawid_skene_em(
         would identify them).  Weak identification is a :class:`WeakIdentificationWarning`.
     """
     options = {"n_starts": n_starts, "tol": tol, "max_iter": max_iter, "seed": seed}
+    if isinstance(data, AnnotatedScores) and data.is_multiclass:
+        binary_only = {"anchor": anchor, "init": init, "dependent": dependent}
+        given = [name for name, value in binary_only.items() if value is not None]
+        if given:
+            raise ValueError(
+                f"dawid_skene_em: {', '.join(given)} set(s) the binary model; data are "
+                f"multi-class ({data.n_classes} classes), whose fit takes only n_starts, tol, "
+                "max_iter and seed"
+            )
+        return fit_confusions(data, "dawid_skene_em", **options)
     return _public_em("dawid_skene_em", data, options | {"anchor": anchor}, init, dependent)
 
 
@@ -613,6 +631,7 @@ def grouped_em(
         parameters as free cells (K = 2 with two groups, every item labelled by both;
         :class:`SaturatedModelWarning`); who labelled what, as for :func:`dawid_skene_em`.
     """
+    require_binary(data, "grouped_em")
     options = {"n_starts": n_starts, "tol": tol, "max_iter": max_iter, "seed": seed}
     return _public_em("grouped_em", data, options | {"anchor": anchor}, init, dependent)
 

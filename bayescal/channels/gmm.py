@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import _validation as v
 from .._api import old_spellings, silenced
+from ..data.annotated_scores import require_binary
 from ..data.cells import CellStatistics
 from ..exceptions import SaturatedModelWarning, WeakIdentificationWarning
 from .base import ChannelFit, as_anchor, as_counts, best_start, records_options
@@ -96,6 +97,7 @@ def hui_walter_gmm(data, *, n_starts=10, seed=0, anchor=None) -> ChannelFit:
         ``n_iter`` its iteration count; ``prevalence`` has one entry per group.  Two groups are
         saturated (:class:`SaturatedModelWarning`).
     """
+    require_binary(data, "hui_walter_gmm")
     counts = as_counts(data)
     method = "hui_walter_gmm"
     moments = two_annotator_moments(counts, method)

@@ -27,7 +27,7 @@ import numpy as np
 from scipy import sparse, special
 
 from .. import _validation as v
-from ..data.annotated_scores import AnnotatedScores
+from ..data.annotated_scores import AnnotatedScores, require_binary
 from ..data.responses import Responses
 from .pattern_likelihood import class_log_likelihoods
 
@@ -155,6 +155,7 @@ def label_probabilities(data, parameters: ChannelParameters, *, where: str = "da
             f"{where} must be a bayescal.AnnotatedScores or bayescal.data.Responses; saw "
             f"{type(data).__name__}"
         )
+    require_binary(data, "label_probabilities")
     positions = v.annotator_positions(
         data.annotator_names, parameters.names, where, "the fit", subset=True
     )

@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import _validation as v
 from .._api import old_spellings
+from ..data.annotated_scores import require_binary
 from ..data.cells import CellStatistics
 from .base import (
     MIN_GROUP_ITEMS,
@@ -140,6 +141,7 @@ def hui_walter_moments(data, *, anchor=None) -> ChannelFit:
         ``prevalence`` has one entry per group.  A zero denominator, complex roots, an
         infeasible probability or a gap below 1e-4 give a fit with ``failure`` set, not numbers.
     """
+    require_binary(data, "hui_walter_moments")
     counts = as_counts(data)
     method = "hui_walter_moments"
     moments = two_annotator_moments(counts, method, max_groups=2)
@@ -209,6 +211,7 @@ def third_moment(data, *, anchor=None, triple=None) -> ChannelFit:
     ChannelFit
         With K = 3 the model is saturated and a :class:`SaturatedModelWarning` says so.
     """
+    require_binary(data, "third_moment")
     counts = as_counts(data)
     method = "third_moment"
     n_annotators = counts.patterns.shape[1]

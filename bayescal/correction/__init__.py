@@ -7,7 +7,10 @@
   known confusion matrices: corrected one-hot labels ``(T_j^T)^-1 e_{A_j}``, their matrix
   weights, and the noise-corrected top-label and classwise ECE.
 - :mod:`~bayescal.correction.estimation` — NC-ECE with channels estimated from the same
-  annotations (reuse, split, cross-fit).
+  annotations (reuse, split, cross-fit); :mod:`~bayescal.correction.class_estimation` the
+  top-label and classwise NC-ECE of multi-class data, and
+  :mod:`~bayescal.correction.sample_splits` the samples and folds both share;
+  :mod:`~bayescal.correction.estimators` what their ``estimator=`` may be.
 - :mod:`~bayescal.correction.calibration_test` — the test of calibration against the true
   label, with known or estimated channels.
 - :mod:`~bayescal.correction.h0_posterior` — the channels' posterior under calibration, drawn
@@ -34,6 +37,7 @@
 
 from .._api import moved_names
 from .calibration_test import CalibrationTest, calibration_test
+from .class_estimation import ClassNCECEResult
 from .estimation import NCECEResult, nc_ece_estimate
 from .gold_plan import GoldPlan, plan_gold
 from .gold_selection import GoldSelection, select_for_gold
@@ -51,6 +55,7 @@ from .rates import CorrectedRates, corrected_rates
 
 __all__ = [
     "CalibrationTest",
+    "ClassNCECEResult",
     "CorrectedRates",
     "GoldPlan",
     "GoldSelection",

@@ -100,17 +100,31 @@ import numpy as np
 from scipy import special
 
 from .. import _validation as v
-from .._api import DEFAULT_N_BINS, Result, replicate_bar, warn_caller
+from .._api import DEFAULT_N_BINS, replicate_bar, warn_caller
 from ..channels import MIN_GAP, ChannelFit, Channels
 from ..channels.crowd_em import as_responses
 from ..channels.dependence import dependent_pairs, pair_table
 from ..channels.difficulty import answer_probability, pair_covariances
 from ..channels.refits import refit_all
-from ..data.annotated_scores import AnnotatedScores, ids_differ, warn_of_shared_items
+from ..data.annotated_scores import (
+    AnnotatedScores,
+    ids_differ,
+    warn_of_shared_items,
+)
 from ..data.responses import name_order
 from ..exceptions import BinningWarning, ChannelFitError, ChannelWarning
 from ..metrics.calibration import assign_bins
 from ._channel_screen import screen_channels
+from .calibration_result import (
+    CHANNEL_SOURCES,
+    DETECTION_LEVEL,
+    DETECTION_POWER,
+    CalibrationTest,
+    detectable_gap,
+    merged_groups,
+    monte_carlo_p_value,
+)
+from .class_calibration_test import class_calibration_test
 from .crowd import MIN_ITEM_PRECISION
 from .h0_posterior import (
     EDGE,
@@ -147,11 +161,6 @@ __all__ = [
 #: chi-square held its size once bins under 30 items were dropped).
 MIN_BIN_ITEMS = 30
 
-#: The level and the power of :attr:`CalibrationTest.detectable_gap`: the gap found at the 5%
-#: level (the verdict's, :data:`bayescal.report.verdict.VERDICT_LEVEL`) four times in five.
-DETECTION_LEVEL = 0.05
-DETECTION_POWER = 0.8
-
 #: Why a test with channels drawn under H0 leaves items scoring exactly 0 or 1 out: H0 says
 #: their class (Y = Z), so the Gibbs draw of the channels uses them as gold items, and
 #: miscalibration there moves the drawn channels instead of the statistic.
@@ -165,80 +174,6 @@ def at_extremes(scores: np.ndarray) -> np.ndarray:
     """Which items score exactly 0 or 1: a BayesFit of the same items cannot test them
     (:data:`EXTREMES_UNSEEN`); an EM fit's refitting bootstrap can."""
     return (scores == 0.0) | (scores == 1.0)
-
-
-#: Where the channels of a test came from (:attr:`CalibrationTest.channels_from`).
-CHANNEL_SOURCES = ("known", "reuse", "split")
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class CalibrationTest(Result):
-    """Result of :func:`calibration_test`.
-
-    Attributes
-    ----------
-    statistic : float
-        ``X = sum_l T_l^2 / V_l`` over the bins tested.
-    p_value : float
-        ``P(X_null >= X)``: from chi-square with ``df`` degrees of freedom, or from
-        ``n_replicates`` replicates (module docstring).
-    df : int
-        The number of bins tested (after merging small bins).
-    method : str
-        How the statistic and its null were formed, in words.
-    lower, upper : ndarray of float, shape (df,)
-        Score range of each bin tested: the lower edge of its first evaluation bin and the upper
-        edge of its last.
-    n_items : ndarray of int, shape (df,)
-        Labelled items in each bin tested.
-    residual : ndarray of float, shape (df,)
-        ``T_l / n_l``: mean corrected label minus mean score (positive: under-confident there).
-    contribution : ndarray of float, shape (df,)
-        ``T_l^2 / V_l``, each bin's share of the statistic (1 on average under H0).
-    detectable_gap : float
-        The gap a "no evidence" leaves open: the gap ``|E[Y - Z]|``, the same in every bin
-        tested (either sign), that the test finds at level :data:`DETECTION_LEVEL` in
-        :data:`DETECTION_POWER` of data sets like these.  With such a gap ``T_l`` is about
-        ``N(n_l delta, V_l)``, so ``X`` is noncentral chi-square with ``df`` degrees of
-        freedom and noncentrality ``lambda = delta^2 sum_l n_l^2 / V_l``, and ``delta =
-        sqrt(lambda* / sum_l n_l^2 / V_l)`` with ``lambda*`` the noncentrality of that power.
-        At the channels used: with estimated channels, whose error widens the null, the gap
-        the test finds is larger.
-    n_tested, n_unlabelled : int
-        Items in the test, and items left out: no label from an informative annotator, or
-        labels whose IV precision is below :data:`~bayescal.correction.crowd.MIN_ITEM_PRECISION`.
-    n_extremes : int
-        Items scoring exactly 0 or 1 left out of a test with channels drawn under H0 (a
-        :class:`~bayescal.BayesFit` of these items): H0 fixes their class, so the drawn
-        channels take up any miscalibration there and the test cannot see it (module
-        docstring).  Fewer than ``min_bin_items`` are kept in their bins (a few rounded
-        scores; their miscalibration moves the ECE by at most their share), and every other
-        test keeps them: 0 then.
-    channels_from : str
-        ``"known"``, ``"reuse"`` (estimated from these items) or ``"split"`` (from other items).
-    channels : Channels
-        The channels the statistic was computed at: the known ones, the fit's estimate, or the
-        posterior draw used.
-    n_replicates : int
-        Replicates behind a Monte Carlo p-value; 0 for the chi-square reference.
-    """
-
-    statistic: float
-    p_value: float
-    df: int
-    method: str = field(repr=False)
-    lower: np.ndarray = field(repr=False)
-    upper: np.ndarray = field(repr=False)
-    n_items: np.ndarray = field(repr=False)
-    residual: np.ndarray = field(repr=False)
-    contribution: np.ndarray = field(repr=False)
-    detectable_gap: float
-    n_tested: int = 0
-    n_unlabelled: int = 0
-    n_extremes: int = 0
-    channels_from: str = "known"
-    n_replicates: int = 0
-    channels: Channels | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True, eq=False)
@@ -523,7 +458,7 @@ class CalibrationLayout:
         if null is None:
             p_value, reference = float(stats.chi2.sf(statistic, df)), "chi-square reference"
         else:
-            p_value = float((1 + np.sum(null >= statistic)) / (1 + null.size))
+            p_value = monte_carlo_p_value(null, statistic)
             reference = f"p-value from {null.size} replicates under H0"
         return CalibrationTest(
             statistic=statistic,
@@ -547,21 +482,6 @@ class CalibrationLayout:
             n_replicates=0 if null is None else int(null.size),
             channels=self.channels,
         )
-
-
-def detectable_gap(n_items: np.ndarray, null_variance: np.ndarray) -> float:
-    """:attr:`CalibrationTest.detectable_gap` of bins of ``n_items`` items whose sums have
-    variance ``null_variance`` under H0."""
-    from scipy import optimize, stats
-
-    df = n_items.size
-    critical = stats.chi2.isf(DETECTION_LEVEL, df)
-    # the noncentrality at which X exceeds the critical value with probability DETECTION_POWER:
-    # the power rises with it from DETECTION_LEVEL (at 0), and passes 0.8 below 100 + 10 df
-    noncentrality = optimize.brentq(
-        lambda lam: stats.ncx2.sf(critical, df, lam) - DETECTION_POWER, 1e-9, 100.0 + 10.0 * df
-    )
-    return float(np.sqrt(noncentrality / np.sum(n_items.astype(float) ** 2 / null_variance)))
 
 
 def replicate_labels(rng, scores, item, annotator, a, b, pairs=None, covariance=None, loading=None):
@@ -594,21 +514,6 @@ def replicate_labels(rng, scores, item, annotator, a, b, pairs=None, covariance=
         label[position[0][both]] = u < p11 + p10
         label[position[1][both]] = (u < p11) | ((u >= p11 + p10) & (u < p11 + p10 + p01))
     return label, truth.astype(np.int8)
-
-
-def merged_groups(per_bin: np.ndarray, minimum: int) -> np.ndarray:
-    """Group of each bin: consecutive bins joined until a group holds ``minimum`` items; a
-    short last group joins the one before it (empty bins join whichever group they fall in)."""
-    group = np.zeros(per_bin.size, dtype=np.int64)
-    current, held = 0, 0
-    for position, count in enumerate(per_bin):
-        group[position] = current
-        held += count
-        if held >= minimum and position < per_bin.size - 1:
-            current, held = current + 1, 0
-    if held < minimum and current > 0:  # the last group is short: it joins the previous one
-        group[group == current] = current - 1
-    return group
 
 
 # --- the nulls at estimated channels --------------------------------------------------------------
@@ -941,6 +846,7 @@ def calibration_test(
     n_replicates=DEFAULT_REPLICATES,
     seed=0,
     progress=True,
+    kind=None,
 ) -> CalibrationTest:
     """Test ``H0: E[Y - Z | Z in B_l] = 0`` in every bin from noisy labels.
 
@@ -976,6 +882,12 @@ def calibration_test(
     progress : bool, default True
         A progress bar over the replicates, shown once they have taken more than
         :data:`bayescal._api.PROGRESS_DELAY` seconds (the bootstrap of 10^6 items takes most of a minute).
+    kind : {"top_label", "classwise"}, optional
+        Multi-class data only (three classes or more): the test of
+        :mod:`bayescal.correction.class_calibration_test` under ``Y ~ Categorical(p)``, of
+        the top-label problem (the default) or of every class; ``channels`` are then known
+        :class:`~bayescal.channels.ConfusionChannels` (chi-square reference) or a
+        :class:`~bayescal.channels.ConfusionFit` of these data (refitting bootstrap).
 
     Returns
     -------
@@ -998,6 +910,26 @@ def calibration_test(
     rng = np.random.default_rng(v.as_seed(seed))
     if not isinstance(progress, bool):
         raise TypeError(f"progress must be True or False; saw {type(progress).__name__}")
+    if data.is_multiclass:
+        if fit_data is not None:
+            raise ValueError(
+                "fit_data is for binary channels fitted on other items; the multi-class test "
+                "refits on replicates of the items tested"
+            )
+        return class_calibration_test(
+            data,
+            channels,
+            kind=kind,
+            bins=(n_bins, strategy, min_bin_items),
+            n_replicates=n_replicates,
+            rng=rng,
+            progress=progress,
+        )
+    if kind is not None:
+        raise ValueError(
+            "kind sets the multi-class test ('top_label' or 'classwise'); data are binary: "
+            f"leave kind out (saw {kind!r})"
+        )
     if fit_data is not None and not isinstance(channels, ChannelFit):
         raise TypeError(
             "fit_data is for a ChannelFit of other items (the bootstrap refits on them); saw "

@@ -14,13 +14,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import _validation as v
-from .. import channels
 from .._api import DEFAULT_LEVEL, DEFAULT_N_BINS, Interval, Result, old_spellings, silenced
-from ..channels import Channels
 from ..data.annotated_scores import AnnotatedScores
-from ..exceptions import FIT_WARNINGS, BinningWarning, ChannelFitError
+from ..exceptions import FIT_WARNINGS, BinningWarning
 from ..metrics.calibration import BinnedMoments, assign_bins
+from .class_estimation import ClassNCECEResult, class_nc_ece_estimate
 from .crowd import report_unlabelled
+from .estimators import estimator_function, fit_or_raise
 from .gold_interval import DEFAULT_REPLICATES, gold_bootstrap, note_all_gold, replicate_channels
 from .known_channels import (
     correct_annotations,
@@ -31,8 +31,9 @@ from .known_channels import (
     rectified_moment_spread,
 )
 from .rectified import GOLD_ESTIMATORS
+from .sample_splits import fold_assignment, split_sample
 
-__all__ = ["NC_ECE_MODES", "NCECEResult", "estimator_function", "fit_or_raise", "nc_ece_estimate"]
+__all__ = ["NC_ECE_MODES", "NCECEResult", "nc_ece_estimate"]
 
 
 #: How :func:`nc_ece_estimate` uses the sample (paper §3, App. C.3–C.4).
@@ -77,42 +78,6 @@ class NCECEResult(Result):
     level: float | None = None
 
 
-def estimator_function(estimator, options: dict, *, argument: str = "estimator"):
-    """A callable data -> ChannelFit and its name, from a name, a callable, or known Channels.
-
-    ``argument`` is the caller's parameter name, for the error message."""
-    names = (
-        "dawid_skene_em",
-        "grouped_em",
-        "hui_walter_moments",
-        "hui_walter_gmm",
-        "third_moment",
-        "crowd_em",
-    )
-    if isinstance(estimator, Channels):
-        return None, "known channels"
-    if isinstance(estimator, str):
-        name = v.as_choice(estimator, argument, names)
-        function = getattr(channels, name)
-        return (lambda data: function(data, **options)), name
-    if callable(estimator):
-        return (lambda data: estimator(data, **options)), getattr(
-            estimator, "__name__", "custom estimator"
-        )
-    raise TypeError(
-        f"{argument} must be one of {names}, a Channels, or a callable; saw {type(estimator).__name__}"
-    )
-
-
-def fit_or_raise(fit_channels, name: str, sample, where: str):
-    """Run an estimator from :func:`estimator_function` on ``sample``; a failed fit raises,
-    naming ``where``."""
-    fit = fit_channels(sample)
-    if fit.failure is not None:
-        raise ChannelFitError(f"{name} failed on {where}: {fit.failure}")
-    return fit
-
-
 @old_spellings()
 def nc_ece_estimate(
     data,
@@ -130,7 +95,8 @@ def nc_ece_estimate(
     n_bootstrap=None,
     level=DEFAULT_LEVEL,
     progress=False,
-) -> NCECEResult:
+    kind=None,
+) -> NCECEResult | ClassNCECEResult:
     """NC-ECE with channels estimated from the same annotations (paper §3, App. C.3–C.4).
 
     Modes:
@@ -181,10 +147,19 @@ def nc_ece_estimate(
         The interval's probability.
     progress : bool, default False
         A progress bar over the bootstrap's replicates once they have run two seconds.
+    kind : {"top_label", "classwise"}, optional
+        For multi-class data (three classes or more): the top-label ECE (the default) or the
+        classwise ECE, the mean over the classes
+        (:mod:`bayescal.correction.class_estimation`).  Their estimator is
+        ``"dawid_skene_em"`` or ``"crowd_em"``, known
+        :class:`~bayescal.channels.ConfusionChannels` or a
+        :class:`~bayescal.channels.ConfusionFit`, or a callable returning one; gold and the
+        interval are binary only so far.  Binary data take no ``kind``.
 
     Returns
     -------
-    NCECEResult
+    NCECEResult or ClassNCECEResult
+        The latter for multi-class data.
 
     Raises
     ------
@@ -198,13 +173,38 @@ def nc_ece_estimate(
     strategy = v.as_choice(strategy, "strategy", v.BIN_STRATEGIES)
     if estimator_options is not None and not isinstance(estimator_options, dict):
         raise TypeError(f"estimator_options must be a dict; saw {type(estimator_options).__name__}")
-    fit_channels, name = estimator_function(estimator, estimator_options or {})
-    seed = v.as_seed(seed)
-    v.check_items_annotated(data.annotations, "data.annotations")
     gold_estimator = v.as_choice(gold_estimator, "gold_estimator", GOLD_ESTIMATORS)
     level = v.as_open_probability(level, "level")
     if not isinstance(progress, bool):
         raise TypeError(f"progress must be True or False; saw {type(progress).__name__}")
+    if data.is_multiclass:
+        if n_bootstrap is not None:
+            raise ValueError(
+                "n_bootstrap sets the replicates of the interval of NC-ECE with gold items, "
+                "which multi-class data do not have yet; leave it out"
+            )
+        v.check_items_annotated(data.annotations, "data.annotations")
+        return class_nc_ece_estimate(
+            data,
+            kind=kind,
+            estimator=estimator,
+            mode=mode,
+            n_bins=bins,
+            strategy=strategy,
+            weights=weights,
+            n_folds=n_folds,
+            split_fraction=split_fraction,
+            seed=v.as_seed(seed),
+            estimator_options=estimator_options or {},
+        )
+    if kind is not None:
+        raise ValueError(
+            "kind sets the multi-class ECE ('top_label' or 'classwise'); data are binary, "
+            f"whose NC-ECE is the positive class's: leave kind out (saw {kind!r})"
+        )
+    fit_channels, name = estimator_function(estimator, estimator_options or {})
+    seed = v.as_seed(seed)
+    v.check_items_annotated(data.annotations, "data.annotations")
     if n_bootstrap is not None:
         n_bootstrap = v.as_int(n_bootstrap, "n_bootstrap", minimum=2)
         if not data.n_gold or mode != "reuse":
@@ -277,19 +277,7 @@ def nc_ece_estimate(
         )
         return evaluated(moments, (fit,))
     if mode == "split":
-        if (
-            isinstance(split_fraction, bool)
-            or not isinstance(split_fraction, (int, float))
-            or not 0 < split_fraction < 1
-        ):
-            raise ValueError(f"split_fraction must be a number in (0, 1); saw {split_fraction!r}")
-        order = rng.permutation(data.n_items)
-        n_fit = round(split_fraction * data.n_items)
-        if not 0 < n_fit < data.n_items:
-            raise ValueError(
-                f"split_fraction={split_fraction} leaves an empty sample out of {data.n_items} items"
-            )
-        fit_part, evaluation = data.subset(order[:n_fit]), data.subset(order[n_fit:])
+        fit_part, evaluation = split_sample(data, split_fraction, rng)
         fit = channels_from(fit_part, "the channel sample")
         moments = corrected_moments(
             evaluation,
@@ -301,12 +289,7 @@ def nc_ece_estimate(
             gold_estimator=gold_estimator,
         )
         return evaluated(moments, (fit,))
-    n_folds = v.as_int(n_folds, "n_folds", minimum=2)
-    if n_folds > data.n_items:
-        raise ValueError(
-            f"n_folds must not exceed the number of items ({data.n_items}); saw {n_folds}"
-        )
-    fold = rng.permutation(data.n_items) % n_folds
+    fold, n_folds = fold_assignment(data.n_items, n_folds, rng)
     targets = np.empty(data.n_items)
     labelled = np.ones(data.n_items, dtype=bool)
     fits = []

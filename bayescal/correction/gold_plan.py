@@ -35,9 +35,9 @@ from scipy import special, stats
 from .. import _validation as v
 from .._api import DEFAULT_LEVEL, DEFAULT_N_BINS, Result, old_spellings
 from ..channels import ChannelFit
-from ..data.annotated_scores import AnnotatedScores
+from ..data.annotated_scores import AnnotatedScores, require_binary
 from ..metrics.calibration import assign_bins
-from .estimation import estimator_function, fit_or_raise
+from .estimators import estimator_function, fit_or_raise
 from .gold_interval import corrected_interval
 from .known_channels import correct_annotations, label_posterior
 from .rectified import MIN_BIN_GOLD, GoldRows, MeanProblem, ppi_lambda, weighted_variance
@@ -167,6 +167,7 @@ def plan_gold(
     -------
     GoldPlan
     """
+    require_binary(data, "plan_gold")
     if not isinstance(data, AnnotatedScores):
         raise TypeError(f"data must be a bayescal.AnnotatedScores; saw {type(data).__name__}")
     sizes = tuple(v.as_int(size, "sizes", minimum=2) for size in np.atleast_1d(sizes).tolist())

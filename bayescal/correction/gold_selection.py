@@ -32,7 +32,7 @@ import numpy as np
 
 from .. import _validation as v
 from .._api import DEFAULT_N_BINS, Result, old_spellings
-from ..data.annotated_scores import AnnotatedScores
+from ..data.annotated_scores import AnnotatedScores, require_binary
 from ..metrics.calibration import assign_bins
 from .gold_plan import label_predictions, residual_spread
 
@@ -176,6 +176,7 @@ def select_for_gold(
         ``gold_weights=result.inclusion``: the rectified estimators weight each gold item by
         ``1 / pi_i`` (:mod:`bayescal.correction.rectified`).
     """
+    require_binary(data, "select_for_gold")
     if not isinstance(data, AnnotatedScores):
         raise TypeError(f"data must be a bayescal.AnnotatedScores; saw {type(data).__name__}")
     gold = np.full(data.n_items, v.MISSING) if data.gold is None else data.gold

@@ -29,7 +29,7 @@ from .._api import DEFAULT_N_BINS, old_spellings, silenced
 from ..channels import Channels, channels_for
 from ..channels.crowd_em import CROWD_ANNOTATORS
 from ..channels.label_posteriors import ChannelParameters, label_probabilities
-from ..data.annotated_scores import AnnotatedScores
+from ..data.annotated_scores import AnnotatedScores, require_binary
 from ..data.cells import CellStatistics
 from ..data.responses import Responses
 from ..exceptions import ChannelWarning, DataWarning
@@ -276,6 +276,7 @@ def label_posterior(annotations, channels, prevalence) -> np.ndarray:
     -------
     ndarray, shape (n,)
     """
+    require_binary(annotations, "label_posterior")
     if isinstance(annotations, AnnotatedScores):
         annotations = annotations.responses()
     if not isinstance(annotations, Responses):  # a bare table meets the channels by position
@@ -433,6 +434,7 @@ def noise_corrected_ece(
     (Bin [0, 0.5): labels 0 and 0.5 against scores 0.2 and 0.3, residuals summing to 0; bin
     [0.5, 1]: labels 1 and 0.5 against 0.8 and 0.9, summing to -0.2; so ``|-0.2| / 4`` items.)
     """
+    require_binary(data, "noise_corrected_ece")
     gold_estimator = v.as_choice(gold_estimator, "gold_estimator", GOLD_ESTIMATORS)
     return corrected_moments(
         data, channels, weights, n_bins, strategy, prevalence, gold_estimator=gold_estimator
@@ -651,6 +653,7 @@ def soft_vote_ece(data, *, n_bins=None, strategy="uniform") -> float:
     """Naive ECE against the mean observed response of each item (biased, paper App. B.3).
 
     ``data``, ``n_bins`` and ``strategy`` as in :func:`noise_corrected_ece`."""
+    require_binary(data, "soft_vote_ece")
     cells = evaluation_cells(data, n_bins, strategy)
     return cells.moments(soft_vote(cells.patterns)).ece
 
@@ -662,6 +665,7 @@ def majority_vote_ece(data, *, n_bins=None, strategy="uniform", ties="half") -> 
     ``data``, ``n_bins`` and ``strategy`` as in :func:`noise_corrected_ece`; ``ties`` as in
     :func:`majority_vote_labels`.
     """
+    require_binary(data, "majority_vote_ece")
     ties = v.as_choice(ties, "ties", TIE_RULES)
     cells = evaluation_cells(data, n_bins, strategy)
     return cells.moments(majority_vote(cells.patterns, ties)).ece

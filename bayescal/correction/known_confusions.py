@@ -49,11 +49,13 @@ its mean of ``e_Y``, so ``sum |bin moments|`` estimates the clean error as at ``
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from scipy import optimize
 
 from .. import _validation as v
-from .._api import DEFAULT_N_BINS, named_annotators, warn_caller
+from .._api import DEFAULT_N_BINS, abbreviated, named_annotators, warn_caller
 from ..channels import MIN_GAP
 from ..exceptions import ChannelWarning
 from ..metrics.calibration import calibration_moments
@@ -94,18 +96,18 @@ def _precisions(confusion, prevalence, basis) -> np.ndarray:
     return (vectors / np.maximum(values, VARIANCE_FLOOR)[:, None, :]) @ np.swapaxes(vectors, 1, 2)
 
 
-def _screened(annotations, confusion) -> np.ndarray:
+def _screened(annotations, confusion, names, refuse_lost: bool):
     """``(annotations, inverse, usable)``: the annotations with the ill-conditioned
-    annotators' labels set missing (module docstring), every ``(T_j^T)^-1`` (K, C, C) (the
-    identity for those), and the (K,) mask of the others."""
+    annotators' labels set missing (module docstring; an item left without a label refused
+    with ``refuse_lost``), every ``(T_j^T)^-1`` (K, C, C) (the identity for those), and the (K,)
+    mask of the others.  ``names`` name the annotators in the warnings."""
     condition = np.linalg.cond(confusion)
     usable = condition <= MAX_CONDITION
-    names = [str(j) for j in range(confusion.shape[0])]
     if not usable.any():
         raise ValueError(
             f"confusion: no annotator's confusion matrix can be inverted (every condition number "
-            f"is above {MAX_CONDITION:g}; saw {np.round(condition, 1).tolist()}): the labels "
-            "carry no usable information about Y"
+            f"is above {MAX_CONDITION:g}; saw {abbreviated(np.round(condition, 1), 12)}): the "
+            "labels carry no usable information about Y"
         )
     if not usable.all():
         listed, several = named_annotators([n for n, ok in zip(names, usable) if not ok])
@@ -115,7 +117,7 @@ def _screened(annotations, confusion) -> np.ndarray:
             "information about Y, weight 0 in the correction",
             ChannelWarning,
         )
-        annotations = without_uninformative(annotations, usable, names, refuse_lost=True)
+        annotations = without_uninformative(annotations, usable, names, refuse_lost=refuse_lost)
     _warn_if_not_diagonal(confusion, usable, names)
     eye = np.eye(confusion.shape[1])
     invertible = np.where(usable[:, None, None], np.swapaxes(confusion, 1, 2), eye)
@@ -144,17 +146,27 @@ def _warn_if_not_diagonal(confusion, usable, names) -> None:
         )
 
 
+def _mask_groups(annotations) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct sets of annotators the items have (G, K) and each item's set (n,)."""
+    masks, group = np.unique(annotations != v.MISSING, axis=0, return_inverse=True)
+    return masks, group.ravel()
+
+
+def _reduced(inverse, basis) -> np.ndarray:
+    """Each annotator's correction of each code in the sum-zero directions, ``Q^T (T_j^T)^-1
+    e_k``, as (K, C(code), C - 1)."""
+    return np.einsum("ca,kcb->kba", basis, inverse)
+
+
 def _combine(annotations, inverse, basis, weights_of) -> np.ndarray:
     """``U`` (n, C) of every item (module docstring); ``weights_of(mask)`` gives the weights
     ``W_j`` (|O|, C - 1, C - 1) of the annotators ``mask`` (K,) an item has."""
     n_classes = basis.shape[0]
-    # each annotator's correction of each code, in the sum-zero directions: (K, C, C - 1)
-    reduced = np.einsum("ca,kcb->kba", basis, inverse)
-    observed = annotations != v.MISSING
-    masks, group = np.unique(observed, axis=0, return_inverse=True)
+    reduced = _reduced(inverse, basis)
+    masks, group = _mask_groups(annotations)
     combined = np.empty((annotations.shape[0], n_classes - 1))
     for g, mask in enumerate(masks):
-        items = np.flatnonzero(group.ravel() == g)
+        items = np.flatnonzero(group == g)
         columns = np.flatnonzero(mask)
         corrections = reduced[columns, annotations[np.ix_(items, columns)]]  # (n_g, |O|, C - 1)
         combined[items] = np.einsum("jab,njb->na", weights_of(mask), corrections)
@@ -184,7 +196,9 @@ def _scalar_weights(alpha: np.ndarray, basis: np.ndarray):
     return weights_of
 
 
-def corrected_one_hot_labels(annotations, confusion, *, weights="iv", prevalence=None):
+def corrected_one_hot_labels(
+    annotations, confusion, *, weights="iv", prevalence=None, annotator_names=None
+):
     """Corrected one-hot labels ``U_i`` (n, C), unbiased for ``e_{Y_i}``, from multi-class
     annotators with known confusion matrices (module docstring).
 
@@ -199,6 +213,8 @@ def corrected_one_hot_labels(annotations, confusion, *, weights="iv", prevalence
         annotators each item has).
     prevalence : array_like of shape (C,), optional
         Class proportions for ``"iv"``; by default the plug-in of App. F.4 (module docstring).
+    annotator_names : sequence of str, optional
+        The annotators, as the warnings name them (default: their positions).
 
     Returns
     -------
@@ -220,14 +236,79 @@ def corrected_one_hot_labels(annotations, confusion, *, weights="iv", prevalence
             f"saw {confusion.shape[0]}"
         )
     v.check_items_annotated(annotations, "annotations")
-    annotations, inverse, usable = _screened(annotations, confusion)
+    names = v.as_annotator_names(
+        [str(j) for j in range(confusion.shape[0])] if annotator_names is None else annotator_names,
+        confusion.shape[0],
+        "annotator_names",
+    )
+    return labelled_corrections(annotations, confusion, weights, prevalence, names, True)[0]
+
+
+class Correction(NamedTuple):
+    """One correction of multi-class labels (module docstring), fixed once: the items that
+    keep a label once the ill-conditioned annotators' are set missing (``labelled``, (n,)),
+    their screened ``annotations`` (n_labelled, K), every ``(T_j^T)^-1`` (``inverse``), the
+    confusion matrices the correction assumes (``confusion``, the identity for the
+    ill-conditioned), the basis ``Q`` and the weights ``weights_of(mask)``."""
+
+    annotations: np.ndarray
+    labelled: np.ndarray
+    confusion: np.ndarray
+    inverse: np.ndarray
+    basis: np.ndarray
+    weights_of: object
+
+    def labels(self) -> np.ndarray:
+        """The corrected one-hot labels ``U`` (n_labelled, C)."""
+        return _combine(self.annotations, self.inverse, self.basis, self.weights_of)
+
+    def given_class_covariances(self) -> tuple[np.ndarray, np.ndarray]:
+        """``Cov(U_i | Y_i = y)`` of the labelled items: one (C(y), C, C) array per set of
+        annotators an item has (G, C, C, C), and each item's set (n_labelled,),
+
+            Cov(U | Y = y) = Q [sum_{j in O} W_j Q^T V_j S_jy V_j^T Q W_j^T] Q^T,
+
+        ``V_j = (T_j^T)^-1`` and ``S_jy = diag(T_j[y]) - T_j[y] T_j[y]^T`` (the covariance of
+        the one-hot answer given ``Y = y``; annotators answer independently given ``Y``)."""
+        reduced = _reduced(self.inverse, self.basis)  # (K, C(code), C - 1)
+        rows = self.confusion  # (K, C(y), C(code))
+        eye = np.eye(rows.shape[1])
+        answer_covariance = rows[..., :, None] * eye - rows[..., :, None] * rows[..., None, :]
+        # each annotator's Q^T V_j S_jy V_j^T Q: (K, C(y), C - 1, C - 1)
+        per_annotator = np.einsum("kca,kycd,kdb->kyab", reduced, answer_covariance, reduced)
+        masks, group = _mask_groups(self.annotations)
+        covariances = np.empty((masks.shape[0], *rows.shape[1:], rows.shape[1]))
+        for g, mask in enumerate(masks):
+            weights = self.weights_of(mask)  # (|O|, C - 1, C - 1)
+            inner = np.einsum(
+                "jab,jybc,jdc->yad", weights, per_annotator[mask], weights
+            )  # (C(y), C - 1, C - 1)
+            covariances[g] = self.basis @ inner @ self.basis.T
+        return covariances, group
+
+
+def correction_of(annotations, confusion, weights, prevalence, names, refuse_lost: bool):
+    """The :class:`Correction` of ``annotations`` with ``confusion`` under the weight rule
+    ``weights`` (IV at ``prevalence``, or at the plug-in when None); an item left without a
+    usable label is refused with ``refuse_lost``, else left out of ``labelled``.  The
+    arguments checked by :func:`corrected_one_hot_labels`, or by a caller that holds checked
+    data."""
+    n_classes = confusion.shape[1]
+    annotations, inverse, usable = _screened(annotations, confusion, names, refuse_lost)
+    labelled = (annotations != v.MISSING).any(axis=1)
+    annotations = annotations[labelled]
     basis = _sum_zero_basis(n_classes)
+    assumed = np.where(usable[:, None, None], confusion, np.eye(n_classes))
+
+    def built(weights_of) -> Correction:
+        return Correction(annotations, labelled, assumed, inverse, basis, weights_of)
+
     if not isinstance(weights, str):
         alpha = as_convex_weights(weights, confusion.shape[0]) * usable
-        return _combine(annotations, inverse, basis, _scalar_weights(alpha, basis))
+        return built(_scalar_weights(alpha, basis))
     rule = v.as_choice(weights, "weights", ("iv", "equal"))
     if rule == "equal":
-        return _combine(annotations, inverse, basis, _scalar_weights(usable * 1.0, basis))
+        return built(_scalar_weights(usable * 1.0, basis))
     if prevalence is None:
         prevalence = _plugin_prevalence(annotations, inverse, basis)
     else:
@@ -237,15 +318,20 @@ def corrected_one_hot_labels(annotations, confusion, *, weights="iv", prevalence
                 f"prevalence must be {n_classes} class proportions summing to 1; saw "
                 f"{prevalence.tolist()}"
             )
-    precisions = _precisions(
-        np.where(usable[:, None, None], confusion, np.eye(n_classes)), prevalence, basis
-    )
+    precisions = _precisions(assumed, prevalence, basis)
 
     def weights_of(mask):
         chosen = precisions[mask]
         return np.linalg.solve(chosen.sum(axis=0), chosen)
 
-    return _combine(annotations, inverse, basis, weights_of)
+    return built(weights_of)
+
+
+def labelled_corrections(annotations, confusion, weights, prevalence, names, refuse_lost: bool):
+    """``(U, labelled)``: the corrected one-hot labels of :func:`correction_of`'s items, and
+    the (n,) mask of those items."""
+    correction = correction_of(annotations, confusion, weights, prevalence, names, refuse_lost)
+    return correction.labels(), correction.labelled
 
 
 def noise_corrected_class_ece(
@@ -290,12 +376,16 @@ def noise_corrected_class_ece(
             f"probabilities must have one column per class of the confusion matrices "
             f"({corrected.shape[1]}); saw {probabilities.shape[1]}"
         )
-    problems = class_problems(corrected, probabilities, kind)
-    return float(
-        np.mean(
-            [
-                calibration_moments(targets, scores, n_bins=n_bins, strategy=strategy).ece
-                for targets, scores in problems
-            ]
-        )
+    return float(problem_errors(corrected, probabilities, kind, n_bins, strategy).mean())
+
+
+def problem_errors(corrected, probabilities, kind: str, n_bins, strategy: str) -> np.ndarray:
+    """The binned ECE of each binary problem of ``kind`` (one for top-label, one per class
+    for classwise) with the corrected one-hot labels ``corrected`` (n, C) as targets: their
+    mean is the NC-ECE of ``kind``."""
+    return np.array(
+        [
+            calibration_moments(targets, scores, n_bins=n_bins, strategy=strategy).ece
+            for targets, scores in class_problems(corrected, probabilities, kind)
+        ]
     )

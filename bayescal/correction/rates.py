@@ -31,9 +31,9 @@ import numpy as np
 
 from .. import _validation as v
 from .._api import DEFAULT_LEVEL, Result, old_spellings, silenced
-from ..data.annotated_scores import AnnotatedScores
+from ..data.annotated_scores import AnnotatedScores, require_binary
 from ..exceptions import FIT_WARNINGS
-from .estimation import estimator_function, fit_or_raise
+from .estimators import estimator_function, fit_or_raise
 from .gold_interval import DEFAULT_REPLICATES, bootstrap_replicates, replicate_channels
 from .known_channels import correct_annotations, crowd_corrected_labels, is_crowd
 from .rectified import GOLD_ESTIMATORS, rectified_mean
@@ -184,6 +184,7 @@ def corrected_rates(
     -------
     CorrectedRates
     """
+    require_binary(data, "corrected_rates")
     if not isinstance(data, AnnotatedScores):
         raise TypeError(f"data must be a bayescal.AnnotatedScores; saw {type(data).__name__}")
     threshold = v.as_open_probability(threshold, "threshold")

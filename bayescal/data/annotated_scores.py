@@ -2,8 +2,12 @@
 
 :class:`AnnotatedScores` holds, for n items,
 
-- ``scores`` — the predictor's probabilities ``Z_i`` in [0, 1];
-- ``annotations`` — an (n, K) matrix of 0/1 labels with ``-1`` for a missing response;
+- ``scores`` — the predictor's probabilities ``Z_i`` in [0, 1]; with three classes or more,
+  the (n, C) matrix of class probabilities;
+- ``annotations`` — an (n, K) matrix of 0/1 labels (class codes ``0 .. C - 1``) with ``-1``
+  for a missing response;
+- ``classes`` — the class names, in the order of the probability columns and the codes, and
+  ``ordinal``, whether they form a scale;
 - ``groups`` — optional score-group ids (non-negative integers) for the grouped
   Hui–Walter models (paper §4.2);
 - ``annotator_names`` — the column names when built from a table, ``a0, a1, ...`` otherwise;
@@ -20,17 +24,23 @@ binned ECE runs on :meth:`AnnotatedScores.cells` (:class:`~bayescal.data.CellSta
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import KW_ONLY, dataclass, replace
+from dataclasses import KW_ONLY, InitVar, dataclass, replace
 
 import numpy as np
 
 from .. import _validation as v
-from .._api import DEFAULT_N_BINS, old_spellings, warn_caller
+from .._api import DEFAULT_N_BINS, abbreviated, old_spellings, warn_caller
 from ..exceptions import DataWarning
 from .cells import CellStatistics, tabulate
 from .responses import Responses
 
 __all__ = ["AnnotatedScores"]
+
+#: Where multi-class data go, for the errors of the steps that refuse them.
+MULTICLASS_STEPS = (
+    "multi-class data are fitted by dawid_skene_em or crowd_em, and taken by "
+    "nc_ece_estimate(data, kind=...), calibration_test and recalibrate"
+)
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:
@@ -40,17 +50,48 @@ def _read_only(array: np.ndarray) -> np.ndarray:
     return array
 
 
+def _scores_and_classes(scores, classes, normalize) -> tuple[np.ndarray, tuple[str, ...]]:
+    """The score column (binary) or the probability matrix (three classes or more), and the
+    class names.  A two-column matrix is binary data: its second column is the score."""
+    if not isinstance(normalize, (bool, np.bool_)):
+        raise TypeError(f"normalize must be True or False; saw {normalize!r}")
+    if np.ndim(scores) == 2 and np.shape(scores)[1] >= 2:  # one column: a 1-D slip, said so
+        probabilities = v.as_class_probabilities(scores, "scores", normalize=normalize)
+        names = v.as_class_names(classes, probabilities.shape[1])
+        if probabilities.shape[1] == 2:
+            return np.ascontiguousarray(probabilities[:, 1]), names
+        return probabilities, names
+    if normalize:
+        raise ValueError(
+            "normalize divides each row of a class-probability matrix by its sum; scores here "
+            "are one score per item (binary), which have no rows to normalize"
+        )
+    names = None if classes is None else v.as_class_names(classes, None)
+    if names is not None and len(names) != 2:
+        raise ValueError(
+            f"scores must be an (n_items, {len(names)}) matrix of class probabilities for the "
+            f"{len(names)} classes given; saw one score per item (binary labels)"
+        )
+    return v.as_scores(scores), v.as_class_names(names, 2)
+
+
 @dataclass(frozen=True, eq=False)
 class AnnotatedScores:
-    """Scores of a fixed binary predictor and K noisy annotators' labels.
+    """Scores of a fixed predictor and K noisy annotators' labels, binary or multi-class.
 
     Parameters
     ----------
-    scores : array_like, shape (n,)
-        Predicted probabilities, finite, in [0, 1].
+    scores : array_like, shape (n,) or (n, C)
+        Predicted probabilities, finite, in [0, 1]: one per item (the positive class's), or
+        an (n, C) matrix of class probabilities whose rows sum to 1 within 1e-6 (or pass
+        ``normalize=True``).  A two-column matrix is binary data, its second column the score;
+        with three columns or more the data are *multi-class*, and only the steps that say
+        so take them (the others raise a ValueError): ``dawid_skene_em``, ``crowd_em``,
+        ``nc_ece_estimate(data, kind=...)``, ``calibration_test`` and ``recalibrate``.
     annotations : array_like of int, shape (n, K)
-        0/1 labels; ``-1`` marks a missing response.  An all-missing column or row is allowed
-        here and rejected only by the estimators it makes undefined.
+        0/1 labels, or class codes ``0 .. C - 1``; ``-1`` marks a missing response.  An
+        all-missing column or row is allowed here and rejected only by the estimators it makes
+        undefined.
     groups : array_like of int, shape (n,), optional
         Score-group ids (non-negative integers), used by the grouped Hui–Walter models.
     annotator_names : sequence of str, optional
@@ -68,6 +109,16 @@ class AnnotatedScores:
         them, so that a fit and a test, or the three samples of a recalibration study, can be
         told to share items (a :class:`~bayescal.DataWarning` says so).  Ids must
         be distinct.
+    classes : sequence of str, optional
+        The class names, one per probability column and in their order (code ``k`` is
+        ``classes[k]``); defaults to ``("0", "1", ...)``.
+    ordinal : bool, default False
+        Whether the classes form a scale in the order given (grades 1-5, fail < partial <
+        pass).  Recorded for reports, which keep the order; the estimators treat every
+        class alike.
+    normalize : bool, default False
+        Divide each row of a probability matrix by its sum (rows that do not sum to 1
+        within 1e-6 are refused otherwise).  Not stored.
 
     The arrays are copied and stored read-only.
 
@@ -76,6 +127,11 @@ class AnnotatedScores:
     >>> data = AnnotatedScores([0.2, 0.7, 0.9], [[0, 0], [1, -1], [1, 1]])
     >>> data.n_items, data.n_annotators, data.annotator_names
     (3, 2, ('a0', 'a1'))
+    >>> grades = AnnotatedScores(
+    ...     [[0.7, 0.2, 0.1], [0.1, 0.3, 0.6]], [[0, 0], [2, -1]], classes=["fail", "partial", "pass"]
+    ... )
+    >>> grades.n_classes, grades.is_multiclass
+    (3, True)
     """
 
     scores: np.ndarray
@@ -86,16 +142,31 @@ class AnnotatedScores:
     gold: np.ndarray | None = None
     gold_weights: np.ndarray | None = None
     item_ids: np.ndarray | None = None
+    classes: tuple[str, ...] | None = None
+    ordinal: bool = False
+    normalize: InitVar[bool] = False
 
-    def __post_init__(self) -> None:
-        scores = v.as_scores(self.scores)
-        annotations = v.as_annotations(self.annotations, "annotations", n_items=scores.shape[0])
-        groups = (
-            None
-            if self.groups is None
-            else _read_only(v.as_group_ids(self.groups, scores.shape[0]))
-        )
-        gold = None if self.gold is None else v.as_gold(self.gold, scores.shape[0])
+    def __post_init__(self, normalize: bool) -> None:
+        scores, classes = _scores_and_classes(self.scores, self.classes, normalize)
+        n_items, n_classes = scores.shape[0], len(classes)
+        if n_classes == 2:
+            annotations = v.as_annotations(self.annotations, "annotations", n_items=n_items)
+            gold = None if self.gold is None else v.as_gold(self.gold, n_items)
+        else:
+            annotations = v.as_class_annotations(self.annotations, "annotations", n_classes)
+            if annotations.shape[0] != n_items:
+                raise ValueError(
+                    f"annotations must have one row per item ({n_items} rows); saw "
+                    f"{annotations.shape[0]} rows"
+                )
+            codes = v.class_code_dtype(n_classes)
+            annotations = annotations.astype(codes)
+            gold = None
+            if self.gold is not None:
+                gold = v.as_class_gold(self.gold, n_items, n_classes).astype(codes)
+        if not isinstance(self.ordinal, (bool, np.bool_)):
+            raise TypeError(f"ordinal must be True or False; saw {self.ordinal!r}")
+        groups = None if self.groups is None else _read_only(v.as_group_ids(self.groups, n_items))
         if self.gold_weights is not None and gold is None:
             raise ValueError(
                 "gold_weights are the inclusion probabilities of gold items; give gold too"
@@ -106,13 +177,46 @@ class AnnotatedScores:
         object.__setattr__(self, "groups", groups)
         object.__setattr__(self, "gold", None if gold is None else _read_only(gold))
         object.__setattr__(self, "gold_weights", None if weights is None else _read_only(weights))
+        object.__setattr__(self, "classes", classes)
+        object.__setattr__(self, "ordinal", bool(self.ordinal))
         if self.item_ids is not None:
-            object.__setattr__(self, "item_ids", v.as_item_ids(self.item_ids, scores.shape[0]))
+            object.__setattr__(self, "item_ids", v.as_item_ids(self.item_ids, n_items))
         object.__setattr__(
             self,
             "annotator_names",
             v.as_annotator_names(self.annotator_names, annotations.shape[1], "annotator_names"),
         )
+
+    @property
+    def n_classes(self) -> int:
+        """Number of classes (2 for binary labels)."""
+        return len(self.classes)
+
+    @property
+    def is_multiclass(self) -> bool:
+        """Whether the labels have three classes or more: ``scores`` is then the (n, C) matrix of
+        class probabilities, and only the multi-class estimators take these data."""
+        return self.n_classes > 2
+
+    @property
+    def probabilities(self) -> np.ndarray:
+        """The (n, C) class probabilities: ``scores`` of multi-class data, ``[1 - Z, Z]`` of
+        binary data."""
+        if self.is_multiclass:
+            return self.scores
+        return np.column_stack([1.0 - self.scores, self.scores])
+
+    def require_binary(self, where: str) -> AnnotatedScores:
+        """These data, or a ValueError naming ``where`` when they are multi-class: everything
+        built on the binary channel (a, b), its pattern cells and the binary score column runs on
+        binary labels only."""
+        if self.is_multiclass:
+            raise ValueError(
+                f"{where}: data are multi-class ({self.n_classes} classes: "
+                f"{abbreviated(self.classes, 5)}), and {where} handles binary labels only; "
+                f"{MULTICLASS_STEPS}"
+            )
+        return self
 
     @property
     def n_items(self) -> int:
@@ -135,9 +239,14 @@ class AnnotatedScores:
     def __repr__(self) -> str:
         missing = float((self.annotations == v.MISSING).mean())
         gold = f", n_gold={self.n_gold}" if self.gold is not None else ""
+        classes = (
+            f", classes={list(self.classes)}{', ordinal' if self.ordinal else ''}"
+            if self.is_multiclass
+            else ""
+        )
         return (
-            f"AnnotatedScores(n_items={self.n_items}, annotators={list(self.annotator_names)}, "
-            f"n_groups={self.n_groups}, missing={missing:.1%}{gold})"
+            f"AnnotatedScores(n_items={self.n_items}, annotators={list(self.annotator_names)}"
+            f"{classes}, n_groups={self.n_groups}, missing={missing:.1%}{gold})"
         )
 
     def compress(self) -> CellStatistics:
@@ -147,14 +256,19 @@ class AnnotatedScores:
         so fitting costs O(number of distinct patterns) rather than O(n).  This pass is the
         only O(nK) step of a fit: each row is encoded as one integer in base 3 (missing, 0, 1)
         after its group id, and the codes are counted (:func:`bayescal.data.cells.tabulate`).
+        Binary labels only.
         """
         return self.cells(n_bins=1, by_group=True)
 
     def responses(self) -> Responses:
         """The labels as sparse (item, annotator, label) triples, item by item
-        (:class:`bayescal.data.Responses`: what the crowd estimators run on)."""
+        (:class:`bayescal.data.Responses`: what the crowd estimators run on), with the
+        data's number of classes."""
         return Responses.from_dense(
-            self.annotations, annotator_names=self.annotator_names, gold=self.gold
+            self.annotations,
+            annotator_names=self.annotator_names,
+            gold=self.gold,
+            n_classes=self.n_classes,
         )
 
     def cells(self, *, n_bins=DEFAULT_N_BINS, strategy="uniform", by_group=True) -> CellStatistics:
@@ -172,7 +286,9 @@ class AnnotatedScores:
         Returns
         -------
         CellStatistics
+            Binary labels only: the cells of multi-class data are refused (ValueError).
         """
+        self.require_binary("AnnotatedScores.cells")
         bins = v.as_n_bins(n_bins, self.n_items)
         strategy = v.as_choice(strategy, "strategy", v.BIN_STRATEGIES)
         if not isinstance(by_group, bool):
@@ -221,6 +337,8 @@ class AnnotatedScores:
             gold=kept(self.gold),
             gold_weights=kept(self.gold_weights),
             item_ids=ids,
+            classes=self.classes,
+            ordinal=self.ordinal,
         )
 
     def in_annotator_order(self, names, *, name="data", of="the order given") -> AnnotatedScores:
@@ -242,22 +360,31 @@ class AnnotatedScores:
         cls,
         frame,
         *,
-        score: str,
+        score: str | Sequence[str],
         annotators: Sequence[str],
         groups: str | None = None,
         gold: str | None = None,
         gold_weights: str | None = None,
         item_id: str | None = None,
+        classes: Sequence[str] | None = None,
+        ordinal: bool = False,
+        normalize: bool = False,
     ) -> AnnotatedScores:
-        """Build from a wide table: one score column and one column per annotator.
+        """Build from a wide table: one score column (or one column per class) and one column
+        per annotator.
 
         Parameters
         ----------
         frame : pandas.DataFrame
             One row per item.  Annotator columns hold 0/1 (integers, floats, booleans or
-            nullable integers); NaN or ``pd.NA`` marks a missing response.
-        score : str
-            Name of the score column.
+            nullable integers); NaN or ``pd.NA`` marks a missing response.  With ``classes``,
+            or with three classes or more, they hold class names (or the codes ``0, 1, ...``
+            when no names are given), matched as text (an integer-valued number as the
+            integer: ``4.0`` is ``"4"``).
+        score : str or sequence of str
+            Name of the score column; or the class-probability columns, one per class in
+            the order of ``classes``; or one column whose cells are lists of class
+            probabilities.
         annotators : sequence of str
             Names of the annotator columns (a list, or a ``pandas.Index`` such as
             ``frame.columns[2:5]``); they become ``annotator_names``.
@@ -272,6 +399,9 @@ class AnnotatedScores:
             Name of a column that names each item once: its values, as text, become
             ``item_ids``, by which a fit and a test (or a split's samples) that share items
             are told apart from a clean split.
+        classes, ordinal, normalize
+            As :class:`AnnotatedScores`: the class names (the labels' spellings), whether they
+            form a scale, and whether to divide each probability row by its sum.
 
         Examples
         --------
@@ -279,6 +409,14 @@ class AnnotatedScores:
         >>> table = pd.DataFrame({"p": [0.1, 0.8], "ann": [0, 1], "bob": [None, 1]})
         >>> AnnotatedScores.from_frame(table, score="p", annotators=["ann", "bob"]).annotations.tolist()
         [[0, -1], [1, 1]]
+        >>> graded = pd.DataFrame(
+        ...     {"p1": [0.6, 0.1], "p2": [0.3, 0.2], "p3": [0.1, 0.7], "judge": [1, 3], "human": ["2", None]}
+        ... )
+        >>> data = AnnotatedScores.from_frame(
+        ...     graded, score=["p1", "p2", "p3"], annotators=["judge", "human"], classes=["1", "2", "3"]
+        ... )
+        >>> data.annotations.tolist()
+        [[0, 1], [2, -1]]
         """
         import pandas as pd
 
@@ -300,18 +438,20 @@ class AnnotatedScores:
             "gold_weights": gold_weights,
             "item id": item_id,
         }
-        wanted = [score, *annotators] + [name for name in optional.values() if name is not None]
+        score_columns = _score_columns(score, frame.columns)
+        wanted = [*score_columns, *annotators] + [
+            name for name in optional.values() if name is not None
+        ]
         missing = [name for name in wanted if name not in frame.columns]
         if missing:
             raise ValueError(
                 f"frame has no column(s) {missing}; its columns are {list(frame.columns)}"
             )
-        v.check_column_roles({"score": score, "annotator": annotators, **optional})
+        v.check_column_roles({"score": score_columns, "annotator": annotators, **optional})
         _check_unique_columns(frame, wanted, "frame")
-        columns = [
-            v.annotation_column(frame[name], f"annotator column {name!r}") for name in annotators
-        ]
-        scores = v.numeric_column(frame[score], f"score column {score!r}")
+        scores = _score_values(frame, score_columns)
+        read_labels = _label_reader(scores, classes)
+        columns = [read_labels(frame[name], f"annotator column {name!r}") for name in annotators]
         return cls(
             scores=scores,
             annotations=np.column_stack(columns),
@@ -320,7 +460,10 @@ class AnnotatedScores:
             else v.numeric_column(frame[groups], f"groups column {groups!r}"),
             annotator_names=[str(name) for name in annotators],
             item_ids=None if item_id is None else _id_column(frame[item_id], item_id),
-            **_gold_columns(frame, gold, gold_weights, scores, score),
+            classes=classes,
+            ordinal=ordinal,
+            normalize=normalize,
+            **_gold_columns(frame, gold, gold_weights, scores, score_columns, read_labels),
         )
 
     @classmethod
@@ -333,10 +476,13 @@ class AnnotatedScores:
         item: str = "item",
         annotator: str = "annotator",
         label: str = "label",
-        score: str = "score",
+        score: str | Sequence[str] = "score",
         groups: str | None = None,
         gold: str | None = None,
         gold_weights: str | None = None,
+        classes: Sequence[str] | None = None,
+        ordinal: bool = False,
+        normalize: bool = False,
     ) -> AnnotatedScores:
         """Build from a long label table joined with a score table.
 
@@ -344,10 +490,13 @@ class AnnotatedScores:
         ----------
         labels : pandas.DataFrame
             One row per (item, annotator) response, with columns ``item``, ``annotator`` and
-            ``label`` (0/1).  A NaN label, or an absent row, is a missing response.  Each
-            (item, annotator) pair may appear at most once.
+            ``label`` (0/1, or class names as in :meth:`from_frame`).  A NaN label, or an
+            absent row, is a missing response.  Each (item, annotator) pair may appear at most
+            once.
         scores : pandas.DataFrame
-            One row per item, with columns ``item`` and ``score`` (and ``groups`` if given).
+            One row per item, with columns ``item`` and ``score`` (and ``groups`` if given);
+            ``score`` may name one column per class, or a column of probability lists, as in
+            :meth:`from_frame`.
             Its row order is the item order of the result.  Items without any label are kept
             with an all-missing row; a label whose item has no score is an error.
         item, annotator, label, score, groups : str
@@ -355,6 +504,8 @@ class AnnotatedScores:
         gold, gold_weights : str, optional
             Columns of ``scores``: each item's human-verified label (0/1, empty where it has
             none) and the gold items' inclusion probabilities, as in :meth:`from_frame`.
+        classes, ordinal, normalize
+            As :class:`AnnotatedScores`.
         """
         import pandas as pd
 
@@ -363,13 +514,15 @@ class AnnotatedScores:
                 raise TypeError(f"{name} must be a pandas DataFrame; saw {type(frame).__name__}")
         v.check_column_roles({"item": item, "annotator": annotator, "label": label})
         optional = {"groups": groups, "gold": gold, "gold_weights": gold_weights}
-        v.check_column_roles({"item": item, "score": score, **optional})
+        score_columns = _score_columns(score, scores.columns)
+        v.check_column_roles({"item": item, "score": score_columns, **optional})
         for name, frame, needed in (
             ("labels", labels, [item, annotator, label]),
             (
                 "scores",
                 scores,
-                [item, score] + [column for column in optional.values() if column is not None],
+                [item, *score_columns]
+                + [column for column in optional.values() if column is not None],
             ),
         ):
             absent = [column for column in needed if column not in frame.columns]
@@ -415,10 +568,14 @@ class AnnotatedScores:
             raise ValueError("labels must contain at least one non-missing label")
         v.warn_ids_spaced_apart(names, "annotator")
         columns = pd.Index(names).get_indexer(responses[annotator])
-        values = v.annotation_column(responses[label], f"label column {label!r}")
-        annotations = np.full((len(item_index), len(names)), v.MISSING, dtype=np.int8)
+        score_values = _score_values(scores, score_columns)
+        read_labels = _label_reader(score_values, classes)
+        values = read_labels(responses[label], f"label column {label!r}")
+        n_classes = score_values.shape[1] if score_values.ndim == 2 else 2
+        annotations = np.full(
+            (len(item_index), len(names)), v.MISSING, dtype=v.class_code_dtype(n_classes)
+        )
         annotations[rows, columns] = values
-        score_values = v.numeric_column(scores[score], f"score column {score!r}")
         return cls(
             scores=score_values,
             annotations=annotations,
@@ -428,7 +585,10 @@ class AnnotatedScores:
             annotator_names=[str(name) for name in names],
             # ids as text; items pandas keeps apart but text does not (1 and "1") get none
             item_ids=item_index if item_index.astype(str).is_unique else None,
-            **_gold_columns(scores, gold, gold_weights, score_values, score),
+            classes=classes,
+            ordinal=ordinal,
+            normalize=normalize,
+            **_gold_columns(scores, gold, gold_weights, score_values, score_columns, read_labels),
         )
 
 
@@ -442,10 +602,67 @@ def _id_column(column, name: str) -> np.ndarray:
     return v.as_item_ids(column.to_numpy(), len(column), f"item id column {name!r}")
 
 
-def _gold_columns(frame, gold, gold_weights, scores: np.ndarray, score: str) -> dict:
+def _score_columns(score, columns) -> list:
+    """The score argument of a table reader as a list of column names: one (the score, or a
+    column of probability lists; a tuple that names a column of ``columns`` is one name) or
+    one per class."""
+    import pandas as pd
+
+    if isinstance(score, (pd.Index, np.ndarray)):
+        score = score.tolist()
+    if isinstance(score, str) or (isinstance(score, tuple) and score in columns):
+        return [score]
+    if (
+        isinstance(score, Sequence)
+        and len(score) >= 2
+        and all(isinstance(name, str) for name in score)
+    ):
+        return list(score)
+    raise ValueError(
+        "score must name the score column, or the class-probability columns (two or more); "
+        f"saw {score!r}"
+    )
+
+
+def _score_values(frame, columns: list[str]) -> np.ndarray:
+    """The scores (n,) of one numeric column, or the class probabilities (n, C) of one column
+    per class or of one column whose cells are lists; checked by :class:`AnnotatedScores`."""
+    if len(columns) > 1:
+        return np.column_stack(
+            [v.numeric_column(frame[name], f"score column {name!r}") for name in columns]
+        )
+    column = frame[columns[0]]
+    cells = column.dropna()
+    if not len(cells) or not isinstance(cells.iloc[0], (list, tuple, np.ndarray)):
+        return v.numeric_column(column, f"score column {columns[0]!r}")
+    lengths = column.map(
+        lambda cell: len(cell) if isinstance(cell, (list, tuple, np.ndarray)) else -1
+    )
+    if (lengths != lengths.iloc[0]).any():
+        row = int(np.flatnonzero((lengths != lengths.iloc[0]).to_numpy())[0])
+        raise ValueError(
+            f"score column {columns[0]!r} must hold one list of {lengths.iloc[0]} class "
+            f"probabilities per row; row {row} holds {column.iloc[row]!r}"
+        )
+    return v.as_numeric_array(np.stack(column.to_numpy()), f"score column {columns[0]!r}")
+
+
+def _label_reader(scores: np.ndarray, classes):
+    """The reader of a table's label columns (annotators, gold): 0/1 for binary data whose
+    classes are not named, else each label's class code, matched by name
+    (:func:`bayescal._validation.class_label_column`)."""
+    n_classes = scores.shape[1] if scores.ndim == 2 else 2
+    if classes is None and n_classes == 2:
+        return v.annotation_column
+    names = v.as_class_names(classes, n_classes)
+    return lambda column, description: v.class_label_column(column, names, description)
+
+
+def _gold_columns(frame, gold, gold_weights, scores, score, read_labels) -> dict:
     """The ``gold`` and ``gold_weights`` arguments read from ``frame``'s columns of those
-    names (empty cells: no gold label, no weight); a gold label on a row without a score is
-    refused by name here, before the score check would blame the score alone."""
+    names (empty cells: no gold label, no weight; labels read by ``read_labels``); a gold
+    label on a row without a score is refused by name here, before the score check would
+    blame the score alone."""
     if gold is None:
         if gold_weights is not None:
             raise ValueError(
@@ -453,14 +670,14 @@ def _gold_columns(frame, gold, gold_weights, scores: np.ndarray, score: str) -> 
                 "name the gold column too (gold=...)"
             )
         return {}
-    labels = v.annotation_column(frame[gold], f"gold column {gold!r}")
-    unscored = (labels != v.MISSING) & np.isnan(scores)
+    labels = read_labels(frame[gold], f"gold column {gold!r}")
+    unscored = (labels != v.MISSING) & np.isnan(scores.reshape(len(labels), -1)).any(axis=1)
     if unscored.any():
         row = int(np.flatnonzero(unscored)[0])
         raise ValueError(
             f"gold column {gold!r}, row {row}: a gold label on an item without a score "
-            f"(score column {score!r} is empty there; {int(unscored.sum())} such row(s)); "
-            "every item needs a score"
+            f"(score column {score[0] if len(score) == 1 else score!r} is empty there; "
+            f"{int(unscored.sum())} such row(s)); every item needs a score"
         )
     weights = (
         None
@@ -478,6 +695,29 @@ def _check_unique_columns(frame, wanted: list, name: str) -> None:
         raise ValueError(
             f"{name} has {(frame.columns == twice[0]).sum()} columns named {twice[0]!r}; "
             "give each column its own name"
+        )
+
+
+def require_binary(data, where: str) -> None:
+    """Refuse multi-class :class:`AnnotatedScores` or :class:`~bayescal.data.Responses` at
+    ``where``, a step built on binary channels (anything else passes: the step checks its own
+    input)."""
+    if isinstance(data, AnnotatedScores):
+        data.require_binary(where)
+    elif isinstance(data, Responses) and data.n_classes > 2:
+        raise ValueError(
+            f"{where}: the responses are multi-class ({data.n_classes} classes), and {where} "
+            f"handles binary labels only; {MULTICLASS_STEPS}"
+        )
+
+
+def refuse_multiclass_gold(n_gold: int, where: str) -> None:
+    """Refuse gold labels at ``where``, a multi-class step that does not use them yet, rather
+    than fit or score as if there were none."""
+    if n_gold:
+        raise ValueError(
+            f"{where}: data have {n_gold} gold labels, which the multi-class {where} does not "
+            "use yet; drop them (gold=None) to use the annotators alone"
         )
 
 

@@ -38,13 +38,15 @@ class Responses:
     annotator : ndarray of int64, shape (R,)
         The annotator of each label, in ``[0, K)``, ``K = len(annotator_names)``.
     label : ndarray of int8, shape (R,)
-        0 or 1.
+        0 or 1; class codes ``0 .. n_classes - 1`` with more classes.
     n_items : int
         Items, labelled or not (an item without labels has no triple).
     annotator_names : tuple of str
     gold : ndarray of int8, shape (n_items,), or None
         Each item's human-verified label (``-1`` where it has none), as
         ``AnnotatedScores.gold``.
+    n_classes : int, default 2
+        The number of classes (multi-class labels from :meth:`bayescal.AnnotatedScores.responses`).
 
     Each (item, annotator) pair appears at most once.  The arrays are stored read-only.
     """
@@ -55,6 +57,7 @@ class Responses:
     n_items: int
     annotator_names: tuple[str, ...]
     gold: np.ndarray | None = None
+    n_classes: int = 2
 
     def __post_init__(self) -> None:
         n_items = v.as_int(self.n_items, "n_items", minimum=1)
@@ -63,7 +66,12 @@ class Responses:
             raise TypeError(f"annotator_names must be a non-empty sequence of str; saw {names!r}")
         item = _indices(self.item, "item", n_items)
         annotator = _indices(self.annotator, "annotator", len(names))
-        label = v.as_binary_labels(self.label, "label").astype(np.int8)
+        n_classes = v.as_int(self.n_classes, "n_classes", minimum=2)
+        if n_classes == 2:
+            label = v.as_binary_labels(self.label, "label").astype(np.int8)
+        else:
+            label = v.as_class_labels(self.label, "label", n_classes)
+            label = label.astype(v.class_code_dtype(n_classes))
         if not item.size == annotator.size == label.size:
             raise ValueError(
                 "item, annotator and label must have one entry per response each; saw "
@@ -77,7 +85,12 @@ class Responses:
                 f"responses must hold one label per (item, annotator) pair; item {first // len(names)} "
                 f"has two from annotator {names[first % len(names)]!r}"
             )
-        gold = None if self.gold is None else v.as_gold(self.gold, n_items)
+        if self.gold is None:
+            gold = None
+        elif n_classes == 2:
+            gold = v.as_gold(self.gold, n_items)
+        else:
+            gold = v.as_class_gold(self.gold, n_items, n_classes)
         for name, array in (
             ("item", item),
             ("annotator", annotator),
@@ -88,6 +101,7 @@ class Responses:
                 array.setflags(write=False)
             object.__setattr__(self, name, array)
         object.__setattr__(self, "n_items", n_items)
+        object.__setattr__(self, "n_classes", n_classes)
         object.__setattr__(self, "annotator_names", names)
 
     @property
@@ -111,6 +125,7 @@ class Responses:
     def fingerprint(self) -> str:
         """``"responses:<sha256>"`` of the labels, gold and names (:func:`bayescal._api.fingerprint`)."""
         gold = () if self.gold is None else (self.gold,)
+        classes = () if self.n_classes == 2 else (np.array([self.n_classes]),)
         return fingerprint(
             "responses",
             self.annotator_names,
@@ -119,6 +134,7 @@ class Responses:
             self.annotator,
             self.label,
             *gold,
+            *classes,
         )
 
     def labels_per_item(self) -> np.ndarray:
@@ -132,12 +148,18 @@ class Responses:
         )
 
     @classmethod
-    def from_dense(cls, annotations, *, annotator_names=None, gold=None) -> Responses:
-        """The responses of an items x annotators table of 0/1 labels (-1 for missing), item
-        by item and, within an item, in the annotators' name order (:func:`name_order`: a
-        replicate drawn label by label does not follow the column order);
-        ``annotator_names`` default to ``("a0", "a1", ...)``."""
-        annotations = v.as_annotations(annotations, "annotations")
+    def from_dense(
+        cls, annotations, *, annotator_names=None, gold=None, n_classes: int = 2
+    ) -> Responses:
+        """The responses of an items x annotators table of 0/1 labels (class codes with
+        ``n_classes`` classes; -1 for missing), item by item and, within an item, in the
+        annotators' name order (:func:`name_order`: a replicate drawn label by label does not
+        follow the column order); ``annotator_names`` default to ``("a0", "a1", ...)``."""
+        n_classes = v.as_int(n_classes, "n_classes", minimum=2)
+        if n_classes == 2:
+            annotations = v.as_annotations(annotations, "annotations")
+        else:
+            annotations = v.as_class_annotations(annotations, "annotations", n_classes)
         names = v.as_annotator_names(annotator_names, annotations.shape[1], "annotator_names")
         by_name = name_order(names)
         in_order = (by_name == np.arange(by_name.size)).all()
@@ -152,11 +174,19 @@ class Responses:
             max(annotations.shape[0], 1),
             names,
             gold=gold,
+            n_classes=n_classes,
         )
 
     @classmethod
     def from_long(
-        cls, labels, *, items=None, item: str = "item", annotator: str = "annotator", label="label"
+        cls,
+        labels,
+        *,
+        items=None,
+        item: str = "item",
+        annotator: str = "annotator",
+        label="label",
+        classes=None,
     ) -> Responses:
         """The responses of a long table, without building the items x annotators table.
 
@@ -171,6 +201,10 @@ class Responses:
         item, annotator, label : str
             Column names.  Annotators are ordered by sorted name, as in
             :meth:`bayescal.AnnotatedScores.from_long`.
+        classes : sequence of str, optional
+            The class names of multi-class labels, matched as text as in
+            :meth:`bayescal.AnnotatedScores.from_frame` (the codes ``0, 1, ...`` have the
+            names ``"0", "1", ...``); without, labels are 0/1.
         """
         import pandas as pd
 
@@ -183,7 +217,13 @@ class Responses:
             )
         given = labels[label].notna().to_numpy()
         frame = labels[given]
-        values = v.annotation_column(frame[label], f"label column {label!r}")
+        if classes is None:
+            n_classes = 2
+            values = v.annotation_column(frame[label], f"label column {label!r}")
+        else:
+            class_names = v.as_class_names(classes, None)
+            n_classes = len(class_names)
+            values = v.class_label_column(frame[label], class_names, f"label column {label!r}")
         if items is None:
             item_index, item_ids = pd.factorize(frame[item])
         else:
@@ -203,6 +243,7 @@ class Responses:
             values,
             max(len(item_ids), 1),
             tuple(names),
+            n_classes=n_classes,
         )
 
 

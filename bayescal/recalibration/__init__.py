@@ -31,12 +31,16 @@ Projected histogram binning (paper §5, App. E.3; Gupta and Ramdas 2021): ``J`` 
 the *original* score; each bin's value is the mean target in the bin projected onto [0, 1]; an
 empty bin gets the projected mean of all fitting targets.
 
+Multi-class maps (:mod:`~bayescal.recalibration.class_maps`): temperature and vector scaling
+of class probabilities, fitted to corrected one-hot labels within boxes, the same way.
+
 Evaluation of a fitted map (:func:`recalibration_study`, App. E.5) bins the *transformed*
 scores ``g(z)``; :func:`held_out_check` scores a map on the half of the items it was not
 fitted to, with intervals.
 """
 
 from ._solver import corrected_log_loss
+from .class_maps import CLASS_METHODS, ClassTemperatureScaling, VectorScaling
 from .held_out import HeldOutCheck, held_out_check
 from .maps import (
     DEFAULT_EPS,
@@ -51,15 +55,18 @@ from .maps import (
 from .workflow import TARGETS, RecalibrationStudy, recalibrate, recalibration_study
 
 __all__ = [
+    "CLASS_METHODS",
     "DEFAULT_EPS",
     "METHODS",
     "TARGETS",
+    "ClassTemperatureScaling",
     "HeldOutCheck",
     "HistogramBinning",
     "MapDraws",
     "PlattScaling",
     "RecalibrationStudy",
     "TemperatureScaling",
+    "VectorScaling",
     "corrected_log_loss",
     "held_out_check",
     "make_map",

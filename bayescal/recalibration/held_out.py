@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import _validation as v
 from .._api import DEFAULT_FIT_BINS, DEFAULT_LEVEL, DEFAULT_N_BINS, Interval, Result, silenced
-from ..correction.estimation import estimator_function, fit_or_raise
+from ..correction.estimators import estimator_function, fit_or_raise
 from ..correction.gold_interval import (
     DEFAULT_REPLICATES,
     bootstrap_replicates,
@@ -29,7 +29,7 @@ from ..correction.gold_interval import (
     replicate_channels,
 )
 from ..correction.known_channels import corrected_moments
-from ..data.annotated_scores import AnnotatedScores
+from ..data.annotated_scores import AnnotatedScores, require_binary
 from ..exceptions import FIT_WARNINGS, RecalibrationWarning
 from .maps import METHODS
 from .workflow import recalibrate
@@ -133,6 +133,7 @@ def held_out_check(
     -------
     HeldOutCheck
     """
+    require_binary(data, "held_out_check")
     if not isinstance(data, AnnotatedScores):
         raise TypeError(f"data must be a bayescal.AnnotatedScores; saw {type(data).__name__}")
     method = v.as_choice(method, "method", METHODS)

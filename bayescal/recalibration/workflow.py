@@ -11,7 +11,13 @@ import numpy as np
 from .. import _validation as v
 from .._api import DEFAULT_FIT_BINS, DEFAULT_N_BINS, Result, old_spellings
 from ..channels import ChannelFit, Channels, channels_for
-from ..correction.estimation import estimator_function, fit_or_raise
+from ..channels.confusion_fit import ConfusionChannels, ConfusionFit
+from ..correction.class_estimation import (
+    CLASS_ESTIMATORS,
+    corrected_class_targets,
+    report_class_unlabelled,
+)
+from ..correction.estimators import estimator_function, fit_or_raise
 from ..correction.known_channels import (
     correct_annotations,
     crowd_corrected_labels,
@@ -19,8 +25,13 @@ from ..correction.known_channels import (
     soft_vote,
 )
 from ..correction.rectified import RectifiedLoss
-from ..data.annotated_scores import AnnotatedScores, warn_of_shared_items
+from ..data.annotated_scores import (
+    AnnotatedScores,
+    refuse_multiclass_gold,
+    warn_of_shared_items,
+)
 from ..metrics.calibration import binned_moments
+from .class_maps import CLASS_MAPS, CLASS_METHODS
 from .maps import DEFAULT_EPS, METHODS, make_map
 
 __all__ = ["TARGETS", "RecalibrationStudy", "recalibrate", "recalibration_study"]
@@ -106,13 +117,24 @@ def recalibrate(
     eps : float, default 1e-6
         Input clipping of the logistic maps.
 
+    Multi-class data (three classes or more) are fitted by
+    :mod:`bayescal.recalibration.class_maps` (``method="temperature"`` or ``"vector"``) to their
+    corrected one-hot labels (``channels``: known :class:`~bayescal.channels.ConfusionChannels`,
+    a :class:`~bayescal.channels.ConfusionFit`, ``"dawid_skene_em"``, ``"crowd_em"`` or a
+    callable), or to each item's shares of its labels (``targets="naive"``); items that only
+    ill-conditioned annotators labelled are left out (one warning), and gold is not used there
+    yet (refused).
+
     Returns
     -------
-    TemperatureScaling, PlattScaling or HistogramBinning
-        The fitted map; ``predict(scores)`` gives recalibrated probabilities.
+    TemperatureScaling, PlattScaling, HistogramBinning, ClassTemperatureScaling or VectorScaling
+        The fitted map; ``predict(scores)`` gives recalibrated probabilities (of multi-class
+        data, ``predict(probabilities)``).
     """
     if not isinstance(data, AnnotatedScores):
         raise TypeError(f"data must be a bayescal.AnnotatedScores; saw {type(data).__name__}")
+    if data.is_multiclass:
+        return _recalibrate_classes(data, method, channels, targets, weights, eps)
     method = v.as_choice(method, "method", METHODS)
     kind = v.as_choice(targets, "targets", TARGETS)
     v.check_items_annotated(data.annotations, "data.annotations")
@@ -126,6 +148,40 @@ def recalibrate(
         return new_map.fit(data.scores, fitting_targets, sample_weight=loss.weights())
     fitting_targets, has_target = targets_of(data, kind, fitted_channels, weights)
     return new_map.fit(data.scores[has_target], fitting_targets[has_target])
+
+
+def _recalibrate_classes(data: AnnotatedScores, method, channels, targets, weights, eps):
+    """:func:`recalibrate` of multi-class ``data`` (its docstring)."""
+    if method in METHODS and method not in CLASS_METHODS:  # the binary default, "platt"
+        raise ValueError(
+            f"method must be one of {CLASS_METHODS} for multi-class data; saw {method!r} (a "
+            "binary map: the default of binary data)"
+        )
+    method = v.as_choice(method, "method", CLASS_METHODS)
+    kind = v.as_choice(targets, "targets", TARGETS)
+    refuse_multiclass_gold(data.n_gold, "recalibrate")
+    v.check_items_annotated(data.annotations, "data.annotations")
+    new_map = CLASS_MAPS[method](eps=eps)
+    if kind == "naive":
+        votes = np.stack([(data.annotations == k).sum(axis=1) for k in range(data.n_classes)], 1)
+        return new_map.fit(data.probabilities, votes / votes.sum(axis=1, keepdims=True))
+    if channels is None:
+        raise ValueError(
+            "channels are required for corrected targets: pass ConfusionChannels, a "
+            "ConfusionFit, or an estimator name such as 'dawid_skene_em' (or use "
+            "targets='naive')"
+        )
+    fit_channels, _ = estimator_function(
+        channels,
+        {},
+        argument="channels",
+        names=CLASS_ESTIMATORS,
+        known=(ConfusionChannels, ConfusionFit),
+    )
+    fitted = channels if fit_channels is None else fit_channels(data)
+    corrected, labelled = corrected_class_targets(data, fitted, weights)
+    report_class_unlabelled(labelled)
+    return new_map.fit(data.probabilities[labelled], corrected)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -155,22 +211,22 @@ class RecalibrationStudy(Result):
     channel_fit: object
 
 
-def check_samples(samples: dict) -> None:
-    """The samples of a split (by name): data of the same annotators, and (by item id, where
-    they have ids) no item in two of them, or one warning per pair that shares some."""
+def check_samples(samples: dict, where: str) -> None:
+    """The samples of a split (by name) for ``where``: binary data of the same annotators, and
+    (by item id, where they have ids) no item in two of them, or one warning per pair that
+    shares some."""
     for name, sample in samples.items():
         if not isinstance(sample, AnnotatedScores):
             raise TypeError(
                 f"{name} must be a bayescal.AnnotatedScores; saw {type(sample).__name__}"
             )
+        sample.require_binary(where)
         v.check_items_annotated(sample.annotations, f"{name}.annotations")
     (first, reference), *others = samples.items()
     for name, sample in others:
         v.check_same_annotators(sample.annotator_names, reference.annotator_names, name, first)
     for (name, sample), (other_name, other) in combinations(samples.items(), 2):
-        warn_of_shared_items(
-            sample.item_ids, name, other.item_ids, other_name, "recalibration_study"
-        )
+        warn_of_shared_items(sample.item_ids, name, other.item_ids, other_name, where)
 
 
 @old_spellings()
@@ -223,7 +279,10 @@ def recalibration_study(
     """
     import pandas as pd
 
-    check_samples({"channel_data": channel_data, "fit_data": fit_data, "eval_data": eval_data})
+    check_samples(
+        {"channel_data": channel_data, "fit_data": fit_data, "eval_data": eval_data},
+        "recalibration_study",
+    )
     if isinstance(methods, str) or not hasattr(methods, "__iter__"):
         raise TypeError(
             f"methods must be a sequence of method names from {METHODS}; saw {methods!r}"
