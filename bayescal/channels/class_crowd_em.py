@@ -6,7 +6,8 @@ independently given ``Y_i``.  Each label ``r`` gets the code ``C j(r) + A_r``, a
 (items x codes) incidence ``B`` of the labels turns both steps into sparse products:
 
 - E-step: ``log p(R_i, Y_i = y) = log pi_y + (B L)_iy`` with ``L[C j + k, y] = log T_j[y, k]``;
-  ``w_iy = P(Y_i = y | R_i)`` by a log-sum-exp over ``y``.
+  ``w_iy = P(Y_i = y | R_i)`` by a log-sum-exp over ``y``.  A gold item's ``w_i`` is its
+  one-hot gold label and its term ``log p(R_i, Y_i = g_i)``.
 - M-step with a symmetric Dirichlet(alpha) prior on every row (MAP; alpha = 1 is the
   maximum likelihood): ``T_j[y, k] = ((B^T w)[C j + k, y] + alpha - 1) / (sum_k (...))`` and
   ``pi = mean_i w_i``.
@@ -19,8 +20,8 @@ posterior changes by less than ``tol``.
 As in the binary :mod:`~bayescal.channels.crowd_em`, ``smoothing`` (default: alpha = 2 when
 some worker has fewer than ``SPARSE_LABELS`` labels) keeps a sparse worker's matrix away from
 the simplex's corners, and ``pool`` lets the workers with few labels share one confusion matrix.
-The latent classes are relabelled by the permutation of the largest label-weighted diagonal
-(:func:`~bayescal.channels.confusion_em.orient`).
+Without gold the latent classes are relabelled by the permutation of the largest
+label-weighted diagonal (:func:`~bayescal.channels.confusion_em.orient`); gold names them.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
+from .. import _validation as v
 from .._api import warn_caller
 from ..data.responses import Responses
 from ..exceptions import ConvergenceWarning
@@ -51,23 +53,25 @@ def _incidence(responses: Responses, channel_of: np.ndarray) -> tuple:
 def class_crowd_em(
     responses: Responses, channel_of: np.ndarray, alpha: float, tol: float, max_iter: int
 ) -> ConfusionEstimate:
-    """Multi-class EM on ``responses`` (module docstring; without gold), worker ``j``'s labels
+    """Multi-class EM on ``responses`` (module docstring), worker ``j``'s labels
     given to channel ``channel_of[j]`` (the pooled workers share one), with the Dirichlet
     ``alpha``; the arguments are checked by :func:`~bayescal.crowd_em`.  The confusion
     matrices are every worker's (K, C, C), the pooled one repeated for its workers."""
     n_classes = responses.n_classes
     by_item, by_code, code_counts = _incidence(responses, channel_of)
     n_channels = code_counts.size // n_classes
+    gold = responses.gold if responses.has_gold else None
     label_of_code = np.tile(np.eye(n_classes), (n_channels, 1))  # (codes, C)
     votes = by_item @ label_of_code
     totals = votes.sum(axis=1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
         weights = np.where(totals > 0, votes / totals, 1.0 / n_classes)
+    weights = _with_gold(weights, gold)
     start_alpha = max(alpha, 1.5)  # a cell at 0 stays at 0 under EM, and a vote may miss a class
     confusion, prevalence = _m_step(by_code, weights, start_alpha, n_classes)
     previous, converged, n_iter, loglik = -np.inf, False, 0, -np.inf
     while n_iter < max_iter:
-        weights, loglik = _e_step(by_item, confusion, prevalence)
+        weights, loglik = _e_step(by_item, confusion, prevalence, gold)
         objective = loglik + (alpha - 1.0) * np.log(np.maximum(confusion, EPS)).sum()
         if abs(objective - previous) / responses.n_items < tol:
             converged = True
@@ -76,15 +80,25 @@ def class_crowd_em(
         n_iter += 1
         confusion, prevalence = _m_step(by_code, weights, alpha, n_classes)
     if not converged:  # the last M-step moved the estimate: its log-likelihood
-        loglik = _e_step(by_item, confusion, prevalence)[1]
+        loglik = _e_step(by_item, confusion, prevalence, gold)[1]
         warn_caller(
             f"crowd_em: no convergence within max_iter={max_iter} iterations (tol={tol:g} on "
             "the change in mean log posterior); the estimate is returned with converged=False",
             ConvergenceWarning,
         )
-    per_channel = code_counts.reshape(n_channels, n_classes).sum(axis=1)
-    confusion, prevalence = orient(confusion, prevalence, per_channel)
+    if gold is None:  # gold names the classes itself
+        per_channel = code_counts.reshape(n_channels, n_classes).sum(axis=1)
+        confusion, prevalence = orient(confusion, prevalence, per_channel)
     return ConfusionEstimate(confusion[channel_of], prevalence, float(loglik), converged, n_iter)
+
+
+def _with_gold(weights: np.ndarray, gold) -> np.ndarray:
+    """The label posteriors (n, C) with every gold item's set to its one-hot gold label."""
+    if gold is None:
+        return weights
+    known = gold != v.MISSING
+    weights[known] = np.eye(weights.shape[1])[gold[known]]
+    return weights
 
 
 def _m_step(by_code, weights, alpha: float, n_classes: int):
@@ -98,8 +112,9 @@ def _m_step(by_code, weights, alpha: float, n_classes: int):
     return confusion, weights.mean(axis=0)
 
 
-def _e_step(by_item, confusion, prevalence):
-    """Label posteriors (n, C) and the log-likelihood (module docstring)."""
+def _e_step(by_item, confusion, prevalence, gold):
+    """Label posteriors (n, C) and the log-likelihood (module docstring), given each item's
+    ``gold`` label (n,; -1 for none) or None."""
     n_classes = confusion.shape[1]
     table = np.swapaxes(np.log(np.maximum(confusion, EPS)), 1, 2).reshape(-1, n_classes)
     # classes by rows (C, n): each reduction over the classes is C passes over long rows,
@@ -111,4 +126,10 @@ def _e_step(by_item, confusion, prevalence):
     np.exp(joint, out=joint)
     totals = joint.sum(axis=0)
     joint /= totals
-    return joint.T, float((largest + np.log(totals)).sum())
+    terms = largest + np.log(totals)
+    if gold is None:
+        return joint.T, float(terms.sum())
+    known = np.flatnonzero(gold != v.MISSING)
+    # log p(R_i, Y = g): the normalised posterior times the total, in logs
+    terms[known] += np.log(np.maximum(joint[gold[known], known], EPS))
+    return _with_gold(joint.T, gold), float(terms.sum())

@@ -80,16 +80,22 @@ class ConfusionEstimate(NamedTuple):
 
 
 class _Patterns(NamedTuple):
-    """The distinct response patterns (P, K), their counts (P,) and one-hot answers
-    (P, K, C), zero where a response is missing."""
+    """The distinct (response pattern, gold label) rows: the patterns (P, K), their counts
+    (P,), one-hot answers (P, K, C), zero where a response is missing, and each row's gold
+    label (P,; -1 for none)."""
 
     patterns: np.ndarray
     counts: np.ndarray
     answers: np.ndarray
+    gold: np.ndarray
 
     @classmethod
-    def of(cls, annotations: np.ndarray, n_classes: int) -> _Patterns:
-        patterns, counts = np.unique(annotations, axis=0, return_counts=True)
+    def of(cls, annotations: np.ndarray, n_classes: int, gold=None) -> _Patterns:
+        with_gold = np.column_stack(
+            [annotations, np.full(annotations.shape[0], v.MISSING) if gold is None else gold]
+        )
+        rows, counts = np.unique(with_gold, axis=0, return_counts=True)
+        patterns = rows[:, :-1]
         size = patterns.size * n_classes * 8
         if size > MAX_PATTERN_BYTES:
             raise ValueError(
@@ -100,14 +106,24 @@ class _Patterns(NamedTuple):
                 "with the most labels)"
             )
         answers = (patterns[:, :, None] == np.arange(n_classes)).astype(np.float64)
-        return cls(patterns, counts.astype(np.float64), answers)
+        return cls(patterns, counts.astype(np.float64), answers, rows[:, -1])
+
+    def with_gold(self, posterior: np.ndarray) -> np.ndarray:
+        """The class posteriors with every gold row's set to its one-hot gold label."""
+        known = self.gold != v.MISSING
+        posterior[known] = np.eye(posterior.shape[1])[self.gold[known]]
+        return posterior
 
     def e_step(self, confusion, prevalence) -> tuple[float, np.ndarray]:
-        """The log-likelihood and the class posteriors (P, C)."""
+        """The log-likelihood and the class posteriors (P, C); a gold row's term is
+        ``log p(s, Y = g)`` and its posterior its gold label."""
         log_t = np.log(np.maximum(confusion, EPS))  # (K, C(y), C(k))
         joint = np.einsum("pkc,kyc->py", self.answers, log_t) + np.log(np.maximum(prevalence, EPS))
         total = special.logsumexp(joint, axis=1)
-        return float(self.counts @ total), np.exp(joint - total[:, None])
+        posterior = np.exp(joint - total[:, None])
+        known = self.gold != v.MISSING
+        total[known] = joint[known, self.gold[known]]
+        return float(self.counts @ total), self.with_gold(posterior)
 
     def m_step(self, posterior, alpha: float, structure: str) -> tuple[np.ndarray, np.ndarray]:
         weighted = posterior * self.counts[:, None]  # (P, C(y))
@@ -127,7 +143,7 @@ def _majority_start(patterns: _Patterns, alpha: float, structure: str):
     """One M-step from each pattern's shares of votes per class (a pattern without a vote
     cannot occur: every item has a label)."""
     votes = patterns.answers.sum(axis=1)
-    shares = votes / votes.sum(axis=1, keepdims=True)
+    shares = patterns.with_gold(votes / votes.sum(axis=1, keepdims=True))
     # smoothed: a cell at 0 stays at 0 under EM, and a vote may miss a class
     return patterns.m_step(shares, max(alpha, 1.5), structure)
 
@@ -169,6 +185,7 @@ def confusion_em(
     tol=1e-8,
     max_iter=1000,
     seed=0,
+    gold=None,
 ) -> ConfusionEstimate:
     """Multi-class Dawid–Skene EM (module docstring).
 
@@ -191,6 +208,10 @@ def confusion_em(
         Stop when the mean log posterior changes by less than this.
     max_iter : int, default 1000
     seed : int, default 0
+    gold : array_like of int, shape (n,), optional
+        Human-verified class codes of some items, ``-1`` elsewhere: a gold item's class is
+        known in every E-step (its term ``log p(s, Y = g)``), the gold fixes the classes (no
+        relabelling), and with gold of every class fewer than three annotators are fitted.
 
     Returns
     -------
@@ -201,11 +222,15 @@ def confusion_em(
     n_classes = v.as_int(n_classes, "n_classes", minimum=2)
     annotations = v.as_class_annotations(annotations, "annotations", n_classes)
     v.check_items_annotated(annotations, "annotations")
-    if annotations.shape[1] < 3:
+    if gold is not None:
+        gold = v.as_class_gold(gold, annotations.shape[0], n_classes)
+    gold_classes = 0 if gold is None else np.unique(gold[gold != v.MISSING]).size
+    if annotations.shape[1] < 3 and gold_classes < n_classes:
         raise IdentificationError(
             f"annotations: {annotations.shape[1]} annotator(s) cannot identify their confusion "
-            "matrices without gold labels (Dawid-Skene needs three conditionally independent "
-            "annotators, as dawid_skene_em does); add annotators"
+            "matrices without gold labels of every class (Dawid-Skene needs three "
+            "conditionally independent annotators, as dawid_skene_em does; gold of "
+            f"{gold_classes} of the {n_classes} classes given); add annotators or gold"
         )
     structure = v.as_choice(structure, "structure", CONFUSION_STRUCTURES)
     alpha = float(v.as_finite_vector([smoothing], "smoothing")[0])
@@ -214,7 +239,8 @@ def confusion_em(
     n_starts = v.as_int(n_starts, "n_starts", minimum=1)
     tol, max_iter = v.as_tolerance(tol), v.as_int(max_iter, "max_iter", minimum=1)
     rng = np.random.default_rng(v.as_seed(seed))
-    patterns = _Patterns.of(annotations, n_classes)
+    patterns = _Patterns.of(annotations, n_classes, gold)
+    has_gold = bool(gold_classes)
     n_labels = (annotations != v.MISSING).sum(axis=0).astype(np.float64)
     n_items = patterns.counts.sum()
     best, best_objective = None, -np.inf
@@ -234,7 +260,7 @@ def confusion_em(
                 break
             confusion, prevalence = patterns.m_step(posterior, alpha, structure)
             previous = objective
-        if structure == "full":
+        if structure == "full" and not has_gold:  # gold names the classes itself
             confusion, prevalence = orient(confusion, prevalence, n_labels)
         if best is None or objective > best_objective:  # MAP's target with smoothing
             best_objective = objective

@@ -16,7 +16,6 @@ import numpy as np
 
 from .. import _validation as v
 from .._api import Result, abbreviated
-from ..data.annotated_scores import refuse_multiclass_gold
 from .base import annotator_order
 from .confusion_em import confusion_em
 
@@ -128,7 +127,7 @@ class ConfusionFit(Result):
     options : tuple of (str, object)
         The keyword arguments away from their defaults, as :attr:`bayescal.ChannelFit.options`.
     item_ids : ndarray or None
-        The ids of the items fitted on, as :attr:`bayescal.ChannelFit.item_ids`.
+        The ids of the items fitted on, as a binary fit's ``item_ids``.
     """
 
     method: str
@@ -157,14 +156,13 @@ class ConfusionFit(Result):
 
 def fit_confusions(data, method: str, *, n_starts, tol, max_iter, seed) -> ConfusionFit:
     """The multi-class Dawid–Skene EM fit of ``data`` (:class:`~bayescal.AnnotatedScores`
-    with three classes or more), run as ``method``: every cell free, the maximum likelihood.
-    Gold labels are not used yet by the multi-class fit: data with gold are refused rather
-    than fitted as if they had none.  Score groups are ignored, as by the binary
+    with three classes or more), run as ``method``: every cell free, the maximum likelihood,
+    the gold items' classes known.  Score groups are ignored, as by the binary
     ``dawid_skene_em``."""
-    refuse_multiclass_gold(data.n_gold, method)
     estimate = confusion_em(
         data.annotations,
         data.n_classes,
+        gold=data.gold,
         n_starts=n_starts,
         tol=tol,
         max_iter=max_iter,

@@ -53,7 +53,7 @@ from scipy import sparse
 
 from .. import _validation as v
 from .._api import old_spellings, warn_caller
-from ..data.annotated_scores import AnnotatedScores, refuse_multiclass_gold
+from ..data.annotated_scores import AnnotatedScores
 from ..data.responses import Responses
 from ..exceptions import ChannelWarning, ConvergenceWarning, IdentificationError
 from .base import ChannelFit, Channels, orient, records_options, require_identified
@@ -89,7 +89,7 @@ def crowd_em(
     :mod:`bayescal.channels.class_crowd_em`, with a symmetric Dirichlet ``alpha`` on every
     confusion row for ``smoothing`` (``"auto"``: 2 when some worker has fewer than
     :data:`SPARSE_LABELS` labels, else 1, the maximum likelihood), into a
-    :class:`~bayescal.channels.ConfusionFit`; gold is not used there yet (refused).
+    :class:`~bayescal.channels.ConfusionFit`; gold items' classes are known there.
 
     Parameters
     ----------
@@ -206,14 +206,18 @@ def crowd_em(
 def _class_crowd_fit(data, responses: Responses, smoothing, pool, tol, max_iter) -> ConfusionFit:
     """crowd_em on multi-class ``responses`` (of ``data``): checked, pooled, smoothed and
     fitted by :func:`~bayescal.channels.class_crowd_em.class_crowd_em`."""
-    n_gold = int((responses.gold != v.MISSING).sum()) if responses.has_gold else 0
-    refuse_multiclass_gold(n_gold, "crowd_em")
     labelled = responses.labels_per_item()
-    if responses.n_annotators < 3 or (labelled >= 3).sum() == 0:
+    gold_classes = (
+        np.unique(responses.gold[responses.gold != v.MISSING]).size if responses.has_gold else 0
+    )
+    if gold_classes < responses.n_classes and (
+        responses.n_annotators < 3 or (labelled >= 3).sum() == 0
+    ):
         raise IdentificationError(
             f"crowd_em: {responses.n_annotators} worker(s), and {int((labelled >= 3).sum())} "
             "items with three labels or more, cannot identify confusion matrices without gold "
-            "(the multi-class Dawid-Skene model needs items labelled by three workers)"
+            "of every class (the multi-class Dawid-Skene model needs items labelled by three "
+            f"workers; gold of {gold_classes} of the {responses.n_classes} classes given)"
         )
     per_worker = responses.labels_per_annotator()
     if smoothing is None:

@@ -16,8 +16,8 @@ H0 ``E[U_i | p_i] = p_i`` and
 
     Cov(U_i | p_i) = diag(p_i) - p_i p_i^T + sum_y p_iy Cov(U_i | Y_i = y),
 
-the last term from the confusion matrices (:meth:`~bayescal.correction.known_confusions.
-Correction.given_class_covariances`).  Summed over the items into the cells' covariance ``V``
+the last term from the confusion matrices (``Correction.given_class_covariances`` of
+:mod:`bayescal.correction.known_confusions`).  Summed over the items into the cells' covariance ``V``
 (a top-label item adds to one cell; a classwise item to one cell per class, and its
 coordinates sum to 1, so ``V`` is singular),
 

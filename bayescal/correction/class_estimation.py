@@ -26,10 +26,11 @@ import numpy as np
 from .. import _validation as v
 from .._api import Result, warn_caller
 from ..channels.confusion_fit import ConfusionChannels, ConfusionFit, confusion_matrices_for
-from ..data.annotated_scores import refuse_multiclass_gold
 from ..exceptions import ChannelWarning
-from ..metrics.classes import CALIBRATION_KINDS
+from ..metrics.calibration import assign_bins
+from ..metrics.classes import CALIBRATION_KINDS, class_problems
 from .estimators import estimator_function
+from .known_channels import problem_gold_moments
 from .known_confusions import labelled_corrections, problem_errors
 from .sample_splits import fold_assignment, split_sample
 
@@ -109,6 +110,35 @@ def report_class_unlabelled(labelled: np.ndarray) -> None:
         )
 
 
+def _gold_errors(data, corrected, labelled, kind: str, n_bins, strategy: str, gold_estimator):
+    """The NC-ECE of each binary problem of ``kind`` with the gold items of ``data``, by
+    ``gold_estimator`` (:mod:`bayescal.correction.rectified`, as for binary labels): each
+    problem's targets the corrected coordinate, its gold the coordinate of the gold item's
+    one-hot label (``-1`` where an item has none)."""
+    probabilities = data.probabilities[labelled]
+    gold = data.gold[labelled]
+    known = gold != v.MISSING
+    one_hot = np.where(known[:, None], np.eye(data.n_classes)[np.where(known, gold, 0)], -1.0)
+    inclusion = None if data.gold_weights is None else data.gold_weights[labelled]
+    errors = []
+    for (targets, scores), (gold_labels, _) in zip(
+        class_problems(corrected, probabilities, kind),
+        class_problems(one_hot, probabilities, kind),
+    ):
+        edges = assign_bins(scores, v.as_n_bins(n_bins, scores.size), strategy)[1]
+        moments = problem_gold_moments(
+            scores,
+            targets,
+            gold_labels.astype(np.int64),
+            inclusion,
+            edges,
+            strategy,
+            gold_estimator,
+        ).moments
+        errors.append(moments.ece)
+    return np.array(errors)
+
+
 def class_nc_ece_estimate(
     data,
     *,
@@ -122,10 +152,10 @@ def class_nc_ece_estimate(
     split_fraction,
     seed,
     estimator_options,
+    gold_estimator,
 ) -> ClassNCECEResult:
     """What :func:`~bayescal.nc_ece_estimate` computes for multi-class ``data`` (module
     docstring); its arguments are checked there, ``kind`` here."""
-    refuse_multiclass_gold(data.n_gold, "nc_ece_estimate")
     kind = v.as_choice("top_label" if kind is None else kind, "kind", CALIBRATION_KINDS)
     fit_channels, name = estimator_function(
         estimator,
@@ -138,7 +168,12 @@ def class_nc_ece_estimate(
     def result(evaluated, corrected, labelled, fits):
         report_class_unlabelled(labelled)
         probabilities = evaluated.probabilities[labelled]
-        errors = problem_errors(corrected, probabilities, kind, n_bins, strategy)
+        if evaluated.n_gold:
+            errors = _gold_errors(
+                evaluated, corrected, labelled, kind, n_bins, strategy, gold_estimator
+            )
+        else:
+            errors = problem_errors(corrected, probabilities, kind, n_bins, strategy)
         return ClassNCECEResult(
             float(errors.mean()),
             kind,

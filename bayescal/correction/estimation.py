@@ -196,6 +196,7 @@ def nc_ece_estimate(
             split_fraction=split_fraction,
             seed=v.as_seed(seed),
             estimator_options=estimator_options or {},
+            gold_estimator=gold_estimator,
         )
     if kind is not None:
         raise ValueError(

@@ -516,15 +516,31 @@ def gold_moments(
     for ``"rectified"``, and one whose standard errors and lambdas are not estimated (NaN)
     for ``"model"`` (:mod:`bayescal.correction.rectified`).  Item by item, each gold item with
     its weight ``1/pi``."""
-    index = bin_index(data.scores, edges, strategy)[labelled]
-    gold = data.gold[labelled]
+    inclusion = None if data.gold_weights is None else data.gold_weights[labelled]
+    return problem_gold_moments(
+        data.scores[labelled],
+        targets[labelled],
+        data.gold[labelled],
+        inclusion,
+        edges,
+        strategy,
+        gold_estimator,
+    )
+
+
+def problem_gold_moments(scores, targets, gold, inclusion, edges, strategy: str, gold_estimator):
+    """:func:`gold_moments` of one binary problem's items: their ``scores``, corrected labels
+    ``targets``, gold labels (0/1, -1 for none) and inclusion probabilities (None: a simple
+    random sample), item by item (a multi-class problem's too,
+    :mod:`bayescal.correction.class_estimation`)."""
+    index = bin_index(scores, edges, strategy)
     weights = np.ones(gold.size)
-    if data.gold_weights is not None:
-        pi = data.gold_weights[labelled]
-        weights = np.where(gold != v.MISSING, 1.0 / np.where(gold != v.MISSING, pi, 1.0), 1.0)
-    rows = GoldRows(index, targets[labelled], gold, np.ones(gold.size), weights)
-    score_sums = np.bincount(index, weights=data.scores[labelled], minlength=edges.size - 1)
-    return _gold_bins(rows, score_sums, edges, int(labelled.sum()), gold_estimator)
+    if inclusion is not None:
+        known = gold != v.MISSING
+        weights = np.where(known, 1.0 / np.where(known, inclusion, 1.0), 1.0)
+    rows = GoldRows(index, targets, gold, np.ones(gold.size), weights)
+    score_sums = np.bincount(index, weights=scores, minlength=edges.size - 1)
+    return _gold_bins(rows, score_sums, edges, int(scores.size), gold_estimator)
 
 
 #: The fewest gold items a bin's CLT spread rests on (:func:`rectified_moment_spread`): the

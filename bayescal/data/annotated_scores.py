@@ -97,7 +97,8 @@ class AnnotatedScores:
     annotator_names : sequence of str, optional
         Defaults to ``("a0", "a1", ...)``.
     gold : array_like of int, shape (n,), optional
-        Human-verified labels: 0/1 on the verified items, ``-1`` elsewhere.  Every channel fit
+        Human-verified labels: 0/1 (class codes, for multi-class data) on the verified items,
+        ``-1`` elsewhere.  Every channel fit
         conditions on them, and NC-ECE uses them.  Assumption: the gold items are
         a random sample of the items, or a sample stratified by score with known inclusion
         probabilities (``gold_weights``).

@@ -100,7 +100,7 @@ def test_bad_multiclass_crowd_options_are_refused(change, error, said):
         bc.crowd_em(bc.AnnotatedScores(_probabilities(500), codes), **change)
 
 
-def test_unidentified_crowds_and_gold_are_refused():
+def test_unidentified_crowds_are_refused():
     _, codes = simulate_class_annotations(GRADED_CONFUSION, 500, PREVALENCE, 2)
     with pytest.raises(bc.IdentificationError, match=r"crowd_em: 2 worker\(s\)"):
         bc.crowd_em(bc.AnnotatedScores(_probabilities(500), codes[:, :2]))
@@ -108,9 +108,6 @@ def test_unidentified_crowds_and_gold_are_refused():
     pairs[np.arange(500), np.arange(500) % 3] = -1  # two labels per item
     with pytest.raises(bc.IdentificationError, match=r"and 0 items with three labels or more"):
         bc.crowd_em(bc.AnnotatedScores(_probabilities(500), pairs))
-    gold = np.where(np.arange(500) < 20, 1, -1)
-    with pytest.raises(ValueError, match=r"crowd_em: data have 20 gold labels"):
-        bc.crowd_em(bc.AnnotatedScores(_probabilities(500), codes, gold=gold))
 
 
 def test_binary_steps_refuse_multiclass_responses():

@@ -130,6 +130,19 @@ def test_a_fit_that_does_not_converge_says_so():
         ),
         ([[0, 1, 2]], {"tol": -1}, ValueError, r"tol must be a positive number; saw -1"),
         ([[0, 1, 2]], {"smoothing": "a"}, TypeError, r"smoothing must hold real numbers"),
+        (
+            [[0, 1, 2]],
+            {"gold": [3]},
+            ValueError,
+            r"gold must hold class codes 0 to 2, or -1 for no gold label; saw 3",
+        ),
+        ([[0, 1, 2]], {"gold": [0, 1]}, ValueError, r"gold must be a 1-D array with one entry"),
+        (
+            [[0, 1], [1, 2]],
+            {"gold": [0, 1]},
+            bc.IdentificationError,
+            r"gold of 2 of the 3 classes given\); add annotators or gold",
+        ),
     ],
 )
 def test_bad_input_is_refused_naming_the_argument(annotations, options, error, message):
