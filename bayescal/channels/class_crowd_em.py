@@ -33,7 +33,7 @@ from .. import _validation as v
 from .._api import warn_caller
 from ..data.responses import Responses
 from ..exceptions import ConvergenceWarning
-from .confusion_em import EPS, ConfusionEstimate, orient
+from .confusion_em import EPS, ConfusionEstimate, normalised, orient
 
 __all__ = ["class_crowd_em"]
 
@@ -121,15 +121,9 @@ def _e_step(by_item, confusion, prevalence, gold):
     # several times faster than reducing the short rows of (n, C) (scipy's logsumexp took
     # two thirds of an iteration)
     joint = np.ascontiguousarray((by_item @ table).T) + np.log(np.maximum(prevalence, EPS))[:, None]
-    largest = joint.max(axis=0)
-    joint -= largest
-    np.exp(joint, out=joint)
-    totals = joint.sum(axis=0)
-    joint /= totals
-    terms = largest + np.log(totals)
+    posterior, terms = normalised(joint, axis=0)
     if gold is None:
-        return joint.T, float(terms.sum())
+        return posterior.T, float(terms.sum())
     known = np.flatnonzero(gold != v.MISSING)
-    # log p(R_i, Y = g): the normalised posterior times the total, in logs
-    terms[known] += np.log(np.maximum(joint[gold[known], known], EPS))
-    return _with_gold(joint.T, gold), float(terms.sum())
+    terms[known] = joint[gold[known], known]  # log p(R_i, Y = g_i)
+    return _with_gold(posterior.T, gold), float(terms.sum())

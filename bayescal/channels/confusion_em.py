@@ -41,7 +41,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from scipy import optimize, special
+from scipy import optimize
 
 from .. import _validation as v
 from .._api import warn_caller
@@ -101,9 +101,8 @@ class _Patterns(NamedTuple):
             raise ValueError(
                 f"annotations: the dense multi-class EM would hold {size / 2**30:.1f} GiB of "
                 f"one-hot answers ({patterns.shape[0]} distinct patterns x "
-                f"{patterns.shape[1]} annotators x {n_classes} classes); a crowd's sparse "
-                "multi-class EM is not built yet: fit fewer annotators (for example those "
-                "with the most labels)"
+                f"{patterns.shape[1]} annotators x {n_classes} classes); fit a crowd with "
+                "crowd_em, which runs on its sparse responses"
             )
         answers = (patterns[:, :, None] == np.arange(n_classes)).astype(np.float64)
         return cls(patterns, counts.astype(np.float64), answers, rows[:, -1])
@@ -119,8 +118,7 @@ class _Patterns(NamedTuple):
         ``log p(s, Y = g)`` and its posterior its gold label."""
         log_t = np.log(np.maximum(confusion, EPS))  # (K, C(y), C(k))
         joint = np.einsum("pkc,kyc->py", self.answers, log_t) + np.log(np.maximum(prevalence, EPS))
-        total = special.logsumexp(joint, axis=1)
-        posterior = np.exp(joint - total[:, None])
+        posterior, total = normalised(joint, axis=1)
         known = self.gold != v.MISSING
         total[known] = joint[known, self.gold[known]]
         return float(self.counts @ total), self.with_gold(posterior)
@@ -137,6 +135,17 @@ class _Patterns(NamedTuple):
         else:
             confusion = cells / cells.sum(axis=2, keepdims=True)
         return confusion, weighted.sum(axis=0) / self.counts.sum()
+
+
+def normalised(joint: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(exp(joint) / sum exp(joint), log sum exp(joint))`` along ``axis``: the class
+    posteriors and the log-likelihood terms of log joint probabilities.  Written out, not
+    scipy's ``logsumexp``, whose checks cost more than the sum on the small arrays of a
+    panel's patterns and on the long rows of a crowd's items."""
+    largest = joint.max(axis=axis, keepdims=True)
+    shifted = np.exp(joint - largest)
+    totals = shifted.sum(axis=axis, keepdims=True)
+    return shifted / totals, np.squeeze(largest + np.log(totals), axis=axis)
 
 
 def _majority_start(patterns: _Patterns, alpha: float, structure: str):
