@@ -86,8 +86,9 @@ class CalibrationTest(Result):
     For multi-class data (:mod:`bayescal.correction.class_calibration_test`) the bins are the
     cells (problem, merged bin): the top-label problem's bins, or every class's in turn, so
     ``lower``, ``upper``, ``n_items``, ``residual`` and ``contribution`` have one entry per
-    cell; ``df`` is the rank of the cells' null covariance, one less per item than the
-    classwise cells (each item's residuals sum to 0); ``contribution`` is ``T_c^2 / V_cc``,
+    cell; ``df`` is the rank of the cells' null covariance, for classwise cells one less
+    than their number (every item's residuals sum to 0, so all the cells' do);
+    ``contribution`` is ``T_c^2 / V_cc``,
     each cell's share as if the cells were independent (the classwise ones are not: the
     statistic is the quadratic form); ``detectable_gap`` is the gap in every cell that the
     quadratic form finds (its noncentrality ``delta^2 n^T V^+ n``).

@@ -57,8 +57,8 @@ from .known_confusions import correction_of
 
 __all__ = ["class_calibration_test"]
 
-#: Eigenvalues of the cells' covariance below this share of the largest count as 0 (the
-#: classwise cells of one item sum to 0 exactly).
+#: Eigenvalues of the cells' covariance below this share of the largest count as 0 (an
+#: item's classwise residuals sum to 0 exactly, so the classwise cells' sums do).
 RANK_TOLERANCE = 1e-10
 
 
