@@ -36,6 +36,9 @@ from .responses import Responses
 
 __all__ = ["AnnotatedScores"]
 
+#: A repr names at most this many annotators one by one; a crowd's are counted, six named.
+REPR_ANNOTATORS = 12
+
 #: Where multi-class data go, for the errors of the steps that refuse them.
 MULTICLASS_STEPS = (
     "multi-class data are fitted by dawid_skene_em or crowd_em, and taken by "
@@ -245,8 +248,14 @@ class AnnotatedScores:
             if self.is_multiclass
             else ""
         )
+        names = self.annotator_names
+        annotators = (  # a crowd's thousands of names would bury the line
+            f"{list(names)}"
+            if len(names) <= REPR_ANNOTATORS
+            else f"{len(names)} ({abbreviated(names, 6)})"
+        )
         return (
-            f"AnnotatedScores(n_items={self.n_items}, annotators={list(self.annotator_names)}"
+            f"AnnotatedScores(n_items={self.n_items}, annotators={annotators}"
             f"{classes}, n_groups={self.n_groups}, missing={missing:.1%}{gold})"
         )
 

@@ -237,3 +237,11 @@ def test_the_binary_machinery_refuses_multiclass_data():
     responses = data.responses()  # the crowd EM's input: class codes kept
     assert responses.n_classes == 3
     np.testing.assert_array_equal(np.bincount(responses.label), np.bincount(CODES[CODES >= 0]))
+
+
+def test_a_crowds_repr_counts_its_workers_and_names_six():
+    codes = np.full((2, 40), -1)
+    codes[:, :3] = 1
+    data = bc.AnnotatedScores([0.2, 0.7], codes, annotator_names=[f"w{j:02d}" for j in range(40)])
+    assert "annotators=40 (w00, w01, w02, w03, w04, w05 and 34 more)" in repr(data)
+    assert "annotators=['a0', 'a1', 'a2']" in repr(bc.AnnotatedScores([0.2], [[0, 1, 1]]))
