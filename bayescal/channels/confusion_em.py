@@ -137,6 +137,22 @@ class _Patterns(NamedTuple):
         return confusion, weighted.sum(axis=0) / self.counts.sum()
 
 
+def require_classes_given(labels: np.ndarray, gold, n_classes: int, where: str) -> None:
+    """Refuse labels (every annotator's, and the gold) that never name some class: nothing
+    tells that class's items apart, so its confusion rows and proportion would be made up (the
+    EM returns a phantom class, not an error)."""
+    given = np.zeros(n_classes, dtype=bool)
+    for codes in (labels,) if gold is None else (labels, gold):
+        given[codes[codes != v.MISSING]] = True
+    if not given.all():
+        missing = np.flatnonzero(~given).tolist()
+        raise IdentificationError(
+            f"{where}: class code(s) {missing} never appear among the labels or the gold: "
+            "their confusion rows and proportions cannot be estimated; drop those classes "
+            "from the data (or label some of their items)"
+        )
+
+
 def normalised(joint: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
     """``(exp(joint) / sum exp(joint), log sum exp(joint))`` along ``axis``: the class
     posteriors and the log-likelihood terms of log joint probabilities.  Written out, not
@@ -233,6 +249,7 @@ def confusion_em(
     v.check_items_annotated(annotations, "annotations")
     if gold is not None:
         gold = v.as_class_gold(gold, annotations.shape[0], n_classes)
+    require_classes_given(annotations, gold, n_classes, "annotations")
     gold_classes = 0 if gold is None else np.unique(gold[gold != v.MISSING]).size
     if annotations.shape[1] < 3 and gold_classes < n_classes:
         raise IdentificationError(

@@ -59,6 +59,7 @@ from ..exceptions import ChannelWarning, ConvergenceWarning, IdentificationError
 from .base import ChannelFit, Channels, orient, records_options, require_identified
 from .class_crowd_em import class_crowd_em
 from .co_labelling import CoLabelling, GoldCoverage
+from .confusion_em import require_classes_given
 from .confusion_fit import ConfusionChannels, ConfusionFit
 from .odd_annotators import odd_annotators, warn_odd_annotators
 
@@ -206,6 +207,7 @@ def crowd_em(
 def _class_crowd_fit(data, responses: Responses, smoothing, pool, tol, max_iter) -> ConfusionFit:
     """crowd_em on multi-class ``responses`` (of ``data``): checked, pooled, smoothed and
     fitted by :func:`~bayescal.channels.class_crowd_em.class_crowd_em`."""
+    require_classes_given(responses.label, responses.gold, responses.n_classes, "crowd_em")
     labelled = responses.labels_per_item()
     gold_classes = (
         np.unique(responses.gold[responses.gold != v.MISSING]).size if responses.has_gold else 0

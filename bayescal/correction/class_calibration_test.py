@@ -207,10 +207,11 @@ def _refitted_null(data, fit, confusion, prevalence, layout, labelled, n_replica
     cumulative = np.cumsum(confusion, axis=2)  # (K, C(y), C(k))
     n_classes = data.n_classes
     names = data.annotator_names
+    class_cumulative = np.cumsum(data.probabilities, axis=1)  # Y ~ Cat(p) by inversion
     null = []
     with replicate_bar(n_replicates, "calibration test (refitting bootstrap)", progress) as bar:
         for _ in range(n_replicates):
-            truth = (rng.random((data.n_items, 1)) > np.cumsum(data.probabilities, axis=1)).sum(1)
+            truth = (rng.random((data.n_items, 1)) > class_cumulative).sum(axis=1)
             truth = np.minimum(truth, n_classes - 1)
             chance = cumulative[columns, truth[rows]]  # (R, C)
             answers = np.minimum((rng.random((rows.size, 1)) > chance).sum(axis=1), n_classes - 1)

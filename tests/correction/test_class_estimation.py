@@ -185,3 +185,12 @@ def test_em_estimates_in_every_mode_are_near_the_clean_ece_and_far_from_one_judg
         assert abs(result.estimate - clean) < 0.015, (mode, result.estimate, clean)
         assert result.n_evaluated == (N // 2 if mode == "split" else N)
         assert len(result.fits) == (5 if mode == "crossfit" else 1)
+
+
+@pytest.mark.parametrize("fit_with", [bc.dawid_skene_em, bc.crowd_em])
+def test_a_class_no_label_names_is_refused_not_made_up(fit_with):
+    """Labels of classes 0 and 1 only, three declared: the EM would return a phantom third
+    class with rows and a proportion of its own."""
+    two_classes = np.where(CODES == 2, 1, CODES)
+    with pytest.raises(bc.IdentificationError, match=r"class code\(s\) \[2\] never appear"):
+        fit_with(bc.AnnotatedScores(PROBABILITIES, two_classes))
