@@ -10,7 +10,11 @@ data and with which structure, is declared once in :mod:`bayescal.bayes.registry
   item difficulty are this one program under the structure of its :class:`PatternDesign`.
 - :func:`hierarchical_dawid_skene` — crowds: the workers' channels partially pooled, on the
   :class:`ResponseDesign` of their sparse responses.
-- :mod:`~bayescal.models.channel_prior` — the prior of a channel pair (two Betas).
+- :func:`class_latent_model` — the multi-class latent class model (Dawid–Skene with Dirichlet
+  confusion rows) on the pattern counts of a :class:`ClassPatternDesign`; its draws are
+  relabelled after sampling (:mod:`~bayescal.models.relabelling`).
+- :mod:`~bayescal.models.channel_prior` — the prior of a channel (two Betas, or a Dirichlet
+  per confusion row).
 - :mod:`~bayescal.models.orientation` — the flat models' draws folded onto the population's
   orientation.
 - :mod:`~bayescal.models.stack` — NumPyro and ArviZ, imported without their notices.
@@ -19,6 +23,8 @@ data and with which structure, is declared once in :mod:`bayescal.bayes.registry
 # NumPyro's first import must pass .stack, which keeps its import-time notices away
 # (tqdm.auto's in Jupyter); the programs below import NumPyro themselves
 from . import stack  # noqa: F401
+from .class_latent import class_latent_model, class_majority_start
+from .class_pattern_design import ClassPatternDesign
 from .hierarchical_dawid_skene import (
     ORIENTED_START,
     POPULATION_SITES,
@@ -29,6 +35,7 @@ from .hierarchical_dawid_skene import (
 from .latent_class import DIFFICULTY_START, latent_class_model, majority_start
 from .orientation import fold_orientation, labels_per_channel, mirrored_chains
 from .pattern_design import PatternDesign, check_complete_layout, row_key
+from .relabelling import relabelled
 from .response_design import ResponseDesign
 
 #: Sites every chain starts at (the rest at random on the unconstrained scale), by name.
@@ -37,9 +44,12 @@ START_VALUES = {**ORIENTED_START, **DIFFICULTY_START}
 __all__ = [
     "POPULATION_SITES",
     "START_VALUES",
+    "ClassPatternDesign",
     "PatternDesign",
     "ResponseDesign",
     "check_complete_layout",
+    "class_latent_model",
+    "class_majority_start",
     "fold_orientation",
     "hierarchical_dawid_skene",
     "labels_per_channel",
@@ -48,5 +58,6 @@ __all__ = [
     "mirrored_chains",
     "population_log_density",
     "population_mean_channel",
+    "relabelled",
     "row_key",
 ]

@@ -1,6 +1,8 @@
-"""The prior of an annotator's channel pair: a Beta false-positive rate and a Beta sensitivity,
-not conditioned on ``a < b``; the flat models take their orientation from the population by
-folding each draw (:mod:`bayescal.models.orientation`), so NUTS meets no wall.
+"""The prior of an annotator's channel: for binary labels a Beta false-positive rate and a Beta
+sensitivity, not conditioned on ``a < b``; the flat models take their orientation from the population by
+folding each draw (:mod:`bayescal.models.orientation`), so NUTS meets no wall.  For
+multi-class labels a Dirichlet per row of the confusion matrix, which the draws' relabelling
+orients (:mod:`bayescal.models.relabelling`).
 """
 
 from __future__ import annotations
@@ -8,7 +10,7 @@ from __future__ import annotations
 import numpyro.distributions as dist
 from jax.scipy.special import xlog1py, xlogy
 
-__all__ = ["BetaKernel", "beta_log_kernel"]
+__all__ = ["BetaKernel", "DirichletKernel", "beta_log_kernel"]
 
 
 def beta_log_kernel(x, concentration1, concentration0):
@@ -29,3 +31,14 @@ class BetaKernel(dist.Beta):
 
     def log_prob(self, value):
         return beta_log_kernel(value, self.concentration1, self.concentration0)
+
+
+class DirichletKernel(dist.Dirichlet):
+    """``dist.Dirichlet`` whose ``log_prob`` is ``sum_k (alpha_k - 1) log x_k``, without the
+    normalising constant (it does not depend on the sampled parameters, as for
+    :class:`BetaKernel`); it samples as ``dist.Dirichlet``.  The rows of a multi-class
+    annotator's confusion matrix and the class proportions
+    (:mod:`bayescal.models.class_latent`)."""
+
+    def log_prob(self, value):
+        return xlogy(self.concentration - 1.0, value).sum(axis=-1)

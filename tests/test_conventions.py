@@ -33,6 +33,7 @@ INPUTS = {
     "AnnotatedScores",
     "Channels",
     "Priors",
+    "ClassPriors",
     "SamplerSettings",
     "TemperatureScaling",
     "PlattScaling",

@@ -211,6 +211,8 @@ def test_the_multiclass_guide_runs_and_says_what_it_claims(tmp_path, monkeypatch
     clean_temperature = names["clean_map"].temperature_
     assert names["temperature"].temperature_ == pytest.approx(clean_temperature, rel=0.05)
     assert names["naive"].temperature_ > 1.3 * clean_temperature
+    assert names["low"] <= clean <= names["high"]
+    assert abs(names["top_label"].median - corrected) < 0.01
 
 
 @pytest.mark.slow

@@ -14,12 +14,15 @@ reads it back, with h5netcdf (HDF5) alone.  :meth:`Group.to_xarray` builds the d
 
 from __future__ import annotations
 
+import datetime
 import pathlib
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Group", "read", "write"]
+from .._version import __version__
+
+__all__ = ["Group", "group_maker", "read", "write"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -45,6 +48,23 @@ class Group:
         import xarray as xr
 
         return xr.Dataset(dict(self.variables), coords=dict(self.coords), attrs=dict(self.attrs))
+
+
+def group_maker(coords: dict):
+    """``make(variables) -> Group``: a group of ``variables`` (name -> ``(dims, values)``) with
+    the labels in ``coords`` of the dimensions they use, and ArviZ's attributes of a group (when
+    and by what it was made)."""
+    stamp = {
+        "created_at": datetime.datetime.now(datetime.UTC).isoformat(),
+        "inference_library": "bayescal",
+        "inference_library_version": __version__,
+    }
+
+    def make(variables: dict) -> Group:
+        used = {dim for dims, _ in variables.values() for dim in dims}
+        return Group(variables, {d: c for d, c in coords.items() if d in used}, stamp)
+
+    return make
 
 
 def write(path, attrs: dict, groups: dict) -> None:

@@ -18,7 +18,6 @@ ArviZ's netCDF layout with h5netcdf alone (:mod:`bayescal.bayes._netcdf`).
 
 from __future__ import annotations
 
-import datetime
 import functools
 import html
 import json
@@ -43,7 +42,7 @@ from ..exceptions import SamplingWarning
 from ..models import POPULATION_SITES, ResponseDesign, population_log_density, row_key
 from ..models.stack import arviz
 from . import _netcdf
-from .diagnostics import ess_bulk, ess_tail, rank_normalized_rhat
+from .diagnostics import diagnostics_table
 from .priors import Priors
 from .registry import ChannelModel, channel_model
 
@@ -135,6 +134,15 @@ def log_prior_terms(samples: dict, priors: Priors, design) -> dict:
 
 
 # --- the posterior object -------------------------------------------------------------------------
+
+
+def inference_data(attrs: dict, groups: dict):
+    """The ``arviz.InferenceData`` of a fit's attributes and groups (name ->
+    :class:`~bayescal.bayes._netcdf.Group`), built when a fit's ``idata`` is first asked for."""
+    return arviz().InferenceData(
+        attrs=attrs, **{name: group.to_xarray() for name, group in groups.items()}
+    )
+
 
 #: InferenceData attributes that record how the sampler ran, and the results folder's run id
 #: (BayesFit.run).
@@ -236,10 +244,7 @@ class BayesFit(PredictsLabels):
 
     @functools.cached_property
     def idata(self):
-        attrs, groups = self._groups
-        return arviz().InferenceData(
-            attrs=attrs, **{name: group.to_xarray() for name, group in groups.items()}
-        )
+        return inference_data(*self._groups)
 
     @property
     def num_chains(self) -> int:
@@ -562,17 +567,7 @@ def _diagnostics(
     run's divergences in every row."""
     named = named_parameters(chains["a"], chains["b"], chains["prevalence"], names, groups)
     named |= population_parameters(chains) | covariance_parameters(chains, dependent)
-    # as ArviZ's summary reports them: the effective sample sizes in whole draws; R-hat to
-    # three decimals, the precision of its threshold (1.01), where ArviZ shows two
-    return pd.DataFrame(
-        {
-            "r_hat": [np.round(rank_normalized_rhat(draws), 3) for draws in named.values()],
-            "ess_bulk": [np.round(ess_bulk(draws)) for draws in named.values()],
-            "ess_tail": [np.round(ess_tail(draws)) for draws in named.values()],
-            "divergences": divergences,
-        },
-        index=list(named),
-    )
+    return diagnostics_table(named, divergences)
 
 
 #: Parameters a diagnostics warning names before saying how many more (a crowd's thousands of
@@ -638,16 +633,7 @@ def _groups(
     }
     draw, annotator = ("chain", "draw"), ("chain", "draw", "annotator")
     prevalence_dims = (*draw, "group") if grouped else draw
-    stamp = {
-        "created_at": datetime.datetime.now(datetime.UTC).isoformat(),
-        "inference_library": "bayescal",
-        "inference_library_version": __version__,
-    }
-
-    def dataset(variables: dict) -> _netcdf.Group:
-        used = {dim for dims, _ in variables.values() for dim in dims}
-        return _netcdf.Group(variables, {d: c for d, c in coords.items() if d in used}, stamp)
-
+    dataset = _netcdf.group_maker(coords)
     # the hierarchical model's population, or the dependent pairs' covariances
     more = {
         site: ((*draw, "rate") if samples[site].ndim == 3 else draw, samples[site])

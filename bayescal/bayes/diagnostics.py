@@ -27,9 +27,10 @@ Constant draws have no variance: their R-hat and ESS are NaN (reported, and flag
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 from scipy import special
 
-__all__ = ["ess_bulk", "ess_tail", "rank_normalized_rhat"]
+__all__ = ["diagnostics_table", "ess_bulk", "ess_tail", "rank_normalized_rhat"]
 
 
 def _split(draws: np.ndarray) -> np.ndarray:
@@ -125,3 +126,19 @@ def ess_tail(draws) -> float:
         below = (split <= quantile).astype(np.float64)
         values.append(_ess(below) if np.ptp(below) > 0 else float("nan"))
     return float(min(values))
+
+
+def diagnostics_table(named: dict, divergences: int) -> pd.DataFrame:
+    """R-hat, bulk and tail ESS of every parameter of ``named`` (its name as ArviZ names it ->
+    its draws (chains, draws)), one row each, with the run's ``divergences`` in every row."""
+    # as ArviZ's summary reports them: the effective sample sizes in whole draws; R-hat to
+    # three decimals, the precision of its threshold (1.01), where ArviZ shows two
+    return pd.DataFrame(
+        {
+            "r_hat": [np.round(rank_normalized_rhat(draws), 3) for draws in named.values()],
+            "ess_bulk": [np.round(ess_bulk(draws)) for draws in named.values()],
+            "ess_tail": [np.round(ess_tail(draws)) for draws in named.values()],
+            "divergences": divergences,
+        },
+        index=list(named),
+    )

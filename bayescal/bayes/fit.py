@@ -20,6 +20,7 @@ from ..channels.base import (
     warn_if_groups_inseparable,
 )
 from ..channels.co_labelling import require_fittable
+from ..channels.confusion_em import require_confusions_identified
 from ..channels.crowd_em import as_responses, require_crowd_identified
 from ..channels.dependence import dependent_pairs, require_dependence_identified
 from ..channels.difficulty import MAX_LIKELIHOOD_ERROR, likelihood_error
@@ -29,7 +30,7 @@ from ..channels.odd_annotators import (
     posterior_odd_annotators,
     warn_odd_annotators,
 )
-from ..data.annotated_scores import require_binary
+from ..data.annotated_scores import AnnotatedScores, require_binary
 from ..data.cells import CellStatistics
 from ..data.responses import Responses
 from ..exceptions import (
@@ -37,10 +38,11 @@ from ..exceptions import (
     QuadratureWarning,
     WeakIdentificationWarning,
 )
-from ..models import ResponseDesign
+from ..models import ClassPatternDesign, ResponseDesign
 from .bayes_fit import BayesFit, check_diagnostics
-from .priors import Priors
-from .registry import ChannelModel, channel_model, model_names
+from .class_fit import ClassBayesFit
+from .priors import ClassPriors, Priors
+from .registry import ChannelModel, channel_model, class_channel_model, model_names
 from .sampler import Sampler
 from .sampler_settings import SamplerSettings, sampler_settings
 
@@ -205,10 +207,6 @@ def fit_bayes(
         by counting parameters against the data's cells and by the rank of the Jacobian at
         the dependent EM estimate (:func:`bayescal.dawid_skene_em` with ``dependent``).
     """
-    require_binary(data, "fit_bayes")
-    priors = Priors() if priors is None else priors
-    if not isinstance(priors, Priors):
-        raise TypeError(f"priors must be a bayescal.Priors; saw {type(priors).__name__}")
     settings = sampler_settings(
         sampler,
         SamplerSettings(),
@@ -218,6 +216,12 @@ def fit_bayes(
         seed=seed,
         progress=progress,
     )
+    if isinstance(data, AnnotatedScores) and data.is_multiclass:
+        return _fit_classes(data, model, priors, settings, dependent)
+    require_binary(data, "fit_bayes")
+    priors = Priors() if priors is None else priors
+    if not isinstance(priors, Priors):
+        raise TypeError(f"priors must be a bayescal.Priors; saw {type(priors).__name__}")
     nuts, observed = sampler_for(data, model, settings, caller="fit_bayes", dependent=dependent)
     check_priors(priors, nuts.spec)
     fit = nuts.fit(observed, priors, settings.seed, item_ids=getattr(data, "item_ids", None))
@@ -229,6 +233,32 @@ def fit_bayes(
         draws.a, draws.b, _constant(observed, draws.a.shape[1]), crowd=crowd
     )
     warn_odd_annotators(fit.model, fit.annotator_names, odd, posterior=True)
+    return fit
+
+
+def _fit_classes(data, model, priors, settings: SamplerSettings, dependent) -> ClassBayesFit:
+    """:func:`fit_bayes` on multi-class data: the multi-class model named ``model``
+    (:data:`~bayescal.bayes.registry.CLASS_MODELS`) under ``priors`` (a
+    :class:`~bayescal.bayes.ClassPriors`), identification checked before sampling."""
+    spec = class_channel_model(model)
+    priors = ClassPriors() if priors is None else priors
+    if not isinstance(priors, ClassPriors):
+        raise TypeError(
+            "priors: multi-class data take a bayescal.bayes.ClassPriors (Dirichlet confusion rows); "
+            f"saw {type(priors).__name__}"
+        )
+    if dependent is not None:
+        raise ValueError(
+            f"dependent: the multi-class model {spec.name!r} has no dependent pairs; saw "
+            f"{dependent!r}"
+        )
+    where = f"fit_bayes(model={spec.name!r})"
+    require_confusions_identified(data.annotations, data.gold, data.n_classes, where)
+    design = ClassPatternDesign.from_data(data)
+    run = (settings.num_chains, settings.num_warmup, settings.num_samples, settings.progress)
+    nuts = Sampler(design, spec, *run)
+    fit = nuts.fit(data, priors, settings.seed, item_ids=data.item_ids)
+    check_diagnostics(fit.diagnostics)
     return fit
 
 

@@ -27,7 +27,7 @@ from .. import _validation as v
 from .._api import old_spellings
 from ..data.tables import read_json
 
-__all__ = ["Priors", "read_priors"]
+__all__ = ["ClassPriors", "Priors", "read_priors"]
 
 #: Monte Carlo draws of :meth:`Priors.adversarial_probability`.
 ADVERSARIAL_DRAWS = 200_000
@@ -111,6 +111,63 @@ class Priors:
 
 # Every prior by keyword since 0.2: a positional one names the new spelling.
 Priors.__init__ = old_spellings()(Priors.__init__)
+
+
+def _concentration(value: object, name: str) -> float:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not math.isfinite(value)
+        or value <= 0
+    ):
+        raise ValueError(
+            f"{name} must be a positive, finite Dirichlet concentration; saw {value!r}"
+        )
+    return float(value)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClassPriors:
+    """Dirichlet priors of the multi-class channel model
+    (:mod:`bayescal.models.class_latent`).
+
+    Parameters
+    ----------
+    confusion : (own, other), default (1, 1)
+        Every row of every confusion matrix, ``T_j[y] ~ Dirichlet(other + (own - other)
+        e_y)``: the concentration on the row's own class and on each other class.  The default
+        is uniform on the simplex; ``(2, 1)`` leans towards judges better than chance.
+        Equal concentrations on every row keep the posterior exchangeable in the classes, and
+        its draws are relabelled after sampling (:mod:`bayescal.models.relabelling`).
+    proportion : float, default 1
+        The class proportions, ``pi ~ Dirichlet(proportion * 1)``.
+
+    Examples
+    --------
+    >>> ClassPriors(confusion=(2, 1)).as_array().tolist()
+    [2.0, 1.0, 1.0]
+    """
+
+    confusion: tuple[float, float] = (1.0, 1.0)
+    proportion: float = 1.0
+
+    def __post_init__(self) -> None:
+        pair = self.confusion
+        if isinstance(pair, (str, bytes, dict)) or not hasattr(pair, "__len__") or len(pair) != 2:
+            raise ValueError(
+                f"confusion must be a pair (own, other) of Dirichlet concentrations, e.g. (2, 1); "
+                f"saw {pair!r}"
+            )
+        object.__setattr__(self, "confusion", tuple(_concentration(x, "confusion") for x in pair))
+        object.__setattr__(self, "proportion", _concentration(self.proportion, "proportion"))
+
+    def as_array(self) -> np.ndarray:
+        """(3,) array: the rows' concentration on their own class and on each other, and the
+        proportions'."""
+        return np.array([*self.confusion, self.proportion], dtype=np.float64)
+
+    def to_dict(self) -> dict:
+        return {"confusion": list(self.confusion), "proportion": self.proportion}
 
 
 # --- priors files ----------------------------------------------------------------------------

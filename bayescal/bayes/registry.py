@@ -23,6 +23,10 @@ model                         what it is
                               noise depends on the score; NC-ECE corrects each
                               group's items with the group's channels
 ============================  =====================================================
+
+Multi-class data have their own models (:data:`CLASS_MODELS`, :func:`class_channel_model`):
+``dawid_skene`` there is the multi-class latent class model with Dirichlet confusion rows
+(:mod:`bayescal.models.class_latent`), on the pattern counts of class codes.
 """
 
 from __future__ import annotations
@@ -33,10 +37,19 @@ from dataclasses import dataclass, replace
 from ..channels.co_labelling import GoldCoverage
 from ..channels.crowd_em import CROWD_ANNOTATORS, SPARSE_LABELS
 
-__all__ = ["AUTO", "MODELS", "ChannelModel", "channel_model", "choose_model", "model_names"]
+__all__ = [
+    "AUTO",
+    "CLASS_MODELS",
+    "MODELS",
+    "ChannelModel",
+    "channel_model",
+    "choose_model",
+    "class_channel_model",
+    "model_names",
+]
 
 #: The data a model's likelihood runs on.
-DATA_KINDS = ("pattern counts", "responses")
+DATA_KINDS = ("pattern counts", "responses", "class pattern counts")
 
 
 @dataclass(frozen=True)
@@ -79,6 +92,9 @@ class ChannelModel:
         Its prior sensitivity can be studied (:func:`bayescal.prior_sensitivity`).
     purpose : str
         For a model fitted to be compared, not to correct with: what the comparison tells.
+    multiclass : bool
+        A model of multi-class labels (:data:`CLASS_MODELS`): confusion matrices, each draw
+        relabelled after sampling (:mod:`bayescal.models.relabelling`).
     """
 
     name: str
@@ -95,6 +111,7 @@ class ChannelModel:
     in_analysis: bool = True
     sensitivity: bool = True
     purpose: str = ""
+    multiclass: bool = False
 
     @property
     def spelling(self) -> str:
@@ -111,16 +128,20 @@ class ChannelModel:
         """Whether each draw is folded onto the population's orientation after sampling
         (:mod:`bayescal.models.orientation`; the pattern models, no annotator held to
         ``a_j < b_j``).  The hierarchical model, on responses, orients by its population's
-        mean gap in the prior instead; either way an annotator may be adversarial."""
-        return not self.on_responses
+        mean gap in the prior instead; either way an annotator may be adversarial.  The
+        multi-class models relabel their draws instead (:attr:`multiclass`)."""
+        return not (self.on_responses or self.multiclass)
 
     def load_program(self):
         """The NumPyro program (imports :mod:`bayescal.models`, and so NumPyro)."""
         return getattr(importlib.import_module("bayescal.models"), self.program)
 
     def design_class(self):
-        """The design class the program reads: ``PatternDesign`` or ``ResponseDesign``."""
+        """The design class the program reads: ``PatternDesign``, ``ResponseDesign`` or
+        ``ClassPatternDesign``."""
         models = importlib.import_module("bayescal.models")
+        if self.multiclass:
+            return models.ClassPatternDesign
         return models.ResponseDesign if self.on_responses else models.PatternDesign
 
     def pattern_design(self, counts, *, pairs=None, complete: bool = False):
@@ -215,6 +236,38 @@ MODELS = {
         ),
     )
 }
+
+
+#: The models of multi-class labels, by the name a multi-class fit gives them (the binary
+#: model's of the same structure).
+CLASS_MODELS = {
+    model.name: model
+    for model in (
+        ChannelModel(
+            name="dawid_skene",
+            title="multi-class Dawid–Skene",
+            program="class_latent_model",
+            data="class pattern counts",
+            identification="three annotators or more (two or one, with gold items of every class)",
+            em="dawid_skene_em",
+            in_analysis=False,
+            sensitivity=False,
+            multiclass=True,
+        ),
+    )
+}
+
+
+def class_channel_model(name, argument: str = "model") -> ChannelModel:
+    """The multi-class model named ``name`` (either spelling); a ``ValueError`` naming
+    ``argument``, the choices, and that the others are binary, otherwise."""
+    if not (isinstance(name, str) and name.replace("-", "_") in CLASS_MODELS):
+        choices = ", ".join(repr(n) for n in CLASS_MODELS)
+        raise ValueError(
+            f"{argument} must be one of {choices} for multi-class data (the other models are "
+            f"binary); saw {name!r}"
+        )
+    return CLASS_MODELS[name.replace("-", "_")]
 
 
 def model_names(*, in_analysis: bool = False, dependent_pairs: bool = False) -> tuple[str, ...]:

@@ -25,15 +25,19 @@ from ..exceptions import SamplingWarning
 from ..models import (
     POPULATION_SITES,
     START_VALUES,
+    ClassPatternDesign,
     PatternDesign,
     ResponseDesign,
+    class_majority_start,
     fold_orientation,
     majority_start,
     mirrored_chains,
+    relabelled,
 )
 from ..models.stack import biject_to, constrain_fn, handlers, hmc, potential_energy
 from . import compile_cache as _compile_cache
 from .bayes_fit import BayesFit
+from .class_fit import ClassBayesFit
 from .priors import Priors
 from .registry import ChannelModel, channel_model
 
@@ -53,7 +57,10 @@ _compile_cache.program_digest()
 
 def recorded_sites(model: ChannelModel, design) -> tuple[str, ...]:
     """The sites a run keeps of each draw: the channels, the class proportion(s), the
-    hierarchical model's population, and the dependent pairs' covariances."""
+    hierarchical model's population, and the dependent pairs' covariances; a multi-class
+    model's confusion matrices and class proportions."""
+    if model.multiclass:
+        return ("confusion", "proportion")
     channels = ("a", "b", "prevalence")
     if model.on_responses:
         return channels + POPULATION_SITES
@@ -226,6 +233,10 @@ class Sampler:
             )
             groups = shapes["channel"].shape[0] // start.shape[0]  # channels per score group
             z["channel"] = jnp.tile(start, (groups, 1)) + z["channel"] / 4.0
+        elif isinstance(self.design, ClassPatternDesign):  # the majority vote's matrices
+            _, counts, answers = shared[:3]
+            gold = shared[3] if self.design.has_gold else None
+            z["confusion"] = class_majority_start(answers, counts, gold) + z["confusion"] / 4.0
         return init_kernel(
             z,
             self.num_warmup,
@@ -333,9 +344,12 @@ class Sampler:
             _COMPILED.popitem(last=False)
         return compiled
 
-    def observed(self, data) -> PatternDesign | ResponseDesign:
+    def observed(self, data) -> PatternDesign | ResponseDesign | ClassPatternDesign:
         """The design of ``data`` on this sampler's layout: pattern counts (CellStatistics)
-        for the pattern models, responses for the hierarchical one."""
+        for the pattern models, responses for the hierarchical one, multi-class
+        AnnotatedScores for the multi-class model."""
+        if isinstance(self.design, ClassPatternDesign):
+            return self.design.observed(data)
         if isinstance(self.design, PatternDesign):
             return replace(self.design, counts=self.design.counts_of(data))
         return ResponseDesign.from_responses(data)
@@ -359,7 +373,8 @@ class Sampler:
             "devices": len(self.devices),
             "compiled_from": self.compiled_from,
         }
-        return BayesFit.from_run(
+        packed = ClassBayesFit if self.spec.multiclass else BayesFit
+        return packed.from_run(
             samples,
             extra,
             design,
@@ -413,7 +428,10 @@ class Sampler:
             "num_steps": num_steps,
             "accept_prob": accept_prob,
         }
-        if self.spec.folded:
+        if self.spec.multiclass:
+            # the gold names the classes; without it each draw is relabelled
+            draws = draws if design.has_gold else relabelled(draws)
+        elif self.spec.folded:
             draws = fold_orientation(draws, design)
         else:
             draws, stats = self._without_mirrored_chains(draws, stats, design)

@@ -153,6 +153,21 @@ def require_classes_given(labels: np.ndarray, gold, n_classes: int, where: str) 
         )
 
 
+def require_confusions_identified(labels: np.ndarray, gold, n_classes: int, where: str) -> None:
+    """Refuse what cannot identify multi-class confusion matrices: a class no label nor gold
+    names (:func:`require_classes_given`), or fewer than three annotators without gold labels
+    of every class (Dawid–Skene needs three conditionally independent annotators)."""
+    require_classes_given(labels, gold, n_classes, where)
+    gold_classes = 0 if gold is None else np.unique(gold[gold != v.MISSING]).size
+    if labels.shape[1] < 3 and gold_classes < n_classes:
+        raise IdentificationError(
+            f"{where}: {labels.shape[1]} annotator(s) cannot identify their confusion "
+            "matrices without gold labels of every class (Dawid-Skene needs three "
+            "conditionally independent annotators, as dawid_skene_em does; gold of "
+            f"{gold_classes} of the {n_classes} classes given); add annotators or gold"
+        )
+
+
 def normalised(joint: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
     """``(exp(joint) / sum exp(joint), log sum exp(joint))`` along ``axis``: the class
     posteriors and the log-likelihood terms of log joint probabilities.  Written out, not
@@ -249,15 +264,8 @@ def confusion_em(
     v.check_items_annotated(annotations, "annotations")
     if gold is not None:
         gold = v.as_class_gold(gold, annotations.shape[0], n_classes)
-    require_classes_given(annotations, gold, n_classes, "annotations")
+    require_confusions_identified(annotations, gold, n_classes, "annotations")
     gold_classes = 0 if gold is None else np.unique(gold[gold != v.MISSING]).size
-    if annotations.shape[1] < 3 and gold_classes < n_classes:
-        raise IdentificationError(
-            f"annotations: {annotations.shape[1]} annotator(s) cannot identify their confusion "
-            "matrices without gold labels of every class (Dawid-Skene needs three "
-            "conditionally independent annotators, as dawid_skene_em does; gold of "
-            f"{gold_classes} of the {n_classes} classes given); add annotators or gold"
-        )
     structure = v.as_choice(structure, "structure", CONFUSION_STRUCTURES)
     alpha = float(v.as_finite_vector([smoothing], "smoothing")[0])
     if alpha < 1:

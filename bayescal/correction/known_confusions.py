@@ -96,11 +96,12 @@ def _precisions(confusion, prevalence, basis) -> np.ndarray:
     return (vectors / np.maximum(values, VARIANCE_FLOOR)[:, None, :]) @ np.swapaxes(vectors, 1, 2)
 
 
-def _screened(annotations, confusion, names, refuse_lost: bool):
-    """``(annotations, inverse, usable)``: the annotations with the ill-conditioned
-    annotators' labels set missing (module docstring; an item left without a label refused
-    with ``refuse_lost``), every ``(T_j^T)^-1`` (K, C, C) (the identity for those), and the (K,)
-    mask of the others.  ``names`` name the annotators in the warnings."""
+def screened(annotations, confusion, names, refuse_lost: bool):
+    """``(annotations, usable)``: the annotations with the ill-conditioned annotators' labels
+    set missing (module docstring; an item left without a label refused with
+    ``refuse_lost``), and the (K,) mask of the others, said in one warning line each (the
+    ill-conditioned, and those whose largest diagonal is another ordering of the classes).
+    ``names`` name the annotators in the warnings."""
     condition = np.linalg.cond(confusion)
     usable = condition <= MAX_CONDITION
     if not usable.any():
@@ -119,9 +120,7 @@ def _screened(annotations, confusion, names, refuse_lost: bool):
         )
         annotations = without_uninformative(annotations, usable, names, refuse_lost=refuse_lost)
     _warn_if_not_diagonal(confusion, usable, names)
-    eye = np.eye(confusion.shape[1])
-    invertible = np.where(usable[:, None, None], np.swapaxes(confusion, 1, 2), eye)
-    return annotations, np.linalg.inv(invertible), usable
+    return annotations, usable
 
 
 def _warn_if_not_diagonal(confusion, usable, names) -> None:
@@ -293,12 +292,22 @@ def correction_of(annotations, confusion, weights, prevalence, names, refuse_los
     usable label is refused with ``refuse_lost``, else left out of ``labelled``.  The
     arguments checked by :func:`corrected_one_hot_labels`, or by a caller that holds checked
     data."""
+    annotations, usable = screened(annotations, confusion, names, refuse_lost)
+    return screened_correction(annotations, confusion, usable, weights, prevalence)
+
+
+def screened_correction(annotations, confusion, usable, weights, prevalence) -> Correction:
+    """:func:`correction_of` of annotations already :func:`screened` (the labels of the
+    annotators not ``usable`` (K,) set missing), said nothing: a posterior's every draw is
+    corrected with the annotators its mean screened (:mod:`bayescal.bayes.class_posterior`)."""
     n_classes = confusion.shape[1]
-    annotations, inverse, usable = _screened(annotations, confusion, names, refuse_lost)
+    eye = np.eye(n_classes)
+    invertible = np.where(usable[:, None, None], np.swapaxes(confusion, 1, 2), eye)
+    inverse = np.linalg.inv(invertible)
     labelled = (annotations != v.MISSING).any(axis=1)
     annotations = annotations[labelled]
     basis = _sum_zero_basis(n_classes)
-    assumed = np.where(usable[:, None, None], confusion, np.eye(n_classes))
+    assumed = np.where(usable[:, None, None], confusion, eye)
 
     def built(weights_of) -> Correction:
         return Correction(annotations, labelled, assumed, inverse, basis, weights_of)

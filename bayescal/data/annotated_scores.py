@@ -41,8 +41,9 @@ REPR_ANNOTATORS = 12
 
 #: Where multi-class data go, for the errors of the steps that refuse them.
 MULTICLASS_STEPS = (
-    "multi-class data are fitted by dawid_skene_em or crowd_em, and taken by "
-    "nc_ece_estimate(data, kind=...), calibration_test and recalibrate"
+    "multi-class data are fitted by dawid_skene_em, crowd_em or fit_bayes, and taken by "
+    "nc_ece_estimate(data, kind=...), nc_ece_posterior(data, fit, kind=...), calibration_test "
+    "and recalibrate"
 )
 
 

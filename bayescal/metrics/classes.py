@@ -26,7 +26,14 @@ import numpy as np
 
 from .. import _validation as v
 
-__all__ = ["CALIBRATION_KINDS", "BinaryProblem", "binary_problems", "class_problems"]
+__all__ = [
+    "CALIBRATION_KINDS",
+    "BinaryProblem",
+    "binary_problems",
+    "class_problems",
+    "column_of",
+    "problem_columns",
+]
 
 #: The multi-class calibration errors; the first is the default for a matrix of probabilities.
 CALIBRATION_KINDS = ("top_label", "classwise")
@@ -69,14 +76,29 @@ def class_problems(targets: np.ndarray, probabilities: np.ndarray, kind: str) ->
     """The binary problems of ``kind`` of validated one-hot ``targets`` (n, C), or of corrected
     one-hot labels that are unbiased for them, against ``probabilities`` (n, C): the
     coordinate of the predicted class against the confidence, or each class's coordinate
-    against its probability."""
+    against its probability (:func:`problem_columns`)."""
+    return tuple(
+        BinaryProblem(column_of(targets, column), scores)
+        for column, scores in problem_columns(probabilities, kind)
+    )
+
+
+def problem_columns(probabilities: np.ndarray, kind: str) -> tuple:
+    """Each binary problem of ``kind`` as ``(column, scores)``: the coordinate of each item's
+    one-hot label it scores (an (n,) array of the predicted classes for top-label; the int
+    ``k`` for classwise problem ``k``) and the probabilities (n,) scored against it."""
     if kind == "top_label":
         predicted = np.argmax(probabilities, axis=1)
-        rows = np.arange(probabilities.shape[0])
-        return (BinaryProblem(targets[rows, predicted], probabilities[rows, predicted]),)
+        return ((predicted, np.take_along_axis(probabilities, predicted[:, None], 1)[:, 0]),)
     return tuple(
-        BinaryProblem(
-            np.ascontiguousarray(targets[:, k]), np.ascontiguousarray(probabilities[:, k])
-        )
-        for k in range(probabilities.shape[1])
+        (k, np.ascontiguousarray(probabilities[:, k])) for k in range(probabilities.shape[1])
     )
+
+
+def column_of(values: np.ndarray, column) -> np.ndarray:
+    """The coordinate ``column`` of :func:`problem_columns` of each item's row of ``values``
+    (..., n, C): (..., n)."""
+    if isinstance(column, int):
+        return np.ascontiguousarray(values[..., column])
+    index = np.broadcast_to(column[:, None], (*values.shape[:-1], 1))
+    return np.take_along_axis(values, index, axis=-1)[..., 0]

@@ -22,14 +22,14 @@ from tqdm import tqdm
 from .. import _validation as v
 from .._api import old_spellings
 from ..bayes.fit import check_priors
-from ..bayes.priors import Priors
-from ..bayes.registry import channel_model
+from ..bayes.priors import ClassPriors, Priors
+from ..bayes.registry import channel_model, class_channel_model
 from ..bayes.sampler import Sampler, recorded_sites
 from ..bayes.sampler_settings import SamplerSettings, sampler_settings
 from ..channels.dependence import dependent_pairs
 from ..data.annotated_scores import AnnotatedScores
 from ..data.responses import Responses
-from ..models import ResponseDesign, fold_orientation
+from ..models import ClassPatternDesign, ResponseDesign, fold_orientation, relabelled
 from ..models.stack import Predictive
 
 
@@ -117,6 +117,7 @@ def simulation_based_calibration(
     progress=None,
     fit_priors=None,
     dependent=None,
+    n_classes=None,
 ) -> SBCResult:
     """Run SBC for ``"dawid_skene"``, ``"hui_walter"``, ``"hierarchical_dawid_skene"`` or
     ``"shared_difficulty"``.
@@ -156,12 +157,18 @@ def simulation_based_calibration(
         Dependent pairs of the pattern models (the simulated annotators are named ``a0``,
         ``a1``, ...): their covariances are drawn from the prior (uniform within their bounds)
         and ranked too.
+    n_classes : int, optional
+        Simulate and fit the multi-class model (``model="dawid_skene"``; at least 3 classes):
+        every annotator answers every item; ``priors`` default
+        ``ClassPriors(confusion=(4, 1), proportion=2)``.  The true parameters are relabelled as
+        the draws are (:mod:`bayescal.models.relabelling`) and ranked with them.
 
     Returns
     -------
     SBCResult
     """
-    model = channel_model(model)
+    multiclass = n_classes is not None
+    model = class_channel_model(model) if multiclass else channel_model(model)
     settings = sampler_settings(
         sampler,
         SamplerSettings(num_chains=1, num_warmup=500, num_samples=1000, progress=False),
@@ -177,45 +184,44 @@ def simulation_based_calibration(
         )
     seed, num_samples = settings.seed, settings.num_samples
     n_simulations = v.as_int(n_simulations, "n_simulations", minimum=2)
-    n_groups = v.as_int(n_groups, "n_groups", minimum=1) if model.grouped else 1
     n_items = v.as_int(n_items, "n_items", minimum=1)
     n_annotators = v.as_int(n_annotators, "n_annotators", minimum=2)
-    if dependent is not None and not model.dependent_pairs:
-        raise ValueError(f"dependent: model {model.name!r} takes no dependent pairs")
-    if model.on_responses:
-        priors = priors or Priors(prevalence=(2.0, 2.0))
-        labels_per_item = v.as_int(labels_per_item, "labels_per_item", minimum=2)
-        if labels_per_item > n_annotators:
+    if multiclass:
+        if dependent is not None or n_groups != 1:
             raise ValueError(
-                f"labels_per_item must be at most n_annotators ({n_annotators}); saw {labels_per_item}"
+                "n_classes: the multi-class model has no dependent pairs nor score groups; "
+                f"saw dependent={dependent!r}, n_groups={n_groups!r}"
             )
-        design = _crowd_template(n_items, n_annotators, labels_per_item, seed)
+        n_classes = v.as_int(n_classes, "n_classes", minimum=3)
+        priors = priors or ClassPriors(confusion=(4.0, 1.0), proportion=2.0)
+        for prior in (priors, fit_priors or priors):
+            if not isinstance(prior, ClassPriors):
+                raise TypeError(
+                    "priors and fit_priors of the multi-class model must be ClassPriors; saw "
+                    f"{type(prior).__name__}"
+                )
+        design, simulations = _class_simulations(
+            n_simulations, n_items, n_annotators, n_classes, priors, seed
+        )
     else:
-        priors = priors or Priors(
-            false_positive=(2.0, 8.0), sensitivity=(8.0, 2.0), prevalence=(2.0, 2.0)
+        priors = priors or _default_priors(model)
+        design, simulations = _simulations(
+            model,
+            n_simulations,
+            n_items,
+            n_annotators,
+            n_groups,
+            labels_per_item,
+            priors,
+            fit_priors,
+            dependent,
+            seed,
         )
-        template = _template(n_items, n_annotators, n_groups)
-        pairs = dependent_pairs(dependent, template.annotator_names).index
-        design = model.pattern_design(template.compress(), pairs=pairs, complete=True)
-    for prior in (priors, fit_priors or priors):
-        check_priors(prior, model)
-    with jax.enable_x64(True):
-        prior_draws = Predictive(model.load_program(), num_samples=n_simulations)(
-            jax.random.PRNGKey(seed), design, priors.as_array()
-        )
-        prior_draws = {name: np.asarray(value) for name, value in prior_draws.items()}
     sites = recorded_sites(model, design)
     sampler = Sampler(design, model, 1, settings.num_warmup, num_samples)
     ranks = {}
     for s in tqdm(range(n_simulations), desc="SBC", disable=not settings.progress, leave=False):
-        simulated = (
-            replace(design, codes=prior_draws["codes"][s])
-            if model.on_responses
-            else replace(design, counts=prior_draws["counts"][s])
-        )
-        truth = {name: prior_draws[name][s] for name in sites}
-        if model.folded:  # the prior draw folded as the fit's draws are: the prior the fit has
-            truth = fold_orientation(truth, simulated)
+        simulated, truth = simulations(s)
         truth = _scalars({name: value[None] for name, value in truth.items()}, sites)
         samples, _ = sampler.run(simulated, fit_priors or priors, seed + 1 + s)
         draws = _scalars({name: value[0, ::thin] for name, value in samples.items()}, sites)
@@ -232,3 +238,94 @@ def simulation_based_calibration(
         name="p_value",
     )
     return SBCResult(table, p_values, family_level, n_draws)
+
+
+def _default_priors(model) -> Priors:
+    """The binary models' simulating priors (:func:`simulation_based_calibration`)."""
+    if model.on_responses:
+        return Priors(prevalence=(2.0, 2.0))
+    return Priors(false_positive=(2.0, 8.0), sensitivity=(8.0, 2.0), prevalence=(2.0, 2.0))
+
+
+def _simulations(
+    model,
+    n_simulations,
+    n_items,
+    n_annotators,
+    n_groups,
+    labels_per_item,
+    priors,
+    fit_priors,
+    dependent,
+    seed,
+):
+    """A binary model's layout and ``simulation(s) -> (design, truth)``: parameters and pattern
+    counts drawn from the prior predictive of the very program that is fitted; a flat model's
+    truth folded as its fit's draws are."""
+    n_groups = v.as_int(n_groups, "n_groups", minimum=1) if model.grouped else 1
+    if dependent is not None and not model.dependent_pairs:
+        raise ValueError(f"dependent: model {model.name!r} takes no dependent pairs")
+    if model.on_responses:
+        labels_per_item = v.as_int(labels_per_item, "labels_per_item", minimum=2)
+        if labels_per_item > n_annotators:
+            raise ValueError(
+                f"labels_per_item must be at most n_annotators ({n_annotators}); saw {labels_per_item}"
+            )
+        design = _crowd_template(n_items, n_annotators, labels_per_item, seed)
+    else:
+        template = _template(n_items, n_annotators, n_groups)
+        pairs = dependent_pairs(dependent, template.annotator_names).index
+        design = model.pattern_design(template.compress(), pairs=pairs, complete=True)
+    for prior in (priors, fit_priors or priors):
+        check_priors(prior, model)
+    with jax.enable_x64(True):
+        prior_draws = Predictive(model.load_program(), num_samples=n_simulations)(
+            jax.random.PRNGKey(seed), design, priors.as_array()
+        )
+        prior_draws = {name: np.asarray(value) for name, value in prior_draws.items()}
+    sites = recorded_sites(model, design)
+
+    def simulation(s: int):
+        simulated = (
+            replace(design, codes=prior_draws["codes"][s])
+            if model.on_responses
+            else replace(design, counts=prior_draws["counts"][s])
+        )
+        truth = {name: prior_draws[name][s] for name in sites}
+        if model.folded:  # the prior draw folded as the fit's draws are: the prior the fit has
+            truth = fold_orientation(truth, simulated)
+        return simulated, truth
+
+    return design, simulation
+
+
+def _class_simulations(n_simulations, n_items, n_annotators, n_classes, priors, seed):
+    """The multi-class model's layout (every pattern of ``n_annotators`` answers, so that each
+    simulated data set fits one compiled sampler) and ``simulation(s) -> (design, truth)``:
+    confusion rows and class proportions drawn from the Dirichlet priors
+    (:mod:`bayescal.models.class_latent`), then the classes and the answers; the truth
+    relabelled as the fit's draws are (:mod:`bayescal.models.relabelling`), the prior the fit
+    has."""
+    own, other, proportion = priors.as_array()
+    concentration = other + (own - other) * np.eye(n_classes)
+    codes = np.stack(
+        np.meshgrid(*[np.arange(n_classes)] * n_annotators, indexing="ij"), axis=-1
+    ).reshape(-1, n_annotators)
+    design = ClassPatternDesign.from_codes(codes, n_classes)
+
+    def simulation(s: int):
+        rng = np.random.default_rng([seed, s])
+        confusion = np.stack(
+            [[rng.dirichlet(row) for row in concentration] for _ in range(n_annotators)]
+        )
+        pi = rng.dirichlet(np.full(n_classes, proportion))
+        classes = rng.choice(n_classes, n_items, p=pi)
+        uniform = rng.random((n_items, n_annotators, 1))
+        rows = confusion[np.arange(n_annotators)[None, :], classes[:, None]]  # (n, K, C)
+        answers = (uniform > np.cumsum(rows, axis=-1)).sum(axis=-1)
+        truth = relabelled({"confusion": confusion[None], "proportion": pi[None]})
+        return ClassPatternDesign.from_codes(np.minimum(answers, n_classes - 1), n_classes), {
+            name: value[0] for name, value in truth.items()
+        }
+
+    return design, simulation

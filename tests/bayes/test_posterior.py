@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import bayescal as bc
-from bayescal.bayes.posterior import highest_density_interval
+from bayescal.bayes.posterior_ece import highest_density_interval
 from bayescal.correction.folded_correction import corrected_draws
 from tests.helpers import fake_fit
 

@@ -190,7 +190,9 @@ MULTICLASS_STEPS = {
     "calibration_test",
     "crowd_em",
     "dawid_skene_em",
+    "fit_bayes",
     "nc_ece_estimate",
+    "nc_ece_posterior",
     "recalibrate",
 }
 #: Public functions whose first argument is named ``data`` but is not AnnotatedScores.

@@ -1,4 +1,4 @@
-"""Simulation-based calibration (Talts et al. 2018) of both Bayesian models."""
+"""Simulation-based calibration (Talts et al. 2018) of the Bayesian models."""
 
 import pytest
 
@@ -95,3 +95,30 @@ def test_shared_difficulty_passes_sbc():
     )
     assert result.ranks.shape == (100, 11)
     assert result.passed, result.p_values
+
+
+@pytest.mark.slow
+def test_multiclass_dawid_skene_passes_sbc():
+    """Issue 39: 100 prior simulations of 300 items, 3 judges, 3 classes; the true parameters
+    relabelled as the draws are, 30 of them ranked."""
+    result = simulation_based_calibration(
+        model="dawid_skene", n_classes=3, n_simulations=100, n_items=300, **SHORT, seed=7
+    )
+    assert result.ranks.shape == (100, 30) and result.n_draws == 49
+    assert result.passed, result.p_values
+
+
+@pytest.mark.slow
+def test_multiclass_sbc_detects_a_fit_with_the_wrong_prior():
+    # Negative control: simulated with judges better than chance (concentration 4 on the own
+    # class, 1 on each other), fitted with the opposite lean (1 and 4)
+    result = simulation_based_calibration(
+        model="dawid_skene",
+        n_classes=3,
+        n_simulations=40,
+        n_items=100,
+        **SHORT,
+        seed=8,
+        fit_priors=bc.bayes.ClassPriors(confusion=(1, 4)),
+    )
+    assert not result.passed

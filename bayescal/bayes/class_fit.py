@@ -1,0 +1,304 @@
+"""The posterior object of a multi-class channel model: a :class:`ClassBayesFit` holds one ArviZ
+``InferenceData``, as :class:`~bayescal.bayes.BayesFit` does for binary labels.
+
+Its groups: ``posterior`` (``confusion`` by annotator, class and answer; ``proportion`` by
+class), ``sample_stats``, ``log_likelihood`` (one value per pattern row; ``constant_data.counts``
+holds how many items share it), ``observed_data`` and ``constant_data`` (the patterns as class
+codes), and the priors in ``attrs``.  The draws are relabelled to the population's diagonally
+dominant labelling (:mod:`bayescal.models.relabelling`) before the diagnostics are computed: a
+chain that wandered between labellings would otherwise fail R-hat for a symmetry of the
+likelihood, not for a failed sampler.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import pathlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from .. import _validation as v
+from .._api import DEFAULT_LEVEL, abbreviated
+from .._version import __version__
+from ..channels.confusion_fit import ConfusionChannels
+from ..models import ClassPatternDesign
+from ..models.stack import arviz
+from . import _netcdf
+from .bayes_fit import inference_data
+from .diagnostics import diagnostics_table
+from .priors import ClassPriors
+from .registry import ChannelModel, class_channel_model
+
+__all__ = ["ClassBayesFit", "ConfusionDraws"]
+
+
+class ConfusionDraws(NamedTuple):
+    """Posterior draws of a multi-class fit, chains stacked."""
+
+    confusion: np.ndarray  # (S, K, C, C)
+    proportion: np.ndarray  # (S, C)
+
+
+@dataclass(frozen=True, eq=False)
+class ClassBayesFit:
+    """A posterior over multi-class annotators' confusion matrices and the class proportions.
+
+    Built by :func:`bayescal.fit_bayes` on multi-class data, not by hand.
+
+    Attributes
+    ----------
+    chains : dict of str to ndarray
+        The draws by chain: ``confusion`` (chains, draws, K, C, C), ``T_j[y, k] = P(A_j = k |
+        Y = y)``, and ``proportion`` (chains, draws, C), relabelled
+        (:mod:`bayescal.models.relabelling`).
+    diagnostics : pandas.DataFrame
+        One row per parameter (``confusion[annotator, class, answer]``, ``proportion[class]``):
+        ``r_hat`` (rank-normalised), ``ess_bulk``, ``ess_tail``, and the run's total
+        ``divergences`` in every row.
+    model : str
+    priors : ClassPriors
+    annotator_names : tuple of str
+    classes : tuple of str
+    fitted_counts : dict
+        Items per pattern of class codes (a tuple, -1 missing), with the gold class after the
+        pattern for gold rows.
+    run : dict of str to str
+        How the sampler ran (``chain_method``, ``devices``, ``compiled_from``).
+    idata : arviz.InferenceData
+        The posterior object (groups in the module docstring), built on first use.
+    item_ids : ndarray or None
+        The ids of the items it was fitted on, or None.
+    """
+
+    chains: dict
+    diagnostics: pd.DataFrame
+    model: str
+    priors: ClassPriors
+    annotator_names: tuple[str, ...]
+    classes: tuple[str, ...]
+    fitted_counts: dict
+    run: dict
+    _build_groups: Callable  # () -> (attrs, {group name: _netcdf.Group})
+    item_ids: np.ndarray | None = None
+
+    @functools.cached_property
+    def _groups(self) -> tuple[dict, dict]:
+        return self._build_groups()
+
+    @functools.cached_property
+    def idata(self):
+        return inference_data(*self._groups)
+
+    @property
+    def spec(self) -> ChannelModel:
+        return class_channel_model(self.model)
+
+    @property
+    def num_chains(self) -> int:
+        return int(self.chains["confusion"].shape[0])
+
+    @property
+    def n_draws(self) -> int:
+        return int(np.prod(self.chains["confusion"].shape[:2]))
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.classes)
+
+    def draws(self) -> ConfusionDraws:
+        """``confusion`` (S, K, C, C) and ``proportion`` (S, C), chains stacked."""
+        return ConfusionDraws(
+            *(
+                self.chains[name].reshape(self.n_draws, *self.chains[name].shape[2:])
+                for name in ("confusion", "proportion")
+            )
+        )
+
+    def posterior_mean(self) -> ConfusionChannels:
+        """The posterior mean confusion matrices, as channels to correct with."""
+        return ConfusionChannels(
+            self.draws().confusion.mean(axis=0), names=self.annotator_names, classes=self.classes
+        )
+
+    def summary(self, *, level: float = DEFAULT_LEVEL) -> pd.DataFrame:
+        """Posterior mean, sd and highest-density interval of every parameter, with diagnostics."""
+        level = v.as_open_probability(level, "level")
+        table = arviz().summary(
+            self.idata, var_names=["confusion", "proportion"], kind="stats", hdi_prob=level
+        )
+        return table.join(self.diagnostics)
+
+    def save(self, path) -> None:
+        """Write the posterior as ArviZ's netCDF layout (``arviz.from_netcdf`` reads it;
+        :meth:`load` reads it back)."""
+        attrs, groups = self._groups
+        _netcdf.write(pathlib.Path(path), attrs, groups)
+
+    @classmethod
+    def load(cls, path) -> ClassBayesFit:
+        """A fit written by :meth:`save`."""
+        attrs, groups = _netcdf.read(path)
+        if attrs.get("bayescal_kind") != "multiclass":
+            raise ValueError(f"{path}: not a multi-class fit of bayescal (saved by ClassBayesFit)")
+        posterior, stats = groups["posterior"], groups["sample_stats"]
+        chains = {name: posterior.variables[name][1] for name in ("confusion", "proportion")}
+        names = tuple(str(n) for n in posterior.coords["annotator"])
+        classes = tuple(str(c) for c in posterior.coords["class"])
+        divergences = int(stats.variables["diverging"][1].sum())
+        constant = groups["constant_data"].variables
+        item_ids = constant["item_id"][1] if "item_id" in constant else None
+        design = _design_of(constant, classes)
+        run = {
+            key.removeprefix("bayescal_"): value
+            for key, value in attrs.items()
+            if key in ("bayescal_chain_method", "bayescal_devices", "bayescal_compiled_from")
+        }
+        return cls(
+            chains,
+            _diagnostics(chains, names, classes, divergences),
+            str(attrs["bayescal_model"]),
+            ClassPriors(**json.loads(attrs["bayescal_priors"])),
+            names,
+            classes,
+            _fitted_counts(design),
+            run,
+            lambda: (attrs, groups),
+            item_ids,
+        )
+
+    @classmethod
+    def from_run(
+        cls,
+        samples: dict,
+        extra: dict,
+        design,
+        priors: ClassPriors,
+        model: str,
+        names,
+        *,
+        run: dict | None = None,
+        item_ids: np.ndarray | None = None,
+    ) -> ClassBayesFit:
+        """Pack a :class:`~bayescal.bayes.sampler.Sampler` run of a multi-class model (its
+        relabelled draws), with its diagnostics; ``run`` goes into the InferenceData's
+        attributes as ``bayescal_<name>``."""
+        names = tuple(str(name) for name in names)
+        classes = design.classes
+        divergences = int(np.sum(extra["diverging"]))
+        run = {name: str(value) for name, value in (run or {}).items()}
+        samples = {name: np.asarray(value) for name, value in samples.items()}
+        return cls(
+            samples,
+            _diagnostics(samples, names, classes, divergences),
+            model,
+            priors,
+            names,
+            classes,
+            _fitted_counts(design),
+            run,
+            functools.partial(_groups, samples, extra, design, priors, model, names, run, item_ids),
+            item_ids,
+        )
+
+    def __repr__(self) -> str:
+        draws_per_chain = self.chains["confusion"].shape[1]
+        return (
+            f"ClassBayesFit(model={self.model!r}, annotators=[{abbreviated(self.annotator_names, 8)}], "
+            f"classes=[{abbreviated(self.classes, 8)}], chains={self.num_chains}, "
+            f"draws_per_chain={draws_per_chain})"
+        )
+
+
+def named_parameters(chains: dict, names: tuple, classes: tuple) -> dict[str, np.ndarray]:
+    """Every scalar parameter by the name ArviZ gives it (``confusion[judge, A, B]``,
+    ``proportion[A]``), draws on the leading axes."""
+    confusion, proportion = chains["confusion"], chains["proportion"]
+    named = {
+        f"confusion[{name}, {y}, {k}]": confusion[..., j, a, b]
+        for j, name in enumerate(names)
+        for a, y in enumerate(classes)
+        for b, k in enumerate(classes)
+    }
+    return named | {f"proportion[{y}]": proportion[..., a] for a, y in enumerate(classes)}
+
+
+def _diagnostics(chains: dict, names: tuple, classes: tuple, divergences: int) -> pd.DataFrame:
+    """R-hat, bulk and tail ESS of every parameter, rounded as the binary fit's are."""
+    return diagnostics_table(named_parameters(chains, names, classes), divergences)
+
+
+def _fitted_counts(design) -> dict:
+    """Items per pattern of class codes (the gold class after it for a gold row)."""
+    gold = np.full(design.counts.size, -1) if design.gold is None else design.gold
+    seen = {}
+    for pattern, label, count in zip(design.codes(), gold, design.counts):
+        if count > 0:
+            key = tuple(int(x) for x in pattern) + (() if label < 0 else (int(label),))
+            seen[key] = seen.get(key, 0.0) + float(count)
+    return seen
+
+
+def _design_of(constant: dict, classes: tuple):
+    """The design a stored fit's ``constant_data`` describes (its rows as stored)."""
+    gold = constant.get("pattern_gold")
+    return ClassPatternDesign(
+        (np.asarray(constant["patterns"][1])[..., None] == np.arange(len(classes))) * 1.0,
+        np.asarray(constant["counts"][1], np.float64),
+        None if gold is None else np.asarray(gold[1], np.float64),
+        classes,
+    )
+
+
+def _groups(
+    samples: dict, extra: dict, design, priors: ClassPriors, model: str, names, run: dict, item_ids
+) -> tuple[dict, dict]:
+    """A run as the InferenceData's attributes and groups (ArviZ's layout)."""
+    confusion, proportion = samples["confusion"], samples["proportion"]
+    coords = {
+        "chain": np.arange(confusion.shape[0]),
+        "draw": np.arange(confusion.shape[1]),
+        "annotator": list(names),
+        "class": list(design.classes),
+        "answer": list(design.classes),
+        "pattern": np.arange(design.counts.size),
+        "item": np.arange(0 if item_ids is None else len(item_ids)),
+    }
+    dataset = _netcdf.group_maker(coords)
+    draw = ("chain", "draw")
+    groups = {
+        "posterior": dataset(
+            {
+                "confusion": ((*draw, "annotator", "class", "answer"), confusion),
+                "proportion": ((*draw, "class"), proportion),
+            }
+        ),
+        "sample_stats": dataset(
+            {
+                "diverging": (draw, extra["diverging"]),
+                "energy": (draw, extra["energy"]),
+                "n_steps": (draw, extra["num_steps"]),
+                "acceptance_rate": (draw, extra["accept_prob"]),
+            }
+        ),
+        "log_likelihood": dataset(
+            {"counts": ((*draw, "pattern"), design.log_prob(confusion, proportion, np))}
+        ),
+        "observed_data": dataset({"counts": (("pattern",), design.counts)}),
+        "constant_data": dataset(
+            design.constant_data()
+            | ({} if item_ids is None else {"item_id": (("item",), np.asarray(item_ids))})
+        ),
+    }
+    attrs = {
+        "bayescal_model": model,
+        "bayescal_kind": "multiclass",
+        "bayescal_priors": json.dumps(priors.to_dict()),
+        "bayescal_version": __version__,
+        **{f"bayescal_{name}": str(value) for name, value in run.items()},
+    }
+    return attrs, groups

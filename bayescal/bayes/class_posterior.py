@@ -1,0 +1,251 @@
+"""Push every posterior draw of multi-class confusion matrices through the top-label or
+classwise NC-ECE (:func:`bayescal.nc_ece_posterior` on multi-class data).
+
+Each draw ``s`` of the matrices ``T^(s)`` and the class proportions ``pi^(s)`` corrects every
+item's one-hot label (:mod:`bayescal.correction.known_confusions`: ``U_i^(s)``, the IV weights
+at ``pi^(s)``), and each binary problem of the kind (the predicted class's coordinate against
+the confidence, or each class's against its probability; :mod:`bayescal.metrics.classes`)
+gets the bin moments
+
+    r_pl^(s) = sum_i w_i^(s) (U_i^(s)[col_pi] - p_pi) 1{i in B_pl},
+
+as the binary posterior's (:mod:`bayescal.bayes.posterior`): ``w = 1/n`` with
+``uncertainty="channels"``, or a Bayesian bootstrap of the items, ``w ~ Dirichlet(1, ..., 1)``,
+the same weights for every problem of a draw, with ``"total"`` (default).  The reported
+``"total"`` draws are debiased bin by bin by the folded normal
+(:mod:`bayescal.correction.folded_correction`); the classwise NC-ECE is the mean over the
+classes of their sums, ``(1/C) sum_p sum_l c(r_pl)``.
+
+Which annotators are corrected is settled once, at the posterior mean (an ill-conditioned
+matrix, ``cond_2(T_j) > MAX_CONDITION``, gets weight 0 in every draw, said in one line), so
+every draw scores the same items.  Items are grouped by their pattern of labels: a draw's
+correction costs O(patterns), its moments O(items x problems).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import _validation as v
+from .._api import DEFAULT_LEVEL, DEFAULT_N_BINS, announce
+from ..correction.class_estimation import report_class_unlabelled
+from ..correction.folded_correction import corrected_draws
+from ..correction.known_confusions import screened, screened_correction
+from ..data.annotated_scores import AnnotatedScores
+from ..metrics.calibration import assign_bins
+from ..metrics.classes import CALIBRATION_KINDS, column_of, problem_columns
+from .class_fit import ClassBayesFit
+from .posterior_ece import (
+    MIN_KEPT_DRAWS,
+    UNCERTAINTY,
+    PosteriorECE,
+    evenly_spaced,
+    posterior_summary,
+)
+
+__all__ = ["ClassPosteriorECE", "class_nc_ece_posterior"]
+
+#: Draws whose item weights and targets are held at once (draws x items x classes floats).
+DRAWS_PER_PASS = 64
+#: Draws x items above which the push-through says what it is doing.
+ANNOUNCED_WORK = 100_000_000
+
+
+@dataclass(frozen=True, eq=False)
+class ClassPosteriorECE(PosteriorECE):
+    """Posterior of the noise-corrected top-label or classwise ECE.
+
+    The attributes of :class:`~bayescal.bayes.posterior.PosteriorECE`; for ``"classwise"``
+    the bin arrays have a leading axis of classes (``bin_moments`` (S, C, M), ``edges`` (C,
+    M + 1), ``counts`` and ``mean_score`` (C, M)), each class's moments its own problem's, and
+
+    Attributes
+    ----------
+    kind : str
+        ``"top_label"`` or ``"classwise"``.
+    classes : tuple of str
+    class_draws : ndarray of shape (S, C) or None
+        Classwise: each class's reported NC-ECE draws (their mean over classes is ``draws``
+        up to the floor at 0); None for top-label.
+    n_evaluated : int
+        Items scored: those with a label from an annotator whose matrix can be inverted.
+    """
+
+    kind: str = "top_label"
+    classes: tuple[str, ...] = ()
+    class_draws: np.ndarray | None = None
+    n_evaluated: int = 0
+
+    def reliability_band(self, *, class_name: str | None = None):
+        """The reliability band of the top label, or with ``class_name`` of that class's
+        classwise problem (each bin's corrected mean label: posterior median and interval)."""
+        if self.kind == "top_label":
+            if class_name is not None:
+                raise ValueError(
+                    f"class_name picks a classwise problem; this posterior is top-label (saw "
+                    f"{class_name!r})"
+                )
+            return super().reliability_band()
+        if class_name not in self.classes:
+            raise ValueError(
+                f"class_name must be one of the classes {list(self.classes)} for a classwise "
+                f"posterior; saw {class_name!r}"
+            )
+        k = self.classes.index(class_name)
+        one = PosteriorECE(
+            **{
+                **{name: getattr(self, name) for name in PosteriorECE.__dataclass_fields__},
+                "bin_moments": self.bin_moments[:, k],
+                "edges": self.edges[k],
+                "counts": self.counts[k],
+                "mean_score": self.mean_score[k],
+            }
+        )
+        return one.reliability_band()
+
+    def __repr__(self) -> str:
+        return (
+            f"ClassPosteriorECE(kind={self.kind!r}, median={self.median:.4f}, {self.level:.0%} "
+            f"interval=[{self.interval[0]:.4f}, {self.interval[1]:.4f}], "
+            f"uncertainty={self.uncertainty!r}, P(ECE <= {self.tolerance:g})="
+            f"{self.prob_calibrated:.2f})"
+        )
+
+
+def _checked(data, fit) -> np.ndarray:
+    """The positions of ``data``'s annotators among ``fit``'s, after checking that the two
+    are a multi-class fit and data with its classes and annotators."""
+    if not isinstance(data, AnnotatedScores):
+        raise TypeError(f"data must be a bayescal.AnnotatedScores; saw {type(data).__name__}")
+    if not isinstance(fit, ClassBayesFit):
+        raise TypeError(
+            "fit must be a multi-class fit (a ClassBayesFit, from fit_bayes on multi-class "
+            f"data); saw {type(fit).__name__}"
+        )
+    if tuple(data.classes) != tuple(fit.classes):
+        raise ValueError(
+            f"data: its classes {list(data.classes)} are not the fit's {list(fit.classes)} "
+            "(the same names in the same order)"
+        )
+    if data.n_gold:
+        raise ValueError(
+            "data: the posterior of multi-class NC-ECE with gold items is not built yet; "
+            "nc_ece_estimate(data, kind=...) uses them"
+        )
+    v.check_items_annotated(data.annotations, "data.annotations")
+    return v.annotator_positions(data.annotator_names, fit.annotator_names, "data", "the fit")
+
+
+def class_nc_ece_posterior(
+    data,
+    fit,
+    *,
+    kind="top_label",
+    n_bins=DEFAULT_N_BINS,
+    strategy="uniform",
+    weights="iv",
+    level=DEFAULT_LEVEL,
+    uncertainty="total",
+    tolerance=0.01,
+    seed=0,
+    max_draws=None,
+) -> ClassPosteriorECE:
+    """What :func:`bayescal.nc_ece_posterior` computes for multi-class data (module
+    docstring); its arguments as there, ``kind`` ``"top_label"`` or ``"classwise"``."""
+    positions = _checked(data, fit)
+    kind = v.as_choice(kind, "kind", CALIBRATION_KINDS)
+    n_bins = v.as_n_bins(n_bins, data.n_items, refuse_sparse=v.SPARSE_DRAWS)
+    strategy = v.as_choice(strategy, "strategy", v.BIN_STRATEGIES)
+    level = v.as_open_probability(level, "level")
+    uncertainty = v.as_choice(uncertainty, "uncertainty", UNCERTAINTY)
+    tolerance = v.as_probability(tolerance, "tolerance")
+    rng = np.random.default_rng(v.as_seed(seed))
+    if max_draws is not None:
+        max_draws = v.as_int(max_draws, "max_draws", minimum=MIN_KEPT_DRAWS)
+    draws = fit.draws()
+    rows = evenly_spaced(draws.confusion.shape[0], max_draws)
+    confusion = draws.confusion[rows][:, positions]
+    proportion = draws.proportion[rows]
+
+    # the annotators every draw corrects with: those the posterior mean keeps (said once)
+    annotations, usable = screened(
+        data.annotations, confusion.mean(axis=0), data.annotator_names, refuse_lost=False
+    )
+    labelled = (annotations != v.MISSING).any(axis=1)
+    report_class_unlabelled(labelled)
+    patterns, pattern_of_item = np.unique(annotations[labelled], axis=0, return_inverse=True)
+    pattern_of_item = pattern_of_item.ravel()
+    probabilities = data.probabilities[labelled]
+    n_items = probabilities.shape[0]
+    problems = problem_columns(probabilities, kind)
+    binned = [assign_bins(scores, n_bins, strategy) for _, scores in problems]
+    announce(
+        f"nc_ece_posterior: pushing {confusion.shape[0]} draws through the {kind} NC-ECE of "
+        f"{n_items} items",
+        confusion.shape[0] * n_items * len(problems) > ANNOUNCED_WORK,
+    )
+    moments = np.empty((confusion.shape[0], len(problems), n_bins))
+    for start in range(0, confusion.shape[0], DRAWS_PER_PASS):
+        part = slice(start, start + DRAWS_PER_PASS)
+        corrected = np.stack(
+            [
+                screened_correction(patterns, matrices, usable, weights, pi).labels()
+                for matrices, pi in zip(confusion[part], proportion[part])
+            ]
+        )[:, pattern_of_item]  # (draws, items, C)
+        if uncertainty == "channels":
+            item_weights = np.full((corrected.shape[0], n_items), 1.0 / n_items)
+        else:  # the Bayesian bootstrap: Dirichlet(1, ..., 1) weights, one set per draw
+            item_weights = rng.standard_exponential((corrected.shape[0], n_items))
+            item_weights /= item_weights.sum(axis=1, keepdims=True)
+        for p, ((column, scores), (bins, _)) in enumerate(zip(problems, binned)):
+            weighted = item_weights * (column_of(corrected, column) - scores)
+            for draw, values in enumerate(weighted):
+                moments[start + draw, p] = np.bincount(bins, values, minlength=n_bins)
+
+    counts = np.stack([np.bincount(bins, minlength=n_bins) for bins, _ in binned]) * 1.0
+    sums = np.stack(
+        [
+            np.bincount(bins, scores, minlength=n_bins)
+            for (_, scores), (bins, _) in zip(problems, binned)
+        ]
+    )
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_score = sums / counts
+    edges = np.stack([edge for _, edge in binned])
+    n_problems = len(problems)
+    summary = posterior_summary(
+        moments.reshape(moments.shape[0], -1) / n_problems,
+        uncertainty,
+        level,
+        tolerance,
+        edges,
+        counts,
+        mean_score,
+    )
+    top = kind == "top_label"
+    class_draws = None
+    if not top:
+        class_draws = np.column_stack(
+            [
+                corrected_draws(moments[:, p])
+                if uncertainty == "total"
+                else np.abs(moments[:, p]).sum(axis=1)
+                for p in range(n_problems)
+            ]
+        )
+    return ClassPosteriorECE(
+        **{
+            **{name: getattr(summary, name) for name in PosteriorECE.__dataclass_fields__},
+            "bin_moments": moments[:, 0] if top else moments,
+            "edges": edges[0] if top else edges,
+            "counts": counts[0] if top else counts,
+            "mean_score": mean_score[0] if top else mean_score,
+        },
+        kind=kind,
+        classes=tuple(data.classes),
+        class_draws=class_draws,
+        n_evaluated=n_items,
+    )

@@ -1,0 +1,195 @@
+"""The multi-class Bayesian model (issue 39): fit_bayes on multi-class data, each draw
+relabelled, and the posterior of top-label and classwise NC-ECE (its SBC is in
+tests/studies/test_sbc.py)."""
+
+import numpy as np
+import pytest
+from bayescal.models import relabelled
+
+import bayescal as bc
+from bayescal.bayes.class_fit import ClassBayesFit
+from bayescal.exceptions import IdentificationError
+from bayescal.metrics import expected_calibration_error
+
+CLASSES = ("fail", "partial", "pass")
+
+
+def graded_judge(accuracy: float) -> np.ndarray:
+    """A judge who errs only to the adjacent grade (half each way from the middle one)."""
+    error = 1.0 - accuracy
+    return np.array(
+        [[accuracy, error, 0.0], [error / 2, accuracy, error / 2], [0.0, error, accuracy]]
+    )
+
+
+#: Three judges of a 3-point scale, the weakest barely above chance on the middle grade.
+TRUE_CONFUSION = np.stack([graded_judge(0.85), graded_judge(0.75), graded_judge(0.65)])
+TRUE_PROPORTION = np.array([0.3, 0.45, 0.25])
+
+
+def simulate(n_items: int, seed: int):
+    """Graded items, the three judges' answers, and an overconfident predictor's
+    probabilities (its logits twice what would calibrate them): ``(data, true classes)``."""
+    rng = np.random.default_rng(seed)
+    classes = rng.choice(3, n_items, p=TRUE_PROPORTION)
+    rows = TRUE_CONFUSION[np.arange(3)[None, :], classes[:, None]]  # (n, K, C)
+    answers = (rng.random((n_items, 3, 1)) > np.cumsum(rows, axis=-1)).sum(axis=-1)
+    logits = 1.5 * np.eye(3)[classes] + rng.normal(0.0, 1.0, (n_items, 3))
+    probabilities = np.exp(2.0 * logits)
+    probabilities /= probabilities.sum(axis=1, keepdims=True)
+    data = bc.AnnotatedScores(probabilities, np.minimum(answers, 2), classes=list(CLASSES))
+    return data, classes
+
+
+@pytest.fixture(scope="module")
+def panel():
+    data, classes = simulate(3000, seed=5)
+    return data, classes, bc.fit_bayes(data, progress=False)
+
+
+def test_fit_recovers_the_confusion_matrices_and_agrees_with_em(panel):
+    data, _, fit = panel
+    assert isinstance(fit, ClassBayesFit) and fit.classes == CLASSES
+    draws = fit.draws()
+    assert draws.confusion.shape == (4000, 3, 3, 3) and draws.proportion.shape == (4000, 3)
+    mean = draws.confusion.mean(axis=0)
+    # every cell and proportion within 3.5 posterior sd of the truth (30 values; this seed's
+    # largest is 2.5 sd; the sd are 0.003-0.027)
+    z_confusion = (mean - TRUE_CONFUSION) / draws.confusion.std(axis=0)
+    z_proportion = (draws.proportion.mean(axis=0) - TRUE_PROPORTION) / draws.proportion.std(axis=0)
+    assert np.abs(z_confusion).max() < 3.5 and np.abs(z_proportion).max() < 3.5
+    em = bc.dawid_skene_em(data)
+    assert np.abs(em.channels.confusion - mean).max() < 0.02
+    assert fit.diagnostics["r_hat"].max() <= 1.01
+    assert fit.posterior_mean().names == data.annotator_names
+
+
+def test_gold_of_every_class_identifies_two_judges_without_relabelling():
+    data, classes = simulate(3000, seed=9)
+    gold = np.full(data.n_items, -1)
+    gold[:300] = classes[:300]  # a random tenth, every class among them
+    two = bc.AnnotatedScores(
+        data.probabilities, data.annotations[:, :2], classes=list(CLASSES), gold=gold
+    )
+    fit = bc.fit_bayes(two, progress=False)
+    draws = fit.draws()
+    z = (draws.confusion.mean(axis=0) - TRUE_CONFUSION[:2]) / draws.confusion.std(axis=0)
+    assert np.abs(z).max() < 3.5
+    em = bc.dawid_skene_em(two)
+    assert np.abs(em.channels.confusion - draws.confusion.mean(axis=0)).max() < 0.02
+    assert fit.fitted_counts[(0, 0, 0)] > 0  # gold rows keep their class after the pattern
+
+
+def test_relabelling_undoes_any_permutation_of_the_classes():
+    rng = np.random.default_rng(0)
+    confusion = np.stack([TRUE_CONFUSION] * 6)[None] + rng.uniform(0, 0.01, (1, 6, 3, 3, 3))
+    confusion /= confusion.sum(axis=-1, keepdims=True)
+    proportion = np.tile(TRUE_PROPORTION, (1, 6, 1))
+    permuted_confusion, permuted_proportion = confusion.copy(), proportion.copy()
+    for draw in range(6):  # each draw's latent classes renamed by another permutation
+        order = rng.permutation(3)
+        permuted_confusion[0, draw] = confusion[0, draw][:, order]
+        permuted_proportion[0, draw] = proportion[0, draw][order]
+    back = relabelled({"confusion": permuted_confusion, "proportion": permuted_proportion})
+    np.testing.assert_allclose(back["confusion"], confusion)
+    np.testing.assert_allclose(back["proportion"], proportion)
+
+
+def test_relabelling_keeps_an_adversarial_judge_adversarial():
+    # the third judge names every class by the next one's name: only the population is made
+    # diagonally dominant, so it stays adversarial
+    adversarial = TRUE_CONFUSION.copy()
+    adversarial[2] = graded_judge(0.9)[:, [1, 2, 0]]
+    draws = {"confusion": adversarial[None, None], "proportion": TRUE_PROPORTION[None, None]}
+    np.testing.assert_allclose(relabelled(draws)["confusion"][0, 0], adversarial)
+
+
+def test_posterior_nc_ece_centres_on_the_estimate_and_covers_the_clean_error(panel):
+    data, classes, fit = panel
+    for kind in ("top_label", "classwise"):
+        posterior = bc.nc_ece_posterior(data, fit, kind=kind)
+        estimate = bc.nc_ece_estimate(data, kind=kind, estimator=fit.posterior_mean()).estimate
+        clean = expected_calibration_error(classes, data.probabilities, kind=kind)
+        assert posterior.kind == kind and posterior.n_evaluated == data.n_items
+        # the median within 0.01 of the point estimate at the posterior mean; the 90%
+        # interval (total uncertainty) holds the error against the true classes
+        assert abs(posterior.median - estimate) < 0.01, (kind, posterior, estimate)
+        assert posterior.interval[0] <= clean <= posterior.interval[1], (kind, posterior, clean)
+    assert posterior.class_draws.shape == (4000, 3)
+    band = posterior.reliability_band(class_name="pass")
+    assert band.counts.sum() == data.n_items
+
+
+def test_channels_uncertainty_is_narrower_than_total(panel):
+    data, _, fit = panel
+    total = bc.nc_ece_posterior(data, fit, max_draws=400)
+    channels = bc.nc_ece_posterior(data, fit, max_draws=400, uncertainty="channels")
+    assert total.draws.size == channels.draws.size == 400
+    assert np.ptp(channels.interval) < np.ptp(total.interval)
+
+
+def test_a_saved_fit_loads_with_its_draws_and_diagnostics(panel, tmp_path):
+    _, _, fit = panel
+    fit.save(tmp_path / "posterior.nc")
+    loaded = ClassBayesFit.load(tmp_path / "posterior.nc")
+    np.testing.assert_array_equal(loaded.draws().confusion, fit.draws().confusion)
+    assert loaded.classes == fit.classes and loaded.annotator_names == fit.annotator_names
+    assert loaded.priors == fit.priors and loaded.fitted_counts == fit.fitted_counts
+    assert loaded.diagnostics.equals(fit.diagnostics)
+
+
+def test_bad_inputs_are_refused_by_name(panel, tmp_path):
+    data, _, fit = panel
+    with pytest.raises(ValueError, match="model must be one of 'dawid_skene' for multi-class"):
+        bc.fit_bayes(data, model="hui_walter")
+    with pytest.raises(
+        TypeError, match="priors: multi-class data take a bayescal\\.bayes\\.ClassPriors"
+    ):
+        bc.fit_bayes(data, priors=bc.Priors())
+    with pytest.raises(ValueError, match="dependent: the multi-class model"):
+        bc.fit_bayes(data, dependent=("a0", "a1"))
+    two = bc.AnnotatedScores(data.probabilities, data.annotations[:, :2], classes=list(CLASSES))
+    with pytest.raises(IdentificationError, match="2 annotator"):
+        bc.fit_bayes(two)
+    with pytest.raises(ValueError, match="kind sets the multi-class ECE"):
+        bc.nc_ece_posterior(
+            bc.AnnotatedScores([0.2, 0.7], [[0, 1, 1], [1, 1, 0]]), fit, kind="top_label"
+        )
+    renamed = bc.AnnotatedScores(data.probabilities, data.annotations, classes=["a", "b", "c"])
+    with pytest.raises(ValueError, match="its classes"):
+        bc.nc_ece_posterior(renamed, fit)
+    gold = np.full(data.n_items, -1)
+    gold[:10] = 0
+    with_gold = bc.AnnotatedScores(
+        data.probabilities, data.annotations, classes=list(CLASSES), gold=gold
+    )
+    with pytest.raises(ValueError, match="with gold items is not built yet"):
+        bc.nc_ece_posterior(with_gold, fit)
+    with pytest.raises(TypeError, match="fit must be a multi-class fit"):
+        bc.nc_ece_posterior(data, object())
+    with pytest.raises(ValueError, match="kind must be one of"):
+        bc.nc_ece_posterior(data, fit, kind="macro")
+    with pytest.raises(ValueError, match="class_name picks a classwise problem"):
+        bc.nc_ece_posterior(data, fit, max_draws=100).reliability_band(class_name="pass")
+    with pytest.raises(ValueError, match="class_name must be one of the classes"):
+        bc.nc_ece_posterior(data, fit, kind="classwise", max_draws=100).reliability_band(
+            class_name="top"
+        )
+    (tmp_path / "binary.nc").write_bytes(b"")
+    with pytest.raises(ValueError, match="not a netCDF file"):
+        ClassBayesFit.load(tmp_path / "binary.nc")
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"confusion": (0, 1)}, "confusion must be a positive, finite Dirichlet concentration"),
+        ({"confusion": (2,)}, "confusion must be a pair"),
+        ({"confusion": "21"}, "confusion must be a pair"),
+        ({"proportion": float("nan")}, "proportion must be a positive, finite"),
+        ({"proportion": True}, "proportion must be a positive, finite"),
+    ],
+)
+def test_class_priors_refuse_bad_concentrations(arguments, message):
+    with pytest.raises(ValueError, match=message):
+        bc.bayes.ClassPriors(**arguments)
