@@ -4,13 +4,14 @@ target), with bias and RMSE beside the majority vote's ECE.
     XLA_FLAGS=--xla_force_host_platform_device_count=2 .venv/bin/python \\
         benchmarks/class_posterior_coverage.py [--replicates 200]
 
-The design: C = 5 classes in proportions ``PROPORTION``; an item of class ``y`` has features
-``z = MU e_y + N(0, I)``, whose true class posterior is ``q(y | z) ∝ pi_y exp(MU z_y)``; the
-predictor says ``softmax(2 MU z)`` (overconfident, and blind to the class proportions).  Three
-judges answer with the fixed confusion matrices ``JUDGES`` (accuracies 0.8, 0.7, 0.6, their
-errors spread by a seeded Dirichlet).  The population value is the top-label ECE with 10 equal
-bins of the predictor over ``POPULATION_ITEMS`` feature draws, each bin's accuracy the mean of
-``q(yhat | z)`` (no label noise in it).
+The design (``bayescal.simulate.simulate_classes``): C = 5 classes in proportions
+``PROPORTION``; an item of class ``y`` has features ``z = MU e_y + N(0, I)``, whose true class
+posterior is ``q(y | z) ∝ pi_y exp(MU z_y)``; the predictor says ``softmax(2 MU z)``
+(overconfident, and blind to the class proportions).  Three judges answer with the fixed
+confusion matrices ``JUDGES`` (accuracies 0.8, 0.7, 0.6, their errors spread by a seeded
+Dirichlet).  The population value is the top-label ECE with 10 equal bins of the predictor
+over ``POPULATION_ITEMS`` feature draws, each bin's accuracy the mean of ``q(yhat | z)`` (no
+label noise in it).
 
 Each replicate draws n = 10 000 items, fits ``fit_bayes(data)`` (4 chains of 1 000 warm-up
 iterations and 1 000 draws), and pushes every draw through ``nc_ece_posterior(data, fit,
@@ -52,46 +53,17 @@ def judges() -> np.ndarray:
 JUDGES = judges()
 
 
-def features(rng, n_items: int) -> tuple[np.ndarray, np.ndarray]:
-    """Classes and features ``z = MU e_y + N(0, I)`` of ``n_items`` items."""
-    classes = rng.choice(N_CLASSES, n_items, p=PROPORTION)
-    return classes, MU * np.eye(N_CLASSES)[classes] + rng.normal(size=(n_items, N_CLASSES))
-
-
-def softmax(logits: np.ndarray) -> np.ndarray:
-    shifted = np.exp(logits - logits.max(axis=1, keepdims=True))
-    return shifted / shifted.sum(axis=1, keepdims=True)
-
-
-def predictor(z: np.ndarray) -> np.ndarray:
-    return softmax(2 * MU * z)
-
-
-def population_ece(n_bins: int = 10) -> float:
-    """The predictor's top-label ECE in the population: each bin's accuracy the mean true
-    posterior ``q(yhat | z)`` of its items (module docstring)."""
-    rng = np.random.default_rng(12345)
-    moments = np.zeros(n_bins)
-    for _ in range(POPULATION_ITEMS // 500_000):
-        _, z = features(rng, 500_000)
-        probabilities = predictor(z)
-        truth = softmax(MU * z + np.log(PROPORTION))
-        predicted = probabilities.argmax(axis=1)
-        rows = np.arange(z.shape[0])
-        confidence = probabilities[rows, predicted]
-        bins = np.minimum((confidence * n_bins).astype(int), n_bins - 1)
-        moments += np.bincount(bins, truth[rows, predicted] - confidence, minlength=n_bins)
-    return float(np.abs(moments).sum() / POPULATION_ITEMS)
+def simulate(seed: int):
+    """One panel of the design (``bayescal.simulate.simulate_classes``)."""
+    return bc.simulate.simulate_classes(
+        N_ITEMS, JUDGES, proportion=PROPORTION, separation=MU, sharpness=2.0, seed=seed
+    )
 
 
 def replicate(seed: int) -> dict:
     """One simulated panel: the posterior interval and every estimate, with timings."""
-    rng = np.random.default_rng(seed)
-    classes, z = features(rng, N_ITEMS)
-    probabilities = predictor(z)
-    cumulative = JUDGES[:, classes].cumsum(axis=2)  # (K, n, C)
-    answers = np.minimum((rng.random((3, N_ITEMS, 1)) > cumulative).sum(axis=2).T, N_CLASSES - 1)
-    data = bc.AnnotatedScores(probabilities, answers)
+    simulation = simulate(seed)
+    data, classes, probabilities = simulation.data, simulation.labels, simulation.data.probabilities
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SamplingWarning)
         start = time.perf_counter()
@@ -99,7 +71,7 @@ def replicate(seed: int) -> dict:
         fitted = time.perf_counter()
         posterior = bc.nc_ece_posterior(data, fit, kind="top_label", level=LEVEL, seed=seed)
         pushed = time.perf_counter()
-    votes = np.stack([(answers == k).sum(axis=1) for k in range(N_CLASSES)], axis=1)
+    votes = np.stack([(data.annotations == k).sum(axis=1) for k in range(N_CLASSES)], axis=1)
     return {
         "low": posterior.interval[0],
         "high": posterior.interval[1],
@@ -117,7 +89,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--replicates", type=int, default=200)
     args = parser.parse_args()
-    target = population_ece()
+    target = simulate(0).population_ece(n_draws=POPULATION_ITEMS)
     print(f"population top-label ECE (10 equal bins): {target:.4f}")
     start = time.perf_counter()
     rows = []

@@ -31,7 +31,7 @@ __all__ = ["class_latent_model", "class_majority_start"]
 def class_latent_model(design: ClassPatternDesign, prior_params, counts) -> None:
     """The program.
 
-    ``prior_params`` is the (3,) array of :meth:`bayescal.bayes.ClassPriors.as_array` (the rows'
+    ``prior_params`` is the (3,) array of ``ClassPriors.as_array()`` (the rows'
     concentration on their own class and on each other class, and the proportions'); as an
     array it can be traced, so one compiled sampler serves many priors.  Sites:
     ``confusion`` (K, C, C), ``T_j[y, k] = P(A_j = k | Y = y)``, and ``proportion`` (C,).
@@ -56,7 +56,7 @@ def class_majority_start(answers, counts, gold=None):
     """Every chain's confusion matrices start near the majority vote's (then jittered by the
     sampler), on the unconstrained scale (K, C, C - 1): ``T_j[y, k]`` is annotator ``j``'s
     share of answer ``k`` on the items the majority calls ``y`` (its own answer included; ties
-    to the first class; a gold row's class is its gold), with :data:`START_PSEUDO_COUNT`
+    to the first class; a gold row's class is its gold), with ``START_PSEUDO_COUNT``
     added to every cell.  Traced: the compiled start computes it from the counts, so one
     sampler still serves every data set of a layout.
 

@@ -2,7 +2,7 @@
 codes a panel gave, with how many items gave each, and each row's gold class.
 
 One :class:`ClassPatternDesign` serves the compiled sampler (its layout and padded arrays), the
-log-likelihood of posterior draws in NumPy (:meth:`ClassPatternDesign.log_prob`, which the
+log-likelihood of posterior draws in NumPy (``ClassPatternDesign.log_prob``, which the
 program traces with ``jax.numpy``) and a stored fit's ``constant_data``.
 """
 

@@ -41,7 +41,7 @@ def relabelling(confusion: np.ndarray) -> np.ndarray:
 
 def relabelled(draws: dict) -> dict:
     """The draws (``confusion`` (..., K, C, C) and ``proportion`` (..., C), the leading axes
-    chains and draws) with every draw's classes relabelled by :func:`relabelling`: each
+    chains and draws) with every draw's classes relabelled by ``relabelling``: each
     confusion matrix's rows and the proportions permuted alike (the answers, the columns, are
     the data's and stay)."""
     confusion, proportion = draws["confusion"], draws["proportion"]

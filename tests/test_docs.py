@@ -213,6 +213,9 @@ def test_the_multiclass_guide_runs_and_says_what_it_claims(tmp_path, monkeypatch
     assert names["naive"].temperature_ > 1.3 * clean_temperature
     assert names["low"] <= clean <= names["high"]
     assert abs(names["top_label"].median - corrected) < 0.01
+    table = names["table"]
+    assert table.loc["corrected", "median"] < 0.5 * table.loc["base", "median"]
+    assert table.loc["naive", "median"] > table.loc["base", "median"]
 
 
 @pytest.mark.slow

@@ -18,7 +18,8 @@ needs them is first used.
 - :mod:`~bayescal.bayes.diagnostics` — rank-normalised R-hat, bulk and tail ESS.
 - :mod:`~bayescal.bayes.posterior` — NC-ECE and recalibration maps for every posterior draw;
   :mod:`~bayescal.bayes.class_posterior` — top-label and classwise NC-ECE for every draw of a
-  multi-class fit; :mod:`~bayescal.bayes.posterior_ece` — the result both give.
+  multi-class fit, and :mod:`~bayescal.bayes.class_recalibration` its recalibration;
+  :mod:`~bayescal.bayes.posterior_ece` — the results both give.
 - :mod:`~bayescal.bayes.checks` — posterior predictive checks of a fit.
 - :mod:`~bayescal.bayes.sensitivity` — prior sensitivity: a grid of priors, power scaling.
 - :mod:`~bayescal.bayes.comparison` — PSIS-LOO on pattern counts and model comparison.

@@ -25,6 +25,7 @@ correction costs O(patterns), its moments O(items x problems).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -34,7 +35,7 @@ from ..correction.class_estimation import report_class_unlabelled
 from ..correction.folded_correction import corrected_draws
 from ..correction.known_confusions import screened, screened_correction
 from ..data.annotated_scores import AnnotatedScores
-from ..metrics.calibration import assign_bins
+from ..metrics.calibration import assign_bins, bin_index
 from ..metrics.classes import CALIBRATION_KINDS, column_of, problem_columns
 from .class_fit import ClassBayesFit
 from .posterior_ece import (
@@ -99,8 +100,8 @@ class ClassPosteriorECE(PosteriorECE):
                 **{name: getattr(self, name) for name in PosteriorECE.__dataclass_fields__},
                 "bin_moments": self.bin_moments[:, k],
                 "edges": self.edges[k],
-                "counts": self.counts[k],
-                "mean_score": self.mean_score[k],
+                "counts": self.counts[..., k, :],
+                "mean_score": self.mean_score[..., k, :],
             }
         )
         return one.reliability_band()
@@ -114,11 +115,12 @@ class ClassPosteriorECE(PosteriorECE):
         )
 
 
-def _checked(data, fit) -> np.ndarray:
+def check_class_data(data, fit, name: str = "data") -> np.ndarray:
     """The positions of ``data``'s annotators among ``fit``'s, after checking that the two
-    are a multi-class fit and data with its classes and annotators."""
+    are a multi-class fit and data (named ``name``) with its classes and annotators, every
+    item labelled and no gold items."""
     if not isinstance(data, AnnotatedScores):
-        raise TypeError(f"data must be a bayescal.AnnotatedScores; saw {type(data).__name__}")
+        raise TypeError(f"{name} must be a bayescal.AnnotatedScores; saw {type(data).__name__}")
     if not isinstance(fit, ClassBayesFit):
         raise TypeError(
             "fit must be a multi-class fit (a ClassBayesFit, from fit_bayes on multi-class "
@@ -126,16 +128,16 @@ def _checked(data, fit) -> np.ndarray:
         )
     if tuple(data.classes) != tuple(fit.classes):
         raise ValueError(
-            f"data: its classes {list(data.classes)} are not the fit's {list(fit.classes)} "
+            f"{name}: its classes {list(data.classes)} are not the fit's {list(fit.classes)} "
             "(the same names in the same order)"
         )
     if data.n_gold:
         raise ValueError(
-            "data: the posterior of multi-class NC-ECE with gold items is not built yet; "
+            f"{name}: the posterior of multi-class NC-ECE with gold items is not built yet; "
             "nc_ece_estimate(data, kind=...) uses them"
         )
-    v.check_items_annotated(data.annotations, "data.annotations")
-    return v.annotator_positions(data.annotator_names, fit.annotator_names, "data", "the fit")
+    v.check_items_annotated(data.annotations, f"{name}.annotations")
+    return v.annotator_positions(data.annotator_names, fit.annotator_names, name, "the fit")
 
 
 def class_nc_ece_posterior(
@@ -154,7 +156,7 @@ def class_nc_ece_posterior(
 ) -> ClassPosteriorECE:
     """What :func:`bayescal.nc_ece_posterior` computes for multi-class data (module
     docstring); its arguments as there, ``kind`` ``"top_label"`` or ``"classwise"``."""
-    positions = _checked(data, fit)
+    positions = check_class_data(data, fit)
     kind = v.as_choice(kind, "kind", CALIBRATION_KINDS)
     n_bins = v.as_n_bins(n_bins, data.n_items, refuse_sparse=v.SPARSE_DRAWS)
     strategy = v.as_choice(strategy, "strategy", v.BIN_STRATEGIES)
@@ -162,67 +164,151 @@ def class_nc_ece_posterior(
     uncertainty = v.as_choice(uncertainty, "uncertainty", UNCERTAINTY)
     tolerance = v.as_probability(tolerance, "tolerance")
     rng = np.random.default_rng(v.as_seed(seed))
+    confusion, proportion = kept_draws(fit, positions, max_draws)
+    corrections = DrawCorrections(data, confusion, proportion, weights)
+    announce(
+        f"nc_ece_posterior: pushing {corrections.n_draws} draws through the {kind} NC-ECE of "
+        f"{corrections.n_items} items",
+        corrections.work(kind) > ANNOUNCED_WORK,
+    )
+    probabilities = data.probabilities[corrections.labelled]
+    pushed = draw_moments(corrections, probabilities, kind, n_bins, strategy, uncertainty, rng)
+    return summarised(pushed, kind, data.classes, uncertainty, level, tolerance)
+
+
+def kept_draws(fit, positions: np.ndarray, max_draws) -> tuple[np.ndarray, np.ndarray]:
+    """The fit's confusion draws (S, K, C, C) in the data's annotator order (``positions``)
+    and its class proportions (S, C): at most ``max_draws`` (at least
+    ``MIN_KEPT_DRAWS``), evenly spaced."""
     if max_draws is not None:
         max_draws = v.as_int(max_draws, "max_draws", minimum=MIN_KEPT_DRAWS)
     draws = fit.draws()
     rows = evenly_spaced(draws.confusion.shape[0], max_draws)
-    confusion = draws.confusion[rows][:, positions]
-    proportion = draws.proportion[rows]
+    return draws.confusion[rows][:, positions], draws.proportion[rows]
 
-    # the annotators every draw corrects with: those the posterior mean keeps (said once)
-    annotations, usable = screened(
-        data.annotations, confusion.mean(axis=0), data.annotator_names, refuse_lost=False
-    )
-    labelled = (annotations != v.MISSING).any(axis=1)
-    report_class_unlabelled(labelled)
-    patterns, pattern_of_item = np.unique(annotations[labelled], axis=0, return_inverse=True)
-    pattern_of_item = pattern_of_item.ravel()
-    probabilities = data.probabilities[labelled]
-    n_items = probabilities.shape[0]
-    problems = problem_columns(probabilities, kind)
-    binned = [assign_bins(scores, n_bins, strategy) for _, scores in problems]
-    announce(
-        f"nc_ece_posterior: pushing {confusion.shape[0]} draws through the {kind} NC-ECE of "
-        f"{n_items} items",
-        confusion.shape[0] * n_items * len(problems) > ANNOUNCED_WORK,
-    )
-    moments = np.empty((confusion.shape[0], len(problems), n_bins))
-    for start in range(0, confusion.shape[0], DRAWS_PER_PASS):
-        part = slice(start, start + DRAWS_PER_PASS)
-        corrected = np.stack(
-            [
-                screened_correction(patterns, matrices, usable, weights, pi).labels()
-                for matrices, pi in zip(confusion[part], proportion[part])
-            ]
-        )[:, pattern_of_item]  # (draws, items, C)
+
+class DrawCorrections:
+    """The corrected one-hot labels of ``data``'s items under every draw of ``confusion``
+    (S, K, C, C) and ``proportion`` (S, C), a chunk of draws at a time (:meth:`chunks`).
+
+    The annotators every draw corrects with are those the posterior mean keeps (the
+    conditioning rule, said once), so every draw scores the same items, ``labelled``; items
+    are grouped by their pattern of labels, so a draw's correction costs O(patterns)."""
+
+    def __init__(self, data, confusion: np.ndarray, proportion: np.ndarray, weights):
+        self.confusion, self.proportion, self.weights = confusion, proportion, weights
+        annotations, self.usable = screened(
+            data.annotations, confusion.mean(axis=0), data.annotator_names, refuse_lost=False
+        )
+        self.labelled = (annotations != v.MISSING).any(axis=1)
+        report_class_unlabelled(self.labelled)
+        self.patterns, pattern_of_item = np.unique(
+            annotations[self.labelled], axis=0, return_inverse=True
+        )
+        self.pattern_of_item = pattern_of_item.ravel()
+
+    @property
+    def n_draws(self) -> int:
+        return int(self.confusion.shape[0])
+
+    @property
+    def n_items(self) -> int:
+        return int(self.pattern_of_item.size)
+
+    def work(self, kind: str) -> int:
+        """Draws x items x problems: what a push-through of ``kind`` costs."""
+        return (
+            self.n_draws * self.n_items * (1 if kind == "top_label" else self.confusion.shape[-1])
+        )
+
+    def chunks(self):
+        """``(rows, corrected)``: a slice of the draws and their corrected labels (draws,
+        labelled items, C), ``DRAWS_PER_PASS`` draws at a time."""
+        for start in range(0, self.n_draws, DRAWS_PER_PASS):
+            rows = slice(start, min(start + DRAWS_PER_PASS, self.n_draws))
+            corrected = np.stack(
+                [
+                    screened_correction(
+                        self.patterns, matrices, self.usable, self.weights, pi
+                    ).labels()
+                    for matrices, pi in zip(self.confusion[rows], self.proportion[rows])
+                ]
+            )
+            yield rows, corrected[:, self.pattern_of_item]
+
+
+class PushedMoments(NamedTuple):
+    """Draws of every problem's bin moments (S, P, M), with the bins' item counts and score
+    sums ((P, M) for fixed probabilities, (S, P, M) when they differ by draw) and edges
+    (P, M + 1); ``n_items`` scored."""
+
+    moments: np.ndarray
+    counts: np.ndarray
+    sums: np.ndarray
+    edges: np.ndarray
+    n_items: int
+
+
+def draw_moments(
+    corrections: DrawCorrections, probabilities, kind, n_bins, strategy, uncertainty, rng
+) -> PushedMoments:
+    """The bin moments of every draw (module docstring).  ``probabilities`` are the labelled
+    items' (n, C), or a function ``rows -> (draws, n, C)`` of each draw's own (a recalibration
+    map per draw; equal-width bins only, whose edges every draw shares)."""
+    n_items = corrections.n_items
+    per_draw = callable(probabilities)
+    n_problems = 1 if kind == "top_label" else corrections.confusion.shape[-1]
+    shape = (corrections.n_draws, n_problems, n_bins)
+    moments = np.empty(shape)
+    counts, sums = (np.empty(shape), np.empty(shape)) if per_draw else (None, None)
+    if per_draw:
+        edges = np.tile(np.linspace(0.0, 1.0, n_bins + 1), (n_problems, 1))
+    else:
+        fixed = problem_columns(probabilities, kind)
+        fixed_bins = [assign_bins(scores, n_bins, strategy) for _, scores in fixed]
+        edges = np.stack([edge for _, edge in fixed_bins])
+    for rows, corrected in corrections.chunks():
         if uncertainty == "channels":
             item_weights = np.full((corrected.shape[0], n_items), 1.0 / n_items)
         else:  # the Bayesian bootstrap: Dirichlet(1, ..., 1) weights, one set per draw
             item_weights = rng.standard_exponential((corrected.shape[0], n_items))
             item_weights /= item_weights.sum(axis=1, keepdims=True)
-        for p, ((column, scores), (bins, _)) in enumerate(zip(problems, binned)):
-            weighted = item_weights * (column_of(corrected, column) - scores)
-            for draw, values in enumerate(weighted):
-                moments[start + draw, p] = np.bincount(bins, values, minlength=n_bins)
+        own = probabilities(rows) if per_draw else None
+        for d, draw in enumerate(range(rows.start, rows.stop)):
+            problems = problem_columns(own[d], kind) if per_draw else fixed
+            for p, (column, scores) in enumerate(problems):
+                bins = bin_index(scores, edges[p], "uniform") if per_draw else fixed_bins[p][0]
+                residual = column_of(corrected[d], column) - scores
+                moments[draw, p] = np.bincount(bins, item_weights[d] * residual, minlength=n_bins)
+                if per_draw:
+                    counts[draw, p] = np.bincount(bins, minlength=n_bins)
+                    sums[draw, p] = np.bincount(bins, scores, minlength=n_bins)
+    if not per_draw:
+        counts = np.stack([np.bincount(bins, minlength=n_bins) for bins, _ in fixed_bins]) * 1.0
+        sums = np.stack(
+            [
+                np.bincount(bins, scores, minlength=n_bins)
+                for (_, scores), (bins, _) in zip(fixed, fixed_bins)
+            ]
+        )
+    return PushedMoments(moments, counts, sums, edges, n_items)
 
-    counts = np.stack([np.bincount(bins, minlength=n_bins) for bins, _ in binned]) * 1.0
-    sums = np.stack(
-        [
-            np.bincount(bins, scores, minlength=n_bins)
-            for (_, scores), (bins, _) in zip(problems, binned)
-        ]
-    )
+
+def summarised(
+    pushed: PushedMoments, kind: str, classes, uncertainty: str, level: float, tolerance: float
+) -> ClassPosteriorECE:
+    """The :class:`ClassPosteriorECE` of pushed bin moments: the top-label NC-ECE, or the
+    classwise one (the mean over the classes of their sums), debiased with ``"total"``."""
+    moments, n_problems = pushed.moments, pushed.moments.shape[1]
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean_score = sums / counts
-    edges = np.stack([edge for _, edge in binned])
-    n_problems = len(problems)
+        mean_score = pushed.sums / pushed.counts
     summary = posterior_summary(
         moments.reshape(moments.shape[0], -1) / n_problems,
         uncertainty,
         level,
         tolerance,
-        edges,
-        counts,
+        pushed.edges,
+        pushed.counts,
         mean_score,
     )
     top = kind == "top_label"
@@ -236,16 +322,20 @@ def class_nc_ece_posterior(
                 for p in range(n_problems)
             ]
         )
+
+    def problem(values: np.ndarray) -> np.ndarray:  # top-label: the one problem's bins
+        return values[..., 0, :] if top else values
+
     return ClassPosteriorECE(
         **{
             **{name: getattr(summary, name) for name in PosteriorECE.__dataclass_fields__},
-            "bin_moments": moments[:, 0] if top else moments,
-            "edges": edges[0] if top else edges,
-            "counts": counts[0] if top else counts,
-            "mean_score": mean_score[0] if top else mean_score,
+            "bin_moments": problem(moments),
+            "edges": problem(pushed.edges),
+            "counts": problem(pushed.counts),
+            "mean_score": problem(mean_score),
         },
         kind=kind,
-        classes=tuple(data.classes),
+        classes=tuple(classes),
         class_draws=class_draws,
-        n_evaluated=n_items,
+        n_evaluated=pushed.n_items,
     )

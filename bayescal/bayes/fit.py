@@ -21,7 +21,7 @@ from ..channels.base import (
 )
 from ..channels.co_labelling import require_fittable
 from ..channels.confusion_em import require_confusions_identified
-from ..channels.crowd_em import as_responses, require_crowd_identified
+from ..channels.crowd_em import CROWD_ANNOTATORS, as_responses, require_crowd_identified
 from ..channels.dependence import dependent_pairs, require_dependence_identified
 from ..channels.difficulty import MAX_LIKELIHOOD_ERROR, likelihood_error
 from ..channels.em import dependent_estimate, independent_estimate
@@ -253,6 +253,13 @@ def _fit_classes(data, model, priors, settings: SamplerSettings, dependent) -> C
             f"{dependent!r}"
         )
     where = f"fit_bayes(model={spec.name!r})"
+    if data.n_annotators > CROWD_ANNOTATORS:
+        # the pattern model holds rows x annotators x classes: a crowd's would not fit
+        raise ValueError(
+            f"{where}: multi-class data of {data.n_annotators} annotators are a crowd (more "
+            f"than {CROWD_ANNOTATORS}), whose Bayesian model (the workers pooled) is not built "
+            "yet for multi-class labels; fit them with crowd_em(data)"
+        )
     require_confusions_identified(data.annotations, data.gold, data.n_classes, where)
     design = ClassPatternDesign.from_data(data)
     run = (settings.num_chains, settings.num_warmup, settings.num_samples, settings.progress)

@@ -27,7 +27,7 @@ reported ``"total"`` draws therefore correct every bin by the folded normal
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 
@@ -36,7 +36,6 @@ from .._api import (
     DEFAULT_FIT_BINS,
     DEFAULT_LEVEL,
     DEFAULT_N_BINS,
-    Result,
     old_spellings,
 )
 from ..correction.crowd import crowd_target_draws, report_unlabelled, response_moment_draws
@@ -60,13 +59,17 @@ from ..correction.weights import WEIGHT_RULES
 from ..data.annotated_scores import AnnotatedScores, require_binary, warn_of_shared_items
 from ..data.cells import CellStatistics, count_rows
 from ..metrics.calibration import bin_index
+from ..metrics.classes import refuse_binary_kind
 from ..recalibration import DEFAULT_EPS, make_map
+from ..recalibration.class_maps import CLASS_METHODS
 from .bayes_fit import BayesFit
 from .class_posterior import class_nc_ece_posterior
+from .class_recalibration import class_posterior_recalibration
 from .posterior_ece import (
     MIN_KEPT_DRAWS,
     UNCERTAINTY,
     PosteriorECE,
+    PosteriorRecalibration,
     evenly_spaced,
     posterior_summary,
 )
@@ -302,11 +305,7 @@ def nc_ece_posterior(
             seed=seed,
             max_draws=max_draws,
         )
-    if kind is not None:
-        raise ValueError(
-            "kind sets the multi-class ECE ('top_label' or 'classwise'); data are binary, "
-            f"whose NC-ECE is the positive class's: leave kind out (saw {kind!r})"
-        )
+    refuse_binary_kind(kind)
     require_binary(data, "nc_ece_posterior")
     a, b = checked_draws(fit, {"data": data}, cells=True, max_draws=max_draws)
     if isinstance(data, CellStatistics | AnnotatedScores):  # else refused just below
@@ -360,81 +359,6 @@ def nc_ece_posterior(
 # debiasing of :func:`bayescal.nc_ece_posterior`.  A crowd's labels follow the crowd rule
 # (:mod:`bayescal.correction.crowd`) in every draw, as in its Base and Naive rows, so
 # before and after are scored on the same items; nothing holds draws x items x annotators.
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class PosteriorRecalibration(Result):
-    """Recalibration with every posterior draw of the channels (paper §5 with the design notes).
-
-    Attributes
-    ----------
-    method : str
-    maps : MapDraws
-        One map per draw, fitted to that draw's corrected labels of the fitting sample: the
-        draws of the map parameters (``maps.parameters``), with convergence and box flags.
-    map : TemperatureScaling, PlattScaling or HistogramBinning
-        The posterior-mean map (parameters averaged over draws): a usable predictor.
-    recalibrated : PosteriorECE
-        NC-ECE on the evaluation sample of each draw's map, scored with the same draw's
-        channels, in equal-width bins of the transformed score.  ``counts`` and ``mean_score``
-        are per draw, shape (S, M), because the transformed scores differ between draws.
-    base : PosteriorECE
-        NC-ECE of the original scores on the evaluation sample.
-    naive : PosteriorECE
-        NC-ECE of the map fitted to the mean annotator responses (``naive_map``).
-    naive_map : fitted map
-    """
-
-    method: str
-    maps: object
-    map: object
-    recalibrated: PosteriorECE
-    base: PosteriorECE
-    naive: PosteriorECE
-    naive_map: object
-
-    def table(self):
-        """Base, Naive and Corrected NC-ECE: posterior median, mean, credible interval, the
-        one-sided upper bound at the same level (:attr:`PosteriorECE.upper_bound`, what to
-        read for a recalibrated predictor, whose NC-ECE lies near 0) and P(ECE <= tolerance).
-
-        The intervals are those of each draw's map; the map a user applies is their mean
-        (``map``), whose ECE is the target they were measured against."""
-        import pandas as pd
-
-        rows = {"base": self.base, "naive": self.naive, "corrected": self.recalibrated}
-        return pd.DataFrame(
-            {
-                fit: {
-                    "median": result.median,
-                    "mean": result.mean,
-                    "lower": result.interval[0],
-                    "upper": result.interval[1],
-                    "upper bound": result.upper_bound,
-                    f"P(ECE <= {result.tolerance:g})": result.prob_calibrated,
-                }
-                for fit, result in rows.items()
-            }
-        ).T.rename_axis(f"{self.method} ({self.recalibrated.level:.0%} interval)")
-
-    def parameter_summary(self):
-        """Posterior mean, sd and equal-tailed interval of each map parameter (histograms: per bin)."""
-        import pandas as pd
-
-        tail = (1.0 - self.recalibrated.level) / 2.0
-        columns = {}
-        for name, draws in self.maps.parameters.items():
-            flat = draws.reshape(draws.shape[0], -1)
-            labels = [name] if draws.ndim == 1 else [f"{name}[{h}]" for h in range(flat.shape[1])]
-            for label, column in zip(labels, flat.T):
-                low, high = np.quantile(column, [tail, 1.0 - tail])
-                columns[label] = {
-                    "mean": column.mean(),
-                    "sd": column.std(ddof=1) if column.size > 1 else 0.0,
-                    "lower": low,
-                    "upper": high,
-                }
-        return pd.DataFrame(columns).T
 
 
 def _corrected_draws(data: AnnotatedScores, a, b, rule) -> TargetDraws:
@@ -506,6 +430,7 @@ def posterior_recalibration(
     eps=DEFAULT_EPS,
     seed=0,
     max_draws=None,
+    kind=None,
 ) -> PosteriorRecalibration:
     """Recalibrate under every posterior draw of the channels and report NC-ECE with intervals.
 
@@ -522,14 +447,18 @@ def posterior_recalibration(
     With gold items in ``fit_data`` each draw's map minimises the rectified loss
     (:class:`~bayescal.correction.rectified.RectifiedLoss`, as :func:`bayescal.recalibrate`
     does), every item kept; in ``eval_data`` a gold item is scored against its gold label.
+    Multi-class data (with a multi-class fit) take temperature or vector scaling, scored by
+    the top-label or classwise NC-ECE (``kind``; :mod:`bayescal.bayes.class_recalibration`),
+    without gold items so far.
 
     Parameters
     ----------
     fit_data, eval_data : AnnotatedScores
         Fitting and evaluation samples with the fit's annotators.
-    fit : BayesFit
+    fit : BayesFit or ClassBayesFit
         Channel posterior, ideally from a third, independent channel sample (App. E.5).
     method : {"platt", "temperature", "histogram"}, default "platt"
+        For multi-class data ``"temperature"`` or ``"vector"`` (the binary default refused).
     weights : rule name or array_like, default "iv"
     fit_bins : int, default 10
         Fitting bins of the histogram map.
@@ -549,11 +478,35 @@ def posterior_recalibration(
         chains; None: every draw.  The work grows as draws x items (a million items and 4 000
         draws take minutes); thinning adds Monte Carlo error and changes nothing else.  The
         Base and Naive rows use the same draws.
+    kind : {"top_label", "classwise"}, optional
+        Multi-class data only (default ``"top_label"``).
 
     Returns
     -------
     PosteriorRecalibration
     """
+    if isinstance(fit_data, AnnotatedScores) and fit_data.is_multiclass:
+        if method not in CLASS_METHODS:
+            raise ValueError(
+                f"method must be one of {CLASS_METHODS} for multi-class data; saw {method!r}"
+                + (" (the binary default)" if method == "platt" else "")
+            )
+        return class_posterior_recalibration(
+            fit_data,
+            eval_data,
+            fit,
+            method=method,
+            kind="top_label" if kind is None else kind,
+            weights=weights,
+            n_bins=n_bins,
+            level=level,
+            uncertainty=uncertainty,
+            tolerance=tolerance,
+            eps=eps,
+            seed=seed,
+            max_draws=max_draws,
+        )
+    refuse_binary_kind(kind)
     if isinstance(fit, BayesFit) and fit.spec.channels_by_group:
         raise ValueError(
             f"fit: posterior_recalibration with a {fit.model} fit (channels per score group) is "

@@ -1,6 +1,7 @@
 """The posterior of a noise-corrected ECE as a result: :class:`PosteriorECE` and the summary of
-its draws of bin moments (:func:`posterior_summary`), shared by the binary push-through
-(:mod:`bayescal.bayes.posterior`) and the multi-class one (:mod:`bayescal.bayes.class_posterior`).
+its draws of bin moments (``posterior_summary``), and :class:`PosteriorRecalibration`,
+shared by the binary push-through (:mod:`bayescal.bayes.posterior`) and the multi-class one
+(:mod:`bayescal.bayes.class_posterior`, :mod:`bayescal.bayes.class_recalibration`).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import _html
-from .._api import Interval, chance_text
+from .._api import Interval, Result, chance_text
 from ..correction.folded_correction import corrected_draws
 from ..metrics.calibration import ReliabilityBand
 
@@ -18,6 +19,7 @@ __all__ = [
     "MIN_KEPT_DRAWS",
     "UNCERTAINTY",
     "PosteriorECE",
+    "PosteriorRecalibration",
     "evenly_spaced",
     "highest_density_interval",
     "posterior_summary",
@@ -198,3 +200,79 @@ def posterior_summary(
         counts=counts,
         mean_score=mean_score,
     )
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class PosteriorRecalibration(Result):
+    """Recalibration with every posterior draw of the channels (paper §5 with the design notes).
+
+    Attributes
+    ----------
+    method : str
+    maps : MapDraws or ClassMapDraws
+        One map per draw, fitted to that draw's corrected labels of the fitting sample: the
+        draws of the map parameters (``maps.parameters``), with convergence and box flags
+        (multi-class: :class:`~bayescal.bayes.class_recalibration.ClassMapDraws`).
+    map : TemperatureScaling, PlattScaling, HistogramBinning, ClassTemperatureScaling or VectorScaling
+        The posterior-mean map (parameters averaged over draws): a usable predictor.
+    recalibrated : PosteriorECE
+        NC-ECE on the evaluation sample of each draw's map, scored with the same draw's
+        channels, in equal-width bins of the transformed score.  ``counts`` and ``mean_score``
+        are per draw, shape (S, M), because the transformed scores differ between draws.
+    base : PosteriorECE
+        NC-ECE of the original scores on the evaluation sample.
+    naive : PosteriorECE
+        NC-ECE of the map fitted to the mean annotator responses (``naive_map``).
+    naive_map : fitted map
+    """
+
+    method: str
+    maps: object
+    map: object
+    recalibrated: PosteriorECE
+    base: PosteriorECE
+    naive: PosteriorECE
+    naive_map: object
+
+    def table(self):
+        """Base, Naive and Corrected NC-ECE: posterior median, mean, credible interval, the
+        one-sided upper bound at the same level (:attr:`PosteriorECE.upper_bound`, what to
+        read for a recalibrated predictor, whose NC-ECE lies near 0) and P(ECE <= tolerance).
+
+        The intervals are those of each draw's map; the map a user applies is their mean
+        (``map``), whose ECE is the target they were measured against."""
+        import pandas as pd
+
+        rows = {"base": self.base, "naive": self.naive, "corrected": self.recalibrated}
+        return pd.DataFrame(
+            {
+                fit: {
+                    "median": result.median,
+                    "mean": result.mean,
+                    "lower": result.interval[0],
+                    "upper": result.interval[1],
+                    "upper bound": result.upper_bound,
+                    f"P(ECE <= {result.tolerance:g})": result.prob_calibrated,
+                }
+                for fit, result in rows.items()
+            }
+        ).T.rename_axis(f"{self.method} ({self.recalibrated.level:.0%} interval)")
+
+    def parameter_summary(self):
+        """Posterior mean, sd and equal-tailed interval of each map parameter (histograms: per bin)."""
+        import pandas as pd
+
+        tail = (1.0 - self.recalibrated.level) / 2.0
+        columns = {}
+        for name, draws in self.maps.parameters.items():
+            flat = draws.reshape(draws.shape[0], -1)
+            labels = [name] if draws.ndim == 1 else [f"{name}[{h}]" for h in range(flat.shape[1])]
+            for label, column in zip(labels, flat.T):
+                low, high = np.quantile(column, [tail, 1.0 - tail])
+                columns[label] = {
+                    "mean": column.mean(),
+                    "sd": column.std(ddof=1) if column.size > 1 else 0.0,
+                    "lower": low,
+                    "upper": high,
+                }
+        return pd.DataFrame(columns).T

@@ -18,6 +18,7 @@ from .._api import DEFAULT_LEVEL, DEFAULT_N_BINS, Interval, Result, old_spelling
 from ..data.annotated_scores import AnnotatedScores
 from ..exceptions import FIT_WARNINGS, BinningWarning
 from ..metrics.calibration import BinnedMoments, assign_bins
+from ..metrics.classes import refuse_binary_kind
 from .class_estimation import ClassNCECEResult, class_nc_ece_estimate
 from .crowd import report_unlabelled
 from .estimators import estimator_function, fit_or_raise
@@ -198,11 +199,7 @@ def nc_ece_estimate(
             estimator_options=estimator_options or {},
             gold_estimator=gold_estimator,
         )
-    if kind is not None:
-        raise ValueError(
-            "kind sets the multi-class ECE ('top_label' or 'classwise'); data are binary, "
-            f"whose NC-ECE is the positive class's: leave kind out (saw {kind!r})"
-        )
+    refuse_binary_kind(kind)
     fit_channels, name = estimator_function(estimator, estimator_options or {})
     seed = v.as_seed(seed)
     v.check_items_annotated(data.annotations, "data.annotations")

@@ -33,6 +33,7 @@ __all__ = [
     "class_problems",
     "column_of",
     "problem_columns",
+    "refuse_binary_kind",
 ]
 
 #: The multi-class calibration errors; the first is the default for a matrix of probabilities.
@@ -46,6 +47,16 @@ class BinaryProblem(NamedTuple):
 
     targets: np.ndarray
     scores: np.ndarray
+
+
+def refuse_binary_kind(kind) -> None:
+    """Refuse a ``kind`` given with binary data (``None`` passes): their NC-ECE is the
+    positive class's, and no multi-class kind applies."""
+    if kind is not None:
+        raise ValueError(
+            "kind sets the multi-class ECE ('top_label' or 'classwise'); data are binary, "
+            f"whose NC-ECE is the positive class's: leave kind out (saw {kind!r})"
+        )
 
 
 def binary_problems(y_true, y_prob, kind: str, *, normalize: bool = False) -> tuple:

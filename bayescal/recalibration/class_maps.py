@@ -70,14 +70,32 @@ class _ClassMap:
     def fit(self, probabilities, targets) -> _ClassMap:
         """Fit to ``probabilities`` (n, C) and ``targets`` (n, C): one-hot labels, or corrected
         one-hot labels (rows summing to 1, coordinates anywhere)."""
-        eps = as_eps(self.eps)
-        x = _log_probabilities(probabilities, eps, "probabilities")
+        x = _log_probabilities(probabilities, as_eps(self.eps), "probabilities")
         targets = v.as_numeric_array(targets, "targets").astype(np.float64)
         if targets.shape != x.shape:
             raise ValueError(
                 f"targets must have the shape of probabilities {x.shape}; saw {targets.shape}"
             )
         v.check_finite(targets, "targets")
+        self.solve(x, targets)
+        if self.on_boundary_:
+            warn_caller(
+                f"{type(self).__name__}: the fit stopped on the box's edge ({self._box()}): "
+                "the cross-entropy still falls there (with corrected labels outside the simplex "
+                "it can fall without bound), so the map is the edge's, not a minimum",
+                RecalibrationWarning,
+            )
+        if not self.converged_:
+            warn_caller(
+                f"{type(self).__name__}: L-BFGS-B stopped without converging ({self.message_})",
+                RecalibrationWarning,
+            )
+        return self
+
+    def solve(self, x: np.ndarray, targets: np.ndarray) -> _ClassMap:
+        """:meth:`fit` of checked log-probabilities ``x`` (n, C) and ``targets``, saying
+        nothing: ``on_boundary_`` and ``converged_`` tell, and a caller fitting many maps (one
+        per posterior draw, :mod:`bayescal.bayes.class_recalibration`) says it once."""
         mass = targets.sum(axis=1)
         lower, upper = self._bounds(x.shape[1])
 
@@ -105,22 +123,35 @@ class _ClassMap:
         # L-BFGS-B's line search can stop "abnormally" at the optimum, where rounding hides
         # any decrease: a free gradient that small is converged (the binary solver's rule)
         self.converged_ = bool(result.success or np.abs(free).max() < STALL_TOLERANCE)
+        self.message_ = str(result.message)
         self.on_boundary_ = bool(edge.any())
         self.n_iter_ = int(result.nit)
         self.n_classes_ = x.shape[1]
-        if self.on_boundary_:
-            warn_caller(
-                f"{type(self).__name__}: the fit stopped on the box's edge ({self._box()}): "
-                "the cross-entropy still falls there (with corrected labels outside the simplex "
-                "it can fall without bound), so the map is the edge's, not a minimum",
-                RecalibrationWarning,
-            )
-        if not self.converged_:
-            warn_caller(
-                f"{type(self).__name__}: L-BFGS-B stopped without converging ({result.message})",
-                RecalibrationWarning,
-            )
         return self
+
+    def log_probabilities(self, probabilities) -> np.ndarray:
+        """``log max(p, eps)`` of checked class ``probabilities`` (n, C): what :meth:`solve`
+        takes."""
+        return _log_probabilities(probabilities, as_eps(self.eps), "probabilities")
+
+    @classmethod
+    def with_parameters(cls, theta, n_classes: int, *, eps=DEFAULT_EPS) -> _ClassMap:
+        """A fitted map of the parameter vector ``theta`` (as :meth:`parameters` gives it), for
+        ``n_classes`` classes: e.g. the posterior mean of maps fitted per draw."""
+        fitted = cls(eps=eps)
+        fitted._adopt(np.asarray(theta, np.float64))
+        fitted.converged_, fitted.on_boundary_, fitted.n_iter_ = True, False, 0
+        fitted.message_, fitted.n_classes_ = "given", int(n_classes)
+        return fitted
+
+    def parameters(self) -> np.ndarray:
+        """The fitted parameters as one vector: ``[T]``, or the scales then the biases
+        ``b_1 .. b_{C-1}``."""
+        if not hasattr(self, "n_classes_"):
+            raise NotFittedError(
+                f"{type(self).__name__} is not fitted yet: call fit(probabilities, targets) first"
+            )
+        return self._theta()
 
     def predict(self, probabilities) -> np.ndarray:
         """The recalibrated class probabilities (n, C)."""

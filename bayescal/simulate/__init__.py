@@ -4,11 +4,14 @@ and the examples.
 - :mod:`~bayescal.simulate.panels` — a panel of annotators who label every item: the paper's
   toy study (§6.1), any channels and calibration map, a dependent pair, a shared item
   difficulty.
+- :mod:`~bayescal.simulate.classes` — a multi-class panel: a classifier's probabilities,
+  judges with known confusion matrices, and the population top-label and classwise ECE.
 - :mod:`~bayescal.simulate.crowds` — a crowd: many workers, each labelling a few items, of four
   kinds (good, spammer, constant, adversarial).
 """
 
 from .._api import moved_names
+from .classes import ClassSimulation, graded_confusion, simulate_classes
 from .crowds import simulate_crowd
 from .panels import (
     TOY_CONDITIONS,
@@ -21,8 +24,11 @@ from .panels import (
 
 __all__ = [
     "TOY_CONDITIONS",
+    "ClassSimulation",
     "Simulation",
+    "graded_confusion",
     "simulate_annotated",
+    "simulate_classes",
     "simulate_crowd",
     "simulate_dependent",
     "simulate_difficulty",

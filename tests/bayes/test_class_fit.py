@@ -10,35 +10,25 @@ import bayescal as bc
 from bayescal.bayes.class_fit import ClassBayesFit
 from bayescal.exceptions import IdentificationError
 from bayescal.metrics import expected_calibration_error
+from bayescal.recalibration import ClassTemperatureScaling
+from bayescal.simulate import graded_confusion, simulate_classes
 
 CLASSES = ("fail", "partial", "pass")
 
 
-def graded_judge(accuracy: float) -> np.ndarray:
-    """A judge who errs only to the adjacent grade (half each way from the middle one)."""
-    error = 1.0 - accuracy
-    return np.array(
-        [[accuracy, error, 0.0], [error / 2, accuracy, error / 2], [0.0, error, accuracy]]
-    )
-
-
-#: Three judges of a 3-point scale, the weakest barely above chance on the middle grade.
-TRUE_CONFUSION = np.stack([graded_judge(0.85), graded_judge(0.75), graded_judge(0.65)])
+#: Three judges of a 3-point scale, errors on the nearer grade likelier, the weakest barely
+#: above chance on the middle grade.
+TRUE_CONFUSION = np.stack([graded_confusion(3, accuracy) for accuracy in (0.85, 0.75, 0.65)])
 TRUE_PROPORTION = np.array([0.3, 0.45, 0.25])
 
 
 def simulate(n_items: int, seed: int):
-    """Graded items, the three judges' answers, and an overconfident predictor's
-    probabilities (its logits twice what would calibrate them): ``(data, true classes)``."""
-    rng = np.random.default_rng(seed)
-    classes = rng.choice(3, n_items, p=TRUE_PROPORTION)
-    rows = TRUE_CONFUSION[np.arange(3)[None, :], classes[:, None]]  # (n, K, C)
-    answers = (rng.random((n_items, 3, 1)) > np.cumsum(rows, axis=-1)).sum(axis=-1)
-    logits = 1.5 * np.eye(3)[classes] + rng.normal(0.0, 1.0, (n_items, 3))
-    probabilities = np.exp(2.0 * logits)
-    probabilities /= probabilities.sum(axis=1, keepdims=True)
-    data = bc.AnnotatedScores(probabilities, np.minimum(answers, 2), classes=list(CLASSES))
-    return data, classes
+    """Graded items, the three judges' answers, and an overconfident classifier's
+    probabilities (``bayescal.simulate.simulate_classes``): ``(data, true classes)``."""
+    simulation = simulate_classes(
+        n_items, TRUE_CONFUSION, proportion=TRUE_PROPORTION, classes=CLASSES, seed=seed
+    )
+    return simulation.data, simulation.labels
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +44,7 @@ def test_fit_recovers_the_confusion_matrices_and_agrees_with_em(panel):
     assert draws.confusion.shape == (4000, 3, 3, 3) and draws.proportion.shape == (4000, 3)
     mean = draws.confusion.mean(axis=0)
     # every cell and proportion within 3.5 posterior sd of the truth (30 values; this seed's
-    # largest is 2.5 sd; the sd are 0.003-0.027)
+    # largest is 1.7 sd; the sd are 0.010-0.030)
     z_confusion = (mean - TRUE_CONFUSION) / draws.confusion.std(axis=0)
     z_proportion = (draws.proportion.mean(axis=0) - TRUE_PROPORTION) / draws.proportion.std(axis=0)
     assert np.abs(z_confusion).max() < 3.5 and np.abs(z_proportion).max() < 3.5
@@ -99,7 +89,7 @@ def test_relabelling_keeps_an_adversarial_judge_adversarial():
     # the third judge names every class by the next one's name: only the population is made
     # diagonally dominant, so it stays adversarial
     adversarial = TRUE_CONFUSION.copy()
-    adversarial[2] = graded_judge(0.9)[:, [1, 2, 0]]
+    adversarial[2] = graded_confusion(3, 0.9)[:, [1, 2, 0]]
     draws = {"confusion": adversarial[None, None], "proportion": TRUE_PROPORTION[None, None]}
     np.testing.assert_allclose(relabelled(draws)["confusion"][0, 0], adversarial)
 
@@ -128,6 +118,38 @@ def test_channels_uncertainty_is_narrower_than_total(panel):
     assert np.ptp(channels.interval) < np.ptp(total.interval)
 
 
+def test_posterior_recalibration_recovers_the_clean_temperature(panel):
+    data, classes, fit = panel
+    halves = np.arange(data.n_items) < data.n_items // 2
+    fit_data, eval_data = data.subset(np.flatnonzero(halves)), data.subset(np.flatnonzero(~halves))
+    result = bc.bayes.posterior_recalibration(
+        fit_data, eval_data, fit, method="temperature", max_draws=200
+    )
+    temperatures = result.maps.parameters["temperature"]
+    clean = ClassTemperatureScaling().fit(fit_data.probabilities, np.eye(3)[classes[halves]])
+    # the clean fit to these 1 500 items within 3 posterior sd (this seed: 0.6 sd)
+    z = (temperatures.mean() - clean.temperature_) / temperatures.std()
+    assert abs(z) < 3, z
+    assert result.map.temperature_ == pytest.approx(temperatures.mean())
+    table = result.table()
+    assert table.loc["corrected", "median"] < 0.5 * table.loc["base", "median"]
+    assert table.loc["naive", "median"] > 2 * table.loc["corrected", "median"]
+    assert result.recalibrated.counts.shape == (200, 10)  # bins of each draw's own map
+    with pytest.raises(ValueError, match="differ by draw"):
+        result.recalibrated.reliability_band()
+
+
+def test_posterior_vector_scaling_scores_every_class(panel):
+    data, _, fit = panel
+    result = bc.bayes.posterior_recalibration(
+        data, data, fit, method="vector", kind="classwise", max_draws=100
+    )
+    assert result.maps.parameters["scales"].shape == (100, 3)
+    assert result.maps.parameters["biases"].shape == (100, 2)
+    assert result.recalibrated.class_draws.shape == (100, 3)
+    assert result.recalibrated.median < result.base.median
+
+
 def test_a_saved_fit_loads_with_its_draws_and_diagnostics(panel, tmp_path):
     _, _, fit = panel
     fit.save(tmp_path / "posterior.nc")
@@ -148,6 +170,11 @@ def test_bad_inputs_are_refused_by_name(panel, tmp_path):
         bc.fit_bayes(data, priors=bc.Priors())
     with pytest.raises(ValueError, match="dependent: the multi-class model"):
         bc.fit_bayes(data, dependent=("a0", "a1"))
+    crowd = bc.AnnotatedScores(
+        data.probabilities, np.tile(data.annotations, (1, 5)), classes=list(CLASSES)
+    )
+    with pytest.raises(ValueError, match=r"15 annotators are a crowd .* crowd_em"):
+        bc.fit_bayes(crowd)
     two = bc.AnnotatedScores(data.probabilities, data.annotations[:, :2], classes=list(CLASSES))
     with pytest.raises(IdentificationError, match="2 annotator"):
         bc.fit_bayes(two)
@@ -175,6 +202,13 @@ def test_bad_inputs_are_refused_by_name(panel, tmp_path):
         bc.nc_ece_posterior(data, fit, kind="classwise", max_draws=100).reliability_band(
             class_name="top"
         )
+    with pytest.raises(ValueError, match=r"method must be one of .* \(the binary default\)"):
+        bc.bayes.posterior_recalibration(data, data, fit)
+    with pytest.raises(ValueError, match="eval_data: its classes"):
+        bc.bayes.posterior_recalibration(data, renamed, fit, method="temperature")
+    binary = bc.AnnotatedScores([0.2, 0.7], [[0, 1, 1], [1, 1, 0]])
+    with pytest.raises(ValueError, match="kind sets the multi-class ECE"):
+        bc.bayes.posterior_recalibration(binary, binary, fit, kind="classwise")
     (tmp_path / "binary.nc").write_bytes(b"")
     with pytest.raises(ValueError, match="not a netCDF file"):
         ClassBayesFit.load(tmp_path / "binary.nc")

@@ -1,0 +1,180 @@
+"""Multi-class recalibration under every posterior draw of the confusion matrices
+(:func:`bayescal.bayes.posterior_recalibration` on multi-class data).
+
+Each draw's corrected one-hot labels of the fitting sample (:mod:`bayescal.correction.known_confusions`)
+fit one temperature or vector scaling map (:mod:`bayescal.recalibration.class_maps`, within its
+box), and each map is scored by the same draw's top-label or classwise NC-ECE on the evaluation
+sample, in equal-width bins of its own recalibrated probabilities, with the Bayesian bootstrap
+and the debiasing of :func:`bayescal.nc_ece_posterior` (:mod:`bayescal.bayes.class_posterior`).
+Beside it, the posterior NC-ECE of the original probabilities (``base``) and of the map fitted
+to each item's shares of its labels (``naive``), on the same evaluation sample.  Maps that
+stopped on their box's edge, or did not converge, are counted and said in one line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import _validation as v
+from .._api import DEFAULT_LEVEL, DEFAULT_N_BINS, announce, warn_caller
+from ..data.annotated_scores import warn_of_shared_items
+from ..exceptions import RecalibrationWarning
+from ..metrics.classes import CALIBRATION_KINDS
+from ..recalibration import DEFAULT_EPS
+from ..recalibration.class_maps import CLASS_MAPS, CLASS_METHODS
+from .class_posterior import (
+    DrawCorrections,
+    check_class_data,
+    class_nc_ece_posterior,
+    draw_moments,
+    kept_draws,
+    summarised,
+)
+from .posterior_ece import UNCERTAINTY, PosteriorRecalibration
+
+__all__ = ["ClassMapDraws", "class_posterior_recalibration"]
+
+#: Maps fitted per draw above which the fit says what it is doing.
+ANNOUNCED_MAPS = 500
+
+
+class ClassMapDraws(NamedTuple):
+    """The maps fitted under every draw: their parameters by name (``temperature`` (S,), or
+    ``scales`` (S, C) and ``biases`` (S, C - 1)), and which stopped on the box's edge or did
+    not converge (S,)."""
+
+    parameters: dict
+    on_boundary: np.ndarray
+    converged: np.ndarray
+
+
+def _fitted_maps(method, eps, corrections: DrawCorrections, probabilities) -> list:
+    """One map per draw, fitted quietly to the draw's corrected labels of the labelled items
+    (``probabilities`` theirs)."""
+    family = CLASS_MAPS[method]
+    x = family(eps=eps).log_probabilities(probabilities)
+    return [
+        family(eps=eps).solve(x, targets)
+        for _, corrected in corrections.chunks()
+        for targets in corrected
+    ]
+
+
+def _map_draws(method: str, maps: list, n_classes: int) -> ClassMapDraws:
+    """The parameters and flags of the per-draw maps, the edge and convergence said once."""
+    theta = np.stack([fitted.parameters() for fitted in maps])
+    parameters = (
+        {"temperature": theta[:, 0]}
+        if method == "temperature"
+        else {"scales": theta[:, :n_classes], "biases": theta[:, n_classes:]}
+    )
+    draws = ClassMapDraws(
+        parameters,
+        np.array([fitted.on_boundary_ for fitted in maps]),
+        np.array([fitted.converged_ for fitted in maps]),
+    )
+    problems = []
+    if draws.on_boundary.any():
+        problems.append(f"{int(draws.on_boundary.sum())} stopped on the box's edge")
+    if not draws.converged.all():
+        problems.append(f"{int((~draws.converged).sum())} did not converge")
+    if problems:
+        warn_caller(
+            f"posterior_recalibration: of the {len(maps)} {method} maps fitted per draw, "
+            + " and ".join(problems)
+            + " (with corrected labels outside the simplex the cross-entropy can fall without "
+            "bound; those maps are the edge's)",
+            RecalibrationWarning,
+        )
+    return draws
+
+
+def class_posterior_recalibration(
+    fit_data,
+    eval_data,
+    fit,
+    *,
+    method="temperature",
+    kind="top_label",
+    weights="iv",
+    n_bins=DEFAULT_N_BINS,
+    level=DEFAULT_LEVEL,
+    uncertainty="total",
+    tolerance=0.01,
+    eps=DEFAULT_EPS,
+    seed=0,
+    max_draws=None,
+):
+    """What :func:`bayescal.bayes.posterior_recalibration` computes for multi-class data
+    (module docstring): a :class:`~bayescal.bayes.PosteriorRecalibration` whose ``maps`` is a
+    :class:`ClassMapDraws` and whose NC-ECEs are
+    :class:`~bayescal.bayes.class_posterior.ClassPosteriorECE` of ``kind``."""
+    fit_positions = check_class_data(fit_data, fit, "fit_data")
+    eval_positions = check_class_data(eval_data, fit, "eval_data")
+    warn_of_shared_items(
+        fit_data.item_ids, "fit_data", eval_data.item_ids, "eval_data", "posterior_recalibration"
+    )
+    method = v.as_choice(method, "method", CLASS_METHODS)
+    kind = v.as_choice(kind, "kind", CALIBRATION_KINDS)
+    n_bins = v.as_n_bins(n_bins, eval_data.n_items, refuse_sparse=v.SPARSE_DRAWS)
+    level = v.as_open_probability(level, "level")
+    uncertainty = v.as_choice(uncertainty, "uncertainty", UNCERTAINTY)
+    tolerance = v.as_probability(tolerance, "tolerance")
+    seed = v.as_seed(seed)
+
+    confusion, proportion = kept_draws(fit, fit_positions, max_draws)
+    fitting = DrawCorrections(fit_data, confusion, proportion, weights)
+    announce(
+        f"posterior_recalibration: fitting a {method} map to each of {fitting.n_draws} draws",
+        fitting.n_draws > ANNOUNCED_MAPS,
+    )
+    maps = _fitted_maps(method, eps, fitting, fit_data.probabilities[fitting.labelled])
+    map_draws = _map_draws(method, maps, fit_data.n_classes)
+
+    confusion, proportion = kept_draws(fit, eval_positions, max_draws)
+    scoring = DrawCorrections(eval_data, confusion, proportion, weights)
+    evaluated = eval_data.probabilities[scoring.labelled]
+
+    def recalibrated_probabilities(rows: slice) -> np.ndarray:
+        return np.stack([maps[draw].predict(evaluated) for draw in range(rows.start, rows.stop)])
+
+    pushed = draw_moments(
+        scoring,
+        recalibrated_probabilities,
+        kind,
+        n_bins,
+        "uniform",
+        uncertainty,
+        np.random.default_rng(seed),
+    )
+    options = {
+        "kind": kind,
+        "n_bins": n_bins,
+        "weights": weights,
+        "level": level,
+        "uncertainty": uncertainty,
+        "tolerance": tolerance,
+        "seed": seed,
+        "max_draws": max_draws,
+    }
+    family = CLASS_MAPS[method]
+    votes = np.stack(
+        [(fit_data.annotations == k).sum(axis=1) for k in range(fit_data.n_classes)], axis=1
+    )
+    naive_map = family(eps=eps).fit(
+        fit_data.probabilities, votes / votes.sum(axis=1, keepdims=True)
+    )
+    naive_data = replace(eval_data, scores=naive_map.predict(eval_data.probabilities))
+    mean_theta = np.mean([fitted.parameters() for fitted in maps], axis=0)
+    return PosteriorRecalibration(
+        method=method,
+        maps=map_draws,
+        map=family.with_parameters(mean_theta, fit_data.n_classes, eps=eps),
+        recalibrated=summarised(pushed, kind, eval_data.classes, uncertainty, level, tolerance),
+        base=class_nc_ece_posterior(eval_data, fit, strategy="uniform", **options),
+        naive=class_nc_ece_posterior(naive_data, fit, strategy="uniform", **options),
+        naive_map=naive_map,
+    )
