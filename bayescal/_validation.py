@@ -576,6 +576,13 @@ def as_probability(value: object, name: str) -> float:
     return value
 
 
+def as_positive(value: object, name: str) -> float:
+    """A positive, finite scalar (a concentration, a scale)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value < np.inf:
+        raise ValueError(f"{name} must be a positive, finite number; saw {_describe(value)}")
+    return float(value)
+
+
 def as_tolerance(value: object, name: str = "tol") -> float:
     """A convergence tolerance: a positive, finite number."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value < np.inf:

@@ -12,7 +12,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-__all__ = ["ClassPatternDesign"]
+__all__ = ["LOG_ZERO", "ClassPatternDesign"]
+
+#: The stored class codes' type: int16 holds any number of classes a panel can be fitted with
+#: (int8 would wrap beyond 127).
+CODE_DTYPE = np.int16
+#: ``log 0`` as a finite number, so that an unanswered judge's ``0 x log T`` is 0, not NaN.
+LOG_ZERO = -1e300
 
 
 @dataclass(frozen=True, eq=False)
@@ -64,9 +70,17 @@ class ClassPatternDesign:
     @classmethod
     def from_data(cls, data) -> ClassPatternDesign:
         """The design of multi-class :class:`~bayescal.AnnotatedScores` (its gold included)."""
-        return cls.from_codes(data.annotations, data.n_classes, data.gold, data.classes)
+        gold = data.gold if data.n_gold else None  # a gold column without a gold label: none
+        return cls.from_codes(data.annotations, data.n_classes, gold, data.classes)
 
     # --- what the Sampler needs of a design (bayescal.bayes.sampler) --------------------------------
+
+    def gold_classes(self) -> np.ndarray:
+        """The (C,) mask of the classes some gold row (of a positive count) names."""
+        named = np.zeros(self.n_classes, bool)
+        if self.has_gold:
+            named[self.gold[(self.gold >= 0) & (self.counts > 0)].astype(np.int64)] = True
+        return named
 
     def arrays(self) -> tuple:
         """The arrays the program reads besides the counts (with gold, the rows' gold classes)."""
@@ -104,7 +118,11 @@ class ClassPatternDesign:
 
         the product over the annotators row ``r`` has; a gold row keeps only its class's
         term.  ``xp`` is ``jax.numpy`` or ``numpy``."""
-        log_rows = xp.log(confusion)  # (..., K, C(y), C(answer))
+        # log T, with a cell of exactly 0 at LOG_ZERO: 0 x log 0 must add 0 for the judges a
+        # row's item was not answered by (an einsum would make it NaN)
+        log_rows = xp.where(
+            confusion > 0, xp.log(xp.where(confusion > 0, confusion, 1.0)), LOG_ZERO
+        )
         # sum_j log T_j[y, a_rj] of every row and class: (..., R, C(y))
         given_class = xp.einsum("rjk,...jyk->...ry", self.answers, log_rows)
         joint = given_class + xp.log(proportion)[..., None, :]
@@ -118,9 +136,9 @@ class ClassPatternDesign:
     # --- what a stored fit keeps of its data ------------------------------------------------------
 
     def codes(self) -> np.ndarray:
-        """The rows as class codes (R, K), -1 for missing (int8)."""
+        """The rows as class codes (R, K), -1 for missing (``CODE_DTYPE``)."""
         answered = self.answers.sum(axis=-1) > 0
-        return np.where(answered, self.answers.argmax(axis=-1), -1).astype(np.int8)
+        return np.where(answered, self.answers.argmax(axis=-1), -1).astype(CODE_DTYPE)
 
     def constant_data(self) -> dict:
         """The data as the InferenceData's ``constant_data`` variables: ``{name: (dims, array)}``."""
@@ -129,5 +147,31 @@ class ClassPatternDesign:
             "patterns": (("pattern", "annotator"), self.codes()),
         }
         if self.has_gold:
-            variables["pattern_gold"] = (("pattern",), self.gold.astype(np.int8))
+            variables["pattern_gold"] = (
+                ("pattern",),
+                self.gold.astype(CODE_DTYPE),
+            )
         return variables
+
+    def fitted_counts(self) -> dict:
+        """Items per pattern of class codes (a tuple, -1 missing), the gold class after the
+        pattern for a gold row; rows of count 0 left out."""
+        gold = np.full(self.counts.size, -1) if self.gold is None else self.gold
+        seen = {}
+        for pattern, label, count in zip(self.codes(), gold, self.counts):
+            if count > 0:
+                key = tuple(int(x) for x in pattern) + (() if label < 0 else (int(label),))
+                seen[key] = seen.get(key, 0.0) + float(count)
+        return seen
+
+    @classmethod
+    def from_constant_data(cls, variables: dict, classes: tuple) -> ClassPatternDesign:
+        """The design :meth:`constant_data` describes (``variables``: name -> (dims, array)),
+        its rows as stored."""
+        gold = variables.get("pattern_gold")
+        return cls(
+            (np.asarray(variables["patterns"][1])[..., None] == np.arange(len(classes))) * 1.0,
+            np.asarray(variables["counts"][1], np.float64),
+            None if gold is None else np.asarray(gold[1], np.float64),
+            tuple(classes),
+        )

@@ -154,6 +154,9 @@ RUN_ATTRIBUTES = (
     "bayescal_input_sha256",
 )
 
+#: The ``bayescal_kind`` attribute of a multi-class fit's file (a binary fit's has none).
+MULTICLASS_KIND = "multiclass"
+
 #: The two rates of a channel, the coordinate of the hierarchical model's population parameters.
 RATES = ("a", "b")
 
@@ -447,6 +450,10 @@ class BayesFit(PredictsLabels):
             raise ValueError(
                 f"{path}: not a posterior written by bayescal (missing "
                 f"{missing or ['the bayescal_model attribute']}); write it with BayesFit.save"
+            )
+        if attrs.get("bayescal_kind") == MULTICLASS_KIND:
+            raise ValueError(
+                f"{path}: a multi-class posterior; read it with bayescal.bayes.ClassBayesFit.load"
             )
         posterior, constant_data = stored["posterior"], stored["constant_data"].variables
         chains = {name: values for name, (_, values) in posterior.variables.items()}

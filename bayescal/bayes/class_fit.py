@@ -5,9 +5,9 @@ Its groups: ``posterior`` (``confusion`` by annotator, class and answer; ``propo
 class), ``sample_stats``, ``log_likelihood`` (one value per pattern row; ``constant_data.counts``
 holds how many items share it), ``observed_data`` and ``constant_data`` (the patterns as class
 codes), and the priors in ``attrs``.  The draws are relabelled to the population's diagonally
-dominant labelling (:mod:`bayescal.models.relabelling`) before the diagnostics are computed: a
-chain that wandered between labellings would otherwise fail R-hat for a symmetry of the
-likelihood, not for a failed sampler.
+dominant labelling (:mod:`bayescal.models.relabelling`; the classes gold items name keep their
+labels) before the diagnostics are computed: a chain that wandered between labellings would
+otherwise fail R-hat for a symmetry of the likelihood, not for a failed sampler.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from ..channels.confusion_fit import ConfusionChannels
 from ..models import ClassPatternDesign
 from ..models.stack import arviz
 from . import _netcdf
-from .bayes_fit import inference_data
+from .bayes_fit import MULTICLASS_KIND, RUN_ATTRIBUTES, inference_data
 from .diagnostics import diagnostics_table
 from .priors import ClassPriors
 from .registry import ChannelModel, class_channel_model
@@ -143,8 +143,11 @@ class ClassBayesFit:
     def load(cls, path) -> ClassBayesFit:
         """A fit written by :meth:`save`."""
         attrs, groups = _netcdf.read(path)
-        if attrs.get("bayescal_kind") != "multiclass":
-            raise ValueError(f"{path}: not a multi-class fit of bayescal (saved by ClassBayesFit)")
+        if attrs.get("bayescal_kind") != MULTICLASS_KIND:
+            raise ValueError(
+                f"{path}: not a multi-class posterior of bayescal (written by ClassBayesFit.save); "
+                "a binary one is read by bayescal.BayesFit.load"
+            )
         posterior, stats = groups["posterior"], groups["sample_stats"]
         chains = {name: posterior.variables[name][1] for name in ("confusion", "proportion")}
         names = tuple(str(n) for n in posterior.coords["annotator"])
@@ -152,11 +155,11 @@ class ClassBayesFit:
         divergences = int(stats.variables["diverging"][1].sum())
         constant = groups["constant_data"].variables
         item_ids = constant["item_id"][1] if "item_id" in constant else None
-        design = _design_of(constant, classes)
+        design = ClassPatternDesign.from_constant_data(constant, classes)
         run = {
             key.removeprefix("bayescal_"): value
             for key, value in attrs.items()
-            if key in ("bayescal_chain_method", "bayescal_devices", "bayescal_compiled_from")
+            if key in RUN_ATTRIBUTES
         }
         return cls(
             chains,
@@ -165,7 +168,7 @@ class ClassBayesFit:
             ClassPriors(**json.loads(attrs["bayescal_priors"])),
             names,
             classes,
-            _fitted_counts(design),
+            design.fitted_counts(),
             run,
             lambda: (attrs, groups),
             item_ids,
@@ -199,7 +202,7 @@ class ClassBayesFit:
             priors,
             names,
             classes,
-            _fitted_counts(design),
+            design.fitted_counts(),
             run,
             functools.partial(_groups, samples, extra, design, priors, model, names, run, item_ids),
             item_ids,
@@ -230,28 +233,6 @@ def named_parameters(chains: dict, names: tuple, classes: tuple) -> dict[str, np
 def _diagnostics(chains: dict, names: tuple, classes: tuple, divergences: int) -> pd.DataFrame:
     """R-hat, bulk and tail ESS of every parameter, rounded as the binary fit's are."""
     return diagnostics_table(named_parameters(chains, names, classes), divergences)
-
-
-def _fitted_counts(design) -> dict:
-    """Items per pattern of class codes (the gold class after it for a gold row)."""
-    gold = np.full(design.counts.size, -1) if design.gold is None else design.gold
-    seen = {}
-    for pattern, label, count in zip(design.codes(), gold, design.counts):
-        if count > 0:
-            key = tuple(int(x) for x in pattern) + (() if label < 0 else (int(label),))
-            seen[key] = seen.get(key, 0.0) + float(count)
-    return seen
-
-
-def _design_of(constant: dict, classes: tuple):
-    """The design a stored fit's ``constant_data`` describes (its rows as stored)."""
-    gold = constant.get("pattern_gold")
-    return ClassPatternDesign(
-        (np.asarray(constant["patterns"][1])[..., None] == np.arange(len(classes))) * 1.0,
-        np.asarray(constant["counts"][1], np.float64),
-        None if gold is None else np.asarray(gold[1], np.float64),
-        classes,
-    )
 
 
 def _groups(
@@ -296,7 +277,7 @@ def _groups(
     }
     attrs = {
         "bayescal_model": model,
-        "bayescal_kind": "multiclass",
+        "bayescal_kind": MULTICLASS_KIND,
         "bayescal_priors": json.dumps(priors.to_dict()),
         "bayescal_version": __version__,
         **{f"bayescal_{name}": str(value) for name, value in run.items()},

@@ -33,7 +33,7 @@ from .. import _validation as v
 from .._api import DEFAULT_LEVEL, DEFAULT_N_BINS, announce
 from ..correction.class_estimation import report_class_unlabelled
 from ..correction.folded_correction import corrected_draws
-from ..correction.known_confusions import screened, screened_correction
+from ..correction.known_confusions import class_weights, screened, screened_correction
 from ..data.annotated_scores import AnnotatedScores
 from ..metrics.calibration import assign_bins, bin_index
 from ..metrics.classes import CALIBRATION_KINDS, column_of, problem_columns
@@ -48,8 +48,8 @@ from .posterior_ece import (
 
 __all__ = ["ClassPosteriorECE", "class_nc_ece_posterior"]
 
-#: Draws whose item weights and targets are held at once (draws x items x classes floats).
-DRAWS_PER_PASS = 64
+#: Corrected labels held at once (draws x items x classes floats, 8 bytes each: 160 MB).
+VALUES_PER_PASS = 20_000_000
 #: Draws x items above which the push-through says what it is doing.
 ANNOUNCED_WORK = 100_000_000
 
@@ -59,8 +59,9 @@ class ClassPosteriorECE(PosteriorECE):
     """Posterior of the noise-corrected top-label or classwise ECE.
 
     The attributes of :class:`~bayescal.bayes.posterior.PosteriorECE`; for ``"classwise"``
-    the bin arrays have a leading axis of classes (``bin_moments`` (S, C, M), ``edges`` (C,
-    M + 1), ``counts`` and ``mean_score`` (C, M)), each class's moments its own problem's, and
+    the bin arrays have an axis of classes before the bins (``bin_moments`` (S, C, M),
+    ``edges`` (C, M + 1), ``counts`` and ``mean_score`` (C, M), or (S, C, M) when each draw
+    has its own recalibrated probabilities), each class's moments its own problem's; and
 
     Attributes
     ----------
@@ -158,6 +159,7 @@ def class_nc_ece_posterior(
     docstring); its arguments as there, ``kind`` ``"top_label"`` or ``"classwise"``."""
     positions = check_class_data(data, fit)
     kind = v.as_choice(kind, "kind", CALIBRATION_KINDS)
+    weights = class_weights(weights, data.n_annotators)
     n_bins = v.as_n_bins(n_bins, data.n_items, refuse_sparse=v.SPARSE_DRAWS)
     strategy = v.as_choice(strategy, "strategy", v.BIN_STRATEGIES)
     level = v.as_open_probability(level, "level")
@@ -223,9 +225,10 @@ class DrawCorrections:
 
     def chunks(self):
         """``(rows, corrected)``: a slice of the draws and their corrected labels (draws,
-        labelled items, C), ``DRAWS_PER_PASS`` draws at a time."""
-        for start in range(0, self.n_draws, DRAWS_PER_PASS):
-            rows = slice(start, min(start + DRAWS_PER_PASS, self.n_draws))
+        labelled items, C), as many draws at a time as ``VALUES_PER_PASS`` values allow."""
+        per_pass = max(1, VALUES_PER_PASS // (self.n_items * self.confusion.shape[-1]))
+        for start in range(0, self.n_draws, per_pass):
+            rows = slice(start, min(start + per_pass, self.n_draws))
             corrected = np.stack(
                 [
                     screened_correction(
@@ -257,6 +260,11 @@ def draw_moments(
     map per draw; equal-width bins only, whose edges every draw shares)."""
     n_items = corrections.n_items
     per_draw = callable(probabilities)
+    if per_draw and strategy != "uniform":
+        raise ValueError(
+            f"strategy must be 'uniform' when the probabilities differ by draw (their bins are "
+            f"equal-width, shared by every draw); saw {strategy!r}"
+        )
     n_problems = 1 if kind == "top_label" else corrections.confusion.shape[-1]
     shape = (corrections.n_draws, n_problems, n_bins)
     moments = np.empty(shape)

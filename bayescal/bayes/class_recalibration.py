@@ -13,22 +13,22 @@ stopped on their box's edge, or did not converge, are counted and said in one li
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import NamedTuple
 
 import numpy as np
 
 from .. import _validation as v
 from .._api import DEFAULT_LEVEL, DEFAULT_N_BINS, announce, warn_caller
+from ..correction.known_confusions import class_weights
 from ..data.annotated_scores import warn_of_shared_items
 from ..exceptions import RecalibrationWarning
 from ..metrics.classes import CALIBRATION_KINDS
 from ..recalibration import DEFAULT_EPS
 from ..recalibration.class_maps import CLASS_MAPS, CLASS_METHODS
 from .class_posterior import (
+    ClassPosteriorECE,
     DrawCorrections,
     check_class_data,
-    class_nc_ece_posterior,
     draw_moments,
     kept_draws,
     summarised,
@@ -114,16 +114,21 @@ def class_posterior_recalibration(
     :class:`~bayescal.bayes.class_posterior.ClassPosteriorECE` of ``kind``."""
     fit_positions = check_class_data(fit_data, fit, "fit_data")
     eval_positions = check_class_data(eval_data, fit, "eval_data")
-    warn_of_shared_items(
-        fit_data.item_ids, "fit_data", eval_data.item_ids, "eval_data", "posterior_recalibration"
+    # one weight per annotator serves both samples: the same annotators in one order
+    v.check_same_annotators(
+        eval_data.annotator_names, fit_data.annotator_names, "eval_data", "fit_data"
     )
     method = v.as_choice(method, "method", CLASS_METHODS)
     kind = v.as_choice(kind, "kind", CALIBRATION_KINDS)
+    weights = class_weights(weights, fit_data.n_annotators)
     n_bins = v.as_n_bins(n_bins, eval_data.n_items, refuse_sparse=v.SPARSE_DRAWS)
     level = v.as_open_probability(level, "level")
     uncertainty = v.as_choice(uncertainty, "uncertainty", UNCERTAINTY)
     tolerance = v.as_probability(tolerance, "tolerance")
     seed = v.as_seed(seed)
+    warn_of_shared_items(
+        fit_data.item_ids, "fit_data", eval_data.item_ids, "eval_data", "posterior_recalibration"
+    )
 
     confusion, proportion = kept_draws(fit, fit_positions, max_draws)
     fitting = DrawCorrections(fit_data, confusion, proportion, weights)
@@ -141,25 +146,6 @@ def class_posterior_recalibration(
     def recalibrated_probabilities(rows: slice) -> np.ndarray:
         return np.stack([maps[draw].predict(evaluated) for draw in range(rows.start, rows.stop)])
 
-    pushed = draw_moments(
-        scoring,
-        recalibrated_probabilities,
-        kind,
-        n_bins,
-        "uniform",
-        uncertainty,
-        np.random.default_rng(seed),
-    )
-    options = {
-        "kind": kind,
-        "n_bins": n_bins,
-        "weights": weights,
-        "level": level,
-        "uncertainty": uncertainty,
-        "tolerance": tolerance,
-        "seed": seed,
-        "max_draws": max_draws,
-    }
     family = CLASS_MAPS[method]
     votes = np.stack(
         [(fit_data.annotations == k).sum(axis=1) for k in range(fit_data.n_classes)], axis=1
@@ -167,14 +153,28 @@ def class_posterior_recalibration(
     naive_map = family(eps=eps).fit(
         fit_data.probabilities, votes / votes.sum(axis=1, keepdims=True)
     )
-    naive_data = replace(eval_data, scores=naive_map.predict(eval_data.probabilities))
+
+    def posterior(probabilities) -> ClassPosteriorECE:
+        # every row scored on the same evaluation items, draws and bootstrap seed: the base
+        # row is nc_ece_posterior(eval_data, fit, strategy="uniform", ...) to the last digit
+        pushed = draw_moments(
+            scoring,
+            probabilities,
+            kind,
+            n_bins,
+            "uniform",
+            uncertainty,
+            np.random.default_rng(seed),
+        )
+        return summarised(pushed, kind, eval_data.classes, uncertainty, level, tolerance)
+
     mean_theta = np.mean([fitted.parameters() for fitted in maps], axis=0)
     return PosteriorRecalibration(
         method=method,
         maps=map_draws,
         map=family.with_parameters(mean_theta, fit_data.n_classes, eps=eps),
-        recalibrated=summarised(pushed, kind, eval_data.classes, uncertainty, level, tolerance),
-        base=class_nc_ece_posterior(eval_data, fit, strategy="uniform", **options),
-        naive=class_nc_ece_posterior(naive_data, fit, strategy="uniform", **options),
+        recalibrated=posterior(recalibrated_probabilities),
+        base=posterior(evaluated),
+        naive=posterior(naive_map.predict(evaluated)),
         naive_map=naive_map,
     )

@@ -158,6 +158,11 @@ def fit_bayes(
         (:func:`bayescal.data.cell_statistics_from_frame`) serve as well.
         ``"hierarchical_dawid_skene"`` runs on the sparse responses (an ``AnnotatedScores``
         or :class:`bayescal.data.Responses`; K >= 3 workers, some item labelled twice).
+        Multi-class ``AnnotatedScores`` (three classes or more) are fitted by the multi-class
+        Dawid–Skene model (:mod:`bayescal.models.class_latent`; ``model="dawid_skene"``, K >= 3
+        judges or gold of every class, at most 12 judges) into a
+        :class:`~bayescal.bayes.ClassBayesFit`, each draw relabelled
+        (:mod:`bayescal.models.relabelling`).
     model : {"dawid_skene", "hui_walter", "hierarchical_dawid_skene", "shared_difficulty", \
 "hui_walter_by_group"}
         Default ``"dawid_skene"``.  The hierarchical model pools the workers' channels (for
@@ -173,6 +178,8 @@ def fit_bayes(
         Default: flat Beta(1, 1) priors, no annotator held to ``a_j < b_j`` (the flat models
         fold each draw onto the population's orientation: :mod:`bayescal.bayes.priors`).
         The hierarchical model uses only ``priors.prevalence``, and refuses other channel priors.
+        Multi-class data take a :class:`~bayescal.bayes.ClassPriors` (default: flat
+        Dirichlet rows and proportions).
     sampler : SamplerSettings, optional
         How NUTS runs; default ``SamplerSettings()``: 4 chains of 1000 warm-up iterations and
         1000 draws, seed 0, a progress bar where standard error is a terminal.  The chains are
@@ -194,7 +201,7 @@ def fit_bayes(
 
     Returns
     -------
-    BayesFit
+    BayesFit or ClassBayesFit
         A :class:`SamplingWarning` is issued when R-hat > 1.01, bulk or tail ESS < 400, or any
         transition diverged; a :class:`QuadratureWarning` when a shared-difficulty fit's
         loadings go beyond its quadrature's accuracy (:func:`check_fit`).  With

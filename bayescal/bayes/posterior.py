@@ -61,7 +61,6 @@ from ..data.cells import CellStatistics, count_rows
 from ..metrics.calibration import bin_index
 from ..metrics.classes import refuse_binary_kind
 from ..recalibration import DEFAULT_EPS, make_map
-from ..recalibration.class_maps import CLASS_METHODS
 from .bayes_fit import BayesFit
 from .class_posterior import class_nc_ece_posterior
 from .class_recalibration import class_posterior_recalibration
@@ -461,7 +460,7 @@ def posterior_recalibration(
         For multi-class data ``"temperature"`` or ``"vector"`` (the binary default refused).
     weights : rule name or array_like, default "iv"
     fit_bins : int, default 10
-        Fitting bins of the histogram map.
+        Fitting bins of the histogram map (binary data; not read for multi-class data).
     n_bins : int or "auto", default 10
         Equal-width evaluation bins of the transformed scores.
     level : float in (0, 1), default 0.9
@@ -486,10 +485,10 @@ def posterior_recalibration(
     PosteriorRecalibration
     """
     if isinstance(fit_data, AnnotatedScores) and fit_data.is_multiclass:
-        if method not in CLASS_METHODS:
+        if method == "platt":  # the default: name the multi-class methods, not just refuse
             raise ValueError(
-                f"method must be one of {CLASS_METHODS} for multi-class data; saw {method!r}"
-                + (" (the binary default)" if method == "platt" else "")
+                "method must be 'temperature' or 'vector' for multi-class data; saw 'platt' "
+                "(the binary default)"
             )
         return class_posterior_recalibration(
             fit_data,

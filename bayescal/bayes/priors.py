@@ -113,19 +113,6 @@ class Priors:
 Priors.__init__ = old_spellings()(Priors.__init__)
 
 
-def _concentration(value: object, name: str) -> float:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Real)
-        or not math.isfinite(value)
-        or value <= 0
-    ):
-        raise ValueError(
-            f"{name} must be a positive, finite Dirichlet concentration; saw {value!r}"
-        )
-    return float(value)
-
-
 @dataclass(frozen=True, kw_only=True)
 class ClassPriors:
     """Dirichlet priors of the multi-class channel model
@@ -137,8 +124,10 @@ class ClassPriors:
         Every row of every confusion matrix, ``T_j[y] ~ Dirichlet(other + (own - other)
         e_y)``: the concentration on the row's own class and on each other class.  The default
         is uniform on the simplex; ``(2, 1)`` leans towards judges better than chance.
-        Equal concentrations on every row keep the posterior exchangeable in the classes, and
-        its draws are relabelled after sampling (:mod:`bayescal.models.relabelling`).
+        With ``own == other`` the prior, and so the posterior, is the same under every
+        relabelling of the classes; with ``own > other`` it leans towards judges better than
+        chance.  Either way each draw is relabelled after sampling
+        (:mod:`bayescal.models.relabelling`).
     proportion : float, default 1
         The class proportions, ``pi ~ Dirichlet(proportion * 1)``.
 
@@ -158,8 +147,8 @@ class ClassPriors:
                 f"confusion must be a pair (own, other) of Dirichlet concentrations, e.g. (2, 1); "
                 f"saw {pair!r}"
             )
-        object.__setattr__(self, "confusion", tuple(_concentration(x, "confusion") for x in pair))
-        object.__setattr__(self, "proportion", _concentration(self.proportion, "proportion"))
+        object.__setattr__(self, "confusion", tuple(v.as_positive(x, "confusion") for x in pair))
+        object.__setattr__(self, "proportion", v.as_positive(self.proportion, "proportion"))
 
     def as_array(self) -> np.ndarray:
         """(3,) array: the rows' concentration on their own class and on each other, and the

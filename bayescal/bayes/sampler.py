@@ -428,9 +428,9 @@ class Sampler:
             "num_steps": num_steps,
             "accept_prob": accept_prob,
         }
-        if self.spec.multiclass:
-            # the gold names the classes; without it each draw is relabelled
-            draws = draws if design.has_gold else relabelled(draws)
+        if self.spec.multiclass:  # the classes the gold names keep their labels
+            named = design.gold_classes()
+            draws = draws if named.all() else relabelled(draws, fixed=named)
         elif self.spec.folded:
             draws = fold_orientation(draws, design)
         else:

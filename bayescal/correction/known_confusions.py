@@ -296,6 +296,14 @@ def correction_of(annotations, confusion, weights, prevalence, names, refuse_los
     return screened_correction(annotations, confusion, usable, weights, prevalence)
 
 
+def class_weights(weights: object, n_annotators: int):
+    """A weight rule of the multi-class correction (``"iv"`` or ``"equal"``), or explicit
+    weights, checked: the rule's name, or the normalised (K,) weights."""
+    if isinstance(weights, str):
+        return v.as_choice(weights, "weights", ("iv", "equal"))
+    return as_convex_weights(weights, n_annotators)
+
+
 def screened_correction(annotations, confusion, usable, weights, prevalence) -> Correction:
     """:func:`correction_of` of annotations already :func:`screened` (the labels of the
     annotators not ``usable`` (K,) set missing), said nothing: a posterior's every draw is
@@ -312,10 +320,9 @@ def screened_correction(annotations, confusion, usable, weights, prevalence) -> 
     def built(weights_of) -> Correction:
         return Correction(annotations, labelled, assumed, inverse, basis, weights_of)
 
-    if not isinstance(weights, str):
-        alpha = as_convex_weights(weights, confusion.shape[0]) * usable
-        return built(_scalar_weights(alpha, basis))
-    rule = v.as_choice(weights, "weights", ("iv", "equal"))
+    rule = class_weights(weights, confusion.shape[0])
+    if not isinstance(rule, str):
+        return built(_scalar_weights(rule * usable, basis))
     if rule == "equal":
         return built(_scalar_weights(usable * 1.0, basis))
     if prevalence is None:

@@ -109,7 +109,7 @@ def problem_columns(probabilities: np.ndarray, kind: str) -> tuple:
 def column_of(values: np.ndarray, column) -> np.ndarray:
     """The coordinate ``column`` of :func:`problem_columns` of each item's row of ``values``
     (..., n, C): (..., n)."""
-    if isinstance(column, int):
+    if np.ndim(column) == 0:  # one class for every item
         return np.ascontiguousarray(values[..., column])
     index = np.broadcast_to(column[:, None], (*values.shape[:-1], 1))
     return np.take_along_axis(values, index, axis=-1)[..., 0]

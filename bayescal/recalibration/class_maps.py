@@ -137,11 +137,20 @@ class _ClassMap:
     @classmethod
     def with_parameters(cls, theta, n_classes: int, *, eps=DEFAULT_EPS) -> _ClassMap:
         """A fitted map of the parameter vector ``theta`` (as :meth:`parameters` gives it), for
-        ``n_classes`` classes: e.g. the posterior mean of maps fitted per draw."""
+        ``n_classes`` classes: e.g. the posterior mean of maps fitted per draw.  ``theta``
+        must have the family's size for ``n_classes`` and lie in its box."""
+        n_classes = v.as_int(n_classes, "n_classes", minimum=2)
+        theta = v.as_finite_vector(theta, "theta")
         fitted = cls(eps=eps)
-        fitted._adopt(np.asarray(theta, np.float64))
+        lower, upper = fitted._bounds(n_classes)
+        if theta.size != lower.size or (theta < lower).any() or (theta > upper).any():
+            raise ValueError(
+                f"theta must be {lower.size} parameters of {cls.__name__} for {n_classes} "
+                f"classes within its box ({fitted._box()}); saw {theta.tolist()}"
+            )
+        fitted._adopt(theta)
         fitted.converged_, fitted.on_boundary_, fitted.n_iter_ = True, False, 0
-        fitted.message_, fitted.n_classes_ = "given", int(n_classes)
+        fitted.message_, fitted.n_classes_ = "given", n_classes
         return fitted
 
     def parameters(self) -> np.ndarray:

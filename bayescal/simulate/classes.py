@@ -63,8 +63,8 @@ class ClassSimulation(Result):
     ) -> float:
         """The classifier's population top-label or classwise ECE in ``n_bins`` equal-width
         bins: each bin's accuracy the mean true class posterior of its items (module
-        docstring), over ``n_draws`` fresh feature draws (seeded; Monte Carlo error about
-        ``1e-4`` at the default)."""
+        docstring), over ``n_draws`` fresh feature draws, rounded down to whole passes of
+        500 000 (seeded; Monte Carlo error about ``1e-4`` at the default)."""
         kind = v.as_choice(kind, "kind", CALIBRATION_KINDS)
         n_bins = v.as_int(n_bins, "n_bins", minimum=1)
         n_draws = v.as_int(n_draws, "n_draws", minimum=POPULATION_PASS)
@@ -115,8 +115,7 @@ def graded_confusion(n_classes: int, accuracy: float, *, spread: float = 1.0) ->
     """
     n_classes = v.as_int(n_classes, "n_classes", minimum=2)
     accuracy = v.as_probability(accuracy, "accuracy")
-    if isinstance(spread, bool) or not np.isfinite(spread) or spread <= 0:
-        raise ValueError(f"spread must be a positive, finite number; saw {spread!r}")
+    spread = v.as_positive(spread, "spread")
     grades = np.arange(n_classes)
     weights = np.exp(-np.abs(grades[:, None] - grades[None, :]) / spread)
     np.fill_diagonal(weights, 0.0)
@@ -143,7 +142,7 @@ def simulate_classes(
     ----------
     n : int
     confusion : array_like, shape (K, C, C)
-        The judges' confusion matrices, ``T_j[y, k] = P(A_j = k | Y = y)``.
+        The judges' confusion matrices, ``T_j[y, k] = P(A_j = k | Y = y)``, ``C >= 3``.
     proportion : array_like of shape (C,), optional
         The class proportions ``pi`` (default equal).
     separation : float, default 1.5
@@ -162,6 +161,11 @@ def simulate_classes(
     """
     confusion = v.as_confusion_matrices(confusion, "confusion")
     n_classes = confusion.shape[1]
+    if n_classes < 3:
+        raise ValueError(
+            "confusion must hold matrices of three classes or more (two classes are binary "
+            f"data: bayescal.simulate.simulate_annotated); saw {n_classes}"
+        )
     n = v.as_int(n, "n", minimum=1)
     if proportion is None:
         proportion = np.full(n_classes, 1.0 / n_classes)
@@ -171,17 +175,17 @@ def simulate_classes(
             f"proportion must be {n_classes} class proportions summing to 1 (one per row of "
             f"confusion); saw {proportion.tolist()}"
         )
-    for name, value in (("separation", separation), ("sharpness", sharpness)):
-        if isinstance(value, bool) or not np.isfinite(value) or value <= 0:
-            raise ValueError(f"{name} must be a positive, finite number; saw {value!r}")
+    proportion = proportion / proportion.sum()  # within 1e-6 of 1; the draws want it exact
+    separation = v.as_positive(separation, "separation")
+    sharpness = v.as_positive(sharpness, "sharpness")
     rng = np.random.default_rng(v.as_seed(seed))
     labels, features = _features(rng, n, proportion, float(separation))
     cumulative = confusion[:, labels].cumsum(axis=2)  # (K, n, C)
     answers = (rng.random((confusion.shape[0], n, 1)) > cumulative).sum(axis=2).T
     data = AnnotatedScores(
-        _classifier(features, float(separation), float(sharpness)),
+        _classifier(features, separation, sharpness),
         np.minimum(answers, n_classes - 1),  # a cumulative sum that rounds below 1
         classes=None if classes is None else list(classes),
         ordinal=ordinal,
     )
-    return ClassSimulation(data, labels, confusion, proportion, float(separation), float(sharpness))
+    return ClassSimulation(data, labels, confusion, proportion, separation, sharpness)

@@ -130,7 +130,7 @@ def simulation_based_calibration(
         The simulated layout (``n_groups`` only for Hui–Walter).  The hierarchical model's
         crowd has ``n_annotators`` workers, each item labelled by ``labels_per_item`` of them
         drawn uniformly; its ranks include the population's parameters.
-    priors : Priors, optional
+    priors : Priors or ClassPriors, optional
         Default: ``Priors(false_positive=(2, 8), sensitivity=(8, 2), prevalence=(2, 2))``,
         informative enough that the simulated data identify the model; for the hierarchical
         model (whose channels' prior is the population) ``Priors(prevalence=(2, 2))``.
@@ -150,7 +150,7 @@ def simulation_based_calibration(
         Bins of the chi-square uniformity test.
     family_level : float
         Family-wise level over all parameters (Bonferroni).
-    fit_priors : Priors, optional
+    fit_priors : Priors or ClassPriors, optional
         Priors of the fits, when they should differ from the simulating ones: a deliberately
         mismatched fit is the negative control showing the check can fail.  Default: ``priors``.
     dependent : pair or list of pairs of annotator names, optional
@@ -158,10 +158,13 @@ def simulation_based_calibration(
         ``a1``, ...): their covariances are drawn from the prior (uniform within their bounds)
         and ranked too.
     n_classes : int, optional
-        Simulate and fit the multi-class model (``model="dawid_skene"``; at least 3 classes):
-        every annotator answers every item; ``priors`` default
+        Simulate and fit the multi-class model (``model="dawid_skene"``; at least 3 classes
+        and 3 annotators): every annotator answers every item (``labels_per_item`` is not
+        read); ``priors`` and ``fit_priors`` are :class:`~bayescal.bayes.ClassPriors`, default
         ``ClassPriors(confusion=(4, 1), proportion=2)``.  The true parameters are relabelled as
-        the draws are (:mod:`bayescal.models.relabelling`) and ranked with them.
+        the draws are (:mod:`bayescal.models.relabelling`) and ranked with them: under a prior
+        that leans on the diagonal that is the prior the fit has only approximately (the
+        relabelled copy it favours), closely when it leans strongly.
 
     Returns
     -------
@@ -193,6 +196,11 @@ def simulation_based_calibration(
                 f"saw dependent={dependent!r}, n_groups={n_groups!r}"
             )
         n_classes = v.as_int(n_classes, "n_classes", minimum=3)
+        if n_annotators < 3:
+            raise ValueError(
+                "n_annotators: the multi-class model needs three judges or more (without gold); "
+                f"saw {n_annotators}"
+            )
         priors = priors or ClassPriors(confusion=(4.0, 1.0), proportion=2.0)
         for prior in (priors, fit_priors or priors):
             if not isinstance(prior, ClassPriors):
@@ -300,18 +308,17 @@ def _simulations(
 
 
 def _class_simulations(n_simulations, n_items, n_annotators, n_classes, priors, seed):
-    """The multi-class model's layout (every pattern of ``n_annotators`` answers, so that each
-    simulated data set fits one compiled sampler) and ``simulation(s) -> (design, truth)``:
+    """The multi-class model's layout (as many rows as a simulated data set can have, the
+    fewer of ``n_items`` and the ``C^K`` patterns, so that each fits one compiled sampler) and
+    ``simulation(s) -> (design, truth)``:
     confusion rows and class proportions drawn from the Dirichlet priors
     (:mod:`bayescal.models.class_latent`), then the classes and the answers; the truth
     relabelled as the fit's draws are (:mod:`bayescal.models.relabelling`), the prior the fit
     has."""
     own, other, proportion = priors.as_array()
     concentration = other + (own - other) * np.eye(n_classes)
-    codes = np.stack(
-        np.meshgrid(*[np.arange(n_classes)] * n_annotators, indexing="ij"), axis=-1
-    ).reshape(-1, n_annotators)
-    design = ClassPatternDesign.from_codes(codes, n_classes)
+    rows = min(n_items, n_classes**n_annotators)
+    design = ClassPatternDesign(np.zeros((rows, n_annotators, n_classes)), np.zeros(rows))
 
     def simulation(s: int):
         rng = np.random.default_rng([seed, s])

@@ -4,7 +4,7 @@ tests/studies/test_sbc.py)."""
 
 import numpy as np
 import pytest
-from bayescal.models import relabelled
+from bayescal.models import ClassPatternDesign, relabelled
 
 import bayescal as bc
 from bayescal.bayes.class_fit import ClassBayesFit
@@ -85,6 +85,33 @@ def test_relabelling_undoes_any_permutation_of_the_classes():
     np.testing.assert_allclose(back["proportion"], proportion)
 
 
+def test_relabelling_keeps_the_classes_the_gold_names():
+    # class 0 named by gold: a draw whose latent classes 1 and 2 swapped is swapped back, and
+    # class 0 stays even where swapping it would raise the diagonal
+    swapped = TRUE_CONFUSION[:, [0, 2, 1]]
+    draws = {"confusion": swapped[None, None], "proportion": TRUE_PROPORTION[None, None]}
+    fixed = np.array([True, False, False])
+    np.testing.assert_allclose(relabelled(draws, fixed=fixed)["confusion"][0, 0], TRUE_CONFUSION)
+    crossed = TRUE_CONFUSION[:, [1, 0, 2]]  # latent 0 answered as class 1: held by the gold
+    held = {"confusion": crossed[None, None], "proportion": TRUE_PROPORTION[None, None]}
+    np.testing.assert_allclose(relabelled(held, fixed=fixed)["confusion"][0, 0], crossed)
+
+
+def test_the_design_reads_gold_without_a_label_as_none_and_zero_cells_without_nan():
+    data, _ = simulate(200, seed=1)
+    no_gold = bc.AnnotatedScores(
+        data.probabilities, data.annotations, classes=list(CLASSES), gold=np.full(200, -1)
+    )
+    assert not ClassPatternDesign.from_data(no_gold).has_gold
+    design = ClassPatternDesign.from_data(data)
+    confusion = TRUE_CONFUSION.copy()
+    confusion[0, 0] = [1.0, 0.0, 0.0]  # a judge who never errs on class 0
+    log_p = design.log_prob(confusion, TRUE_PROPORTION, np)
+    assert np.isfinite(log_p).all()
+    many = ClassPatternDesign.from_codes([[129, 0, 5]], 130)
+    assert many.codes().dtype == np.int16 and many.codes().tolist() == [[129, 0, 5]]
+
+
 def test_relabelling_keeps_an_adversarial_judge_adversarial():
     # the third judge names every class by the next one's name: only the population is made
     # diagonally dominant, so it stays adversarial
@@ -130,7 +157,8 @@ def test_posterior_recalibration_recovers_the_clean_temperature(panel):
     # the clean fit to these 1 500 items within 3 posterior sd (this seed: 0.6 sd)
     z = (temperatures.mean() - clean.temperature_) / temperatures.std()
     assert abs(z) < 3, z
-    assert result.map.temperature_ == pytest.approx(temperatures.mean())
+    base = bc.nc_ece_posterior(eval_data, fit, max_draws=200)
+    np.testing.assert_array_equal(result.base.draws, base.draws)  # the same items and draws
     table = result.table()
     assert table.loc["corrected", "median"] < 0.5 * table.loc["base", "median"]
     assert table.loc["naive", "median"] > 2 * table.loc["corrected", "median"]
@@ -158,6 +186,8 @@ def test_a_saved_fit_loads_with_its_draws_and_diagnostics(panel, tmp_path):
     assert loaded.classes == fit.classes and loaded.annotator_names == fit.annotator_names
     assert loaded.priors == fit.priors and loaded.fitted_counts == fit.fitted_counts
     assert loaded.diagnostics.equals(fit.diagnostics)
+    with pytest.raises(ValueError, match=r"a multi-class posterior; read it with .*ClassBayesFit"):
+        bc.BayesFit.load(tmp_path / "posterior.nc")
 
 
 def test_bad_inputs_are_refused_by_name(panel, tmp_path):
@@ -202,13 +232,22 @@ def test_bad_inputs_are_refused_by_name(panel, tmp_path):
         bc.nc_ece_posterior(data, fit, kind="classwise", max_draws=100).reliability_band(
             class_name="top"
         )
-    with pytest.raises(ValueError, match=r"method must be one of .* \(the binary default\)"):
+    with pytest.raises(
+        ValueError, match=r"method must be 'temperature' or 'vector' .*binary default"
+    ):
         bc.bayes.posterior_recalibration(data, data, fit)
     with pytest.raises(ValueError, match="eval_data: its classes"):
         bc.bayes.posterior_recalibration(data, renamed, fit, method="temperature")
     binary = bc.AnnotatedScores([0.2, 0.7], [[0, 1, 1], [1, 1, 0]])
     with pytest.raises(ValueError, match="kind sets the multi-class ECE"):
         bc.bayes.posterior_recalibration(binary, binary, fit, kind="classwise")
+    with pytest.raises(ValueError, match="weights must be one of"):
+        bc.nc_ece_posterior(data, fit, weights="inverse")
+    others = bc.AnnotatedScores(
+        data.probabilities, data.annotations, classes=list(CLASSES), annotator_names=["x", "y", "z"]
+    )
+    with pytest.raises(ValueError, match="eval_data"):
+        bc.bayes.posterior_recalibration(data, others, fit, method="temperature")
     (tmp_path / "binary.nc").write_bytes(b"")
     with pytest.raises(ValueError, match="not a netCDF file"):
         ClassBayesFit.load(tmp_path / "binary.nc")
@@ -217,7 +256,7 @@ def test_bad_inputs_are_refused_by_name(panel, tmp_path):
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
-        ({"confusion": (0, 1)}, "confusion must be a positive, finite Dirichlet concentration"),
+        ({"confusion": (0, 1)}, "confusion must be a positive, finite number"),
         ({"confusion": (2,)}, "confusion must be a pair"),
         ({"confusion": "21"}, "confusion must be a pair"),
         ({"proportion": float("nan")}, "proportion must be a positive, finite"),

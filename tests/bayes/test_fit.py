@@ -104,6 +104,8 @@ def test_save_and_load_round_trip_exactly(toy_fit, tmp_path):
     assert np.array_equal(
         loaded.idata.log_likelihood["counts"].values, fit.idata.log_likelihood["counts"].values
     )
+    with pytest.raises(ValueError, match=r"not a multi-class posterior .*BayesFit\.load"):
+        bc.bayes.ClassBayesFit.load(tmp_path / "fit.nc")
 
 
 def test_too_short_runs_warn():

@@ -61,6 +61,7 @@ def test_graded_judges_err_to_the_nearer_grades():
         ({"proportion": [0.5, 0.5]}, "proportion must be 4 class proportions"),
         ({"proportion": [0.5, 0.5, 0.5, 0.5]}, "proportion must be 4 class proportions"),
         ({"sharpness": 0.0}, "sharpness must be a positive"),
+        ({"sharpness": "2"}, "sharpness must be a positive"),
         ({"separation": float("inf")}, "separation must be a positive"),
         ({"n": 0}, "n must be"),
     ],
@@ -69,6 +70,13 @@ def test_simulate_classes_refuses_bad_inputs(arguments, message):
     options = {"n": 10, **arguments}
     with pytest.raises(ValueError, match=message):
         simulate_classes(options.pop("n"), JUDGES, **options)
+
+
+def test_two_classes_are_refused_and_a_proportion_within_the_tolerance_is_taken():
+    with pytest.raises(ValueError, match=r"three classes or more .*simulate_annotated"):
+        simulate_classes(10, [graded_confusion(2, 0.8)])
+    nearly = simulate_classes(100, JUDGES, proportion=[0.3, 0.3, 0.2, 0.2 + 5e-7], seed=1)
+    assert nearly.proportion.sum() == pytest.approx(1.0, abs=1e-12)
 
 
 def test_graded_confusion_refuses_bad_inputs():
