@@ -16,6 +16,11 @@ the same weights for every problem of a draw, with ``"total"`` (default).  The r
 (:mod:`bayescal.correction.folded_correction`); the classwise NC-ECE is the mean over the
 classes of their sums, ``(1/C) sum_p sum_l c(r_pl)``.
 
+With gold items each problem's bin means are rectified by the gold in every draw
+(``gold_moment_draws`` of :mod:`bayescal.correction.rectified`, as the binary posterior's): right
+when the channel model is wrong, provided the gold items are a random sample (or weighted by
+their inclusion probabilities).
+
 Which annotators are corrected is settled once, at the posterior mean (an ill-conditioned
 matrix, ``cond_2(T_j) > MAX_CONDITION``, gets weight 0 in every draw, said in one line), so
 every draw scores the same items.  Items are grouped by their pattern of labels: a draw's
@@ -34,6 +39,7 @@ from .._api import DEFAULT_LEVEL, DEFAULT_N_BINS, announce
 from ..correction.class_estimation import report_class_unlabelled
 from ..correction.folded_correction import corrected_draws
 from ..correction.known_confusions import class_weights, screened, screened_correction
+from ..correction.rectified import GOLD_ESTIMATORS, GoldRows, bin_lambdas, gold_moment_draws
 from ..data.annotated_scores import AnnotatedScores
 from ..metrics.calibration import assign_bins, bin_index
 from ..metrics.classes import CALIBRATION_KINDS, column_of, problem_columns
@@ -116,10 +122,10 @@ class ClassPosteriorECE(PosteriorECE):
         )
 
 
-def check_class_data(data, fit, name: str = "data") -> np.ndarray:
+def check_class_data(data, fit, name: str = "data", *, gold: bool = False) -> np.ndarray:
     """The positions of ``data``'s annotators among ``fit``'s, after checking that the two
     are a multi-class fit and data (named ``name``) with its classes and annotators, every
-    item labelled and no gold items."""
+    item labelled, and gold items only where the caller takes them (``gold``)."""
     if not isinstance(data, AnnotatedScores):
         raise TypeError(f"{name} must be a bayescal.AnnotatedScores; saw {type(data).__name__}")
     if not isinstance(fit, ClassBayesFit):
@@ -132,10 +138,10 @@ def check_class_data(data, fit, name: str = "data") -> np.ndarray:
             f"{name}: its classes {list(data.classes)} are not the fit's {list(fit.classes)} "
             "(the same names in the same order)"
         )
-    if data.n_gold:
+    if data.n_gold and not gold:
         raise ValueError(
-            f"{name}: the posterior of multi-class NC-ECE with gold items is not built yet; "
-            "nc_ece_estimate(data, kind=...) uses them"
+            f"{name}: multi-class posterior recalibration with gold items is not built yet; "
+            "recalibrate without the gold column, or score with nc_ece_posterior, which uses it"
         )
     v.check_items_annotated(data.annotations, f"{name}.annotations")
     return v.annotator_positions(data.annotator_names, fit.annotator_names, name, "the fit")
@@ -154,10 +160,12 @@ def class_nc_ece_posterior(
     tolerance=0.01,
     seed=0,
     max_draws=None,
+    gold_estimator="rectified",
 ) -> ClassPosteriorECE:
     """What :func:`bayescal.nc_ece_posterior` computes for multi-class data (module
     docstring); its arguments as there, ``kind`` ``"top_label"`` or ``"classwise"``."""
-    positions = check_class_data(data, fit)
+    positions = check_class_data(data, fit, gold=True)
+    gold_estimator = v.as_choice(gold_estimator, "gold_estimator", GOLD_ESTIMATORS)
     kind = v.as_choice(kind, "kind", CALIBRATION_KINDS)
     weights = class_weights(weights, data.n_annotators)
     n_bins = v.as_n_bins(n_bins, data.n_items, refuse_sparse=v.SPARSE_DRAWS)
@@ -173,8 +181,13 @@ def class_nc_ece_posterior(
         f"{corrections.n_items} items",
         corrections.work(kind) > ANNOUNCED_WORK,
     )
-    probabilities = data.probabilities[corrections.labelled]
-    pushed = draw_moments(corrections, probabilities, kind, n_bins, strategy, uncertainty, rng)
+    if data.n_gold:
+        pushed = gold_draw_moments(
+            corrections, data, kind, n_bins, strategy, uncertainty, seed, gold_estimator
+        )
+    else:
+        probabilities = data.probabilities[corrections.labelled]
+        pushed = draw_moments(corrections, probabilities, kind, n_bins, strategy, uncertainty, rng)
     return summarised(pushed, kind, data.classes, uncertainty, level, tolerance)
 
 
@@ -300,6 +313,62 @@ def draw_moments(
             ]
         )
     return PushedMoments(moments, counts, sums, edges, n_items)
+
+
+def gold_draw_moments(
+    corrections: DrawCorrections, data, kind, n_bins, strategy, uncertainty, seed, gold_estimator
+) -> PushedMoments:
+    """The bin moments of every draw with gold items (module docstring): each problem's bin
+    means rectified by its gold (the gold item's class is the problem's, or not), as the binary
+    posterior's (:func:`~bayescal.correction.rectified.gold_moment_draws`), each bin's lambda
+    from the posterior-mean corrected labels.  Every problem's generator starts from ``seed``,
+    so a draw reweights the items alike in every problem (the Bayesian bootstrap of the gold
+    items and of the others, apart)."""
+    labelled = corrections.labelled
+    probabilities = data.probabilities[labelled]
+    gold = data.gold[labelled].astype(np.int64)
+    known = gold != v.MISSING
+    weights = np.ones(gold.size)
+    if data.gold_weights is not None:  # a gold item drawn with probability pi weighs 1 / pi
+        weights = np.where(known, 1.0 / np.where(known, data.gold_weights[labelled], 1.0), 1.0)
+    mean = sum(corrected.sum(axis=0) for _, corrected in corrections.chunks()) / corrections.n_draws
+    problems = problem_columns(probabilities, kind)
+    binned = [assign_bins(scores, n_bins, strategy) for _, scores in problems]
+    rows = [
+        GoldRows(
+            bins,
+            column_of(mean, column),
+            np.where(known, gold == column, v.MISSING),
+            np.ones(gold.size),
+            weights,
+        )
+        for (column, _), (bins, _) in zip(problems, binned)
+    ]
+    lambdas = [bin_lambdas(problem_rows, n_bins) for problem_rows in rows]
+    generators = [np.random.default_rng(seed) for _ in problems]
+    moments = np.empty((corrections.n_draws, len(problems), n_bins))
+    no_spread = np.zeros(gold.size)
+    for draws, corrected in corrections.chunks():
+        for p, (column, scores) in enumerate(problems):
+            moments[draws, p] = gold_moment_draws(
+                rows[p],
+                column_of(corrected, column),
+                scores,
+                no_spread,
+                lambdas[p],
+                gold_estimator,
+                uncertainty,
+                generators[p],
+            )
+    counts = np.stack([np.bincount(bins, minlength=n_bins) for bins, _ in binned]) * 1.0
+    sums = np.stack(
+        [
+            np.bincount(bins, scores, minlength=n_bins)
+            for (_, scores), (bins, _) in zip(problems, binned)
+        ]
+    )
+    edges = np.stack([edge for _, edge in binned])
+    return PushedMoments(moments, counts, sums, edges, corrections.n_items)
 
 
 def summarised(

@@ -250,8 +250,8 @@ def nc_ece_posterior(
     data : AnnotatedScores or CellStatistics
         Evaluation data with the fit's annotators (the fitting data, or a separate sample).
         Multi-class data (with a :class:`~bayescal.bayes.class_fit.ClassBayesFit`) give the
-        top-label or classwise NC-ECE (``kind``; :mod:`bayescal.bayes.class_posterior`),
-        without gold items so far.
+        top-label or classwise NC-ECE (``kind``; :mod:`bayescal.bayes.class_posterior`), with
+        gold items as for binary data.
     fit : BayesFit or ClassBayesFit
         With channels per score group (``hui_walter_by_group``), each item is corrected by its
         group's channels, and ``data`` must carry the fit's score groups (no gold, no crowd).
@@ -287,10 +287,6 @@ def nc_ece_posterior(
         For multi-class data a :class:`~bayescal.bayes.class_posterior.ClassPosteriorECE`.
     """
     if isinstance(data, AnnotatedScores) and data.is_multiclass:
-        if gold_estimator != "rectified":
-            raise ValueError(
-                "gold_estimator: the multi-class posterior takes no gold items yet; leave it out"
-            )
         return class_nc_ece_posterior(
             data,
             fit,
@@ -303,6 +299,7 @@ def nc_ece_posterior(
             tolerance=tolerance,
             seed=seed,
             max_draws=max_draws,
+            gold_estimator=gold_estimator,
         )
     refuse_binary_kind(kind)
     require_binary(data, "nc_ece_posterior")

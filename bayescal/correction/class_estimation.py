@@ -92,6 +92,35 @@ def corrected_class_targets(data, channels, weights) -> tuple[np.ndarray, np.nda
     )
 
 
+#: The fewest labels per cell of a judge's estimated confusion matrix (its labels over C^2)
+#: below which NC-ECE with the estimated matrices reads high: +0.019, +0.037 and +0.059 at
+#: 3.8, 1.9 and 0.9 labels per cell, where the true matrices give it within 0.001
+#: (benchmarks/RESULTS.md, "multi-class crowd"); the panel of the coverage study, at 400, sat
+#: within 0.002.
+MIN_LABELS_PER_CELL = 25
+
+
+def warn_if_sparse_matrices(data, pooled: tuple, where: str) -> None:
+    """One :class:`~bayescal.ChannelWarning` when the judges' confusion matrices were
+    estimated from fewer than :data:`MIN_LABELS_PER_CELL` labels per cell (the median judge's;
+    the pooled sparse workers count as one judge with all their labels): the noise of such
+    matrices, propagated through their inverses, makes the corrected labels too dispersed, and
+    NC-ECE reads high.  Gold items (the rectified estimate) remove the bias."""
+    labels = (data.annotations != v.MISSING).sum(axis=0)
+    sharing = np.isin(np.asarray(data.annotator_names), pooled)
+    per_judge = np.append(labels[~sharing], labels[sharing].sum()) if sharing.any() else labels
+    per_cell = float(np.median(per_judge)) / data.n_classes**2
+    if per_cell < MIN_LABELS_PER_CELL:
+        warn_caller(
+            f"{where}: the judges' {data.n_classes}x{data.n_classes} confusion matrices are "
+            f"estimated from a median of {per_cell:.1f} labels per cell (fewer than "
+            f"{MIN_LABELS_PER_CELL}): NC-ECE with so noisy matrices reads high (by 0.02 to 0.06 "
+            "at 1 to 4 labels per cell in a simulated crowd, benchmarks/RESULTS.md). More labels "
+            "per judge, gold items (the rectified estimate) or known matrices remove the bias",
+            ChannelWarning,
+        )
+
+
 def report_class_unlabelled(labelled: np.ndarray) -> None:
     """Say once how many items count as unlabelled: their every label comes from annotators
     whose confusion matrix is nearly singular (a crowd's spammers); refuse when none is left."""
@@ -167,6 +196,8 @@ def class_nc_ece_estimate(
 
     def result(evaluated, corrected, labelled, fits):
         report_class_unlabelled(labelled)
+        if fits and not (evaluated.n_gold and gold_estimator == "rectified"):
+            warn_if_sparse_matrices(data, fits[0].pooled, "nc_ece_estimate")
         probabilities = evaluated.probabilities[labelled]
         if evaluated.n_gold:
             errors = _gold_errors(

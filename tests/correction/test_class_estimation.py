@@ -194,3 +194,25 @@ def test_a_class_no_label_names_is_refused_not_made_up(fit_with):
     two_classes = np.where(CODES == 2, 1, CODES)
     with pytest.raises(bc.IdentificationError, match=r"class code\(s\) \[2\] never appear"):
         fit_with(bc.AnnotatedScores(PROBABILITIES, two_classes))
+
+
+def test_matrices_estimated_from_few_labels_per_cell_are_said_to_read_high():
+    """A crowd of 40 workers, 3 labels on each of 2 000 items: 150 labels per worker for 25
+    cells of a 5-class matrix (6 per cell): one ChannelWarning; known matrices and rectified
+    gold are not warned of."""
+    judges = np.stack([bc.simulate.graded_confusion(5, a, spread=1e6) for a in [0.7] * 40])
+    simulation = bc.simulate.simulate_classes(2000, judges, seed=3)
+    rng = np.random.default_rng(4)
+    chosen = np.argsort(rng.random((2000, 40)), axis=1)[:, :3]
+    kept = np.zeros((2000, 40), bool)
+    np.put_along_axis(kept, chosen, True, axis=1)
+    crowd = bc.AnnotatedScores(
+        simulation.data.probabilities, np.where(kept, simulation.data.annotations, -1)
+    )
+    with pytest.warns(bc.ChannelWarning, match=r"median of 6\.0 labels per cell .* reads high"):
+        bc.nc_ece_estimate(crowd, estimator="crowd_em")
+    known = ConfusionChannels(judges, names=crowd.annotator_names)
+    bc.nc_ece_estimate(crowd, estimator=known)  # no warning (warnings are errors here)
+    gold = np.where(rng.random(2000) < 0.2, simulation.labels, -1)
+    with_gold = bc.AnnotatedScores(crowd.probabilities, crowd.annotations, gold=gold)
+    bc.nc_ece_estimate(with_gold, estimator="crowd_em")
