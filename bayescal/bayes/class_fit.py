@@ -119,6 +119,21 @@ class ClassBayesFit:
             )
         )
 
+    def labels_per_annotator(self) -> np.ndarray:
+        """How many labels (K,) each annotator gave in the fitted data."""
+        labels = np.zeros(len(self.annotator_names))
+        for key, count in self.fitted_counts.items():
+            labels += (np.array(key[: labels.size]) >= 0) * count
+        return labels
+
+    def prior_share(self) -> float:
+        """The Dirichlet prior's pseudo-counts per confusion row (``own + (C - 1) other``) as
+        a share of them plus the median annotator's labels per row (its labels over C): how
+        far the prior pulls the matrices (toward uniform under flat rows)."""
+        own, other = self.priors.confusion
+        mass = own + (self.n_classes - 1) * other
+        return float(mass / (mass + np.median(self.labels_per_annotator()) / self.n_classes))
+
     def posterior_mean(self) -> ConfusionChannels:
         """The posterior mean confusion matrices, as channels to correct with."""
         return ConfusionChannels(

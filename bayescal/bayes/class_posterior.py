@@ -35,12 +35,13 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import _validation as v
-from .._api import DEFAULT_LEVEL, DEFAULT_N_BINS, announce
+from .._api import DEFAULT_LEVEL, DEFAULT_N_BINS, announce, warn_caller
 from ..correction.class_estimation import report_class_unlabelled
 from ..correction.folded_correction import corrected_draws
 from ..correction.known_confusions import class_weights, screened, screened_correction
 from ..correction.rectified import GOLD_ESTIMATORS, GoldRows, bin_lambdas, gold_moment_draws
 from ..data.annotated_scores import AnnotatedScores
+from ..exceptions import ChannelWarning
 from ..metrics.calibration import assign_bins, bin_index
 from ..metrics.classes import CALIBRATION_KINDS, column_of, problem_columns
 from .class_fit import ClassBayesFit
@@ -122,6 +123,31 @@ class ClassPosteriorECE(PosteriorECE):
         )
 
 
+#: The largest share of a confusion row's evidence the Dirichlet prior may hold
+#: (:meth:`~bayescal.bayes.ClassBayesFit.prior_share`) before the posterior NC-ECE is said to
+#: be pulled by it: at 9% (flat rows, 100 labels a row, a 10-class panel) the posterior median
+#: read 0.055 low (benchmarks/RESULTS.md, "the prior of a small 10-class panel").
+MAX_PRIOR_SHARE = 0.01
+
+
+def warn_if_prior_pulls(fit, data, gold_estimator: str, where: str) -> None:
+    """One :class:`~bayescal.ChannelWarning` when the fit's prior holds more than
+    :data:`MAX_PRIOR_SHARE` of a confusion row's evidence and no rectified gold corrects for
+    it: the matrices are pulled toward the prior (toward uniform under flat rows), their
+    inverses over-correct the labels, and NC-ECE is biased (low for an overconfident
+    classifier)."""
+    share = fit.prior_share()
+    if share > MAX_PRIOR_SHARE and not (data.n_gold and gold_estimator == "rectified"):
+        warn_caller(
+            f"{where}: the Dirichlet prior holds {share:.1%} of a confusion row's evidence (its "
+            f"pseudo-counts against the median judge's labels per row, {data.n_classes} "
+            "classes): the matrices are pulled toward the prior and NC-ECE from them is biased "
+            "(0.055 low at 9% in a simulated 10-class panel, benchmarks/RESULTS.md). More items "
+            "per class, or gold items (the rectified estimate), remove the pull",
+            ChannelWarning,
+        )
+
+
 def check_class_data(data, fit, name: str = "data", *, gold: bool = False) -> np.ndarray:
     """The positions of ``data``'s annotators among ``fit``'s, after checking that the two
     are a multi-class fit and data (named ``name``) with its classes and annotators, every
@@ -174,6 +200,7 @@ def class_nc_ece_posterior(
     uncertainty = v.as_choice(uncertainty, "uncertainty", UNCERTAINTY)
     tolerance = v.as_probability(tolerance, "tolerance")
     rng = np.random.default_rng(v.as_seed(seed))
+    warn_if_prior_pulls(fit, data, gold_estimator, "nc_ece_posterior")
     confusion, proportion = kept_draws(fit, positions, max_draws)
     corrections = DrawCorrections(data, confusion, proportion, weights)
     announce(

@@ -32,6 +32,7 @@ from .class_posterior import (
     draw_moments,
     kept_draws,
     summarised,
+    warn_if_prior_pulls,
 )
 from .posterior_ece import UNCERTAINTY, PosteriorRecalibration
 
@@ -130,6 +131,7 @@ def class_posterior_recalibration(
         fit_data.item_ids, "fit_data", eval_data.item_ids, "eval_data", "posterior_recalibration"
     )
 
+    warn_if_prior_pulls(fit, fit_data, "model", "posterior_recalibration")
     confusion, proportion = kept_draws(fit, fit_positions, max_draws)
     fitting = DrawCorrections(fit_data, confusion, proportion, weights)
     announce(

@@ -155,6 +155,20 @@ def test_rectified_gold_keeps_the_posterior_right_when_a_judge_copies_another():
         assert model.interval[0] > clean + 0.03, (kind, model, clean)
 
 
+def test_a_prior_holding_much_of_the_evidence_is_said_to_pull(panel):
+    # 150 items of 3 classes: 50 labels a row against the flat prior's 3 pseudo-counts (5.7%)
+    data, _, fit = panel
+    assert fit.prior_share() == pytest.approx(3 / (3 + 1000))  # the whole panel: silent
+    few = data.subset(np.arange(150))
+    small = bc.fit_bayes(few, progress=False)
+    np.testing.assert_array_equal(small.labels_per_annotator(), [150, 150, 150])
+    assert small.prior_share() == pytest.approx(3 / (3 + 50))
+    with pytest.warns(
+        bc.ChannelWarning, match=r"the Dirichlet prior holds 5\.7% .* remove the pull"
+    ):
+        bc.nc_ece_posterior(few, small, max_draws=100)
+
+
 def test_channels_uncertainty_is_narrower_than_total(panel):
     data, _, fit = panel
     total = bc.nc_ece_posterior(data, fit, max_draws=400)
