@@ -113,8 +113,8 @@ def class_posterior_recalibration(
     (module docstring): a :class:`~bayescal.bayes.PosteriorRecalibration` whose ``maps`` is a
     :class:`ClassMapDraws` and whose NC-ECEs are
     :class:`~bayescal.bayes.class_posterior.ClassPosteriorECE` of ``kind``."""
-    fit_positions = check_class_data(fit_data, fit, "fit_data")
-    eval_positions = check_class_data(eval_data, fit, "eval_data")
+    positions = check_class_data(fit_data, fit, "fit_data")
+    check_class_data(eval_data, fit, "eval_data")
     # one weight per annotator serves both samples: the same annotators in one order
     v.check_same_annotators(
         eval_data.annotator_names, fit_data.annotator_names, "eval_data", "fit_data"
@@ -132,7 +132,8 @@ def class_posterior_recalibration(
     )
 
     warn_if_prior_pulls(fit, fit_data, "model", "posterior_recalibration")
-    confusion, proportion = kept_draws(fit, fit_positions, max_draws)
+    # the two samples have the same annotators in one order (checked above): one set of draws
+    confusion, proportion = kept_draws(fit, positions, max_draws)
     fitting = DrawCorrections(fit_data, confusion, proportion, weights)
     announce(
         f"posterior_recalibration: fitting a {method} map to each of {fitting.n_draws} draws",
@@ -141,7 +142,6 @@ def class_posterior_recalibration(
     maps = _fitted_maps(method, eps, fitting, fit_data.probabilities[fitting.labelled])
     map_draws = _map_draws(method, maps, fit_data.n_classes)
 
-    confusion, proportion = kept_draws(fit, eval_positions, max_draws)
     scoring = DrawCorrections(eval_data, confusion, proportion, weights)
     evaluated = eval_data.probabilities[scoring.labelled]
 
