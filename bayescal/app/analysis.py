@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import json
-import time
 import uuid
 import warnings
 from dataclasses import dataclass, replace
@@ -22,7 +21,6 @@ from .. import _validation as v
 from .._api import (
     DEFAULT_LEVEL,
     DEFAULT_N_BINS,
-    announce,
     old_spellings,
     recorded_warnings,
     silenced,
@@ -33,13 +31,13 @@ from ..bayes.sampler_settings import SamplerSettings, sampler_settings
 from ..channels import ChannelFit
 from ..channels.dependence import dependent_pairs
 from ..channels.odd_annotators import ODD_LINES
-from ..correction.calibration_test import at_extremes, calibration_test
+from ..correction.calibration_test import at_extremes
 from ..correction.estimation import nc_ece_estimate
 from ..correction.gold_interval import DEFAULT_REPLICATES as GOLD_REPLICATES
 from ..correction.gold_interval import gold_only_ece, note_all_gold
 from ..correction.known_channels import is_crowd, majority_vote, noise_corrected_ece, soft_vote
 from ..correction.rates import corrected_rates
-from ..data.annotated_scores import AnnotatedScores, require_binary
+from ..data.annotated_scores import AnnotatedScores
 from ..exceptions import BinningWarning, ChannelWarning, RecalibrationWarning
 from ..metrics.agreement import kappa_interval, wilson_interval
 from ..metrics.calibration import expected_calibration_error, reliability_curve
@@ -61,7 +59,6 @@ from ..report.summary import (
     ModelSummary,
     OneSided,
     ParameterSummary,
-    PosteriorSummary,
     RatesSummary,
     RecalibrationPreview,
     RecordSummary,
@@ -79,6 +76,7 @@ from .model_choice import (
     propose_dependence,
     with_pairs,
 )
+from .steps import Steps, posterior_section, run_versions, tested_or_warned
 
 __all__ = ["Analysis", "analyse"]
 
@@ -216,41 +214,6 @@ class _Tables(NamedTuple):
     naive: dict  # the naive targets of each pattern, by name
 
 
-#: What each step of an analysis that can take seconds says as it starts (with progress on).
-STEP_LINES = {
-    "em": "estimating the annotators' channels by EM",
-    "nuts": "sampling the posterior of the channels (NUTS)",
-    "push_through": "NC-ECE of every posterior draw",
-    "checks": "checking the model against the labels",
-    "calibration_test": "testing the calibration",
-    "recalibration_preview": "fitting recalibration maps on half of the items (the preview)",
-    "rates": "corrected rates",
-}
-
-
-class _Steps:
-    """Runs the steps of an analysis in order, each ``step(*args) -> (result, parts)``: it keeps
-    each step's wall time (``Summary.timings``) and the parts of the :class:`Summary` it
-    returns (field name -> section), and with ``progress`` says which step starts
-    (:data:`STEP_LINES`)."""
-
-    def __init__(self, progress: bool = False):
-        self.timings: dict[str, float] = {}
-        self.parts: dict = {}
-        self.progress = progress
-
-    def __call__(self, name: str, step, *args):
-        if name in STEP_LINES:
-            announce(STEP_LINES[name], self.progress)
-        start = time.perf_counter()
-        try:
-            result, parts = step(*args)
-        finally:
-            self.timings[name] = round(time.perf_counter() - start, 3)
-        self.parts |= parts
-        return result
-
-
 def _record(
     data: AnnotatedScores, prevalence: np.ndarray, group_sizes, level: float, truth, bins: int
 ):
@@ -360,17 +323,23 @@ def analyse(
     exactly 0 or 1 (a hard classifier) and with ``dependent`` pairs, it is the EM fit's
     refitting bootstrap.
 
+    Multi-class data (three classes or more) get the multi-class analysis
+    (:func:`bayescal.app.class_analysis.analyse_classes`): confusion matrices by EM and NUTS,
+    top-label and classwise NC-ECE, the top-label test; it returns a
+    :class:`~bayescal.app.class_analysis.ClassAnalysis`.
+
     Parameters
     ----------
     data : AnnotatedScores or pandas.DataFrame
         With ``groups`` for Hui–Walter (two annotators get five equal-width groups if none); a
         DataFrame has one row per item, read by :meth:`bayescal.AnnotatedScores.from_frame`.
     score, annotators : str, sequence of str
-        With a DataFrame: the score column and the annotator columns (0, 1 or NaN).
+        With a DataFrame: the score column (or the class-probability columns, one per class)
+        and the annotator columns (0, 1 or NaN; class names or codes for multi-class labels).
     truth : array_like of 0/1, pandas.Series, or str, optional
         True labels (with a DataFrame, the name of their column, or a Series matched to its
         rows by index), for the oracle ECE and the calibration record against them; never
-        used for fitting.
+        used for fitting.  Multi-class: class codes ``0 .. C-1``, or class names as text.
     model : {"auto", "dawid_skene", "hui_walter", "hierarchical_dawid_skene", "shared_difficulty"}
         The model (:mod:`bayescal.bayes.registry`; hyphens for underscores accepted), or
         ``"auto"`` to let the data choose (:func:`bayescal.bayes.registry.choose_model`).
@@ -410,28 +379,28 @@ def analyse(
 
     Returns
     -------
-    Analysis
+    Analysis or ClassAnalysis
         Its ``summary.warnings`` holds the warnings shown during the analysis, one line each,
         so that the results folder and its report keep them.
     """
-    require_binary(data, "analyse")
-    settings = _sampler_settings(sampler, seed, progress, bayes_options)
+    settings = analysis_sampler_settings(sampler, seed, progress, bayes_options)
+    data, truth = _as_table(data, score, annotators, truth, gold, gold_weights)
+    if isinstance(data, AnnotatedScores) and data.is_multiclass:
+        from .class_analysis import analyse_classes
+
+        return analyse_classes(
+            data,
+            truth,
+            model=model,
+            priors=priors,
+            dependent=dependent,
+            n_bins=n_bins,
+            level=level,
+            settings=settings,
+        )
     seed = settings.seed
-    steps = _Steps(settings.progress)
-    inputs = steps(
-        "model_choice",
-        _read,
-        data,
-        score,
-        annotators,
-        truth,
-        model,
-        dependent,
-        n_bins,
-        level,
-        gold,
-        gold_weights,
-    )
+    steps = Steps(settings.progress)
+    inputs = steps("model_choice", _read, data, truth, model, dependent, n_bins, level)
     tables = steps("compress", _tabulate, inputs)
     channel_fit = steps("em", _fit_em, inputs, tables, seed)
     fit = steps("nuts", _fit_bayes, inputs, tables, channel_fit, priors, settings)
@@ -450,10 +419,9 @@ def analyse(
     return Analysis(inputs.data, channel_fit, fit, posterior, checks, summary)
 
 
-def _read(data, score, annotators, truth, model, dependent, n_bins, level, gold, gold_weights):
-    """Read: the data (a DataFrame's columns), the truth column, the model chosen and the data
-    it is fitted to (with score groups for Hui–Walter), the dependent pairs, the bins."""
-    data, truth = _as_table(data, score, annotators, truth, gold, gold_weights)
+def _read(data, truth, model, dependent, n_bins, level):
+    """Read: the truth column, the model chosen and the data it is fitted to (with score
+    groups for Hui–Walter), the dependent pairs, the bins."""
     note_all_gold(data)
     chosen = model_data(data, model=model)
     data = chosen.data
@@ -574,7 +542,7 @@ def _correct(inputs: _Inputs, tables: _Tables, channel_fit, fit, seed: int):
         "ece": ECESummary(
             n_bins=bins,
             naive=naive,
-            nc_ece=NCECE(frequentist, _posterior(posterior, level)),
+            nc_ece=NCECE(frequentist, posterior_section(posterior, level)),
             oracle=oracle,
             gold=_gold_summary(data, channel_fit, tables.cells.edges, level, seed)
             if data.n_gold
@@ -692,7 +660,7 @@ def _check(inputs: _Inputs, tables: _Tables, channel_fit, fit, seed: int):
 
 def _test(inputs: _Inputs, fit, seed: int, progress: bool):
     """Test: the calibration test (None, said in a warning, when the data cannot be tested)."""
-    test = _calibration_test(inputs.data, fit, inputs.bins, seed, progress)
+    test = tested_or_warned(inputs.data, fit, inputs.bins, seed, progress)
     return test, {
         "calibration_test": None if test is None else CalibrationTestSummary.from_test(test)
     }
@@ -734,12 +702,12 @@ def _summarise(inputs: _Inputs, fit, posterior, test, ece, seed: int, timings: d
             seed=seed,
             chain_method=fit.run["chain_method"],
             devices=int(fit.run["devices"]),
-            versions=_versions(),
+            versions=run_versions(),
         ),
     }
 
 
-def _sampler_settings(sampler, seed, progress, bayes_options) -> SamplerSettings:
+def analysis_sampler_settings(sampler, seed, progress, bayes_options) -> SamplerSettings:
     """The analysis' NUTS settings: ``sampler`` (default with progress) with ``seed`` and
     ``progress`` given in their place, and the deprecated ``bayes_options`` folded in."""
     settings = sampler_settings(
@@ -765,19 +733,6 @@ def _sampler_settings(sampler, seed, progress, bayes_options) -> SamplerSettings
         DeprecationWarning,
     )
     return replace(settings, **bayes_options)
-
-
-def _calibration_test(data, fit, n_bins, seed, progress):
-    """:func:`bayescal.calibration_test` with the fit (a draw of the channels' posterior under
-    H0), or None with a warning when these data cannot be tested (too few informative labels
-    for a bin): the verdict then says so rather than stop the analysis."""
-    try:
-        with warnings.catch_warnings():  # more bins than items: said once, by the analysis
-            warnings.filterwarnings("ignore", "n_bins = ", BinningWarning)
-            return calibration_test(data, fit, n_bins=n_bins, seed=seed, progress=progress)
-    except ValueError as error:
-        warn_caller(f"calibration_test could not run: {error}", BinningWarning)
-        return None
 
 
 #: Maps of the report's recalibration preview, in its order.
@@ -813,7 +768,7 @@ def _recalibration_preview(data, fit, n_bins, level, seed) -> RecalibrationPrevi
                     seed=seed,
                     max_draws=PREVIEW_DRAWS,
                 )
-                after[method] = _posterior(result.recalibrated, level)
+                after[method] = posterior_section(result.recalibrated, level)
                 recalibrated = result.recalibrated
                 bounds[method] = OneSided(
                     recalibrated.upper_bound,
@@ -827,26 +782,8 @@ def _recalibration_preview(data, fit, n_bins, level, seed) -> RecalibrationPrevi
     return RecalibrationPreview(
         half,
         data.n_items - half,
-        _posterior(result.base, level),
+        posterior_section(result.base, level),
         after,
         n_draws=min(fit.n_draws, PREVIEW_DRAWS),
         after_bound=bounds,
     )
-
-
-def _posterior(ece, level: float) -> PosteriorSummary:
-    return PosteriorSummary(float(ece.median), tuple(float(x) for x in ece.interval), level)
-
-
-def _versions() -> dict[str, str]:
-    """The versions a run's draws depend on (ArviZ's without importing it: two seconds)."""
-    import platform
-    from importlib import metadata
-
-    versions = {"python": platform.python_version(), "bayescal": __version__}
-    for package in ("jax", "jaxlib", "numpyro", "arviz"):
-        try:
-            versions[package] = metadata.version(package)
-        except metadata.PackageNotFoundError:
-            versions[package] = "not installed"
-    return versions

@@ -155,7 +155,11 @@ def _table_arguments(command: argparse.ArgumentParser) -> None:
         "table", help="CSV or Parquet file, one row per item (or per response with --long)"
     )
     command.add_argument(
-        "--score", required=True, help="column of the predictor's scores in [0, 1]"
+        "--score",
+        required=True,
+        type=_names,
+        help="column of the predictor's scores in [0, 1] (bayescal fit: or, for multi-class "
+        "labels, the comma-separated columns of the class probabilities, one per class)",
     )
     command.add_argument(
         "--annotators",
@@ -211,6 +215,32 @@ def _table_arguments(command: argparse.ArgumentParser) -> None:
         help="print the machine-readable result on stdout instead of the text summary",
     )
     command.add_argument("--debug", action="store_true", help="show the traceback of an error")
+
+
+def _class_arguments(command: argparse.ArgumentParser) -> None:
+    """The classes of multi-class labels (several --score columns)."""
+    classes = command.add_argument_group(
+        "multi-class labels",
+        "With several --score columns (one per class) the labels, the gold and the truth hold "
+        "class names (or the codes 0, 1, ... when --classes is not given).",
+    )
+    classes.add_argument(
+        "--classes",
+        type=_names,
+        help="comma-separated class names, in the order of the --score columns (the "
+        "labels' spellings; default 0, 1, ...)",
+    )
+    classes.add_argument(
+        "--ordinal",
+        action="store_true",
+        help="the classes form a scale in the order given (grades 1-5, fail < partial < pass)",
+    )
+    classes.add_argument(
+        "--normalize",
+        action="store_true",
+        help="divide each row of class probabilities by its sum (rows must otherwise sum to 1 "
+        "within 1e-6)",
+    )
 
 
 def _cache_argument(command: argparse.ArgumentParser) -> None:
@@ -344,6 +374,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=FIT_EXAMPLE,
     )
     _table_arguments(fit)
+    _class_arguments(fit)
     _sampler_arguments(fit)
     _dependent_argument(fit)
     fit.add_argument(

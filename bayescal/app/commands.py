@@ -31,13 +31,14 @@ def _read_input(args, keep_unlabelled: bool = False):
     """
     from ..data.tables import read_long_tables, read_wide_table
 
+    score, classes = _score_argument(args)
     if args.long:
         if args.scores is None:
             raise ValueError("--long needs --scores, the table of item scores")
         table = read_long_tables(
             args.table,
             args.scores,
-            score=args.score,
+            score=score,
             item=args.item,
             annotator=args.annotator,
             label=args.label,
@@ -46,6 +47,7 @@ def _read_input(args, keep_unlabelled: bool = False):
             unlabelled="keep" if keep_unlabelled else "drop",
             gold=args.gold,
             gold_weights=args.gold_weights,
+            **classes,
         )
     else:
         if args.annotators is None:
@@ -56,12 +58,13 @@ def _read_input(args, keep_unlabelled: bool = False):
             raise ValueError("--scores is only for --long tables")
         table = read_wide_table(
             args.table,
-            score=args.score,
+            score=score,
             annotators=args.annotators,
             truth=args.truth,
             unlabelled="keep" if keep_unlabelled else "refuse",
             gold=args.gold,
             gold_weights=args.gold_weights,
+            **classes,
         )
     if args.groups is not None or args.thresholds is not None:
         data = table.data
@@ -82,6 +85,25 @@ def _read_input(args, keep_unlabelled: bool = False):
             data=dataclasses.replace(data, groups=groups),
         )
     return table
+
+
+def _score_argument(args) -> tuple:
+    """``--score`` as the readers take it (one column, or one per class) and the class options
+    (``bayescal fit`` only: the other commands handle binary scores)."""
+    score = args.score[0] if len(args.score) == 1 else args.score
+    if not hasattr(args, "classes"):
+        if len(args.score) > 1:
+            raise ValueError(
+                f"--score must name one column here: this command handles binary scores (saw "
+                f"{len(args.score)} columns); bayescal fit reads multi-class tables"
+            )
+        return score, {}
+    if (args.classes is not None or args.ordinal or args.normalize) and len(args.score) < 2:
+        raise ValueError(
+            "--classes, --ordinal and --normalize describe multi-class labels: name one "
+            f"--score column per class (saw one, {score!r})"
+        )
+    return score, {"classes": args.classes, "ordinal": args.ordinal, "normalize": args.normalize}
 
 
 def _inputs(args) -> list:
@@ -124,7 +146,12 @@ def _input_record(args) -> dict:
     return {
         "table": str(args.table),
         "scores": args.scores,
-        "score": args.score,
+        "score": args.score[0] if len(args.score) == 1 else args.score,
+        **(
+            {"classes": args.classes, "ordinal": args.ordinal, "normalize": args.normalize}
+            if len(args.score) > 1
+            else {}
+        ),
         "annotators": args.annotators,
         "truth": args.truth,
         "gold": args.gold,
@@ -199,7 +226,7 @@ def run_recalibrate(args) -> str:
 
     out = _output_directory(args)
     table = _read_input(args, keep_unlabelled=True)
-    column = f"{args.score}_recalibrated"
+    column = f"{args.score[0]}_recalibrated"  # one column: _read_input refuses more
     check_new_column(table, column)
     labelled = (table.data.annotations != MISSING).any(axis=1)
     if not labelled.all():  # fitted on the labelled items, applied to every score

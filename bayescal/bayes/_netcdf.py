@@ -67,12 +67,21 @@ def group_maker(coords: dict):
     return make
 
 
-def write(path, attrs: dict, groups: dict) -> None:
-    """Write ``groups`` (name -> :class:`Group`) and the root ``attrs`` to ``path`` (netCDF4)."""
+def write(path, attrs: dict, groups: dict, run: dict | None = None) -> None:
+    """Write ``groups`` (name -> :class:`Group`) and the root ``attrs`` to ``path`` (netCDF4);
+    ``run`` adds entries as ``bayescal_<name>`` attributes (a results folder's ``run_id`` and
+    ``input_sha256``)."""
     import h5netcdf
 
+    folder = pathlib.Path(path).parent
+    if not folder.is_dir():  # h5py would say "unable to synchronously create file"
+        raise FileNotFoundError(
+            f"path: no folder {str(folder)!r} to save {pathlib.Path(path).name!r} in; "
+            "create it first"
+        )
+    extra = {f"bayescal_{name}": str(value) for name, value in (run or {}).items()}
     with h5netcdf.File(path, "w") as file:
-        file.attrs.update(attrs)
+        file.attrs.update({**attrs, **extra})
         for name, group in groups.items():
             node = file.create_group(name)
             node.dimensions = {dim: len(labels) for dim, labels in group.coords.items()}

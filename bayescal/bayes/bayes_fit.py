@@ -21,7 +21,6 @@ from __future__ import annotations
 import functools
 import html
 import json
-import pathlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -430,15 +429,8 @@ class BayesFit(PredictsLabels):
         :meth:`load` restores an identical fit.  ``run`` adds entries to ``run`` in the file
         only (a results folder's ``run_id`` and ``input_sha256``), as ``bayescal_<name>``
         attributes."""
-        folder = pathlib.Path(path).parent
-        if not folder.is_dir():  # h5py would say "unable to synchronously create file"
-            raise FileNotFoundError(
-                f"path: no folder {str(folder)!r} to save {pathlib.Path(path).name!r} in; "
-                "create it first"
-            )
         attrs, groups = self._groups
-        extra = {f"bayescal_{name}": str(value) for name, value in (run or {}).items()}
-        _netcdf.write(path, {**attrs, **extra}, groups)
+        _netcdf.write(path, attrs, groups, run)
 
     @classmethod
     def load(cls, path) -> BayesFit:

@@ -148,11 +148,12 @@ class ClassBayesFit:
         )
         return table.join(self.diagnostics)
 
-    def save(self, path) -> None:
+    def save(self, path, *, run: dict | None = None) -> None:
         """Write the posterior as ArviZ's netCDF layout (``arviz.from_netcdf`` reads it;
-        :meth:`load` reads it back)."""
+        :meth:`load` reads it back); ``run`` adds entries to ``run`` in the file only, as
+        :meth:`bayescal.BayesFit.save` does."""
         attrs, groups = self._groups
-        _netcdf.write(pathlib.Path(path), attrs, groups)
+        _netcdf.write(pathlib.Path(path), attrs, groups, run)
 
     @classmethod
     def load(cls, path) -> ClassBayesFit:

@@ -158,6 +158,11 @@ class ClassPriors:
     def to_dict(self) -> dict:
         return {"confusion": list(self.confusion), "proportion": self.proportion}
 
+    @classmethod
+    def from_dict(cls, values: dict) -> ClassPriors:
+        """The priors :meth:`to_dict` wrote."""
+        return cls(confusion=tuple(values["confusion"]), proportion=values["proportion"])
+
 
 # --- priors files ----------------------------------------------------------------------------
 

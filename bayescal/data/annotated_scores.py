@@ -41,9 +41,9 @@ REPR_ANNOTATORS = 12
 
 #: Where multi-class data go, for the errors of the steps that refuse them.
 MULTICLASS_STEPS = (
-    "multi-class data are fitted by dawid_skene_em, crowd_em or fit_bayes, and taken by "
-    "nc_ece_estimate(data, kind=...), nc_ece_posterior(data, fit, kind=...), calibration_test "
-    "and recalibrate"
+    "multi-class data are analysed whole by analyse (bayescal fit), fitted by dawid_skene_em, "
+    "crowd_em or fit_bayes, and taken by nc_ece_estimate(data, kind=...), "
+    "nc_ece_posterior(data, fit, kind=...), calibration_test and recalibrate"
 )
 
 
@@ -449,7 +449,7 @@ class AnnotatedScores:
             "gold_weights": gold_weights,
             "item id": item_id,
         }
-        score_columns = _score_columns(score, frame.columns)
+        score_columns = score_column_names(score, frame.columns)
         wanted = [*score_columns, *annotators] + [
             name for name in optional.values() if name is not None
         ]
@@ -525,7 +525,7 @@ class AnnotatedScores:
                 raise TypeError(f"{name} must be a pandas DataFrame; saw {type(frame).__name__}")
         v.check_column_roles({"item": item, "annotator": annotator, "label": label})
         optional = {"groups": groups, "gold": gold, "gold_weights": gold_weights}
-        score_columns = _score_columns(score, scores.columns)
+        score_columns = score_column_names(score, scores.columns)
         v.check_column_roles({"item": item, "score": score_columns, **optional})
         for name, frame, needed in (
             ("labels", labels, [item, annotator, label]),
@@ -613,7 +613,7 @@ def _id_column(column, name: str) -> np.ndarray:
     return v.as_item_ids(column.to_numpy(), len(column), f"item id column {name!r}")
 
 
-def _score_columns(score, columns) -> list:
+def score_column_names(score, columns) -> list:
     """The score argument of a table reader as a list of column names: one (the score, or a
     column of probability lists; a tuple that names a column of ``columns`` is one name) or
     one per class."""

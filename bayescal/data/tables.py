@@ -30,7 +30,7 @@ import numpy as np
 from .. import _validation as v
 from .._api import Result, old_spellings, warn_caller
 from ..exceptions import DataWarning, TableError
-from .annotated_scores import AnnotatedScores
+from .annotated_scores import AnnotatedScores, score_column_names
 from .responses import Responses
 
 __all__ = [
@@ -248,7 +248,7 @@ def read_score_table(path, *, score) -> ScoreTable:
     path = pathlib.Path(path)
     frame = _read(path)
     _require_columns(path, frame, [score])
-    _item_columns(path, frame, score, None)
+    _item_columns(path, frame, [score], None, False)
     scores = v.as_scores(frame[score].to_numpy(dtype=np.float64), f"column {score!r}")
     return ScoreTable(scores, path)
 
@@ -461,23 +461,55 @@ def _check_filled(path: pathlib.Path, frame, columns) -> None:
             )
 
 
-def _item_columns(path: pathlib.Path, frame, score: str, truth: str | None) -> np.ndarray | None:
-    """Check the score column (numbers in [0, 1], no gap) and the truth column (0/1, no gap);
-    return the truth labels."""
-    checks = [(score, None, "a number")] + (
-        [(truth, (0, 1), "0 or 1")] if truth is not None else []
-    )
+def _item_columns(
+    path: pathlib.Path, frame, scores: list[str], truth: str | None, named_labels: bool
+) -> np.ndarray | None:
+    """Check the score columns (numbers in [0, 1], no gap) and the truth column (no gap; 0/1
+    unless the labels are class names, read with the classes by :func:`_class_truth`); return
+    the 0/1 truth labels."""
+    checks = [(score, None, "a number") for score in scores]
+    if truth is not None and not named_labels:
+        checks.append((truth, (0, 1), "0 or 1"))
     _check_values(path, frame, checks)
-    _check_filled(path, frame, [column for column, _, _ in checks])
-    scores = frame[score].to_numpy(dtype=np.float64)
-    # within float round-off of [0, 1]: clipped, and said, by AnnotatedScores
-    outside = (scores < -v.SCORE_ROUND_OFF) | (scores > 1 + v.SCORE_ROUND_OFF)
-    if outside.any():
-        row = int(np.flatnonzero(outside)[0])
-        raise TableError(
-            f"{path}: column {score!r}, row {row}: expected a score in [0, 1]; saw {float(scores[row])!r}"
-        )
-    return None if truth is None else frame[truth].to_numpy(dtype=np.int64)
+    _check_filled(path, frame, [*scores, *([] if truth is None else [truth])])
+    for score in scores:
+        values = frame[score].to_numpy(dtype=np.float64)
+        # within float round-off of [0, 1]: clipped, and said, by AnnotatedScores
+        outside = (values < -v.SCORE_ROUND_OFF) | (values > 1 + v.SCORE_ROUND_OFF)
+        if outside.any():
+            row = int(np.flatnonzero(outside)[0])
+            raise TableError(
+                f"{path}: column {score!r}, row {row}: expected a score in [0, 1]; saw "
+                f"{float(values[row])!r}"
+            )
+    return None if truth is None or named_labels else frame[truth].to_numpy(dtype=np.int64)
+
+
+def _class_truth(path: pathlib.Path, frame, truth: str | None, classes) -> np.ndarray | None:
+    """The truth column of a table whose labels are class names, as class codes."""
+    if truth is None:
+        return None
+    try:
+        return v.class_label_column(frame[truth], classes, f"column {truth!r}")
+    except ValueError as error:
+        raise TableError(f"{path}: {error}") from None
+
+
+def _built(where, build, *args, **kwargs) -> AnnotatedScores:
+    """``build(*args, **kwargs)``, an :class:`AnnotatedScores` constructor, its errors one
+    line naming ``where`` (the table)."""
+    try:
+        return build(*args, **kwargs)
+    except (TypeError, ValueError) as error:
+        raise TableError(f"{where}: {error}") from None
+
+
+def _label_checks(columns, named_labels: bool) -> list:
+    """The value checks of label columns: 0, 1 or empty, unless they hold class names (which
+    :class:`AnnotatedScores` matches to the classes, naming any other)."""
+    if named_labels:
+        return []
+    return [(name, (0, 1), "0, 1 or empty") for name in columns]
 
 
 def _labelled_table(
@@ -520,16 +552,21 @@ def read_wide_table(
     unlabelled="refuse",
     gold=None,
     gold_weights=None,
+    classes=None,
+    ordinal=False,
+    normalize=False,
 ) -> Table:
     """Read a CSV or Parquet table with one row per item.
 
     Parameters
     ----------
     path : str or path
-    score : str
-        Column of the predictor's scores, numbers in [0, 1].
+    score : str or sequence of str
+        Column of the predictor's scores, numbers in [0, 1]; or, for multi-class labels, one
+        column of probabilities per class, in the order of ``classes``.
     annotators : sequence of str
-        One column per annotator: 0, 1 or empty.
+        One column per annotator: 0, 1 or empty; or class names (with several score
+        columns or ``classes``).
     groups : str, optional
         Column of score-group ids.
     truth : str, optional
@@ -545,6 +582,10 @@ def read_wide_table(
     gold_weights : str, optional
         Column of each gold item's inclusion probability, in (0, 1] (``select_for_gold``'s
         ``inclusion``, or a design stratified by score); read on the gold items only.
+    classes, ordinal, normalize
+        As :class:`~bayescal.AnnotatedScores`: the class names (the labels' spellings, and
+        the truth's), whether they form a scale, and whether to divide each probability row
+        by its sum.
 
     Returns
     -------
@@ -553,16 +594,18 @@ def read_wide_table(
     Raises
     ------
     TableError
-        Missing columns, non-numeric scores, labels other than 0/1/empty, an annotator column
-        with no label at all, or scores outside [0, 1]: one line naming the column and the
-        (0-based data) row.
+        Missing columns, non-numeric scores, labels other than 0/1/empty (or than the
+        classes), an annotator column with no label at all, or scores outside [0, 1]: one line
+        naming the column and the (0-based data) row.
     """
     path = pathlib.Path(path)
     frame = _read(path)
     annotators = list(annotators)
+    scores = score_column_names(score, frame.columns)
+    named_labels = classes is not None or len(scores) > 1
     v.check_column_roles(
         {
-            "score": score,
+            "score": scores,
             "annotator": annotators,
             "groups": groups,
             "truth": truth,
@@ -571,24 +614,26 @@ def read_wide_table(
         }
     )
     optional = (groups, truth, gold, gold_weights)
-    _require_columns(path, frame, [score, *annotators, *(c for c in optional if c is not None)])
+    _require_columns(path, frame, [*scores, *annotators, *(c for c in optional if c is not None)])
     _check_values(
-        path,
-        frame,
-        [(name, (0, 1), "0, 1 or empty") for name in (*annotators, *([gold] if gold else []))],
+        path, frame, _label_checks([*annotators, *([gold] if gold else [])], named_labels)
     )
-    labels = _item_columns(path, frame, score, truth)
-    try:
-        data = AnnotatedScores.from_frame(
-            frame,
-            score=score,
-            annotators=annotators,
-            groups=groups,
-            gold=gold,
-            gold_weights=gold_weights,
-        )
-    except (TypeError, ValueError) as error:
-        raise TableError(f"{path}: {error}") from None
+    labels = _item_columns(path, frame, scores, truth, named_labels)
+    data = _built(
+        path,
+        AnnotatedScores.from_frame,
+        frame,
+        score=score,
+        annotators=annotators,
+        groups=groups,
+        gold=gold,
+        gold_weights=gold_weights,
+        classes=classes,
+        ordinal=ordinal,
+        normalize=normalize,
+    )
+    if named_labels:
+        labels = _class_truth(path, frame, truth, data.classes)
     unlabelled = v.as_choice(unlabelled, "unlabelled", UNLABELLED)
     return _labelled_table(path, data, labels, "column", unlabelled)
 
@@ -617,6 +662,9 @@ def read_long_tables(
     unlabelled="drop",
     gold=None,
     gold_weights=None,
+    classes=None,
+    ordinal=False,
+    normalize=False,
 ) -> Table:
     """Read a long label table (one row per response) and a score table (one row per item).
 
@@ -640,6 +688,9 @@ def read_long_tables(
         As in :func:`read_wide_table`: an item of the score table without any label.  A score
         table listing more items than were labelled is the usual case, so such items are
         dropped, with a :class:`~bayescal.DataWarning` saying how many.
+    classes, ordinal, normalize
+        As in :func:`read_wide_table`: ``score`` then names one column per class, and the
+        labels are class names.
 
     Returns
     -------
@@ -657,8 +708,10 @@ def read_long_tables(
     """
     labels_path, scores_path = pathlib.Path(labels_path), pathlib.Path(scores_path)
     v.check_column_roles({"item": item, "annotator": annotator, "label": label})
+    scores = score_column_names(score, ())
+    named_labels = classes is not None or len(scores) > 1
     v.check_column_roles(
-        {"item": item, "score": score, "truth": truth, "gold": gold, "gold_weights": gold_weights}
+        {"item": item, "score": scores, "truth": truth, "gold": gold, "gold_weights": gold_weights}
     )
     if annotators is not None:
         v.check_column_roles({"annotator": list(map(str, annotators))})
@@ -668,11 +721,11 @@ def read_long_tables(
     _require_columns(
         scores_path,
         frame,
-        [item, score, *(c for c in (truth, gold, gold_weights) if c is not None)],
+        [item, *scores, *(c for c in (truth, gold, gold_weights) if c is not None)],
     )
-    _check_values(labels_path, responses, [(label, (0, 1), "0, 1 or empty")])
+    _check_values(labels_path, responses, _label_checks([label], named_labels))
     if gold is not None:
-        _check_values(scores_path, frame, [(gold, (0, 1), "0, 1 or empty")])
+        _check_values(scores_path, frame, _label_checks([gold], named_labels))
     _check_filled(labels_path, responses, [item, annotator])
     _first_duplicate(scores_path, frame, [item], "item id")
     _first_duplicate(labels_path, responses, [item, annotator], "(item, annotator) pair")
@@ -689,8 +742,10 @@ def read_long_tables(
     if annotators is not None:
         annotators = list(annotators)
         responses = _kept_annotators(labels_path, responses, who, annotator, annotators)
-    truth_labels = _item_columns(scores_path, frame, score, truth)
-    data = AnnotatedScores.from_long(
+    truth_labels = _item_columns(scores_path, frame, scores, truth, named_labels)
+    data = _built(
+        f"{labels_path} with {scores_path}",
+        AnnotatedScores.from_long,
         responses,
         frame,
         item=item,
@@ -699,7 +754,12 @@ def read_long_tables(
         score=score,
         gold=gold,
         gold_weights=gold_weights,
+        classes=classes,
+        ordinal=ordinal,
+        normalize=normalize,
     )
+    if named_labels:
+        truth_labels = _class_truth(scores_path, frame, truth, data.classes)
     if annotators is not None:  # the order asked for, not sorted order
         order = [data.annotator_names.index(name) for name in map(str, annotators)]
         data = replace(

@@ -405,14 +405,19 @@ def reliability_curve(
 
 
 def _label_curve(y_true, y_prob, n_bins, strategy) -> ReliabilityCurve:
-    labels, scores, bins, strategy = _validated_binary(y_true, y_prob, n_bins, strategy)
+    return binned_curve(*_validated_binary(y_true, y_prob, n_bins, strategy))
+
+
+def binned_curve(targets, scores, bins: int, strategy: str) -> ReliabilityCurve:
+    """The reliability curve of checked ``targets`` (n,) against ``scores`` (n,) in ``bins``
+    bins: 0/1 labels, or a naive target in [0, 1] such as an item's share of votes."""
     index, edges = assign_bins(scores, bins, strategy)
     counts = np.bincount(index, minlength=bins)
     with np.errstate(
         invalid="ignore", divide="ignore"
     ):  # 0/0 -> NaN marks empty bins, as documented
         mean_predicted = np.bincount(index, weights=scores, minlength=bins) / counts
-        mean_target = np.bincount(index, weights=labels, minlength=bins) / counts
+        mean_target = np.bincount(index, weights=targets, minlength=bins) / counts
     return ReliabilityCurve(
         edges=edges, counts=counts, mean_predicted=mean_predicted, mean_target=mean_target
     )

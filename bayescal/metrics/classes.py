@@ -29,11 +29,13 @@ from .. import _validation as v
 __all__ = [
     "CALIBRATION_KINDS",
     "BinaryProblem",
+    "VoteTargets",
     "binary_problems",
     "class_problems",
     "column_of",
     "problem_columns",
     "refuse_binary_kind",
+    "vote_targets",
 ]
 
 #: The multi-class calibration errors; the first is the default for a matrix of probabilities.
@@ -113,3 +115,33 @@ def column_of(values: np.ndarray, column) -> np.ndarray:
         return np.ascontiguousarray(values[..., column])
     index = np.broadcast_to(column[:, None], (*values.shape[:-1], 1))
     return np.take_along_axis(values, index, axis=-1)[..., 0]
+
+
+class VoteTargets(NamedTuple):
+    """The naive targets of multi-class annotations, each an (n, C) row per item that sums
+    to 1 (the ECEs of :mod:`bayescal.metrics.classes` are linear in the target, bin by bin).
+
+    ``soft_vote`` is each item's share of labels per class; ``majority_vote`` is 1 on its most
+    frequent class, split equally among tied classes (the binary majority vote's 0.5 at a
+    tie, ``majority_vote(patterns, "half")``)."""
+
+    soft_vote: np.ndarray
+    majority_vote: np.ndarray
+
+
+def vote_targets(annotations: np.ndarray, n_classes: int) -> VoteTargets:
+    """The soft and majority votes of class-code ``annotations`` (n, K) (``-1`` missing), every
+    item labelled at least once (:class:`VoteTargets`)."""
+    annotations = np.asarray(annotations)
+    counts = np.zeros((annotations.shape[0], n_classes))
+    for labels in annotations.T:
+        given = labels >= 0
+        counts[np.flatnonzero(given), labels[given]] += 1.0
+    totals = counts.sum(axis=1, keepdims=True)
+    if (totals == 0).any():
+        raise ValueError(
+            f"annotations: every item needs a label for a vote; item "
+            f"{int(np.flatnonzero(totals[:, 0] == 0)[0])} has none"
+        )
+    most = counts == counts.max(axis=1, keepdims=True)
+    return VoteTargets(counts / totals, most / most.sum(axis=1, keepdims=True))

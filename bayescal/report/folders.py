@@ -32,6 +32,8 @@ from .._api import announce, old_spellings
 from ..channels.label_posteriors import aggregated_labels
 from ..data.tables import TABLE_SUFFIXES, TEXT_SUFFIXES, CsvFormat, read_json, sniff
 from ..exceptions import TableError
+from .class_report import class_report_html, draw_class_figures
+from .class_summary import MULTICLASS_SUMMARY, ClassSummary
 from .html_report import draw_figures, report_html
 from .summary import Summary
 
@@ -342,18 +344,20 @@ def write_analysis(
     return Written(summary, out / REPORT_FILE)
 
 
-def load_summary(directory) -> Summary:
-    """``summary.json`` of a results folder, with a one-line error when it is absent or broken."""
+def load_summary(directory) -> Summary | ClassSummary:
+    """``summary.json`` of a results folder (a :class:`Summary`, or a :class:`ClassSummary`
+    for multi-class labels), with a one-line error when it is absent or broken."""
     path = pathlib.Path(directory) / SUMMARY_FILE
     document = read_json(path, hint=f"; is {directory} a directory written by bayescal fit?")
+    multiclass = isinstance(document, dict) and document.get("kind") == MULTICLASS_SUMMARY
     try:
-        return Summary.from_dict(document)
+        return (ClassSummary if multiclass else Summary).from_dict(document)
     except (KeyError, TypeError, ValueError) as error:
         raise ValueError(f"{path}: {error}; re-run bayescal fit") from None
 
 
 @old_spellings()
-def render_report(directory, *, summary: Summary | None = None) -> pathlib.Path:
+def render_report(directory, *, summary: Summary | ClassSummary | None = None) -> pathlib.Path:
     """Draw the figures and write ``report.html`` from ``summary.json`` and ``posterior.nc``.
 
     Parameters
@@ -361,7 +365,7 @@ def render_report(directory, *, summary: Summary | None = None) -> pathlib.Path:
     directory : str or path
         A results folder of ``bayescal fit``.  Nothing is refitted; the figures go to
         ``directory/figures/*.png`` and inline into ``report.html``, each written atomically.
-    summary : Summary, optional
+    summary : Summary or ClassSummary, optional
         The folder's summary when the caller holds it (``bayescal fit``, before writing
         summary.json); by default it is read from summary.json.
 
@@ -371,6 +375,7 @@ def render_report(directory, *, summary: Summary | None = None) -> pathlib.Path:
         The report's path.
     """
     from ..bayes.bayes_fit import BayesFit
+    from ..bayes.class_fit import ClassBayesFit
 
     directory = pathlib.Path(directory)
     summary = load_summary(directory) if summary is None else summary
@@ -380,7 +385,8 @@ def render_report(directory, *, summary: Summary | None = None) -> pathlib.Path:
         raise FileNotFoundError(
             f"{posterior}: no such file; the report needs the saved posterior of bayescal fit"
         )
-    fit = BayesFit.load(posterior)
+    multiclass = isinstance(summary, ClassSummary)
+    fit = (ClassBayesFit if multiclass else BayesFit).load(posterior)
     if summary.run is None:  # nothing ties the two files together: another fit's would draw
         raise ValueError(
             f"{directory / SUMMARY_FILE} records no run id, so {posterior} cannot be checked to "
@@ -391,11 +397,12 @@ def render_report(directory, *, summary: Summary | None = None) -> pathlib.Path:
             f"{posterior} is from another run ({fit.run.get('run_id', 'no run id')}) than "
             f"{directory / SUMMARY_FILE} ({summary.run.id}); re-run bayescal fit"
         )
-    figures = draw_figures(summary, fit)
+    figures = draw_class_figures(summary) if multiclass else draw_figures(summary, fit)
     (directory / FIGURE_DIRECTORY).mkdir(exist_ok=True)
     for name, png in figures.items():
         write_atomic(directory / FIGURE_DIRECTORY / f"{name}.png", png)
-    return write_atomic(directory / REPORT_FILE, report_html(summary, figures))
+    document = (class_report_html if multiclass else report_html)(summary, figures)
+    return write_atomic(directory / REPORT_FILE, document)
 
 
 def _check_report_entries(directory: pathlib.Path) -> None:

@@ -53,30 +53,30 @@ img { max-width: 100%; }
 """
 
 
-def _interval(pair, digits: int = 4) -> str:
+def interval_text(pair, digits: int = 4) -> str:
     low, high = pair
     return f"[{low:.{digits}f}, {high:.{digits}f}]"
 
 
-def _pairs(rows) -> list[str]:
+def pairs_rows(rows) -> list[str]:
     """Two-column rows ``(field, value)``, both shown as text."""
     return [row(cell(name, text=True), cell(value, text=True)) for name, value in rows]
 
 
-def _verdict_section(summary: Summary) -> str:
+def verdict_html(verdict) -> str:
     """The box the report opens with (:class:`~bayescal.report.summary.Verdict`); empty for a summary
     written before there was one."""
-    verdict = summary.verdict
     if verdict is None:
         return ""
     nc_ece = verdict.nc_ece
+    which = "" if verdict.kind is None else f"{verdict.kind.replace('_', '-')} "
     p_value = p_value_text(verdict.p_value)
     return (
         '<section class="verdict" id="verdict">'
         f'<p class="sentence" id="verdict-sentence">{html.escape(verdict.sentence)}</p>'
-        "<p>NC-ECE (posterior median) "
+        f"<p>{which}NC-ECE (posterior median) "
         f'<b id="verdict-nc-ece">{nc_ece.median:.4f}</b>, {nc_ece.level:.0%} interval '
-        f'<span id="verdict-nc-ece-interval">{_interval(nc_ece.interval)}</span>; '
+        f'<span id="verdict-nc-ece-interval">{interval_text(nc_ece.interval)}</span>; '
         f'calibration test p-value <b id="verdict-p-value">{p_value}</b>; '
         f"chance that NC-ECE is at most {verdict.tolerance:g} "
         "(a predictor that close to calibrated needs no fixing): "
@@ -132,7 +132,7 @@ def _recalibration_section(summary: Summary) -> str:
         row(
             cell("original scores", text=True),
             cell(number(preview.before.median), "recalibration-before"),
-            cell(_interval(preview.before.interval), text=True, nowrap=True),
+            cell(interval_text(preview.before.interval), text=True, nowrap=True),
             *bound_cells(),
         )
     ]
@@ -141,7 +141,7 @@ def _recalibration_section(summary: Summary) -> str:
             row(
                 cell(f"{MAP_NAMES.get(method, method)} (corrected)", text=True),
                 cell(number(after.median), f"recalibration-{method}"),
-                cell(_interval(after.interval), text=True, nowrap=True),
+                cell(interval_text(after.interval), text=True, nowrap=True),
                 *bound_cells(method),
             )
         )
@@ -224,16 +224,16 @@ def _recalibrate_command(summary: Summary, method: str) -> str:
     return shlex.join([*words, "--method", method, "--out", "recalibrated"])
 
 
-def _details(name: str, title: str, body: str) -> str:
+def details_html(name: str, title: str, body: str) -> str:
     """A section collapsed by default: opened by a click, no script."""
     return (
         f'<details id="details-{name}"><summary>{html.escape(title)}</summary>\n{body}\n</details>'
     )
 
 
-def _test_section(summary: Summary) -> str:
-    """The calibration test's statistic and its bins."""
-    test = summary.calibration_test
+def calibration_test_html(test) -> str:
+    """The calibration test's statistic and its bins (a
+    :class:`~bayescal.report.summary.CalibrationTestSummary`, or None when it did not run)."""
     if test is None:
         return "<p>The calibration test did not run (see the warnings).</p>"
     rows = [
@@ -378,7 +378,7 @@ def _annotator_section(summary: Summary) -> str:
             row(
                 cell(name),
                 cell(number(entry.gap.posterior_mean, 3), f"gap-{name}"),
-                cell(_interval(entry.gap.interval, 3), text=True, nowrap=True),
+                cell(interval_text(entry.gap.interval, 3), text=True, nowrap=True),
                 cell(number(entry.a.posterior_mean, 3)),
                 cell(number(entry.b.posterior_mean, 3)),
                 cell(labels.get(name, 0), f"labels-{name}"),
@@ -450,7 +450,7 @@ def _rates_section(summary: Summary) -> str:
         row(
             cell(name.replace("_", " "), text=True),
             cell(number(estimate.value)),
-            cell(_interval(estimate.interval), text=True, nowrap=True),
+            cell(interval_text(estimate.interval), text=True, nowrap=True),
             cell(number(rates.model[name])),
         )
         for name, estimate in rates.estimates.items()
@@ -474,7 +474,7 @@ def _gold_rows(gold, level: float) -> list[str]:
             cell(f"ECE of the {gold.n_gold} gold items alone", text=True),
             cell(number(alone.value), "gold-only-ece"),
             cell(
-                f"{level:.0%} interval {_interval(alone.interval)}; NC-ECE above is "
+                f"{level:.0%} interval {interval_text(alone.interval)}; NC-ECE above is "
                 f"{gold.estimator} with the gold items",
                 text=True,
             ),
@@ -512,7 +512,7 @@ def _ece_section(summary: Summary) -> str:
                 (
                     ""
                     if frequentist.interval is None
-                    else f"{posterior.level:.0%} interval {_interval(frequentist.interval)}; "
+                    else f"{posterior.level:.0%} interval {interval_text(frequentist.interval)}; "
                 )
                 + (frequentist.reason or frequentist.estimator or ""),
                 text=True,
@@ -522,7 +522,7 @@ def _ece_section(summary: Summary) -> str:
             cell("NC-ECE, posterior median", text=True),
             cell(number(posterior.median), "nc-ece-posterior-median"),
             cell(
-                f"{posterior.level:.0%} interval " + _interval(posterior.interval),
+                f"{posterior.level:.0%} interval " + interval_text(posterior.interval),
                 "nc-ece-posterior-interval",
                 text=True,
             ),
@@ -544,7 +544,7 @@ def _record_section(summary: Summary) -> str:
         ("sample size", record.n_items),
         (
             "class balance (posterior mean prevalence)",
-            f"{balance.prevalence_posterior_mean:.3f} {_interval(balance.interval, 3)}",
+            f"{balance.prevalence_posterior_mean:.3f} {interval_text(balance.interval, 3)}",
         ),
         ("label provenance", record.provenance),
         ("annotator count", record.n_annotators),
@@ -553,13 +553,13 @@ def _record_section(summary: Summary) -> str:
         ("interval method", record.interval_method),
         ("binning", record.binning),
     ]
-    parts = [table(["field", "value"], _pairs(fields))]
+    parts = [table(["field", "value"], pairs_rows(fields))]
     judged = record.against_truth
     if judged is not None:
         accuracy = (
             "—"
             if judged.accuracy is None
-            else f"{judged.accuracy:.3f} {_interval(judged.accuracy_interval, 3)} (Wilson)"
+            else f"{judged.accuracy:.3f} {interval_text(judged.accuracy_interval, 3)} (Wilson)"
         )
         kappa = judged.kappa
         kappa_text = (
@@ -588,15 +588,23 @@ def _record_section(summary: Summary) -> str:
         ]
         parts += [
             "<p>The predictor as a judge (score ≥ 0.5) against the truth column:</p>",
-            table(["field", "value"], _pairs(truth_rows)),
+            table(["field", "value"], pairs_rows(truth_rows)),
             *(f'<p class="note">{html.escape(note)}</p>' for note in judged.notes),
         ]
     return "\n".join(parts)
 
 
-def _figure(name: str, png: bytes) -> str:
+def check_figure_names(figures: dict, captions: dict) -> None:
+    """Refuse a figure the report has no caption, and so no place, for."""
+    unknown = set(figures) - set(captions)
+    if unknown:
+        raise ValueError(f"figures must be named among {sorted(captions)}; saw {sorted(unknown)}")
+
+
+def figure_html(name: str, png: bytes, captions: dict[str, str] = CAPTIONS) -> str:
+    """A figure inline (base64 PNG) with its caption from ``captions``."""
     encoded = base64.b64encode(png).decode("ascii")
-    caption = html.escape(CAPTIONS[name])
+    caption = html.escape(captions[name])
     return (
         f'<figure id="figure-{name}"><img alt="{caption}" src="data:image/png;base64,{encoded}">'
         f"<figcaption>{caption}</figcaption></figure>"
@@ -615,7 +623,7 @@ def summary_html(summary: Summary) -> str:
     summary = _checked(summary)
     return "\n".join(
         [
-            _verdict_section(summary),
+            verdict_html(summary.verdict),
             _meaning(),
             _recalibration_section(summary),
             f"<h2>Expected calibration error ({summary.ece.n_bins} equal-width bins)</h2>",
@@ -623,12 +631,12 @@ def summary_html(summary: Summary) -> str:
             _rates_section(summary),
             "<h2>Annotators</h2>",
             _annotator_section(summary),
-            _details(
+            details_html(
                 "channels", "Channel estimates, parameter by parameter", _channel_section(summary)
             ),
-            _details("checks", "Model checks", _checks_section(summary)),
-            _details("model", "Model, identification and diagnostics", _model_section(summary)),
-            _details("data", "Data", _data_section(summary)),
+            details_html("checks", "Model checks", _checks_section(summary)),
+            details_html("model", "Model, identification and diagnostics", _model_section(summary)),
+            details_html("data", "Data", _data_section(summary)),
         ]
     )
 
@@ -644,38 +652,47 @@ def report_html(summary: Summary, figures: dict[str, bytes]) -> str:
         PNG images by name (keys of :data:`CAPTIONS`); absent ones are left out.
     """
     summary = _checked(summary)
-    unknown = set(figures) - set(CAPTIONS)
-    if unknown:
-        raise ValueError(f"figures must be named among {sorted(CAPTIONS)}; saw {sorted(unknown)}")
+    check_figure_names(figures, CAPTIONS)
 
     def shown(*names) -> str:
-        return "\n".join(_figure(name, figures[name]) for name in names if name in figures)
+        return "\n".join(figure_html(name, figures[name]) for name in names if name in figures)
 
     body = [
         "<h1>bayescal calibration report</h1>",
-        _verdict_section(summary),
+        verdict_html(summary.verdict),
         _meaning(),
         shown("reliability"),
         _recalibration_section(summary),
-        _warnings_section(summary),
+        warnings_html(summary.warnings),
         f"<h2>Expected calibration error ({summary.ece.n_bins} equal-width bins)</h2>",
         _ece_section(summary),
         _rates_section(summary),
         "<h2>Annotators</h2>",
         _annotator_section(summary),
         shown("channels"),
-        _details(
+        details_html(
             "channels", "Channel estimates, parameter by parameter", _channel_section(summary)
         ),
-        _details("calibration-test", "Calibration test, bin by bin", _test_section(summary)),
-        _details(
+        details_html(
+            "calibration-test",
+            "Calibration test, bin by bin",
+            calibration_test_html(summary.calibration_test),
+        ),
+        details_html(
             "checks", "Model checks", _checks_section(summary) + shown("patterns", "agreement")
         ),
-        _details("model", "Model, identification and diagnostics", _model_section(summary)),
-        _details("data", "Data", _data_section(summary)),
-        _details("record", "Calibration record (the fields that apply)", _record_section(summary)),
+        details_html("model", "Model, identification and diagnostics", _model_section(summary)),
+        details_html("data", "Data", _data_section(summary)),
+        details_html(
+            "record", "Calibration record (the fields that apply)", _record_section(summary)
+        ),
         f'<footer class="note">Written by bayescal {html.escape(summary.bayescal_version)}.</footer>',
     ]
+    return html_document(body)
+
+
+def html_document(body: list[str]) -> str:
+    """The report's parts as one self-contained document with its style."""
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>bayescal report</title>'
         f"<style>{STYLE}</style></head>\n<body>\n" + "\n".join(body) + "\n</body></html>\n"
@@ -686,16 +703,16 @@ def _checks_section(summary: Summary) -> str:
     return checks_table(summary.checks.verdicts, summary.checks.table)
 
 
-def _warnings_section(summary: Summary) -> str:
+def warnings_html(lines) -> str:
     """The warnings the fit showed on the console, first: a reader of the report later must
     see them too (more bins than items, an adversarial annotator, failed diagnostics)."""
-    if not summary.warnings:
+    if not lines:
         return ""
-    items = "".join(f"<li>{html.escape(line)}</li>" for line in summary.warnings)
+    items = "".join(f"<li>{html.escape(line)}</li>" for line in lines)
     return f'<h2>Warnings</h2>\n<ul id="warnings">{items}</ul>'
 
 
-def _png(ax, *, dpi: int = 110) -> bytes:
+def png_bytes(ax, *, dpi: int = 110) -> bytes:
     buffer = io.BytesIO()
     ax.figure.savefig(buffer, format="png", dpi=dpi)
     return buffer.getvalue()
@@ -739,7 +756,7 @@ def _figures(summary: Summary, fit) -> dict[str, bytes]:
     band, curves = summary.reliability.band_and_curves()
     reliability = plot_reliability(band, curves=curves)
     reliability.figure.set_size_inches(*RELIABILITY_SIZE)
-    figures = {"reliability": _png(reliability, dpi=RELIABILITY_DPI)}
+    figures = {"reliability": png_bytes(reliability, dpi=RELIABILITY_DPI)}
     entries = summary.channels.values()
     references = {}
     if all(entry.a.em is not None for entry in entries):
@@ -749,12 +766,12 @@ def _figures(summary: Summary, fit) -> dict[str, bytes]:
             names=list(summary.channels),
         )
     level = summary.ece.nc_ece.posterior.level
-    figures["channels"] = _png(plot_channels(fit, references=references, level=level))
+    figures["channels"] = png_bytes(plot_channels(fit, references=references, level=level))
     checks = summary.checks.frame()
     for name, plot, check in (
         ("patterns", plot_ppc_residuals, "pattern"),
         ("agreement", plot_pairwise_agreement, "pairwise_agreement"),
     ):
         if (checks["check"] == check).any():
-            figures[name] = _png(plot(checks))
+            figures[name] = png_bytes(plot(checks))
     return figures

@@ -99,17 +99,24 @@ def detached_figures():
 def _axes(ax, size=(7.0, 3.5)):
     if ax is not None:
         return ax
+    return axes_grid(1, 1, size)[0]
+
+
+def axes_grid(n_rows: int, n_columns: int, size) -> list:
+    """A new figure of ``size`` inches with ``n_rows`` x ``n_columns`` Axes, row by row: on a
+    plain Agg figure inside :func:`detached_figures`, else on a pyplot figure."""
     if _DETACHED.get():
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
 
         figure = Figure(figsize=size, layout="constrained")
         FigureCanvasAgg(figure)
-        return figure.add_subplot()
-    import matplotlib.pyplot as plt
+        axes = figure.subplots(n_rows, n_columns, squeeze=False)
+    else:
+        import matplotlib.pyplot as plt
 
-    _, ax = plt.subplots(figsize=size, layout="constrained")
-    return ax
+        _, axes = plt.subplots(n_rows, n_columns, figsize=size, layout="constrained", squeeze=False)
+    return list(axes.ravel())
 
 
 def _check_rows(checks, check: str) -> pd.DataFrame:
@@ -497,7 +504,7 @@ def plot_channels(fit, *, references=None, level=DEFAULT_LEVEL, ax=None):
                 color="tab:red" if marker == "x" else "tab:green",
                 label=reference if kind == "a" else None,
             )
-    ax.set_yticks(np.arange(len(names)), [_tick_label(name) for name in names], fontsize=8)
+    ax.set_yticks(np.arange(len(names)), [tick_label(name) for name in names], fontsize=8)
     ax.set_ylim(len(names) - 0.5, -0.5)
     ax.set_xlim(-0.02, 1.02)  # a marker at 0 or 1 shows whole
     ax.set_xlabel("probability of a positive label")
@@ -529,7 +536,7 @@ CHANNEL_LABELS = ("a, false-positive rate", "b, sensitivity")
 TICK_LABEL_LENGTH = 40
 
 
-def _tick_label(name: str) -> str:
+def tick_label(name: str) -> str:
     return name if len(name) <= TICK_LABEL_LENGTH else name[: TICK_LABEL_LENGTH - 1] + "…"
 
 

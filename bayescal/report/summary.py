@@ -63,6 +63,27 @@ OMIT_NONE = {"omit_none": True}
 class Section(Result):
     """A part of :class:`Summary`: converted to and from JSON field by field."""
 
+    def to_dict(self) -> dict:
+        """The JSON document of the section (plain dicts, lists, numbers, strings, None)."""
+        return _plain(self)
+
+    @classmethod
+    def from_dict(cls, document: dict):
+        """Read a document written by :meth:`to_dict`.
+
+        Raises
+        ------
+        ValueError
+            When a section is missing (the message lists them).
+        """
+        if not isinstance(document, dict):
+            raise ValueError(f"document must be a dict; saw {type(document).__name__}")
+        required = [f.name for f in dataclasses.fields(cls) if f.default is dataclasses.MISSING]
+        missing = [name for name in required if name not in document]
+        if missing:
+            raise ValueError(f"not a bayescal fit summary (missing {', '.join(missing)})")
+        return _build(cls, document)
+
 
 @dataclass(frozen=True, repr=False)
 class DataSummary(Section):
@@ -207,6 +228,13 @@ class PosteriorSummary(Section):
     interval: tuple[float, float]
     level: float
 
+    @classmethod
+    def from_draws(cls, draws, level: float) -> PosteriorSummary:
+        """The median and equal-tailed ``level`` interval of ``draws``."""
+        tail = (1.0 - level) / 2.0
+        median, low, high = np.quantile(draws, [0.5, tail, 1.0 - tail])
+        return cls(float(median), (float(low), float(high)), level)
+
 
 @dataclass(frozen=True, repr=False)
 class NCECE(Section):
@@ -320,13 +348,16 @@ class Verdict(Section):
     tolerance: float
     #: The naive ECEs the verdict replaces: ``soft_vote`` and ``majority_vote``.
     naive: dict[str, float]
+    #: Multi-class: the ECE the verdict reads (``top_label``); absent for binary labels.
+    kind: str | None = field(default=None, metadata=OMIT_NONE)
 
     def text(self) -> list[str]:
         """The verdict as the first lines ``bayescal fit`` prints."""
         low, high = self.nc_ece.interval
+        which = "" if self.kind is None else f"{self.kind.replace('_', '-')} "
         return [
             f"verdict: {self.sentence}",
-            f"  NC-ECE {self.nc_ece.median:.4f} [{low:.4f}, {high:.4f}] ({self.nc_ece.level:.0%}); "
+            f"  {which}NC-ECE {self.nc_ece.median:.4f} [{low:.4f}, {high:.4f}] ({self.nc_ece.level:.0%}); "
             f"{within_tolerance_text(self.prob_within_tolerance, self.tolerance)}; naive ECE "
             f"{self.naive['soft_vote']:.4f} (soft vote), {self.naive['majority_vote']:.4f} "
             "(majority vote)",
@@ -522,8 +553,18 @@ class RunRecord(Section):
     versions: dict[str, str]
 
 
+class FitSummary(Section):
+    """A whole fit's summary (binary :class:`Summary`, or the multi-class one), whose
+    ``timings`` a results folder completes as it writes."""
+
+    def with_timings(self, **seconds: float):
+        """A copy with more steps in ``timings`` (rounded to the millisecond)."""
+        timings = {**self.timings, **{k: round(x, 3) for k, x in seconds.items()}}
+        return dataclasses.replace(self, timings=timings)
+
+
 @dataclass(frozen=True, repr=False)
-class Summary(Section):
+class Summary(FitSummary):
     """Every number of a fit's report (the guide "Files and the command line").
 
     ``timings`` (seconds of each step) and ``run.id`` are the only parts that differ between two
@@ -555,27 +596,6 @@ class Summary(Section):
     calibration_test: CalibrationTestSummary | None = field(default=None, metadata=OMIT_NONE)
     recalibration: RecalibrationPreview | None = field(default=None, metadata=OMIT_NONE)
     rates: RatesSummary | None = field(default=None, metadata=OMIT_NONE)
-
-    def to_dict(self) -> dict:
-        """The JSON document of ``summary.json`` (plain dicts, lists, numbers, strings, None)."""
-        return _plain(self)
-
-    @classmethod
-    def from_dict(cls, document: dict) -> Summary:
-        """Read a document written by :meth:`to_dict`.
-
-        Raises
-        ------
-        ValueError
-            When a section is missing (the message lists them).
-        """
-        if not isinstance(document, dict):
-            raise ValueError(f"document must be a dict; saw {type(document).__name__}")
-        required = [f.name for f in dataclasses.fields(cls) if f.default is dataclasses.MISSING]
-        missing = [name for name in required if name not in document]
-        if missing:
-            raise ValueError(f"not a bayescal fit summary (missing {', '.join(missing)})")
-        return _build(cls, document)
 
     def text(self, *, checks: bool = True) -> list[str]:
         """The summary as the lines ``bayescal fit`` prints (the model checks last); a crowd's
@@ -621,11 +641,6 @@ class Summary(Section):
         if checks:
             lines += [f"{self.checks.heading()}:", *(f"  {line}" for line in self.checks.verdicts)]
         return lines
-
-    def with_timings(self, **seconds: float) -> Summary:
-        """A copy with more steps in ``timings`` (rounded to the millisecond)."""
-        timings = {**self.timings, **{k: round(x, 3) for k, x in seconds.items()}}
-        return dataclasses.replace(self, timings=timings)
 
 
 def _plain(value):

@@ -6,7 +6,7 @@ from collections import OrderedDict
 import pytest
 
 import bayescal as bc
-from bayescal.app.analysis import STEP_LINES
+from bayescal.app.steps import STEP_LINES
 from bayescal.bayes import sampler as sampler_module
 from bayescal.bayes.fit import sampler_for
 

@@ -187,6 +187,7 @@ def test_a_long_table_of_named_labels():
 
 #: The public steps that take multi-class data; every other one refuses it by name.
 MULTICLASS_STEPS = {
+    "analyse",
     "calibration_test",
     "crowd_em",
     "dawid_skene_em",

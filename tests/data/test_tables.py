@@ -342,3 +342,85 @@ def test_a_label_table_is_read_without_scores_wide_or_long(tmp_path):
         ValueError, match=r"annotators is required for a wide table \(or pass long=True\)"
     ):
         read_label_table(tmp_path / "wide.parquet")
+
+
+@pytest.fixture()
+def graded_table():
+    return pd.DataFrame(
+        {
+            "p_fail": [0.7, 0.2, 0.1, 0.3],
+            "p_pass": [0.2, 0.3, 0.1, 0.3],
+            "p_top": [0.1, 0.5, 0.8, 0.4],
+            "ann": ["fail", "top", "top", None],
+            "bob": ["fail", "pass", None, "pass"],
+            "y": ["fail", "top", "top", "pass"],
+        }
+    )
+
+
+GRADED = {"score": ["p_fail", "p_pass", "p_top"], "annotators": ["ann", "bob"]}
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_a_multiclass_table_reads_wide_and_long_alike(graded_table, tmp_path, suffix):
+    path = tmp_path / f"graded{suffix}"
+    graded_table.to_csv(path, index=False) if suffix == ".csv" else graded_table.to_parquet(path)
+    classes = ["fail", "pass", "top"]
+    wide = read_wide_table(path, **GRADED, truth="y", classes=classes, ordinal=True)
+    assert wide.data.classes == tuple(classes) and wide.data.ordinal
+    assert wide.data.annotations.tolist() == [[0, 0], [2, 1], [2, -1], [-1, 1]]
+    assert wide.truth.tolist() == [0, 2, 2, 1]
+    np.testing.assert_array_equal(wide.data.probabilities, graded_table[GRADED["score"]])
+    items = graded_table[GRADED["score"] + ["y"]].assign(item=["i0", "i1", "i2", "i3"])
+    responses = (
+        graded_table[["ann", "bob"]]
+        .assign(item=items["item"])
+        .melt(id_vars="item", var_name="annotator", value_name="label")
+        .dropna()
+    )
+    items.to_csv(tmp_path / "items.csv", index=False)
+    responses.to_csv(tmp_path / "responses.csv", index=False)
+    long = read_long_tables(
+        tmp_path / "responses.csv",
+        tmp_path / "items.csv",
+        score=GRADED["score"],
+        truth="y",
+        classes=classes,
+        ordinal=True,
+    )
+    np.testing.assert_array_equal(long.data.annotations, wide.data.annotations)
+    np.testing.assert_array_equal(long.truth, wide.truth)
+    assert long.data.classes == wide.data.classes and long.data.ordinal
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (
+            {"ann": ["fail", "great", "top", None]},
+            r"annotator column 'ann', row 1: 'great' is not one of",
+        ),
+        (
+            {"y": ["fail", "top", "top", None]},
+            r"column 'y', row 3: expected a value; saw an empty cell",
+        ),
+        ({"y": ["fail", "top", "top", "meh"]}, r"column 'y', row 3: 'meh' is not one of"),
+        ({"p_top": [0.1, 0.5, 0.8, 1.4]}, r"column 'p_top', row 3: expected a score in \[0, 1\]"),
+        (
+            {"p_top": [0.1, 0.5, 0.8, 0.5]},
+            r"scores must have rows summing to 1 \(within 1e-06\); row 3 sums to 1.1",
+        ),
+    ],
+)
+def test_bad_multiclass_tables_give_one_line(graded_table, tmp_path, change, message):
+    path = tmp_path / "graded.csv"
+    graded_table.assign(**change).to_csv(path, index=False)
+    with pytest.raises(TableError, match=rf"^{path}: {message}"):
+        read_wide_table(path, **GRADED, truth="y", classes=["fail", "pass", "top"])
+
+
+def test_a_multiclass_table_may_be_normalized(graded_table, tmp_path):
+    path = tmp_path / "graded.csv"
+    graded_table.assign(p_top=[0.1, 0.5, 0.8, 0.5]).to_csv(path, index=False)
+    read = read_wide_table(path, **GRADED, classes=["fail", "pass", "top"], normalize=True)
+    np.testing.assert_allclose(read.data.probabilities[3], [0.3, 0.3, 0.5] / np.float64(1.1))

@@ -284,3 +284,14 @@ def test_a_two_column_matrix_needs_a_kind_and_ragged_input_is_named():
     )
     with pytest.raises(TypeError, match=r"y_prob must be an array of numbers"):
         bc.expected_calibration_error([0, 1], [[0.5], [0.2, 0.8]])
+
+
+def test_the_votes_of_multiclass_labels_split_a_tie_equally():
+    from bayescal.metrics.classes import vote_targets
+
+    annotations = np.array([[0, 0, 2], [1, 2, -1], [2, -1, -1]])
+    votes = vote_targets(annotations, 3)
+    np.testing.assert_allclose(votes.soft_vote, [[2 / 3, 0, 1 / 3], [0, 0.5, 0.5], [0, 0, 1]])
+    np.testing.assert_allclose(votes.majority_vote, [[1, 0, 0], [0, 0.5, 0.5], [0, 0, 1]])
+    with pytest.raises(ValueError, match=r"every item needs a label for a vote; item 1 has none"):
+        vote_targets(np.array([[0, 1], [-1, -1]]), 3)

@@ -240,3 +240,19 @@ def test_long_subject_names_are_cut_in_the_figure_not_in_the_table(table):
     shown = [t.get_text() for t in ax.get_xticklabels()]
     assert all(len(label) == LABEL_CHARS and label.endswith("…") for label in shown)
     plt.close(ax.figure)
+
+
+def test_confusion_heat_maps_check_their_matrices():
+    from bayescal.report.class_plots import plot_confusion_matrices
+    from bayescal.report.plotting import detached_figures
+
+    with detached_figures():
+        axes = plot_confusion_matrices({"ann": np.eye(3), "bob": np.full((3, 3), 1 / 3)}, "abc")
+        assert [ax.get_title() for ax in axes] == ["ann (posterior mean)", "bob (posterior mean)"]
+        assert len(axes[0].texts) == 9  # every cell written
+        with pytest.raises(
+            ValueError, match=r"matrices\['bob'\] must be \(3, 3\).*saw shape \(2, 2\)"
+        ):
+            plot_confusion_matrices({"ann": np.eye(3), "bob": np.eye(2)}, "abc")
+        with pytest.raises(ValueError, match=r"matrices must hold at least one"):
+            plot_confusion_matrices({}, "abc")

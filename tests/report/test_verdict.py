@@ -182,3 +182,23 @@ def test_a_posterior_chance_is_written_as_a_percentage(probability, text):
     from bayescal._api import within_tolerance_text
 
     assert within_tolerance_text(probability, 0.01) == f"chance that NC-ECE is at most 0.01: {text}"
+
+
+def test_a_top_labels_confidence_too_high_is_over_confident_at_any_score():
+    edges = np.linspace(0.0, 1.0, 5)
+    mean_score = np.array([0.2, 0.4, 0.6, 0.9])
+    lower, upper = np.array([0.05, 0.5, 0.3, 0.95]), np.array([0.15, 0.6, 0.5, 0.99])
+    # binary scores: too high below 0.5 is under-confident (closer to 0.5 than the truth)
+    assert off_diagonal_ranges(edges, mean_score, lower, upper)[0][0] == "under-confident"
+    ranges = off_diagonal_ranges(edges, mean_score, lower, upper, confidence=True)
+    assert ranges == [
+        ("over-confident", 0.0, 0.25),
+        ("under-confident", 0.25, 0.5),
+        ("over-confident", 0.5, 0.75),
+        ("under-confident", 0.75, 1.0),
+    ]
+    sentence = verdict_sentence(0.001, ranges[:1], confidence=True)
+    assert sentence == (
+        "miscalibrated (calibration test p = 0.001): over-confident at confidence below 0.25 "
+        "(there the predicted class is right less often than its probability says)"
+    )

@@ -1,0 +1,419 @@
+"""The whole job on one multi-class table: confusion matrices (EM and posterior), naive and
+noise-corrected top-label and classwise ECE, the calibration test and the verdict.
+
+:func:`bayescal.analyse` runs :func:`analyse_classes` when the data have three classes or more
+(``bayescal fit`` with several ``--score`` columns).  It returns a :class:`ClassAnalysis`,
+which shows itself in a notebook, writes its results folder and draws its reliability
+diagrams, as the binary :class:`~bayescal.app.Analysis` does.
+
+The steps, each timed in ``summary.timings``:
+
+- ``em``: the multi-class Dawid–Skene EM (:func:`bayescal.dawid_skene_em`), the frequentist
+  baseline;
+- ``nuts``: the multi-class Dawid–Skene posterior (:func:`bayescal.fit_bayes`, Dirichlet rows
+  under :class:`~bayescal.bayes.ClassPriors`);
+- ``push_through``: every posterior draw through the top-label and the classwise NC-ECE
+  (:func:`bayescal.nc_ece_posterior`), beside the naive ECEs against the soft and majority
+  votes and the NC-ECE with the EM matrices (:func:`bayescal.nc_ece_estimate`);
+- ``calibration_test``: the multi-class test of ``Y ~ Cat(p)`` on the top label, with the
+  EM's refitting bootstrap (:func:`bayescal.calibration_test`).
+
+A crowd (more than :data:`~bayescal.channels.crowd_em.CROWD_ANNOTATORS` annotators) is
+refused before any work: its Bayesian model is not built for multi-class labels yet.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import _validation as v
+from .._version import __version__
+from ..bayes.sampler_settings import SamplerSettings
+from ..channels.crowd_em import CROWD_ANNOTATORS
+from ..data.annotated_scores import AnnotatedScores
+from ..metrics.calibration import binned_curve, expected_calibration_error
+from ..metrics.classes import CALIBRATION_KINDS, class_problems, vote_targets
+from ..report.class_summary import (
+    MULTICLASS_SUMMARY,
+    ClassDataSummary,
+    ClassECE,
+    ClassModelSummary,
+    ClassReliability,
+    ClassSummary,
+    ConfusionSummary,
+)
+from ..report.summary import (
+    CalibrationTestSummary,
+    Diagnostics,
+    Estimate,
+    ParameterSummary,
+    PosteriorSummary,
+    ReliabilitySummary,
+    RunRecord,
+    Verdict,
+    finite,
+)
+from ..report.verdict import off_diagonal_ranges, verdict_sentence
+from .steps import Steps, posterior_section, run_versions, tested_or_warned
+
+__all__ = ["ClassAnalysis", "analyse_classes"]
+
+#: The only multi-class model (:data:`bayescal.bayes.registry.CLASS_MODELS`).
+CLASS_MODEL = "dawid_skene"
+
+
+@dataclass(frozen=True, eq=False)
+class ClassAnalysis:
+    """Everything :func:`bayescal.analyse` computed on multi-class data.
+
+    Attributes
+    ----------
+    data : AnnotatedScores
+    channel_fit : ConfusionFit
+        The EM estimate (the frequentist baseline).
+    bayes_fit : ClassBayesFit
+    posteriors : dict of str to ClassPosteriorECE
+        The NC-ECE posterior of each kind, ``top_label`` and ``classwise``.
+    test : CalibrationTest or None
+        The top-label calibration test; None when it could not run (a warning says why).
+    summary : ClassSummary
+        Every number of the report (:meth:`to_json` gives it as ``summary.json``).
+    """
+
+    data: AnnotatedScores
+    channel_fit: object
+    bayes_fit: object
+    posteriors: dict
+    test: object
+    summary: ClassSummary
+
+    def __repr__(self) -> str:
+        posterior = self.summary.ece["top_label"].posterior
+        low, high = posterior.interval
+        naive = self.summary.ece["top_label"].naive["majority_vote"]
+        return (
+            f"ClassAnalysis({self.data.n_items} items, {self.data.n_annotators} annotators, "
+            f"{self.data.n_classes} classes, {self.summary.model.name}: top-label NC-ECE "
+            f"{posterior.median:.4f} [{low:.4f}, {high:.4f}] ({posterior.level:.0%}), "
+            f"majority-vote top-label ECE {naive:.4f})"
+        )
+
+    def _repr_html_(self) -> str:
+        from ..report.class_report import class_summary_html
+
+        return class_summary_html(self.summary)
+
+    def to_json(self, *, indent: int = 2) -> str:
+        """``summary.json``: strict JSON (an undefined number is ``null`` with a reason)."""
+        return json.dumps(self.summary.to_dict(), indent=indent, allow_nan=False)
+
+    def report(self, path, *, force: bool = False, progress: bool = True):
+        """Write the results folder (``summary.json``, ``posterior.nc``, ``report.html``,
+        ``figures/*.png``) as :meth:`bayescal.app.Analysis.report` does; returns the report's
+        path."""
+        from ..report.folders import write_analysis
+
+        return write_analysis(path, self, force=force, progress=progress)[1]
+
+    def plot(self, *, class_name: str | None = None, ax=None):
+        """The top label's reliability diagram, or with ``class_name`` that class's (its
+        probability against its corrected frequency), with the naive curves; returns Axes."""
+        from ..report.plotting import plot_reliability
+
+        reliability = self.summary.reliability
+        if class_name is None:
+            chosen = reliability.top_label
+        elif class_name in reliability.classes:
+            chosen = reliability.classes[class_name]
+        else:
+            raise ValueError(
+                f"class_name must be one of the classes {list(reliability.classes)}; saw "
+                f"{class_name!r}"
+            )
+        band, curves = chosen.band_and_curves()
+        return plot_reliability(band, curves=curves, ax=ax)
+
+
+class _Inputs(NamedTuple):
+    """What reading settles: the data, the truth as class codes (or None), the bins, the
+    level, the items with a label (the votes' items) and why the model was chosen."""
+
+    data: AnnotatedScores
+    truth: np.ndarray | None
+    bins: int
+    level: float
+    labelled: np.ndarray
+    why: str
+
+
+def analyse_classes(
+    data: AnnotatedScores,
+    truth,
+    *,
+    model,
+    priors,
+    dependent,
+    n_bins,
+    level,
+    settings: SamplerSettings,
+) -> ClassAnalysis:
+    """What :func:`bayescal.analyse` does with multi-class ``data`` (module docstring);
+    ``settings`` are its sampler settings, with the seed every step uses."""
+    steps = Steps(settings.progress)
+    seed = settings.seed
+    inputs = steps("model_choice", _read, data, truth, model, dependent, n_bins, level)
+    channel_fit = steps("em", _fit_em, inputs, seed)
+    fit = steps("nuts", _fit_bayes, inputs, channel_fit, priors, settings)
+    posteriors = steps("push_through", _correct, inputs, channel_fit, fit, seed)
+    test = steps("calibration_test", _test, inputs, channel_fit, seed, settings.progress)
+    summary = ClassSummary(
+        kind=MULTICLASS_SUMMARY,
+        bayescal_version=__version__,
+        **steps.parts,
+        verdict=_verdict(posteriors["top_label"], test, steps.parts["ece"]["top_label"]),
+        timings=steps.timings,
+        run=RunRecord(
+            id=uuid.uuid4().hex,
+            seed=seed,
+            chain_method=fit.run["chain_method"],
+            devices=int(fit.run["devices"]),
+            versions=run_versions(),
+        ),
+    )
+    return ClassAnalysis(data, channel_fit, fit, posteriors, test, summary)
+
+
+def _class_truth(truth, data: AnnotatedScores) -> np.ndarray | None:
+    """The truth as class codes: integers are codes ``0 .. C-1``, text is class names."""
+    if truth is None:
+        return None
+    values = np.asarray(truth)
+    if values.dtype.kind in "iu":
+        codes = v.as_class_labels(values, "truth", data.n_classes)
+    else:
+        import pandas as pd
+
+        codes = v.class_label_column(pd.Series(values), data.classes, "truth")
+        if (codes == v.MISSING).any():
+            raise ValueError(
+                f"truth must give every item its class; item "
+                f"{int(np.flatnonzero(codes == v.MISSING)[0])} has none"
+            )
+    v.check_same_length(codes, "truth", data.probabilities, "data.scores")
+    return codes
+
+
+def _read(data: AnnotatedScores, truth, model, dependent, n_bins, level):
+    """Read: the model (the multi-class Dawid–Skene model is the only one), the truth, the
+    bins and the level; a crowd and dependent pairs are refused before any work."""
+    chosen = v.as_choice(str(model).replace("-", "_"), "model", ("auto", CLASS_MODEL))
+    if data.n_annotators > CROWD_ANNOTATORS:
+        raise ValueError(
+            f"analyse: multi-class data of {data.n_annotators} annotators are a crowd (more than "
+            f"{CROWD_ANNOTATORS}), whose Bayesian model is not built yet for multi-class labels; "
+            "estimate with crowd_em(data) and nc_ece_estimate(data, kind=...)"
+        )
+    if dependent is not None:
+        raise ValueError(
+            f"dependent: the multi-class model has no dependent pairs; saw {dependent!r}"
+        )
+    bins = v.as_n_bins(n_bins, data.n_items, refuse_sparse=v.SPARSE_DRAWS)
+    level = v.as_open_probability(level, "level")
+    missing = data.annotations == v.MISSING
+    why = "as asked" if chosen == CLASS_MODEL else "the model of multi-class labels"
+    truth = _class_truth(truth, data)
+    return _Inputs(data, truth, bins, level, ~missing.all(axis=1), why), {
+        "data": ClassDataSummary(
+            n_items=data.n_items,
+            annotators=data.annotator_names,
+            classes=data.classes,
+            ordinal=bool(data.ordinal),
+            missing_rate=float(missing.mean()),
+            missing_by_annotator={
+                name: float(rate) for name, rate in zip(data.annotator_names, missing.mean(axis=0))
+            },
+            n_gold=data.n_gold,
+        ),
+    }
+
+
+def _fit_em(inputs: _Inputs, seed: int):
+    """Fit, the frequentist baseline: the multi-class Dawid–Skene EM."""
+    from ..channels.em import dawid_skene_em
+
+    return dawid_skene_em(inputs.data, seed=seed), {}
+
+
+def _fit_bayes(inputs: _Inputs, channel_fit, priors, settings: SamplerSettings):
+    """Fit, the posterior: NUTS on the multi-class Dawid–Skene model; its model, confusion,
+    proportion and diagnostics sections."""
+    from ..bayes.fit import fit_bayes
+
+    fit = fit_bayes(inputs.data, model=CLASS_MODEL, priors=priors, sampler=settings)
+    draws, rows = fit.draws(), fit.diagnostics
+    n_annotators, n_classes = len(fit.annotator_names), fit.n_classes
+    # the diagnostics' rows run through the matrices first, annotator by annotator, row by
+    # row (bayescal.bayes.class_fit.named_parameters)
+    matrix_r_hat = (
+        rows["r_hat"].to_numpy()[: n_annotators * n_classes**2].reshape(n_annotators, -1).max(1)
+    )
+    em = None if channel_fit.failure else channel_fit.channels.confusion
+    confusion = {
+        name: ConfusionSummary.from_draws(
+            draws.confusion[:, j], inputs.level, None if em is None else em[j], matrix_r_hat[j]
+        )
+        for j, name in enumerate(fit.annotator_names)
+    }
+    proportion = {
+        name: ParameterSummary.from_draws(
+            draws.proportion[:, k], inputs.level, rows.loc[f"proportion[{name}]"]
+        )
+        for k, name in enumerate(fit.classes)
+    }
+    return fit, {
+        "model": ClassModelSummary(
+            name=CLASS_MODEL,
+            why=inputs.why,
+            priors=fit.priors,
+            chains=fit.num_chains,
+            draws_per_chain=fit.n_draws // fit.num_chains,
+        ),
+        "confusion": confusion,
+        "proportion": proportion,
+        "diagnostics": Diagnostics(
+            *finite([rows["r_hat"].max(), rows["ess_bulk"].min()]),
+            int(rows["divergences"].iloc[0]),
+        ),
+    }
+
+
+def _naive_and_oracle(inputs: _Inputs, kind: str):
+    """The naive ECEs of ``kind`` (the labelled items against their soft and majority votes),
+    their reliability curves, and the oracle's with a truth column."""
+    from ..correction.known_confusions import problem_errors
+
+    data, bins = inputs.data, inputs.bins
+    probabilities = data.probabilities[inputs.labelled]
+    votes = vote_targets(data.annotations[inputs.labelled], data.n_classes)._asdict()
+    naive = {
+        name: float(problem_errors(targets, probabilities, kind, bins, "uniform").mean())
+        for name, targets in votes.items()
+    }
+    curves = {
+        name: [
+            binned_curve(*problem, bins, "uniform")
+            for problem in class_problems(targets, probabilities, kind)
+        ]
+        for name, targets in votes.items()
+    }
+    if inputs.truth is None:
+        return naive, curves, Estimate(None, reason="no truth column given")
+    one_hot = np.eye(data.n_classes)[inputs.truth]
+    curves["oracle"] = [
+        binned_curve(*problem, bins, "uniform")
+        for problem in class_problems(one_hot, data.probabilities, kind)
+    ]
+    oracle = expected_calibration_error(inputs.truth, data.probabilities, n_bins=bins, kind=kind)
+    return naive, curves, Estimate(float(oracle), estimator="true labels")
+
+
+def _frequentist(inputs: _Inputs, channel_fit, kind: str, seed: int) -> Estimate:
+    """NC-ECE of ``kind`` with the EM matrices (rectified by the gold items when there are
+    any), or None with the reason."""
+    from ..correction.estimation import nc_ece_estimate
+
+    if channel_fit.failure:
+        return Estimate(None, reason=f"{channel_fit.method} failed: {channel_fit.failure}")
+    try:
+        result = nc_ece_estimate(
+            inputs.data, kind=kind, estimator=channel_fit, n_bins=inputs.bins, seed=seed
+        )
+    except ValueError as error:  # matrices that cannot correct (none invertible)
+        return Estimate(None, reason=str(error))
+    return Estimate(result.estimate, estimator=channel_fit.method)
+
+
+def _correct(inputs: _Inputs, channel_fit, fit, seed: int):
+    """Correct: each kind's naive ECEs, NC-ECE with the EM matrices and with every posterior
+    draw, the oracle ECE of a truth column, and the reliability diagrams."""
+    from ..bayes.posterior import nc_ece_posterior
+
+    posteriors, ece, reliability = {}, {}, {}
+    for kind in CALIBRATION_KINDS:
+        posterior = nc_ece_posterior(
+            inputs.data, fit, kind=kind, n_bins=inputs.bins, level=inputs.level, seed=seed
+        )
+        naive, curves, oracle = _naive_and_oracle(inputs, kind)
+        classes = None
+        if kind == "classwise":
+            classes = {
+                name: PosteriorSummary.from_draws(posterior.class_draws[:, k], inputs.level)
+                for k, name in enumerate(posterior.classes)
+            }
+        ece[kind] = ClassECE(
+            naive=naive,
+            frequentist=_frequentist(inputs, channel_fit, kind, seed),
+            posterior=posterior_section(posterior, inputs.level),
+            prob_within_tolerance=float(posterior.prob_calibrated),
+            tolerance=float(posterior.tolerance),
+            oracle=oracle,
+            classes=classes,
+        )
+        posteriors[kind] = posterior
+        problems = [None] if kind == "top_label" else list(posterior.classes)
+        reliability[kind] = [
+            ReliabilitySummary.from_band(
+                posterior.reliability_band(class_name=name),
+                {label: curve[k] for label, curve in curves.items()},
+            )
+            for k, name in enumerate(problems)
+        ]
+    return posteriors, {
+        "n_bins": inputs.bins,
+        "ece": ece,
+        "reliability": ClassReliability(
+            reliability["top_label"][0],
+            dict(zip(posteriors["classwise"].classes, reliability["classwise"])),
+        ),
+    }
+
+
+def _test(inputs: _Inputs, channel_fit, seed: int, progress: bool):
+    """Test: the top-label calibration test with the EM's refitting bootstrap (None, said in a
+    warning, when the data cannot be tested: gold items, or matrices EM could not fit)."""
+    if channel_fit.failure:
+        return None, {}
+    test = tested_or_warned(inputs.data, channel_fit, inputs.bins, seed, progress)
+    return test, {
+        "calibration_test": None if test is None else CalibrationTestSummary.from_test(test)
+    }
+
+
+def _verdict(posterior, test, ece: ClassECE) -> Verdict:
+    """The verdict in plain words, from the top-label test and its corrected reliability band
+    (over-confident where the predicted class is right less often than its confidence)."""
+    band = posterior.reliability_band()
+    p_value = None if test is None else test.p_value
+    ranges = off_diagonal_ranges(
+        band.edges, band.mean_predicted, band.lower, band.upper, confidence=True
+    )
+    return Verdict(
+        sentence=verdict_sentence(
+            p_value,
+            ranges,
+            detectable_gap=None if test is None else test.detectable_gap,
+            n_extremes=0 if test is None else test.n_extremes,
+            confidence=True,
+        ),
+        nc_ece=ece.posterior,
+        p_value=p_value,
+        prob_within_tolerance=ece.prob_within_tolerance,
+        tolerance=ece.tolerance,
+        naive=ece.naive,
+        kind="top_label",
+    )
