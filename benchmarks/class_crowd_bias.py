@@ -9,8 +9,10 @@ workers of accuracy drawn uniformly in [0.5, 0.9], their errors spread evenly ov
 classes; every item labelled by 3 workers drawn at random (so each worker labels about
 15 000 / W items, for 90 free cells of its matrix).  Per replicate: the top-label NC-ECE
 (``nc_ece_estimate``, 10 equal bins) with the true matrices, with ``crowd_em``'s matrices
-(reused on the same items, and cross-fitted), and the majority vote's ECE (ties to the first
-class); the population value is ``ClassSimulation.population_ece``.
+(reused on the same items, and cross-fitted), with ``crowd_em``'s matrices and a simple random
+sample of gold items (the true class; ``GOLD_SIZES`` of them, in every fit, the bin means
+rectified), and the majority vote's ECE (ties to the first class); the population value is
+``ClassSimulation.population_ece``.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from bayescal.exceptions import ChannelWarning
 
 N_ITEMS, N_CLASSES, LABELS_PER_ITEM = 5000, 10, 3
 CROWDS = (40, 80, 160)
+#: Gold items drawn at random from the n items, each replicate anew.
+GOLD_SIZES = (250, 1000)
 
 
 def crowd(n_workers: int, seed: int):
@@ -45,6 +49,15 @@ def crowd(n_workers: int, seed: int):
     return simulation, data, matrices
 
 
+def with_gold(simulation, data, size: int, seed: int):
+    """``data`` with ``size`` items' true classes as gold, a simple random sample."""
+    rng = np.random.default_rng([seed, size, 7])
+    gold = np.full(data.n_items, -1)
+    chosen = rng.choice(data.n_items, size, replace=False)
+    gold[chosen] = simulation.labels[chosen]
+    return replace(data, gold=gold)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--replicates", type=int, default=20)
@@ -59,10 +72,11 @@ def main() -> None:
             "true matrices": [],
             "crowd_em, reused": [],
             "crowd_em, cross-fitted": [],
+            **{f"crowd_em, {size} gold, rectified": [] for size in GOLD_SIZES},
             "majority vote": [],
         }
         for seed in range(args.replicates):
-            _, data, matrices = crowd(n_workers, seed)
+            simulation, data, matrices = crowd(n_workers, seed)
             with warnings.catch_warnings():
                 # the estimated matrices of weak workers warn as "another ordering": counted
                 # by the bias, not read here
@@ -75,6 +89,11 @@ def main() -> None:
                 found["crowd_em, cross-fitted"].append(
                     bc.nc_ece_estimate(data, estimator="crowd_em", mode="crossfit").estimate
                 )
+                for size in GOLD_SIZES:
+                    gold = with_gold(simulation, data, size, seed)
+                    found[f"crowd_em, {size} gold, rectified"].append(
+                        bc.nc_ece_estimate(gold, estimator="crowd_em").estimate
+                    )
             votes = np.stack(
                 [(data.annotations == k).sum(axis=1) for k in range(N_CLASSES)], axis=1
             )

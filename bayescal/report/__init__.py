@@ -15,6 +15,7 @@
 """
 
 from .._api import moved_names
+from .class_plots import plot_class_reliability, plot_confusion_matrices
 from .class_summary import ClassSummary
 from .folders import load_summary, render_report
 from .plotting import (
@@ -33,6 +34,8 @@ __all__ = [
     "Summary",
     "load_summary",
     "plot_channels",
+    "plot_class_reliability",
+    "plot_confusion_matrices",
     "plot_ece_posterior",
     "plot_pairwise_agreement",
     "plot_ppc_residuals",
