@@ -34,16 +34,16 @@ CROWDS = (40, 80, 160)
 GOLD_SIZES = (250, 1000)
 
 
-def crowd(n_workers: int, seed: int):
-    """A simulated crowd and its true matrices (module docstring)."""
+def crowd(n_workers: int, seed: int, n_items: int = N_ITEMS):
+    """A simulated crowd of ``n_items`` items and its true matrices (module docstring)."""
     rng = np.random.default_rng([seed, n_workers])
     accuracy = rng.uniform(0.5, 0.9, n_workers)
     matrices = np.stack([bc.simulate.graded_confusion(N_CLASSES, a, spread=1e6) for a in accuracy])
     simulation = bc.simulate.simulate_classes(
-        N_ITEMS, matrices, separation=2.0, sharpness=1.6, seed=seed
+        n_items, matrices, separation=2.0, sharpness=1.6, seed=seed
     )
-    chosen = np.argsort(rng.random((N_ITEMS, n_workers)), axis=1)[:, :LABELS_PER_ITEM]
-    kept = np.zeros((N_ITEMS, n_workers), bool)
+    chosen = np.argsort(rng.random((n_items, n_workers)), axis=1)[:, :LABELS_PER_ITEM]
+    kept = np.zeros((n_items, n_workers), bool)
     np.put_along_axis(kept, chosen, True, axis=1)
     data = replace(simulation.data, annotations=np.where(kept, simulation.data.annotations, -1))
     return simulation, data, matrices

@@ -97,25 +97,33 @@ def main() -> None:
         rows.append(replicate(seed))
         if (seed + 1) % 20 == 0:
             print(f"  {seed + 1} replicates, {time.perf_counter() - start:.0f} s", flush=True)
+    report(rows, target, LEVEL, "4 000", ("posterior median (fit_bayes)", "nc_ece_estimate (EM)"))
+
+
+def report(rows: list, target: float, level: float, draws: str, names: tuple) -> None:
+    """Print the coverage of the replicates' intervals ``rows`` (dicts of ``low``, ``high``,
+    ``median``, ``em``, ``majority``, ``clean``, timings and warnings) of ``target``, the
+    timings, and the bias and RMSE table, the posterior median and the EM estimate named by
+    ``names``."""
     values = {key: np.array([row[key] for row in rows]) for key in rows[0]}
     covered = (values["low"] <= target) & (target <= values["high"])
     share = covered.mean()
     print(
-        f"\n{args.replicates} replicates; {LEVEL:.0%} interval holds the population value in "
+        f"\n{covered.size} replicates; {level:.0%} interval holds the population value in "
         f"{share:.1%} (binomial SE {np.sqrt(share * (1 - share) / covered.size):.1%}); mean "
         f"width {np.mean(values['high'] - values['low']):.4f}; fits with a sampling warning: "
         f"{int((values['sampling_warnings'] > 0).sum())}"
     )
     print(
         f"seconds per fit: median {np.median(values['fit_seconds']):.2f} (first, compiling: "
-        f"{values['fit_seconds'][0]:.2f}); per push-through of 4 000 draws: median "
+        f"{values['fit_seconds'][0]:.2f}); per push-through of {draws} draws: median "
         f"{np.median(values['push_seconds']):.2f}\n"
     )
     print("| estimate | bias | RMSE |")
     print("|---|---:|---:|")
     for key, name in (
-        ("median", "posterior median (fit_bayes)"),
-        ("em", "nc_ece_estimate (EM)"),
+        ("median", names[0]),
+        ("em", names[1]),
         ("majority", "majority vote's ECE"),
         ("clean", "ECE against the true classes"),
     ):

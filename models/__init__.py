@@ -13,6 +13,9 @@ data and with which structure, is declared once in :mod:`bayescal.bayes.registry
 - :func:`class_latent_model` — the multi-class latent class model (Dawid–Skene with Dirichlet
   confusion rows) on the pattern counts of a :class:`ClassPatternDesign`; its draws are
   relabelled after sampling (:mod:`~bayescal.models.relabelling`).
+- :func:`class_crowd_model` — multi-class crowds: the workers' confusion matrices drawn from
+  a population, on the :class:`ClassResponseDesign` of their sparse responses; relabelled
+  the same way.  :mod:`~bayescal.models.class_rows` holds what the two multi-class designs share.
 - :mod:`~bayescal.models.channel_prior` — the prior of a channel (two Betas, or a Dirichlet
   per confusion row).
 - :mod:`~bayescal.models.orientation` — the flat models' draws folded onto the population's
@@ -23,8 +26,10 @@ data and with which structure, is declared once in :mod:`bayescal.bayes.registry
 # NumPyro's first import must pass .stack, which keeps its import-time notices away
 # (tqdm.auto's in Jupyter); the programs below import NumPyro themselves
 from . import stack  # noqa: F401
+from .class_crowd import CLASS_CROWD_START, class_crowd_model
 from .class_latent import class_latent_model, class_majority_start
 from .class_pattern_design import ClassPatternDesign
+from .class_response_design import ClassResponseDesign
 from .hierarchical_dawid_skene import (
     ORIENTED_START,
     POPULATION_SITES,
@@ -42,12 +47,15 @@ from .response_design import ResponseDesign
 START_VALUES = {**ORIENTED_START, **DIFFICULTY_START}
 
 __all__ = [
+    "CLASS_CROWD_START",
     "POPULATION_SITES",
     "START_VALUES",
     "ClassPatternDesign",
+    "ClassResponseDesign",
     "PatternDesign",
     "ResponseDesign",
     "check_complete_layout",
+    "class_crowd_model",
     "class_latent_model",
     "class_majority_start",
     "fold_orientation",

@@ -12,17 +12,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-__all__ = ["LOG_ZERO", "ClassPatternDesign"]
+from .class_rows import CODE_DTYPE, ClassRows, log_confusion
 
-#: The stored class codes' type: int16 holds any number of classes a panel can be fitted with
-#: (int8 would wrap beyond 127).
-CODE_DTYPE = np.int16
-#: ``log 0`` as a finite number, so that an unanswered judge's ``0 x log T`` is 0, not NaN.
-LOG_ZERO = -1e300
+__all__ = ["ClassPatternDesign"]
 
 
 @dataclass(frozen=True, eq=False)
-class ClassPatternDesign:
+class ClassPatternDesign(ClassRows):
     """Rows of response patterns of class codes the likelihood sums over, with their counts.
 
     ``answers`` is (R, K, C): row ``r``'s one-hot answer of annotator ``j`` (all 0 where it
@@ -36,10 +32,6 @@ class ClassPatternDesign:
     gold: np.ndarray | None = None
     classes: tuple[str, ...] = ()
 
-    def __post_init__(self) -> None:
-        if not self.classes:
-            object.__setattr__(self, "classes", tuple(str(k) for k in range(self.n_classes)))
-
     @property
     def n_annotators(self) -> int:
         return int(self.answers.shape[1])
@@ -47,10 +39,6 @@ class ClassPatternDesign:
     @property
     def n_classes(self) -> int:
         return int(self.answers.shape[2])
-
-    @property
-    def has_gold(self) -> bool:
-        return self.gold is not None
 
     @classmethod
     def from_codes(cls, codes, n_classes: int, gold=None, classes=()) -> ClassPatternDesign:
@@ -67,20 +55,7 @@ class ClassPatternDesign:
             tuple(classes),
         )
 
-    @classmethod
-    def from_data(cls, data) -> ClassPatternDesign:
-        """The design of multi-class :class:`~bayescal.AnnotatedScores` (its gold included)."""
-        gold = data.gold if data.n_gold else None  # a gold column without a gold label: none
-        return cls.from_codes(data.annotations, data.n_classes, gold, data.classes)
-
     # --- what the Sampler needs of a design (bayescal.bayes.sampler) --------------------------------
-
-    def gold_classes(self) -> np.ndarray:
-        """The (C,) mask of the classes some gold row (of a positive count) names."""
-        named = np.zeros(self.n_classes, bool)
-        if self.has_gold:
-            named[self.gold[(self.gold >= 0) & (self.counts > 0)].astype(np.int64)] = True
-        return named
 
     def arrays(self) -> tuple:
         """The arrays the program reads besides the counts (with gold, the rows' gold classes)."""
@@ -97,16 +72,16 @@ class ClassPatternDesign:
             self,
             answers=np.pad(self.answers, ((0, extra), (0, 0), (0, 0))),
             counts=np.pad(self.counts, (0, extra)),
-            gold=None if self.gold is None else np.pad(self.gold, (0, extra), constant_values=-1),
+            gold=self.padded_gold(extra),
         )
 
     def layout(self) -> tuple:
         """The shapes compiled code depends on (tagged apart from the binary designs')."""
         return ("classes", self.n_annotators, self.n_classes) + (("gold",) if self.has_gold else ())
 
-    def observed(self, data) -> ClassPatternDesign:
-        """The design of ``data`` (multi-class AnnotatedScores), to run on this layout."""
-        return self.from_data(data)
+    def labels_per_annotator(self) -> np.ndarray:
+        """How many labels (K,) each annotator gave."""
+        return self.counts @ self.answers.sum(axis=-1)
 
     # --- the likelihood, shared by the program (jax.numpy) and the posterior (numpy) ---------------
 
@@ -118,20 +93,12 @@ class ClassPatternDesign:
 
         the product over the annotators row ``r`` has; a gold row keeps only its class's
         term.  ``xp`` is ``jax.numpy`` or ``numpy``."""
-        # log T, with a cell of exactly 0 at LOG_ZERO: 0 x log 0 must add 0 for the judges a
-        # row's item was not answered by (an einsum would make it NaN)
-        log_rows = xp.where(
-            confusion > 0, xp.log(xp.where(confusion > 0, confusion, 1.0)), LOG_ZERO
-        )
+        # log T at LOG_ZERO for a cell of 0: 0 x log 0 must add 0 for the judges a row's item
+        # was not answered by (an einsum would make it NaN)
+        log_rows = log_confusion(confusion, xp)
         # sum_j log T_j[y, a_rj] of every row and class: (..., R, C(y))
         given_class = xp.einsum("rjk,...jyk->...ry", self.answers, log_rows)
-        joint = given_class + xp.log(proportion)[..., None, :]
-        if self.has_gold:
-            known = self.gold[:, None] >= 0
-            other = known & (self.gold[:, None] != xp.arange(self.n_classes))
-            joint = xp.where(other, -xp.inf, joint)
-        peak = xp.max(joint, axis=-1, keepdims=True)
-        return xp.log(xp.sum(xp.exp(joint - peak), axis=-1)) + peak[..., 0]
+        return self.marginal(given_class, proportion, xp)
 
     # --- what a stored fit keeps of its data ------------------------------------------------------
 

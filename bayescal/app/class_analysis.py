@@ -8,18 +8,18 @@ diagrams, as the binary :class:`~bayescal.app.Analysis` does.
 
 The steps, each timed in ``summary.timings``:
 
-- ``em``: the multi-class Dawid–Skene EM (:func:`bayescal.dawid_skene_em`), the frequentist
-  baseline;
+- ``em``: the multi-class Dawid–Skene EM (:func:`bayescal.dawid_skene_em`; a crowd's,
+  :func:`bayescal.crowd_em`), the frequentist baseline;
 - ``nuts``: the multi-class Dawid–Skene posterior (:func:`bayescal.fit_bayes`, Dirichlet rows
-  under :class:`~bayescal.bayes.ClassPriors`);
+  under :class:`~bayescal.bayes.ClassPriors`; for a crowd, more than
+  :data:`~bayescal.channels.crowd_em.CROWD_ANNOTATORS` annotators, its hierarchical form, the
+  workers' matrices drawn from a population);
 - ``push_through``: every posterior draw through the top-label and the classwise NC-ECE
   (:func:`bayescal.nc_ece_posterior`), beside the naive ECEs against the soft and majority
   votes and the NC-ECE with the EM matrices (:func:`bayescal.nc_ece_estimate`);
 - ``calibration_test``: the multi-class test of ``Y ~ Cat(p)`` on the top label, with the
   EM's refitting bootstrap (:func:`bayescal.calibration_test`).
 
-A crowd (more than :data:`~bayescal.channels.crowd_em.CROWD_ANNOTATORS` annotators) is
-refused before any work: its Bayesian model is not built for multi-class labels yet.
 """
 
 from __future__ import annotations
@@ -34,7 +34,6 @@ import numpy as np
 from .. import _validation as v
 from .._version import __version__
 from ..bayes.sampler_settings import SamplerSettings
-from ..channels.crowd_em import CROWD_ANNOTATORS
 from ..data.annotated_scores import AnnotatedScores
 from ..metrics.calibration import binned_curve, expected_calibration_error
 from ..metrics.classes import CALIBRATION_KINDS, class_problems, vote_targets
@@ -62,9 +61,6 @@ from ..report.verdict import off_diagonal_ranges, verdict_sentence
 from .steps import Steps, posterior_section, run_versions, tested_or_warned
 
 __all__ = ["ClassAnalysis", "analyse_classes"]
-
-#: The only multi-class model (:data:`bayescal.bayes.registry.CLASS_MODELS`).
-CLASS_MODEL = "dawid_skene"
 
 
 @dataclass(frozen=True, eq=False)
@@ -141,13 +137,13 @@ class ClassAnalysis:
 
 class _Inputs(NamedTuple):
     """What reading settles: the data, the truth as class codes (or None), the bins, the
-    level, the items with a label (the votes' items) and why the model was chosen."""
+    level and why the model was chosen."""
 
     data: AnnotatedScores
     truth: np.ndarray | None
     bins: int
     level: float
-    labelled: np.ndarray
+    model: object  # the ChannelModel of bayescal.bayes.registry
     why: str
 
 
@@ -166,7 +162,7 @@ def analyse_classes(
     ``settings`` are its sampler settings, with the seed every step uses."""
     steps = Steps(settings.progress)
     seed = settings.seed
-    inputs = steps("model_choice", _read, data, truth, model, dependent, n_bins, level)
+    inputs = steps("model_choice", _read, data, truth, model, priors, dependent, n_bins, level)
     channel_fit = steps("em", _fit_em, inputs, seed)
     fit = steps("nuts", _fit_bayes, inputs, channel_fit, priors, settings)
     posteriors = steps("push_through", _correct, inputs, channel_fit, fit, seed)
@@ -189,11 +185,14 @@ def analyse_classes(
 
 
 def _class_truth(truth, data: AnnotatedScores) -> np.ndarray | None:
-    """The truth as class codes: integers are codes ``0 .. C-1``, text is class names."""
+    """The truth as class codes.  Text is class names; so are integers when the classes are
+    named by integers (grades ``"1" .. "5"``: truth 1 is grade "1"), else integers are the
+    codes ``0 .. C-1`` (as ``AnnotatedScores.annotations`` holds them)."""
     if truth is None:
         return None
     values = np.asarray(truth)
-    if values.dtype.kind in "iu":
+    named_by_integers = all(name.lstrip("-").isdigit() for name in data.classes)
+    if values.dtype.kind in "iu" and not named_by_integers:
         codes = v.as_class_labels(values, "truth", data.n_classes)
     else:
         import pandas as pd
@@ -208,15 +207,19 @@ def _class_truth(truth, data: AnnotatedScores) -> np.ndarray | None:
     return codes
 
 
-def _read(data: AnnotatedScores, truth, model, dependent, n_bins, level):
-    """Read: the model (the multi-class Dawid–Skene model is the only one), the truth, the
-    bins and the level; a crowd and dependent pairs are refused before any work."""
-    chosen = v.as_choice(str(model).replace("-", "_"), "model", ("auto", CLASS_MODEL))
-    if data.n_annotators > CROWD_ANNOTATORS:
-        raise ValueError(
-            f"analyse: multi-class data of {data.n_annotators} annotators are a crowd (more than "
-            f"{CROWD_ANNOTATORS}), whose Bayesian model is not built yet for multi-class labels; "
-            "estimate with crowd_em(data) and nc_ece_estimate(data, kind=...)"
+def _read(data: AnnotatedScores, truth, model, priors, dependent, n_bins, level):
+    """Read: the model (``auto``: the hierarchical one for a crowd, Dawid–Skene for a panel),
+    the truth, the bins and the level; dependent pairs and binary priors are refused before
+    any work."""
+    from ..bayes.priors import ClassPriors
+    from ..bayes.registry import choose_class_model
+
+    chosen, why = choose_class_model(data.n_annotators, model)
+    if priors is not None and not isinstance(priors, ClassPriors):
+        raise TypeError(
+            "priors: multi-class data take a bayescal.bayes.ClassPriors (Dirichlet confusion "
+            f"rows; a priors file with the keys confusion and proportion); saw "
+            f"{type(priors).__name__}"
         )
     if dependent is not None:
         raise ValueError(
@@ -225,9 +228,8 @@ def _read(data: AnnotatedScores, truth, model, dependent, n_bins, level):
     bins = v.as_n_bins(n_bins, data.n_items, refuse_sparse=v.SPARSE_DRAWS)
     level = v.as_open_probability(level, "level")
     missing = data.annotations == v.MISSING
-    why = "as asked" if chosen == CLASS_MODEL else "the model of multi-class labels"
     truth = _class_truth(truth, data)
-    return _Inputs(data, truth, bins, level, ~missing.all(axis=1), why), {
+    return _Inputs(data, truth, bins, level, chosen, why), {
         "data": ClassDataSummary(
             n_items=data.n_items,
             annotators=data.annotator_names,
@@ -243,9 +245,12 @@ def _read(data: AnnotatedScores, truth, model, dependent, n_bins, level):
 
 
 def _fit_em(inputs: _Inputs, seed: int):
-    """Fit, the frequentist baseline: the multi-class Dawid–Skene EM."""
-    from ..channels.em import dawid_skene_em
+    """Fit, the frequentist baseline: the multi-class Dawid–Skene EM of the model's kind (a
+    panel's, or a crowd's with its sparse workers pooled)."""
+    from ..channels import crowd_em, dawid_skene_em
 
+    if inputs.model.for_crowds:
+        return crowd_em(inputs.data), {}  # one start, the majority vote: no seed to take
     return dawid_skene_em(inputs.data, seed=seed), {}
 
 
@@ -254,18 +259,17 @@ def _fit_bayes(inputs: _Inputs, channel_fit, priors, settings: SamplerSettings):
     proportion and diagnostics sections."""
     from ..bayes.fit import fit_bayes
 
-    fit = fit_bayes(inputs.data, model=CLASS_MODEL, priors=priors, sampler=settings)
+    fit = fit_bayes(inputs.data, model=inputs.model.name, priors=priors, sampler=settings)
     draws, rows = fit.draws(), fit.diagnostics
-    n_annotators, n_classes = len(fit.annotator_names), fit.n_classes
-    # the diagnostics' rows run through the matrices first, annotator by annotator, row by
-    # row (bayescal.bayes.class_fit.named_parameters)
-    matrix_r_hat = (
-        rows["r_hat"].to_numpy()[: n_annotators * n_classes**2].reshape(n_annotators, -1).max(1)
-    )
-    em = None if channel_fit.failure else channel_fit.channels.confusion
+    em = dict(zip(channel_fit.annotator_names, channel_fit.channels.confusion))
+
+    def matrix_r_hat(name: str) -> float:
+        cells = [f"confusion[{name}, {y}, {k}]" for y in fit.classes for k in fit.classes]
+        return rows.loc[cells, "r_hat"].max()
+
     confusion = {
         name: ConfusionSummary.from_draws(
-            draws.confusion[:, j], inputs.level, None if em is None else em[j], matrix_r_hat[j]
+            draws.confusion[:, j], inputs.level, em[name], matrix_r_hat(name)
         )
         for j, name in enumerate(fit.annotator_names)
     }
@@ -277,7 +281,7 @@ def _fit_bayes(inputs: _Inputs, channel_fit, priors, settings: SamplerSettings):
     }
     return fit, {
         "model": ClassModelSummary(
-            name=CLASS_MODEL,
+            name=inputs.model.name,
             why=inputs.why,
             priors=fit.priors,
             chains=fit.num_chains,
@@ -293,13 +297,13 @@ def _fit_bayes(inputs: _Inputs, channel_fit, priors, settings: SamplerSettings):
 
 
 def _naive_and_oracle(inputs: _Inputs, kind: str):
-    """The naive ECEs of ``kind`` (the labelled items against their soft and majority votes),
+    """The naive ECEs of ``kind`` (every item against its soft and majority votes),
     their reliability curves, and the oracle's with a truth column."""
     from ..correction.known_confusions import problem_errors
 
     data, bins = inputs.data, inputs.bins
-    probabilities = data.probabilities[inputs.labelled]
-    votes = vote_targets(data.annotations[inputs.labelled], data.n_classes)._asdict()
+    probabilities = data.probabilities
+    votes = vote_targets(data.annotations, data.n_classes)._asdict()
     naive = {
         name: float(problem_errors(targets, probabilities, kind, bins, "uniform").mean())
         for name, targets in votes.items()
@@ -324,17 +328,12 @@ def _naive_and_oracle(inputs: _Inputs, kind: str):
 
 def _frequentist(inputs: _Inputs, channel_fit, kind: str, seed: int) -> Estimate:
     """NC-ECE of ``kind`` with the EM matrices (rectified by the gold items when there are
-    any), or None with the reason."""
+    any)."""
     from ..correction.estimation import nc_ece_estimate
 
-    if channel_fit.failure:
-        return Estimate(None, reason=f"{channel_fit.method} failed: {channel_fit.failure}")
-    try:
-        result = nc_ece_estimate(
-            inputs.data, kind=kind, estimator=channel_fit, n_bins=inputs.bins, seed=seed
-        )
-    except ValueError as error:  # matrices that cannot correct (none invertible)
-        return Estimate(None, reason=str(error))
+    result = nc_ece_estimate(
+        inputs.data, kind=kind, estimator=channel_fit, n_bins=inputs.bins, seed=seed
+    )
     return Estimate(result.estimate, estimator=channel_fit.method)
 
 
@@ -362,6 +361,7 @@ def _correct(inputs: _Inputs, channel_fit, fit, seed: int):
             prob_within_tolerance=float(posterior.prob_calibrated),
             tolerance=float(posterior.tolerance),
             oracle=oracle,
+            n_evaluated=posterior.n_evaluated,
             classes=classes,
         )
         posteriors[kind] = posterior
@@ -385,9 +385,7 @@ def _correct(inputs: _Inputs, channel_fit, fit, seed: int):
 
 def _test(inputs: _Inputs, channel_fit, seed: int, progress: bool):
     """Test: the top-label calibration test with the EM's refitting bootstrap (None, said in a
-    warning, when the data cannot be tested: gold items, or matrices EM could not fit)."""
-    if channel_fit.failure:
-        return None, {}
+    warning, when the data cannot be tested: gold items, bins too sparse)."""
     test = tested_or_warned(inputs.data, channel_fit, inputs.bins, seed, progress)
     return test, {
         "calibration_test": None if test is None else CalibrationTestSummary.from_test(test)

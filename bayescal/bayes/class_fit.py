@@ -26,7 +26,6 @@ from .. import _validation as v
 from .._api import DEFAULT_LEVEL, abbreviated
 from .._version import __version__
 from ..channels.confusion_fit import ConfusionChannels
-from ..models import ClassPatternDesign
 from ..models.stack import arviz
 from . import _netcdf
 from .bayes_fit import MULTICLASS_KIND, RUN_ATTRIBUTES, inference_data
@@ -65,8 +64,10 @@ class ClassBayesFit:
     annotator_names : tuple of str
     classes : tuple of str
     fitted_counts : dict
-        Items per pattern of class codes (a tuple, -1 missing), with the gold class after the
-        pattern for gold rows.
+        Items per row of the fitted design: a panel's pattern of class codes (a tuple, -1
+        missing), a crowd's response codes ``C j + k``; gold rows with their gold class.
+    labels : ndarray of shape (K,)
+        How many labels each annotator gave in the fitted data.
     run : dict of str to str
         How the sampler ran (``chain_method``, ``devices``, ``compiled_from``).
     idata : arviz.InferenceData
@@ -82,6 +83,7 @@ class ClassBayesFit:
     annotator_names: tuple[str, ...]
     classes: tuple[str, ...]
     fitted_counts: dict
+    labels: np.ndarray
     run: dict
     _build_groups: Callable  # () -> (attrs, {group name: _netcdf.Group})
     item_ids: np.ndarray | None = None
@@ -121,15 +123,16 @@ class ClassBayesFit:
 
     def labels_per_annotator(self) -> np.ndarray:
         """How many labels (K,) each annotator gave in the fitted data."""
-        labels = np.zeros(len(self.annotator_names))
-        for key, count in self.fitted_counts.items():
-            labels += (np.array(key[: labels.size]) >= 0) * count
-        return labels
+        return self.labels.copy()
 
-    def prior_share(self) -> float:
+    def prior_share(self) -> float | None:
         """The Dirichlet prior's pseudo-counts per confusion row (``own + (C - 1) other``) as
         a share of them plus the median annotator's labels per row (its labels over C): how
-        far the prior pulls the matrices (toward uniform under flat rows)."""
+        far the prior pulls the matrices (toward uniform under flat rows).  None for the
+        hierarchical model, whose rows are pulled toward the population the data estimate,
+        not toward a fixed prior: that pooling is what its workers' few labels need."""
+        if self.spec.for_crowds:
+            return None
         own, other = self.priors.confusion
         mass = own + (self.n_classes - 1) * other
         return float(mass / (mass + np.median(self.labels_per_annotator()) / self.n_classes))
@@ -171,7 +174,8 @@ class ClassBayesFit:
         divergences = int(stats.variables["diverging"][1].sum())
         constant = groups["constant_data"].variables
         item_ids = constant["item_id"][1] if "item_id" in constant else None
-        design = ClassPatternDesign.from_constant_data(constant, classes)
+        model = str(attrs["bayescal_model"])
+        design = class_channel_model(model).design_class().from_constant_data(constant, classes)
         run = {
             key.removeprefix("bayescal_"): value
             for key, value in attrs.items()
@@ -180,11 +184,12 @@ class ClassBayesFit:
         return cls(
             chains,
             _diagnostics(chains, names, classes, divergences),
-            str(attrs["bayescal_model"]),
+            model,
             ClassPriors(**json.loads(attrs["bayescal_priors"])),
             names,
             classes,
             design.fitted_counts(),
+            design.labels_per_annotator(),
             run,
             lambda: (attrs, groups),
             item_ids,
@@ -219,6 +224,7 @@ class ClassBayesFit:
             names,
             classes,
             design.fitted_counts(),
+            design.labels_per_annotator(),
             run,
             functools.partial(_groups, samples, extra, design, priors, model, names, run, item_ids),
             item_ids,
@@ -249,6 +255,26 @@ def named_parameters(chains: dict, names: tuple, classes: tuple) -> dict[str, np
 def _diagnostics(chains: dict, names: tuple, classes: tuple, divergences: int) -> pd.DataFrame:
     """R-hat, bulk and tail ESS of every parameter, rounded as the binary fit's are."""
     return diagnostics_table(named_parameters(chains, names, classes), divergences)
+
+
+#: Values of the per-draw likelihood's largest intermediate held at once (a crowd's gathers
+#: its rows' responses per class: draws x rows x width x classes).
+LIKELIHOOD_VALUES = 20_000_000
+
+
+def _log_likelihood(design, confusion, proportion) -> np.ndarray:
+    """``log p(row | draw)`` (chains, draws, R) of every draw, a few draws at a time."""
+    per_draw = design.counts.size * int(np.prod(design.arrays()[0].shape[1:])) * len(design.classes)
+    step = max(1, LIKELIHOOD_VALUES // per_draw)
+    flat_confusion = confusion.reshape(-1, *confusion.shape[2:])
+    flat_proportion = proportion.reshape(-1, proportion.shape[-1])
+    rows = [
+        design.log_prob(
+            flat_confusion[start : start + step], flat_proportion[start : start + step], np
+        )
+        for start in range(0, flat_confusion.shape[0], step)
+    ]
+    return np.concatenate(rows).reshape(*confusion.shape[:2], -1)
 
 
 def _groups(
@@ -283,7 +309,7 @@ def _groups(
             }
         ),
         "log_likelihood": dataset(
-            {"counts": ((*draw, "pattern"), design.log_prob(confusion, proportion, np))}
+            {"counts": ((*draw, "pattern"), _log_likelihood(design, confusion, proportion))}
         ),
         "observed_data": dataset({"counts": (("pattern",), design.counts)}),
         "constant_data": dataset(

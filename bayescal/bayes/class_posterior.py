@@ -137,6 +137,8 @@ def warn_if_prior_pulls(fit, data, gold_estimator: str, where: str) -> None:
     inverses over-correct the labels, and NC-ECE is biased (low for an overconfident
     classifier)."""
     share = fit.prior_share()
+    if share is None:  # the hierarchical model pools toward its population instead
+        return
     if share > MAX_PRIOR_SHARE and not (data.n_gold and gold_estimator == "rectified"):
         warn_caller(
             f"{where}: the Dirichlet prior holds {share:.1%} of a confusion row's evidence (its "

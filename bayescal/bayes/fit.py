@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .. import _validation as v
 from .._api import old_spellings, warn_caller
 from ..channels.base import (
     as_counts,
@@ -21,7 +22,7 @@ from ..channels.base import (
 )
 from ..channels.co_labelling import require_fittable
 from ..channels.confusion_em import require_confusions_identified
-from ..channels.crowd_em import CROWD_ANNOTATORS, as_responses, require_crowd_identified
+from ..channels.crowd_em import as_responses, require_crowd_identified
 from ..channels.dependence import dependent_pairs, require_dependence_identified
 from ..channels.difficulty import MAX_LIKELIHOOD_ERROR, likelihood_error
 from ..channels.em import dependent_estimate, independent_estimate
@@ -38,11 +39,11 @@ from ..exceptions import (
     QuadratureWarning,
     WeakIdentificationWarning,
 )
-from ..models import ClassPatternDesign, ResponseDesign
+from ..models import ResponseDesign
 from .bayes_fit import BayesFit, check_diagnostics
 from .class_fit import ClassBayesFit
 from .priors import ClassPriors, Priors
-from .registry import ChannelModel, channel_model, class_channel_model, model_names
+from .registry import ChannelModel, channel_model, choose_class_model, model_names
 from .sampler import Sampler
 from .sampler_settings import SamplerSettings, sampler_settings
 
@@ -160,7 +161,9 @@ def fit_bayes(
         or :class:`bayescal.data.Responses`; K >= 3 workers, some item labelled twice).
         Multi-class ``AnnotatedScores`` (three classes or more) are fitted by the multi-class
         Dawid–Skene model (:mod:`bayescal.models.class_latent`; ``model="dawid_skene"``, K >= 3
-        judges or gold of every class, at most 12 judges) into a
+        judges or gold of every class, at most 12 judges) or, for a crowd, its hierarchical
+        form (:mod:`bayescal.models.class_crowd`; ``model="hierarchical_dawid_skene"``, the
+        workers' confusion matrices drawn from a population, on the sparse responses) into a
         :class:`~bayescal.bayes.ClassBayesFit`, each draw relabelled
         (:mod:`bayescal.models.relabelling`).
     model : {"dawid_skene", "hui_walter", "hierarchical_dawid_skene", "shared_difficulty", \
@@ -179,7 +182,8 @@ def fit_bayes(
         fold each draw onto the population's orientation: :mod:`bayescal.bayes.priors`).
         The hierarchical model uses only ``priors.prevalence``, and refuses other channel priors.
         Multi-class data take a :class:`~bayescal.bayes.ClassPriors` (default: flat
-        Dirichlet rows and proportions).
+        Dirichlet rows and proportions; the hierarchical model reads only its proportions'
+        concentration).
     sampler : SamplerSettings, optional
         How NUTS runs; default ``SamplerSettings()``: 4 chains of 1000 warm-up iterations and
         1000 draws, seed 0, a progress bar where standard error is a terminal.  The chains are
@@ -247,7 +251,7 @@ def _fit_classes(data, model, priors, settings: SamplerSettings, dependent) -> C
     """:func:`fit_bayes` on multi-class data: the multi-class model named ``model``
     (:data:`~bayescal.bayes.registry.CLASS_MODELS`) under ``priors`` (a
     :class:`~bayescal.bayes.ClassPriors`), identification checked before sampling."""
-    spec = class_channel_model(model)
+    spec, _ = choose_class_model(data.n_annotators, model)
     priors = ClassPriors() if priors is None else priors
     if not isinstance(priors, ClassPriors):
         raise TypeError(
@@ -260,15 +264,21 @@ def _fit_classes(data, model, priors, settings: SamplerSettings, dependent) -> C
             f"{dependent!r}"
         )
     where = f"fit_bayes(model={spec.name!r})"
-    if data.n_annotators > CROWD_ANNOTATORS:
-        # the pattern model holds rows x annotators x classes: a crowd's would not fit
+    crowd = spec.for_crowds
+    if crowd and priors.confusion != ClassPriors().confusion:
         raise ValueError(
-            f"{where}: multi-class data of {data.n_annotators} annotators are a crowd (more "
-            f"than {CROWD_ANNOTATORS}), whose Bayesian model (the workers pooled) is not built "
-            "yet for multi-class labels; fit them with crowd_em(data)"
+            f"priors.confusion: {where} draws the workers' confusion rows from its population "
+            "(hyperpriors in bayescal.models.class_crowd) and reads only priors.proportion; "
+            f"saw confusion={priors.confusion}"
         )
     require_confusions_identified(data.annotations, data.gold, data.n_classes, where)
-    design = ClassPatternDesign.from_data(data)
+    if crowd and not data.n_gold and ((data.annotations != v.MISSING).sum(axis=1) < 2).all():
+        raise IdentificationError(
+            f"{where}: no item has labels from two annotators ({data.n_items} items, at most one "
+            "label each) and no item is gold, so the workers' confusion matrices are not "
+            "identified; give some items two labels or more, or gold items"
+        )
+    design = spec.design_class().from_data(data)
     run = (settings.num_chains, settings.num_warmup, settings.num_samples, settings.progress)
     nuts = Sampler(design, spec, *run)
     fit = nuts.fit(data, priors, settings.seed, item_ids=data.item_ids)

@@ -177,28 +177,34 @@ def read_priors(path, *, named: bool = False):
         One prior, ``{"false_positive": [1, 1], "sensitivity": [8, 2], "prevalence": [1, 1]}``
         (absent keys keep the flat default), or with ``named=True`` an object of named priors,
         ``{"flat": {}, "expert": {"sensitivity": [8, 2]}}``, the first being the reference.
+        A prior of multi-class labels has the keys of :class:`ClassPriors`,
+        ``{"confusion": [4, 1], "proportion": 1}``.
 
     Returns
     -------
-    Priors, or dict of str to Priors
+    Priors or ClassPriors, or dict of str to them
     """
 
     path = pathlib.Path(path)
     document = read_json(path)
-    allowed = ("false_positive", "sensitivity", "prevalence")
+    binary = ("false_positive", "sensitivity", "prevalence")
+    multiclass = ("confusion", "proportion")
 
     def one(values, where: str):
-        if not isinstance(values, dict) or set(values) - set(allowed):
+        keys = set(values) if isinstance(values, dict) else set()
+        kind, allowed = (ClassPriors, multiclass) if keys & set(multiclass) else (Priors, binary)
+        if not isinstance(values, dict) or keys - set(allowed):
             unknown = (
                 sorted(set(values) - set(allowed))
                 if isinstance(values, dict)
                 else type(values).__name__
             )
             raise ValueError(
-                f"{path}: {where}: expected an object with keys among {', '.join(allowed)}; saw {unknown}"
+                f"{path}: {where}: expected an object with keys among {', '.join(allowed)} "
+                f"(or, for multi-class labels, {', '.join(multiclass)}); saw {unknown}"
             )
         try:
-            return Priors(
+            return kind(
                 **{
                     key: tuple(pair) if isinstance(pair, list) else pair
                     for key, pair in values.items()

@@ -43,13 +43,14 @@ __all__ = [
     "MODELS",
     "ChannelModel",
     "channel_model",
+    "choose_class_model",
     "choose_model",
     "class_channel_model",
     "model_names",
 ]
 
 #: The data a model's likelihood runs on.
-DATA_KINDS = ("pattern counts", "responses", "class pattern counts")
+DATA_KINDS = ("pattern counts", "responses", "class pattern counts", "class responses")
 
 
 @dataclass(frozen=True)
@@ -65,10 +66,12 @@ class ChannelModel:
         The name in words (``"Dawid–Skene"``).
     program : str
         Its NumPyro program, a function of :mod:`bayescal.models` (:meth:`load_program`).
-    data : {"pattern counts", "responses"}
+    data : {"pattern counts", "responses", "class pattern counts", "class responses"}
         What the likelihood runs on: the (group, pattern) counts of
         :meth:`~bayescal.AnnotatedScores.compress` (a ``PatternDesign``), or a crowd's sparse
-        responses (a ``ResponseDesign``).
+        responses (a ``ResponseDesign``); for multi-class labels a panel's patterns of class
+        codes (a ``ClassPatternDesign``) or a crowd's class responses (a
+        ``ClassResponseDesign``).
     grouped : bool
         A class proportion per score group.
     channels_by_group : bool
@@ -124,6 +127,11 @@ class ChannelModel:
         return self.data == "responses"
 
     @property
+    def for_crowds(self) -> bool:
+        """Whether the model pools a crowd's workers (binary or multi-class responses)."""
+        return self.data in ("responses", "class responses")
+
+    @property
     def folded(self) -> bool:
         """Whether each draw is folded onto the population's orientation after sampling
         (:mod:`bayescal.models.orientation`; the pattern models, no annotator held to
@@ -137,11 +145,11 @@ class ChannelModel:
         return getattr(importlib.import_module("bayescal.models"), self.program)
 
     def design_class(self):
-        """The design class the program reads: ``PatternDesign``, ``ResponseDesign`` or
-        ``ClassPatternDesign``."""
+        """The design class the program reads: ``PatternDesign``, ``ResponseDesign``,
+        ``ClassPatternDesign`` or ``ClassResponseDesign``."""
         models = importlib.import_module("bayescal.models")
         if self.multiclass:
-            return models.ClassPatternDesign
+            return models.ClassResponseDesign if self.for_crowds else models.ClassPatternDesign
         return models.ResponseDesign if self.on_responses else models.PatternDesign
 
     def pattern_design(self, counts, *, pairs=None, complete: bool = False):
@@ -254,6 +262,20 @@ CLASS_MODELS = {
             sensitivity=False,
             multiclass=True,
         ),
+        ChannelModel(
+            name="hierarchical_dawid_skene",
+            title="hierarchical multi-class Dawid–Skene",
+            program="class_crowd_model",
+            data="class responses",
+            identification="a crowd whose items have two labels or more (or gold items)",
+            em="crowd_em",
+            # the workers' spreads make a mild funnel: at 0.8, three divergences in 2 000
+            # draws of a 10-class crowd; at 0.9, none (benchmarks/RESULTS.md)
+            target_accept=0.9,
+            in_analysis=False,
+            sensitivity=False,
+            multiclass=True,
+        ),
     )
 }
 
@@ -305,6 +327,32 @@ def em_estimator(name: str, n_annotators: int) -> str:
 
 #: The choice that lets the data choose (:func:`choose_model`).
 AUTO = "auto"
+
+
+def choose_class_model(n_annotators: int, model=AUTO) -> tuple[ChannelModel, str]:
+    """The multi-class model to fit to data of ``n_annotators`` and why: the one named (in
+    either spelling), or with ``"auto"`` the hierarchical Dawid–Skene model for a crowd (more
+    than :data:`~bayescal.channels.crowd_em.CROWD_ANNOTATORS` annotators: the workers'
+    confusion matrices pooled) and the Dawid–Skene model for a panel.  A panel's model named
+    for a crowd is refused: its pattern layout holds items x annotators x classes."""
+    crowd = n_annotators > CROWD_ANNOTATORS
+    if model == AUTO:
+        if crowd:
+            return (
+                CLASS_MODELS["hierarchical_dawid_skene"],
+                f"auto: a crowd of {n_annotators} annotators (more than {CROWD_ANNOTATORS}), "
+                "whose confusion matrices are pooled",
+            )
+        return CLASS_MODELS["dawid_skene"], f"auto: a panel of {n_annotators} annotators"
+    chosen = class_channel_model(model)
+    if crowd and not chosen.for_crowds:
+        crowd_model = next(m.name for m in CLASS_MODELS.values() if m.for_crowds)
+        raise ValueError(
+            f"model: multi-class data of {n_annotators} annotators are a crowd (more than "
+            f"{CROWD_ANNOTATORS}); fit them with model={crowd_model!r} (the workers' "
+            "confusion matrices pooled)"
+        )
+    return chosen, f"chosen: {chosen.name}"
 
 
 def choose_model(data, model=AUTO) -> tuple[ChannelModel, str]:

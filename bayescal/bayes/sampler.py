@@ -23,9 +23,11 @@ from .._api import announce, warn_caller
 from ..data.cells import tabulate
 from ..exceptions import SamplingWarning
 from ..models import (
+    CLASS_CROWD_START,
     POPULATION_SITES,
     START_VALUES,
     ClassPatternDesign,
+    ClassResponseDesign,
     PatternDesign,
     ResponseDesign,
     class_majority_start,
@@ -237,6 +239,9 @@ class Sampler:
             _, counts, answers = shared[:3]
             gold = shared[3] if self.design.has_gold else None
             z["confusion"] = class_majority_start(answers, counts, gold) + z["confusion"] / 4.0
+        elif isinstance(self.design, ClassResponseDesign):  # the population's centre
+            for name, value in CLASS_CROWD_START.items():
+                z[name] = value + z[name] / 4.0
         return init_kernel(
             z,
             self.num_warmup,
@@ -344,11 +349,11 @@ class Sampler:
             _COMPILED.popitem(last=False)
         return compiled
 
-    def observed(self, data) -> PatternDesign | ResponseDesign | ClassPatternDesign:
+    def observed(self, data):
         """The design of ``data`` on this sampler's layout: pattern counts (CellStatistics)
         for the pattern models, responses for the hierarchical one, multi-class
-        AnnotatedScores for the multi-class model."""
-        if isinstance(self.design, ClassPatternDesign):
+        AnnotatedScores for the multi-class models."""
+        if isinstance(self.design, ClassPatternDesign | ClassResponseDesign):
             return self.design.observed(data)
         if isinstance(self.design, PatternDesign):
             return replace(self.design, counts=self.design.counts_of(data))

@@ -146,9 +146,14 @@ def _warn_if_not_diagonal(confusion, usable, names) -> None:
 
 
 def _mask_groups(annotations) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct sets of annotators the items have (G, K) and each item's set (n,)."""
-    masks, group = np.unique(annotations != v.MISSING, axis=0, return_inverse=True)
-    return masks, group.ravel()
+    """The distinct sets of annotators the items have (G, K) and each item's set (n,).  Each
+    set is packed into bytes and compared whole: ``np.unique(..., axis=0)`` sorts rows
+    column by column, and took three quarters of a crowd's posterior push-through."""
+    observed = annotations != v.MISSING
+    packed = np.ascontiguousarray(np.packbits(observed, axis=1))
+    keys = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
+    _, first, group = np.unique(keys, return_index=True, return_inverse=True)
+    return observed[first], group.ravel()
 
 
 def _reduced(inverse, basis) -> np.ndarray:
@@ -157,42 +162,69 @@ def _reduced(inverse, basis) -> np.ndarray:
     return np.einsum("ca,kcb->kba", basis, inverse)
 
 
-def _combine(annotations, inverse, basis, weights_of) -> np.ndarray:
-    """``U`` (n, C) of every item (module docstring); ``weights_of(mask)`` gives the weights
-    ``W_j`` (|O|, C - 1, C - 1) of the annotators ``mask`` (K,) an item has."""
-    n_classes = basis.shape[0]
-    reduced = _reduced(inverse, basis)
+#: Items per pass of :func:`_combine` times the sum-zero directions squared: its per-item
+#: solves hold this many values at once (a 10^7-item panel runs in passes, never in one).
+COMBINE_VALUES = 2_000_000
+
+
+def _group_totals(masks, matrices) -> np.ndarray:
+    """``sum_{j in O} M_j`` (G, C - 1, C - 1) of each set of annotators ``masks`` (G, K); a
+    set whose total is 0 (explicit weights of 0 for all its annotators) is refused."""
+    size = matrices.shape[1]
+    totals = (masks @ matrices.reshape(matrices.shape[0], -1)).reshape(-1, size, size)
+    empty = np.trace(totals, axis1=1, axis2=2) <= 0
+    if empty.any():
+        raise ValueError(
+            f"weights give zero total weight to the annotators "
+            f"{np.flatnonzero(masks[np.flatnonzero(empty)[0]]).tolist()} that label some item; "
+            "its corrected label is undefined"
+        )
+    return totals
+
+
+def _combine(annotations, inverse, basis, matrices) -> np.ndarray:
+    """``U`` (n, C) of every item (module docstring), each with a label: the weights are
+    ``W_j = (sum_{k in O} M_k)^-1 M_j`` of the rule's matrices ``matrices`` (K, C - 1, C - 1)
+    (the precisions ``P_j`` for IV, ``alpha_j I`` for scalar weights), so
+
+        Q^T (U - 1/C) = (sum_{j in O} M_j)^-1 sum_{j in O} M_j Q^T (T_j^T)^-1 e_{A_j},
+
+    the totals once per set of annotators, the sums once per response: a crowd, whose items
+    each have their own set, costs as little per item as a panel."""
+    n_items, n_classes = annotations.shape[0], basis.shape[0]
+    size = n_classes - 1
+    # M_j Q^T (T_j^T)^-1 e_k of every annotator and code: (K, C(code), C - 1)
+    weighted = np.einsum("kab,kcb->kca", matrices, _reduced(inverse, basis))
     masks, group = _mask_groups(annotations)
-    combined = np.empty((annotations.shape[0], n_classes - 1))
-    for g, mask in enumerate(masks):
-        items = np.flatnonzero(group == g)
-        columns = np.flatnonzero(mask)
-        corrections = reduced[columns, annotations[np.ix_(items, columns)]]  # (n_g, |O|, C - 1)
-        combined[items] = np.einsum("jab,njb->na", weights_of(mask), corrections)
+    solvers = np.linalg.inv(_group_totals(masks, matrices))
+    combined = np.empty((n_items, size))
+    step = max(1, COMBINE_VALUES // size**2)
+    for start in range(0, n_items, step):
+        part = annotations[start : start + step]
+        rows, columns = np.nonzero(part != v.MISSING)
+        answers = weighted[columns, part[rows, columns]]  # (R, C - 1)
+        sums = np.stack(
+            [np.bincount(rows, answers[:, a], minlength=part.shape[0]) for a in range(size)], 1
+        )
+        combined[start : start + step] = np.einsum(
+            "nab,nb->na", solvers[group[start : start + step]], sums
+        )
     return 1.0 / n_classes + combined @ basis.T
 
 
 def _plugin_prevalence(annotations, inverse, basis) -> np.ndarray:
     """App. F.4 in vector form (module docstring)."""
-    equal = _combine(annotations, inverse, basis, _scalar_weights(np.ones(inverse.shape[0]), basis))
+    equal = _combine(
+        annotations, inverse, basis, _scalar_matrices(np.ones(inverse.shape[0]), basis)
+    )
     clipped = np.clip(equal.mean(axis=0), *PREVALENCE_CLIP)
     return clipped / clipped.sum()
 
 
-def _scalar_weights(alpha: np.ndarray, basis: np.ndarray):
-    """``W_j = alpha_j I / sum_{k in O} alpha_k``, as ``weights_of`` of :func:`_combine`."""
-    eye = np.eye(basis.shape[1])
-
-    def weights_of(mask):
-        total = alpha[mask].sum()
-        if total <= 0:
-            raise ValueError(
-                f"weights give zero total weight to the annotators {np.flatnonzero(mask).tolist()}"
-                " that label some item; its corrected label is undefined"
-            )
-        return (alpha[mask] / total)[:, None, None] * eye
-
-    return weights_of
+def _scalar_matrices(alpha: np.ndarray, basis: np.ndarray) -> np.ndarray:
+    """``alpha_j I`` (K, C - 1, C - 1): the matrices of :func:`_combine` whose weights are
+    ``W_j = alpha_j I / sum_{k in O} alpha_k``."""
+    return alpha[:, None, None] * np.eye(basis.shape[1])
 
 
 def corrected_one_hot_labels(
@@ -248,18 +280,19 @@ class Correction(NamedTuple):
     keep a label once the ill-conditioned annotators' are set missing (``labelled``, (n,)),
     their screened ``annotations`` (n_labelled, K), every ``(T_j^T)^-1`` (``inverse``), the
     confusion matrices the correction assumes (``confusion``, the identity for the
-    ill-conditioned), the basis ``Q`` and the weights ``weights_of(mask)``."""
+    ill-conditioned), the basis ``Q`` and the weight rule's ``matrices`` ``M_j``
+    (:func:`_combine`)."""
 
     annotations: np.ndarray
     labelled: np.ndarray
     confusion: np.ndarray
     inverse: np.ndarray
     basis: np.ndarray
-    weights_of: object
+    matrices: np.ndarray
 
     def labels(self) -> np.ndarray:
         """The corrected one-hot labels ``U`` (n_labelled, C)."""
-        return _combine(self.annotations, self.inverse, self.basis, self.weights_of)
+        return _combine(self.annotations, self.inverse, self.basis, self.matrices)
 
     def given_class_covariances(self) -> tuple[np.ndarray, np.ndarray]:
         """``Cov(U_i | Y_i = y)`` of the labelled items: one (C(y), C, C) array per set of
@@ -276,9 +309,10 @@ class Correction(NamedTuple):
         # each annotator's Q^T V_j S_jy V_j^T Q: (K, C(y), C - 1, C - 1)
         per_annotator = np.einsum("kca,kycd,kdb->kyab", reduced, answer_covariance, reduced)
         masks, group = _mask_groups(self.annotations)
+        totals = _group_totals(masks, self.matrices)
         covariances = np.empty((masks.shape[0], *rows.shape[1:], rows.shape[1]))
         for g, mask in enumerate(masks):
-            weights = self.weights_of(mask)  # (|O|, C - 1, C - 1)
+            weights = np.linalg.solve(totals[g], self.matrices[mask])  # (|O|, C - 1, C - 1)
             inner = np.einsum(
                 "jab,jybc,jdc->yad", weights, per_annotator[mask], weights
             )  # (C(y), C - 1, C - 1)
@@ -317,14 +351,14 @@ def screened_correction(annotations, confusion, usable, weights, prevalence) -> 
     basis = _sum_zero_basis(n_classes)
     assumed = np.where(usable[:, None, None], confusion, eye)
 
-    def built(weights_of) -> Correction:
-        return Correction(annotations, labelled, assumed, inverse, basis, weights_of)
+    def built(matrices) -> Correction:
+        return Correction(annotations, labelled, assumed, inverse, basis, matrices)
 
     rule = class_weights(weights, confusion.shape[0])
     if not isinstance(rule, str):
-        return built(_scalar_weights(rule * usable, basis))
+        return built(_scalar_matrices(rule * usable, basis))
     if rule == "equal":
-        return built(_scalar_weights(usable * 1.0, basis))
+        return built(_scalar_matrices(usable * 1.0, basis))
     if prevalence is None:
         prevalence = _plugin_prevalence(annotations, inverse, basis)
     else:
@@ -334,13 +368,7 @@ def screened_correction(annotations, confusion, usable, weights, prevalence) -> 
                 f"prevalence must be {n_classes} class proportions summing to 1; saw "
                 f"{prevalence.tolist()}"
             )
-    precisions = _precisions(assumed, prevalence, basis)
-
-    def weights_of(mask):
-        chosen = precisions[mask]
-        return np.linalg.solve(chosen.sum(axis=0), chosen)
-
-    return built(weights_of)
+    return built(_precisions(assumed, prevalence, basis))
 
 
 def labelled_corrections(annotations, confusion, weights, prevalence, names, refuse_lost: bool):

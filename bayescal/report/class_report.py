@@ -5,7 +5,7 @@ The same self-contained document as the binary report (:mod:`bayescal.report.htm
 whose parts it shares): the verdict, the top label's reliability diagram, the top-label and
 classwise ECE, each class's NC-ECE and reliability diagram, the annotators' confusion
 matrices as heat maps, then the details collapsed.  Key numbers sit in elements with stable
-``id`` s (``nc-ece-top-label-posterior-median``).
+``id`` s (``nc-ece-posterior-median-top-label``).
 """
 
 from __future__ import annotations
@@ -113,7 +113,15 @@ def _ece_section(summary: ClassSummary) -> str:
             eces[0].oracle.reason or "true labels",
         ),
     ]
-    return table(["estimate", *(KIND_NAMES[kind] for kind in kinds), "note"], rows)
+    evaluated = eces[0].n_evaluated
+    note = (
+        ""
+        if evaluated == summary.data.n_items
+        else f'<p class="note" id="n-evaluated">NC-ECE scores {evaluated} of the '
+        f"{summary.data.n_items} items: the others have labels only from annotators whose "
+        "confusion matrix cannot be inverted; the naive and oracle ECEs score every item.</p>"
+    )
+    return table(["estimate", *(KIND_NAMES[kind] for kind in kinds), "note"], rows) + note
 
 
 def _class_section(summary: ClassSummary) -> str:

@@ -120,6 +120,9 @@ class ClassECE(Section):
     prob_within_tolerance: float
     tolerance: float
     oracle: Estimate
+    #: The items NC-ECE scores: those with a label from an annotator whose matrix can be
+    #: inverted (the naive and oracle ECEs score every item).
+    n_evaluated: int
     #: Classwise: each class's NC-ECE posterior (the ECE above is their mean).
     classes: dict[str, PosteriorSummary] | None = field(default=None, metadata=OMIT_NONE)
 
@@ -198,4 +201,9 @@ class ClassSummary(FitSummary):
             ]
             if ece.oracle.value is not None:
                 lines.append(f"    oracle (truth column) {ece.oracle.value:.4f}")
+            if ece.n_evaluated < data.n_items:
+                lines.append(
+                    f"    NC-ECE scores {ece.n_evaluated} of the {data.n_items} items (the "
+                    "others have labels only from annotators whose matrix cannot be inverted)"
+                )
         return lines

@@ -233,17 +233,17 @@ BAD_PRIORS = {
     "a number": (
         "42",
         "the prior: expected an object with keys among false_positive, "
-        "sensitivity, prevalence; saw int",
+        "sensitivity, prevalence (or, for multi-class labels, confusion, proportion); saw int",
     ),
     "a list": (
         "[8, 2]",
         "the prior: expected an object with keys among false_positive, "
-        "sensitivity, prevalence; saw list",
+        "sensitivity, prevalence (or, for multi-class labels, confusion, proportion); saw list",
     ),
     "an unknown key": (
         '{"fpr": [1, 9]}',
-        "the prior: expected an object with keys among "
-        "false_positive, sensitivity, prevalence; saw ['fpr']",
+        "the prior: expected an object with keys among false_positive, sensitivity, "
+        "prevalence (or, for multi-class labels, confusion, proportion); saw ['fpr']",
     ),
     "one number": (
         '{"prevalence": [1]}',

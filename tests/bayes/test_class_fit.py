@@ -224,7 +224,10 @@ def test_a_saved_fit_loads_with_its_draws_and_diagnostics(panel, tmp_path):
 
 def test_bad_inputs_are_refused_by_name(panel, tmp_path):
     data, _, fit = panel
-    with pytest.raises(ValueError, match="model must be one of 'dawid_skene' for multi-class"):
+    with pytest.raises(
+        ValueError,
+        match="model must be one of 'dawid_skene', 'hierarchical_dawid_skene' for multi-class",
+    ):
         bc.fit_bayes(data, model="hui_walter")
     with pytest.raises(
         TypeError, match="priors: multi-class data take a bayescal\\.bayes\\.ClassPriors"
@@ -235,7 +238,9 @@ def test_bad_inputs_are_refused_by_name(panel, tmp_path):
     crowd = bc.AnnotatedScores(
         data.probabilities, np.tile(data.annotations, (1, 5)), classes=list(CLASSES)
     )
-    with pytest.raises(ValueError, match=r"15 annotators are a crowd .* crowd_em"):
+    with pytest.raises(
+        ValueError, match=r"15 annotators are a crowd .*model='hierarchical_dawid_skene'"
+    ):
         bc.fit_bayes(crowd)
     two = bc.AnnotatedScores(data.probabilities, data.annotations[:, :2], classes=list(CLASSES))
     with pytest.raises(IdentificationError, match="2 annotator"):

@@ -223,7 +223,8 @@ def test_priors_files(tmp_path):
         ("{not json", "not valid JSON"),
         (
             json.dumps({"sensitivty": [8, 2]}),
-            r"the prior: expected an object with keys among false_positive, sensitivity, prevalence; saw \['sensitivty'\]",
+            r"the prior: expected an object with keys among false_positive, sensitivity, prevalence "
+            r"\(or, for multi-class labels, confusion, proportion\); saw \['sensitivty'\]",
         ),
         (
             json.dumps({"sensitivity": [8, -2]}),
