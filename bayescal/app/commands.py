@@ -98,6 +98,11 @@ def _score_argument(args) -> tuple:
                 f"{len(args.score)} columns); bayescal fit reads multi-class tables"
             )
         return score, {}
+    if len(args.score) > 1 and (args.groups is not None or args.thresholds is not None):
+        raise ValueError(
+            "--groups and --thresholds cut one score into groups (Hui–Walter); a multi-class "
+            f"table has {len(args.score)} score columns"
+        )
     if (args.classes is not None or args.ordinal or args.normalize) and len(args.score) < 2:
         raise ValueError(
             "--classes, --ordinal and --normalize describe multi-class labels: name one "

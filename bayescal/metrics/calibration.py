@@ -410,7 +410,15 @@ def _label_curve(y_true, y_prob, n_bins, strategy) -> ReliabilityCurve:
 
 def binned_curve(targets, scores, bins: int, strategy: str) -> ReliabilityCurve:
     """The reliability curve of checked ``targets`` (n,) against ``scores`` (n,) in ``bins``
-    bins: 0/1 labels, or a naive target in [0, 1] such as an item's share of votes."""
+    bins (``strategy`` as in :func:`reliability_curve`): each bin's mean score and mean target,
+    ``mean_target[l] = sum_{i in B_l} t_i / |B_l|`` (NaN for an empty bin).  The targets are
+    0/1 labels, or a naive target in [0, 1] such as an item's share of votes; the caller has
+    checked them.
+
+    Returns
+    -------
+    ReliabilityCurve
+    """
     index, edges = assign_bins(scores, bins, strategy)
     counts = np.bincount(index, minlength=bins)
     with np.errstate(

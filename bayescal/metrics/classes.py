@@ -131,8 +131,21 @@ class VoteTargets(NamedTuple):
 
 def vote_targets(annotations: np.ndarray, n_classes: int) -> VoteTargets:
     """The soft and majority votes of class-code ``annotations`` (n, K) (``-1`` missing), every
-    item labelled at least once (:class:`VoteTargets`)."""
-    annotations = np.asarray(annotations)
+    item labelled at least once (:class:`VoteTargets`).
+
+    Parameters
+    ----------
+    annotations : array_like of int, shape (n, K)
+        Class codes ``0 .. n_classes - 1``, ``-1`` for missing.
+    n_classes : int
+        At least 2.
+
+    Returns
+    -------
+    VoteTargets
+    """
+    n_classes = v.as_int(n_classes, "n_classes", minimum=2)
+    annotations = v.as_class_annotations(annotations, "annotations", n_classes)
     counts = np.zeros((annotations.shape[0], n_classes))
     for labels in annotations.T:
         given = labels >= 0

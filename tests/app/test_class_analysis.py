@@ -160,6 +160,11 @@ def test_analyse_refuses_what_the_multiclass_model_cannot_fit(graded):
     crowd = bc.AnnotatedScores(data.probabilities, np.tile(data.annotations, 5), classes=CLASSES)
     with pytest.raises(ValueError, match=r"15 annotators are a crowd .*'hierarchical_dawid"):
         bc.analyse(crowd, model="dawid_skene", sampler=QUICK)
+    grades = bc.AnnotatedScores(data.probabilities, data.annotations, classes=["1", "2", "3"])
+    truth = np.resize([1, 2, 3], data.n_items)
+    truth[7] = 0  # integers are the grades' names here: 0 is none of them
+    with pytest.raises(ValueError, match=r"truth, row 7: '0' is not one of the classes"):
+        bc.analyse(grades, truth=truth, sampler=QUICK)
     priors = ClassPriors(confusion=(2, 1), proportion=3)
     assert ClassPriors.from_dict(priors.to_dict()) == priors
 
@@ -199,3 +204,9 @@ def test_bayescal_fit_reads_a_multiclass_table(graded, tmp_path, capsys):
     recalibrate = ["recalibrate", str(table), "--score", scores, "--annotators", "a0,a1,a2"]
     assert cli.main([*recalibrate, "--out", str(tmp_path / "map")]) == 2
     assert "--score must name one column here" in capsys.readouterr().err
+
+
+def test_a_multiclass_table_takes_no_score_groups(tmp_path, capsys):
+    argv = ["fit", str(tmp_path / "absent.csv"), "--score", "p_a,p_b,p_c", "--groups", "3"]
+    assert cli.main([*argv, "--annotators", "x,y,z", "--out", str(tmp_path / "out")]) == 2
+    assert "--groups and --thresholds cut one score into groups" in capsys.readouterr().err

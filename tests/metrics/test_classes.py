@@ -295,3 +295,12 @@ def test_the_votes_of_multiclass_labels_split_a_tie_equally():
     np.testing.assert_allclose(votes.majority_vote, [[1, 0, 0], [0, 0.5, 0.5], [0, 0, 1]])
     with pytest.raises(ValueError, match=r"every item needs a label for a vote; item 1 has none"):
         vote_targets(np.array([[0, 1], [-1, -1]]), 3)
+
+
+def test_the_votes_name_a_bad_input():
+    from bayescal.metrics.classes import vote_targets
+
+    with pytest.raises(ValueError, match=r"annotations must hold class codes 0 to 2"):
+        vote_targets(np.array([[0, 3]]), 3)
+    with pytest.raises((TypeError, ValueError), match=r"n_classes"):
+        vote_targets(np.array([[0, 1]]), 1)
