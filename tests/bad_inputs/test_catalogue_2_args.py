@@ -70,7 +70,8 @@ REFUSED = [
     (
         "126",
         ["--prior", "p126.json"],
-        r"keys among false_positive, sensitivity, prevalence; saw \['Sensitivity'\]",
+        r"keys among false_positive, sensitivity, prevalence \(or, for multi-class labels, "
+        r"confusion, proportion\); saw \['Sensitivity'\]",
     ),
     (
         "127",
