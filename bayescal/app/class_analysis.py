@@ -35,7 +35,7 @@ from .. import _validation as v
 from .._version import __version__
 from ..bayes.sampler_settings import SamplerSettings
 from ..data.annotated_scores import AnnotatedScores
-from ..metrics.calibration import binned_curve, expected_calibration_error
+from ..metrics.calibration import binned_curve
 from ..metrics.classes import CALIBRATION_KINDS, class_problems, vote_targets
 from ..report.class_summary import (
     MULTICLASS_SUMMARY,
@@ -215,12 +215,7 @@ def _read(data: AnnotatedScores, truth, model, priors, dependent, n_bins, level)
     from ..bayes.registry import choose_class_model
 
     chosen, why = choose_class_model(data.n_annotators, model)
-    if priors is not None and not isinstance(priors, ClassPriors):
-        raise TypeError(
-            "priors: multi-class data take a bayescal.bayes.ClassPriors (Dirichlet confusion "
-            f"rows; a priors file with the keys confusion and proportion); saw "
-            f"{type(priors).__name__}"
-        )
+    ClassPriors.of(priors)  # binary priors refused before the EM, not after it
     if dependent is not None:
         raise ValueError(
             f"dependent: the multi-class model has no dependent pairs; saw {dependent!r}"
@@ -296,34 +291,31 @@ def _fit_bayes(inputs: _Inputs, channel_fit, priors, settings: SamplerSettings):
     }
 
 
-def _naive_and_oracle(inputs: _Inputs, kind: str):
-    """The naive ECEs of ``kind`` (every item against its soft and majority votes),
-    their reliability curves, and the oracle's with a truth column."""
-    from ..correction.known_confusions import problem_errors
+def _targets(inputs: _Inputs) -> dict:
+    """The uncorrected targets (n, C) the report scores beside NC-ECE: each item's soft and
+    majority votes and, with a truth column, its one-hot true class (``oracle``)."""
+    data = inputs.data
+    targets = vote_targets(data.annotations, data.n_classes)._asdict()
+    if inputs.truth is not None:
+        targets["oracle"] = np.eye(data.n_classes)[inputs.truth]
+    return targets
 
-    data, bins = inputs.data, inputs.bins
-    probabilities = data.probabilities
-    votes = vote_targets(data.annotations, data.n_classes)._asdict()
-    naive = {
-        name: float(problem_errors(targets, probabilities, kind, bins, "uniform").mean())
-        for name, targets in votes.items()
-    }
-    curves = {
+
+def _curves(inputs: _Inputs, targets: dict, kind: str) -> dict:
+    """Each target's reliability curve of every binary problem of ``kind``; the mean of their
+    ECEs is the target's ECE of ``kind``."""
+    probabilities = inputs.data.probabilities
+    return {
         name: [
-            binned_curve(*problem, bins, "uniform")
-            for problem in class_problems(targets, probabilities, kind)
+            binned_curve(*problem, inputs.bins, "uniform")
+            for problem in class_problems(values, probabilities, kind)
         ]
-        for name, targets in votes.items()
+        for name, values in targets.items()
     }
-    if inputs.truth is None:
-        return naive, curves, Estimate(None, reason="no truth column given")
-    one_hot = np.eye(data.n_classes)[inputs.truth]
-    curves["oracle"] = [
-        binned_curve(*problem, bins, "uniform")
-        for problem in class_problems(one_hot, data.probabilities, kind)
-    ]
-    oracle = expected_calibration_error(inputs.truth, data.probabilities, n_bins=bins, kind=kind)
-    return naive, curves, Estimate(float(oracle), estimator="true labels")
+
+
+def _mean_ece(curves: list) -> float:
+    return float(np.mean([curve.ece for curve in curves]))
 
 
 def _frequentist(inputs: _Inputs, channel_fit, kind: str, seed: int) -> Estimate:
@@ -343,11 +335,18 @@ def _correct(inputs: _Inputs, channel_fit, fit, seed: int):
     from ..bayes.posterior import nc_ece_posterior
 
     posteriors, ece, reliability = {}, {}, {}
+    targets = _targets(inputs)
     for kind in CALIBRATION_KINDS:
         posterior = nc_ece_posterior(
             inputs.data, fit, kind=kind, n_bins=inputs.bins, level=inputs.level, seed=seed
         )
-        naive, curves, oracle = _naive_and_oracle(inputs, kind)
+        curves = _curves(inputs, targets, kind)
+        naive = {name: _mean_ece(curves[name]) for name in ("soft_vote", "majority_vote")}
+        oracle = (
+            Estimate(_mean_ece(curves["oracle"]), estimator="true labels")
+            if "oracle" in curves
+            else Estimate(None, reason="no truth column given")
+        )
         classes = None
         if kind == "classwise":
             classes = {

@@ -252,12 +252,7 @@ def _fit_classes(data, model, priors, settings: SamplerSettings, dependent) -> C
     (:data:`~bayescal.bayes.registry.CLASS_MODELS`) under ``priors`` (a
     :class:`~bayescal.bayes.ClassPriors`), identification checked before sampling."""
     spec, _ = choose_class_model(data.n_annotators, model)
-    priors = ClassPriors() if priors is None else priors
-    if not isinstance(priors, ClassPriors):
-        raise TypeError(
-            "priors: multi-class data take a bayescal.bayes.ClassPriors (Dirichlet confusion rows); "
-            f"saw {type(priors).__name__}"
-        )
+    priors = ClassPriors.of(priors)
     if dependent is not None:
         raise ValueError(
             f"dependent: the multi-class model {spec.name!r} has no dependent pairs; saw "

@@ -159,6 +159,20 @@ class ClassPriors:
         return {"confusion": list(self.confusion), "proportion": self.proportion}
 
     @classmethod
+    def of(cls, priors) -> ClassPriors:
+        """``priors`` checked as the priors of multi-class data (None: the default); binary
+        :class:`Priors` are refused by name, before any work."""
+        if priors is None:
+            return cls()
+        if not isinstance(priors, cls):
+            raise TypeError(
+                "priors: multi-class data take a bayescal.bayes.ClassPriors (Dirichlet confusion "
+                "rows; in a priors file, the keys confusion and proportion); saw "
+                f"{type(priors).__name__}"
+            )
+        return priors
+
+    @classmethod
     def from_dict(cls, values: dict) -> ClassPriors:
         """The priors :meth:`to_dict` wrote."""
         return cls(confusion=tuple(values["confusion"]), proportion=values["proportion"])

@@ -119,8 +119,30 @@ def screened(annotations, confusion, names, refuse_lost: bool):
             ChannelWarning,
         )
         annotations = without_uninformative(annotations, usable, names, refuse_lost=refuse_lost)
-    _warn_if_not_diagonal(confusion, usable, names)
+    constant = _warn_if_constant(annotations, usable, names)
+    _warn_if_not_diagonal(confusion, usable & ~constant, names)
     return annotations, usable
+
+
+def _warn_if_constant(annotations, usable, names) -> np.ndarray:
+    """The usable annotators (K,) who gave two labels or more, all of one class, named in one
+    :class:`~bayescal.ChannelWarning` (the binary rule's *constant* annotators,
+    :mod:`bayescal.channels.odd_annotators`): whatever matrix they were given, their answer
+    says nothing of the class, and the IV rule gives them little weight.  They are not called
+    another ordering of the classes, which an estimated matrix of theirs may look like."""
+    labels = (annotations != v.MISSING).sum(axis=0)
+    first = np.where(annotations != v.MISSING, annotations, annotations.max() + 1).min(axis=0)
+    same = ((annotations == first) | (annotations == v.MISSING)).all(axis=0)
+    constant = usable & (labels > 1) & same
+    if constant.any():
+        listed, several = named_annotators([n for n, c in zip(names, constant) if c])
+        warn_caller(
+            f"confusion: {listed} {'are' if several else 'is'} constant (one class given to "
+            "every item labelled): those labels say nothing of the class, and the correction "
+            "gives them little weight",
+            ChannelWarning,
+        )
+    return constant
 
 
 def _warn_if_not_diagonal(confusion, usable, names) -> None:
@@ -326,8 +348,23 @@ def correction_of(annotations, confusion, weights, prevalence, names, refuse_los
     usable label is refused with ``refuse_lost``, else left out of ``labelled``.  The
     arguments checked by :func:`corrected_one_hot_labels`, or by a caller that holds checked
     data."""
+    # the arguments first: a warning on the annotators must not come before their error
+    class_weights(weights, confusion.shape[0])
+    if prevalence is not None:
+        _checked_prevalence(prevalence, confusion.shape[1])
     annotations, usable = screened(annotations, confusion, names, refuse_lost)
     return screened_correction(annotations, confusion, usable, weights, prevalence)
+
+
+def _checked_prevalence(prevalence, n_classes: int) -> np.ndarray:
+    """``prevalence`` as ``n_classes`` class proportions summing to 1, or its error."""
+    prevalence = v.as_probabilities(prevalence, "prevalence")
+    if prevalence.size != n_classes or abs(prevalence.sum() - 1.0) > v.ROW_SUM_TOLERANCE:
+        raise ValueError(
+            f"prevalence must be {n_classes} class proportions summing to 1; saw "
+            f"{prevalence.tolist()}"
+        )
+    return prevalence
 
 
 def class_weights(weights: object, n_annotators: int):
@@ -362,12 +399,7 @@ def screened_correction(annotations, confusion, usable, weights, prevalence) -> 
     if prevalence is None:
         prevalence = _plugin_prevalence(annotations, inverse, basis)
     else:
-        prevalence = v.as_probabilities(prevalence, "prevalence")
-        if prevalence.size != n_classes or abs(prevalence.sum() - 1.0) > v.ROW_SUM_TOLERANCE:
-            raise ValueError(
-                f"prevalence must be {n_classes} class proportions summing to 1; saw "
-                f"{prevalence.tolist()}"
-            )
+        prevalence = _checked_prevalence(prevalence, n_classes)
     return built(_precisions(assumed, prevalence, basis))
 
 
@@ -411,15 +443,17 @@ def noise_corrected_class_ece(
     """
     probabilities = v.as_class_probabilities(probabilities, "probabilities")
     kind = v.as_choice(kind, "kind", CALIBRATION_KINDS)
+    n_classes = v.as_confusion_matrices(confusion, "confusion").shape[1]
+    if n_classes != probabilities.shape[1]:
+        raise ValueError(
+            f"probabilities must have one column per class of the confusion matrices "
+            f"({n_classes}); saw {probabilities.shape[1]}"
+        )
+    annotations = v.as_class_annotations(annotations, "annotations", n_classes)
+    v.check_same_length(probabilities, "probabilities", annotations, "annotations")
     corrected = corrected_one_hot_labels(
         annotations, confusion, weights=weights, prevalence=prevalence
     )
-    v.check_same_length(probabilities, "probabilities", corrected, "annotations")
-    if corrected.shape[1] != probabilities.shape[1]:
-        raise ValueError(
-            f"probabilities must have one column per class of the confusion matrices "
-            f"({corrected.shape[1]}); saw {probabilities.shape[1]}"
-        )
     return float(problem_errors(corrected, probabilities, kind, n_bins, strategy).mean())
 
 

@@ -107,6 +107,14 @@ class ReliabilityCurve(Result):
         """Boolean mask of the bins that hold at least one item."""
         return self.counts > 0
 
+    @property
+    def ece(self) -> float:
+        """The binned ECE the curve shows, ``sum_l |B_l|/n |acc(B_l) - conf(B_l)|`` (paper
+        Eq. 2), over its non-empty bins."""
+        shown = self.nonempty
+        gaps = np.abs(self.mean_target[shown] - self.mean_predicted[shown])
+        return float(self.counts[shown] @ gaps / self.counts.sum())
+
 
 @dataclass(frozen=True, eq=False, repr=False)
 class ClasswiseReliability(Result):

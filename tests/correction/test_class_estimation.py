@@ -1,13 +1,18 @@
 """Multi-class data through dawid_skene_em and nc_ece_estimate(kind=...) (issue 39, items 3, 4
 and 6 on the data model)."""
 
+import warnings
+
 import numpy as np
 import pytest
 
 import bayescal as bc
 from bayescal.channels import ConfusionChannels, ConfusionFit
 from bayescal.channels.confusion_em import confusion_em
-from bayescal.correction.known_confusions import noise_corrected_class_ece
+from bayescal.correction.known_confusions import (
+    corrected_one_hot_labels,
+    noise_corrected_class_ece,
+)
 from tests.helpers import GRADED_CONFUSION, simulate_class_annotations
 
 N = 20_000
@@ -217,3 +222,21 @@ def test_matrices_estimated_from_few_labels_per_cell_are_said_to_read_high():
     with_gold = bc.AnnotatedScores(crowd.probabilities, crowd.annotations, gold=gold)
     with pytest.warns(bc.ChannelWarning, match=r"gold items \(the rectified estimate\) shrink it"):
         bc.nc_ece_estimate(with_gold, estimator="crowd_em")
+
+
+def test_a_constant_annotator_is_named_as_such_not_as_another_ordering():
+    """A worker who gives one class to every item: one line calls it constant, none calls
+    its (estimated, off-diagonal looking) matrix another ordering of the classes."""
+    rng = np.random.default_rng(8)
+    codes = rng.integers(0, 3, (60, 3))
+    codes[:, 2] = 1
+    looks_permuted = np.array([[0.2, 0.7, 0.1], [0.05, 0.9, 0.05], [0.1, 0.75, 0.15]])
+    confusion = np.stack([np.eye(3) * 0.7 + 0.1, np.eye(3) * 0.7 + 0.1, looks_permuted])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        corrected_one_hot_labels(codes, confusion, annotator_names=["a", "b", "spam"])
+    said = [str(w.message) for w in caught if issubclass(w.category, bc.ChannelWarning)]
+    assert any(
+        line.startswith("confusion: annotator spam is constant (one class given") for line in said
+    )
+    assert not any("another ordering" in line for line in said), said

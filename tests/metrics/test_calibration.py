@@ -311,3 +311,13 @@ def test_integral_float_bins_are_bins():
     assert bc.expected_calibration_error(y, p, n_bins=np.float64(4)) == expected
     with pytest.raises(TypeError, match=r"n_bins must be an integer; saw 4.5"):
         bc.expected_calibration_error(y, p, n_bins=4.5)
+
+
+def test_a_reliability_curve_holds_the_ece_it_shows():
+    rng = np.random.default_rng(11)
+    scores = rng.random(5000)
+    labels = (rng.random(5000) < scores**1.3).astype(int)
+    for strategy in ("uniform", "quantile"):
+        curve = bc.metrics.reliability_curve(labels, scores, n_bins=15, strategy=strategy)
+        expected = bc.expected_calibration_error(labels, scores, n_bins=15, strategy=strategy)
+        assert curve.ece == pytest.approx(expected, abs=1e-12)
