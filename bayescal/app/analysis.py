@@ -141,14 +141,20 @@ class Analysis:
         return plot_reliability(band, curves=curves, ax=ax)
 
 
-def _as_table(data, score, annotators, truth, gold=None, gold_weights=None):
-    """An AnnotatedScores (built from a DataFrame's columns, its gold columns among them) and
-    the truth labels."""
+def _as_table(data, score, annotators, truth, **columns):
+    """An AnnotatedScores (built from a DataFrame's columns, its gold columns and the class
+    options among them: ``columns`` are :meth:`AnnotatedScores.from_frame`'s ``gold``,
+    ``gold_weights``, ``classes``, ``ordinal`` and ``normalize``) and the truth labels."""
     if type(data).__name__ != "DataFrame":
-        if any(c is not None for c in (score, annotators, gold, gold_weights)):
+        given = {
+            name: value
+            for name, value in {"score": score, "annotators": annotators, **columns}.items()
+            if value not in (None, False)
+        }
+        if given:
             raise ValueError(
-                "score, annotators, gold and gold_weights name the columns of a DataFrame (an "
-                "AnnotatedScores carries its gold labels as data.gold); saw data of type "
+                f"{', '.join(given)}: these read the columns of a DataFrame (an AnnotatedScores "
+                "carries its gold labels, classes and probabilities already); saw data of type "
                 f"{type(data).__name__}"
             )
         return data, truth
@@ -162,8 +168,8 @@ def _as_table(data, score, annotators, truth, gold=None, gold_weights=None):
                 "score": score,
                 "annotator": annotators,
                 "truth": truth,
-                "gold": gold,
-                "gold_weights": gold_weights,
+                "gold": columns.get("gold"),
+                "gold_weights": columns.get("gold_weights"),
             }
         )
         if truth not in data.columns:
@@ -171,9 +177,7 @@ def _as_table(data, score, annotators, truth, gold=None, gold_weights=None):
         truth = data[truth].to_numpy()
     elif type(truth).__name__ == "Series":
         truth = _aligned_truth(truth, data.index)
-    data = AnnotatedScores.from_frame(
-        data, score=score, annotators=annotators, gold=gold, gold_weights=gold_weights
-    )
+    data = AnnotatedScores.from_frame(data, score=score, annotators=annotators, **columns)
     return data, truth
 
 
@@ -315,6 +319,9 @@ def analyse(
     dependent=None,
     gold=None,
     gold_weights=None,
+    classes=None,
+    ordinal=False,
+    normalize=False,
 ) -> Analysis:
     """Fit and summarise one data set (the work of ``bayescal fit``).
 
@@ -376,6 +383,10 @@ def analyse(
         With a DataFrame: the column of each gold item's inclusion probability, in (0, 1]
         (:func:`bayescal.select_for_gold`'s ``inclusion``, or a design stratified by score);
         an AnnotatedScores carries them as ``data.gold_weights``.
+    classes, ordinal, normalize : optional
+        With a DataFrame of multi-class labels: the class names, whether they form a scale,
+        and whether to divide each probability row by its sum
+        (:meth:`bayescal.AnnotatedScores.from_frame`); an AnnotatedScores carries them.
 
     Returns
     -------
@@ -384,7 +395,17 @@ def analyse(
         so that the results folder and its report keep them.
     """
     settings = analysis_sampler_settings(sampler, seed, progress, bayes_options)
-    data, truth = _as_table(data, score, annotators, truth, gold, gold_weights)
+    data, truth = _as_table(
+        data,
+        score,
+        annotators,
+        truth,
+        gold=gold,
+        gold_weights=gold_weights,
+        classes=classes,
+        ordinal=ordinal,
+        normalize=normalize,
+    )
     if isinstance(data, AnnotatedScores) and data.is_multiclass:
         from .class_analysis import analyse_classes
 

@@ -260,12 +260,7 @@ def _fit_classes(data, model, priors, settings: SamplerSettings, dependent) -> C
         )
     where = f"fit_bayes(model={spec.name!r})"
     crowd = spec.for_crowds
-    if crowd and priors.confusion != ClassPriors().confusion:
-        raise ValueError(
-            f"priors.confusion: {where} draws the workers' confusion rows from its population "
-            "(hyperpriors in bayescal.models.class_crowd) and reads only priors.proportion; "
-            f"saw confusion={priors.confusion}"
-        )
+    check_priors(priors, spec)
     require_confusions_identified(data.annotations, data.gold, data.n_classes, where)
     if crowd and not data.n_gold and ((data.annotations != v.MISSING).sum(axis=1) < 2).all():
         raise IdentificationError(
@@ -337,9 +332,18 @@ def check_fit(fit: BayesFit, *, under: str | None = None) -> None:
         )
 
 
-def check_priors(priors: Priors, model: ChannelModel) -> None:
-    """Refuse channel priors the hierarchical model would ignore: its channels' prior is the
-    population (hyperpriors in :mod:`bayescal.models.hierarchical_dawid_skene`)."""
+def check_priors(priors: Priors | ClassPriors, model: ChannelModel) -> None:
+    """Refuse channel priors a hierarchical model would ignore: its channels' prior is the
+    population (hyperpriors in :mod:`bayescal.models.hierarchical_dawid_skene` and, for
+    multi-class crowds, :mod:`bayescal.models.class_crowd`)."""
+    if isinstance(priors, ClassPriors):
+        if model.for_crowds and priors.confusion != ClassPriors().confusion:
+            raise ValueError(
+                f"priors.confusion: model {model.name!r} draws the workers' confusion rows from "
+                "its population (hyperpriors in bayescal.models.class_crowd) and reads only "
+                f"priors.proportion; saw confusion={priors.confusion}"
+            )
+        return
     flat = Priors()
     ignored = [
         f"{name}={getattr(priors, name)}"

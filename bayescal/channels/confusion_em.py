@@ -32,6 +32,20 @@ the share of the annotator's expected cells on the diagonal (the prior's ``alpha
 every cell).
 Its latent classes are tied to the answers through the diagonal, so it is not relabelled.
 
+**By distance** (``structure="by_distance"``, for an ordinal scale whose codes are in the
+scale's order): the odds of each answer against the right one depend only on how far it lies
+from it,
+
+    T_j[y, k] = r_j[|y - k|] / sum_k' r_j[|y - k'|],    r_j[0] = 1,
+
+``C - 1`` parameters an annotator (one per distance, the one-coin model's form per distance)
+against the full model's ``C (C - 1)``: a judge who slips to the next grade more often than two
+grades away is described by a few numbers, and a row seen rarely borrows from the others.  The
+M-step maximises the expected log-likelihood of the annotator's expected cells ``N_j[y, k]``,
+``sum N_j[y, k] log r_j[|y - k|] - sum_y N_j[y, .] log sum_k' r_j[|y - k'|]``, concave in
+``log r_j``, by Newton's method (:func:`by_distance`).  Like the one-coin model it ties the
+latent classes to the answers and is not relabelled.
+
 Starts: the majority vote (one M-step from each pattern's vote shares), then seeded random
 diagonally dominant ones.
 """
@@ -50,9 +64,12 @@ from ..exceptions import ConvergenceWarning, IdentificationError
 __all__ = ["CONFUSION_STRUCTURES", "ConfusionEstimate", "confusion_em"]
 
 #: The confusion matrices' forms (module docstring); the first is the default.
-CONFUSION_STRUCTURES = ("full", "one_coin")
+CONFUSION_STRUCTURES = ("full", "one_coin", "by_distance")
 #: Probabilities are kept at least this inside logarithms (a perfect annotator's zero cells).
 EPS = 1e-12
+#: The log-odds of an answer at some distance against the right one are kept within this much
+#: (a distance never seen answered would run to minus infinity by maximum likelihood).
+MAX_LOG_ODDS = 30.0
 #: The most memory the dense EM's one-hot answers (patterns x annotators x classes, float64)
 #: may take; a crowd's patterns are nearly all distinct and would take far more.
 MAX_PATTERN_BYTES = 2**30
@@ -132,9 +149,66 @@ class _Patterns(NamedTuple):
             wrong = (1.0 - right) / (n_classes - 1)
             eye = np.eye(n_classes)
             confusion = right[:, None, None] * eye + wrong[:, None, None] * (1.0 - eye)
+        elif structure == "by_distance":
+            confusion = by_distance(cells)
         else:
             confusion = cells / cells.sum(axis=2, keepdims=True)
         return confusion, weighted.sum(axis=0) / self.counts.sum()
+
+
+def by_distance(cells: np.ndarray, n_newton: int = 50) -> np.ndarray:
+    """The by-distance confusion matrices (K, C, C) of highest likelihood for expected cells
+    ``cells`` (K, C(y), C(k)) (module docstring): per annotator, the log-odds
+    ``rho_d = log r_d`` (``rho_0 = 0``) maximising
+
+        f(rho) = sum_{y,k} N[y, k] rho_|y-k| - sum_y n_y log sum_k exp(rho_|y-k|),
+
+    concave, by Newton steps halved until ``f`` rises, with gradient
+    ``M_d - sum_y n_y Q_y[d]`` and Hessian ``-sum_y n_y (diag Q_y - Q_y Q_y^T)``, where ``M_d``
+    is the cells' count at distance ``d`` and ``Q_y[d]`` row ``y``'s probability of an answer
+    there; ``rho`` kept within ``MAX_LOG_ODDS``."""
+    n_annotators, n_classes, _ = cells.shape
+    classes = np.arange(n_classes)
+    distance = np.abs(classes[:, None] - classes[None, :])
+    at = (distance[:, :, None] == classes[None, None, 1:]).astype(np.float64)  # (y, k, d >= 1)
+    seen = np.einsum("jyk,ykd->jd", cells, at)  # M_d
+    rows = cells.sum(axis=2)  # n_y
+
+    def rows_and_objective(rho):
+        logits = np.einsum("ykd,jd->jyk", at, rho)
+        largest = logits.max(axis=2, keepdims=True)
+        log_total = np.log(np.exp(logits - largest).sum(axis=2)) + largest[..., 0]
+        confusion = np.exp(logits - log_total[..., None])
+        return confusion, (seen * rho).sum(axis=1) - (rows * log_total).sum(axis=1)
+
+    # start: each distance's share of the cells against the diagonal's, per cell
+    per_cell = np.maximum(seen / at.sum(axis=(0, 1)), EPS)
+    diagonal = np.maximum(np.trace(cells, axis1=1, axis2=2) / n_classes, EPS)
+    rho = np.clip(np.log(per_cell / diagonal[:, None]), -MAX_LOG_ODDS, MAX_LOG_ODDS)
+    confusion, objective = rows_and_objective(rho)
+    for _ in range(n_newton):
+        shares = np.einsum("jyk,ykd->jyd", confusion, at)  # Q_y[d]
+        gradient = seen - np.einsum("jy,jyd->jd", rows, shares)
+        outer = np.einsum("jyd,jye->jyde", shares, shares)
+        hessian = np.einsum("jy,jyde->jde", rows, outer) - np.einsum(
+            "jy,jyd,de->jde", rows, shares, np.eye(n_classes - 1)
+        )
+        ridge = 1e-9 * np.eye(n_classes - 1) * (1.0 + rows.sum(axis=1))[:, None, None]
+        step = -np.linalg.solve(hessian - ridge, gradient[..., None])[..., 0]
+        size = np.ones(n_annotators)
+        while True:  # halve each annotator's step until its objective rises
+            trial = np.clip(rho + size[:, None] * step, -MAX_LOG_ODDS, MAX_LOG_ODDS)
+            trial_confusion, trial_objective = rows_and_objective(trial)
+            worse = trial_objective < objective - 1e-12 * np.abs(objective)
+            if not worse.any() or size.min() < 1e-6:
+                break
+            size[worse] /= 2.0
+        better = ~worse
+        rho[better], objective[better] = trial[better], trial_objective[better]
+        confusion[better] = trial_confusion[better]
+        if np.abs(size[:, None] * step).max() < 1e-10:
+            break
+    return confusion
 
 
 def require_classes_given(labels: np.ndarray, gold, n_classes: int, where: str) -> None:
@@ -190,7 +264,8 @@ def _majority_start(patterns: _Patterns, alpha: float, structure: str):
 
 def _random_start(rng, n_annotators: int, n_classes: int, structure: str):
     """Rows drawn around a diagonal of 0.6-0.9 (the rest split at random, or evenly for one
-    coin), class proportions from a flat Dirichlet."""
+    coin; by distance, the by-distance rows nearest them), class proportions from a flat
+    Dirichlet."""
     diagonal = rng.uniform(0.6, 0.9, (n_annotators, n_classes))
     if structure == "one_coin":
         diagonal[:] = diagonal[:, :1]
@@ -203,6 +278,8 @@ def _random_start(rng, n_annotators: int, n_classes: int, structure: str):
         others = [k for k in range(n_classes) if k != y]
         confusion[:, y, y] = diagonal[:, y]
         confusion[:, y, others] = rest[:, y]
+    if structure == "by_distance":  # the nearest by-distance rows, read as cells
+        confusion = by_distance(confusion)
     return confusion, rng.dirichlet(np.ones(n_classes))
 
 
@@ -236,8 +313,9 @@ def confusion_em(
         ``K >= 3`` (fewer are not identified: an :class:`~bayescal.IdentificationError`).
     n_classes : int
         ``C >= 2``.
-    structure : {"full", "one_coin"}, default "full"
-        Every cell free, or the one-coin (symmetric) model of small panels.
+    structure : {"full", "one_coin", "by_distance"}, default "full"
+        Every cell free, the one-coin (symmetric) model of small panels, or the by-distance
+        model of an ordinal scale whose codes follow the scale (module docstring).
     smoothing : float, default 1
         The symmetric Dirichlet ``alpha >= 1`` of every confusion row (1: maximum likelihood;
         2 adds a pseudo-label to every cell, keeping a class an annotator was never seen

@@ -17,7 +17,7 @@ import numpy as np
 from .. import _validation as v
 from .._api import Result, abbreviated
 from .base import annotator_order
-from .confusion_em import confusion_em
+from .confusion_em import CONFUSION_STRUCTURES, confusion_em
 
 __all__ = ["ConfusionChannels", "ConfusionFit", "fit_confusions"]
 
@@ -154,14 +154,28 @@ class ConfusionFit(Result):
         return self
 
 
-def fit_confusions(data, method: str, *, n_starts, tol, max_iter, seed) -> ConfusionFit:
+def fit_confusions(
+    data, method: str, *, n_starts, tol, max_iter, seed, structure=None
+) -> ConfusionFit:
     """The multi-class Dawid–Skene EM fit of ``data`` (:class:`~bayescal.AnnotatedScores`
-    with three classes or more), run as ``method``: every cell free, the maximum likelihood,
-    the gold items' classes known.  Score groups are ignored, as by the binary
+    with three classes or more), run as ``method``: the matrices of form ``structure``
+    (default every cell free; ``"by_distance"`` only on an ordinal scale), the maximum
+    likelihood, the gold items' classes known.  Score groups are ignored, as by the binary
     ``dawid_skene_em``."""
+    structure = v.as_choice(
+        "full" if structure is None else structure, "structure", CONFUSION_STRUCTURES
+    )
+    if structure == "by_distance" and not data.ordinal:
+        raise ValueError(
+            "structure: 'by_distance' reads how far apart two classes are, which only an "
+            "ordinal scale says; declare the classes a scale, in its order "
+            "(AnnotatedScores(..., ordinal=True), or --ordinal); saw unordered classes "
+            f"{list(data.classes)}"
+        )
     estimate = confusion_em(
         data.annotations,
         data.n_classes,
+        structure=structure,
         gold=data.gold,
         n_starts=n_starts,
         tol=tol,

@@ -538,7 +538,16 @@ def _odd(design: _Design, fit: ChannelFit):
 @old_spellings()
 @records_options
 def dawid_skene_em(
-    data, *, n_starts=10, tol=1e-8, max_iter=1000, seed=0, anchor=None, init=None, dependent=None
+    data,
+    *,
+    n_starts=10,
+    tol=1e-8,
+    max_iter=1000,
+    seed=0,
+    anchor=None,
+    init=None,
+    dependent=None,
+    structure=None,
 ) -> ChannelFit | ConfusionFit:
     """Marginal Dawid–Skene EM: K >= 3 annotators, one class proportion (paper §4.3, App. F.2).
 
@@ -568,10 +577,17 @@ def dawid_skene_em(
         gets a covariance given ``Y = 0`` and ``Y = 1`` (:mod:`bayescal.channels.dependence`;
         pairs must not share an annotator).  The marginal channels keep their meaning.
 
+    structure : {"full", "one_coin", "by_distance"}, optional
+        Multi-class data only: the confusion matrices' form
+        (:mod:`bayescal.channels.confusion_em`), default ``"full"`` (every cell free);
+        ``"one_coin"``, one accuracy an annotator with its errors spread evenly;
+        ``"by_distance"``, for an ordinal scale (``AnnotatedScores(..., ordinal=True)``), the
+        odds of each wrong grade depending only on its distance from the right one.
+
     Multi-class data (:class:`~bayescal.AnnotatedScores` with three classes or more) are fitted
     by the multi-class Dawid–Skene EM (:mod:`bayescal.channels.confusion_em`: confusion
-    matrices oriented to the population's diagonal, Dawid and Skene 1979), which takes only ``n_starts``,
-    ``tol``, ``max_iter`` and ``seed`` and returns a
+    matrices oriented to the population's diagonal, Dawid and Skene 1979), which takes only
+    ``n_starts``, ``tol``, ``max_iter``, ``seed`` and ``structure`` and returns a
     :class:`~bayescal.channels.ConfusionFit`, whose ``channels.confusion`` is (K, C, C).
 
     Returns
@@ -597,9 +613,14 @@ def dawid_skene_em(
             raise ValueError(
                 f"dawid_skene_em: {', '.join(given)} set(s) the binary model; data are "
                 f"multi-class ({data.n_classes} classes), whose fit takes only n_starts, tol, "
-                "max_iter and seed"
+                "max_iter, seed and structure"
             )
-        return fit_confusions(data, "dawid_skene_em", **options)
+        return fit_confusions(data, "dawid_skene_em", **options, structure=structure)
+    if structure is not None:
+        raise ValueError(
+            "structure: sets the form of multi-class confusion matrices; data are binary (a "
+            f"binary channel is always its two rates); saw structure={structure!r}"
+        )
     return _public_em("dawid_skene_em", data, options | {"anchor": anchor}, init, dependent)
 
 

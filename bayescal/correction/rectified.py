@@ -314,18 +314,23 @@ class RectifiedLoss(NamedTuple):
     unbiased for the loss against the true labels whatever the channel model, because the log
     loss ``l(f, t) = softplus(eta) - t eta`` is affine in the target: item ``i`` weighs
     ``omega_i = lambda / n + (1 - lambda) s_i`` (:meth:`weights`) with the target
-    ``nu_i / omega_i``, ``nu_i = lambda U_i / n + s_i (Y_i - lambda U_i)`` (:meth:`targets`),
-    ``s_i = w_i / sum_G w`` on the gold items (0 elsewhere), ``w = 1 / pi`` (equal for a random
-    sample).
+    ``nu_i / omega_i``, ``nu_i = lambda U_i / n + s_i (Y_i - lambda U_i)`` (:meth:`targets`,
+    :meth:`rectified`), ``s_i = w_i / sum_G w`` on the gold items (0 elsewhere), ``w = 1 / pi``
+    (equal for a random sample).  The multi-class cross-entropy ``l(f, t) = (sum_k t_k)
+    logsumexp(z) - t . z`` is linear in its target vector, so the same holds with ``U_i`` the
+    corrected one-hot label and ``Y_i`` the gold one-hot label (:meth:`of_classes`): the loss of
+    targets ``nu_i``, whose rows need not sum to 1.
 
     Attributes
     ----------
     lam : float
-        ``lambda``, tuned for the mean of ``Y`` (:func:`tuned_lambda`) by :meth:`of`.
+        ``lambda``, tuned for the mean of ``Y`` (:func:`tuned_lambda`; of its ``C``
+        coordinates stacked, for classes) by :meth:`of` and :meth:`of_classes`.
     share : ndarray, shape (n,)
         ``s_i``.
-    labels : ndarray, shape (n,)
-        ``Y_i`` on the gold items, 0 elsewhere.
+    labels : ndarray, shape (n,) or (C, n)
+        ``Y_i`` on the gold items, 0 elsewhere (for classes, one row per class: the one-hot
+        gold labels).
     """
 
     lam: float
@@ -337,6 +342,24 @@ class RectifiedLoss(NamedTuple):
         """The loss of corrected labels ``targets`` where ``has_target`` (elsewhere the
         prediction 0, which the gold rectifies like any other), gold labels ``gold`` and the
         gold items' inclusion probabilities ``inclusion`` (None: a simple random sample)."""
+        loss = cls._of(np.asarray(targets)[None], has_target, gold, gold[None], inclusion)
+        return loss._replace(labels=loss.labels[0])
+
+    @classmethod
+    def of_classes(cls, targets, has_target, gold, inclusion=None) -> RectifiedLoss:
+        """:meth:`of` of corrected one-hot labels ``targets`` (n, C) and gold class codes
+        ``gold`` (n,; -1 for none): one ``lambda`` for the ``C`` coordinates (any fixed
+        ``lambda`` keeps the loss unbiased; tuning it on the coordinates stacked only trims
+        the variance)."""
+        classes = np.arange(targets.shape[1])
+        one_hot = (gold[None, :] == classes[:, None]).astype(np.float64)  # (C, n)
+        return cls._of(np.asarray(targets).T, has_target, gold, one_hot, inclusion)
+
+    @classmethod
+    def _of(cls, targets, has_target, gold, labels, inclusion) -> RectifiedLoss:
+        """The loss of ``targets`` (D, n) and gold values ``labels`` (D, n) of the items whose
+        ``gold`` (n,) is not missing: ``lambda`` tuned for the mean of the D coordinates'
+        rows stacked."""
         is_gold = gold != v.MISSING
         if not is_gold.any():
             raise ValueError("gold: the rectified loss needs gold items; saw none")
@@ -344,10 +367,17 @@ class RectifiedLoss(NamedTuple):
         if inclusion is not None:
             w = np.where(is_gold, 1.0 / np.where(is_gold, inclusion, 1.0), 1.0)
         u = np.where(has_target, targets, 0.0)
-        rows = GoldRows(np.zeros(u.size, np.int64), u, gold, np.ones(u.size), w)
+        size = u.size
+        rows = GoldRows(
+            np.zeros(size, np.int64),
+            u.ravel(),
+            np.where(is_gold, labels, v.MISSING).ravel(),
+            np.ones(size),
+            np.tile(w, u.shape[0]),
+        )
         lam = tuned_lambda(MeanProblem.of(rows))
         share = np.where(is_gold, w, 0.0)
-        return cls(lam, share / share.sum(), np.where(is_gold, gold, 0).astype(np.float64))
+        return cls(lam, share / share.sum(), np.where(is_gold, labels, 0.0))
 
     def _omega(self) -> np.ndarray:
         return self.lam / self.share.size + (1.0 - self.lam) * self.share
@@ -358,13 +388,17 @@ class RectifiedLoss(NamedTuple):
         omega = self._omega()
         return omega * (omega > 0).sum() / omega.sum()
 
+    def rectified(self, u: np.ndarray) -> np.ndarray:
+        """``nu`` (..., n) of corrected labels ``u`` (..., n; 0 where an item has none): the
+        targets of the unweighted loss, ``sum_i l(f_i, nu_i)`` being ``L(f)``."""
+        return self.lam * u / self.share.size + self.share * (self.labels - self.lam * u)
+
     def targets(self, u: np.ndarray) -> np.ndarray:
         """The fitting targets (..., n) of corrected labels ``u`` (..., n), 0 where an item has
         none; an item that does not weigh keeps its ``u``."""
         omega = self._omega()
         weighs = omega > 0
-        nu = self.lam * u / self.share.size + self.share * (self.labels - self.lam * u)
-        return np.where(weighs, nu / np.where(weighs, omega, 1.0), u)
+        return np.where(weighs, self.rectified(u) / np.where(weighs, omega, 1.0), u)
 
 
 def rectified_bins(

@@ -122,8 +122,10 @@ def recalibrate(
     corrected one-hot labels (``channels``: known :class:`~bayescal.channels.ConfusionChannels`,
     a :class:`~bayescal.channels.ConfusionFit`, ``"dawid_skene_em"``, ``"crowd_em"`` or a
     callable), or to each item's shares of its labels (``targets="naive"``); items that only
-    ill-conditioned annotators labelled are left out (one warning), and gold is not used there
-    yet (refused).
+    ill-conditioned annotators labelled are left out (one warning).  With gold items and
+    corrected targets the map minimises the rectified multi-class cross-entropy
+    (:meth:`~bayescal.correction.rectified.RectifiedLoss.of_classes`), unbiased whatever the
+    channel model, as for binary data; naive targets refuse gold.
 
     Returns
     -------
@@ -159,7 +161,8 @@ def _recalibrate_classes(data: AnnotatedScores, method, channels, targets, weigh
         )
     method = v.as_choice(method, "method", CLASS_METHODS)
     kind = v.as_choice(targets, "targets", TARGETS)
-    refuse_multiclass_gold(data.n_gold, "recalibrate")
+    if kind == "naive":
+        refuse_multiclass_gold(data.n_gold, "recalibrate(targets='naive')")
     v.check_items_annotated(data.annotations, "data.annotations")
     new_map = CLASS_MAPS[method](eps=eps)
     if kind == "naive":
@@ -180,8 +183,17 @@ def _recalibrate_classes(data: AnnotatedScores, method, channels, targets, weigh
     )
     fitted = channels if fit_channels is None else fit_channels(data)
     corrected, labelled = corrected_class_targets(data, fitted, weights)
-    report_class_unlabelled(labelled)
-    return new_map.fit(data.probabilities[labelled], corrected)
+    if not data.n_gold:
+        report_class_unlabelled(labelled)
+        return new_map.fit(data.probabilities[labelled], corrected)
+    # the rectified loss (RectifiedLoss.of_classes): every item enters, one without a usable
+    # label with the prediction 0, which its gold, if any, rectifies
+    everyone = np.zeros((data.n_items, data.n_classes))
+    everyone[labelled] = corrected
+    loss = RectifiedLoss.of_classes(everyone, labelled, data.gold, data.gold_weights)
+    rectified = loss.rectified(everyone.T).T * data.n_items  # rows of mean mass about 1
+    weighs = rectified.any(axis=1)
+    return new_map.fit(data.probabilities[weighs], rectified[weighs])
 
 
 @dataclass(frozen=True, eq=False, repr=False)

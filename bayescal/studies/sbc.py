@@ -29,7 +29,13 @@ from ..bayes.sampler_settings import SamplerSettings, sampler_settings
 from ..channels.dependence import dependent_pairs
 from ..data.annotated_scores import AnnotatedScores
 from ..data.responses import Responses
-from ..models import ClassPatternDesign, ResponseDesign, fold_orientation, relabelled
+from ..models import (
+    ClassPatternDesign,
+    ClassResponseDesign,
+    ResponseDesign,
+    fold_orientation,
+    relabelled,
+)
 from ..models.stack import Predictive
 
 
@@ -67,23 +73,47 @@ def _template(n_items: int, n_annotators: int, n_groups: int) -> AnnotatedScores
     )
 
 
-def _crowd_template(
-    n_items: int, n_workers: int, labels_per_item: int, seed: int
-) -> ResponseDesign:
-    """An uncompressed response layout: each item labelled by ``labels_per_item`` workers drawn
-    uniformly (the answers are placeholders; the prior predictive draws them)."""
+def _crowd_layout(n_items: int, n_workers: int, labels_per_item: int, seed: int) -> tuple:
+    """Which workers label which item in a simulated crowd: each item labelled by
+    ``labels_per_item`` workers drawn uniformly; ``(items, workers)``, a response each."""
     rng = np.random.default_rng(seed)
     workers = np.concatenate(
         [rng.choice(n_workers, labels_per_item, replace=False) for _ in range(n_items)]
     )
+    return np.repeat(np.arange(n_items), labels_per_item), workers
+
+
+def _crowd_template(
+    n_items: int, n_workers: int, labels_per_item: int, seed: int
+) -> ResponseDesign:
+    """An uncompressed response layout (:func:`_crowd_layout`; the answers are placeholders,
+    the prior predictive draws them)."""
+    items, workers = _crowd_layout(n_items, n_workers, labels_per_item, seed)
     responses = Responses(
-        np.repeat(np.arange(n_items), labels_per_item),
+        items,
         workers,
         np.zeros(workers.size, np.int8),
         n_items,
         tuple(f"w{j}" for j in range(n_workers)),
     )
     return ResponseDesign.from_responses(responses, compress=False)
+
+
+def _labels_per_item(labels_per_item, n_annotators: int) -> int:
+    """``labels_per_item`` of a simulated crowd, checked: 2 .. ``n_annotators``."""
+    labels_per_item = v.as_int(labels_per_item, "labels_per_item", minimum=2)
+    if labels_per_item > n_annotators:
+        raise ValueError(
+            f"labels_per_item must be at most n_annotators ({n_annotators}); saw {labels_per_item}"
+        )
+    return labels_per_item
+
+
+def _categorical(rng, probabilities: np.ndarray) -> np.ndarray:
+    """One class code drawn from each row of ``probabilities`` (..., C)."""
+    uniform = rng.random((*probabilities.shape[:-1], 1))
+    drawn = (uniform > np.cumsum(probabilities, axis=-1)).sum(axis=-1)
+    return np.minimum(drawn, probabilities.shape[-1] - 1)  # a cumulative sum short of 1 by rounding
 
 
 def _scalars(samples: dict, names) -> dict[str, np.ndarray]:
@@ -158,13 +188,20 @@ def simulation_based_calibration(
         ``a1``, ...): their covariances are drawn from the prior (uniform within their bounds)
         and ranked too.
     n_classes : int, optional
-        Simulate and fit the multi-class model (``model="dawid_skene"``; at least 3 classes
-        and 3 annotators): every annotator answers every item (``labels_per_item`` is not
-        read); ``priors`` and ``fit_priors`` are :class:`~bayescal.bayes.ClassPriors`, default
-        ``ClassPriors(confusion=(4, 1), proportion=2)``.  The true parameters are relabelled as
-        the draws are (:mod:`bayescal.models.relabelling`) and ranked with them: under a prior
-        that leans on the diagonal that is the prior the fit has only approximately (the
-        relabelled copy it favours), closely when it leans strongly.
+        Simulate and fit a multi-class model, at least 3 classes; ``priors`` and
+        ``fit_priors`` are :class:`~bayescal.bayes.ClassPriors`.  ``model="dawid_skene"``, the
+        panel's: every one of ``n_annotators`` (3 or more) answers every item
+        (``labels_per_item`` is not read), confusion rows and class proportions drawn from
+        the Dirichlet priors, default ``ClassPriors(confusion=(4, 1), proportion=2)``.
+        ``model="hierarchical_dawid_skene"``, the crowd's: the population, the workers'
+        matrices and the proportions drawn from the program's prior
+        (:mod:`bayescal.models.class_crowd`; ``priors`` sets only the proportions'
+        concentration, default ``ClassPriors(proportion=2)``), each item labelled by
+        ``labels_per_item`` of the ``n_annotators`` workers.  The ranked parameters are the
+        confusion matrices and the proportions, the true ones relabelled as the draws are
+        (:mod:`bayescal.models.relabelling`): under a prior that leans on the diagonal that is
+        the prior the fit has only approximately (the relabelled copy it favours), closely
+        when it leans strongly.
 
     Returns
     -------
@@ -196,21 +233,35 @@ def simulation_based_calibration(
                 f"saw dependent={dependent!r}, n_groups={n_groups!r}"
             )
         n_classes = v.as_int(n_classes, "n_classes", minimum=3)
-        if n_annotators < 3:
+        crowd = model.for_crowds
+        if not crowd and n_annotators < 3:
             raise ValueError(
                 "n_annotators: the multi-class model needs three judges or more (without gold); "
                 f"saw {n_annotators}"
             )
-        priors = priors or ClassPriors(confusion=(4.0, 1.0), proportion=2.0)
+        priors = priors or (
+            ClassPriors(proportion=2.0)
+            if crowd
+            else ClassPriors(confusion=(4.0, 1.0), proportion=2.0)
+        )
         for prior in (priors, fit_priors or priors):
             if not isinstance(prior, ClassPriors):
                 raise TypeError(
                     "priors and fit_priors of the multi-class model must be ClassPriors; saw "
                     f"{type(prior).__name__}"
                 )
-        design, simulations = _class_simulations(
-            n_simulations, n_items, n_annotators, n_classes, priors, seed
-        )
+            check_priors(prior, model)
+        if crowd:
+            layout = _crowd_layout(
+                n_items, n_annotators, _labels_per_item(labels_per_item, n_annotators), seed
+            )
+            design, simulations = _class_crowd_simulations(
+                model, n_simulations, layout, n_annotators, n_classes, priors, seed
+            )
+        else:
+            design, simulations = _class_simulations(
+                n_simulations, n_items, n_annotators, n_classes, priors, seed
+            )
     else:
         priors = priors or _default_priors(model)
         design, simulations = _simulations(
@@ -274,11 +325,7 @@ def _simulations(
     if dependent is not None and not model.dependent_pairs:
         raise ValueError(f"dependent: model {model.name!r} takes no dependent pairs")
     if model.on_responses:
-        labels_per_item = v.as_int(labels_per_item, "labels_per_item", minimum=2)
-        if labels_per_item > n_annotators:
-            raise ValueError(
-                f"labels_per_item must be at most n_annotators ({n_annotators}); saw {labels_per_item}"
-            )
+        labels_per_item = _labels_per_item(labels_per_item, n_annotators)
         design = _crowd_template(n_items, n_annotators, labels_per_item, seed)
     else:
         template = _template(n_items, n_annotators, n_groups)
@@ -327,12 +374,40 @@ def _class_simulations(n_simulations, n_items, n_annotators, n_classes, priors, 
         )
         pi = rng.dirichlet(np.full(n_classes, proportion))
         classes = rng.choice(n_classes, n_items, p=pi)
-        uniform = rng.random((n_items, n_annotators, 1))
         rows = confusion[np.arange(n_annotators)[None, :], classes[:, None]]  # (n, K, C)
-        answers = (uniform > np.cumsum(rows, axis=-1)).sum(axis=-1)
+        answers = _categorical(rng, rows)
         truth = relabelled({"confusion": confusion[None], "proportion": pi[None]})
-        return ClassPatternDesign.from_codes(np.minimum(answers, n_classes - 1), n_classes), {
+        return ClassPatternDesign.from_codes(answers, n_classes), {
             name: value[0] for name, value in truth.items()
         }
+
+    return design, simulation
+
+
+def _class_crowd_simulations(model, n_simulations, layout, n_workers, n_classes, priors, seed):
+    """The multi-class crowd model's layout (a row per item of the crowd ``layout``, an
+    ``(items, workers)`` pair per response) and ``simulation(s) -> (design, truth)``: the
+    population, the workers' confusion matrices and the class proportions drawn from the prior
+    of the very program that is fitted (:mod:`bayescal.models.class_crowd`), then the classes
+    and the answers; the truth relabelled as the fit's draws are."""
+    items, workers = layout
+    n_items = int(items.max()) + 1
+    annotations = np.full((n_items, n_workers), -1)
+    annotations[items, workers] = 0
+    design = ClassResponseDesign.from_codes(annotations, n_classes).padded(n_items)
+    with jax.enable_x64(True):
+        prior_draws = Predictive(model.load_program(), num_samples=n_simulations)(
+            jax.random.PRNGKey(seed), design, priors.as_array(), design.counts
+        )
+    confusions = np.asarray(prior_draws["confusion"])
+    proportions = np.asarray(prior_draws["proportion"])
+
+    def simulation(s: int):
+        rng = np.random.default_rng([seed, s])
+        classes = rng.choice(n_classes, n_items, p=proportions[s] / proportions[s].sum())
+        annotations[items, workers] = _categorical(rng, confusions[s][workers, classes[items]])
+        truth = relabelled({"confusion": confusions[s][None], "proportion": proportions[s][None]})
+        simulated = ClassResponseDesign.from_codes(annotations, n_classes)
+        return simulated, {name: value[0] for name, value in truth.items()}
 
     return design, simulation

@@ -180,6 +180,40 @@ def _graded_table(graded, folder):
     return path
 
 
+def test_analyse_reads_a_multiclass_dataframe_with_its_class_options(graded, tmp_path):
+    from bayescal.app.analysis import _as_table
+
+    frame = pd.read_csv(_graded_table(graded, tmp_path))
+    scores = [f"p_{c}" for c in CLASSES]
+    frame[scores] *= 0.9  # rows summing to 0.9: normalize=True divides them back
+    data, truth = _as_table(
+        frame,
+        scores,
+        ["a0", "a1", "a2"],
+        "truth",
+        classes=CLASSES,
+        ordinal=True,
+        normalize=True,
+    )
+    np.testing.assert_array_equal(data.annotations, graded.data.annotations)
+    np.testing.assert_allclose(data.probabilities, graded.data.probabilities, atol=1e-12)
+    assert data.classes == tuple(CLASSES) and data.ordinal
+    assert list(truth) == [CLASSES[c] for c in graded.labels]
+    # the frame reaches the multi-class analysis, whose model check refuses a binary model
+    with pytest.raises(ValueError, match=r"model must be one of .*'dawid_skene'.*saw 'hui_walter'"):
+        bc.analyse(
+            frame,
+            score=scores,
+            annotators=["a0", "a1", "a2"],
+            classes=CLASSES,
+            normalize=True,
+            model="hui_walter",
+            sampler=QUICK,
+        )
+    with pytest.raises(ValueError, match=r"rows summing to 1 .*pass normalize=True"):
+        bc.analyse(frame, score=scores, annotators=["a0", "a1", "a2"], classes=CLASSES)
+
+
 @pytest.mark.slow  # a multi-class fit of its own, from the command
 def test_bayescal_fit_reads_a_multiclass_table(graded, tmp_path, capsys):
     table = _graded_table(graded, tmp_path)

@@ -97,12 +97,13 @@ def test_one_judge_without_gold_is_told_that_gold_would_identify_it(tmp_path, mo
 
 def test_gold_names_a_column_only_of_a_dataframe():
     simulation, _ = _judged()
-    for option in ("gold", "gold_weights"):
+    for option, value in [("gold", "gold"), ("gold_weights", "w"), ("classes", ["a", "b", "c"])]:
         with pytest.raises(
             ValueError,
-            match=r"score, annotators, gold and gold_weights name the columns of a DataFrame",
+            match=rf"^{option}: these read the columns of a DataFrame \(an AnnotatedScores "
+            r"carries .*\); saw data of type AnnotatedScores$",
         ):
-            bc.analyse(simulation.data, **{option: "gold"})
+            bc.analyse(simulation.data, **{option: value})
     frame = pd.DataFrame({"p": [0.1, 0.9], "a": [0, 1]})
     with pytest.raises(ValueError, match=r"column 'a' is named as annotator and as gold"):
         bc.analyse(frame, score="p", annotators=["a"], gold="a")

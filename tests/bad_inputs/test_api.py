@@ -764,6 +764,22 @@ def test_sbc_refuses_more_labels_per_item_than_workers():
         )
 
 
+def test_multiclass_crowd_sbc_refuses_confusion_priors_and_too_many_labels_per_item():
+    from bayescal.studies import simulation_based_calibration
+
+    crowd = {"model": "hierarchical_dawid_skene", "n_classes": 3, "n_annotators": 4}
+    with pytest.raises(
+        ValueError,
+        match=r"^priors.confusion: model 'hierarchical_dawid_skene' draws the workers' confusion "
+        r"rows from its population .* saw confusion=\(4.0, 1.0\)$",
+    ):
+        simulation_based_calibration(**crowd, priors=bc.bayes.ClassPriors(confusion=(4, 1)))
+    with pytest.raises(
+        ValueError, match=r"^labels_per_item must be at most n_annotators \(4\); saw 5$"
+    ):
+        simulation_based_calibration(**crowd, labels_per_item=5)
+
+
 def test_more_bins_than_a_crowds_labelled_items_warns_as_more_bins_than_items_do():
     """The crowd rule leaves out items labelled only by uninformative workers: 30 bins for 60
     items is fine, for the 15 or so labelled ones it is not, and that is said."""

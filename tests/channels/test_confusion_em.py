@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import bayescal as bc
-from bayescal.channels.confusion_em import confusion_em, orient
+from bayescal.channels.confusion_em import by_distance, confusion_em, orient
 from bayescal.exceptions import ConvergenceWarning
 from tests.helpers import GRADED_CONFUSION, binary_confusion, simulate_class_annotations
 
@@ -82,6 +82,60 @@ def test_the_one_coin_model_recovers_its_coins_and_stays_symmetric():
     np.testing.assert_allclose(off, off[:, :1].repeat(off.shape[1], axis=1), atol=1e-15)
 
 
+def _by_distance_truth(log_odds) -> np.ndarray:
+    """Confusion matrices (K, C, C) with ``T[y, k]`` proportional to ``exp(log_odds[|y - k|])``
+    (``log_odds`` (K, C - 1), the own class at 0), written out from the definition."""
+    log_odds = np.asarray(log_odds, dtype=float)
+    n_classes = log_odds.shape[1] + 1
+    truth = np.empty((log_odds.shape[0], n_classes, n_classes))
+    for j, odds in enumerate(log_odds):
+        for y in range(n_classes):
+            row = [1.0 if k == y else np.exp(odds[abs(y - k) - 1]) for k in range(n_classes)]
+            truth[j, y] = np.array(row) / sum(row)
+    return truth
+
+
+def test_the_by_distance_model_recovers_a_graded_panel_better_than_the_full_one():
+    """Five grades, three judges whose odds of a wrong grade fall with its distance, 20 000
+    items: every cell within 0.015 of the truth (measured 0.009; the full model, 60 free
+    cells, 0.055), and each fitted row keeps the form: equal odds at equal distance (seed 1)."""
+    truth = _by_distance_truth([[-1, -2.5, -4, -5], [-0.5, -2, -3, -6], [-1.5, -2, -2.5, -3]])
+    _, codes = simulate_class_annotations(truth, 20_000, np.full(5, 0.2), seed=1)
+    estimate = confusion_em(codes, 5, structure="by_distance")
+    full = confusion_em(codes, 5)
+    assert np.abs(estimate.confusion - truth).max() < 0.015
+    assert np.abs(full.confusion - truth).max() > 2 * np.abs(estimate.confusion - truth).max()
+    odds = np.log(estimate.confusion / np.diagonal(estimate.confusion, axis1=1, axis2=2)[..., None])
+    np.testing.assert_allclose(odds[:, 0, 1], odds[:, 2, 3], atol=1e-9)  # distance 1
+    np.testing.assert_allclose(odds[:, 4, 2], odds[:, 1, 3], atol=1e-9)  # distance 2
+    # the M-step on exact by-distance cells returns them
+    np.testing.assert_allclose(by_distance(1000 * truth), truth, atol=1e-12)
+
+
+def test_dawid_skene_em_fits_by_distance_only_on_an_ordinal_scale():
+    truth = _by_distance_truth([[-1, -3], [-0.5, -2], [-1.5, -2.5]])
+    _, codes = simulate_class_annotations(truth, 3000, [0.5, 0.3, 0.2], seed=2)
+    probabilities = np.full((3000, 3), 1 / 3)
+    grades = bc.AnnotatedScores(probabilities, codes, classes=["1", "2", "3"], ordinal=True)
+    fit = bc.dawid_skene_em(grades, structure="by_distance")
+    assert dict(fit.options) == {"structure": "by_distance"}
+    np.testing.assert_allclose(
+        fit.channels.confusion,
+        confusion_em(codes, 3, structure="by_distance").confusion,
+        atol=1e-12,
+    )
+    unordered = bc.AnnotatedScores(probabilities, codes, classes=["cat", "dog", "fox"])
+    with pytest.raises(
+        ValueError,
+        match=r"^structure: 'by_distance' reads how far apart two classes are, which only an "
+        r"ordinal scale says; .*saw unordered classes \['cat', 'dog', 'fox'\]$",
+    ):
+        bc.dawid_skene_em(unordered, structure="by_distance")
+    binary = bc.AnnotatedScores(np.full(4, 0.5), [[0, 1, 1], [1, 1, 0], [0, 0, 0], [1, 1, 1]])
+    with pytest.raises(ValueError, match=r"^structure: sets the form of multi-class confusion"):
+        bc.dawid_skene_em(binary, structure="one_coin")
+
+
 def test_a_fit_that_does_not_converge_says_so():
     _, codes = simulate_class_annotations(GRADED_CONFUSION, 500, [0.5, 0.3, 0.2], seed=4)
     with pytest.warns(ConvergenceWarning, match=r"did not converge in 2 iterations"):
@@ -126,7 +180,7 @@ def test_a_fit_that_does_not_converge_says_so():
             [[0, 1, 2]],
             {"structure": "two_coin"},
             ValueError,
-            r"structure must be one of 'full', 'one_coin'; saw 'two_coin'",
+            r"structure must be one of 'full', 'one_coin', 'by_distance'; saw 'two_coin'",
         ),
         ([[0, 1, 2]], {"tol": -1}, ValueError, r"tol must be a positive number; saw -1"),
         ([[0, 1, 2]], {"smoothing": "a"}, TypeError, r"smoothing must hold real numbers"),
