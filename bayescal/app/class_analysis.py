@@ -384,7 +384,7 @@ def _correct(inputs: _Inputs, channel_fit, fit, seed: int):
 
 def _test(inputs: _Inputs, channel_fit, seed: int, progress: bool):
     """Test: the top-label calibration test with the EM's refitting bootstrap (None, said in a
-    warning, when the data cannot be tested: gold items, bins too sparse)."""
+    warning, when the data cannot be tested: bins too sparse)."""
     test = tested_or_warned(inputs.data, channel_fit, inputs.bins, seed, progress)
     return test, {
         "calibration_test": None if test is None else CalibrationTestSummary.from_test(test)

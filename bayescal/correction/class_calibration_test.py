@@ -31,6 +31,21 @@ label from the fitted matrices (who labelled what kept), refits the same estimat
 same options, and computes ``X`` at the refitted matrices; ``p = (1 + #{X* >= X}) / (1 + B)``.
 Items with no label from an annotator whose matrix can be inverted are left out
 (``n_unlabelled``).
+
+**Gold items** (``data.gold``) enter as in the binary test: each cell's sum is ``n_c`` times
+its rectified mean's residual (:mod:`bayescal.correction.rectified`), centred exactly under H0
+whatever the channel model,
+
+    T_c = sum_O (n_c lambda_c / N_c)(U_ik - p_ik)
+          + sum_G (n_c w_i / m_c)(Y_ik - lambda_c U_ik - (1 - lambda_c) p_ik),
+
+``O`` the cell's ``N_c`` items without gold, ``G`` its gold items of weights ``w = 1 / pi``
+summing to ``m_c``, and ``lambda_c`` the cell's (:func:`~bayescal.correction.rectified.bin_lambdas`,
+taken at the observed labels).  Each term is ``g (Y_ik - p_ik) + h (U_ik - p_ik)``
+(``g = 0, h = n_c lambda_c / N_c`` off the gold; ``g = n_c w_i / m_c = -h / lambda_c`` on it),
+and ``U - Y`` has mean 0 given ``Y``, so an item's block of ``V`` is
+``(g + h)(g + h)^T o (diag p - p p^T) + h h^T o sum_y p_y Cov(U | Y = y)``.  A replicate
+draws the gold items' classes with the others' and refits with them as gold.
 """
 
 from __future__ import annotations
@@ -41,7 +56,7 @@ from scipy import stats
 from .. import _validation as v
 from .._api import replicate_bar, silenced, warn_caller
 from ..channels.confusion_fit import ConfusionChannels, confusion_matrices_for
-from ..data.annotated_scores import AnnotatedScores, refuse_multiclass_gold
+from ..data.annotated_scores import AnnotatedScores
 from ..exceptions import ChannelWarning, ConvergenceWarning
 from ..metrics.calibration import assign_bins
 from ..metrics.classes import CALIBRATION_KINDS
@@ -54,6 +69,7 @@ from .calibration_result import (
 from .class_estimation import CLASS_ESTIMATORS, report_class_unlabelled
 from .estimators import estimator_function
 from .known_confusions import correction_of
+from .rectified import GoldRows, bin_lambdas
 
 __all__ = ["class_calibration_test"]
 
@@ -90,13 +106,51 @@ class _Layout:
         self.cells, self.n_cells = cells, first
         self.lower, self.upper = np.array(lower), np.array(upper)
         self.n_items = np.bincount(cells.ravel(), minlength=first)
+        # each (item, problem) term is g (Y - p) + h (U - p): without gold g = 0, h = 1
+        self.gold = None
+        self.gold_factor = np.zeros(scores.shape)
+        self.corrected_factor = np.ones(scores.shape)
 
-    def statistic(self, correction) -> tuple[float, int, np.ndarray, np.ndarray, float]:
-        """``(X, df, T, diag V, n^T V^+ n)`` at one correction of the layout's items."""
-        corrected = np.take_along_axis(correction.labels(), self.columns, axis=1)
-        residual = np.bincount(
-            self.cells.ravel(), (corrected - self.scores).ravel(), minlength=self.n_cells
+    def with_gold(self, gold: np.ndarray, weight: np.ndarray, correction) -> None:
+        """Take the tested items' gold class codes ``gold`` (-1 for none) and weights
+        ``1 / pi`` ``weight`` into the cells' sums (module docstring), each cell's lambda at
+        the corrected labels of ``correction``."""
+        is_gold = gold != v.MISSING
+        cells = self.cells.ravel()
+        n_problems = self.columns.shape[1]
+        gold_of_row = np.repeat(is_gold, n_problems)
+        rows = GoldRows(
+            cells,
+            np.take_along_axis(correction.labels(), self.columns, axis=1).ravel(),
+            np.where(gold_of_row, (gold[:, None] == self.columns).ravel(), v.MISSING),
+            np.ones(cells.size),
+            np.repeat(weight, n_problems),
         )
+        lambdas = bin_lambdas(rows, self.n_cells)
+        n_gold = np.bincount(cells, gold_of_row, self.n_cells)
+        gold_mass = np.bincount(cells, np.where(gold_of_row, rows.weights, 0.0), self.n_cells)
+        n_other = self.n_items - n_gold
+        with np.errstate(invalid="ignore", divide="ignore"):  # cells without one of the two
+            other = np.where(n_gold > 0, self.n_items * lambdas / n_other, 1.0)
+            rectifier = self.n_items / gold_mass
+        lam = np.where(n_other > 0, lambdas, 0.0)
+        on_gold = is_gold[:, None]
+        self.gold = gold
+        self.gold_factor = np.where(on_gold, rectifier[self.cells] * weight[:, None], 0.0)
+        self.corrected_factor = np.where(
+            on_gold, -self.gold_factor * lam[self.cells], other[self.cells]
+        )
+
+    def statistic(self, correction, gold=None) -> tuple[float, int, np.ndarray, np.ndarray, float]:
+        """``(X, df, T, diag V, n^T V^+ n)`` at one correction of the layout's items (with
+        gold, at the gold class codes ``gold``, default the observed ones)."""
+        corrected = np.take_along_axis(correction.labels(), self.columns, axis=1)
+        terms = self.corrected_factor * (corrected - self.scores)
+        if self.gold is not None:
+            gold = self.gold if gold is None else gold
+            known = (gold[:, None] == self.columns).astype(np.float64)
+            terms = terms + self.gold_factor * (known - self.scores)
+        residual = np.bincount(self.cells.ravel(), terms.ravel(), minlength=self.n_cells)
         covariance = self._null_covariance(correction)
         values, vectors = np.linalg.eigh(covariance)
         kept = values > RANK_TOLERANCE * values.max()
@@ -111,19 +165,23 @@ class _Layout:
         given_class, group = correction.given_class_covariances()
         n_problems = self.columns.shape[1]
         covariance = np.zeros((self.n_cells, self.n_cells))
+        label_factor = self.gold_factor + self.corrected_factor  # g + h
         for g in range(given_class.shape[0]):
             items = np.flatnonzero(group == g)
             p = self.probabilities[items]
             noise = np.einsum("ny,yab->nab", p, given_class[g])
-            total = (
-                noise
-                + np.einsum("na,ab->nab", p, np.eye(p.shape[1]))
-                - p[:, :, None] * p[:, None, :]
-            )
+            label = np.einsum("na,ab->nab", p, np.eye(p.shape[1])) - p[:, :, None] * p[:, None, :]
             columns = self.columns[items]
+            every = np.arange(items.size)
             for one in range(n_problems):
                 for other in range(n_problems):
-                    values = total[np.arange(items.size), columns[:, one], columns[:, other]]
+                    at = (every, columns[:, one], columns[:, other])
+                    values = (
+                        label_factor[items, one] * label_factor[items, other] * label[at]
+                        + self.corrected_factor[items, one]
+                        * self.corrected_factor[items, other]
+                        * noise[at]
+                    )
                     np.add.at(
                         covariance, (self.cells[items, one], self.cells[items, other]), values
                     )
@@ -140,7 +198,6 @@ def class_calibration_test(data, channels, *, kind, bins, n_replicates, rng, pro
     """What :func:`~bayescal.calibration_test` does with multi-class ``data`` (module
     docstring); ``bins`` is ``(n_bins, strategy, min_bin_items)``, checked there."""
     kind = v.as_choice("top_label" if kind is None else kind, "kind", CALIBRATION_KINDS)
-    refuse_multiclass_gold(data.n_gold, "calibration_test")
     fit, confusion = confusion_matrices_for(data, channels, "channels")
     known = channels if fit is None else fit.channels
     if fit is not None and fit.data_fingerprint != data.responses().fingerprint:
@@ -156,6 +213,10 @@ def class_calibration_test(data, channels, *, kind, bins, n_replicates, rng, pro
     labelled = first.labelled
     report_class_unlabelled(labelled)
     layout = _Layout(data, kind, *bins, labelled)
+    if data.n_gold:
+        inclusion = np.ones(data.n_items) if data.gold_weights is None else data.gold_weights
+        gold = data.gold[labelled]
+        layout.with_gold(gold, 1.0 / np.where(gold != v.MISSING, inclusion[labelled], 1.0), first)
     statistic, df, residual, variance, coefficient = layout.statistic(first)
     if fit is None:
         p_value, how = (
@@ -217,17 +278,21 @@ def _refitted_null(data, fit, confusion, prevalence, layout, labelled, n_replica
             answers = np.minimum((rng.random((rows.size, 1)) > chance).sum(axis=1), n_classes - 1)
             annotations = np.full(data.annotations.shape, v.MISSING, dtype=np.int64)
             annotations[rows, columns] = answers
+            gold = None if data.gold is None else np.where(data.gold != v.MISSING, truth, -1)
             replicate = AnnotatedScores(
                 data.probabilities,
                 annotations,
                 annotator_names=data.annotator_names,
                 classes=data.classes,
+                gold=gold,
+                gold_weights=data.gold_weights,
             )
             with silenced(ChannelWarning, ConvergenceWarning):
                 refitted = refit(replicate).channels.confusion
                 correction = _correction(replicate, refitted, prevalence, names, labelled)
             if correction.labelled.all():
-                null.append(layout.statistic(correction)[0])
+                tested_gold = None if gold is None else gold[labelled]
+                null.append(layout.statistic(correction, tested_gold)[0])
             bar.update(1)
     if len(null) < n_replicates:
         warn_caller(

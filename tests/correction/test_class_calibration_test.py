@@ -14,9 +14,12 @@ from tests.helpers import GRADED_CONFUSION
 KNOWN = ConfusionChannels(GRADED_CONFUSION)
 
 
-def _data(seed: int, n: int = 3000, sharpen: float = 0.0, **extra) -> bc.AnnotatedScores:
+def _data(
+    seed: int, n: int = 3000, sharpen: float = 0.0, gold_share: float = 0.0, **extra
+) -> bc.AnnotatedScores:
     """Three graded judges; the classes drawn from the predictor's probabilities (calibrated)
-    or from those probabilities raised to ``1 + sharpen`` and renormalised (miscalibrated)."""
+    or from those probabilities raised to ``1 + sharpen`` and renormalised (miscalibrated);
+    a random ``gold_share`` of the items' classes given as gold."""
     rng = np.random.default_rng(seed)
     probabilities = rng.dirichlet(np.ones(3), n)
     truth = probabilities ** (1 + sharpen)
@@ -24,6 +27,8 @@ def _data(seed: int, n: int = 3000, sharpen: float = 0.0, **extra) -> bc.Annotat
     labels = np.minimum((rng.random((n, 1)) > truth.cumsum(axis=1)).sum(axis=1), 2)
     cumulative = GRADED_CONFUSION[:, labels].cumsum(axis=2)
     codes = np.minimum((rng.random((3, n, 1)) > cumulative).sum(axis=2).T, 2)
+    if gold_share:
+        extra["gold"] = np.where(rng.random(n) < gold_share, labels, -1)
     return bc.AnnotatedScores(probabilities, codes, **extra)
 
 
@@ -44,6 +49,46 @@ def test_the_size_with_known_matrices_is_near_five_percent(kind):
 @pytest.mark.parametrize("kind", ["top_label", "classwise"])
 def test_a_miscalibrated_predictor_is_found(kind):
     assert _p_value(_data(1, sharpen=0.4), kind=kind) < 1e-3
+
+
+@pytest.mark.parametrize("kind", ["top_label", "classwise"])
+def test_gold_items_keep_the_size_and_the_power(kind):
+    """10% random gold, rectified cell sums: 200 calibrated data sets reject in 1-10% of them
+    (6.5% measured for a similar design), a miscalibrated one is found."""
+    rejected = np.mean(
+        [_p_value(_data(seed, gold_share=0.1), kind=kind) <= 0.05 for seed in range(200)]
+    )
+    assert 0.01 <= rejected <= 0.10, rejected
+    assert _p_value(_data(1, sharpen=0.4, gold_share=0.1), kind=kind) < 1e-3
+
+
+def test_with_every_item_gold_the_statistic_is_the_clean_labels_chi_square():
+    """Every item gold leaves no item to rectify (lambda 0): each cell's sum is that of
+    ``1{Y = top} - confidence``, its variance ``sum p (1 - p)``, written out here."""
+    data = _data(5, gold_share=1.0)
+    result = bc.calibration_test(data, KNOWN)
+    probabilities = data.probabilities
+    top = probabilities.argmax(axis=1)
+    confidence = probabilities.max(axis=1)
+    right = (data.gold == top).astype(float)
+    cells = np.searchsorted(result.upper, confidence, side="left")
+    cells = np.minimum(cells, result.n_items.size - 1)
+    sums = np.bincount(cells, right - confidence)
+    variances = np.bincount(cells, confidence * (1 - confidence))
+    assert result.statistic == pytest.approx((sums**2 / variances).sum(), rel=1e-9)
+
+
+def test_an_em_fit_with_gold_is_refitted_with_the_gold_of_every_replicate():
+    calibrated = _data(3, gold_share=0.1)
+    miscalibrated = _data(3, sharpen=0.4, gold_share=0.1)
+    options = {"n_replicates": 19, "progress": False}
+    kept = bc.calibration_test(calibrated, bc.dawid_skene_em(calibrated, n_starts=2), **options)
+    assert kept.p_value > 0.05 and kept.n_replicates == 19
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bc.ChannelWarning)
+        fit = bc.dawid_skene_em(miscalibrated, n_starts=2)
+        found = bc.calibration_test(miscalibrated, fit, **options)
+    assert found.p_value == pytest.approx(1 / 20)
 
 
 def test_items_only_an_ill_conditioned_judge_labelled_are_left_out_in_one_line():
@@ -113,13 +158,6 @@ def test_an_em_fit_of_the_same_items_is_refitted_on_every_replicate():
             lambda: bc.calibration_test(_data(0), ConfusionChannels(np.tile(np.eye(4), (3, 1, 1)))),
             ValueError,
             r"channels have 4 classes and data 3",
-        ),
-        (
-            lambda: bc.calibration_test(
-                _data(0, gold=np.where(np.arange(3000) < 10, 0, -1)), KNOWN
-            ),
-            ValueError,
-            r"calibration_test: data have 10 gold labels",
         ),
         (
             lambda: bc.calibration_test(
