@@ -3,7 +3,7 @@ multi-class model (issue 39's second coverage target), with bias and RMSE beside
 estimate and the majority vote's ECE, and the seconds per fit.
 
     XLA_FLAGS=--xla_force_host_platform_device_count=2 .venv/bin/python \\
-        benchmarks/class_crowd_coverage.py [--replicates 50]
+        benchmarks/class_crowd_coverage.py [--replicates 50] [--first-seed 0] [--rows FILE]
 
 The design is ``benchmarks/class_crowd_bias.py``'s crowd at ``N_ITEMS`` items and
 ``N_WORKERS`` workers: C = 10 equally common classes, features ``2 e_y + N(0, I)``, the
@@ -19,8 +19,10 @@ kind="top_label")`` (total uncertainty, 90% interval); the population value is
 from __future__ import annotations
 
 import argparse
+import json
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 from class_crowd_bias import N_CLASSES, crowd
@@ -59,26 +61,44 @@ def replicate(seed: int) -> dict:
         "fit_seconds": fitted - start,
         "push_seconds": pushed - fitted,
         "sampling_warnings": sum(issubclass(w.category, SamplingWarning) for w in caught),
+        # which diagnostic a warned fit failed (RHAT_MAX 1.01, ESS_MIN 400, any divergence)
+        "max_r_hat": float(fit.diagnostics["r_hat"].max()),
+        "min_ess": float(fit.diagnostics[["ess_bulk", "ess_tail"]].min().min()),
+        "divergences": int(fit.diagnostics["divergences"].iloc[0]),
     }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--replicates", type=int, default=50)
+    parser.add_argument(
+        "--first-seed", type=int, default=0, help="seed of the first replicate (to extend a run)"
+    )
+    parser.add_argument("--rows", help="write every replicate's row to this JSON file")
     args = parser.parse_args()
     target = crowd(N_WORKERS, 0, N_ITEMS)[0].population_ece()
     print(f"population top-label ECE (10 equal bins): {target:.4f}")
     start = time.perf_counter()
     rows = []
-    for seed in range(args.replicates):
+    for seed in range(args.first_seed, args.first_seed + args.replicates):
         rows.append(replicate(seed))
         row = rows[-1]
         print(
             f"  replicate {seed}: [{row['low']:.4f}, {row['high']:.4f}] median "
             f"{row['median']:.4f}, EM {row['em']:.4f}; fit {row['fit_seconds']:.0f} s, "
-            f"warnings {row['sampling_warnings']}; {time.perf_counter() - start:.0f} s in all",
+            f"warnings {row['sampling_warnings']} (max R-hat {row['max_r_hat']:.4f}, min ESS "
+            f"{row['min_ess']:.0f}, divergences {row['divergences']}); "
+            f"{time.perf_counter() - start:.0f} s in all",
             flush=True,
         )
+        if args.rows:
+            Path(args.rows).write_text(json.dumps(rows))
+    values = {key: np.array([row[key] for row in rows]) for key in rows[0]}
+    print(
+        f"fits with R-hat > 1.01: {int((values['max_r_hat'] > 1.01).sum())}; with an ESS under "
+        f"400: {int((values['min_ess'] < 400).sum())}; with a divergence: "
+        f"{int((values['divergences'] > 0).sum())}"
+    )
     names = ("posterior median (hierarchical model)", "nc_ece_estimate (crowd_em)")
     report(rows, target, LEVEL, "2 000", names)
 

@@ -149,7 +149,7 @@ def _as_table(data, score, annotators, truth, **columns):
         given = {
             name: value
             for name, value in {"score": score, "annotators": annotators, **columns}.items()
-            if value not in (None, False)
+            if value is not None and value is not False
         }
         if given:
             raise ValueError(

@@ -204,9 +204,12 @@ def by_distance(cells: np.ndarray, n_newton: int = 50) -> np.ndarray:
                 break
             size[worse] /= 2.0
         better = ~worse
+        previous = rho.copy()
         rho[better], objective[better] = trial[better], trial_objective[better]
         confusion[better] = trial_confusion[better]
-        if np.abs(size[:, None] * step).max() < 1e-10:
+        # the accepted move, not the step: a distance never answered sits on the clip,
+        # where its step stays large and its move is 0
+        if np.abs(rho - previous).max() < 1e-10:
             break
     return confusion
 

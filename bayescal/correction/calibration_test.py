@@ -136,7 +136,7 @@ from .h0_posterior import (
     h0_posterior_draw,
     member_responses,
 )
-from .rectified import GoldRows, bin_lambdas
+from .rectified import GoldRows, bin_lambdas, rectified_factors
 from .weights import VARIANCE_FLOOR, corrected_noise_variance, raw_rule_weights
 
 __all__ = [
@@ -392,40 +392,22 @@ class CalibrationLayout:
     def _rectified_terms(self, target, noise, gold) -> tuple[np.ndarray, np.ndarray]:
         """Each tested item's term of the rectified ``T_l`` and its variance under H0.
 
-        In a bin group of ``n_l`` tested items, ``N`` of them without gold and ``m`` gold
-        items of self-normalised weights ``w`` (mean 1), ``T_l`` is ``n_l`` times the rectified
-        mean's residual (:mod:`bayescal.correction.rectified`), centred exactly under H0:
-
-            T_l = sum_O (n_l lambda / N)(U_i - Z_i)
-                  + sum_G (n_l w_i / m)(Y_i - lambda U_i - (1 - lambda) Z_i),
-
-        of variance ``sum_O (n_l lambda / N)^2 [Z(1 - Z) + v_i] + sum_G (n_l w_i / m)^2
-        [(1 - lambda)^2 Z(1 - Z) + lambda^2 v_i]`` (``v_i`` the noise variance of ``U_i``:
+        ``T_l`` is ``n_l`` times the bin group's rectified mean's residual
+        (:mod:`bayescal.correction.rectified`): each item's term is ``g (Y_i - Z_i) + h (U_i -
+        Z_i)`` (:func:`~bayescal.correction.rectified.rectified_factors`; for a simple random
+        sample of gold, ``n_l lambda / N`` times ``U_i - Z_i`` on the ``N`` items without gold and
+        ``(n_l w_i / m)(Y_i - lambda U_i - (1 - lambda) Z_i)`` on the ``m``-weighted gold), of
+        variance ``(g + h)^2 Z(1 - Z) + h^2 v_i`` (``v_i`` the noise variance of ``U_i``:
         ``U_i - Y_i`` has mean 0 given ``Y_i``).  A group without gold has ``T_l = sum (U_i -
-        Z_i)`` (``lambda = 1``, ``N = n_l``)."""
+        Z_i)``."""
         tested = self.group >= 0
-        group, n_groups = self.group[tested], self.n_items.size
         z = self.scores[tested]
-        bernoulli = z * (1.0 - z)
         is_gold = gold != v.MISSING
-        weight = np.where(is_gold, self.gold_weight[tested], 0.0)
-        gold_mass = np.bincount(group, weight, n_groups)
-        n_gold = np.bincount(group, is_gold, n_groups)
-        n_other = self.n_items - n_gold
-        lam = np.where(n_other > 0, self.lambdas, 0.0)[group]
-        with np.errstate(invalid="ignore", divide="ignore"):  # groups without one of the two
-            other = (self.n_items * self.lambdas / n_other)[group]
-            rectifier = (self.n_items / gold_mass)[group] * weight  # n_l w_i / m, w of mean 1
-        other = np.where(n_gold[group] > 0, other, 1.0)  # no gold: the plain sum
+        weight = np.where(is_gold, self.gold_weight[tested], 1.0)
+        g, h = rectified_factors(self.group[tested], is_gold, weight, self.n_items, self.lambdas)
         y = np.where(is_gold, gold, 0.0)
-        terms = np.where(
-            is_gold, rectifier * (y - lam * target - (1.0 - lam) * z), other * (target - z)
-        )
-        variances = np.where(
-            is_gold,
-            rectifier**2 * ((1.0 - lam) ** 2 * bernoulli + lam**2 * noise),
-            other**2 * (bernoulli + noise),
-        )
+        terms = g * (y - z) + h * (target - z)
+        variances = (g + h) ** 2 * z * (1.0 - z) + h**2 * noise
         return terms, variances
 
     def statistic(self, label, a, b, covariance, gold=None) -> float:

@@ -33,22 +33,25 @@ Items with no label from an annotator whose matrix can be inverted are left out
 (``n_unlabelled``).
 
 **Gold items** (``data.gold``) enter as in the binary test: each cell's sum is ``n_c`` times
-its rectified mean's residual (:mod:`bayescal.correction.rectified`), centred exactly under H0
-whatever the channel model,
+its rectified mean's residual (:mod:`bayescal.correction.rectified`), for a simple random
+sample of gold
 
     T_c = sum_O (n_c lambda_c / N_c)(U_ik - p_ik)
           + sum_G (n_c w_i / m_c)(Y_ik - lambda_c U_ik - (1 - lambda_c) p_ik),
 
 ``O`` the cell's ``N_c`` items without gold, ``G`` its gold items of weights ``w = 1 / pi``
 summing to ``m_c``, and ``lambda_c`` the cell's (:func:`~bayescal.correction.rectified.bin_lambdas`,
-taken at the observed labels).  Each term is ``g (Y_ik - p_ik) + h (U_ik - p_ik)``
-(``g = 0, h = n_c lambda_c / N_c`` off the gold; ``g = n_c w_i / m_c = -h / lambda_c`` on it),
-and ``U - Y`` has mean 0 given ``Y``, so an item's block of ``V`` is
-``(g + h)(g + h)^T o (diag p - p p^T) + h h^T o sum_y p_y Cov(U | Y = y)``.  A replicate
-draws the gold items' classes with the others' and refits with them as gold.
+taken at the observed labels); gold drawn with inclusion probabilities takes the all-items
+form (:func:`~bayescal.correction.rectified.rectified_factors`).  The sums are centred under
+H0 whatever the channel model; their variance is still the model's.  Each term is
+``g (Y_ik - p_ik) + h (U_ik - p_ik)``, and ``U - Y`` has mean 0 given ``Y``, so an item's
+block of ``V`` is ``(g + h)(g + h)^T o (diag p - p p^T) + h h^T o sum_y p_y Cov(U | Y = y)``.
+A replicate draws the gold items' classes with the others' and refits with them as gold.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 from scipy import stats
@@ -56,7 +59,6 @@ from scipy import stats
 from .. import _validation as v
 from .._api import replicate_bar, silenced, warn_caller
 from ..channels.confusion_fit import ConfusionChannels, confusion_matrices_for
-from ..data.annotated_scores import AnnotatedScores
 from ..exceptions import ChannelWarning, ConvergenceWarning
 from ..metrics.calibration import assign_bins
 from ..metrics.classes import CALIBRATION_KINDS
@@ -69,7 +71,7 @@ from .calibration_result import (
 from .class_estimation import CLASS_ESTIMATORS, report_class_unlabelled
 from .estimators import estimator_function
 from .known_confusions import correction_of
-from .rectified import GoldRows, bin_lambdas
+from .rectified import GoldRows, bin_lambdas, rectified_factors
 
 __all__ = ["class_calibration_test"]
 
@@ -126,20 +128,12 @@ class _Layout:
             np.ones(cells.size),
             np.repeat(weight, n_problems),
         )
-        lambdas = bin_lambdas(rows, self.n_cells)
-        n_gold = np.bincount(cells, gold_of_row, self.n_cells)
-        gold_mass = np.bincount(cells, np.where(gold_of_row, rows.weights, 0.0), self.n_cells)
-        n_other = self.n_items - n_gold
-        with np.errstate(invalid="ignore", divide="ignore"):  # cells without one of the two
-            other = np.where(n_gold > 0, self.n_items * lambdas / n_other, 1.0)
-            rectifier = self.n_items / gold_mass
-        lam = np.where(n_other > 0, lambdas, 0.0)
-        on_gold = is_gold[:, None]
-        self.gold = gold
-        self.gold_factor = np.where(on_gold, rectifier[self.cells] * weight[:, None], 0.0)
-        self.corrected_factor = np.where(
-            on_gold, -self.gold_factor * lam[self.cells], other[self.cells]
+        g, h = rectified_factors(
+            cells, gold_of_row, rows.weights, self.n_items, bin_lambdas(rows, self.n_cells)
         )
+        self.gold = gold
+        self.gold_factor = g.reshape(self.cells.shape)
+        self.corrected_factor = h.reshape(self.cells.shape)
 
     def statistic(self, correction, gold=None) -> tuple[float, int, np.ndarray, np.ndarray, float]:
         """``(X, df, T, diag V, n^T V^+ n)`` at one correction of the layout's items (with
@@ -279,14 +273,8 @@ def _refitted_null(data, fit, confusion, prevalence, layout, labelled, n_replica
             annotations = np.full(data.annotations.shape, v.MISSING, dtype=np.int64)
             annotations[rows, columns] = answers
             gold = None if data.gold is None else np.where(data.gold != v.MISSING, truth, -1)
-            replicate = AnnotatedScores(
-                data.probabilities,
-                annotations,
-                annotator_names=data.annotator_names,
-                classes=data.classes,
-                gold=gold,
-                gold_weights=data.gold_weights,
-            )
+            # every other field kept (an ordinal scale's, which a by-distance refit needs)
+            replicate = replace(data, annotations=annotations, gold=gold)
             with silenced(ChannelWarning, ConvergenceWarning):
                 refitted = refit(replicate).channels.confusion
                 correction = _correction(replicate, refitted, prevalence, names, labelled)

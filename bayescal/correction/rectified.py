@@ -65,6 +65,7 @@ __all__ = [
     "gold_moment_draws",
     "gold_was_weighted",
     "ppi_lambda",
+    "rectified_factors",
     "rectified_mean",
     "tuned_lambda",
     "weighted_lambda",
@@ -209,6 +210,36 @@ def gold_was_weighted(rows: GoldRows) -> bool:
     return bool((rows.weights[rows.gold != v.MISSING] != 1.0).any())
 
 
+def rectified_factors(cells, is_gold, weight, n_items, lambdas) -> tuple[np.ndarray, np.ndarray]:
+    """The factors ``(g, h)`` of each row's term ``g (Y - Z) + h (U - Z)`` in its cell's sum
+    ``T_c = n_c (m_hat_c - zbar_c)`` of the rectified mean (module docstring), what the
+    calibration tests with gold sum: rows in ``cells`` (R,), which are gold (``is_gold``),
+    their weights ``1 / pi`` (``weight``, 1 off the gold), the cells' items ``n_items`` (M,)
+    and lambdas (M,).  With ``r = n_c w / sum_G w`` on a gold row:
+
+    - a simple random sample of gold (PPI form): ``g = r``, ``h = -r lambda`` on the gold and
+      ``h = n_c lambda / N_c`` on the ``N_c`` others, exactly centred under ``E[Y | Z] = Z``;
+      a cell of gold only takes ``lambda = 0``;
+    - gold drawn with inclusion probabilities (all-items form): ``g = r`` and
+      ``h = lambda (1 - g)``, so that ``lambda (U - Z)`` runs over every item and the Hájek
+      mean of ``Y - lambda U - (1 - lambda) Z`` over the gold; centred over the gold's draw
+      (the Hájek mean's ratio bias aside), its variance given the gold drawn conservative.
+
+    A cell without gold has ``g = 0, h = 1``: its plain sum of ``U - Z``."""
+    n_cells = n_items.size
+    n_gold = np.bincount(cells, is_gold, n_cells)
+    gold_mass = np.bincount(cells, np.where(is_gold, weight, 0.0), n_cells)
+    n_other = n_items - n_gold
+    with np.errstate(invalid="ignore", divide="ignore"):  # cells without one of the two
+        rectifier = n_items / gold_mass
+        other = np.where(n_gold > 0, n_items * lambdas / n_other, 1.0)
+    g = np.where(is_gold, rectifier[cells] * weight, 0.0)
+    if (weight[is_gold] != 1.0).any():
+        return g, lambdas[cells] * (1.0 - g)
+    lam = np.where(n_other > 0, lambdas, 0.0)[cells]
+    return g, np.where(is_gold, -g * lam, other[cells])
+
+
 def weighted_variance(x: np.ndarray, counts: np.ndarray, ddof: int = 0) -> float:
     """The variance of values ``x`` repeated ``counts`` times, divisor ``sum(counts) - ddof``."""
     total = counts.sum()
@@ -324,8 +355,8 @@ class RectifiedLoss(NamedTuple):
     Attributes
     ----------
     lam : float
-        ``lambda``, tuned for the mean of ``Y`` (:func:`tuned_lambda`; of its ``C``
-        coordinates stacked, for classes) by :meth:`of` and :meth:`of_classes`.
+        ``lambda``, tuned for the mean of ``Y`` (:func:`tuned_lambda`; pooled over the ``C``
+        coordinates' rows stacked, for classes) by :meth:`of` and :meth:`of_classes`.
     share : ndarray, shape (n,)
         ``s_i``.
     labels : ndarray, shape (n,) or (C, n)
@@ -348,9 +379,9 @@ class RectifiedLoss(NamedTuple):
     @classmethod
     def of_classes(cls, targets, has_target, gold, inclusion=None) -> RectifiedLoss:
         """:meth:`of` of corrected one-hot labels ``targets`` (n, C) and gold class codes
-        ``gold`` (n,; -1 for none): one ``lambda`` for the ``C`` coordinates (any fixed
-        ``lambda`` keeps the loss unbiased; tuning it on the coordinates stacked only trims
-        the variance)."""
+        ``gold`` (n,; -1 for none): one ``lambda`` for the ``C`` coordinates, the
+        variance-minimising one of their rows stacked (a pooled ``lambda``: any fixed one keeps
+        the loss unbiased, tuning only trims its variance)."""
         classes = np.arange(targets.shape[1])
         one_hot = (gold[None, :] == classes[:, None]).astype(np.float64)  # (C, n)
         return cls._of(np.asarray(targets).T, has_target, gold, one_hot, inclusion)
@@ -358,8 +389,7 @@ class RectifiedLoss(NamedTuple):
     @classmethod
     def _of(cls, targets, has_target, gold, labels, inclusion) -> RectifiedLoss:
         """The loss of ``targets`` (D, n) and gold values ``labels`` (D, n) of the items whose
-        ``gold`` (n,) is not missing: ``lambda`` tuned for the mean of the D coordinates'
-        rows stacked."""
+        ``gold`` (n,) is not missing: ``lambda`` tuned on the D coordinates' rows stacked."""
         is_gold = gold != v.MISSING
         if not is_gold.any():
             raise ValueError("gold: the rectified loss needs gold items; saw none")

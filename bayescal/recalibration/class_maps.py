@@ -68,8 +68,10 @@ class _ClassMap:
         self.eps = eps
 
     def fit(self, probabilities, targets) -> _ClassMap:
-        """Fit to ``probabilities`` (n, C) and ``targets`` (n, C): one-hot labels, or corrected
-        one-hot labels (rows summing to 1, coordinates anywhere)."""
+        """Fit to ``probabilities`` (n, C) and ``targets`` (n, C): one-hot labels, corrected
+        one-hot labels (rows summing to 1, coordinates anywhere), or the rectified targets of
+        :meth:`~bayescal.correction.rectified.RectifiedLoss.rectified` (rows of any sum, which
+        weighs the row in the loss)."""
         x = _log_probabilities(probabilities, as_eps(self.eps), "probabilities")
         targets = v.as_numeric_array(targets, "targets").astype(np.float64)
         if targets.shape != x.shape:

@@ -394,6 +394,8 @@ def _class_crowd_simulations(model, n_simulations, layout, n_workers, n_classes,
     n_items = int(items.max()) + 1
     annotations = np.full((n_items, n_workers), -1)
     annotations[items, workers] = 0
+    # the placeholder answers make items with the same workers one row: padded back to a row
+    # an item, as many as a simulated crowd (its answers differing) can have
     design = ClassResponseDesign.from_codes(annotations, n_classes).padded(n_items)
     with jax.enable_x64(True):
         prior_draws = Predictive(model.load_program(), num_samples=n_simulations)(

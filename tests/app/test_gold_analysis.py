@@ -97,7 +97,8 @@ def test_one_judge_without_gold_is_told_that_gold_would_identify_it(tmp_path, mo
 
 def test_gold_names_a_column_only_of_a_dataframe():
     simulation, _ = _judged()
-    for option, value in [("gold", "gold"), ("gold_weights", "w"), ("classes", ["a", "b", "c"])]:
+    classes = np.array(["a", "b", "c"])  # an array: compared by identity, never by ==
+    for option, value in [("gold", "gold"), ("gold_weights", "w"), ("classes", classes)]:
         with pytest.raises(
             ValueError,
             match=rf"^{option}: these read the columns of a DataFrame \(an AnnotatedScores "

@@ -112,6 +112,18 @@ def test_the_by_distance_model_recovers_a_graded_panel_better_than_the_full_one(
     np.testing.assert_allclose(by_distance(1000 * truth), truth, atol=1e-12)
 
 
+def test_a_distance_never_answered_goes_to_zero_and_the_newton_steps_stop():
+    """Cells that never reach distance 3 or 4: those odds go to the clip (probability
+    ~e^-30), the others keep their maximum likelihood, and the Newton loop stops early."""
+    truth = _by_distance_truth([[-1.0, -2.5, -4.0, -5.0]])
+    cells = 1000 * truth
+    classes = np.arange(5)
+    cells[:, np.abs(classes[:, None] - classes[None, :]) >= 3] = 0.0
+    short = by_distance(cells, n_newton=15)
+    assert short[0, 0, 4] < 1e-12 and short[0, 4, 0] < 1e-12
+    np.testing.assert_allclose(short, by_distance(cells, n_newton=200), atol=1e-9)
+
+
 def test_dawid_skene_em_fits_by_distance_only_on_an_ordinal_scale():
     truth = _by_distance_truth([[-1, -3], [-0.5, -2], [-1.5, -2.5]])
     _, codes = simulate_class_annotations(truth, 3000, [0.5, 0.3, 0.2], seed=2)
