@@ -150,10 +150,10 @@ def warn_if_prior_pulls(fit, data, gold_estimator: str, where: str) -> None:
         )
 
 
-def check_class_data(data, fit, name: str = "data", *, gold: bool = False) -> np.ndarray:
+def check_class_data(data, fit, name: str = "data") -> np.ndarray:
     """The positions of ``data``'s annotators among ``fit``'s, after checking that the two
     are a multi-class fit and data (named ``name``) with its classes and annotators, every
-    item labelled, and gold items only where the caller takes them (``gold``)."""
+    item labelled."""
     if not isinstance(data, AnnotatedScores):
         raise TypeError(f"{name} must be a bayescal.AnnotatedScores; saw {type(data).__name__}")
     if not isinstance(fit, ClassBayesFit):
@@ -165,11 +165,6 @@ def check_class_data(data, fit, name: str = "data", *, gold: bool = False) -> np
         raise ValueError(
             f"{name}: its classes {list(data.classes)} are not the fit's {list(fit.classes)} "
             "(the same names in the same order)"
-        )
-    if data.n_gold and not gold:
-        raise ValueError(
-            f"{name}: multi-class posterior recalibration with gold items is not built yet; "
-            "recalibrate without the gold column, or score with nc_ece_posterior, which uses it"
         )
     v.check_items_annotated(data.annotations, f"{name}.annotations")
     return v.annotator_positions(data.annotator_names, fit.annotator_names, name, "the fit")
@@ -192,7 +187,7 @@ def class_nc_ece_posterior(
 ) -> ClassPosteriorECE:
     """What :func:`bayescal.nc_ece_posterior` computes for multi-class data (module
     docstring); its arguments as there, ``kind`` ``"top_label"`` or ``"classwise"``."""
-    positions = check_class_data(data, fit, gold=True)
+    positions = check_class_data(data, fit)
     gold_estimator = v.as_choice(gold_estimator, "gold_estimator", GOLD_ESTIMATORS)
     kind = v.as_choice(kind, "kind", CALIBRATION_KINDS)
     weights = class_weights(weights, data.n_annotators)

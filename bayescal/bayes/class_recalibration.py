@@ -9,10 +9,18 @@ and the debiasing of :func:`bayescal.nc_ece_posterior` (:mod:`bayescal.bayes.cla
 Beside it, the posterior NC-ECE of the original probabilities (``base``) and of the map fitted
 to each item's shares of its labels (``naive``), on the same evaluation sample.  Maps that
 stopped on their box's edge, or did not converge, are counted and said in one line.
+
+With gold items in the fitting sample each draw's map minimises the rectified cross-entropy
+(:meth:`~bayescal.correction.rectified.RectifiedLoss.of_classes`, one ``lambda`` at the
+posterior-mean corrected labels), as :func:`bayescal.recalibrate` does; in the evaluation
+sample the base and naive rows' bin means are rectified as :func:`bayescal.nc_ece_posterior`
+rectifies them, and each draw's map is scored with the gold items' classes in place of their
+corrected labels (the binary posterior recalibration's rule).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import NamedTuple
 
 import numpy as np
@@ -20,6 +28,7 @@ import numpy as np
 from .. import _validation as v
 from .._api import DEFAULT_LEVEL, DEFAULT_N_BINS, announce, warn_caller
 from ..correction.known_confusions import class_weights
+from ..correction.rectified import RectifiedLoss
 from ..data.annotated_scores import warn_of_shared_items
 from ..exceptions import RecalibrationWarning
 from ..metrics.classes import CALIBRATION_KINDS
@@ -30,6 +39,7 @@ from .class_posterior import (
     DrawCorrections,
     check_class_data,
     draw_moments,
+    gold_draw_moments,
     kept_draws,
     summarised,
     warn_if_prior_pulls,
@@ -52,16 +62,71 @@ class ClassMapDraws(NamedTuple):
     converged: np.ndarray
 
 
-def _fitted_maps(method, eps, corrections: DrawCorrections, probabilities) -> list:
-    """One map per draw, fitted quietly to the draw's corrected labels of the labelled items
-    (``probabilities`` theirs)."""
+def _fitted_maps(method, eps, corrections: DrawCorrections, fit_data) -> list:
+    """One map per draw, fitted quietly to the draw's corrected labels of the labelled items;
+    with gold items, to the rectified targets of every item (the rectified cross-entropy,
+    :meth:`~bayescal.correction.rectified.RectifiedLoss.of_classes`, as
+    :func:`bayescal.recalibrate` fits it), one loss for all draws, its ``lambda`` at the
+    posterior-mean corrected labels (any ``lambda`` keeps the loss unbiased)."""
     family = CLASS_MAPS[method]
-    x = family(eps=eps).log_probabilities(probabilities)
+    labelled = corrections.labelled
+    if fit_data.n_gold:
+        mean = (
+            sum(corrected.sum(axis=0) for _, corrected in corrections.chunks())
+            / corrections.n_draws
+        )
+        every = np.zeros((fit_data.n_items, fit_data.n_classes))
+        every[labelled] = mean
+        loss = RectifiedLoss.of_classes(every, labelled, fit_data.gold, fit_data.gold_weights)
+
+        def targets_of(corrected):
+            every[labelled] = corrected
+            return loss.rectified(every.T).T * fit_data.n_items  # rows of mean mass about 1
+
+        x = family(eps=eps).log_probabilities(fit_data.probabilities)
+    else:
+
+        def targets_of(corrected):
+            return corrected
+
+        x = family(eps=eps).log_probabilities(fit_data.probabilities[labelled])
     return [
-        family(eps=eps).solve(x, targets)
+        family(eps=eps).solve(x, targets_of(targets))
         for _, corrected in corrections.chunks()
         for targets in corrected
     ]
+
+
+class _GoldLabelled(NamedTuple):
+    """Draw corrections whose gold items are scored against their gold class (the
+    model-based targets, as the binary posterior recalibration scores its maps): what
+    :func:`~bayescal.bayes.class_posterior.draw_moments` reads of a ``DrawCorrections``."""
+
+    corrections: DrawCorrections
+    one_hot: np.ndarray  # (n_labelled, C), rows of the gold items
+    known: np.ndarray  # (n_labelled,)
+
+    @property
+    def n_items(self) -> int:
+        return self.corrections.n_items
+
+    @property
+    def n_draws(self) -> int:
+        return self.corrections.n_draws
+
+    @property
+    def confusion(self) -> np.ndarray:
+        return self.corrections.confusion
+
+    def chunks(self):
+        for rows, corrected in self.corrections.chunks():
+            yield rows, np.where(self.known[:, None], self.one_hot, corrected)
+
+    @classmethod
+    def of(cls, corrections: DrawCorrections, data) -> _GoldLabelled:
+        gold = data.gold[corrections.labelled].astype(np.int64)
+        known = gold != v.MISSING
+        return cls(corrections, np.eye(data.n_classes)[np.where(known, gold, 0)], known)
 
 
 def _map_draws(method: str, maps: list, n_classes: int) -> ClassMapDraws:
@@ -139,7 +204,7 @@ def class_posterior_recalibration(
         f"posterior_recalibration: fitting a {method} map to each of {fitting.n_draws} draws",
         fitting.n_draws > ANNOUNCED_MAPS,
     )
-    maps = _fitted_maps(method, eps, fitting, fit_data.probabilities[fitting.labelled])
+    maps = _fitted_maps(method, eps, fitting, fit_data)
     map_draws = _map_draws(method, maps, fit_data.n_classes)
 
     scoring = DrawCorrections(eval_data, confusion, proportion, weights)
@@ -159,15 +224,40 @@ def class_posterior_recalibration(
     def posterior(probabilities) -> ClassPosteriorECE:
         # every row scored on the same evaluation items, draws and bootstrap seed: the base
         # row is nc_ece_posterior(eval_data, fit, strategy="uniform", ...) to the last digit
-        pushed = draw_moments(
-            scoring,
-            probabilities,
-            kind,
-            n_bins,
-            "uniform",
-            uncertainty,
-            np.random.default_rng(seed),
-        )
+        # (with gold, its rectified bin means); each draw's own map's probabilities are scored
+        # with the gold items' classes in place of their corrected labels
+        if callable(probabilities):
+            targets = _GoldLabelled.of(scoring, eval_data) if eval_data.n_gold else scoring
+            pushed = draw_moments(
+                targets,
+                probabilities,
+                kind,
+                n_bins,
+                "uniform",
+                uncertainty,
+                np.random.default_rng(seed),
+            )
+        elif eval_data.n_gold:
+            pushed = gold_draw_moments(
+                scoring,
+                replace(eval_data, scores=probabilities),
+                kind,
+                n_bins,
+                "uniform",
+                uncertainty,
+                seed,
+                "rectified",
+            )
+        else:
+            pushed = draw_moments(
+                scoring,
+                probabilities[scoring.labelled],
+                kind,
+                n_bins,
+                "uniform",
+                uncertainty,
+                np.random.default_rng(seed),
+            )
         return summarised(pushed, kind, eval_data.classes, uncertainty, level, tolerance)
 
     mean_theta = np.mean([fitted.parameters() for fitted in maps], axis=0)
@@ -176,7 +266,7 @@ def class_posterior_recalibration(
         maps=map_draws,
         map=family.with_parameters(mean_theta, fit_data.n_classes, eps=eps),
         recalibrated=posterior(recalibrated_probabilities),
-        base=posterior(evaluated),
-        naive=posterior(naive_map.predict(evaluated)),
+        base=posterior(eval_data.probabilities),
+        naive=posterior(naive_map.predict(eval_data.probabilities)),
         naive_map=naive_map,
     )

@@ -445,7 +445,7 @@ def posterior_recalibration(
     does), every item kept; in ``eval_data`` a gold item is scored against its gold label.
     Multi-class data (with a multi-class fit) take temperature or vector scaling, scored by
     the top-label or classwise NC-ECE (``kind``; :mod:`bayescal.bayes.class_recalibration`),
-    without gold items so far.
+    with gold items as for binary data.
 
     Parameters
     ----------

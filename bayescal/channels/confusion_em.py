@@ -34,7 +34,7 @@ Its latent classes are tied to the answers through the diagonal, so it is not re
 
 **By distance** (``structure="by_distance"``, for an ordinal scale whose codes are in the
 scale's order): the odds of each answer against the right one depend only on how far it lies
-from it,
+from it::
 
     T_j[y, k] = r_j[|y - k|] / sum_k' r_j[|y - k'|],    r_j[0] = 1,
 
@@ -159,7 +159,7 @@ class _Patterns(NamedTuple):
 def by_distance(cells: np.ndarray, n_newton: int = 50) -> np.ndarray:
     """The by-distance confusion matrices (K, C, C) of highest likelihood for expected cells
     ``cells`` (K, C(y), C(k)) (module docstring): per annotator, the log-odds
-    ``rho_d = log r_d`` (``rho_0 = 0``) maximising
+    ``rho_d = log r_d`` (``rho_0 = 0``) maximising::
 
         f(rho) = sum_{y,k} N[y, k] rho_|y-k| - sum_y n_y log sum_k exp(rho_|y-k|),
 
