@@ -15,7 +15,10 @@ With gold items in the fitting sample each draw's map minimises the rectified cr
 posterior-mean corrected labels), as :func:`bayescal.recalibrate` does; in the evaluation
 sample the base and naive rows' bin means are rectified as :func:`bayescal.nc_ece_posterior`
 rectifies them, and each draw's map is scored with the gold items' classes in place of their
-corrected labels (the binary posterior recalibration's rule).
+corrected labels (the binary posterior recalibration's rule; unlike it, a gold item none of
+whose annotators can be inverted is left out of the scoring, as ``nc_ece_posterior`` leaves
+it).  With a wrong channel model the recalibrated row, scored against the gold labels, and
+the rectified base row are therefore not alike, as for binary data.
 """
 
 from __future__ import annotations
@@ -79,11 +82,13 @@ def _fitted_maps(method, eps, corrections: DrawCorrections, fit_data) -> list:
         every[labelled] = mean
         loss = RectifiedLoss.of_classes(every, labelled, fit_data.gold, fit_data.gold_weights)
 
+        weighs = loss.weighing(labelled)  # the rows of zero mass left out, as recalibrate does
+
         def targets_of(corrected):
             every[labelled] = corrected
-            return loss.rectified(every.T).T * fit_data.n_items  # rows of mean mass about 1
+            return (loss.rectified(every.T).T * fit_data.n_items)[weighs]  # mean mass about 1
 
-        x = family(eps=eps).log_probabilities(fit_data.probabilities)
+        x = family(eps=eps).log_probabilities(fit_data.probabilities[weighs])
     else:
 
         def targets_of(corrected):
@@ -222,10 +227,11 @@ def class_posterior_recalibration(
     )
 
     def posterior(probabilities) -> ClassPosteriorECE:
-        # every row scored on the same evaluation items, draws and bootstrap seed: the base
+        # every row scored on the same evaluation items and draws, from one seed: the base
         # row is nc_ece_posterior(eval_data, fit, strategy="uniform", ...) to the last digit
-        # (with gold, its rectified bin means); each draw's own map's probabilities are scored
-        # with the gold items' classes in place of their corrected labels
+        # (with gold, its rectified bin means, whose bootstrap draws differ from the other
+        # rows'); each draw's own map's probabilities are scored with the gold items'
+        # classes in place of their corrected labels
         if callable(probabilities):
             targets = _GoldLabelled.of(scoring, eval_data) if eval_data.n_gold else scoring
             pushed = draw_moments(

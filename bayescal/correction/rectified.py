@@ -418,6 +418,11 @@ class RectifiedLoss(NamedTuple):
         omega = self._omega()
         return omega * (omega > 0).sum() / omega.sum()
 
+    def weighing(self, has_target: np.ndarray) -> np.ndarray:
+        """The items (n,) whose rectified targets can be other than 0: the gold items, and
+        with ``lambda > 0`` those with a corrected label (``has_target``)."""
+        return (self.share > 0) | (has_target & (self.lam > 0))
+
     def rectified(self, u: np.ndarray) -> np.ndarray:
         """``nu`` (..., n) of corrected labels ``u`` (..., n; 0 where an item has none): the
         targets of the unweighted loss, ``sum_i l(f_i, nu_i)`` being ``L(f)``."""

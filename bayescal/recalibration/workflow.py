@@ -192,7 +192,7 @@ def _recalibrate_classes(data: AnnotatedScores, method, channels, targets, weigh
     everyone[labelled] = corrected
     loss = RectifiedLoss.of_classes(everyone, labelled, data.gold, data.gold_weights)
     rectified = loss.rectified(everyone.T).T * data.n_items  # rows of mean mass about 1
-    weighs = rectified.any(axis=1)
+    weighs = loss.weighing(labelled)
     return new_map.fit(data.probabilities[weighs], rectified[weighs])
 
 
