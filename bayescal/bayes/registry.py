@@ -270,8 +270,9 @@ CLASS_MODELS = {
             identification="a crowd whose items have two labels or more (or gold items)",
             em="crowd_em",
             # the workers' spreads make a mild funnel: at 0.8, three divergences in 2 000
-            # draws of a 10-class crowd, none at 0.9; over 50 such crowds 20 fits still
-            # warned (benchmarks/RESULTS.md, "multi-class crowd coverage")
+            # draws of a 10-class crowd, none at 0.9; over 100 such crowds 39 fits still
+            # warned, half on divergences, half on R-hat (benchmarks/RESULTS.md,
+            # "multi-class crowd coverage")
             target_accept=0.9,
             in_analysis=False,
             sensitivity=False,
