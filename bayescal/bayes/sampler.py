@@ -182,9 +182,12 @@ class Sampler:
         return tuple(_canonical(x) for x in (priors.as_array(), padded.counts, *padded.arrays()))
 
     def _layout_key(self) -> tuple:
-        """What the compiled code depends on besides its arguments."""
+        """What the compiled code depends on besides its arguments (the model's target
+        acceptance among them: a registry entry patched for a study must not load the code
+        compiled for another)."""
         return (
             self.model,
+            self.spec.target_accept,
             *self.design.layout(),
             self.rows,
             self.num_warmup,

@@ -341,6 +341,25 @@ def test_one_compiled_sampler_serves_any_number_of_draws_and_a_longer_run_extend
     np.testing.assert_array_equal(first_stats["energy"], second_stats["energy"][:, :23])
 
 
+def test_the_compiled_code_is_keyed_by_the_models_target_acceptance():
+    """A registry entry patched for a study (another target acceptance) must compile its own
+    code, not load the code of the default from the sampler cache."""
+    from dataclasses import replace
+
+    from bayescal.models import PatternDesign
+
+    from bayescal.bayes.registry import channel_model
+    from bayescal.bayes.sampler import Sampler
+
+    design = PatternDesign.from_counts(
+        bc.toy_data(500, seed=1).data.compress(), grouped=False, complete=True
+    )
+    spec = channel_model("dawid_skene")
+    default = Sampler(design, spec, 2, 50, 50)
+    patched = Sampler(design, replace(spec, target_accept=0.99), 2, 50, 50)
+    assert default._layout_key() != patched._layout_key()
+
+
 @pytest.mark.filterwarnings(
     "ignore::bayescal.exceptions.SamplingWarning"
 )  # short chains: only the draws are compared
