@@ -9,7 +9,9 @@ diagrams, as the binary :class:`~bayescal.app.Analysis` does.
 The steps, each timed in ``summary.timings``:
 
 - ``em``: the multi-class Dawid–Skene EM (:func:`bayescal.dawid_skene_em`; a crowd's,
-  :func:`bayescal.crowd_em`), the frequentist baseline;
+  :func:`bayescal.crowd_em`), the frequentist baseline, and the test of classes every
+  annotator confuses (:func:`bayescal.channels.confused_classes`): they are merged (grades ``"4"`` and
+  ``"5"`` into ``"4|5"``), said in one line, and the later steps analyse the merged data;
 - ``nuts``: the multi-class Dawid–Skene posterior (:func:`bayescal.fit_bayes`, Dirichlet rows
   under :class:`~bayescal.bayes.ClassPriors`; for a crowd, more than
   :data:`~bayescal.channels.crowd_em.CROWD_ANNOTATORS` annotators, its hierarchical form, the
@@ -32,9 +34,11 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import _validation as v
+from .._api import silenced, warn_caller
 from .._version import __version__
 from ..bayes.sampler_settings import SamplerSettings
 from ..data.annotated_scores import AnnotatedScores
+from ..exceptions import ChannelWarning, ConvergenceWarning
 from ..metrics.calibration import binned_curve
 from ..metrics.classes import CALIBRATION_KINDS, class_problems, vote_targets
 from ..report.class_summary import (
@@ -70,8 +74,10 @@ class ClassAnalysis:
     Attributes
     ----------
     data : AnnotatedScores
+        The data analysed: those given, with the classes every annotator confuses merged
+        (``merge``).
     channel_fit : ConfusionFit
-        The EM estimate (the frequentist baseline).
+        The EM estimate (the frequentist baseline), of ``data``.
     bayes_fit : ClassBayesFit
     posteriors : dict of str to ClassPosteriorECE
         The NC-ECE posterior of each kind, ``top_label`` and ``classwise``.
@@ -79,6 +85,9 @@ class ClassAnalysis:
         The top-label calibration test; None when it could not run (a warning says why).
     summary : ClassSummary
         Every number of the report (:meth:`to_json` gives it as ``summary.json``).
+    merge : ClassMerge
+        The test of classes every annotator confuses and what it merged
+        (:func:`bayescal.channels.confused_classes`).
     """
 
     data: AnnotatedScores
@@ -87,6 +96,7 @@ class ClassAnalysis:
     posteriors: dict
     test: object
     summary: ClassSummary
+    merge: object
 
     def __repr__(self) -> str:
         posterior = self.summary.ece["top_label"].posterior
@@ -163,7 +173,8 @@ def analyse_classes(
     steps = Steps(settings.progress)
     seed = settings.seed
     inputs = steps("model_choice", _read, data, truth, model, priors, dependent, n_bins, level)
-    channel_fit = steps("em", _fit_em, inputs, seed)
+    inputs, merge = steps("em", _fit_em, inputs, seed)
+    channel_fit = merge.fit
     fit = steps("nuts", _fit_bayes, inputs, channel_fit, priors, settings)
     posteriors = steps("push_through", _correct, inputs, channel_fit, fit, seed)
     test = steps("calibration_test", _test, inputs, channel_fit, seed, settings.progress)
@@ -181,7 +192,7 @@ def analyse_classes(
             versions=run_versions(),
         ),
     )
-    return ClassAnalysis(data, channel_fit, fit, posteriors, test, summary)
+    return ClassAnalysis(inputs.data, channel_fit, fit, posteriors, test, summary, merge)
 
 
 def _class_truth(truth, data: AnnotatedScores) -> np.ndarray | None:
@@ -222,31 +233,54 @@ def _read(data: AnnotatedScores, truth, model, priors, dependent, n_bins, level)
         )
     bins = v.as_n_bins(n_bins, data.n_items, refuse_sparse=v.SPARSE_DRAWS)
     level = v.as_open_probability(level, "level")
-    missing = data.annotations == v.MISSING
     truth = _class_truth(truth, data)
-    return _Inputs(data, truth, bins, level, chosen, why), {
-        "data": ClassDataSummary(
-            n_items=data.n_items,
-            annotators=data.annotator_names,
-            classes=data.classes,
-            ordinal=bool(data.ordinal),
-            missing_rate=float(missing.mean()),
-            missing_by_annotator={
-                name: float(rate) for name, rate in zip(data.annotator_names, missing.mean(axis=0))
-            },
-            n_gold=data.n_gold,
-        ),
-    }
+    return _Inputs(data, truth, bins, level, chosen, why), {}
+
+
+def _data_summary(data: AnnotatedScores, merge) -> ClassDataSummary:
+    """The data section, of the data analysed (their classes merged as ``merge`` says)."""
+    missing = data.annotations == v.MISSING
+    return ClassDataSummary(
+        n_items=data.n_items,
+        annotators=data.annotator_names,
+        classes=data.classes,
+        ordinal=bool(data.ordinal),
+        missing_rate=float(missing.mean()),
+        missing_by_annotator={
+            name: float(rate) for name, rate in zip(data.annotator_names, missing.mean(axis=0))
+        },
+        n_gold=data.n_gold,
+        merged=tuple("|".join(group) for group in merge.groups),
+    )
 
 
 def _fit_em(inputs: _Inputs, seed: int):
     """Fit, the frequentist baseline: the multi-class Dawid–Skene EM of the model's kind (a
-    panel's, or a crowd's with its sparse workers pooled)."""
-    from ..channels import crowd_em, dawid_skene_em
+    panel's, or a crowd's with its sparse workers pooled), and the test of classes every
+    annotator confuses (:func:`~bayescal.channels.confused_classes`): those are merged, said
+    in one line, and every later step analyses the merged data, a truth column recoded
+    alike."""
+    from ..channels import confused_classes, crowd_em, dawid_skene_em
 
-    if inputs.model.for_crowds:
-        return crowd_em(inputs.data), {}  # one start, the majority vote: no seed to take
-    return dawid_skene_em(inputs.data, seed=seed), {}
+    data = inputs.data
+    # confused classes leave the EM crawling along their flat split; whether the fit the
+    # analysis uses converged is said once that fit is known (the merged data's refit)
+    with silenced(ConvergenceWarning):
+        # a crowd's EM has one start, the majority vote: no seed to take
+        fit = crowd_em(data) if inputs.model.for_crowds else dawid_skene_em(data, seed=seed)
+    merge = confused_classes(data, fit)
+    if merge.groups:
+        warn_caller(f"analyse: {merge.sentence()}", ChannelWarning)
+        truth = None if inputs.truth is None else merge.codes[inputs.truth]
+        inputs = inputs._replace(data=merge.data, truth=truth)
+    if not merge.fit.converged:
+        merged = " on the merged classes" if merge.groups else ""
+        warn_caller(
+            f"analyse: the EM ({merge.fit.method}){merged} did not converge within its "
+            "iterations; its estimate is used as it stands",
+            ConvergenceWarning,
+        )
+    return (inputs, merge), {"data": _data_summary(inputs.data, merge)}
 
 
 def _fit_bayes(inputs: _Inputs, channel_fit, priors, settings: SamplerSettings):

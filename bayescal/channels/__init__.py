@@ -16,7 +16,8 @@ are positively oriented, or whose ``failure`` says why there is no admissible es
 - :mod:`~bayescal.channels.confusion_em` — multi-class Dawid–Skene EM on an annotation
   array: every annotator's confusion matrix, oriented to the diagonal without a wall;
   :func:`dawid_skene_em` runs it on multi-class data and returns a :class:`ConfusionFit`
-  (:class:`ConfusionChannels`).
+  (:class:`ConfusionChannels`); :func:`confused_classes` tests which classes every
+  annotator answers alike and merges them.
 - :func:`score_groups` — build score groups from thresholds or bins.
 - :class:`CoLabelling` — who labelled what, and what it identifies: the one rule every
   estimator and model applies before fitting.
@@ -25,6 +26,7 @@ are positively oriented, or whose ``failure`` says why there is no admissible es
 from .._api import moved_names
 from .base import MIN_GAP, ChannelFit, Channels, channels_for
 from .co_labelling import CoLabelling
+from .confused_classes import ClassMerge, confused_classes
 from .confusion_fit import ConfusionChannels, ConfusionFit
 from .crowd_em import crowd_em
 from .em import dawid_skene_em, grouped_em
@@ -36,10 +38,12 @@ __all__ = [
     "MIN_GAP",
     "ChannelFit",
     "Channels",
+    "ClassMerge",
     "CoLabelling",
     "ConfusionChannels",
     "ConfusionFit",
     "channels_for",
+    "confused_classes",
     "crowd_em",
     "dawid_skene_em",
     "grouped_em",

@@ -33,7 +33,7 @@ from .. import _validation as v
 from .._api import warn_caller
 from ..data.responses import Responses
 from ..exceptions import ConvergenceWarning
-from .confusion_em import EPS, ConfusionEstimate, normalised, orient
+from .confusion_em import EPS, ConfusionEstimate, normalised, orient, tie_rows
 
 __all__ = ["class_crowd_em"]
 
@@ -51,12 +51,19 @@ def _incidence(responses: Responses, channel_of: np.ndarray) -> tuple:
 
 
 def class_crowd_em(
-    responses: Responses, channel_of: np.ndarray, alpha: float, tol: float, max_iter: int
+    responses: Responses,
+    channel_of: np.ndarray,
+    alpha: float,
+    tol: float,
+    max_iter: int,
+    tied=None,
 ) -> ConfusionEstimate:
     """Multi-class EM on ``responses`` (module docstring), worker ``j``'s labels
     given to channel ``channel_of[j]`` (the pooled workers share one), with the Dirichlet
     ``alpha``; the arguments are checked by :func:`~bayescal.crowd_em`.  The confusion
-    matrices are every worker's (K, C, C), the pooled one repeated for its workers."""
+    matrices are every worker's (K, C, C), the pooled one repeated for its workers.  With
+    ``tied`` (C,), each class's tie group, the classes of a group share every worker's row
+    (:func:`~bayescal.channels.confusion_em.tie_rows`)."""
     n_classes = responses.n_classes
     by_item, by_code, code_counts = _incidence(responses, channel_of)
     n_channels = code_counts.size // n_classes
@@ -68,7 +75,7 @@ def class_crowd_em(
         weights = np.where(totals > 0, votes / totals, 1.0 / n_classes)
     weights = _with_gold(weights, gold)
     start_alpha = max(alpha, 1.5)  # a cell at 0 stays at 0 under EM, and a vote may miss a class
-    confusion, prevalence = _m_step(by_code, weights, start_alpha, n_classes)
+    confusion, prevalence = _m_step(by_code, weights, start_alpha, n_classes, tied)
     previous, converged, n_iter, loglik = -np.inf, False, 0, -np.inf
     while n_iter < max_iter:
         weights, loglik = _e_step(by_item, confusion, prevalence, gold)
@@ -78,7 +85,7 @@ def class_crowd_em(
             break
         previous = objective
         n_iter += 1
-        confusion, prevalence = _m_step(by_code, weights, alpha, n_classes)
+        confusion, prevalence = _m_step(by_code, weights, alpha, n_classes, tied)
     if not converged:  # the last M-step moved the estimate: its log-likelihood
         loglik = _e_step(by_item, confusion, prevalence, gold)[1]
         warn_caller(
@@ -101,10 +108,10 @@ def _with_gold(weights: np.ndarray, gold) -> np.ndarray:
     return weights
 
 
-def _m_step(by_code, weights, alpha: float, n_classes: int):
+def _m_step(by_code, weights, alpha: float, n_classes: int, tied):
     """MAP confusion matrices (channels, C, C) and class proportions given the posteriors."""
     cells = (by_code @ weights).reshape(-1, n_classes, n_classes)  # (channel, k, y)
-    cells = np.swapaxes(cells, 1, 2) + (alpha - 1.0)  # (channel, y, k)
+    cells = tie_rows(np.swapaxes(cells, 1, 2) + (alpha - 1.0), tied)  # (channel, y, k)
     totals = cells.sum(axis=2, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
         # a channel with no label on items of some class: that row has no information

@@ -140,9 +140,11 @@ class _Patterns(NamedTuple):
         total[known] = joint[known, self.gold[known]]
         return float(self.counts @ total), self.with_gold(posterior)
 
-    def m_step(self, posterior, alpha: float, structure: str) -> tuple[np.ndarray, np.ndarray]:
+    def m_step(
+        self, posterior, alpha: float, structure: str, tied=None
+    ) -> tuple[np.ndarray, np.ndarray]:
         weighted = posterior * self.counts[:, None]  # (P, C(y))
-        cells = np.einsum("py,pkc->kyc", weighted, self.answers) + (alpha - 1.0)
+        cells = tie_rows(np.einsum("py,pkc->kyc", weighted, self.answers) + (alpha - 1.0), tied)
         if structure == "one_coin":  # only the diagonal's share is free (module docstring)
             n_classes = cells.shape[1]
             right = np.trace(cells, axis1=1, axis2=2) / cells.sum(axis=(1, 2))  # (K,)
@@ -154,6 +156,29 @@ class _Patterns(NamedTuple):
         else:
             confusion = cells / cells.sum(axis=2, keepdims=True)
         return confusion, weighted.sum(axis=0) / self.counts.sum()
+
+
+def as_tie_groups(tied, n_classes: int) -> np.ndarray:
+    """``tied`` as each of the ``n_classes`` classes' tie group (C,) of non-negative
+    integers, or its error."""
+    groups = np.asarray(tied)
+    if groups.shape != (n_classes,) or groups.dtype.kind not in "iu" or (groups < 0).any():
+        raise ValueError(
+            f"tied must give each of the {n_classes} classes a non-negative integer group; saw "
+            f"{groups.tolist()!r}"
+        )
+    return groups
+
+
+def tie_rows(cells: np.ndarray, tied) -> np.ndarray:
+    """The expected cells (K, C(y), C(k)) with every row replaced by the sum of its tie
+    group's rows (``tied`` (C,), each class's group; None ties nothing): normalised, the rows
+    of a group are one row, the M-step of the model in which every annotator answers the
+    classes of a group alike (:mod:`bayescal.channels.confused_classes`)."""
+    if tied is None:
+        return cells
+    same = (tied[:, None] == tied[None, :]).astype(np.float64)
+    return np.einsum("yz,kzc->kyc", same, cells)
 
 
 def by_distance(cells: np.ndarray, n_newton: int = 50) -> np.ndarray:
@@ -256,13 +281,13 @@ def normalised(joint: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
     return shifted / totals, np.squeeze(largest + np.log(totals), axis=axis)
 
 
-def _majority_start(patterns: _Patterns, alpha: float, structure: str):
+def _majority_start(patterns: _Patterns, alpha: float, structure: str, tied):
     """One M-step from each pattern's shares of votes per class (a pattern without a vote
     cannot occur: every item has a label)."""
     votes = patterns.answers.sum(axis=1)
     shares = patterns.with_gold(votes / votes.sum(axis=1, keepdims=True))
     # smoothed: a cell at 0 stays at 0 under EM, and a vote may miss a class
-    return patterns.m_step(shares, max(alpha, 1.5), structure)
+    return patterns.m_step(shares, max(alpha, 1.5), structure, tied)
 
 
 def _random_start(rng, n_annotators: int, n_classes: int, structure: str):
@@ -306,6 +331,7 @@ def confusion_em(
     max_iter=1000,
     seed=0,
     gold=None,
+    tied=None,
 ) -> ConfusionEstimate:
     """Multi-class Dawid–Skene EM (module docstring).
 
@@ -333,6 +359,11 @@ def confusion_em(
         Human-verified class codes of some items, ``-1`` elsewhere: a gold item's class is
         known in every E-step (its term ``log p(s, Y = g)``), the gold fixes the classes (no
         relabelling), and with gold of every class fewer than three annotators are fitted.
+    tied : array_like of int, shape (n_classes,), optional
+        Each class's tie group, for the full structure: the classes of a group get one row
+        in every annotator's matrix (every annotator answers them alike; their split of the
+        proportion is then not identified and stays where the start put it).  The model
+        :mod:`bayescal.channels.confused_classes` tests against.
 
     Returns
     -------
@@ -348,6 +379,13 @@ def confusion_em(
     require_confusions_identified(annotations, gold, n_classes, "annotations")
     gold_classes = 0 if gold is None else np.unique(gold[gold != v.MISSING]).size
     structure = v.as_choice(structure, "structure", CONFUSION_STRUCTURES)
+    if tied is not None:
+        tied = as_tie_groups(tied, n_classes)
+        if structure != "full":
+            raise ValueError(
+                f"tied: ties rows of the full confusion matrices; structure {structure!r} "
+                "fixes their form itself"
+            )
     alpha = float(v.as_finite_vector([smoothing], "smoothing")[0])
     if alpha < 1:
         raise ValueError(f"smoothing must be a Dirichlet alpha >= 1 (1: no smoothing); saw {alpha}")
@@ -361,7 +399,7 @@ def confusion_em(
     best, best_objective = None, -np.inf
     for start in range(n_starts):
         if start == 0:
-            confusion, prevalence = _majority_start(patterns, alpha, structure)
+            confusion, prevalence = _majority_start(patterns, alpha, structure, tied)
         else:
             confusion, prevalence = _random_start(rng, annotations.shape[1], n_classes, structure)
         previous, converged, n_iter = -np.inf, False, 0
@@ -373,7 +411,7 @@ def confusion_em(
                 break
             if n_iter == max_iter:
                 break
-            confusion, prevalence = patterns.m_step(posterior, alpha, structure)
+            confusion, prevalence = patterns.m_step(posterior, alpha, structure, tied)
             previous = objective
         if structure == "full" and not has_gold:  # gold names the classes itself
             confusion, prevalence = orient(confusion, prevalence, n_labels)

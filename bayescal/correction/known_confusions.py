@@ -35,7 +35,9 @@ with ``cond_2(T_j) > MAX_CONDITION = 1 / MIN_GAP`` carries no usable information
 count as missing (weight 0), said in one :class:`~bayescal.ChannelWarning` naming every such
 annotator, and an item left with no label is refused.  The symmetric binary channel of gap
 ``g`` has condition number ``1 / g``, so at ``C = 2`` this is the binary rule ``|b - a| <
-MIN_GAP`` for symmetric channels.
+MIN_GAP`` for symmetric channels.  Classes that *every* annotator answers alike are another
+matter: estimated matrices split them along the noise and stay well conditioned, so the rule
+does not see them; :func:`bayescal.channels.confused_classes` tests for them and merges them.
 
 **Orientation.**  A matrix whose largest diagonal belongs to another ordering of the classes
 (an adversarial judge, or rows given in another class order) is corrected as given, with one

@@ -119,8 +119,9 @@ class AnnotatedScores:
         ``classes[k]``); defaults to ``("0", "1", ...)``.
     ordinal : bool, default False
         Whether the classes form a scale in the order given (grades 1-5, fail < partial <
-        pass).  Recorded for reports, which keep the order; the estimators treat every
-        class alike.
+        pass).  Reports keep the order; ``dawid_skene_em(structure="by_distance")`` reads
+        it, and :meth:`merge_classes` merges adjacent grades only; the other estimators
+        treat every class alike.
     normalize : bool, default False
         Divide each row of a probability matrix by its sum (rows that do not sum to 1
         within 1e-6 are refused otherwise).  Not stored.
@@ -351,6 +352,61 @@ class AnnotatedScores:
             classes=self.classes,
             ordinal=self.ordinal,
         )
+
+    def merge_classes(self, groups) -> AnnotatedScores:
+        """These data with each group of classes made one class: its probability the sum of
+        the group's, every label and gold label of a member its label, named by the members
+        joined with ``"|"`` (grades ``"4"`` and ``"5"`` become ``"4|5"``) and placed where
+        its first member stood.  What to do with classes every annotator confuses
+        (:func:`bayescal.channels.confused_classes` finds them): their difference cannot be corrected,
+        their sum can.
+
+        Parameters
+        ----------
+        groups : sequence of sequences of str
+            Disjoint groups of two classes or more, by name; on an ordinal scale each group
+            must be adjacent grades, so that the merged scale keeps its order.  The result
+            keeps three classes or more (two would be binary data; fit those as such).
+
+        Returns
+        -------
+        AnnotatedScores
+            Multi-class, with the same items, annotators, gold weights and ids.
+        """
+        self._require_multiclass("merge_classes")
+        new_code = merged_class_codes(self.classes, self.ordinal, groups)
+        n_merged = int(new_code.max()) + 1
+        if n_merged < 3:
+            raise ValueError(
+                f"groups would leave {n_merged} classes of {list(self.classes)}; merging to "
+                "two classes makes binary data: fit those as binary labels"
+            )
+        names = tuple(
+            "|".join(np.asarray(self.classes)[new_code == code]) for code in range(n_merged)
+        )
+        probabilities = np.zeros((self.n_items, n_merged))
+        np.add.at(probabilities.T, new_code, self.scores.T)
+
+        def recoded(labels):
+            if labels is None:
+                return None
+            labels = labels.astype(np.int64)
+            return np.where(labels == v.MISSING, v.MISSING, new_code[labels])
+
+        return replace(
+            self,
+            scores=probabilities,
+            annotations=recoded(self.annotations),
+            gold=recoded(self.gold),
+            classes=names,
+        )
+
+    def _require_multiclass(self, where: str) -> None:
+        if not self.is_multiclass:
+            raise ValueError(
+                f"{where}: data are binary (classes {list(self.classes)}); it takes multi-class "
+                "data"
+            )
 
     def in_annotator_order(self, names, *, name="data", of="the order given") -> AnnotatedScores:
         """These data with their annotator columns in the order of ``names``, the same
@@ -601,6 +657,39 @@ class AnnotatedScores:
             normalize=normalize,
             **_gold_columns(scores, gold, gold_weights, score_values, score_columns, read_labels),
         )
+
+
+def merged_class_codes(classes: tuple[str, ...], ordinal: bool, groups) -> np.ndarray:
+    """Each class's code (C,) once the ``groups`` of class names are merged
+    (:meth:`AnnotatedScores.merge_classes`, which says what is refused): the merged classes
+    numbered in the order of their first members."""
+    if isinstance(groups, str) or not isinstance(groups, Sequence):
+        raise TypeError(
+            f"groups must be a sequence of groups of class names, e.g. [('4', '5')]; saw {groups!r}"
+        )
+    first = np.arange(len(classes))
+    seen: set[str] = set()
+    for group in groups:
+        if isinstance(group, str) or not isinstance(group, Sequence) or len(group) < 2:
+            raise ValueError(f"groups: each group must name two classes or more; saw {group!r}")
+        unknown = [name for name in group if name not in classes]
+        if unknown:
+            raise ValueError(f"groups: {unknown} are not classes of the data {list(classes)}")
+        twice = seen.intersection(group)
+        if twice or len(set(group)) < len(group):
+            raise ValueError(
+                "groups must be disjoint, each class named once; saw "
+                f"{sorted(twice) or list(group)} twice"
+            )
+        seen.update(group)
+        members = sorted(classes.index(name) for name in group)
+        if ordinal and members[-1] - members[0] != len(members) - 1:
+            raise ValueError(
+                "groups: on an ordinal scale a group must be adjacent grades, so that the "
+                f"merged scale keeps its order; saw {list(group)} of {list(classes)}"
+            )
+        first[members] = members[0]
+    return np.searchsorted(np.unique(first), first)
 
 
 def _id_column(column, name: str) -> np.ndarray:

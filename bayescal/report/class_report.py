@@ -186,10 +186,16 @@ def _data_section(summary: ClassSummary) -> str:
     data = summary.data
     scale = "ordinal (a scale in this order)" if data.ordinal else "nominal"
     missing = ", ".join(f"{name} {rate:.1%}" for name, rate in data.missing_by_annotator.items())
+    merged = (
+        f" Merged, because every annotator answers their classes alike: "
+        f"{html.escape(', '.join(data.merged))}."
+        if data.merged
+        else ""
+    )
     return (
         f"<p>{data.n_items} items, {len(data.classes)} classes ({html.escape(', '.join(data.classes))}; "
         f"{scale}), {len(data.annotators)} annotators, {data.n_gold} gold items; labels missing: "
-        f"{data.missing_rate:.1%} overall ({html.escape(missing)}).</p>"
+        f"{data.missing_rate:.1%} overall ({html.escape(missing)}).{merged}</p>"
     )
 
 

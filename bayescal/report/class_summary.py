@@ -59,6 +59,9 @@ class ClassDataSummary(Section):
     missing_rate: float
     missing_by_annotator: dict[str, float]
     n_gold: int
+    #: The classes made of several that every annotator answers alike, merged by the
+    #: analysis (:func:`bayescal.channels.confused_classes`), e.g. ``"4|5"``; empty for none.
+    merged: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, repr=False)
@@ -176,10 +179,11 @@ class ClassSummary(FitSummary):
         """The summary as the lines ``bayescal fit`` prints: the verdict, then each ECE."""
         data = self.data
         scale = "ordinal " if data.ordinal else ""
+        merged = f" ({', '.join(data.merged)} merged: answered alike)" if data.merged else ""
         lines = [
             *self.verdict.text(),
             f"{data.n_items} items, {len(data.classes)} {scale}classes "
-            f"{abbreviated(data.classes, SHOWN_NAMES)}, annotators "
+            f"{abbreviated(data.classes, SHOWN_NAMES)}{merged}, annotators "
             f"{abbreviated(data.annotators, SHOWN_NAMES)}; model {self.model.name} "
             f"({self.model.why})",
         ]

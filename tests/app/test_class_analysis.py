@@ -2,17 +2,19 @@
 folder and its report, and the refusals."""
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import bayescal as bc
-from bayescal.app import cli
+from bayescal.app import class_analysis, cli
 from bayescal.app.class_analysis import ClassAnalysis
 from bayescal.bayes import ClassPriors, SamplerSettings
+from bayescal.exceptions import ChannelWarning
 from bayescal.report import load_summary, render_report
-from bayescal.report.class_report import CLASS_CAPTIONS, class_report_html
+from bayescal.report.class_report import CLASS_CAPTIONS, class_report_html, class_summary_html
 from bayescal.report.class_summary import ClassSummary
 from bayescal.simulate import graded_confusion, simulate_classes
 
@@ -92,6 +94,33 @@ def test_the_analysis_gives_every_multiclass_number(graded, analysis):
         assert (entry.matrix("lower") <= entry.matrix()).all()
         assert (entry.matrix() <= entry.matrix("upper")).all()
     assert set(summary.proportion) == set(CLASSES)
+
+
+def test_classes_every_judge_confuses_are_merged_before_the_analysis_and_said_once():
+    # four grades; every judge answers grades 3 and 4 alike (both rows their mean)
+    confusion = np.stack([graded_confusion(4, 0.8)] * 3)
+    confusion[:, 2:] = confusion[:, 2:].mean(axis=1, keepdims=True)
+    graded = simulate_classes(1500, confusion, classes=["1", "2", "3", "4"], ordinal=True, seed=2)
+    truth = np.array(graded.data.classes)[graded.labels]  # grades by name
+    inputs, _ = class_analysis._read(graded.data, truth, "auto", None, None, 10, 0.9)
+    with pytest.warns(ChannelWarning) as said:
+        (merged, merge), parts = class_analysis._fit_em(inputs, 0)
+    assert [str(w.message) for w in said] == [f"analyse: {merge.sentence()}"]
+    assert "answers the classes '3' and '4' alike" in merge.sentence()
+    assert merged.data.classes == ("1", "2", "3|4") and merge.data is merged.data
+    np.testing.assert_array_equal(merged.truth, np.minimum(graded.labels, 2))
+    assert parts["data"].classes == ("1", "2", "3|4") and parts["data"].merged == ("3|4",)
+
+
+@pytest.mark.slow  # one multi-class fit, shared by the module
+def test_a_merge_is_said_in_the_report_and_the_printed_lines(analysis):
+    summary = analysis.summary
+    merged = replace(summary, data=replace(summary.data, merged=("partial|pass",)))
+    assert "Merged, because every annotator answers their classes alike: partial|pass." in (
+        class_summary_html(merged)
+    )
+    assert "(partial|pass merged: answered alike)" in merged.text()[2]
+    assert analysis.merge.groups == () and summary.data.merged == ()
 
 
 @pytest.mark.slow  # one multi-class fit, shared by the module

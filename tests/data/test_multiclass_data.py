@@ -189,6 +189,7 @@ def test_a_long_table_of_named_labels():
 MULTICLASS_STEPS = {
     "analyse",
     "calibration_test",
+    "confused_classes",  # multi-class only: binary data are refused by name, tested there
     "crowd_em",
     "dawid_skene_em",
     "fit_bayes",
