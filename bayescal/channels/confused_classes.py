@@ -102,10 +102,11 @@ class ClassMerge(Result):
         if not self.groups:
             return None
         merged = "; ".join(" and ".join(repr(name) for name in group) for group in self.groups)
+        smallest = min(p for p in self.p_values if p >= self.alpha)
         return (
             f"every annotator answers the classes {merged} alike (likelihood-ratio test of "
-            f"one class fewer, p = {min(p for p in self.p_values if p >= self.alpha):.2g} or "
-            f"more, at {self.alpha:g}): their difference cannot be corrected, so they are merged into "
+            f"one class fewer, p = {smallest:.2g} or more, at {self.alpha:g}): their "
+            "difference cannot be corrected, so they are merged into "
             f"{', '.join(repr('|'.join(group)) for group in self.groups)}"
         )
 
@@ -151,7 +152,8 @@ def confused_classes(data, fit, *, alpha=MERGE_ALPHA) -> ClassMerge:
         )
     if fit.data_fingerprint != data.responses().fingerprint:
         raise ValueError("fit: was fitted on other labels than data's; fit these data")
-    options = dict(fit.options)
+    # a start given to the fit has the classes before the merge: the refits start anew
+    options = {name: value for name, value in fit.options if name != "init"}
     if options.get("structure", "full") != "full":
         raise ValueError(
             f"fit: has {options['structure']!r} confusion matrices, whose form ties the rows "
@@ -159,7 +161,8 @@ def confused_classes(data, fit, *, alpha=MERGE_ALPHA) -> ClassMerge:
             "structure)"
         )
     alpha = v.as_open_probability(alpha, "alpha")
-    groups: list[list[str]] = []
+    # each current class's classes of the data given, in order
+    members = [[name] for name in data.classes]
     statistics, dfs, p_values = [], [], []
     original = data
     while data.n_classes > 3:
@@ -170,11 +173,13 @@ def confused_classes(data, fit, *, alpha=MERGE_ALPHA) -> ClassMerge:
         p_values.append(p_value)
         if p_value < alpha or tied is None:
             break
-        merged = [data.classes[code] for code in tied]
-        groups = _joined(groups, merged)
-        data = original.merge_classes([tuple(group) for group in groups])
+        first, second = tied
+        members[first] = sorted(members[first] + members.pop(second), key=original.classes.index)
+        groups = [group for group in members if len(group) > 1]
+        data = original.merge_classes(groups)
         with silenced(*FIT_WARNINGS):  # said of the first fit
             fit = _REFITS[fit.method](data, **options)
+    groups = [group for group in members if len(group) > 1]
     return ClassMerge(
         groups=tuple(tuple(group) for group in groups),
         data=data,
@@ -185,14 +190,6 @@ def confused_classes(data, fit, *, alpha=MERGE_ALPHA) -> ClassMerge:
         p_values=tuple(p_values),
         alpha=alpha,
     )
-
-
-def _joined(groups: list[list[str]], merged: list[str]) -> list[list[str]]:
-    """``groups`` of original class names with the two current classes ``merged`` (each a
-    name ``"a|b"`` of original classes, or one) made one group."""
-    members = [name for current in merged for name in current.split("|")]
-    kept = [group for group in groups if not set(group) & set(members)]
-    return [*kept, members]
 
 
 def _most_confused(fit: ConfusionFit, data: AnnotatedScores) -> tuple[int, int]:

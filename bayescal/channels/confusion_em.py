@@ -70,6 +70,9 @@ EPS = 1e-12
 #: The log-odds of an answer at some distance against the right one are kept within this much
 #: (a distance never seen answered would run to minus infinity by maximum likelihood).
 MAX_LOG_ODDS = 30.0
+#: The share of the uniform row mixed into every row of a start given (``init``): a cell at 0
+#: would stay at 0 under EM.
+START_LIFT = 1e-3
 #: The most memory the dense EM's one-hot answers (patterns x annotators x classes, float64)
 #: may take; a crowd's patterns are nearly all distinct and would take far more.
 MAX_PATTERN_BYTES = 2**30
@@ -290,6 +293,29 @@ def _majority_start(patterns: _Patterns, alpha: float, structure: str, tied):
     return patterns.m_step(shares, max(alpha, 1.5), structure, tied)
 
 
+def _as_start(init, n_annotators: int, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
+    """``init`` as a start ``(confusion, prevalence)`` of ``n_annotators`` matrices of
+    ``n_classes`` classes (each row mixed with ``START_LIFT`` of the uniform row), or its
+    error."""
+    if not isinstance(init, tuple) or len(init) != 2:
+        raise TypeError(f"init must be a tuple (confusion, prevalence); saw {type(init).__name__}")
+    confusion = v.as_confusion_matrices(init[0], "init confusion")
+    prevalence = v.as_probabilities(init[1], "init prevalence")
+    if (
+        confusion.shape != (n_annotators, n_classes, n_classes)
+        or prevalence.shape != (n_classes,)
+        or abs(prevalence.sum() - 1.0) > v.ROW_SUM_TOLERANCE
+    ):
+        raise ValueError(
+            f"init must hold ({n_annotators}, {n_classes}, {n_classes}) matrices and "
+            f"{n_classes} proportions summing to 1; saw {confusion.shape} and proportions "
+            f"{np.round(prevalence, 6).tolist()}"
+        )
+    # a cell at 0 stays at 0 under EM: every cell is lifted a little, as the majority
+    # vote's start is smoothed
+    return (1.0 - START_LIFT) * confusion + START_LIFT / n_classes, prevalence
+
+
 def _random_start(rng, n_annotators: int, n_classes: int, structure: str):
     """Rows drawn around a diagonal of 0.6-0.9 (the rest split at random, or evenly for one
     coin; by distance, the by-distance rows nearest them), class proportions from a flat
@@ -332,6 +358,7 @@ def confusion_em(
     seed=0,
     gold=None,
     tied=None,
+    init=None,
 ) -> ConfusionEstimate:
     """Multi-class Dawid–Skene EM (module docstring).
 
@@ -364,6 +391,10 @@ def confusion_em(
         in every annotator's matrix (every annotator answers them alike; their split of the
         proportion is then not identified and stays where the start put it).  The model
         :mod:`bayescal.channels.confused_classes` tests against.
+    init : tuple (confusion, prevalence), optional
+        The first start in place of the majority vote: (K, C, C) matrices and (C,)
+        proportions (a refit of data drawn from a fit starts at the fit), every row mixed
+        with 0.1% of the uniform row (a cell at 0 would stay at 0).
 
     Returns
     -------
@@ -392,13 +423,17 @@ def confusion_em(
     n_starts = v.as_int(n_starts, "n_starts", minimum=1)
     tol, max_iter = v.as_tolerance(tol), v.as_int(max_iter, "max_iter", minimum=1)
     rng = np.random.default_rng(v.as_seed(seed))
+    if init is not None:
+        init = _as_start(init, annotations.shape[1], n_classes)
     patterns = _Patterns.of(annotations, n_classes, gold)
     has_gold = bool(gold_classes)
     n_labels = (annotations != v.MISSING).sum(axis=0).astype(np.float64)
     n_items = patterns.counts.sum()
     best, best_objective = None, -np.inf
     for start in range(n_starts):
-        if start == 0:
+        if start == 0 and init is not None:
+            confusion, prevalence = init
+        elif start == 0:
             confusion, prevalence = _majority_start(patterns, alpha, structure, tied)
         else:
             confusion, prevalence = _random_start(rng, annotations.shape[1], n_classes, structure)

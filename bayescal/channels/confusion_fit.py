@@ -155,13 +155,14 @@ class ConfusionFit(Result):
 
 
 def fit_confusions(
-    data, method: str, *, n_starts, tol, max_iter, seed, structure=None
+    data, method: str, *, n_starts, tol, max_iter, seed, structure=None, init=None
 ) -> ConfusionFit:
     """The multi-class Dawid–Skene EM fit of ``data`` (:class:`~bayescal.AnnotatedScores`
     with three classes or more), run as ``method``: the matrices of form ``structure``
     (default every cell free; ``"by_distance"`` only on an ordinal scale), the maximum
-    likelihood, the gold items' classes known.  Score groups are ignored, as by the binary
-    ``dawid_skene_em``."""
+    likelihood, the gold items' classes known, the first start ``init`` (a
+    :class:`ConfusionFit` of these annotators, or a tuple of matrices and proportions) when
+    given.  Score groups are ignored, as by the binary ``dawid_skene_em``."""
     structure = v.as_choice(
         "full" if structure is None else structure, "structure", CONFUSION_STRUCTURES
     )
@@ -172,9 +173,13 @@ def fit_confusions(
             "(AnnotatedScores(..., ordinal=True), or --ordinal); saw unordered classes "
             f"{list(data.classes)}"
         )
+    if isinstance(init, ConfusionFit):
+        matrices = init.channels.for_annotators(data.annotator_names, of="init").confusion
+        init = (matrices, init.prevalence)
     estimate = confusion_em(
         data.annotations,
         data.n_classes,
+        init=init,
         structure=structure,
         gold=data.gold,
         n_starts=n_starts,

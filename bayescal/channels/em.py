@@ -571,7 +571,8 @@ def dawid_skene_em(
         Annotator whose gap must be positive; default: the population's (its label-weighted
         gap positive, :func:`~bayescal.channels.base.orient`).
     init : ChannelFit or tuple (a, b, prevalence), optional
-        An extra first start.
+        An extra first start; for multi-class data a ConfusionFit of the same annotators
+        or a tuple (confusion (K, C, C), prevalence (C,)), in place of the majority vote.
     dependent : pair or list of pairs of annotator names, optional
         Pairs whose errors may be correlated given ``Y`` (Dendukuri and Joseph 2001): each
         gets a covariance given ``Y = 0`` and ``Y = 1`` (:mod:`bayescal.channels.dependence`;
@@ -587,7 +588,7 @@ def dawid_skene_em(
     Multi-class data (:class:`~bayescal.AnnotatedScores` with three classes or more) are fitted
     by the multi-class Dawid–Skene EM (:mod:`bayescal.channels.confusion_em`: confusion
     matrices oriented to the population's diagonal, Dawid and Skene 1979), which takes only
-    ``n_starts``, ``tol``, ``max_iter``, ``seed`` and ``structure`` and returns a
+    ``n_starts``, ``tol``, ``max_iter``, ``seed``, ``init`` and ``structure`` and returns a
     :class:`~bayescal.channels.ConfusionFit`, whose ``channels.confusion`` is (K, C, C).
 
     Returns
@@ -607,15 +608,15 @@ def dawid_skene_em(
     """
     options = {"n_starts": n_starts, "tol": tol, "max_iter": max_iter, "seed": seed}
     if isinstance(data, AnnotatedScores) and data.is_multiclass:
-        binary_only = {"anchor": anchor, "init": init, "dependent": dependent}
+        binary_only = {"anchor": anchor, "dependent": dependent}
         given = [name for name, value in binary_only.items() if value is not None]
         if given:
             raise ValueError(
                 f"dawid_skene_em: {', '.join(given)} set(s) the binary model; data are "
                 f"multi-class ({data.n_classes} classes), whose fit takes only n_starts, tol, "
-                "max_iter, seed and structure"
+                "max_iter, seed, init and structure"
             )
-        return fit_confusions(data, "dawid_skene_em", **options, structure=structure)
+        return fit_confusions(data, "dawid_skene_em", **options, structure=structure, init=init)
     if structure is not None:
         raise ValueError(
             "structure: sets the form of multi-class confusion matrices; data are binary (a "

@@ -177,3 +177,16 @@ def test_merge_classes_refuses_what_it_cannot_merge(groups, ordinal, error, mess
 def test_merge_classes_refuses_binary_data():
     with pytest.raises(ValueError, match="merge_classes: data are binary"):
         bc.AnnotatedScores([0.2], [[1]]).merge_classes([("0", "1")])
+
+
+def test_two_confused_pairs_are_merged_one_test_at_a_time():
+    matrices = np.stack([graded_confusion(6, 0.8, spread=1e6)] * 3)
+    matrices = _alike(_alike(matrices, slice(None), 0, 1), slice(None), 4, 5)
+    data = simulate_classes(3000, matrices, separation=2.0, sharpness=1.6, seed=5).data
+    merge = bc.channels.confused_classes(data, bc.dawid_skene_em(data))
+    assert merge.groups == (("0", "1"), ("4", "5"))  # in the order of the classes
+    assert merge.data.classes == ("0|1", "2", "3", "4|5")
+    assert len(merge.p_values) == 3 and merge.p_values[2] < merge.alpha
+    np.testing.assert_array_equal(merge.codes, [0, 0, 1, 2, 3, 3])
+    assert "the classes '0' and '1'; '4' and '5' alike" in merge.sentence()
+    assert merge.sentence().endswith("merged into '0|1', '4|5'")

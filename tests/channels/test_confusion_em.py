@@ -148,6 +148,22 @@ def test_dawid_skene_em_fits_by_distance_only_on_an_ordinal_scale():
         bc.dawid_skene_em(binary, structure="one_coin")
 
 
+def test_a_start_given_replaces_the_majority_vote_and_finds_the_same_maximum():
+    _, codes = simulate_class_annotations(GRADED_CONFUSION, 4000, [0.5, 0.3, 0.2], seed=6)
+    searched = confusion_em(codes, 3)
+    # the true matrices have cells at 0, which the start lifts so that EM can move them
+    started = confusion_em(codes, 3, n_starts=1, init=(GRADED_CONFUSION, [0.5, 0.3, 0.2]))
+    assert started.loglik == pytest.approx(searched.loglik, abs=1e-3)
+    # within what the stopping rule leaves on this flat maximum
+    np.testing.assert_allclose(started.confusion, searched.confusion, atol=0.005)
+    assert started.n_iter < searched.n_iter  # the majority vote's start is farther
+    # through dawid_skene_em, a ConfusionFit of the same annotators is a start too
+    data = bc.AnnotatedScores(np.full((4000, 3), 1 / 3), codes)
+    fit = bc.dawid_skene_em(data)
+    refit = bc.dawid_skene_em(data, init=fit, n_starts=1)
+    assert refit.loglik == pytest.approx(fit.loglik, abs=1e-3) and refit.n_iter < fit.n_iter
+
+
 def test_a_fit_that_does_not_converge_says_so():
     _, codes = simulate_class_annotations(GRADED_CONFUSION, 500, [0.5, 0.3, 0.2], seed=4)
     with pytest.warns(ConvergenceWarning, match=r"did not converge in 2 iterations"):
@@ -208,6 +224,20 @@ def test_a_fit_that_does_not_converge_says_so():
             {"gold": [0, 1]},
             bc.IdentificationError,
             r"gold of 2 of the 3 classes given\); add annotators or gold",
+        ),
+        ([[0, 1, 2]], {"init": np.eye(3)}, TypeError, r"init must be a tuple \(confusion"),
+        (
+            [[0, 1, 2]],
+            {"init": (np.stack([np.eye(3)] * 2), np.full(3, 1 / 3))},
+            ValueError,
+            r"init must hold \(3, 3, 3\) matrices and 3 proportions summing to 1; saw "
+            r"\(2, 3, 3\)",
+        ),
+        (
+            [[0, 1, 2]],
+            {"init": (np.stack([np.eye(3)] * 3), [0.5, 0.5, 0.5])},
+            ValueError,
+            r"proportions \[0.5, 0.5, 0.5\]",
         ),
     ],
 )
