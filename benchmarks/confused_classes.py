@@ -9,7 +9,10 @@ Designs (C = classes, K = annotators, n = items):
 - ``panel``: C = 5 grades, 3 judges answering every item, each ``graded_confusion(5, 0.75)``
   (near misses likelier), n = 2 000;
 - ``crowd``: C = 10 classes, 20 workers of accuracy uniform in [0.5, 0.9] with their errors
-  spread evenly, 3 workers an item, n = 2 000 (``crowd_em``).
+  spread evenly, 3 workers an item, n = 2 000 (``crowd_em``);
+- ``rare``: C = 5 nominal classes in proportions 0.35, 0.35, 0.2, 0.05, 0.05, 3 judges
+  answering every item, right 70% of the time, the first two classes swapped 24% of the time
+  (the pair with the most confused labels, though told apart), n = 3 000.
 
 In each, *confused* makes every annotator answer the last two classes alike (both rows their
 mean), *one confuses* does so for the first annotator only, and *none* keeps the matrices.
@@ -69,7 +72,25 @@ def crowd(scenario: str, seed: int):
     return simulation, data, bc.crowd_em
 
 
-DESIGNS = {"panel": panel, "crowd": crowd}
+def rare(scenario: str, seed: int):
+    confusion = np.full((5, 5), 0.02)
+    np.fill_diagonal(confusion, 0.7)
+    confusion[0, :2] = confusion[1, 1::-1] = [0.7, 0.24]
+    confusion[2:] = np.where(np.eye(5)[2:] > 0, 0.92, 0.02)
+    confusion[3:, 3:] = [[0.7, 0.24], [0.24, 0.7]]
+    confusion /= confusion.sum(axis=1, keepdims=True)
+    simulation = bc.simulate.simulate_classes(
+        3000,
+        _confused(np.stack([confusion] * 3), scenario),
+        proportion=[0.35, 0.35, 0.2, 0.05, 0.05],
+        separation=2.0,
+        sharpness=1.6,
+        seed=seed,
+    )
+    return simulation, simulation.data, bc.dawid_skene_em
+
+
+DESIGNS = {"panel": panel, "crowd": crowd, "rare": rare}
 
 
 def replicate(design: str, scenario: str, seed: int) -> dict:

@@ -269,8 +269,9 @@ def _fit_em(inputs: _Inputs, seed: int):
         # a crowd's EM has one start, the majority vote: no seed to take
         fit = crowd_em(data) if inputs.model.for_crowds else dawid_skene_em(data, seed=seed)
     merge = confused_classes(data, fit)
-    if merge.groups:
+    if merge.sentence() is not None:
         warn_caller(f"analyse: {merge.sentence()}", ChannelWarning)
+    if merge.groups:
         truth = None if inputs.truth is None else merge.codes[inputs.truth]
         inputs = inputs._replace(data=merge.data, truth=truth)
     if not merge.fit.converged:

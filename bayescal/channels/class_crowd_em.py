@@ -33,7 +33,7 @@ from .. import _validation as v
 from .._api import warn_caller
 from ..data.responses import Responses
 from ..exceptions import ConvergenceWarning
-from .confusion_em import EPS, ConfusionEstimate, normalised, orient, tie_rows
+from .confusion_em import EPS, ConfusionEstimate, as_start, normalised, orient, tie_rows
 
 __all__ = ["class_crowd_em"]
 
@@ -57,13 +57,16 @@ def class_crowd_em(
     tol: float,
     max_iter: int,
     tied=None,
+    init=None,
 ) -> ConfusionEstimate:
     """Multi-class EM on ``responses`` (module docstring), worker ``j``'s labels
     given to channel ``channel_of[j]`` (the pooled workers share one), with the Dirichlet
     ``alpha``; the arguments are checked by :func:`~bayescal.crowd_em`.  The confusion
     matrices are every worker's (K, C, C), the pooled one repeated for its workers.  With
     ``tied`` (C,), each class's tie group, the classes of a group share every worker's row
-    (:func:`~bayescal.channels.confusion_em.tie_rows`)."""
+    (:func:`~bayescal.channels.confusion_em.tie_rows`) and the classes are not relabelled;
+    ``init``, a tuple (channels' matrices (M, C, C), proportions (C,)), replaces the
+    majority vote's start."""
     n_classes = responses.n_classes
     by_item, by_code, code_counts = _incidence(responses, channel_of)
     n_channels = code_counts.size // n_classes
@@ -74,8 +77,11 @@ def class_crowd_em(
     with np.errstate(invalid="ignore", divide="ignore"):
         weights = np.where(totals > 0, votes / totals, 1.0 / n_classes)
     weights = _with_gold(weights, gold)
-    start_alpha = max(alpha, 1.5)  # a cell at 0 stays at 0 under EM, and a vote may miss a class
-    confusion, prevalence = _m_step(by_code, weights, start_alpha, n_classes, tied)
+    if init is None:
+        # smoothed: a cell at 0 stays at 0 under EM, and a vote may miss a class
+        confusion, prevalence = _m_step(by_code, weights, max(alpha, 1.5), n_classes, tied)
+    else:
+        confusion, prevalence = as_start(init, n_channels, n_classes)
     previous, converged, n_iter, loglik = -np.inf, False, 0, -np.inf
     while n_iter < max_iter:
         weights, loglik = _e_step(by_item, confusion, prevalence, gold)
@@ -93,7 +99,7 @@ def class_crowd_em(
             "the change in mean log posterior); the estimate is returned with converged=False",
             ConvergenceWarning,
         )
-    if gold is None:  # gold names the classes itself
+    if gold is None and tied is None:  # gold names the classes itself, and so does a tie
         per_channel = code_counts.reshape(n_channels, n_classes).sum(axis=1)
         confusion, prevalence = orient(confusion, prevalence, per_channel)
     return ConfusionEstimate(confusion[channel_of], prevalence, float(loglik), converged, n_iter)

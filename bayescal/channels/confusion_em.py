@@ -293,12 +293,15 @@ def _majority_start(patterns: _Patterns, alpha: float, structure: str, tied):
     return patterns.m_step(shares, max(alpha, 1.5), structure, tied)
 
 
-def _as_start(init, n_annotators: int, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
+def as_start(init, n_annotators: int, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
     """``init`` as a start ``(confusion, prevalence)`` of ``n_annotators`` matrices of
     ``n_classes`` classes (each row mixed with ``START_LIFT`` of the uniform row), or its
     error."""
     if not isinstance(init, tuple) or len(init) != 2:
-        raise TypeError(f"init must be a tuple (confusion, prevalence); saw {type(init).__name__}")
+        raise TypeError(
+            "init must be a tuple (confusion, prevalence) (dawid_skene_em also takes the "
+            f"ConfusionFit of a multi-class fit); saw {type(init).__name__}"
+        )
     confusion = v.as_confusion_matrices(init[0], "init confusion")
     prevalence = v.as_probabilities(init[1], "init prevalence")
     if (
@@ -389,8 +392,9 @@ def confusion_em(
     tied : array_like of int, shape (n_classes,), optional
         Each class's tie group, for the full structure: the classes of a group get one row
         in every annotator's matrix (every annotator answers them alike; their split of the
-        proportion is then not identified and stays where the start put it).  The model
-        :mod:`bayescal.channels.confused_classes` tests against.
+        proportion is then not identified without gold of both and stays where the start put
+        it).  The tie names its classes, so the estimate is not relabelled: start it from a
+        fit (``init``).  The model :mod:`bayescal.channels.confused_classes` tests against.
     init : tuple (confusion, prevalence), optional
         The first start in place of the majority vote: (K, C, C) matrices and (C,)
         proportions (a refit of data drawn from a fit starts at the fit), every row mixed
@@ -424,7 +428,7 @@ def confusion_em(
     tol, max_iter = v.as_tolerance(tol), v.as_int(max_iter, "max_iter", minimum=1)
     rng = np.random.default_rng(v.as_seed(seed))
     if init is not None:
-        init = _as_start(init, annotations.shape[1], n_classes)
+        init = as_start(init, annotations.shape[1], n_classes)
     patterns = _Patterns.of(annotations, n_classes, gold)
     has_gold = bool(gold_classes)
     n_labels = (annotations != v.MISSING).sum(axis=0).astype(np.float64)
@@ -448,7 +452,8 @@ def confusion_em(
                 break
             confusion, prevalence = patterns.m_step(posterior, alpha, structure, tied)
             previous = objective
-        if structure == "full" and not has_gold:  # gold names the classes itself
+        # gold names the classes itself, and so does a tie (its start, init, sets them)
+        if structure == "full" and not has_gold and tied is None:
             confusion, prevalence = orient(confusion, prevalence, n_labels)
         if best is None or objective > best_objective:  # MAP's target with smoothing
             best_objective = objective

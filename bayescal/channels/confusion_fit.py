@@ -174,6 +174,11 @@ def fit_confusions(
             f"{list(data.classes)}"
         )
     if isinstance(init, ConfusionFit):
+        if init.classes != data.classes:
+            raise ValueError(
+                f"init: a fit of the classes {list(init.classes)}, and data have "
+                f"{list(data.classes)}; start from a fit of the same classes"
+            )
         matrices = init.channels.for_annotators(data.annotator_names, of="init").confusion
         init = (matrices, init.prevalence)
     estimate = confusion_em(

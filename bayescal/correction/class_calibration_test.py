@@ -29,7 +29,10 @@ matrices use that reference.  Matrices estimated from the same items (a
 lacks: each of ``n_replicates`` replicates draws ``Y_i ~ Categorical(p_i)`` and every observed
 label from the fitted matrices (who labelled what kept), refits the same estimator with the
 same options (``dawid_skene_em`` from one start, the fitted matrices the replicate was drawn
-from), and computes ``X`` at the refitted matrices; ``p = (1 + #{X* >= X}) / (1 + B)``.
+from), and computes ``X`` at the refitted matrices; ``p = (1 + #{X* >= X}) / (1 + B)``.  Where
+the likelihood is flat (classes every annotator confuses, which the fit splits along the
+noise), a refit stays near its start while the fit searched, and the null is too narrow: merge
+such classes first (:func:`bayescal.channels.confused_classes`, as ``analyse`` does).
 Items with no label from an annotator whose matrix can be inverted are left out
 (``n_unlabelled``).
 

@@ -187,7 +187,7 @@ def _data_section(summary: ClassSummary) -> str:
     scale = "ordinal (a scale in this order)" if data.ordinal else "nominal"
     missing = ", ".join(f"{name} {rate:.1%}" for name, rate in data.missing_by_annotator.items())
     merged = (
-        f" Merged, because every annotator answers their classes alike: "
+        f" Merged, because the labels do not tell their classes apart: "
         f"{html.escape(', '.join(data.merged))}."
         if data.merged
         else ""

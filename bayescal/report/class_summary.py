@@ -179,7 +179,7 @@ class ClassSummary(FitSummary):
         """The summary as the lines ``bayescal fit`` prints: the verdict, then each ECE."""
         data = self.data
         scale = "ordinal " if data.ordinal else ""
-        merged = f" ({', '.join(data.merged)} merged: answered alike)" if data.merged else ""
+        merged = f" ({', '.join(data.merged)} merged: not told apart)" if data.merged else ""
         lines = [
             *self.verdict.text(),
             f"{data.n_items} items, {len(data.classes)} {scale}classes "

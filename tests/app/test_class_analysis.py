@@ -106,7 +106,7 @@ def test_classes_every_judge_confuses_are_merged_before_the_analysis_and_said_on
     with pytest.warns(ChannelWarning) as said:
         (merged, merge), parts = class_analysis._fit_em(inputs, 0)
     assert [str(w.message) for w in said] == [f"analyse: {merge.sentence()}"]
-    assert "answers the classes '3' and '4' alike" in merge.sentence()
+    assert "the labels do not tell the classes '3' and '4' apart" in merge.sentence()
     assert merged.data.classes == ("1", "2", "3|4") and merge.data is merged.data
     np.testing.assert_array_equal(merged.truth, np.minimum(graded.labels, 2))
     assert parts["data"].classes == ("1", "2", "3|4") and parts["data"].merged == ("3|4",)
@@ -116,10 +116,10 @@ def test_classes_every_judge_confuses_are_merged_before_the_analysis_and_said_on
 def test_a_merge_is_said_in_the_report_and_the_printed_lines(analysis):
     summary = analysis.summary
     merged = replace(summary, data=replace(summary.data, merged=("partial|pass",)))
-    assert "Merged, because every annotator answers their classes alike: partial|pass." in (
+    assert "Merged, because the labels do not tell their classes apart: partial|pass." in (
         class_summary_html(merged)
     )
-    assert "(partial|pass merged: answered alike)" in merged.text()[2]
+    assert "(partial|pass merged: not told apart)" in merged.text()[2]
     assert analysis.merge.groups == () and summary.data.merged == ()
 
 

@@ -58,7 +58,7 @@ def test_classes_every_judge_confuses_are_merged_and_their_nc_ece_comes_right():
     )
     after = bc.nc_ece_estimate(merge.data, kind="top_label", estimator=merge.fit).estimate
     assert abs(after - merged_clean) < 0.01
-    assert merge.sentence().startswith("every annotator answers the classes '4' and '5' alike")
+    assert merge.sentence().startswith("the labels do not tell the classes '4' and '5' apart")
     assert merge.sentence().endswith("so they are merged into '4|5'")
 
 
@@ -79,7 +79,10 @@ def test_on_an_ordinal_scale_only_adjacent_grades_merge():
     assert bc.channels.confused_classes(nominal, bc.dawid_skene_em(nominal)).groups == (("1", "5"),)
     scale = replace(nominal, ordinal=True)
     merge = bc.channels.confused_classes(scale, bc.dawid_skene_em(scale))
-    assert merge.groups == () and merge.data is scale
+    assert merge.groups == () and merge.data is scale and merge.unmerged == ("1", "5")
+    assert merge.sentence().endswith(
+        "they are not adjacent grades of the scale, so they are not merged"
+    )
 
 
 def test_a_crowd_fit_is_tested_with_its_pooled_workers_and_refitted_alike():
@@ -188,5 +191,42 @@ def test_two_confused_pairs_are_merged_one_test_at_a_time():
     assert merge.data.classes == ("0|1", "2", "3", "4|5")
     assert len(merge.p_values) == 3 and merge.p_values[2] < merge.alpha
     np.testing.assert_array_equal(merge.codes, [0, 0, 1, 2, 3, 3])
-    assert "the classes '0' and '1'; '4' and '5' alike" in merge.sentence()
+    assert "the classes '0' and '1'; '4' and '5' apart" in merge.sentence()
     assert merge.sentence().endswith("merged into '0|1', '4|5'")
+
+
+def test_the_pair_is_read_from_the_rows_whatever_the_classes_proportions():
+    # two common classes that the judges often swap (0.7 / 0.24), and two rare ones that every
+    # judge answers alike: the rare pair is the one answered alike
+    confusion = np.full((5, 5), 0.02)
+    np.fill_diagonal(confusion, 0.7)
+    confusion[0, :2] = confusion[1, 1::-1] = [0.7, 0.24]
+    confusion[3] = confusion[4] = [0.02, 0.02, 0.02, 0.47, 0.47]
+    confusion /= confusion.sum(axis=1, keepdims=True)
+    simulation = simulate_classes(
+        3000, np.stack([confusion] * 3), proportion=[0.35, 0.35, 0.2, 0.05, 0.05], seed=1
+    )
+    data = simulation.data
+    for fit in (bc.dawid_skene_em(data), bc.crowd_em(data)):
+        assert bc.channels.confused_classes(data, fit).groups == (("3", "4"),), fit.method
+
+
+def test_gold_of_both_classes_identifies_their_split_and_takes_a_degree_of_freedom():
+    simulation = _panel(slice(None))
+    gold = np.full(simulation.data.n_items, -1)
+    gold[:300] = simulation.labels[:300]  # grades 4 and 5 among them
+    data = replace(simulation.data, gold=gold)
+    merge = bc.channels.confused_classes(data, bc.dawid_skene_em(data))
+    assert merge.groups == (("4", "5"),)
+    assert merge.dfs[0] == 3 * 4  # the proportions' split known from the gold
+    np.testing.assert_array_equal(merge.data.gold[:300], np.minimum(simulation.labels[:300], 3))
+
+
+def test_a_pair_of_three_classes_is_named_not_merged_into_binary_data():
+    matrices = _alike(np.stack([graded_confusion(3, 0.8)] * 3), slice(None), 1, 2)
+    data = simulate_classes(2000, matrices, classes=["a", "b", "c"], seed=2).data
+    merge = bc.channels.confused_classes(data, bc.dawid_skene_em(data))
+    assert merge.groups == () and merge.unmerged == ("b", "c") and merge.data is data
+    assert merge.sentence().endswith(
+        "merging them would leave two classes; analyse them as binary labels"
+    )

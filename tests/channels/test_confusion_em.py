@@ -2,6 +2,7 @@
 recovery by simulation (fixed seeds, stated tolerances), orientation, smoothing, bad input."""
 
 import warnings
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -162,6 +163,11 @@ def test_a_start_given_replaces_the_majority_vote_and_finds_the_same_maximum():
     fit = bc.dawid_skene_em(data)
     refit = bc.dawid_skene_em(data, init=fit, n_starts=1)
     assert refit.loglik == pytest.approx(fit.loglik, abs=1e-3) and refit.n_iter < fit.n_iter
+    renamed = replace(data, classes=("a", "b", "c"))
+    with pytest.raises(ValueError, match=r"init: a fit of the classes \['0', '1', '2'\], and "):
+        bc.dawid_skene_em(renamed, init=fit)
+    with pytest.raises(TypeError, match=r"dawid_skene_em also takes the ConfusionFit of a multi"):
+        bc.dawid_skene_em(data, init=fit.channels)
 
 
 def test_a_fit_that_does_not_converge_says_so():
