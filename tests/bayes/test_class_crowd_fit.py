@@ -11,7 +11,7 @@ import pytest
 import bayescal as bc
 from bayescal.bayes import ClassBayesFit, ClassPriors, SamplerSettings
 
-N_ITEMS, N_CLASSES, N_WORKERS, LABELS_PER_ITEM = 1200, 4, 20, 3
+N_ITEMS, N_CLASSES, N_WORKERS, LABELS_PER_ITEM = 900, 4, 15, 3
 #: Short NUTS runs: two chains on the CPU devices the suite has.
 QUICK = SamplerSettings(num_chains=2, num_warmup=1000, num_samples=1000, progress=False)
 
@@ -43,7 +43,7 @@ def test_a_crowd_gets_the_hierarchical_model_and_its_numbers_hold(fitted):
     simulation, _, matrices, analysis = fitted
     model = analysis.summary.model
     assert model.name == "hierarchical_dawid_skene"
-    assert model.why.startswith("auto: a crowd of 20 annotators")
+    assert model.why.startswith(f"auto: a crowd of {N_WORKERS} annotators")
     # the pooled matrices are nearer the truth than crowd_em's, each worker's from 180 labels
     pooled = analysis.bayes_fit.draws().confusion.mean(axis=0)
     em = analysis.channel_fit.channels.confusion
@@ -70,7 +70,9 @@ def test_a_crowd_fit_is_saved_and_read_back(fitted, tmp_path):
 
 def test_what_the_crowd_model_cannot_fit_is_refused_before_sampling():
     _, data, _ = crowd(4)
-    with pytest.raises(ValueError, match=r"20 annotators are a crowd .*model='hierarchical_dawid"):
+    with pytest.raises(
+        ValueError, match=rf"{N_WORKERS} annotators are a crowd .*model='hierarchical_dawid"
+    ):
         bc.fit_bayes(data, model="dawid_skene", sampler=QUICK)
     with pytest.raises(ValueError, match=r"priors.confusion: .* reads only priors.proportion"):
         bc.fit_bayes(
