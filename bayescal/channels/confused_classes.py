@@ -175,7 +175,7 @@ def confused_classes(data, fit, *, alpha=MERGE_ALPHA) -> ClassMerge:
     """
     if not isinstance(data, AnnotatedScores):
         raise TypeError(f"data must be an AnnotatedScores; saw {type(data).__name__}")
-    data._require_multiclass("confused_classes")
+    data.require_multiclass("confused_classes")
     if not isinstance(fit, ConfusionFit) or fit.method not in _REFITS:
         raise TypeError(
             "fit must be the ConfusionFit of dawid_skene_em or crowd_em on these data; saw "
@@ -277,7 +277,7 @@ def _best_tie(data: AnnotatedScores, fit: ConfusionFit, options: dict):
     # one matrix a channel: a pooled channel's is each of its workers'
     _, first_worker = np.unique(channel_of, return_index=True)
     matrices = fit.channels.confusion[first_worker]
-    responses = data.responses() if fit.method == "crowd_em" else None
+    responses = data.responses() if _REFITS[fit.method] is crowd_em else None
     best = None
     for pair in _candidate_pairs(data):
         tie = np.arange(data.n_classes)

@@ -373,7 +373,7 @@ class AnnotatedScores:
         AnnotatedScores
             Multi-class, with the same items, annotators, gold weights and ids.
         """
-        self._require_multiclass("merge_classes")
+        self.require_multiclass("merge_classes")
         new_code = merged_class_codes(self.classes, self.ordinal, groups)
         n_merged = int(new_code.max()) + 1
         if n_merged < 3:
@@ -401,7 +401,9 @@ class AnnotatedScores:
             classes=names,
         )
 
-    def _require_multiclass(self, where: str) -> None:
+    def require_multiclass(self, where: str) -> None:
+        """Nothing, or a ValueError naming ``where`` when these data are binary (the steps
+        that read classes, as :meth:`require_binary` guards the binary ones)."""
         if not self.is_multiclass:
             raise ValueError(
                 f"{where}: data are binary (classes {list(self.classes)}); it takes multi-class "
