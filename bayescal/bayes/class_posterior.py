@@ -55,7 +55,8 @@ from .posterior_ece import (
 
 __all__ = ["ClassPosteriorECE", "class_nc_ece_posterior"]
 
-#: Corrected labels held at once (draws x items x classes floats, 8 bytes each: 160 MB).
+#: Values held at once by a pass of draws' corrections (their labels, draws x items x classes,
+#: or their solves; floats of 8 bytes: 160 MB).
 VALUES_PER_PASS = 20_000_000
 #: Draws x items above which the push-through says what it is doing.
 ANNOUNCED_WORK = 100_000_000
@@ -262,18 +263,21 @@ class DrawCorrections:
 
     def chunks(self):
         """``(rows, corrected)``: a slice of the draws and their corrected labels (draws,
-        labelled items, C), as many draws at a time as ``VALUES_PER_PASS`` values allow."""
-        per_pass = max(1, VALUES_PER_PASS // (self.n_items * self.confusion.shape[-1]))
+        labelled items, C), as many draws at a time as ``VALUES_PER_PASS`` values allow: the
+        labels, and the correction's solves, a (C - 1) x (C - 1) matrix per pattern and draw
+        (a crowd's patterns are nearly its items)."""
+        n_classes = self.confusion.shape[-1]
+        per_draw = max(self.n_items * n_classes, len(self.patterns) * (n_classes - 1) ** 2)
+        per_pass = max(1, VALUES_PER_PASS // per_draw)
         for start in range(0, self.n_draws, per_pass):
             rows = slice(start, min(start + per_pass, self.n_draws))
-            corrected = np.stack(
-                [
-                    screened_correction(
-                        self.patterns, matrices, self.usable, self.weights, pi
-                    ).labels()
-                    for matrices, pi in zip(self.confusion[rows], self.proportion[rows])
-                ]
-            )
+            corrected = screened_correction(
+                self.patterns,
+                self.confusion[rows],
+                self.usable,
+                self.weights,
+                self.proportion[rows],
+            ).labels()
             yield rows, corrected[:, self.pattern_of_item]
 
 

@@ -80,22 +80,23 @@ def _sum_zero_basis(n_classes: int) -> np.ndarray:
 
 
 def _noise_covariances(confusion: np.ndarray, prevalence: np.ndarray) -> np.ndarray:
-    """``Sigma_j = E_Y Cov(U_j | Y)`` (K, C, C) of each annotator's corrected one-hot label
-    (module docstring), for validated invertible confusion matrices (K, C, C) and class
-    proportions ``prevalence`` (C,)."""
-    inverse = np.linalg.inv(np.swapaxes(confusion, 1, 2))
+    """``Sigma_j = E_Y Cov(U_j | Y)`` (..., K, C, C) of each annotator's corrected one-hot
+    label (module docstring), for validated invertible confusion matrices (..., K, C, C) and
+    class proportions ``prevalence`` (..., C); the leading axes are draws of both."""
+    inverse = np.linalg.inv(np.swapaxes(confusion, -1, -2))
     # Cov(e_A | Y = y) = diag(T[y]) - T[y] T[y]^T, averaged over y
-    eye = np.eye(confusion.shape[1])
+    eye = np.eye(confusion.shape[-1])
     given_class = confusion[..., :, None] * eye - confusion[..., :, None] * confusion[..., None, :]
-    mean = np.einsum("y,kyab->kab", prevalence, given_class)
-    return inverse @ mean @ np.swapaxes(inverse, 1, 2)
+    mean = np.einsum("...y,...kyab->...kab", prevalence, given_class)
+    return inverse @ mean @ np.swapaxes(inverse, -1, -2)
 
 
 def _precisions(confusion, prevalence, basis) -> np.ndarray:
-    """The inverse noise covariances (K, C - 1, C - 1) in the sum-zero directions."""
+    """The inverse noise covariances (..., K, C - 1, C - 1) in the sum-zero directions."""
     reduced = basis.T @ _noise_covariances(confusion, prevalence) @ basis
     values, vectors = np.linalg.eigh(reduced)
-    return (vectors / np.maximum(values, VARIANCE_FLOOR)[:, None, :]) @ np.swapaxes(vectors, 1, 2)
+    floored = np.maximum(values, VARIANCE_FLOOR)[..., None, :]
+    return (vectors / floored) @ np.swapaxes(vectors, -1, -2)
 
 
 def screened(annotations, confusion, names, refuse_lost: bool):
@@ -182,8 +183,8 @@ def _mask_groups(annotations) -> tuple[np.ndarray, np.ndarray]:
 
 def _reduced(inverse, basis) -> np.ndarray:
     """Each annotator's correction of each code in the sum-zero directions, ``Q^T (T_j^T)^-1
-    e_k``, as (K, C(code), C - 1)."""
-    return np.einsum("ca,kcb->kba", basis, inverse)
+    e_k``, as (..., K, C(code), C - 1)."""
+    return np.einsum("ca,...kcb->...kba", basis, inverse)
 
 
 #: Items per pass of :func:`_combine` times the sum-zero directions squared: its per-item
@@ -192,11 +193,11 @@ COMBINE_VALUES = 2_000_000
 
 
 def _group_totals(masks, matrices) -> np.ndarray:
-    """``sum_{j in O} M_j`` (G, C - 1, C - 1) of each set of annotators ``masks`` (G, K); a
-    set whose total is 0 (explicit weights of 0 for all its annotators) is refused."""
-    size = matrices.shape[1]
-    totals = (masks @ matrices.reshape(matrices.shape[0], -1)).reshape(-1, size, size)
-    empty = np.trace(totals, axis1=1, axis2=2) <= 0
+    """``sum_{j in O} M_j`` (..., G, C - 1, C - 1) of each set of annotators ``masks`` (G, K)
+    and matrices (..., K, C - 1, C - 1); a set whose total is 0 (explicit weights of 0 for
+    all its annotators) is refused."""
+    totals = np.einsum("gk,...kab->...gab", masks * 1.0, matrices)
+    empty = (np.trace(totals, axis1=-2, axis2=-1) <= 0).reshape(-1, masks.shape[0]).any(axis=0)
     if empty.any():
         raise ValueError(
             f"weights give zero total weight to the annotators "
@@ -207,31 +208,35 @@ def _group_totals(masks, matrices) -> np.ndarray:
 
 
 def _combine(annotations, inverse, basis, matrices) -> np.ndarray:
-    """``U`` (n, C) of every item (module docstring), each with a label: the weights are
-    ``W_j = (sum_{k in O} M_k)^-1 M_j`` of the rule's matrices ``matrices`` (K, C - 1, C - 1)
-    (the precisions ``P_j`` for IV, ``alpha_j I`` for scalar weights), so
+    """``U`` (..., n, C) of every item (module docstring), each with a label: the weights are
+    ``W_j = (sum_{k in O} M_k)^-1 M_j`` of the rule's matrices ``matrices`` (..., K, C - 1,
+    C - 1) (the precisions ``P_j`` for IV, ``alpha_j I`` for scalar weights), so
 
         Q^T (U - 1/C) = (sum_{j in O} M_j)^-1 sum_{j in O} M_j Q^T (T_j^T)^-1 e_{A_j},
 
     the totals once per set of annotators, the sums once per response: a crowd, whose items
-    each have their own set, costs as little per item as a panel."""
+    each have their own set, costs as little per item as a panel.  The leading axes of
+    ``inverse`` (..., K, C, C) and ``matrices`` are draws: a posterior corrects all its draws
+    in one pass of array operations, not one pass each."""
     n_items, n_classes = annotations.shape[0], basis.shape[0]
     size = n_classes - 1
-    # M_j Q^T (T_j^T)^-1 e_k of every annotator and code: (K, C(code), C - 1)
-    weighted = np.einsum("kab,kcb->kca", matrices, _reduced(inverse, basis))
+    # M_j Q^T (T_j^T)^-1 e_k of every annotator and code: (..., K, C(code), C - 1)
+    weighted = np.einsum("...kab,...kcb->...kca", matrices, _reduced(inverse, basis))
+    lead = weighted.shape[:-3]
     masks, group = _mask_groups(annotations)
     solvers = np.linalg.inv(_group_totals(masks, matrices))
-    combined = np.empty((n_items, size))
-    step = max(1, COMBINE_VALUES // size**2)
+    combined = np.empty((*lead, n_items, size))
+    step = max(1, COMBINE_VALUES // (size**2 * int(np.prod(lead))))
     for start in range(0, n_items, step):
         part = annotations[start : start + step]
+        # np.nonzero walks the rows in order, and every row has a label: a row's answers are
+        # one run, summed by reduceat from its first
         rows, columns = np.nonzero(part != v.MISSING)
-        answers = weighted[columns, part[rows, columns]]  # (R, C - 1)
-        sums = np.stack(
-            [np.bincount(rows, answers[:, a], minlength=part.shape[0]) for a in range(size)], 1
-        )
-        combined[start : start + step] = np.einsum(
-            "nab,nb->na", solvers[group[start : start + step]], sums
+        answers = weighted[..., columns, part[rows, columns], :]  # (..., R, C - 1)
+        first = np.searchsorted(rows, np.arange(part.shape[0]))
+        sums = np.add.reduceat(answers, first, axis=-2)  # (..., n_part, C - 1)
+        combined[..., start : start + step, :] = np.einsum(
+            "...nab,...nb->...na", solvers[..., group[start : start + step], :, :], sums
         )
     return 1.0 / n_classes + combined @ basis.T
 
@@ -239,10 +244,10 @@ def _combine(annotations, inverse, basis, matrices) -> np.ndarray:
 def _plugin_prevalence(annotations, inverse, basis) -> np.ndarray:
     """App. F.4 in vector form (module docstring)."""
     equal = _combine(
-        annotations, inverse, basis, _scalar_matrices(np.ones(inverse.shape[0]), basis)
+        annotations, inverse, basis, _scalar_matrices(np.ones(inverse.shape[-3]), basis)
     )
-    clipped = np.clip(equal.mean(axis=0), *PREVALENCE_CLIP)
-    return clipped / clipped.sum()
+    clipped = np.clip(equal.mean(axis=-2), *PREVALENCE_CLIP)
+    return clipped / clipped.sum(axis=-1, keepdims=True)
 
 
 def _scalar_matrices(alpha: np.ndarray, basis: np.ndarray) -> np.ndarray:
@@ -353,7 +358,7 @@ def correction_of(annotations, confusion, weights, prevalence, names, refuse_los
     # the arguments first: a warning on the annotators must not come before their error
     class_weights(weights, confusion.shape[0])
     if prevalence is not None:
-        _checked_prevalence(prevalence, confusion.shape[1])
+        prevalence = _checked_prevalence(prevalence, confusion.shape[1])
     annotations, usable = screened(annotations, confusion, names, refuse_lost)
     return screened_correction(annotations, confusion, usable, weights, prevalence)
 
@@ -379,11 +384,15 @@ def class_weights(weights: object, n_annotators: int):
 
 def screened_correction(annotations, confusion, usable, weights, prevalence) -> Correction:
     """:func:`correction_of` of annotations already :func:`screened` (the labels of the
-    annotators not ``usable`` (K,) set missing), said nothing: a posterior's every draw is
-    corrected with the annotators its mean screened (:mod:`bayescal.bayes.class_posterior`)."""
-    n_classes = confusion.shape[1]
+    annotators not ``usable`` (K,) set missing) and checked arguments, said nothing.
+
+    ``confusion`` (..., K, C, C) and ``prevalence`` (..., C) (or None) may have leading axes:
+    a posterior's draws, corrected at once with the annotators its mean screened
+    (:mod:`bayescal.bayes.class_posterior`); the :class:`Correction`'s ``inverse``,
+    ``confusion`` and ``matrices``, and its labels (..., n, C), then have them too."""
+    n_classes = confusion.shape[-1]
     eye = np.eye(n_classes)
-    invertible = np.where(usable[:, None, None], np.swapaxes(confusion, 1, 2), eye)
+    invertible = np.where(usable[:, None, None], np.swapaxes(confusion, -1, -2), eye)
     inverse = np.linalg.inv(invertible)
     labelled = (annotations != v.MISSING).any(axis=1)
     annotations = annotations[labelled]
@@ -393,15 +402,13 @@ def screened_correction(annotations, confusion, usable, weights, prevalence) -> 
     def built(matrices) -> Correction:
         return Correction(annotations, labelled, assumed, inverse, basis, matrices)
 
-    rule = class_weights(weights, confusion.shape[0])
+    rule = class_weights(weights, confusion.shape[-3])
     if not isinstance(rule, str):
         return built(_scalar_matrices(rule * usable, basis))
     if rule == "equal":
         return built(_scalar_matrices(usable * 1.0, basis))
     if prevalence is None:
         prevalence = _plugin_prevalence(annotations, inverse, basis)
-    else:
-        prevalence = _checked_prevalence(prevalence, n_classes)
     return built(_precisions(assumed, prevalence, basis))
 
 

@@ -67,6 +67,39 @@ def test_the_iv_rule_keeps_a_judge_who_confuses_adjacent_grades_on_the_others():
     assert (iv**2).sum(axis=1).mean() < 0.8 * (equal**2).sum(axis=1).mean()
 
 
+@pytest.mark.parametrize("weights", ["iv", "equal", [1.0, 2.0, 0.5, 1.0]])
+@pytest.mark.parametrize("given_prevalence", [True, False])
+def test_draws_corrected_at_once_equal_each_draw_corrected_alone(weights, given_prevalence):
+    """A posterior's draws (leading axes of the matrices and proportions) are corrected in one
+    pass of array operations; each equals the draw's own correction to 1e-12, with an
+    unusable annotator, missing labels, and more items than one pass of the combination holds
+    (COMBINE_VALUES lowered to 500 values)."""
+    from bayescal.correction import known_confusions
+
+    rng = np.random.default_rng(5)
+    # the three graded judges and a fourth who answers at random (screened: its labels missing)
+    confusion = np.concatenate([GRADED_CONFUSION, np.full((1, 3, 3), 1 / 3)])
+    draws = confusion + rng.uniform(0, 0.05, (6, 4, 3, 3))  # six draws
+    draws /= draws.sum(axis=-1, keepdims=True)
+    proportions = rng.dirichlet([5, 3, 2], 6) if given_prevalence else None
+    _, codes = simulate_class_annotations(GRADED_CONFUSION, 400, [0.5, 0.3, 0.2], 4, 0.4)
+    codes = np.column_stack([codes, np.full(len(codes), -1)])
+    usable = np.array([True, True, True, False])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(known_confusions, "COMBINE_VALUES", 500)
+        at_once = known_confusions.screened_correction(
+            codes, draws, usable, weights, proportions
+        ).labels()
+        alone = [
+            known_confusions.screened_correction(
+                codes, draws[s], usable, weights, None if proportions is None else proportions[s]
+            ).labels()
+            for s in range(6)
+        ]
+    assert at_once.shape == (6, len(codes), 3)
+    np.testing.assert_allclose(at_once, np.stack(alone), rtol=0, atol=1e-12)
+
+
 def test_an_ill_conditioned_judge_gets_weight_zero_and_one_warning():
     singular = np.concatenate([GRADED_CONFUSION, np.full((1, 3, 3), 1 / 3)])
     _, codes = simulate_class_annotations(singular, 500, [0.5, 0.3, 0.2], seed=4)
