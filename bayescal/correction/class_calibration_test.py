@@ -82,6 +82,9 @@ __all__ = ["class_calibration_test"]
 #: Eigenvalues of the cells' covariance below this share of the largest count as 0 (an
 #: item's classwise residuals sum to 0 exactly, so the classwise cells' sums do).
 RANK_TOLERANCE = 1e-10
+#: Items per pass of the null covariance times C^3: each item's C x C x C block of its set's
+#: given-class covariances is gathered (a crowd's items each have their own set).
+NULL_VALUES = 2_000_000
 
 
 class _Layout:
@@ -161,16 +164,17 @@ class _Layout:
         """``V`` (cells x cells): the sum over items of their problems' block of
         ``Cov(U_i | p_i)`` under H0 (module docstring)."""
         given_class, group = correction.given_class_covariances()
-        n_problems = self.columns.shape[1]
-        covariance = np.zeros((self.n_cells, self.n_cells))
+        n_problems, n_classes = self.columns.shape[1], self.probabilities.shape[1]
+        flat = np.zeros(self.n_cells**2)
         label_factor = self.gold_factor + self.corrected_factor  # g + h
-        for g in range(given_class.shape[0]):
-            items = np.flatnonzero(group == g)
+        step = max(1, NULL_VALUES // n_classes**3)
+        for start in range(0, group.size, step):
+            items = slice(start, start + step)
             p = self.probabilities[items]
-            noise = np.einsum("ny,yab->nab", p, given_class[g])
-            label = np.einsum("na,ab->nab", p, np.eye(p.shape[1])) - p[:, :, None] * p[:, None, :]
-            columns = self.columns[items]
-            every = np.arange(items.size)
+            noise = np.einsum("ny,nyab->nab", p, given_class[group[items]])
+            label = p[:, :, None] * np.eye(n_classes) - p[:, :, None] * p[:, None, :]
+            columns, cells = self.columns[items], self.cells[items]
+            every = np.arange(p.shape[0])
             for one in range(n_problems):
                 for other in range(n_problems):
                     at = (every, columns[:, one], columns[:, other])
@@ -180,10 +184,9 @@ class _Layout:
                         * self.corrected_factor[items, other]
                         * noise[at]
                     )
-                    np.add.at(
-                        covariance, (self.cells[items, one], self.cells[items, other]), values
-                    )
-        return covariance
+                    pair = cells[:, one] * self.n_cells + cells[:, other]
+                    flat += np.bincount(pair, values, minlength=flat.size)
+        return flat.reshape(self.n_cells, self.n_cells)
 
 
 def _correction(data, confusion, prevalence, names, labelled=None):

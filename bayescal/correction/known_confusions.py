@@ -333,20 +333,24 @@ class Correction(NamedTuple):
         the one-hot answer given ``Y = y``; annotators answer independently given ``Y``)."""
         reduced = _reduced(self.inverse, self.basis)  # (K, C(code), C - 1)
         rows = self.confusion  # (K, C(y), C(code))
-        eye = np.eye(rows.shape[1])
+        n_classes, size = rows.shape[1], reduced.shape[-1]
+        eye = np.eye(n_classes)
         answer_covariance = rows[..., :, None] * eye - rows[..., :, None] * rows[..., None, :]
         # each annotator's Q^T V_j S_jy V_j^T Q: (K, C(y), C - 1, C - 1)
         per_annotator = np.einsum("kca,kycd,kdb->kyab", reduced, answer_covariance, reduced)
         masks, group = _mask_groups(self.annotations)
-        totals = _group_totals(masks, self.matrices)
-        covariances = np.empty((masks.shape[0], *rows.shape[1:], rows.shape[1]))
-        for g, mask in enumerate(masks):
-            weights = np.linalg.solve(totals[g], self.matrices[mask])  # (|O|, C - 1, C - 1)
-            inner = np.einsum(
-                "jab,jybc,jdc->yad", weights, per_annotator[mask], weights
-            )  # (C(y), C - 1, C - 1)
-            covariances[g] = self.basis @ inner @ self.basis.T
-        return covariances, group
+        solvers = np.linalg.inv(_group_totals(masks, self.matrices))
+        inner = np.empty((masks.shape[0], n_classes, size, size))
+        # every set's members' terms at once, a pass of sets at a time (a crowd's sets are
+        # nearly its items); np.nonzero walks the sets in order, and every set has a member
+        step = max(1, COMBINE_VALUES // (n_classes * size**2 * masks.shape[1]))
+        for start in range(0, masks.shape[0], step):
+            sets, members = np.nonzero(masks[start : start + step])
+            weights = solvers[start + sets] @ self.matrices[members]  # W_j, (pairs, C-1, C-1)
+            terms = np.einsum("pab,pybc,pdc->pyad", weights, per_annotator[members], weights)
+            first = np.searchsorted(sets, np.arange(min(step, masks.shape[0] - start)))
+            inner[start : start + step] = np.add.reduceat(terms, first, axis=0)
+        return self.basis @ inner @ self.basis.T, group
 
 
 def correction_of(annotations, confusion, weights, prevalence, names, refuse_lost: bool):

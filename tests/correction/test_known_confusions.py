@@ -100,6 +100,39 @@ def test_draws_corrected_at_once_equal_each_draw_corrected_alone(weights, given_
     np.testing.assert_allclose(at_once, np.stack(alone), rtol=0, atol=1e-12)
 
 
+def test_the_given_class_covariances_are_those_of_every_answer_enumerated():
+    """``Cov(U | Y = y)`` of each set of judges equals the covariance over every combination
+    of its judges' answers, weighted by ``prod_j T_j[y, a_j]``, to 1e-12 (the sets computed a
+    few at a time: COMBINE_VALUES lowered to 50 values); the mean is ``e_y``."""
+    import itertools
+
+    from bayescal.correction import known_confusions
+
+    answers = np.array(list(itertools.product(range(3), repeat=3)))  # every answer of 3 judges
+    pairs = np.array(list(itertools.product(range(3), range(3), [-1])))  # the first two only
+    codes = np.concatenate([answers, pairs])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(known_confusions, "COMBINE_VALUES", 50)
+        correction = known_confusions.correction_of(
+            codes, GRADED_CONFUSION, "iv", [0.5, 0.3, 0.2], ["a", "b", "c"], True
+        )
+        covariances, group = correction.given_class_covariances()
+    labels = correction.labels()
+    for rows in (np.arange(27), np.arange(27, len(codes))):
+        assert np.unique(group[rows]).size == 1
+        judges = np.flatnonzero(codes[rows[0]] != -1)
+        for y in range(3):
+            chance = np.prod(
+                [GRADED_CONFUSION[j, y, codes[rows, j]] for j in judges], axis=0
+            )  # P(the row's answers | Y = y)
+            np.testing.assert_allclose(chance.sum(), 1.0, atol=1e-12)
+            mean = chance @ labels[rows]
+            np.testing.assert_allclose(mean, np.eye(3)[y], atol=1e-12)
+            centred = labels[rows] - mean
+            enumerated = (chance[:, None, None] * centred[:, :, None] * centred[:, None, :]).sum(0)
+            np.testing.assert_allclose(covariances[group[rows[0]], y], enumerated, atol=1e-12)
+
+
 def test_an_ill_conditioned_judge_gets_weight_zero_and_one_warning():
     singular = np.concatenate([GRADED_CONFUSION, np.full((1, 3, 3), 1 / 3)])
     _, codes = simulate_class_annotations(singular, 500, [0.5, 0.3, 0.2], seed=4)
