@@ -56,7 +56,7 @@ from .posterior_ece import (
 __all__ = ["ClassPosteriorECE", "class_nc_ece_posterior"]
 
 #: Values held at once by a pass of draws' corrections (their labels, draws x items x classes,
-#: or their solves; floats of 8 bytes: 160 MB).
+#: their solves or their noise covariances; floats of 8 bytes: 160 MB).
 VALUES_PER_PASS = 20_000_000
 #: Draws x items above which the push-through says what it is doing.
 ANNOUNCED_WORK = 100_000_000
@@ -264,10 +264,15 @@ class DrawCorrections:
     def chunks(self):
         """``(rows, corrected)``: a slice of the draws and their corrected labels (draws,
         labelled items, C), as many draws at a time as ``VALUES_PER_PASS`` values allow: the
-        labels, and the correction's solves, a (C - 1) x (C - 1) matrix per pattern and draw
-        (a crowd's patterns are nearly its items)."""
-        n_classes = self.confusion.shape[-1]
-        per_draw = max(self.n_items * n_classes, len(self.patterns) * (n_classes - 1) ** 2)
+        labels, the correction's solves (a (C - 1) x (C - 1) matrix per pattern and draw: a
+        crowd's patterns are nearly its items) or the IV rule's noise covariances (C^3 per
+        annotator and draw), whichever is largest."""
+        n_annotators, n_classes = self.confusion.shape[1], self.confusion.shape[-1]
+        per_draw = max(
+            self.n_items * n_classes,
+            len(self.patterns) * (n_classes - 1) ** 2,
+            n_annotators * n_classes**3,
+        )
         per_pass = max(1, VALUES_PER_PASS // per_draw)
         for start in range(0, self.n_draws, per_pass):
             rows = slice(start, min(start + per_pass, self.n_draws))

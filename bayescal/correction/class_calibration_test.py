@@ -175,17 +175,19 @@ class _Layout:
             label = p[:, :, None] * np.eye(n_classes) - p[:, :, None] * p[:, None, :]
             columns, cells = self.columns[items], self.cells[items]
             every = np.arange(p.shape[0])
+            pairs, values = [], []
             for one in range(n_problems):
                 for other in range(n_problems):
                     at = (every, columns[:, one], columns[:, other])
-                    values = (
+                    values.append(
                         label_factor[items, one] * label_factor[items, other] * label[at]
                         + self.corrected_factor[items, one]
                         * self.corrected_factor[items, other]
                         * noise[at]
                     )
-                    pair = cells[:, one] * self.n_cells + cells[:, other]
-                    flat += np.bincount(pair, values, minlength=flat.size)
+                    pairs.append(cells[:, one] * self.n_cells + cells[:, other])
+            # one sum over the pass's cells, whatever the number of problems
+            flat += np.bincount(np.concatenate(pairs), np.concatenate(values), minlength=flat.size)
         return flat.reshape(self.n_cells, self.n_cells)
 
 

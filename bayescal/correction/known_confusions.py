@@ -187,8 +187,9 @@ def _reduced(inverse, basis) -> np.ndarray:
     return np.einsum("ca,...kcb->...kba", basis, inverse)
 
 
-#: Items per pass of :func:`_combine` times the sum-zero directions squared: its per-item
-#: solves hold this many values at once (a 10^7-item panel runs in passes, never in one).
+#: Values a pass of :func:`_combine` (items x draws x the sum-zero directions squared: its
+#: per-item solves) or of :meth:`Correction.given_class_covariances` (sets x classes x their
+#: covariance blocks) holds at once: a 10^7-item panel runs in passes, never in one.
 COMBINE_VALUES = 2_000_000
 
 
@@ -196,8 +197,10 @@ def _group_totals(masks, matrices) -> np.ndarray:
     """``sum_{j in O} M_j`` (..., G, C - 1, C - 1) of each set of annotators ``masks`` (G, K)
     and matrices (..., K, C - 1, C - 1); a set whose total is 0 (explicit weights of 0 for
     all its annotators) is refused."""
-    totals = np.einsum("gk,...kab->...gab", masks * 1.0, matrices)
-    empty = (np.trace(totals, axis1=-2, axis2=-1) <= 0).reshape(-1, masks.shape[0]).any(axis=0)
+    # a matrix product (BLAS) over the annotators, the draws' axes moved behind the sets
+    totals = np.moveaxis(np.tensordot(masks * 1.0, matrices, axes=([1], [-3])), 0, -3)
+    unweighted = np.trace(totals, axis1=-2, axis2=-1) <= 0  # (..., G)
+    empty = unweighted.any(axis=tuple(range(unweighted.ndim - 1)))
     if empty.any():
         raise ValueError(
             f"weights give zero total weight to the annotators "
@@ -320,7 +323,8 @@ class Correction(NamedTuple):
     matrices: np.ndarray
 
     def labels(self) -> np.ndarray:
-        """The corrected one-hot labels ``U`` (n_labelled, C)."""
+        """The corrected one-hot labels ``U`` (..., n_labelled, C), with the leading axes of
+        the draws the correction was built from (:func:`screened_correction`)."""
         return _combine(self.annotations, self.inverse, self.basis, self.matrices)
 
     def given_class_covariances(self) -> tuple[np.ndarray, np.ndarray]:
@@ -330,27 +334,30 @@ class Correction(NamedTuple):
             Cov(U | Y = y) = Q [sum_{j in O} W_j Q^T V_j S_jy V_j^T Q W_j^T] Q^T,
 
         ``V_j = (T_j^T)^-1`` and ``S_jy = diag(T_j[y]) - T_j[y] T_j[y]^T`` (the covariance of
-        the one-hot answer given ``Y = y``; annotators answer independently given ``Y``)."""
+        the one-hot answer given ``Y = y``; annotators answer independently given ``Y``).  A
+        correction of one set of matrices only (no draws' axes)."""
         reduced = _reduced(self.inverse, self.basis)  # (K, C(code), C - 1)
         rows = self.confusion  # (K, C(y), C(code))
-        n_classes, size = rows.shape[1], reduced.shape[-1]
+        n_classes = rows.shape[1]
         eye = np.eye(n_classes)
         answer_covariance = rows[..., :, None] * eye - rows[..., :, None] * rows[..., None, :]
         # each annotator's Q^T V_j S_jy V_j^T Q: (K, C(y), C - 1, C - 1)
         per_annotator = np.einsum("kca,kycd,kdb->kyab", reduced, answer_covariance, reduced)
         masks, group = _mask_groups(self.annotations)
         solvers = np.linalg.inv(_group_totals(masks, self.matrices))
-        inner = np.empty((masks.shape[0], n_classes, size, size))
+        covariances = np.empty((masks.shape[0], n_classes, n_classes, n_classes))
         # every set's members' terms at once, a pass of sets at a time (a crowd's sets are
         # nearly its items); np.nonzero walks the sets in order, and every set has a member
-        step = max(1, COMBINE_VALUES // (n_classes * size**2 * masks.shape[1]))
+        widest = int(masks.sum(axis=1).max(initial=1))
+        step = max(1, COMBINE_VALUES // (n_classes**3 * widest))
         for start in range(0, masks.shape[0], step):
             sets, members = np.nonzero(masks[start : start + step])
             weights = solvers[start + sets] @ self.matrices[members]  # W_j, (pairs, C-1, C-1)
             terms = np.einsum("pab,pybc,pdc->pyad", weights, per_annotator[members], weights)
             first = np.searchsorted(sets, np.arange(min(step, masks.shape[0] - start)))
-            inner[start : start + step] = np.add.reduceat(terms, first, axis=0)
-        return self.basis @ inner @ self.basis.T, group
+            inner = np.add.reduceat(terms, first, axis=0)  # (sets, C(y), C - 1, C - 1)
+            covariances[start : start + step] = self.basis @ inner @ self.basis.T
+        return covariances, group
 
 
 def correction_of(annotations, confusion, weights, prevalence, names, refuse_lost: bool):
@@ -392,8 +399,9 @@ def screened_correction(annotations, confusion, usable, weights, prevalence) -> 
 
     ``confusion`` (..., K, C, C) and ``prevalence`` (..., C) (or None) may have leading axes:
     a posterior's draws, corrected at once with the annotators its mean screened
-    (:mod:`bayescal.bayes.class_posterior`); the :class:`Correction`'s ``inverse``,
-    ``confusion`` and ``matrices``, and its labels (..., n, C), then have them too."""
+    (:mod:`bayescal.bayes.class_posterior`); the :class:`Correction`'s ``inverse`` and
+    ``confusion``, its IV ``matrices`` (scalar weights' are the same for every draw), and its
+    labels (..., n, C), then have them too."""
     n_classes = confusion.shape[-1]
     eye = np.eye(n_classes)
     invertible = np.where(usable[:, None, None], np.swapaxes(confusion, -1, -2), eye)

@@ -221,3 +221,20 @@ def test_an_em_fit_of_the_same_items_is_refitted_on_every_replicate():
 def test_bad_multiclass_test_inputs_are_refused(call, error, said):
     with pytest.raises(error, match=said):
         call()
+
+
+@pytest.mark.parametrize("kind", ["top_label", "classwise"])
+def test_the_null_covariance_is_the_same_in_passes_of_a_few_items(kind):
+    """The statistic's null covariance sums its items in passes (NULL_VALUES): passes of 7
+    items give the statistic of one pass to 1e-10."""
+    from bayescal.correction import class_calibration_test
+
+    data = _data(2, n=500)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bc.ChannelWarning)
+        whole = bc.calibration_test(data, KNOWN, kind=kind)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(class_calibration_test, "NULL_VALUES", 7 * 27)
+            passes = bc.calibration_test(data, KNOWN, kind=kind)
+    assert passes.statistic == pytest.approx(whole.statistic, rel=1e-10)
+    assert passes.df == whole.df

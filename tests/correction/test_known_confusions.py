@@ -101,24 +101,27 @@ def test_draws_corrected_at_once_equal_each_draw_corrected_alone(weights, given_
 
 
 def test_the_given_class_covariances_are_those_of_every_answer_enumerated():
-    """``Cov(U | Y = y)`` of each set of judges equals the covariance over every combination
-    of its judges' answers, weighted by ``prod_j T_j[y, a_j]``, to 1e-12 (the sets computed a
-    few at a time: COMBINE_VALUES lowered to 50 values); the mean is ``e_y``."""
+    """``Cov(U | Y = y)`` of each set of judges (all three, the first two, the last alone)
+    equals the covariance over every combination of its judges' answers, weighted by
+    ``prod_j T_j[y, a_j]``, to 1e-12, the sets computed two at a time (COMBINE_VALUES lowered
+    to 2 x 27 x 3 values); the mean is ``e_y``."""
     import itertools
 
     from bayescal.correction import known_confusions
 
     answers = np.array(list(itertools.product(range(3), repeat=3)))  # every answer of 3 judges
     pairs = np.array(list(itertools.product(range(3), range(3), [-1])))  # the first two only
-    codes = np.concatenate([answers, pairs])
+    alone = np.column_stack([np.full((3, 2), -1), np.arange(3)])  # the last judge alone
+    codes = np.concatenate([answers, pairs, alone])
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(known_confusions, "COMBINE_VALUES", 50)
+        patch.setattr(known_confusions, "COMBINE_VALUES", 2 * 27 * 3)
         correction = known_confusions.correction_of(
             codes, GRADED_CONFUSION, "iv", [0.5, 0.3, 0.2], ["a", "b", "c"], True
         )
         covariances, group = correction.given_class_covariances()
     labels = correction.labels()
-    for rows in (np.arange(27), np.arange(27, len(codes))):
+    assert np.unique(group).size == 3
+    for rows in (np.arange(27), np.arange(27, 36), np.arange(36, 39)):
         assert np.unique(group[rows]).size == 1
         judges = np.flatnonzero(codes[rows[0]] != -1)
         for y in range(3):
@@ -131,6 +134,21 @@ def test_the_given_class_covariances_are_those_of_every_answer_enumerated():
             centred = labels[rows] - mean
             enumerated = (chance[:, None, None] * centred[:, :, None] * centred[:, None, :]).sum(0)
             np.testing.assert_allclose(covariances[group[rows[0]], y], enumerated, atol=1e-12)
+
+
+def test_a_correction_without_a_labelled_item_is_empty_not_an_error():
+    """Every label from an unusable judge: no item is left (a cross-fitting fold can be so);
+    the labels and the covariances are empty, and the caller says what was lost."""
+    from bayescal.correction.known_confusions import screened_correction
+
+    codes = np.full((4, 2), -1)  # the unusable judge's labels, screened out
+    confusion = np.stack([GRADED_CONFUSION[0], np.full((3, 3), 1 / 3)])
+    correction = screened_correction(
+        codes, confusion, np.array([True, False]), "iv", np.array([0.5, 0.3, 0.2])
+    )
+    assert correction.labels().shape == (0, 3)
+    covariances, group = correction.given_class_covariances()
+    assert covariances.shape == (0, 3, 3, 3) and group.size == 0
 
 
 def test_an_ill_conditioned_judge_gets_weight_zero_and_one_warning():
