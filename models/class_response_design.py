@@ -132,13 +132,12 @@ class ClassResponseDesign(ClassRows):
 
         a gold row keeps only its class's term.  ``xp`` is ``jax.numpy`` or ``numpy``."""
         table = code_table(confusion, xp)  # (..., K C + 1, C(y))
-        # one gather per response slot, summed: under XLA on the CPU, one gather of all (R, L)
-        # codes and the scatter of its gradient took up to 1.6 times as long
-        # (benchmarks/RESULTS.md)
+        # (..., R, C(y)), one gather per response slot, summed: under XLA on the CPU, one
+        # gather of all (R, L) codes and the scatter of its gradient took up to 1.6 times as
+        # long (benchmarks/RESULTS.md)
         given_class = sum(
             xp.take(table, self.codes[:, slot], axis=-2) for slot in range(self.width)
         )
-        # (..., R, C(y))
         return self.marginal(given_class, proportion, xp)
 
     # --- what a stored fit keeps of its data ------------------------------------------------------

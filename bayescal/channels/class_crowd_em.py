@@ -50,6 +50,19 @@ def _incidence(responses: Responses, channel_of: np.ndarray) -> tuple:
     return by_item, by_item.T.tocsr(), np.bincount(code, minlength=n_codes).astype(np.float64)
 
 
+def _majority_start(by_item, by_code, gold, alpha: float, n_classes: int, tied):
+    """The start ``(confusion, prevalence)`` of the items' vote shares (gold items at their
+    class): one M-step, smoothed, since a cell at 0 stays at 0 under EM and a vote may miss a
+    class."""
+    n_channels = by_code.shape[0] // n_classes
+    votes = by_item @ np.tile(np.eye(n_classes), (n_channels, 1))  # (items, C)
+    totals = votes.sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        weights = np.where(totals > 0, votes / totals, 1.0 / n_classes)
+    weights = _with_gold(weights, gold)
+    return _m_step(by_code, weights, max(alpha, 1.5), n_classes, tied)
+
+
 def class_crowd_em(
     responses: Responses,
     channel_of: np.ndarray,
@@ -71,15 +84,8 @@ def class_crowd_em(
     by_item, by_code, code_counts = _incidence(responses, channel_of)
     n_channels = code_counts.size // n_classes
     gold = responses.gold if responses.has_gold else None
-    label_of_code = np.tile(np.eye(n_classes), (n_channels, 1))  # (codes, C)
-    votes = by_item @ label_of_code
-    totals = votes.sum(axis=1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        weights = np.where(totals > 0, votes / totals, 1.0 / n_classes)
-    weights = _with_gold(weights, gold)
     if init is None:
-        # smoothed: a cell at 0 stays at 0 under EM, and a vote may miss a class
-        confusion, prevalence = _m_step(by_code, weights, max(alpha, 1.5), n_classes, tied)
+        confusion, prevalence = _majority_start(by_item, by_code, gold, alpha, n_classes, tied)
     else:
         confusion, prevalence = as_start(init, n_channels, n_classes)
     previous, converged, n_iter, loglik = -np.inf, False, 0, -np.inf
