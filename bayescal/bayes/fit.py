@@ -199,8 +199,8 @@ def fit_bayes(
         Pairs whose errors may be correlated given ``Y`` (``"dawid_skene"`` and
         ``"hui_walter"``; Dendukuri and Joseph 2001).  Each pair gets a covariance given
         ``Y = 0`` and ``Y = 1``, sampled uniformly within the bounds that keep every pattern
-        probability valid (:mod:`bayescal.channels.dependence`; pairs must not share an
-        annotator).  The marginal channels keep their meaning, so NC-ECE and
+        probability valid (:mod:`bayescal.channels.dependence`; pairs that share annotators
+        must form a tree).  The marginal channels keep their meaning, so NC-ECE and
         :func:`bayescal.posterior_ece` use them as they are.
 
     Returns

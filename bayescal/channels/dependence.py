@@ -19,13 +19,28 @@ either margin), so the correction, NC-ECE and ``posterior_ece`` use them unchang
     L_y = -min(p_j p_k, (1 - p_j)(1 - p_k)) <= c_y <= min(p_j (1 - p_k), (1 - p_j) p_k) = U_y,
 
 so the programs sample a share ``t_y ~ Uniform(0, 1)`` and set ``c_y = L_y + (U_y - L_y) t_y``:
-every draw gives valid pattern probabilities.  Pairs must not share an annotator: with
-pairwise terms only, three mutually dependent annotators can give negative pattern
-probabilities (Bahadur's truncation), so such a structure is refused rather than clipped.
+every draw gives valid pattern probabilities.
 
-**Missing labels.**  A pair's term enters a pattern only when both of its labels are observed
-(when one is missing the covariance sums out), so the pattern likelihood of a row is the
-independent one times ``prod_pairs (1 + s c_y / (f_j f_k))`` over the fully observed pairs.
+**Pairs that share an annotator** (``a0 ~ a1`` and ``a1 ~ a2``) must form a tree: no cycle,
+at most :data:`MAX_LINKED` annotators joined.  Given ``Y`` the joint of a tree's annotators
+``M`` is the junction-tree product of its pairs' tables,
+
+    P(x_M | Y = y) = prod_{j in M} f_j(x_j) prod_{pairs (j, k)} (1 + s c_y / (f_j f_k)),
+
+which is a probability distribution for any covariances within each pair's own bounds (the
+product's factors are the pairs' tables over their margins): every share draw stays valid
+however the pairs overlap, and each pair's table and each annotator's channel keep their
+meaning.  Pairwise terms alone on a cycle would not sum to 1, and Bahadur's truncated
+expansion of three mutually dependent annotators can go negative: a cycle is refused, not
+clipped.  Annotators not joined by a pair (``a0`` and ``a2`` above) are dependent given ``Y``
+only through the pairs between them: their correlations multiply along the path.
+
+**Missing labels.**  A pair that shares no annotator enters a pattern only when both of its
+labels are observed (when one is missing the covariance sums out), so the pattern likelihood
+of a row is the independent one times ``prod_pairs (1 + s c_y / (f_j f_k))`` over the fully
+observed pairs.  A tree's missing answers are summed out exactly
+(:func:`bayescal.channels.pattern_likelihood._linked_log_factor`): a missing annotator inside
+the tree still links its neighbours.
 
 **Identification.**  Each pair adds two parameters.  :func:`require_dependence_identified`
 counts them against the free cells of the data's (group, missingness) cells (necessary), then
@@ -63,6 +78,9 @@ RANK_TOLERANCE = 1e-7
 #: A standard error above this, for the worst-determined combination of the parameters on
 #: the probability scale, is weak identification (a warning).
 WEAK_STANDARD_ERROR = 0.25
+#: The most annotators dependent pairs may join through shared annotators: a tree's likelihood
+#: sums ``2^(m - 1)`` subsets of its pairs.
+MAX_LINKED = 6
 
 
 @dataclass(frozen=True, eq=False)
@@ -89,6 +107,11 @@ class DependentPairs:
         """``"j ~ k"`` for each pair: the coordinate names of the covariances."""
         return tuple(f"{j} ~ {k}" for j, k in self.names)
 
+    @property
+    def share_annotators(self) -> bool:
+        """Whether some pairs share an annotator (they then form trees, module docstring)."""
+        return bool(pattern_likelihood.linked_sets(self.index))
+
     def __bool__(self) -> bool:
         return bool(self.names)
 
@@ -108,8 +131,8 @@ def dependent_pairs(dependent, annotator_names, *, name: str = "dependent") -> D
     Raises
     ------
     TypeError, ValueError
-        For anything that is not pairs of two different known names, or pairs that share an
-        annotator (see the module docstring).
+        For anything that is not pairs of two different known names, and for pairs that form
+        a cycle or join more than :data:`MAX_LINKED` annotators (see the module docstring).
     """
     names = tuple(str(n) for n in annotator_names)
     if dependent is None:
@@ -121,7 +144,7 @@ def dependent_pairs(dependent, annotator_names, *, name: str = "dependent") -> D
     pairs = list(dependent)
     if len(pairs) == 2 and all(isinstance(x, str) for x in pairs):
         pairs = [tuple(pairs)]  # one pair given bare: ("j0", "j1")
-    checked, index, seen = [], [], {}
+    checked, index = [], []
     for pair in pairs:
         if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
             raise ValueError(f"{name}: each pair must be two annotator names; saw {pair!r}")
@@ -133,22 +156,30 @@ def dependent_pairs(dependent, annotator_names, *, name: str = "dependent") -> D
                 )
         if first == second:
             raise ValueError(f"{name}: a pair needs two different annotators; saw {pair!r}")
-        if {first, second} == set(seen.get(first, ())):
-            raise ValueError(
-                f"{name}: the pair {(first, second)} is given twice (as {seen[first]} and "
-                f"{(first, second)}); give each pair once"
-            )
-        for member in (first, second):
-            if member in seen:
+        for earlier in checked:
+            if {first, second} == set(earlier):
                 raise ValueError(
-                    f"{name}: annotator {member!r} is in two pairs ({seen[member]} and "
-                    f"{(first, second)}); pairs must not share an annotator, because pairwise "
-                    "covariances alone can then give negative pattern probabilities"
+                    f"{name}: the pair {(first, second)} is given twice (as {earlier} and "
+                    f"{(first, second)}); give each pair once"
                 )
-            seen[member] = (first, second)
         checked.append((first, second))
         index.append((names.index(first), names.index(second)))
-    return DependentPairs(tuple(checked), np.array(index, np.int64).reshape(-1, 2))
+    index = np.array(index, np.int64).reshape(-1, 2)
+    for linked in pattern_likelihood.linked_sets(index):
+        named = [checked[d] for d in linked.pairs]
+        if not linked.is_tree:
+            raise ValueError(
+                f"{name}: the pairs {named} form a cycle; pairs may share an annotator but must "
+                "form a tree, because pairwise terms alone give no probability distribution on "
+                "a cycle (module bayescal.channels.dependence); leave one pair of the cycle out"
+            )
+        if linked.members.size > MAX_LINKED:
+            raise ValueError(
+                f"{name}: the pairs {named} join {linked.members.size} annotators; at most "
+                f"{MAX_LINKED} may be joined through shared annotators (the likelihood sums "
+                "2^(m - 1) subsets of their pairs)"
+            )
+    return DependentPairs(tuple(checked), index)
 
 
 def pair_table(first, second, covariance) -> tuple:

@@ -21,7 +21,12 @@ covariance).  The E-step adds the pair's term to ``log p(s | Y)``; the M-step se
 the expected cell shares: a row with both labels counts in its cell, a row with one label is
 split over its row (or column) of ``T_y`` in proportion to the current table (the missing
 partner is part of the complete data, so this is still EM and the likelihood never falls), a
-row with neither does not count.  Unpaired annotators are updated as above.
+row with neither does not count.  Unpaired annotators are updated as above.  Pairs that share
+annotators form a tree (:mod:`bayescal.channels.dependence`), whose maximum-likelihood tables
+given complete answers are the observed pair tables and margins: the M-step completes each row
+that any of the tree's annotators labelled, every missing answer of the tree filled in each
+way, weighted by its probability given the row and ``Y`` under the current fit, and sets each
+pair's table and each member's channel to those weighted shares.
 
 Gold items (human-verified labels): a pattern row of gold items knows its class, so its E-step posterior is
 that class (``w_p = g_p``) and it adds ``log p(s | Y = g) + log mu_g`` to the log-likelihood,
@@ -34,6 +39,7 @@ from __future__ import annotations
 import functools
 import inspect
 from dataclasses import dataclass, replace
+from itertools import product
 from typing import NamedTuple
 
 import numpy as np
@@ -58,7 +64,7 @@ from .confusion_fit import ConfusionFit, fit_confusions
 from .dependence import DependentPairs, dependent_pairs, require_dependence_identified
 from .moments import third_moment
 from .odd_annotators import OddAnnotators, odd_annotators, warn_odd_annotators
-from .pattern_likelihood import class_log_likelihoods
+from .pattern_likelihood import LinkedSet, class_log_likelihoods, covariance_bounds, linked_sets
 
 __all__ = ["dawid_skene_em", "grouped_em"]
 
@@ -84,6 +90,8 @@ class _Design:
     group_counts: np.ndarray  # (L, C)
     pairs: np.ndarray  # (D, 2) columns of the dependent pairs
     gold: np.ndarray  # (P,) the gold label of a row, -1 for none
+    #: each tree of pairs that share annotators, with its rows completed (:class:`_Completed`)
+    trees: tuple = ()
 
     @classmethod
     def from_counts(cls, counts: CellStatistics, pairs: np.ndarray) -> _Design:
@@ -123,6 +131,7 @@ class _Design:
             group_counts=membership @ counts,
             pairs=pairs,
             gold=gold,
+            trees=tuple(_Completed.of(patterns, tree) for tree in linked_sets(pairs)),
         )
 
     @functools.cached_property
@@ -192,14 +201,51 @@ class _Design:
         new_a, new_b = np.where(np.isnan(new_a), 0.5, new_a), np.where(np.isnan(new_b), 0.5, new_b)
         mu = (self.membership @ weight1) / self.group_counts
         new_covariance = np.zeros_like(covariance)
+        in_tree = {int(d) for tree in self.trees for d in tree.linked.pairs}
         for d, (j, k) in enumerate(self.pairs):
+            if d in in_tree:
+                continue
             for y, (rates, new_rates, weight) in enumerate(
                 ((a, new_a, weight0), (b, new_b, weight1))
             ):
                 table = self._pair_table(weight, _table(rates[j], rates[k], covariance[d, y]), j, k)
                 new_rates[j], new_rates[k] = table[1].sum(0), table[:, 1].sum(0)
                 new_covariance[d, y] = table[1, 1] - new_rates[j] * new_rates[k]
+        if self.trees:
+            self._tree_step((weight0, weight1), a, b, covariance, (new_a, new_b), new_covariance)
         return new_a, new_b, mu, new_covariance
+
+    def _tree_step(self, weights, a, b, covariance, new_rates, new_covariance) -> None:
+        """The M-step of each tree of pairs (module docstring), in place: its members' rates
+        in ``new_rates`` (each (K, R)) and its pairs' covariances in ``new_covariance``
+        (D, 2, R), from each class's weights (P, R) and the current fit."""
+        current = np.moveaxis(covariance, -1, 0)  # (R, D, 2)
+        a, b = (np.clip(x, EPS, 1.0 - EPS) for x in (a, b))  # as the E-step reads them
+        rows = class_log_likelihoods(
+            a.T, b.T, self.positive, self.negative, pairs=self.pairs, covariance=current
+        )
+        for tree in self.trees:
+            completed = class_log_likelihoods(
+                a.T, b.T, tree.positive, tree.negative, pairs=self.pairs, covariance=current
+            )
+            members = tree.linked.members
+            for y in (0, 1):
+                # P(completion | row, Y = y), times the row's weight of class y: (Q, R)
+                share = np.exp(completed[y] - rows[y][:, tree.row]).T
+                weight = weights[y][tree.row] * share
+                total = weight.sum(0)
+                with np.errstate(invalid="ignore", divide="ignore"):  # a class with no mass
+                    rate = (tree.positive[:, members].T @ weight) / total
+                new_rates[y][members] = np.clip(np.nan_to_num(rate, nan=0.5), EPS, 1.0 - EPS)
+                for d in tree.linked.pairs:
+                    j, k = self.pairs[d]
+                    with np.errstate(invalid="ignore", divide="ignore"):
+                        both = (tree.positive[:, j] * tree.positive[:, k]) @ weight / total
+                    both = np.nan_to_num(both, nan=0.25)
+                    first, second = new_rates[y][j], new_rates[y][k]
+                    lower, upper = covariance_bounds(first, second)
+                    # a cell of at least EPS, as _table keeps it: the E-step's logs stay finite
+                    new_covariance[d, y] = np.clip(both - first * second, lower + EPS, upper - EPS)
 
     def _pair_table(self, weight: np.ndarray, table: np.ndarray, j: int, k: int) -> np.ndarray:
         """The expected 2 x 2 table (2, 2, R) of pair ``(j, k)`` in one class, from that
@@ -221,6 +267,36 @@ class _Design:
             shares = np.nan_to_num(expected / expected.sum(axis=(0, 1)), nan=0.25)
         shares = np.clip(shares, EPS, None)  # every cell possible: the E-step's logs stay finite
         return shares / shares.sum(axis=(0, 1))
+
+
+@dataclass(frozen=True, eq=False)
+class _Completed:
+    """The rows on which one tree of pairs enters the M-step, completed: every row that any of
+    its annotators labelled, once for each way of filling the tree's missing answers."""
+
+    linked: LinkedSet
+    row: np.ndarray  # (Q,) the row each completion fills
+    positive: np.ndarray  # (Q, K) the row's answers with the tree's missing ones filled
+    negative: np.ndarray
+
+    @classmethod
+    def of(cls, patterns: np.ndarray, linked: LinkedSet) -> _Completed:
+        members = linked.members
+        rows, filled = [], []
+        for r in np.flatnonzero((patterns[:, members] >= 0).any(axis=1)):
+            missing = members[patterns[r, members] < 0]
+            for answers in product((0, 1), repeat=missing.size):
+                pattern = patterns[r].copy()
+                pattern[missing] = answers
+                rows.append(r)
+                filled.append(pattern)
+        filled = np.array(filled).reshape(-1, patterns.shape[1])
+        return cls(
+            linked,
+            np.array(rows, np.int64),
+            (filled == 1).astype(np.float64),
+            (filled == 0).astype(np.float64),
+        )
 
 
 def _gold_of(counts: CellStatistics) -> np.ndarray:
@@ -301,7 +377,7 @@ def _starts(
         share = design.positive.sum(1) / (design.positive + design.negative).sum(1)
     share = np.where(design.gold == v.MISSING, np.nan_to_num(share, nan=0.5), design.gold)
     posterior = share[:, None]
-    independent = replace(design, pairs=np.zeros((0, 2), np.int64))
+    independent = replace(design, pairs=np.zeros((0, 2), np.int64), trees=())
     a0, b0, mu0, _ = independent.m_step(posterior, None, None, np.zeros((0, 2, 1)))
     columns.append((a0[:, 0], b0[:, 0], mu0[:, 0]))
     rng = np.random.default_rng(seed)
@@ -576,7 +652,8 @@ def dawid_skene_em(
     dependent : pair or list of pairs of annotator names, optional
         Pairs whose errors may be correlated given ``Y`` (Dendukuri and Joseph 2001): each
         gets a covariance given ``Y = 0`` and ``Y = 1`` (:mod:`bayescal.channels.dependence`;
-        pairs must not share an annotator).  The marginal channels keep their meaning.
+        pairs that share annotators must form a tree).  The marginal channels keep their
+        meaning.
 
     structure : {"full", "one_coin", "by_distance"}, optional
         Multi-class data only: the confusion matrices' form

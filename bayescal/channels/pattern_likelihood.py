@@ -2,7 +2,8 @@
 
 Annotators independent given ``Y`` give ``log p(s | Y = y) = sum_{j observed} [s_j log r_jy +
 (1 - s_j) log(1 - r_jy)]`` (``r_j0 = a_j``, ``r_j1 = b_j``).  Dependent pairs add their
-covariance terms (:mod:`bayescal.channels.dependence`), the shared difficulty integrates an
+covariance terms (:mod:`bayescal.channels.dependence`; pairs linked through a shared annotator
+form a tree, :func:`linked_sets`), the shared difficulty integrates an
 item effect (:mod:`bayescal.channels.difficulty`), and channels per score group give each row
 its own rates.  The EM estimators, the NumPyro programs, the posterior's replicated patterns
 and the label probabilities (:mod:`bayescal.channels.label_posteriors`) all call these, so
@@ -11,14 +12,19 @@ each model's likelihood is written once.
 
 from __future__ import annotations
 
+from itertools import combinations
+from typing import NamedTuple
+
 import numpy as np
 
 from .difficulty import difficulty_class_log_likelihoods
 
 __all__ = [
+    "LinkedSet",
     "class_log_likelihoods",
     "covariance_bounds",
     "covariance_from_share",
+    "linked_sets",
     "pattern_log_prob",
 ]
 
@@ -42,9 +48,115 @@ def covariance_from_share(share, a, b, index, xp=np):
     return xp.stack(covariances, axis=-1)
 
 
+class LinkedSet(NamedTuple):
+    """Annotators joined by dependent pairs that share annotators (:func:`linked_sets`)."""
+
+    #: the annotators' columns (m,), m >= 3
+    members: np.ndarray
+    #: the pairs' positions in the pairs' index (E,); a tree has E = m - 1
+    pairs: np.ndarray
+
+    @property
+    def is_tree(self) -> bool:
+        return self.pairs.size == self.members.size - 1
+
+
+def linked_sets(index) -> tuple[LinkedSet, ...]:
+    """The sets of three or more annotators that the pairs ``index`` (D, 2) join through a
+    shared annotator (the connected parts of the graph whose edges are the pairs), in the order
+    of their first pair.  A pair that shares no annotator is not a set: its term is the closed
+    form of :func:`_pair_log_ratio`."""
+    index = np.asarray(index, np.int64).reshape(-1, 2)
+    root = {}
+
+    def find(j):
+        root.setdefault(j, j)
+        while root[j] != j:
+            root[j] = root[root[j]]
+            j = root[j]
+        return j
+
+    for j, k in index.tolist():
+        root[find(j)] = find(k)
+    by_root = {}
+    for d, j in enumerate(index[:, 0].tolist()):
+        by_root.setdefault(find(j), []).append(d)
+    sets = []
+    for pairs in by_root.values():
+        if len(pairs) > 1:
+            members = np.unique(index[pairs])
+            sets.append(LinkedSet(members, np.array(pairs, np.int64)))
+    return tuple(sets)
+
+
+def _linked_log_factor(positive, negative, linked: LinkedSet, index, rates, covariance, xp):
+    """``log(P(s_M | Y = y) / prod_{j in M observed} f_j(s_j))`` of each row (..., P) for the
+    annotators ``M`` of a tree of dependent pairs (:mod:`bayescal.channels.dependence`).
+
+    With ``e_j(x) = (x - p_j) / sqrt(p_j (1 - p_j))`` the standardised answer and ``rho_e =
+    c_e / sqrt(p_j (1 - p_j) p_k (1 - p_k))`` pair ``e = (j, k)``'s correlation, the tree's
+    joint is ``prod_j f_j(x_j) prod_e (1 + rho_e e_j e_k)``.  Expanding the product over the
+    subsets ``S`` of the pairs and summing each missing answer out (``E e_j^d = mu_j^d``, with
+    ``mu^0 = 1`` and ``mu^1 = 0``) gives
+
+        sum_S prod_{e in S} rho_e prod_{j in M} g_j(deg_S(j)),
+
+    ``g_j(d) = e_j(s_j)^d`` for an observed answer and ``mu_j^d`` for a missing one: the exact
+    marginal of the observed answers, with no completion of the missing ones (the rows' answers
+    may be traced arrays inside a program).  ``S`` empty gives 1; a missing leaf's every term
+    but the empty one vanishes."""
+    members = linked.members
+    p = rates[..., members]  # (..., m)
+    spread = xp.sqrt(p * (1.0 - p))
+    one, zero = (1.0 - p) / spread, -p / spread  # e_j(1), e_j(0)
+    column = {int(j): i for i, j in enumerate(members)}
+    ends = np.array([[column[int(j)] for j in index[d]] for d in linked.pairs])  # (E, 2)
+    rho = covariance[..., linked.pairs] / (spread[..., ends[:, 0]] * spread[..., ends[:, 1]])
+    pos, neg = positive[:, members], negative[:, members]  # (P, m)
+    missing = 1.0 - pos - neg
+    degrees = {}  # d -> g(d) (..., P, m), computed once per degree a subset needs
+    total = 0.0
+    for size in range(1, ends.shape[0] + 1):
+        for subset in combinations(range(ends.shape[0]), size):
+            degree = np.bincount(ends[list(subset)].ravel(), minlength=members.size)
+            term = xp.prod(rho[..., list(subset)], axis=-1)[..., None]  # (..., 1)
+            for node in np.flatnonzero(degree):
+                d = int(degree[node])
+                if d not in degrees:
+                    moment = p * one**d + (1.0 - p) * zero**d
+                    degrees[d] = (
+                        pos * one[..., None, :] ** d
+                        + neg * zero[..., None, :] ** d
+                        + missing * moment[..., None, :]
+                    )
+                term = term * degrees[d][..., node]
+            total = total + term
+    # a covariance on its bound empties a pattern: a sum of -1, which rounding may overshoot
+    return xp.log1p(xp.maximum(total, -1.0))
+
+
+def _pairs_log_factor(positive, negative, index, rates, covariance, xp):
+    """The dependent pairs' correction of one class's independent log-likelihood, each row
+    (..., P) (``rates`` (..., K), ``covariance`` (..., D)): the closed form of each pair that
+    shares no annotator, and :func:`_linked_log_factor` of each tree of pairs that do."""
+    linked = linked_sets(index)
+    if not linked:
+        return _pair_log_ratio(positive, negative, index, rates, covariance, xp)
+    in_set = np.concatenate([s.pairs for s in linked])
+    alone = np.setdiff1d(np.arange(len(index)), in_set)
+    total = _pair_log_ratio(positive, negative, index[alone], rates, covariance[..., alone], xp)
+    for linked_set in linked:
+        total = total + _linked_log_factor(
+            positive, negative, linked_set, index, rates, covariance, xp
+        )
+    return total
+
+
 def _pair_log_ratio(positive, negative, index, rates, covariance, xp):
-    """``sum_pairs log(1 + s c / (f_j f_k))`` of each row (..., P): the pairs' correction of
-    one class's independent log-likelihood (``rates`` (..., K), ``covariance`` (..., D))."""
+    """``sum_pairs log(1 + s c / (f_j f_k))`` of each row (..., P): the correction of one
+    class's independent log-likelihood by pairs that share no annotator (``rates`` (..., K),
+    ``covariance`` (..., D)); the one-pair case of :func:`_linked_log_factor`, whose missing
+    answer sums the term out (``mu^1 = 0``)."""
     first, second = index[:, 0], index[:, 1]
     sign = positive - negative  # +1, -1, or 0 where missing
     both = sign[:, first] * sign[:, second]  # (P, D): s, or 0 unless both are observed
@@ -90,8 +202,8 @@ def class_log_likelihoods(
         "pk,...k->...p", negative, xp.log1p(-b)
     )
     if pairs is not None and len(pairs):
-        log0 = log0 + _pair_log_ratio(positive, negative, pairs, a, covariance[..., 0], xp)
-        log1 = log1 + _pair_log_ratio(positive, negative, pairs, b, covariance[..., 1], xp)
+        log0 = log0 + _pairs_log_factor(positive, negative, pairs, a, covariance[..., 0], xp)
+        log1 = log1 + _pairs_log_factor(positive, negative, pairs, b, covariance[..., 1], xp)
     return log0, log1
 
 

@@ -918,6 +918,14 @@ def calibration_test(
             f"channels of type {type(channels).__name__}"
         )
     bins = (n_bins, strategy, min_bin_items)
+    named = tuple(getattr(channels, "dependent", None) or ())
+    if dependent_pairs(named or None, {name for pair in named for name in pair}).share_annotators:
+        raise ValueError(
+            f"channels: the fit's dependent pairs {[f'{j} ~ {k}' for j, k in named]} share an "
+            "annotator; the test's variance and its null replicates take pairs that share none "
+            "(a tree of pairs also correlates annotators that no pair names), so such a fit "
+            "cannot be tested yet"
+        )
     if isinstance(channels, Channels):
         channels = channels.for_annotators(data.annotator_names)
         return CalibrationLayout.of(data, channels, *bins).result(how="known channels")

@@ -218,6 +218,16 @@ def _simulation(scores, calibration, channels, rng, law: _ScoreLaw) -> Simulatio
     return Simulation(data, labels, channels, calibration, population_ece, law)
 
 
+def _is_one_pair(pair) -> bool:
+    """Whether ``pair`` is two indices (not a list of pairs)."""
+    return (
+        hasattr(pair, "__len__")
+        and not isinstance(pair, (str, bytes))
+        and len(pair) == 2
+        and all(np.ndim(x) == 0 for x in pair)
+    )
+
+
 @old_spellings()
 def toy_data(n: int, *, condition: str = "shifted", seed: int = 0) -> Simulation:
     """The toy data of paper §6.1.
@@ -307,6 +317,9 @@ def simulate_dependent(
     - ``copying``: on a random share ``rho`` of the items the second annotator of ``pair``
       copies the first one's label; its channel becomes ``a'_k = rho a_j + (1 - rho) a_k``
       (and ``b'_k`` alike), and given ``Y`` the pair's covariance is ``rho p_j (1 - p_j)``.
+      Several pairs copy in the order given, each on its own random share, so that
+      ``[(0, 1), (1, 2)]`` makes a chain (a1 copies a0, then a2 copies a1): given ``Y`` a
+      tree of dependent pairs (:mod:`bayescal.channels.dependence`).
 
     ``channels`` of the result holds the channels each annotator then has.  The dependence
     uses its own random stream, so the labels and the other annotators are those of
@@ -317,8 +330,9 @@ def simulate_dependent(
     n : int
     channels : Channels
         At least two annotators.
-    pair : (int, int), default (0, 1)
+    pair : (int, int) or list of them, default (0, 1)
         The two annotators that err together (with ``copying``, the second copies the first).
+        With ``copying`` also several pairs, copied in their order; no annotator copies twice.
     shared_error : float in [0, 1], optional
         Default 0.05, or 0 when ``copying`` is given.
     copying : float in [0, 1], default 0
@@ -338,23 +352,33 @@ def simulate_dependent(
         raise ValueError(
             f"shared_error and copying are two mechanisms; give one of them (saw {rho} and {share})"
         )
-    if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
-        raise ValueError(f"pair must be two annotator indices (j, k); saw {pair!r}")
-    members = [v.as_int(x, "pair", minimum=0) for x in pair]
-    if members[0] == members[1] or max(members) >= channels.n_annotators:
-        raise ValueError(
-            f"pair must be two different annotator indices below {channels.n_annotators}; saw {tuple(pair)!r}"
-        )
+    pairs = [pair] if _is_one_pair(pair) else list(pair) if hasattr(pair, "__iter__") else [pair]
+    if len(pairs) > 1 and not share > 0:
+        raise ValueError(f"pair: several pairs are for copying; saw {pair!r} without copying")
+    index = []
+    for one in pairs:
+        if not _is_one_pair(one):
+            raise ValueError(f"pair must be two annotator indices (j, k); saw {one!r}")
+        members = [v.as_int(x, "pair", minimum=0) for x in one]
+        if members[0] == members[1] or max(members) >= channels.n_annotators:
+            raise ValueError(
+                f"pair must be two different annotator indices below {channels.n_annotators}; saw {tuple(one)!r}"
+            )
+        index.append(members)
+    copiers = [second for _, second in index]
+    if len(set(copiers)) < len(copiers):
+        raise ValueError(f"pair: an annotator copies in two pairs; saw {pair!r}")
     rng = np.random.default_rng([v.as_seed(seed), 1])
     annotations = simulation.data.annotations.copy()
     a, b = channels.a.copy(), channels.b.copy()
     if share > 0:
-        copied = rng.random(simulation.data.n_items) < share
-        first, second = members
-        annotations[copied, second] = annotations[copied, first]
-        a[second] = share * a[first] + (1 - share) * a[second]
-        b[second] = share * b[first] + (1 - share) * b[second]
+        for first, second in index:
+            copied = rng.random(simulation.data.n_items) < share
+            annotations[copied, second] = annotations[copied, first]
+            a[second] = share * a[first] + (1 - share) * a[second]
+            b[second] = share * b[first] + (1 - share) * b[second]
     else:
+        members = index[0]
         misled = rng.random(simulation.data.n_items) < rho
         annotations[np.ix_(misled, members)] = (1 - simulation.labels[misled])[:, None]
         a[members], b[members] = rho + (1 - rho) * a[members], (1 - rho) * b[members]

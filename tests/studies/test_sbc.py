@@ -66,19 +66,21 @@ def test_sbc_detects_a_fit_with_the_wrong_prior():
 
 
 @pytest.mark.slow
-def test_dawid_skene_with_a_dependent_pair_passes_sbc():
-    """Issue 19: four annotators, a0 ~ a1 dependent; the covariances are drawn from their
-    prior (uniform within the bounds) and ranked with the channels (11 parameters)."""
+def test_dawid_skene_with_dependent_pairs_passes_sbc():
+    """Issues 19 and 38: six annotators, a tree of pairs that share a1 (a0 ~ a1 ~ a2) and a
+    lone pair a3 ~ a4, so both kinds of term; the covariances are drawn from their prior
+    (uniform within each pair's bounds) and ranked with the channels (19 parameters;
+    benchmarks/tree_pairs.py runs 200 simulations)."""
     result = simulation_based_calibration(
         model="dawid_skene",
         n_simulations=100,
-        n_annotators=4,
-        dependent=("a0", "a1"),
+        n_annotators=6,
+        dependent=[("a0", "a1"), ("a1", "a2"), ("a3", "a4")],
         **SHORT,
         seed=4,
     )
-    assert result.ranks.shape == (100, 11)
-    assert {"covariance[0]", "covariance[1]"} <= set(result.ranks.columns)
+    assert result.ranks.shape == (100, 19)
+    assert {f"covariance[{i}]" for i in range(6)} <= set(result.ranks.columns)
     assert result.passed, result.p_values
 
 
