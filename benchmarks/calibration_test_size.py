@@ -28,7 +28,11 @@ taken as known`` ignore the pair's covariance; the same five annotators sharing 
 difficulty (``simulate_difficulty``, loadings 1 and 1.5), where ``BayesFit`` is the
 ``shared_difficulty`` NUTS fit (its H0 draw runs Metropolis steps of the channels and loadings,
 and the variance has the covariances the difficulty gives every pair, issue 38), while the
-other tests read the judges as independent.
+other tests read the judges as independent; the same five annotators where on 30% of the
+items a1 copies a0 and then, on its own 30%, a2 copies a1 (issue 38: a tree of two pairs that
+share a1), where ``EM channels`` is the EM fit of the tree (its bootstrap draws each replicate
+along the tree and refits it) and a ``BayesFit`` of the tree is refused (its H0 draw takes
+pairs that share no annotator).
 Miscalibrated designs (power): the toy ``shifted`` and ``nonlinear`` conditions at N = 8 000
 and N = 500, where the tests differ.  The estimated-channel columns of the power rows use
 ``--power-replicates`` (their rejection rate is 100% or near it at N = 8 000).
@@ -55,6 +59,9 @@ FIVE = bc.Channels([0.10, 0.20, 0.15, 0.30, 0.25], [0.90, 0.80, 0.85, 0.70, 0.75
 N_BINS, LEVEL, BOOTSTRAP = 10, 0.05, 99
 DEPENDENT = "five annotators, a0 ~ a1 sharing errors"
 DIFFICULTY = "five annotators sharing a difficulty"
+TREE = "five annotators, a1 copies a0 and a2 copies a1"
+#: The right model's dependent pairs of each dependent design.
+PAIRS = {DEPENDENT: ("a0", "a1"), TREE: [("a0", "a1"), ("a1", "a2")]}
 
 
 def design(name: str, seed: int):
@@ -70,6 +77,11 @@ def design(name: str, seed: int):
         return sim.data, sim.channels
     if name == DIFFICULTY:
         sim = bc.simulate.simulate_difficulty(2000, FIVE, loading=(1.0, 1.5), seed=seed)
+        return sim.data, sim.channels
+    if name == TREE:
+        sim = bc.simulate.simulate_dependent(
+            2000, FIVE, pair=[(0, 1), (1, 2)], copying=0.3, seed=seed
+        )
         return sim.data, sim.channels
     condition, n = {
         "toy calibrated": ("calibrated", 2000),
@@ -113,7 +125,7 @@ def replicate(name: str, seed: int, estimated: bool, bayes: bool = True) -> dict
         warnings.simplefilter("ignore")  # saturated EM, NUTS diagnostics, left-out items
         p_values["known channels"] = p_value_or_nan(data, channels)
         if estimated:
-            dependent = ("a0", "a1") if name == DEPENDENT else None
+            dependent = PAIRS.get(name)
             em = bc.channels.dawid_skene_em(data, dependent=dependent)
             p_values["EM channels"] = p_value_or_nan(data, em, n_replicates=BOOTSTRAP)
             p_values["EM taken as known"] = p_value_or_nan(data, em.channels)
@@ -167,6 +179,7 @@ def main() -> None:
         "five annotators, 30% missing",
         DEPENDENT,
         DIFFICULTY,
+        TREE,
         "weak annotators",
         "toy shifted",
         "toy nonlinear",

@@ -9,6 +9,9 @@ a named mechanism:
   share rho of the items) or a copying pair (the second copies the first on a share rho), or
   neither; the right model is Dawid–Skene with the pair dependent
   (``fit_bayes(..., dependent=("a0", "a1"))``);
+- the first three, copying in a chain (a1 copies a0, then a2 copies a1, each on a share rho):
+  the right model has the two pairs that share a1 (a tree, ``dependent=[("a0", "a1"), ("a1",
+  "a2")]``);
 - all of them (``bayescal.simulate.simulate_difficulty``): a shared item difficulty with loadings
   (1.0, 1.5), independent of the score, or tied to it (``score_dependence`` 0.5, the
   violation of NC-ECE's assumption); the right model is ``"shared_difficulty"``.
@@ -52,6 +55,13 @@ DESIGNS = {
         {"shared_error": 0.0, "copying": 0.4},
         PAIR,
         (0, 1),
+    ),
+    # issue 38: a1 copies a0, then a2 copies a1 (a tree of two pairs that share a1)
+    "copying chain, rho 0.3": (
+        "simulate_dependent",
+        {"shared_error": 0.0, "copying": 0.3, "pair": [(0, 1), (1, 2)]},
+        {"dependent": [("a0", "a1"), ("a1", "a2")]},
+        (0, 1, 2),
     ),
     "shared difficulty": (
         "simulate_difficulty",

@@ -67,9 +67,11 @@ __all__ = [
     "DependentPairs",
     "Identification",
     "dependent_pairs",
+    "every_dependent_pair",
     "identification_at",
     "pair_table",
     "require_dependence_identified",
+    "tree_order",
 ]
 
 #: Singular values of the pattern-probability Jacobian below this share of the largest one
@@ -106,11 +108,6 @@ class DependentPairs:
     def labels(self) -> tuple[str, ...]:
         """``"j ~ k"`` for each pair: the coordinate names of the covariances."""
         return tuple(f"{j} ~ {k}" for j, k in self.names)
-
-    @property
-    def share_annotators(self) -> bool:
-        """Whether some pairs share an annotator (they then form trees, module docstring)."""
-        return bool(pattern_likelihood.linked_sets(self.index))
 
     def __bool__(self) -> bool:
         return bool(self.names)
@@ -193,6 +190,62 @@ def pair_table(first, second, covariance) -> tuple:
         first * (1.0 - second) - covariance,
         first * second + covariance,
     )
+
+
+def tree_order(linked, index) -> list[tuple[int, int, int]]:
+    """The pairs of a tree (a :class:`~bayescal.channels.pattern_likelihood.LinkedSet` of the
+    pairs ``index`` (D, 2)) as ``(pair, parent, child)``, breadth first from the tree's first
+    member, so that every parent comes before its children: the order in which the tree's
+    answers are drawn, each child's from its parent's through their pair's table."""
+    order, reached = [], {int(linked.members[0])}
+    remaining = [int(d) for d in linked.pairs]
+    while remaining:
+        for d in remaining:
+            j, k = (int(x) for x in index[d])
+            if j in reached or k in reached:
+                parent, child = (j, k) if j in reached else (k, j)
+                order.append((d, parent, child))
+                reached.add(child)
+                remaining.remove(d)
+                break
+    return order
+
+
+def every_dependent_pair(index, a, b, covariance) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair of annotators that the dependent pairs ``index`` (D, 2) correlate given
+    ``Y``, with its covariances (D', 2) given ``Y = 0, 1``: the pairs named, and within each
+    tree (module docstring) every other pair of its members, whose correlation is the product
+    of the named pairs' correlations ``c / sqrt(p_j (1 - p_j) p_k (1 - p_k))`` along the path
+    between them (a tree is Markov along its paths).  ``a, b`` (K,) are the channels and
+    ``covariance`` (D, 2) the named pairs'."""
+    index = np.asarray(index, np.int64).reshape(-1, 2)
+    covariance = np.asarray(covariance, np.float64).reshape(-1, 2)
+    pairs, covariances = [index], [covariance]
+    for linked in pattern_likelihood.linked_sets(index):
+        order = tree_order(linked, index)
+        for y, rates in enumerate((np.asarray(a, float), np.asarray(b, float))):
+            spread = np.sqrt(rates * (1.0 - rates))
+            # correlation of every member with the root's path: a member's correlation with
+            # another is found by walking from each member down the breadth-first order
+            correlation = {}
+            for d, parent, child in order:
+                rho = covariance[d, y] / (spread[parent] * spread[child])
+                correlation[(parent, child)] = correlation[(child, parent)] = rho
+                for (u, w), value in list(correlation.items()):
+                    if w == parent and u != child and (u, child) not in correlation:
+                        correlation[(u, child)] = correlation[(child, u)] = value * rho
+            if y == 0:
+                induced = sorted(
+                    (u, w)
+                    for u, w in correlation
+                    if u < w and not any({u, w} == set(pair) for pair in index.tolist())
+                )
+                given = np.zeros((len(induced), 2))
+            for row, (u, w) in enumerate(induced):
+                given[row, y] = correlation[(u, w)] * spread[u] * spread[w]
+        pairs.append(np.array(induced, np.int64).reshape(-1, 2))
+        covariances.append(given)
+    return np.concatenate(pairs), np.concatenate(covariances)
 
 
 def mask_combinations(mask: np.ndarray) -> np.ndarray:

@@ -103,8 +103,9 @@ from .. import _validation as v
 from .._api import DEFAULT_N_BINS, replicate_bar, warn_caller
 from ..channels import MIN_GAP, ChannelFit, Channels
 from ..channels.crowd_em import as_responses
-from ..channels.dependence import dependent_pairs, pair_table
+from ..channels.dependence import dependent_pairs, every_dependent_pair, pair_table, tree_order
 from ..channels.difficulty import answer_probability, pair_covariances
+from ..channels.pattern_likelihood import linked_sets
 from ..channels.refits import refit_all
 from ..data.annotated_scores import (
     AnnotatedScores,
@@ -339,7 +340,10 @@ class CalibrationLayout:
         A dependent pair ``(j, k)`` that labelled item ``i`` adds the covariance of its two
         noise terms: ``2 alpha_ij alpha_ik [(1 - Z_i) c_0 + Z_i c_1] / (d_j d_k)``, with
         ``covariance`` (D, 2) the pairs' ``c_y`` (:mod:`bayescal.channels.dependence`; given
-        ``Z_i``, ``Y_i ~ Bernoulli(Z_i)`` under H0)."""
+        ``Z_i``, ``Y_i ~ Bernoulli(Z_i)`` under H0).  Pairs that share an annotator form a
+        tree, which correlates every two of its members: each such pair adds its term too
+        (:func:`~bayescal.channels.dependence.every_dependent_pair`)."""
+        pairs, covariance = every_dependent_pair(self.pairs, a, b, covariance)
         item, worker = self.item[self.kept], self.annotator[self.kept]
         label = label[self.kept].astype(np.float64)
         a = a[worker]
@@ -354,7 +358,7 @@ class CalibrationLayout:
         safe = np.where(total > 0, total, 1.0)
         target = np.bincount(item, weight * (label - a) / gap, minlength=n) / safe
         noise = np.bincount(item, weight**2 * noise_variance, minlength=n) / safe**2
-        for (j, k), (given_0, given_1) in zip(self.pairs, covariance):
+        for (j, k), (given_0, given_1) in zip(pairs, covariance):
             scaled = []  # alpha_ij / d_j of each item (0 where j gave no kept label)
             for member in (j, k):
                 mine = worker == member
@@ -472,6 +476,10 @@ def replicate_labels(rng, scores, item, annotator, a, b, pairs=None, covariance=
     ``Y_i = 1``, else ``a``); who labels what is kept.  A dependent pair (``pairs`` (D, 2),
     ``covariance`` (D, 2)) that labelled an item answers jointly from its 2 x 2 table given
     ``Y_i`` (:mod:`bayescal.channels.dependence`); alone, each member answers from its channel.
+    The members of a tree of pairs that share annotators answer from the tree's joint: every
+    member's answer to every item is drawn, the first member's from its channel and each
+    other's from its parent's answer through their pair's table, and the answers of those who
+    labelled the item are kept.
     With a shared difficulty's ``loading`` (2,) every item draws its effect ``R_i ~ N(0, 1)``
     and each label is a 1 with probability ``Phi(alpha_jy + beta_y R_i)``
     (:func:`~bayescal.channels.difficulty.answer_probability`)."""
@@ -483,9 +491,13 @@ def replicate_labels(rng, scores, item, annotator, a, b, pairs=None, covariance=
             chance, np.asarray(loading)[truth[item].astype(int)], effect[item]
         )
     label = (rng.random(item.size) < chance).astype(np.int8)
-    for (j, k), (given_0, given_1) in zip(
-        () if pairs is None else pairs, () if covariance is None else covariance
-    ):
+    pairs = np.zeros((0, 2), np.int64) if pairs is None else np.asarray(pairs, np.int64)
+    covariance = np.zeros((0, 2)) if covariance is None else np.asarray(covariance, float)
+    trees = linked_sets(pairs)
+    in_tree = {int(d) for tree in trees for d in tree.pairs}
+    for d, ((j, k), (given_0, given_1)) in enumerate(zip(pairs, covariance)):
+        if d in in_tree:
+            continue
         position = member_responses(item, annotator, scores.size, (j, k))
         both = np.flatnonzero((position[0] >= 0) & (position[1] >= 0))
         y = truth[both]
@@ -495,6 +507,20 @@ def replicate_labels(rng, scores, item, annotator, a, b, pairs=None, covariance=
         u = rng.random(both.size)
         label[position[0][both]] = u < p11 + p10
         label[position[1][both]] = (u < p11) | ((u >= p11 + p10) & (u < p11 + p10 + p01))
+    for tree in trees:
+        rate = lambda j: np.where(truth, b[j], a[j])  # noqa: E731 (a member's, item by item)
+        root = int(tree.members[0])
+        answer = {root: rng.random(scores.size) < rate(root)}
+        for d, parent, child in tree_order(tree, pairs):
+            _, p01, _, p11 = pair_table(
+                rate(parent), rate(child), np.where(truth, covariance[d, 1], covariance[d, 0])
+            )
+            # P(child = 1 | the parent's answer) = P(that answer, 1) / f_parent(that answer)
+            chance = np.where(answer[parent], p11 / rate(parent), p01 / (1.0 - rate(parent)))
+            answer[child] = rng.random(scores.size) < chance
+        for member, answers in answer.items():
+            mine = annotator == member
+            label[mine] = answers[item[mine]]
     return label, truth.astype(np.int8)
 
 
@@ -692,6 +718,14 @@ def posterior_test(data, fit, bins, n_replicates, rng, progress=False):
         covariance_draws = np.zeros((a_draws.shape[0], 0, 2))
     loading_draws = fit.loading_draws()
     reuse = fit.was_fitted_to(data)  # the same items: ids compared, pattern counts read
+    if reuse and linked_sets(pairs):
+        raise ValueError(
+            f"channels: the {fit.model} fit's dependent pairs "
+            f"{[f'{j} ~ {k}' for j, k in fit.dependent]} share an annotator, and its draw "
+            "under H0 of the same items takes pairs that share none; test the dependent EM "
+            "fit instead (dawid_skene_em(data, dependent=...)), whose bootstrap refits the "
+            "pairs"
+        )
     if reuse:
         responses = data.responses()
         if loading_draws is None:
@@ -918,14 +952,6 @@ def calibration_test(
             f"channels of type {type(channels).__name__}"
         )
     bins = (n_bins, strategy, min_bin_items)
-    named = tuple(getattr(channels, "dependent", None) or ())
-    if dependent_pairs(named or None, {name for pair in named for name in pair}).share_annotators:
-        raise ValueError(
-            f"channels: the fit's dependent pairs {[f'{j} ~ {k}' for j, k in named]} share an "
-            "annotator; the test's variance and its null replicates take pairs that share none "
-            "(a tree of pairs also correlates annotators that no pair names), so such a fit "
-            "cannot be tested yet"
-        )
     if isinstance(channels, Channels):
         channels = channels.for_annotators(data.annotator_names)
         return CalibrationLayout.of(data, channels, *bins).result(how="known channels")
