@@ -9,15 +9,21 @@ samples centred (those with at least :data:`CENTRED_LABELS` labels; the model's 
 says why), and which it does not sample at all: a worker with one label in all is summed out
 of the likelihood (the model's docstring shows that this is exact), so that a crowd of
 thousands of one-label workers costs no more than its other workers.
+
+Named dependent pairs of workers (:mod:`bayescal.channels.dependence`) add their terms to a
+row's two class log-likelihoods, from the pair members' answers read off the row's codes
+(:meth:`ResponseDesign.pair_terms`); a pair's members are never summed out.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import jax.numpy as jnp
 import numpy as np
 from scipy import special
+
+from bayescal.channels.pattern_likelihood import dependence_log_factor
 
 from .pattern_design import row_key
 
@@ -47,6 +53,8 @@ class ResponseDesign:
     gold : ndarray of float64, shape (R,), or None
         The gold label of the row's items (-1 for none; rows of gold items are kept apart):
         such a row scores ``log p(answers | Y = gold) + log P(Y = gold)``.  None without gold.
+    pairs : ndarray of int, shape (D, 2)
+        The workers of each dependent pair; (0, 2) for none.
     """
 
     codes: np.ndarray
@@ -55,12 +63,16 @@ class ResponseDesign:
     n_centred: int
     n_summed_out: int = 0
     gold: np.ndarray | None = None
+    pairs: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.int64))
 
-    #: A crowd's model has no dependent pairs, no shared difficulty and no channels per
-    #: group (the interface of PatternDesign).
-    pairs = np.zeros((0, 2), np.int64)
+    #: A crowd's model has no shared difficulty and no channels per group (the interface of
+    #: PatternDesign).
     difficulty = False
     channels_by_group = False
+
+    @property
+    def n_pairs(self) -> int:
+        return int(self.pairs.shape[0])
 
     @property
     def n_annotators(self) -> int:
@@ -87,10 +99,12 @@ class ResponseDesign:
         compress: bool = True,
         centred_labels: int = CENTRED_LABELS,
         sum_out_single: bool = True,
+        pairs=None,
     ) -> ResponseDesign:
         """The design of a :class:`bayescal.data.Responses`: one row per labelled item,
         identical rows (answers and gold label) merged and counted when ``compress``; workers
-        with one label in all summed out when ``sum_out_single``."""
+        with one label in all summed out when ``sum_out_single``, unless in one of the
+        dependent ``pairs`` (D, 2) of workers."""
         n_workers = responses.n_annotators
         order = np.lexsort((responses.annotator, responses.item))
         item = responses.item[order]
@@ -115,7 +129,9 @@ class ResponseDesign:
         n_centred = int((labels >= centred_labels).sum()) // CENTRED_STEP * CENTRED_STEP
         centred = np.zeros(n_workers, bool)
         centred[np.argsort(-labels, kind="stable")[:n_centred]] = True
+        pairs = np.zeros((0, 2), np.int64) if pairs is None else np.asarray(pairs, np.int64)
         summed_out = (labels == 1) if sum_out_single else np.zeros(n_workers, bool)
+        summed_out[pairs.ravel()] = False
         return cls(
             rows,
             counts.astype(np.float64),
@@ -123,6 +139,7 @@ class ResponseDesign:
             n_centred,
             int(summed_out.sum()),
             None if gold is None else gold.astype(np.float64),
+            pairs.reshape(-1, 2),
         )
 
     # --- what the Sampler needs of a design (bayescal.bayes.sampler) --------------------------------
@@ -147,22 +164,27 @@ class ResponseDesign:
     def layout(self) -> tuple:
         """The shapes compiled code depends on."""
         gold = ("gold",) if self.has_gold else ()
-        return (self.n_annotators, self.n_centred, self.n_summed_out, self.width, *gold)
+        pairs = (tuple(map(tuple, self.pairs.tolist())),) if self.n_pairs else ()
+        return (self.n_annotators, self.n_centred, self.n_summed_out, self.width, *gold, *pairs)
 
     # --- what a posterior needs of its data (bayescal.bayes.bayes_fit; numpy on draws) --------------
 
     def row_log_likelihood(self, a, b, prevalence, covariance=None, loading=None) -> np.ndarray:
-        """``log p(row r | draw)`` of draws ``a, b`` (..., K) and ``prevalence`` (...): (..., R),
-        computed a few draws at a time (the responses of every draw at once would be
-        draws x responses).  ``covariance`` and ``loading`` must be None: a crowd's model has
-        no dependent pairs and no shared difficulty."""
-        if covariance is not None or loading is not None:
+        """``log p(row r | draw)`` of draws ``a, b`` (..., K), ``prevalence`` (...) and the
+        dependent pairs' ``covariance`` (..., D, 2): (..., R), computed a few draws at a time
+        (the responses of every draw at once would be draws x responses).  ``loading`` must be
+        None: a crowd's model has no shared difficulty."""
+        if loading is not None:
+            raise ValueError("loading: the hierarchical model has no shared difficulty")
+        if (covariance is None) != (self.n_pairs == 0):
             raise ValueError(
-                "covariance, loading: the hierarchical model has no dependent pairs and no "
-                "shared difficulty"
+                f"covariance: the design has {self.n_pairs} dependent pair(s); give their "
+                "covariances exactly when it has some"
             )
         lead = prevalence.shape
         a, b = a.reshape(-1, a.shape[-1]), b.reshape(-1, b.shape[-1])
+        if covariance is not None:
+            covariance = covariance.reshape(-1, self.n_pairs, 2)
         prevalence = prevalence.reshape(-1)
         out = np.empty((prevalence.size, self.counts.size))
         step = max(1, LIKELIHOOD_CHUNK // max(1, self.codes.size))
@@ -170,6 +192,9 @@ class ResponseDesign:
             part = slice(start, start + step)
             log0 = code_table(special.logit(a[part]), xp=np)[:, self.codes].sum(axis=-1)
             log1 = code_table(special.logit(b[part]), xp=np)[:, self.codes].sum(axis=-1)
+            if covariance is not None:
+                extra0, extra1 = self.pair_terms(a[part], b[part], covariance[part], np)
+                log0, log1 = log0 + extra0, log1 + extra1
             out[part] = gold_mixture(
                 np.log1p(-prevalence[part])[:, None] + log0,
                 np.log(prevalence[part])[:, None] + log1,
@@ -179,8 +204,38 @@ class ResponseDesign:
             )
         return out.reshape(*lead, self.counts.size)
 
+    def pair_answers(self, xp=np):
+        """The dependent pairs' workers' answers to each row, read off its codes: indicators
+        (R, M) of a 1 and of a 0 (both 0 where the worker gave none), the workers in the order
+        of :meth:`pair_members`; ``xp`` is ``jax.numpy`` in the program (the codes are then
+        traced) or ``numpy``."""
+        members = self.pair_members()
+        codes = self.codes[..., None]  # (R, L, 1)
+        positive = (codes == 2 * members + 1).any(axis=-2) * 1.0
+        negative = (codes == 2 * members).any(axis=-2) * 1.0
+        return positive, negative
+
+    def pair_members(self) -> np.ndarray:
+        """The workers of the dependent pairs (M,), in increasing order."""
+        return np.unique(self.pairs)
+
+    def pair_terms(self, a, b, covariance, xp):
+        """The dependent pairs' additions ``(log0, log1)`` (..., R) to each row's class
+        log-likelihoods (:func:`~bayescal.channels.pattern_likelihood.dependence_log_factor`),
+        at channels ``a, b`` (..., K) and covariances (..., D, 2)."""
+        members = self.pair_members()
+        local = np.searchsorted(members, self.pairs)
+        positive, negative = self.pair_answers(xp)
+        return tuple(
+            dependence_log_factor(
+                positive, negative, local, rates[..., members], covariance[..., y], xp
+            )
+            for y, rates in enumerate((a, b))
+        )
+
     def constant_data(self) -> dict:
-        """The data as the InferenceData's ``constant_data`` variables: ``{name: (dims, array)}``."""
+        """The data as the InferenceData's ``constant_data`` variables: ``{name: (dims, array)}``
+        (with ``dependent_pairs``, the pairs' workers, when there are any)."""
         centred = np.zeros(self.n_annotators, np.int8)
         centred[self.position < self.n_centred] = 1
         variables = {
@@ -189,6 +244,8 @@ class ResponseDesign:
             "centred": (("annotator",), centred),
             "summed_out": (("annotator",), self.summed_out.astype(np.int8)),
         }
+        if self.n_pairs:
+            variables["dependent_pairs"] = (("pair", "member"), self.pairs)
         if self.has_gold:
             variables["pattern_gold"] = (("pattern",), self.gold.astype(np.int8))
         return variables
@@ -203,6 +260,7 @@ class ResponseDesign:
             else np.zeros_like(centred)  # saved before workers were summed out: all sampled
         )
         gold = variables.get("pattern_gold")
+        pairs = variables.get("dependent_pairs", (None, np.zeros((0, 2), np.int64)))[1]
         return cls(
             np.asarray(variables["codes"][1], np.int32),
             np.asarray(variables["counts"][1], np.float64),
@@ -210,6 +268,7 @@ class ResponseDesign:
             int(centred.sum()),
             int(summed_out.sum()),
             None if gold is None else np.asarray(gold[1], np.float64),
+            np.asarray(pairs, np.int64).reshape(-1, 2),
         )
 
     def fitted_counts(self) -> dict:

@@ -92,12 +92,16 @@ def em_estimate(name: str, data: AnnotatedScores, counts, seed: int, dependent=N
     if estimator == "crowd_em":
         if dependent:
             takes = " or ".join(
-                repr(n) for n in model_names(in_analysis=True, dependent_pairs=True)
+                repr(n)
+                for n in model_names(in_analysis=True, dependent_pairs=True)
+                if not channel_model(n).on_responses
             )
             raise ValueError(
                 f"dependent: the model for a crowd ({name}, or more than {CROWD_ANNOTATORS} "
-                f"annotators) has no dependent pairs; name a model of a few annotators, "
-                f"model={takes}"
+                f"annotators) has no dependent pairs in the analysis, whose frequentist "
+                f"baseline (crowd_em) has none; fit_bayes(data, model="
+                f"'hierarchical_dawid_skene', dependent=...) fits them, or name a model of a "
+                f"few annotators, model={takes}"
             )
         return crowd_em(data)
     return getattr(estimators, estimator)(counts, seed=seed, dependent=dependent)

@@ -73,6 +73,12 @@ def _covariance_range(a: np.ndarray, b: np.ndarray, pairs: np.ndarray) -> np.nda
     return np.stack(widths, axis=-1)
 
 
+def _covariance_term(a, b, pairs) -> tuple:
+    """The dependent pairs' log prior density: each covariance uniform within its bounds given
+    the channels, ``-log(U_y - L_y)``."""
+    return ("chain", "draw", "pair", "class"), -np.log(_covariance_range(a, b, pairs))
+
+
 def _orientation_term(a, b, prevalence, priors: Priors, design) -> tuple:
     """``log(1 + p0(S theta) / p0(theta))`` of every draw (:func:`log_prior_terms`): the
     covariances' and loadings' priors are the same at ``S theta``, so only the channels and
@@ -110,11 +116,8 @@ def log_prior_terms(samples: dict, priors: Priors, design) -> dict:
     if "population_mean" not in samples:
         terms["a"] = (annotator, _beta_log_pdf(a, *priors.false_positive))
         terms["b"] = (annotator, _beta_log_pdf(b, *priors.sensitivity))
-        if "covariance" in samples:  # uniform within its bounds given the channels
-            terms["covariance"] = (
-                ("chain", "draw", "pair", "class"),
-                -np.log(_covariance_range(a, b, pairs)),
-            )
+        if "covariance" in samples:
+            terms["covariance"] = _covariance_term(a, b, pairs)
         if "loading" in samples:  # HalfNormal(1)
             loading = samples["loading"]
             terms["loading"] = (
@@ -129,6 +132,8 @@ def log_prior_terms(samples: dict, priors: Priors, design) -> dict:
     )
     terms["channel"] = (annotator, np.where(design.summed_out, 0.0, channel))
     terms["population"] = (draw, population)
+    if "covariance" in samples:
+        terms["covariance"] = _covariance_term(a, b, pairs)
     return terms
 
 

@@ -23,7 +23,11 @@ from ..channels.base import (
 from ..channels.co_labelling import require_fittable
 from ..channels.confusion_em import require_confusions_identified
 from ..channels.crowd_em import as_responses, require_crowd_identified
-from ..channels.dependence import dependent_pairs, require_dependence_identified
+from ..channels.dependence import (
+    dependent_pairs,
+    require_dependence_identified,
+    require_pairs_colabelled,
+)
 from ..channels.difficulty import MAX_LIKELIHOOD_ERROR, likelihood_error
 from ..channels.em import dependent_estimate, independent_estimate
 from ..channels.odd_annotators import (
@@ -196,8 +200,10 @@ def fit_bayes(
     num_chains, num_warmup, num_samples, seed, progress : optional
         A field of ``sampler`` given as a keyword, in its place.
     dependent : pair or list of pairs of annotator names, optional
-        Pairs whose errors may be correlated given ``Y`` (``"dawid_skene"`` and
-        ``"hui_walter"``; Dendukuri and Joseph 2001).  Each pair gets a covariance given
+        Pairs whose errors may be correlated given ``Y`` (``"dawid_skene"``,
+        ``"hui_walter"`` and ``"hierarchical_dawid_skene"``, whose pair must have labelled at
+        least 20 items together beside two other labels; Dendukuri and Joseph 2001).  Each
+        pair gets a covariance given
         ``Y = 0`` and ``Y = 1``, sampled uniformly within the bounds that keep every pattern
         probability valid (:mod:`bayescal.channels.dependence`; pairs that share annotators
         must form a tree).  The marginal channels keep their meaning, so NC-ECE and
@@ -376,15 +382,11 @@ def sampler_for(
     run = (settings.num_chains, settings.num_warmup, settings.num_samples, settings.progress)
     where = f"{caller}(model={model.name!r})"
     if model.on_responses:
-        if dependent is not None:
-            takes = " or ".join(repr(name) for name in model_names(dependent_pairs=True))
-            raise ValueError(
-                f"dependent: model {model.name!r} pools a crowd's workers and has no pairwise "
-                f"dependence; fit a named dependent pair with model={takes}"
-            )
         responses = as_responses(data)
         require_crowd_identified(responses, where)
-        design = ResponseDesign.from_responses(responses)
+        pairs = dependent_pairs(dependent, responses.annotator_names)
+        require_pairs_colabelled(responses, pairs, where)
+        design = ResponseDesign.from_responses(responses, pairs=pairs.index)
         return SamplerSetup(Sampler(design, model, *run), responses)
     counts = as_counts(data)
     pairs = pattern_model(counts, model, dependent, where)

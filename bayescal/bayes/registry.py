@@ -213,6 +213,7 @@ MODELS = {
             data="responses",
             identification="three workers or more, and some item labelled twice",
             em="crowd_em",
+            dependent_pairs=True,
         ),
         ChannelModel(
             name="shared_difficulty",

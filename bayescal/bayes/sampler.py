@@ -63,14 +63,10 @@ def recorded_sites(model: ChannelModel, design) -> tuple[str, ...]:
     model's confusion matrices and class proportions."""
     if model.multiclass:
         return ("confusion", "proportion")
-    channels = ("a", "b", "prevalence")
+    channels = ("a", "b", "prevalence") + (("covariance",) if design.n_pairs else ())
     if model.on_responses:
         return channels + POPULATION_SITES
-    return (
-        channels
-        + (("covariance",) if design.n_pairs else ())
-        + (("loading",) if design.difficulty else ())
-    )
+    return channels + (("loading",) if design.difficulty else ())
 
 
 class SamplerRun(NamedTuple):
@@ -360,7 +356,7 @@ class Sampler:
             return self.design.observed(data)
         if isinstance(self.design, PatternDesign):
             return replace(self.design, counts=self.design.counts_of(data))
-        return ResponseDesign.from_responses(data)
+        return ResponseDesign.from_responses(data, pairs=self.design.pairs)
 
     def _check_layout(self, design) -> None:
         """Refuse a design this sampler's compiled code cannot run: another layout (number of

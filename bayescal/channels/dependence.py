@@ -67,10 +67,12 @@ __all__ = [
     "DependentPairs",
     "Identification",
     "dependent_pairs",
+    "draw_order",
     "every_dependent_pair",
     "identification_at",
     "pair_table",
     "require_dependence_identified",
+    "require_pairs_colabelled",
     "tree_order",
 ]
 
@@ -83,6 +85,9 @@ WEAK_STANDARD_ERROR = 0.25
 #: The most annotators dependent pairs may join through shared annotators: a tree's likelihood
 #: sums ``2^(m - 1)`` subsets of its pairs.
 MAX_LINKED = 6
+#: Items both workers of a crowd's dependent pair labelled, each beside two other labels or
+#: gold, below which the pair is refused (:func:`require_pairs_colabelled`).
+MIN_PAIR_ITEMS = 20
 
 
 @dataclass(frozen=True, eq=False)
@@ -209,6 +214,17 @@ def tree_order(linked, index) -> list[tuple[int, int, int]]:
                 remaining.remove(d)
                 break
     return order
+
+
+def draw_order(index) -> list[tuple[int, int, int]]:
+    """Every dependent pair of ``index`` (D, 2) as ``(pair, parent, child)``, in an order in
+    which each pair's parent answer is drawn before its child's: a pair that shares no
+    annotator as named, each tree breadth first (:func:`tree_order`)."""
+    index = np.asarray(index, np.int64).reshape(-1, 2)
+    trees = pattern_likelihood.linked_sets(index)
+    in_tree = {int(d) for tree in trees for d in tree.pairs}
+    alone = [(d, int(j), int(k)) for d, (j, k) in enumerate(index) if d not in in_tree]
+    return alone + [step for tree in trees for step in tree_order(tree, index)]
 
 
 def every_dependent_pair(index, a, b, covariance) -> tuple[np.ndarray, np.ndarray]:
@@ -436,6 +452,35 @@ def require_dependence_identified(
             "and slow mixing. " + _what_would_identify(grouped).capitalize(),
             WeakIdentificationWarning,
         )
+
+
+def require_pairs_colabelled(responses, pairs: DependentPairs, where: str) -> None:
+    """Refuse a crowd's dependent pair whose workers labelled fewer than
+    :data:`MIN_PAIR_ITEMS` items together beside two other labels (or a gold label): a crowd's
+    pair covariance is learnt from those items alone, where the pair and the two others are
+    the three conditionally independent blocks that identify a latent class (a pair beside
+    one other label is two blocks, as three annotators with a pair are not identified).  A
+    necessary condition: the pattern Jacobian of :func:`require_dependence_identified` would
+    have a column per worker of the crowd."""
+    if not pairs:
+        return
+    labels = np.bincount(responses.item, minlength=responses.n_items)
+    told = labels >= 4
+    if responses.has_gold:
+        told |= responses.gold >= 0
+    for (j, k), (first, second) in zip(pairs.names, pairs.index):
+        both = np.intersect1d(
+            responses.item[responses.annotator == first],
+            responses.item[responses.annotator == second],
+        )
+        informative = int(told[both].sum())
+        if informative < MIN_PAIR_ITEMS:
+            raise IdentificationError(
+                f"{where}: the dependent pair ({j!r}, {k!r}) labelled {informative} items "
+                f"together beside two other labels or gold; its covariances need at least "
+                f"{MIN_PAIR_ITEMS} (a crowd's pair is learnt from the items both labelled, "
+                "where the other labels tell the class)"
+            )
 
 
 # The pattern likelihoods every model shares moved to their own module in 0.2.

@@ -24,6 +24,7 @@ __all__ = [
     "class_log_likelihoods",
     "covariance_bounds",
     "covariance_from_share",
+    "dependence_log_factor",
     "linked_sets",
     "pattern_log_prob",
 ]
@@ -135,7 +136,7 @@ def _linked_log_factor(positive, negative, linked: LinkedSet, index, rates, cova
     return xp.log1p(xp.maximum(total, -1.0))
 
 
-def _pairs_log_factor(positive, negative, index, rates, covariance, xp):
+def dependence_log_factor(positive, negative, index, rates, covariance, xp):
     """The dependent pairs' correction of one class's independent log-likelihood, each row
     (..., P) (``rates`` (..., K), ``covariance`` (..., D)): the closed form of each pair that
     shares no annotator, and :func:`_linked_log_factor` of each tree of pairs that do."""
@@ -202,8 +203,8 @@ def class_log_likelihoods(
         "pk,...k->...p", negative, xp.log1p(-b)
     )
     if pairs is not None and len(pairs):
-        log0 = log0 + _pairs_log_factor(positive, negative, pairs, a, covariance[..., 0], xp)
-        log1 = log1 + _pairs_log_factor(positive, negative, pairs, b, covariance[..., 1], xp)
+        log0 = log0 + dependence_log_factor(positive, negative, pairs, a, covariance[..., 0], xp)
+        log1 = log1 + dependence_log_factor(positive, negative, pairs, b, covariance[..., 1], xp)
     return log0, log1
 
 

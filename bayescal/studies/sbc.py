@@ -84,10 +84,10 @@ def _crowd_layout(n_items: int, n_workers: int, labels_per_item: int, seed: int)
 
 
 def _crowd_template(
-    n_items: int, n_workers: int, labels_per_item: int, seed: int
+    n_items: int, n_workers: int, labels_per_item: int, seed: int, dependent=None
 ) -> ResponseDesign:
     """An uncompressed response layout (:func:`_crowd_layout`; the answers are placeholders,
-    the prior predictive draws them)."""
+    the prior predictive draws them), with the ``dependent`` pairs of workers."""
     items, workers = _crowd_layout(n_items, n_workers, labels_per_item, seed)
     responses = Responses(
         items,
@@ -96,7 +96,8 @@ def _crowd_template(
         n_items,
         tuple(f"w{j}" for j in range(n_workers)),
     )
-    return ResponseDesign.from_responses(responses, compress=False)
+    pairs = dependent_pairs(dependent, responses.annotator_names).index
+    return ResponseDesign.from_responses(responses, compress=False, pairs=pairs)
 
 
 def _labels_per_item(labels_per_item, n_annotators: int) -> int:
@@ -184,9 +185,9 @@ def simulation_based_calibration(
         Priors of the fits, when they should differ from the simulating ones: a deliberately
         mismatched fit is the negative control showing the check can fail.  Default: ``priors``.
     dependent : pair or list of pairs of annotator names, optional
-        Dependent pairs of the pattern models (the simulated annotators are named ``a0``,
-        ``a1``, ...): their covariances are drawn from the prior (uniform within their bounds)
-        and ranked too.
+        Dependent pairs (the simulated annotators are named ``a0``, ``a1``, ..., a crowd's
+        workers ``w0``, ``w1``, ...): their covariances are drawn from the prior (uniform
+        within their bounds) and ranked too.
     n_classes : int, optional
         Simulate and fit a multi-class model, at least 3 classes; ``priors`` and
         ``fit_priors`` are :class:`~bayescal.bayes.ClassPriors`.  ``model="dawid_skene"``, the
@@ -326,7 +327,7 @@ def _simulations(
         raise ValueError(f"dependent: model {model.name!r} takes no dependent pairs")
     if model.on_responses:
         labels_per_item = _labels_per_item(labels_per_item, n_annotators)
-        design = _crowd_template(n_items, n_annotators, labels_per_item, seed)
+        design = _crowd_template(n_items, n_annotators, labels_per_item, seed, dependent)
     else:
         template = _template(n_items, n_annotators, n_groups)
         pairs = dependent_pairs(dependent, template.annotator_names).index

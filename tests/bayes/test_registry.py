@@ -33,7 +33,11 @@ def test_an_unknown_model_is_refused_naming_the_choices():
 
 
 def test_what_applies_to_each_model_is_what_its_fit_does():
-    assert model_names(dependent_pairs=True) == ("dawid_skene", "hui_walter")
+    assert model_names(dependent_pairs=True) == (
+        "dawid_skene",
+        "hui_walter",
+        "hierarchical_dawid_skene",
+    )
     assert [m.name for m in MODELS.values() if m.on_responses] == ["hierarchical_dawid_skene"]
     assert [m.name for m in MODELS.values() if not m.folded] == ["hierarchical_dawid_skene"]
     assert [m.name for m in MODELS.values() if not m.sensitivity] == ["hui_walter_by_group"]

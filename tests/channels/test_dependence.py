@@ -200,12 +200,6 @@ def test_two_annotators_in_a_pair_need_three_score_groups():
         bc.fit_bayes(two, model="hui_walter", dependent=two.annotator_names, progress=False)
 
 
-def test_the_hierarchical_model_refuses_dependent_pairs():
-    _, data = _shared_error(n=300)
-    with pytest.raises(ValueError, match="hierarchical_dawid_skene' pools a crowd"):
-        bc.fit_bayes(data, model="hierarchical_dawid_skene", dependent=("a0", "a1"))
-
-
 @pytest.mark.parametrize("missing", [0.0, 0.3])
 def test_dependent_em_recovers_a_shared_error_pair_that_independent_em_gets_wrong(missing):
     sim, data = _shared_error(missing=missing)

@@ -154,7 +154,9 @@ def test_the_populations_mean_channel_is_its_expected_rates():
     assert np.allclose(special.expit(draws).mean(axis=0), 0.5, atol=0.003)
 
 
-@pytest.mark.parametrize("workers", ["non-centred", "centred", "one label summed out"])
+@pytest.mark.parametrize(
+    "workers", ["non-centred", "centred", "one label summed out", "u ~ w dependent"]
+)
 def test_program_log_density_is_population_plus_likelihood(workers):
     """The log density is the hyperpriors, each sampled worker's population density and the
     likelihood of the rows; a worker of one label has no density of its own, and its label's
@@ -167,6 +169,9 @@ def test_program_log_density_is_population_plus_likelihood(workers):
     assert design.n_centred == 0  # fewer than CENTRED_STEP workers
     if workers == "centred":  # every worker centred, by hand
         design = replace(design, position=np.arange(3), n_centred=3)
+    pair = workers == "u ~ w dependent"
+    if pair:  # the pair's share is Uniform(0, 1): no density term of its own
+        design = replace(design, pairs=np.array([[0, 2]]))
     prior_params = bc.Priors(prevalence=(2.0, 3.0)).as_array()
     program = lambda: hierarchical_dawid_skene(design, prior_params, counts=design.counts)  # noqa: E731
     trace = handlers.trace(handlers.seed(program, 3)).get_trace()
@@ -215,7 +220,10 @@ def test_program_log_density_is_population_plus_likelihood(workers):
         + constants
         + (2 - 1) * np.log(prevalence)
         + (3 - 1) * np.log1p(-prevalence)
-        + design.counts @ design.row_log_likelihood(a, b, np.asarray(prevalence))
+        + design.counts
+        @ design.row_log_likelihood(
+            a, b, np.asarray(prevalence), np.asarray(trace["covariance"]["value"]) if pair else None
+        )
     )
     assert float(total) == pytest.approx(float(expected), abs=1e-8)
 

@@ -70,7 +70,7 @@ def test_dawid_skene_with_dependent_pairs_passes_sbc():
     """Issues 19 and 38: six annotators, a tree of pairs that share a1 (a0 ~ a1 ~ a2) and a
     lone pair a3 ~ a4, so both kinds of term; the covariances are drawn from their prior
     (uniform within each pair's bounds) and ranked with the channels (19 parameters;
-    benchmarks/tree_pairs.py runs 200 simulations)."""
+    benchmarks/dependent_pairs_sbc.py runs 200 simulations)."""
     result = simulation_based_calibration(
         model="dawid_skene",
         n_simulations=100,
