@@ -65,7 +65,7 @@ import numpyro.distributions as dist
 from jax.scipy.special import expit
 from numpyro.distributions import constraints
 
-from bayescal.channels.dependence import draw_order, pair_table
+from bayescal.channels.dependence import child_chance, draw_order
 from bayescal.channels.pattern_likelihood import covariance_from_share
 
 from .channel_prior import BetaKernel
@@ -381,12 +381,12 @@ def _draw_pair_answers(design: ResponseDesign, a, b, y, covariance) -> dict:
             first = jnp.where(y == 1, b[parent], a[parent])
             if parent not in answer:
                 answer[parent] = numpyro.sample(f"pair_answer_{parent}", dist.Bernoulli(first))
-            second = jnp.where(y == 1, b[child], a[child])
-            _, p01, _, p11 = pair_table(
-                first, second, jnp.where(y == 1, covariance[d, 1], covariance[d, 0])
+            chance = child_chance(
+                answer[parent],
+                first,
+                jnp.where(y == 1, b[child], a[child]),
+                jnp.where(y == 1, covariance[d, 1], covariance[d, 0]),
             )
-            # P(child = 1 | the parent's answer) = P(that answer, 1) / f_parent(that answer)
-            chance = jnp.where(answer[parent] == 1, p11 / first, p01 / (1.0 - first))
             answer[child] = numpyro.sample(
                 f"pair_answer_{child}", dist.Bernoulli(jnp.clip(chance, 0.0, 1.0))
             )

@@ -204,11 +204,11 @@ class ResponseDesign:
             )
         return out.reshape(*lead, self.counts.size)
 
-    def pair_answers(self, xp=np):
+    def pair_answers(self):
         """The dependent pairs' workers' answers to each row, read off its codes: indicators
         (R, M) of a 1 and of a 0 (both 0 where the worker gave none), the workers in the order
-        of :meth:`pair_members`; ``xp`` is ``jax.numpy`` in the program (the codes are then
-        traced) or ``numpy``."""
+        of :meth:`pair_members` (the codes are traced inside the program: array operations
+        only)."""
         members = self.pair_members()
         codes = self.codes[..., None]  # (R, L, 1)
         positive = (codes == 2 * members + 1).any(axis=-2) * 1.0
@@ -225,7 +225,7 @@ class ResponseDesign:
         at channels ``a, b`` (..., K) and covariances (..., D, 2)."""
         members = self.pair_members()
         local = np.searchsorted(members, self.pairs)
-        positive, negative = self.pair_answers(xp)
+        positive, negative = self.pair_answers()
         return tuple(
             dependence_log_factor(
                 positive, negative, local, rates[..., members], covariance[..., y], xp

@@ -66,6 +66,7 @@ from .co_labelling import free_cells
 __all__ = [
     "DependentPairs",
     "Identification",
+    "child_chance",
     "dependent_pairs",
     "draw_order",
     "every_dependent_pair",
@@ -199,9 +200,9 @@ def pair_table(first, second, covariance) -> tuple:
 
 def tree_order(linked, index) -> list[tuple[int, int, int]]:
     """The pairs of a tree (a :class:`~bayescal.channels.pattern_likelihood.LinkedSet` of the
-    pairs ``index`` (D, 2)) as ``(pair, parent, child)``, breadth first from the tree's first
-    member, so that every parent comes before its children: the order in which the tree's
-    answers are drawn, each child's from its parent's through their pair's table."""
+    pairs ``index`` (D, 2)) as ``(pair, parent, child)``, grown from the tree's first member so
+    that every parent comes before its children: the order in which the tree's answers are
+    drawn, each child's from its parent's through their pair's table (:func:`child_chance`)."""
     order, reached = [], {int(linked.members[0])}
     remaining = [int(d) for d in linked.pairs]
     while remaining:
@@ -219,12 +220,23 @@ def tree_order(linked, index) -> list[tuple[int, int, int]]:
 def draw_order(index) -> list[tuple[int, int, int]]:
     """Every dependent pair of ``index`` (D, 2) as ``(pair, parent, child)``, in an order in
     which each pair's parent answer is drawn before its child's: a pair that shares no
-    annotator as named, each tree breadth first (:func:`tree_order`)."""
+    annotator as named, each tree by :func:`tree_order`."""
     index = np.asarray(index, np.int64).reshape(-1, 2)
     trees = pattern_likelihood.linked_sets(index)
     in_tree = {int(d) for tree in trees for d in tree.pairs}
     alone = [(d, int(j), int(k)) for d, (j, k) in enumerate(index) if d not in in_tree]
     return alone + [step for tree in trees for step in tree_order(tree, index)]
+
+
+def child_chance(parent_answer, parent_rate, child_rate, covariance):
+    """``P(child = 1 | the parent's answer)`` of a dependent pair given ``Y``: ``P(that
+    answer, 1) / f_parent(that answer)`` from the pair's table (:func:`pair_table`) with
+    marginal rates ``parent_rate`` and ``child_rate`` and ``covariance`` (all broadcast; NumPy
+    or JAX arrays)."""
+    _, p01, _, p11 = pair_table(parent_rate, child_rate, covariance)
+    return (parent_answer == 1) * p11 / parent_rate + (parent_answer != 1) * p01 / (
+        1.0 - parent_rate
+    )
 
 
 def every_dependent_pair(index, a, b, covariance) -> tuple[np.ndarray, np.ndarray]:
@@ -383,7 +395,7 @@ def _what_would_identify(grouped: bool) -> str:
     where = "more score groups" if grouped else "score groups (model='hui_walter')"
     return (
         f"what would identify it: more annotators outside the dependent pairs (three "
-        f"conditionally independent blocks, a pair counting as one), {where} whose class "
+        f"conditionally independent blocks, a pair or a tree of pairs counting as one), {where} whose class "
         "proportions differ, or fewer dependent pairs"
     )
 

@@ -244,8 +244,13 @@ class _Design:
                     both = np.nan_to_num(both, nan=0.25)
                     first, second = new_rates[y][j], new_rates[y][k]
                     lower, upper = covariance_bounds(first, second)
-                    # a cell of at least EPS, as _table keeps it: the E-step's logs stay finite
-                    new_covariance[d, y] = np.clip(both - first * second, lower + EPS, upper - EPS)
+                    # a cell of at least EPS, as _table keeps it: the E-step's logs stay
+                    # finite; bounds closer than that (a rate at EPS) get their midpoint
+                    new_covariance[d, y] = np.where(
+                        upper - lower > 2.0 * EPS,
+                        np.clip(both - first * second, lower + EPS, upper - EPS),
+                        (lower + upper) / 2.0,
+                    )
 
     def _pair_table(self, weight: np.ndarray, table: np.ndarray, j: int, k: int) -> np.ndarray:
         """The expected 2 x 2 table (2, 2, R) of pair ``(j, k)`` in one class, from that

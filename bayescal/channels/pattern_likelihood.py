@@ -104,8 +104,9 @@ def _linked_log_factor(positive, negative, linked: LinkedSet, index, rates, cova
 
     ``g_j(d) = e_j(s_j)^d`` for an observed answer and ``mu_j^d`` for a missing one: the exact
     marginal of the observed answers, with no completion of the missing ones (the rows' answers
-    may be traced arrays inside a program).  ``S`` empty gives 1; a missing leaf's every term
-    but the empty one vanishes."""
+    may be traced arrays inside a program).  ``S`` empty gives 1; every subset holding a
+    missing leaf's pair vanishes.  The rates must lie strictly inside (0, 1), as the callers
+    keep them (a rate of 0 or 1 has no correlation)."""
     members = linked.members
     p = rates[..., members]  # (..., m)
     spread = xp.sqrt(p * (1.0 - p))

@@ -103,7 +103,13 @@ from .. import _validation as v
 from .._api import DEFAULT_N_BINS, replicate_bar, warn_caller
 from ..channels import MIN_GAP, ChannelFit, Channels
 from ..channels.crowd_em import as_responses
-from ..channels.dependence import dependent_pairs, every_dependent_pair, pair_table, tree_order
+from ..channels.dependence import (
+    child_chance,
+    dependent_pairs,
+    every_dependent_pair,
+    pair_table,
+    tree_order,
+)
 from ..channels.difficulty import answer_probability, pair_covariances
 from ..channels.pattern_likelihood import linked_sets
 from ..channels.refits import refit_all
@@ -508,15 +514,16 @@ def replicate_labels(rng, scores, item, annotator, a, b, pairs=None, covariance=
         label[position[0][both]] = u < p11 + p10
         label[position[1][both]] = (u < p11) | ((u >= p11 + p10) & (u < p11 + p10 + p01))
     for tree in trees:
-        rate = lambda j: np.where(truth, b[j], a[j])  # noqa: E731 (a member's, item by item)
+        rates = np.where(truth[:, None], b, a)  # (n, K): every annotator's, item by item
         root = int(tree.members[0])
-        answer = {root: rng.random(scores.size) < rate(root)}
+        answer = {root: rng.random(scores.size) < rates[:, root]}
         for d, parent, child in tree_order(tree, pairs):
-            _, p01, _, p11 = pair_table(
-                rate(parent), rate(child), np.where(truth, covariance[d, 1], covariance[d, 0])
+            chance = child_chance(
+                answer[parent],
+                rates[:, parent],
+                rates[:, child],
+                np.where(truth, covariance[d, 1], covariance[d, 0]),
             )
-            # P(child = 1 | the parent's answer) = P(that answer, 1) / f_parent(that answer)
-            chance = np.where(answer[parent], p11 / rate(parent), p01 / (1.0 - rate(parent)))
             answer[child] = rng.random(scores.size) < chance
         for member, answers in answer.items():
             mine = annotator == member

@@ -63,7 +63,7 @@ from .. import _validation as v
 from ..channels.crowd_em import shared_channel_index
 from ..channels.dependence import pair_table
 from ..channels.difficulty import LOADING_SCALE, as_loadings, difficulty_class_log_likelihoods
-from ..channels.pattern_likelihood import covariance_bounds
+from ..channels.pattern_likelihood import covariance_bounds, linked_sets
 from ..data.responses import name_order
 
 __all__ = [
@@ -142,16 +142,20 @@ def h0_posterior_draw(
         (:func:`~bayescal.data.responses.name_order`), so the draw does not follow the order
         of the columns; without names, in column order.
     pairs : ndarray of int, shape (D, 2), optional
-        Columns of dependent pairs (disjoint; none of them ``shared``), whose joint answers
+        Columns of dependent pairs (no two sharing an annotator, and none of their annotators
+        ``shared``), whose joint answers
         follow their 2 x 2 tables given Y (module docstring); ``covariance`` (D, 2), their
         covariances given ``Y = 0, 1``, starts them.
     """
     # the draw runs on channels: every annotator its own, the shared ones one after the others
     shared = np.zeros(np.size(a), bool) if shared is None else np.asarray(shared, bool)
     pairs = np.zeros((0, 2), np.int64) if pairs is None else np.asarray(pairs, np.int64)
-    if pairs.size and shared.any():
+    if shared[pairs.ravel()].any():
         raise ValueError("pairs: the workers who share a channel cannot be dependent pairs")
+    if linked_sets(pairs):
+        raise ValueError("pairs: pairs that share an annotator (a tree) have no draw under H0")
     channel = shared_channel_index(shared)
+    pairs = channel[pairs]  # the pairs' channels: the draw runs on channels
     a, b = (np.bincount(channel, x) / np.bincount(channel) for x in (a, b))
     annotator = channel[annotator]
     a = np.clip(a, EDGE, 1.0 - EDGE)

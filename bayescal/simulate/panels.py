@@ -368,6 +368,15 @@ def simulate_dependent(
     copiers = [second for _, second in index]
     if len(set(copiers)) < len(copiers):
         raise ValueError(f"pair: an annotator copies in two pairs; saw {pair!r}")
+    # each annotator copies at most once and before anyone copies from it: the copies then
+    # form a tree (a cycle would need its first source to copy later), Markov along its paths
+    for i, (source, _) in enumerate(index):
+        if source in copiers[i + 1 :]:
+            raise ValueError(
+                f"pair: annotator {source} is copied from before it copies; give the pairs in "
+                f"the order they copy (a chain from its start), so the labels form the tree "
+                f"of pairs they state; saw {pair!r}"
+            )
     rng = np.random.default_rng([v.as_seed(seed), 1])
     annotations = simulation.data.annotations.copy()
     a, b = channels.a.copy(), channels.b.copy()

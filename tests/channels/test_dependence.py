@@ -385,6 +385,8 @@ def test_simulated_copying_in_a_chain_has_the_channels_and_covariances_it_states
     for pair, message in (
         ([(0, 1), (2, 1)], "an annotator copies in two pairs"),
         ([(0, 1), (0, 9)], "below 4"),
+        ([(1, 2), (0, 1)], "annotator 1 is copied from before it copies"),
+        ([(0, 1), (1, 2), (2, 0)], "annotator 0 is copied from before it copies"),
     ):
         with pytest.raises(ValueError, match=message):
             bc.simulate.simulate_dependent(10, CHANNELS, pair=pair, copying=0.3)
@@ -520,24 +522,28 @@ def test_calibration_test_of_a_tree_em_fit_refits_the_tree_on_every_replicate():
     assert 0 < result.p_value <= 1
 
 
-def test_every_pair_a_tree_correlates_has_the_covariance_of_the_trees_joint():
+CHAIN_OF_FIVE = [("a3", "a4"), ("a1", "a2"), ("a0", "a1"), ("a2", "a3")]
+
+
+@pytest.mark.parametrize(
+    ("tree", "correlated"),
+    [
+        (TREE, {(0, 1), (1, 2), (1, 3), (4, 5), (0, 2), (0, 3), (2, 3)}),
+        (CHAIN_OF_FIVE, {(j, k) for j in range(5) for k in range(j + 1, 5)}),
+    ],
+    ids=["star and pair", "chain of five named out of order"],
+)
+def test_every_pair_a_tree_correlates_has_the_covariance_of_the_trees_joint(tree, correlated):
     """The calibration test's variance needs the covariance of every two members of a tree,
-    named or not: against the joint's own pattern probabilities, to 1e-12."""
+    named or not (paths of one to four pairs): against the joint's own pattern
+    probabilities, to 1e-12."""
     names = [f"a{j}" for j in range(6)]
     rng = np.random.default_rng(5)
     a, b = rng.uniform(0.02, 0.4, 6), rng.uniform(0.55, 0.98, 6)
-    index = dependent_pairs(TREE, names).index
+    index = dependent_pairs(tree, names).index
     covariance = covariance_from_share(rng.uniform(0, 1, (len(index), 2)), a, b, index)
     pairs, given = every_dependent_pair(index, a, b, covariance)
-    assert {tuple(sorted(p)) for p in pairs.tolist()} == {
-        (0, 1),
-        (1, 2),
-        (1, 3),
-        (4, 5),
-        (0, 2),
-        (0, 3),
-        (2, 3),
-    }
+    assert {tuple(sorted(p)) for p in pairs.tolist()} == correlated
     rows = mask_combinations(np.ones(6, bool))
     log0, log1 = class_log_likelihoods(
         a, b, (rows == 1) * 1.0, (rows == 0) * 1.0, pairs=index, covariance=covariance
@@ -583,11 +589,14 @@ def test_labels_replicated_under_h0_follow_the_trees_joint():
             both = of_class[:, [j, k]]
             both = both[~np.isnan(both).any(axis=1)]
             assert np.cov(both.T)[0, 1] == pytest.approx(value, abs=0.006), (j, k, y)
-    linked = np.column_stack([answers[:, 0], answers[:, 2]])[(np.arange(n) % 5 == 0)]
-    assert np.isnan(answers[np.arange(n) % 5 == 0, 1]).all() and not np.isnan(linked).any()
+    # where a1 gave no label, a0 and a2 still answer with the covariance a1 gives them
+    without = (np.arange(n) % 5 == 0) & (truth == 1)
+    assert np.isnan(answers[without, 1]).all()
+    induced = given[[tuple(p) for p in pairs.tolist()].index((0, 2)), 1]
+    assert np.cov(answers[without][:, [0, 2]].T)[0, 1] == pytest.approx(induced, abs=0.008)
 
 
-def test_a_tree_of_four_pairs_over_four_judges_is_weakly_identified_and_said_so():
+def test_a_chain_through_four_judges_is_weakly_identified_and_said_so():
     """The Jacobian's rank and the information decide, not the count: a0 ~ a1 ~ a2 with a3
     alone is identified (13 parameters for 15 cells); all four in one chain count 15 for 15
     and are warned as weakly identified."""
