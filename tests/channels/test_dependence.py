@@ -480,13 +480,14 @@ def test_a_pair_whose_other_member_is_a_spammer_is_fitted_as_any_pair(dependence
 
 #: Five judges; in the tree of pairs a0 ~ a1 ~ a2, a1 copies a0 and a2 copies a1.
 CHAIN = [("a0", "a1"), ("a1", "a2")]
+CHANNELS_OF_FIVE = ([0.1, 0.15, 0.2, 0.1, 0.12], [0.85, 0.8, 0.9, 0.88, 0.82])
 
 
 def _copying_chain(n, seed, share=0.3, missing=0.2):
     """Labels of five judges where on a share of the items a1 copies a0, then (on its own
     share) a2 copies a1: given Y, a0 -> a1 -> a2 is a Markov chain, a tree of two pairs.
     Returns the data and the channels the judges then have."""
-    channels = bc.Channels([0.1, 0.15, 0.2, 0.1, 0.12], [0.85, 0.8, 0.9, 0.88, 0.82])
+    channels = bc.Channels(*CHANNELS_OF_FIVE)
     sim = bc.simulate.simulate_dependent(
         n, channels, pair=[(0, 1), (1, 2)], copying=share, seed=seed
     )
@@ -633,3 +634,19 @@ def test_fit_bayes_with_a_tree_of_pairs_recovers_the_copying_judges():
     assert not checks.table[kinds]["flag"].any(), checks.table[kinds]
     with pytest.raises(ValueError, match=r"pairs \['a0 ~ a1', 'a1 ~ a2'\] share an annotator"):
         bc.calibration_test(data, fit, n_replicates=19)
+
+
+def test_with_every_item_gold_the_trees_em_is_the_observed_tables():
+    """Gold rows keep their class in the tree's M-step: with every item's class known, the
+    EM channels and covariances are the class-conditional shares and covariances observed
+    (the maximum likelihood of a tree with complete data), to 1e-12."""
+    sim = bc.simulate.simulate_dependent(
+        3000, bc.Channels(*CHANNELS_OF_FIVE), pair=[(0, 1), (1, 2)], copying=0.3, seed=4
+    ).with_gold(3000, seed=1)
+    fit = bc.dawid_skene_em(sim.data, dependent=CHAIN)
+    for label, rates in ((0, fit.channels.a), (1, fit.channels.b)):
+        given = sim.data.annotations[sim.labels == label]
+        np.testing.assert_allclose(rates, given.mean(axis=0), rtol=0, atol=1e-12)
+        for d, (j, k) in enumerate(((0, 1), (1, 2))):
+            observed = (given[:, j] * given[:, k]).mean() - given[:, j].mean() * given[:, k].mean()
+            assert fit.covariance[d, label] == pytest.approx(observed, abs=1e-12)
