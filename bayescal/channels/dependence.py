@@ -39,8 +39,8 @@ only through the pairs between them: their correlations multiply along the path.
 labels are observed (when one is missing the covariance sums out), so the pattern likelihood
 of a row is the independent one times ``prod_pairs (1 + s c_y / (f_j f_k))`` over the fully
 observed pairs.  A tree's missing answers are summed out exactly
-(:func:`bayescal.channels.pattern_likelihood._linked_log_factor`): a missing annotator inside
-the tree still links its neighbours.
+(:func:`bayescal.channels.pattern_likelihood.dependence_log_factor`): a missing annotator
+inside the tree still links its neighbours.
 
 **Identification.**  Each pair adds two parameters.  :func:`require_dependence_identified`
 counts them against the free cells of the data's (group, missingness) cells (necessary), then
@@ -52,7 +52,7 @@ are not identified, as two four-category indicators of a binary class never are)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import product
+from itertools import combinations, product
 from typing import NamedTuple
 
 import numpy as np
@@ -223,8 +223,7 @@ def draw_order(index) -> list[tuple[int, int, int]]:
     annotator as named, each tree by :func:`tree_order`."""
     index = np.asarray(index, np.int64).reshape(-1, 2)
     trees = pattern_likelihood.linked_sets(index)
-    in_tree = {int(d) for tree in trees for d in tree.pairs}
-    alone = [(d, int(j), int(k)) for d, (j, k) in enumerate(index) if d not in in_tree]
+    alone = [(int(d), *map(int, index[d])) for d in pattern_likelihood.lone_pairs(index, trees)]
     return alone + [step for tree in trees for step in tree_order(tree, index)]
 
 
@@ -248,31 +247,33 @@ def every_dependent_pair(index, a, b, covariance) -> tuple[np.ndarray, np.ndarra
     ``covariance`` (D, 2) the named pairs'."""
     index = np.asarray(index, np.int64).reshape(-1, 2)
     covariance = np.asarray(covariance, np.float64).reshape(-1, 2)
+    spread = np.sqrt(np.stack([a, b], axis=-1) * (1.0 - np.stack([a, b], axis=-1)))  # (K, 2)
+    named = {frozenset(pair) for pair in index.tolist()}
     pairs, covariances = [index], [covariance]
     for linked in pattern_likelihood.linked_sets(index):
-        order = tree_order(linked, index)
-        for y, rates in enumerate((np.asarray(a, float), np.asarray(b, float))):
-            spread = np.sqrt(rates * (1.0 - rates))
-            # correlation of every member with the root's path: a member's correlation with
-            # another is found by walking from each member down the breadth-first order
-            correlation = {}
-            for d, parent, child in order:
-                rho = covariance[d, y] / (spread[parent] * spread[child])
-                correlation[(parent, child)] = correlation[(child, parent)] = rho
-                for (u, w), value in list(correlation.items()):
-                    if w == parent and u != child and (u, child) not in correlation:
-                        correlation[(u, child)] = correlation[(child, u)] = value * rho
-            if y == 0:
-                induced = sorted(
-                    (u, w)
-                    for u, w in correlation
-                    if u < w and not any({u, w} == set(pair) for pair in index.tolist())
-                )
-                given = np.zeros((len(induced), 2))
-            for row, (u, w) in enumerate(induced):
-                given[row, y] = correlation[(u, w)] * spread[u] * spread[w]
+        # each member's correlation with every member reached before it: its parent's, times
+        # their pair's correlation (the tree grown parent before child)
+        position = {int(j): i for i, j in enumerate(linked.members)}
+        correlation = np.zeros((linked.members.size, linked.members.size, 2))
+        reached = [position[int(linked.members[0])]]
+        for d, parent, child in tree_order(linked, index):
+            rho = covariance[d] / (spread[parent] * spread[child])  # (2,)
+            p, c = position[parent], position[child]
+            correlation[c, reached] = correlation[p, reached] * rho
+            correlation[c, p] = rho
+            correlation[reached, c] = correlation[c, reached]
+            reached.append(c)
+        induced = [
+            (j, k)
+            for j, k in combinations(linked.members.tolist(), 2)
+            if frozenset((j, k)) not in named
+        ]
         pairs.append(np.array(induced, np.int64).reshape(-1, 2))
-        covariances.append(given)
+        covariances.append(
+            np.array(
+                [correlation[position[j], position[k]] * spread[j] * spread[k] for j, k in induced]
+            ).reshape(-1, 2)
+        )
     return np.concatenate(pairs), np.concatenate(covariances)
 
 
@@ -395,8 +396,8 @@ def _what_would_identify(grouped: bool) -> str:
     where = "more score groups" if grouped else "score groups (model='hui_walter')"
     return (
         f"what would identify it: more annotators outside the dependent pairs (three "
-        f"conditionally independent blocks, a pair or a tree of pairs counting as one), {where} whose class "
-        "proportions differ, or fewer dependent pairs"
+        f"conditionally independent blocks, a pair or a tree of pairs counting as one), {where} "
+        "whose class proportions differ, or fewer dependent pairs"
     )
 
 
@@ -468,19 +469,21 @@ def require_dependence_identified(
 
 def require_pairs_colabelled(responses, pairs: DependentPairs, where: str) -> None:
     """Refuse a crowd's dependent pair whose workers labelled fewer than
-    :data:`MIN_PAIR_ITEMS` items together beside two other labels (or a gold label): a crowd's
-    pair covariance is learnt from those items alone, where the pair and the two others are
-    the three conditionally independent blocks that identify a latent class (a pair beside
-    one other label is two blocks, as three annotators with a pair are not identified).  A
-    necessary condition: the pattern Jacobian of :func:`require_dependence_identified` would
-    have a column per worker of the crowd."""
+    :data:`MIN_PAIR_ITEMS` items together beside two labels of workers outside the pair's tree
+    (or a gold label): a crowd's pair covariance is learnt from those items alone, where the
+    pair's tree and the two others are the three conditionally independent blocks that
+    identify a latent class (a tree beside one other label is two blocks, as three annotators
+    with a pair are not identified).  A necessary condition: the pattern Jacobian of
+    :func:`require_dependence_identified` would have a column per worker of the crowd."""
     if not pairs:
         return
-    labels = np.bincount(responses.item, minlength=responses.n_items)
-    told = labels >= 4
-    if responses.has_gold:
-        told |= responses.gold >= 0
+    trees = pattern_likelihood.linked_sets(pairs.index)
     for (j, k), (first, second) in zip(pairs.names, pairs.index):
+        block = next((t.members for t in trees if first in t.members), [first, second])
+        outside = ~np.isin(responses.annotator, block)
+        told = np.bincount(responses.item[outside], minlength=responses.n_items) >= 2
+        if responses.has_gold:
+            told |= responses.gold >= 0
         both = np.intersect1d(
             responses.item[responses.annotator == first],
             responses.item[responses.annotator == second],
@@ -489,7 +492,8 @@ def require_pairs_colabelled(responses, pairs: DependentPairs, where: str) -> No
         if informative < MIN_PAIR_ITEMS:
             raise IdentificationError(
                 f"{where}: the dependent pair ({j!r}, {k!r}) labelled {informative} items "
-                f"together beside two other labels or gold; its covariances need at least "
+                f"together beside two labels from outside its pairs, or gold; its covariances "
+                f"need at least "
                 f"{MIN_PAIR_ITEMS} (a crowd's pair is learnt from the items both labelled, "
                 "where the other labels tell the class)"
             )

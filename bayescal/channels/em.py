@@ -64,7 +64,13 @@ from .confusion_fit import ConfusionFit, fit_confusions
 from .dependence import DependentPairs, dependent_pairs, require_dependence_identified
 from .moments import third_moment
 from .odd_annotators import OddAnnotators, odd_annotators, warn_odd_annotators
-from .pattern_likelihood import LinkedSet, class_log_likelihoods, covariance_bounds, linked_sets
+from .pattern_likelihood import (
+    LinkedSet,
+    class_log_likelihoods,
+    covariance_bounds,
+    linked_sets,
+    lone_pairs,
+)
 
 __all__ = ["dawid_skene_em", "grouped_em"]
 
@@ -201,10 +207,8 @@ class _Design:
         new_a, new_b = np.where(np.isnan(new_a), 0.5, new_a), np.where(np.isnan(new_b), 0.5, new_b)
         mu = (self.membership @ weight1) / self.group_counts
         new_covariance = np.zeros_like(covariance)
-        in_tree = {int(d) for tree in self.trees for d in tree.linked.pairs}
-        for d, (j, k) in enumerate(self.pairs):
-            if d in in_tree:
-                continue
+        for d in lone_pairs(self.pairs, tuple(tree.linked for tree in self.trees)):
+            j, k = self.pairs[d]
             for y, (rates, new_rates, weight) in enumerate(
                 ((a, new_a, weight0), (b, new_b, weight1))
             ):

@@ -26,6 +26,7 @@ __all__ = [
     "covariance_from_share",
     "dependence_log_factor",
     "linked_sets",
+    "lone_pairs",
     "pattern_log_prob",
 ]
 
@@ -90,6 +91,13 @@ def linked_sets(index) -> tuple[LinkedSet, ...]:
     return tuple(sets)
 
 
+def lone_pairs(index, linked: tuple[LinkedSet, ...]) -> np.ndarray:
+    """The positions (in ``index`` (D, 2)) of the pairs that share no annotator: those in none
+    of the trees ``linked`` (:func:`linked_sets` of ``index``)."""
+    in_tree = [tree.pairs for tree in linked]
+    return np.setdiff1d(np.arange(len(index)), np.concatenate([np.zeros(0, np.int64), *in_tree]))
+
+
 def _linked_log_factor(positive, negative, linked: LinkedSet, index, rates, covariance, xp):
     """``log(P(s_M | Y = y) / prod_{j in M observed} f_j(s_j))`` of each row (..., P) for the
     annotators ``M`` of a tree of dependent pairs (:mod:`bayescal.channels.dependence`).
@@ -144,8 +152,7 @@ def dependence_log_factor(positive, negative, index, rates, covariance, xp):
     linked = linked_sets(index)
     if not linked:
         return _pair_log_ratio(positive, negative, index, rates, covariance, xp)
-    in_set = np.concatenate([s.pairs for s in linked])
-    alone = np.setdiff1d(np.arange(len(index)), in_set)
+    alone = lone_pairs(index, linked)
     total = _pair_log_ratio(positive, negative, index[alone], rates, covariance[..., alone], xp)
     for linked_set in linked:
         total = total + _linked_log_factor(

@@ -111,7 +111,7 @@ from ..channels.dependence import (
     tree_order,
 )
 from ..channels.difficulty import answer_probability, pair_covariances
-from ..channels.pattern_likelihood import linked_sets
+from ..channels.pattern_likelihood import linked_sets, lone_pairs
 from ..channels.refits import refit_all
 from ..data.annotated_scores import (
     AnnotatedScores,
@@ -500,10 +500,8 @@ def replicate_labels(rng, scores, item, annotator, a, b, pairs=None, covariance=
     pairs = np.zeros((0, 2), np.int64) if pairs is None else np.asarray(pairs, np.int64)
     covariance = np.zeros((0, 2)) if covariance is None else np.asarray(covariance, float)
     trees = linked_sets(pairs)
-    in_tree = {int(d) for tree in trees for d in tree.pairs}
-    for d, ((j, k), (given_0, given_1)) in enumerate(zip(pairs, covariance)):
-        if d in in_tree:
-            continue
+    for d in lone_pairs(pairs, trees):
+        (j, k), (given_0, given_1) = pairs[d], covariance[d]
         position = member_responses(item, annotator, scores.size, (j, k))
         both = np.flatnonzero((position[0] >= 0) & (position[1] >= 0))
         y = truth[both]

@@ -94,12 +94,19 @@ def test_a_pair_the_crowd_cannot_inform_is_refused_naming_it():
     data, _ = _crowd(n=300, k=6, seed=1, others=1)  # the pair and one other label: two blocks
     with pytest.raises(IdentificationError, match=r"pair \('w00', 'w01'\) labelled 0 items"):
         bc.fit_bayes(data, model=MODEL, dependent=("w00", "w01"))
+    # a tree w00 ~ w01 ~ w02 on every item beside one other label: four labels an item, but
+    # the tree is one block, so two in all (it was accepted when any four labels counted)
+    labels = data.annotations.copy()
+    labels[:, 2] = np.random.default_rng(4).integers(0, 2, data.n_items)
+    tree = bc.AnnotatedScores(data.scores, labels, annotator_names=data.annotator_names)
+    with pytest.raises(IdentificationError, match="beside two labels from outside its pairs"):
+        bc.fit_bayes(tree, model=MODEL, dependent=[("w00", "w01"), ("w01", "w02")])
     with pytest.raises(ValueError, match="form a cycle"):
         bc.fit_bayes(data, model=MODEL, dependent=[("w00", "w01"), ("w01", "w02"), ("w02", "w00")])
 
 
 @pytest.mark.slow
-def test_a_copying_pair_in_a_crowd_is_recovered_and_tested():
+def test_a_copying_pair_in_a_crowd_is_recovered_and_tested(tmp_path):
     """Measured (seed 0, the default sampler): the pair's four channels within 0.02 of the
     truth; without the two single-label workers, the same crowd read as independent (2 chains
     of 1 000 + 1 000) put them 0.09-0.11 off.  Two workers of one label each are summed out,
@@ -118,3 +125,10 @@ def test_a_copying_pair_in_a_crowd_is_recovered_and_tested():
     np.testing.assert_allclose(fit.covariance_draws().mean(axis=0)[0], expected, atol=0.015)
     result = bc.calibration_test(data, fit, n_replicates=19, seed=1)
     assert "Gibbs sweeps" in result.method and 0 < result.p_value <= 1
+    fit.save(tmp_path / "fit.nc")  # the pairs travel with the stored design
+    loaded = bc.BayesFit.load(tmp_path / "fit.nc")
+    assert loaded.dependent == fit.dependent
+    np.testing.assert_array_equal(loaded.covariance_draws(), fit.covariance_draws())
+    np.testing.assert_array_equal(
+        loaded.pointwise_log_likelihood()[0], fit.pointwise_log_likelihood()[0]
+    )
