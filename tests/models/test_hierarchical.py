@@ -63,7 +63,7 @@ def test_design_rows_are_codes_of_each_items_responses_padded_and_counted():
     assert compressed.fitted_counts() == {(0, (1, 3, 4)): 1.0, (0, (1, 4)): 2.0, (0, (2,)): 1.0}
 
 
-def test_the_most_labelled_workers_are_centred_in_steps_of_eight():
+def test_the_most_labelled_workers_are_centred_in_steps_of_eight_or_all_when_fewer():
     rng = np.random.default_rng(0)
     n_workers, per_item = 20, 3
     items = np.repeat(np.arange(400), per_item)
@@ -77,6 +77,11 @@ def test_the_most_labelled_workers_are_centred_in_steps_of_eight():
     centred = design.position < design.n_centred
     assert labels[centred].min() >= labels[~centred].max()
     assert sorted(design.position.tolist()) == list(range(n_workers))
+    # a crowd with fewer well-labelled workers than the step centres every one of them
+    design = ResponseDesign.from_responses(responses, centred_labels=62)
+    eligible = (labels >= 62).sum()
+    assert 0 < eligible < CENTRED_STEP and design.n_centred == eligible
+    assert labels[design.position < design.n_centred].min() >= 62
 
 
 def test_row_log_likelihood_matches_the_dense_pattern_likelihood():
@@ -166,7 +171,7 @@ def test_program_log_density_is_population_plus_likelihood(workers):
     design = ResponseDesign.from_responses(
         _responses_with_single_labels() if summed else _responses()
     )
-    assert design.n_centred == 0  # fewer than CENTRED_STEP workers
+    assert design.n_centred == 0  # fewer than CENTRED_LABELS labels each
     if workers == "centred":  # every worker centred, by hand
         design = replace(design, position=np.arange(3), n_centred=3)
     pair = workers == "u ~ w dependent"
