@@ -126,9 +126,8 @@ class ResponseDesign:
         labels = responses.labels_per_annotator()
         # the most-labelled workers, as many as have centred_labels, rounded down to a multiple
         # of CENTRED_STEP: similar crowds then share a layout (and a compiled sampler).  Fewer
-        # than CENTRED_STEP such workers are all centred: rounded down, a small crowd's
-        # well-labelled workers were all non-centred (six workers of 200 labels: NUTS 2.7
-        # times slower and its SBC ranks further from uniform, benchmarks/RESULTS.md)
+        # than CENTRED_STEP such workers are all centred, or rounding would leave a small
+        # crowd's sharp posteriors all non-centred (measured in benchmarks/RESULTS.md)
         eligible = int((labels >= centred_labels).sum())
         n_centred = eligible if eligible < CENTRED_STEP else eligible // CENTRED_STEP * CENTRED_STEP
         centred = np.zeros(n_workers, bool)
