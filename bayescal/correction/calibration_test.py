@@ -512,14 +512,15 @@ def replicate_labels(rng, scores, item, annotator, a, b, pairs=None, covariance=
         label[position[0][both]] = u < p11 + p10
         label[position[1][both]] = (u < p11) | ((u >= p11 + p10) & (u < p11 + p10 + p01))
     for tree in trees:
-        rates = np.where(truth[:, None], b, a)  # (n, K): every annotator's, item by item
+        # each member's rate item by item (members only: a crowd's items x workers would not fit)
+        rates = {int(j): np.where(truth, b[j], a[j]) for j in tree.members}
         root = int(tree.members[0])
-        answer = {root: rng.random(scores.size) < rates[:, root]}
+        answer = {root: rng.random(scores.size) < rates[root]}
         for d, parent, child in tree_order(tree, pairs):
             chance = child_chance(
                 answer[parent],
-                rates[:, parent],
-                rates[:, child],
+                rates[parent],
+                rates[child],
                 np.where(truth, covariance[d, 1], covariance[d, 0]),
             )
             answer[child] = rng.random(scores.size) < chance

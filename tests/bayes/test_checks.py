@@ -300,3 +300,50 @@ def test_the_crowd_checks_hold_the_gold_classes_fixed():
     free = Responses(item, annotator, gold[item], 600, names)
     rows = crowd_check_rows(free, a, b, np.full(50, 0.5), 0.9, rng)
     assert all(row["flag"] for row in rows if row["check"] == "positive_count")
+
+
+def test_the_crowd_checks_flag_a_true_models_rows_only_by_chance():
+    """A 150-worker crowd checked at its true channels with 50 replicates (304 rows in 4
+    checks a seed, seeds 0-2): a statistic beyond every replicate happens by chance to about 2
+    rows in 51, and as p = 0 Benjamini–Hochberg flagged it whatever the number of rows (29
+    rows in the three seeds).  With the replicates' normal tail there, 1 row is flagged (a
+    false discovery rate of 0.1 in each of the 12 checks allows about one)."""
+    from bayescal.bayes.checks import crowd_check_rows
+
+    flagged = 0
+    for seed in range(3):
+        sim = bc.simulate_crowd(6000, 150, workload="uniform", worker_mix={"good": 1}, seed=seed)
+        a, b = np.tile(sim.channels.a, (50, 1)), np.tile(sim.channels.b, (50, 1))
+        prevalence = np.full(50, sim.labels.mean())
+        rows = crowd_check_rows(
+            sim.data.responses(), a, b, prevalence, 0.9, np.random.default_rng(seed)
+        )
+        assert len(rows) == 304 and 0 < min(row["p_value"] for row in rows) < 1 / 50
+        flagged += sum(row["flag"] for row in rows)
+    assert flagged <= 2
+
+
+def test_the_crowd_checks_replicate_a_shared_difficulty():
+    """Fourteen annotators who share an item difficulty, three labels an item, checked at the
+    true channels: an item's labels agree more often than independent labels would, so the
+    votes per item are flagged when the replicates leave the difficulty out, and not when every
+    replicate draws each item's effect with the loadings (50 draws of the truth)."""
+    from bayescal.bayes.checks import crowd_check_rows
+
+    rng = np.random.default_rng(3)
+    channels = bc.Channels(rng.uniform(0.1, 0.3, 14), rng.uniform(0.7, 0.9, 14))
+    sim = bc.simulate.simulate_difficulty(3000, channels, loading=(1.5, 1.5), seed=3)
+    labels = sim.data.annotations.copy()
+    unseen = np.argsort(rng.random(labels.shape), axis=1)[:, 3:]  # keep three labels an item
+    np.put_along_axis(labels, unseen, -1, axis=1)
+    responses = bc.AnnotatedScores(sim.data.scores, labels).responses()
+    a, b = np.tile(channels.a, (50, 1)), np.tile(channels.b, (50, 1))
+
+    def flagged_votes(loading=None):
+        rows = crowd_check_rows(
+            responses, a, b, np.full(50, 0.5), 0.9, np.random.default_rng(4), loading=loading
+        )
+        return [row["subject"] for row in rows if row["check"] == "votes_per_item" and row["flag"]]
+
+    assert {"0 of 3 positive", "3 of 3 positive"} <= set(flagged_votes())
+    assert flagged_votes(np.tile([1.5, 1.5], (50, 1))) == []

@@ -1,7 +1,7 @@
 """Dependent pairs inside the hierarchical crowd model (issue 38, item 4c): the pairs' terms on
 the sparse responses are the pattern models' terms, the prior predictive draws a pair's answers
-jointly, a pair the crowd cannot inform is refused, and a copying pair is recovered where the
-independent model misreads it."""
+jointly, a pair the crowd cannot inform is refused, a copying pair is recovered where the
+independent model misreads it, and the model checks replicate the pair's answers jointly."""
 
 import warnings
 
@@ -90,6 +90,28 @@ def test_the_prior_predictive_draws_a_pairs_answers_with_its_covariance():
         assert covariance == pytest.approx(float(draws["covariance"][0, 0, label]), abs=0.01)
 
 
+def test_the_crowd_checks_replicate_a_pair_jointly():
+    """At the true channels, the copying pair agrees on more items than independent workers
+    would: the pairwise check flags it when the replicates draw the two answers apart, and not
+    when they draw them jointly with the pair's covariance (50 draws of the truth)."""
+    from bayescal.bayes.checks import crowd_check_rows
+
+    data, truth = _crowd(n=2000, k=20, seed=5)
+    a, b = np.tile(truth.a, (50, 1)), np.tile(truth.b, (50, 1))
+    covariance = np.tile([0.4 * p * (1 - p) for p in (truth.a[0], truth.b[0])], (50, 1, 1))
+
+    def pair_row(**dependence):
+        rows = crowd_check_rows(
+            data.responses(), a, b, np.full(50, 0.5), 0.9, np.random.default_rng(6), **dependence
+        )
+        (row,) = [r for r in rows if r["subject"] == "w00-w01"]
+        return row
+
+    apart, joint = pair_row(), pair_row(pairs=np.array([[0, 1]]), covariance=covariance)
+    assert apart["flag"] and apart["observed"] > apart["upper"]
+    assert not joint["flag"] and joint["lower"] < joint["observed"] < joint["upper"]
+
+
 def test_a_pair_the_crowd_cannot_inform_is_refused_naming_it():
     data, _ = _crowd(n=300, k=6, seed=1, others=1)  # the pair and one other label: two blocks
     with pytest.raises(IdentificationError, match=r"pair \('w00', 'w01'\) labelled 0 items"):
@@ -111,9 +133,10 @@ def test_a_copying_pair_in_a_crowd_is_recovered_and_tested(tmp_path):
     truth; without the two single-label workers, the same crowd read as independent (2 chains
     of 1 000 + 1 000) put them 0.09-0.11 off.  Two workers of one label each are summed out,
     and the calibration test's H0 draw still draws the pair (it refused any crowd with a
-    summed-out worker).  The crowd model's mixing (issue 38 item 2) shows here too: shorter
-    chains warned (R-hat of the prevalence), and 22 workers at seed 0 warned of 32 divergent
-    transitions; 20 workers, 18 of them sampled, do not."""
+    summed-out worker); so do the model checks' replicates, and the pair's agreement passes.
+    The crowd model's mixing (issue 38 item 2) shows here too: shorter chains warned (R-hat of
+    the prevalence), and 22 workers at seed 0 warned of 32 divergent transitions; 20 workers,
+    18 of them sampled, do not."""
     data, truth = _crowd(n=2000, k=20, seed=0, single=2)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", bc.exceptions.ChannelWarning)  # odd sparse workers
@@ -123,6 +146,9 @@ def test_a_copying_pair_in_a_crowd_is_recovered_and_tested(tmp_path):
         assert np.abs(draws.mean(axis=0)[:2] - true[:2]).max() < 0.03
     expected = [0.4 * p * (1 - p) for p in (truth.a[0], truth.b[0])]
     np.testing.assert_allclose(fit.covariance_draws().mean(axis=0)[0], expected, atol=0.015)
+    checks = bc.check_model(data, fit)  # its replicates draw the pair jointly
+    (pair,) = checks.table.loc[checks.table["subject"] == "w00-w01"].itertuples()
+    assert pair.lower < pair.observed < pair.upper and not pair.flag
     result = bc.calibration_test(data, fit, n_replicates=19, seed=1)
     assert "Gibbs sweeps" in result.method and 0 < result.p_value <= 1
     fit.save(tmp_path / "fit.nc")  # the pairs travel with the stored design
