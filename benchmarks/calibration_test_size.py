@@ -31,8 +31,8 @@ and the variance has the covariances the difficulty gives every pair, issue 38),
 other tests read the judges as independent; the same five annotators where on 30% of the
 items a1 copies a0 and then, on its own 30%, a2 copies a1 (issue 38: a tree of two pairs that
 share a1), where ``EM channels`` is the EM fit of the tree (its bootstrap draws each replicate
-along the tree and refits it) and a ``BayesFit`` of the tree is refused (its H0 draw takes
-pairs that share no annotator).
+along the tree and refits it) and ``BayesFit`` the tree's NUTS fit (its H0 draw draws the
+tree's joint given Y).
 Miscalibrated designs (power): the toy ``shifted`` and ``nonlinear`` conditions at N = 8 000
 and N = 500, where the tests differ.  The estimated-channel columns of the power rows use
 ``--power-replicates`` (their rejection rate is 100% or near it at N = 8 000).

@@ -724,14 +724,6 @@ def posterior_test(data, fit, bins, n_replicates, rng, progress=False):
         covariance_draws = np.zeros((a_draws.shape[0], 0, 2))
     loading_draws = fit.loading_draws()
     reuse = fit.was_fitted_to(data)  # the same items: ids compared, pattern counts read
-    if reuse and linked_sets(pairs):
-        raise ValueError(
-            f"channels: the {fit.model} fit's dependent pairs "
-            f"{[f'{j} ~ {k}' for j, k in fit.dependent]} share an annotator, and its draw "
-            "under H0 of the same items takes pairs that share none; test the dependent EM "
-            "fit instead (dawid_skene_em(data, dependent=...)), whose bootstrap refits the "
-            "pairs"
-        )
     if reuse:
         responses = data.responses()
         if loading_draws is None:

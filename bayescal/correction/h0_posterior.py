@@ -35,9 +35,10 @@ out share one channel in the draw, as in the fit (their mean channel): drawn eac
 from one label, their channels would take up any miscalibration (second bad-input catalogue,
 row 87: p = 0.65 where known channels give 1e-23).
 
-A dependent pair's members answer jointly given Y: the latent classes see the pair's 2 x 2
-table on the items both labelled, and the pair's two tables (one per class) are drawn by
-``DependentPair`` in place of its members' Betas.
+A dependent pair's members answer jointly given Y, and so do the members of a tree of pairs
+that share annotators (:mod:`bayescal.channels.dependence`): the latent classes see the
+joint of the answers each item got from them, and each class's joint is drawn by
+:class:`DependentTree` in place of its members' Betas (a pair is a tree of two).
 
 A shared difficulty (:mod:`bayescal.channels.difficulty`) gives every item an effect that
 every judge's answer depends on, which no conjugate step draws.  Its parameters are few
@@ -61,9 +62,15 @@ from scipy import special
 
 from .. import _validation as v
 from ..channels.crowd_em import shared_channel_index
-from ..channels.dependence import pair_table
+from ..channels.dependence import tree_order
 from ..channels.difficulty import LOADING_SCALE, as_loadings, difficulty_class_log_likelihoods
-from ..channels.pattern_likelihood import covariance_bounds, linked_sets
+from ..channels.pattern_likelihood import (
+    LinkedSet,
+    covariance_bounds,
+    dependence_log_factor,
+    linked_sets,
+    lone_pairs,
+)
 from ..data.responses import name_order
 
 __all__ = [
@@ -142,18 +149,15 @@ def h0_posterior_draw(
         (:func:`~bayescal.data.responses.name_order`), so the draw does not follow the order
         of the columns; without names, in column order.
     pairs : ndarray of int, shape (D, 2), optional
-        Columns of dependent pairs (no two sharing an annotator, and none of their annotators
-        ``shared``), whose joint answers
-        follow their 2 x 2 tables given Y (module docstring); ``covariance`` (D, 2), their
-        covariances given ``Y = 0, 1``, starts them.
+        Columns of dependent pairs (none of their annotators ``shared``; pairs that share an
+        annotator form trees), whose joint answers follow their 2 x 2 tables given Y (module
+        docstring); ``covariance`` (D, 2), their covariances given ``Y = 0, 1``, starts them.
     """
     # the draw runs on channels: every annotator its own, the shared ones one after the others
     shared = np.zeros(np.size(a), bool) if shared is None else np.asarray(shared, bool)
     pairs = np.zeros((0, 2), np.int64) if pairs is None else np.asarray(pairs, np.int64)
     if shared[pairs.ravel()].any():
         raise ValueError("pairs: the workers who share a channel cannot be dependent pairs")
-    if linked_sets(pairs):
-        raise ValueError("pairs: pairs that share an annotator (a tree) have no draw under H0")
     channel = shared_channel_index(shared)
     pairs = channel[pairs]  # the pairs' channels: the draw runs on channels
     a, b = (np.bincount(channel, x) / np.bincount(channel) for x in (a, b))
@@ -171,10 +175,9 @@ def h0_posterior_draw(
     with np.errstate(divide="ignore"):  # a score of 0 or 1 pins its item's label
         prior_log_odds = np.log(scores) - np.log1p(-scores)
     positive = label.astype(np.float64)
-    dependent = [
-        DependentPair(pair, member_responses(item, annotator, scores.size, pair), label)
-        for pair in pairs
-    ]
+    trees = linked_sets(pairs)
+    trees += tuple(LinkedSet(pairs[d], np.array([d])) for d in lone_pairs(pairs, trees))
+    dependent = [DependentTree(tree, pairs, item, annotator, label, scores.size) for tree in trees]
     covariance = np.zeros((0, 2)) if covariance is None else np.array(covariance, float)
     for _ in range(sweeps):
         evidence = (
@@ -182,8 +185,8 @@ def h0_posterior_draw(
             + (1.0 - positive) * np.log((1.0 - b) / (1.0 - a))[annotator]
         )
         log_odds = prior_log_odds + np.bincount(item, evidence, minlength=scores.size)
-        for pair, given in zip(dependent, covariance):
-            pair.add_joint_evidence(log_odds, evidence, a, b, given)
+        for tree in dependent:
+            tree.add_joint_evidence(log_odds, a, b, covariance)
         truth = rng.random(scores.size) < special.expit(log_odds)
         if gold is not None:
             truth = np.where(gold != v.MISSING, gold == 1, truth)
@@ -192,111 +195,145 @@ def h0_posterior_draw(
         s1 = np.bincount(annotator, of_class1 * positive, minlength=n_annotators)
         n0 = np.bincount(annotator, minlength=n_annotators) - n1
         s0 = np.bincount(annotator, positive, minlength=n_annotators) - s1
-        before = a, b  # the pairs' steps start from their members' rates before this sweep
+        before = a, b  # the trees' steps start from their members' rates before this sweep
         a = _beta_draws(priors[0, 0] + s0, priors[0, 1] + n0 - s0, rng, draw_order)
         b = _beta_draws(priors[1, 0] + s1, priors[1, 1] + n1 - s1, rng, draw_order)
-        for d, pair in enumerate(dependent):  # the members' independent draws are replaced
-            covariance[d] = pair.draw_tables(truth, before, (a, b), covariance[d], priors, rng)
+        for tree in dependent:  # the members' independent draws are replaced
+            tree.draw_joints(truth, before, (a, b), covariance, priors, rng)
     return H0Draw(a[channel], b[channel], covariance)
 
 
-class DependentPair:
-    """The Gibbs steps of one dependent pair ``(j, k)`` in :func:`h0_posterior_draw`.
+class DependentTree:
+    """The Gibbs steps of the annotators that dependent pairs join into a tree (a pair that
+    shares no annotator is a tree of two) in :func:`h0_posterior_draw`.
 
-    Given ``Y`` a pair answers from its 2 x 2 table ``p_xy``
-    (:func:`~bayescal.channels.dependence.pair_table`).  Its parameters ``(p_j, p_k, c)`` of
-    each class map to the table's cells with Jacobian 1, so
-    given the classes and every item's pair of answers the table's full conditional is the
-    Dirichlet(1, 1, 1, 1) posterior ``Dirichlet(1 + n_xy)`` times the fit's prior of ``(p_j,
-    p_k, c)``: the Betas of ``p_j`` and ``p_k`` and a covariance uniform within its bounds,
-    ``1 / (U - L)``.  An independence Metropolis–Hastings step proposes from that Dirichlet
-    and accepts with the ratio of the prior's densities.  The answer of a member who left
-    an item to the other one is drawn first from the table given the class and the other's
-    answer (data augmentation, Tanner & Wong 1987).
+    Given ``Y`` the tree's joint is its first member's answer times each other member's
+    answer given its parent's (:func:`~bayescal.channels.dependence.tree_order`): a rate
+    ``r`` and, per pair, the two conditional rates ``q_v = P(child = 1 | parent = v)``.  They
+    map to the fit's parameters, the members' rates and the pairs' covariances, by
+
+        p_child = p_parent q_1 + (1 - p_parent) q_0,    c = p_parent (1 - p_parent) (q_1 - q_0),
+
+    of Jacobian ``prod_pairs p_parent (1 - p_parent)``.  Given the classes and every answer of
+    the tree's items, the full conditional of ``(r, q)`` under a uniform prior is a product of
+    Betas; an independence Metropolis–Hastings step proposes from it and accepts with the ratio
+    of the fit's prior in these coordinates: the members' Betas and each covariance uniform
+    within its bounds, ``1 / (U - L)``, times the Jacobian.  The answers a member left to the
+    others are drawn first from the joint given the class and the answers given (data
+    augmentation, Tanner & Wong 1987), among the ``2^m`` answers of the ``m`` members (a tree
+    joins at most six).
     """
 
-    def __init__(self, pair, position, label):
-        self.first, self.second = int(pair[0]), int(pair[1])
-        mine, theirs = position
-        self.both = np.flatnonzero((mine >= 0) & (theirs >= 0))
-        self.first_only = np.flatnonzero((mine >= 0) & (theirs < 0))
-        self.second_only = np.flatnonzero((mine < 0) & (theirs >= 0))
-        self.response = (mine[self.both], theirs[self.both])
-        # the answers to each item both labelled, as a cell 2 x + y (x the first member's)
-        self.cell = 2 * label[mine[self.both]].astype(np.int64) + label[theirs[self.both]]
-        self.first_label = label[mine[self.first_only]].astype(np.int64)
-        self.second_label = label[theirs[self.second_only]].astype(np.int64)
+    def __init__(self, tree: LinkedSet, index, item, annotator, label, n_items: int):
+        self.members, self.pairs = tree.members, tree.pairs
+        column = {int(j): i for i, j in enumerate(self.members)}
+        # (pair, parent, child) as columns of the members, parents before their children
+        self.edges = [(d, column[j], column[k]) for d, j, k in tree_order(tree, index)]
+        self.local_index = np.array([[column[int(j)] for j in index[d]] for d in self.pairs])
+        position = np.stack(member_responses(item, annotator, n_items, self.members), axis=1)
+        self.items = np.flatnonzero((position >= 0).any(axis=1))  # labelled by a member
+        position = position[self.items]
+        self.answers = np.where(position >= 0, label[np.maximum(position, 0)], -1)  # (n_t, m)
+        self.positive, self.negative = (self.answers == 1) * 1.0, (self.answers == 0) * 1.0
+        m = self.members.size
+        self.completions = (np.arange(1 << m)[:, None] >> np.arange(m)[::-1]) & 1  # (2^m, m)
+        given = self.answers[:, None, :]
+        self.consistent = ((given < 0) | (given == self.completions)).all(axis=2)
 
-    def _log_cells(self, a, b, covariance) -> np.ndarray:
-        """``log p_xy`` (2, 4) given ``Y = 0, 1``, cells in the order 00, 01, 10, 11."""
-        cells = np.array(
+    def add_joint_evidence(self, log_odds, a, b, covariance) -> None:
+        """Turn the tree's items from independent to joint evidence: add ``log p_1(answers) -
+        log p_0(answers)`` less the members' independent terms (the dependent pairs' factor,
+        :func:`~bayescal.channels.pattern_likelihood.dependence_log_factor`)."""
+        factor = [
+            dependence_log_factor(
+                self.positive,
+                self.negative,
+                self.local_index,
+                rates[self.members],
+                covariance[self.pairs, y],
+                np,
+            )
+            for y, rates in enumerate((a, b))
+        ]
+        log_odds[self.items] += factor[1] - factor[0]
+
+    def _conditionals(self, rates: np.ndarray, covariance: np.ndarray) -> np.ndarray:
+        """``(q_0, q_1)`` (E, 2) of each pair in :attr:`edges` order, of the members' ``rates``
+        (m,) and the pairs' ``covariance`` (D,), the inverse of the class docstring's map."""
+        return np.array(
             [
-                pair_table(rates[self.first], rates[self.second], covariance[y])
-                for y, rates in enumerate((a, b))
+                [rates[k] - covariance[d] / (1.0 - rates[j]), rates[k] + covariance[d] / rates[j]]
+                for d, j, k in self.edges
             ]
         )
-        return np.log(np.clip(cells, EDGE, None))
 
-    def add_joint_evidence(self, log_odds, evidence, a, b, covariance) -> None:
-        """Turn the items both members labelled from independent to joint evidence: add
-        ``log p_1(x, y) - log p_0(x, y)`` less the members' terms in ``evidence``."""
-        log_cells = self._log_cells(a, b, covariance)
-        independent = evidence[self.response[0]] + evidence[self.response[1]]
-        log_odds[self.both] += log_cells[1, self.cell] - log_cells[0, self.cell] - independent
+    def _log_joint(self, root: float, conditional: np.ndarray) -> np.ndarray:
+        """``log P(x)`` (2^m,) of every answer ``x`` of the members, from the first member's
+        rate ``root`` and the pairs' ``conditional`` rates (E, 2)."""
+        x = self.completions
+        chance = np.clip(
+            np.column_stack(
+                [np.full(len(x), root)]
+                + [conditional[e, x[:, j]] for e, (_, j, _) in enumerate(self.edges)]
+            ),
+            EDGE,
+            1.0 - EDGE,
+        )
+        drawn = x[:, [0] + [k for _, _, k in self.edges]]
+        return np.log(np.where(drawn == 1, chance, 1.0 - chance)).sum(axis=1)
 
-    def draw_tables(self, truth, current, drawn, covariance, priors, rng) -> np.ndarray:
-        """Draw both classes' tables given the classes ``truth`` (n,) from the state
-        ``current`` (``a, b`` (K,) before the sweep) and ``covariance`` (2,); write the members'
-        rates into ``drawn`` (``a, b`` of the sweep) and return the covariances (2,)."""
-        a, b = current
-        cells = np.exp(self._log_cells(a, b, covariance))
-        # the missing answer of a member, drawn from the table given the class and the other's
-        known = [
-            (self.first_only, self.first_label, 2 * self.first_label, 1),  # (x, 0) or (x, 1)
-            (self.second_only, self.second_label, self.second_label, 2),  # (0, y) or (1, y)
-        ]
-        items, codes = [self.both], [self.cell]
-        for where, _, base, step in known:
-            table = cells[truth[where].astype(np.int64)]
-            rows = np.arange(where.size)
-            without, with_it = table[rows, base], table[rows, base + step]
-            says_one = rng.random(where.size) < with_it / (without + with_it)
-            items.append(where)
-            codes.append(base + step * says_one)
-        classes = truth[np.concatenate(items)].astype(np.int64)
-        counts = np.bincount(4 * classes + np.concatenate(codes), minlength=8).reshape(2, 4)
-        proposed = rng.gamma(1.0 + counts)
-        proposed /= proposed.sum(axis=1, keepdims=True)
-        current = np.array([[r[self.first], r[self.second], c] for r, c in zip((a, b), covariance)])
-        candidate = _pair_parameters(proposed)
-        gain = _pair_log_prior(candidate, priors) - _pair_log_prior(current, priors)
-        accept = np.log(rng.random(2)) < gain
-        chosen = np.where(accept[:, None], candidate, current)
-        chosen[:, :2] = np.clip(chosen[:, :2], EDGE, 1.0 - EDGE)
-        for rates, (first, second, _) in zip(drawn, chosen):
-            rates[self.first], rates[self.second] = first, second
-        return chosen[:, 2]
+    def _log_prior(self, rates, prior: np.ndarray) -> float:
+        """The fit's log prior of one class's members' ``rates`` (m,) and any covariances
+        within their bounds, Beta ``prior`` (2,), in the ``(r, q)`` coordinates (class
+        docstring)."""
+        rates = np.clip(rates, EDGE, 1.0 - EDGE)
+        alpha, beta = prior
+        log_beta = (alpha - 1.0) * np.log(rates) + (beta - 1.0) * np.log1p(-rates)
+        parent = rates[[j for _, j, _ in self.edges]]
+        lower, upper = covariance_bounds(parent, rates[[k for _, _, k in self.edges]])
+        return float(
+            log_beta.sum()
+            - rates.size * special.betaln(alpha, beta)
+            - np.log(upper - lower).sum()
+            + np.log(parent * (1.0 - parent)).sum()
+        )
 
+    def _complete(self, mine, root, conditional, rng) -> np.ndarray:
+        """Every member's answer (n, m) to the items ``mine`` (positions in :attr:`items`):
+        the answers given, and the others drawn from the joint given them."""
+        joint = self._log_joint(root, conditional)
+        weight = self.consistent[mine] * np.exp(joint - joint.max())
+        cumulative = np.cumsum(weight, axis=1)
+        pick = (rng.random(mine.size)[:, None] * cumulative[:, -1:] >= cumulative).sum(axis=1)
+        return self.completions[pick]
 
-def _pair_parameters(cells) -> np.ndarray:
-    """``(p_j, p_k, c)`` (2, 3) of each class's table (2, 4) in the order 00, 01, 10, 11."""
-    first = cells[:, 2] + cells[:, 3]
-    second = cells[:, 1] + cells[:, 3]
-    return np.stack([first, second, cells[:, 3] - first * second], axis=1)
-
-
-def _pair_log_prior(parameters, priors) -> np.ndarray:
-    """The fit's log prior density (2,) of each class's ``(p_j, p_k, c)`` (2, 3): Beta rows 0
-    (false positives, class 0) and 1 (sensitivity, class 1) of ``priors`` for the rates, a
-    uniform covariance within its bounds."""
-    first, second = (np.clip(parameters[:, m], EDGE, 1.0 - EDGE) for m in (0, 1))
-    alpha, beta = priors[:2, 0], priors[:2, 1]
-    log_beta = sum(
-        (alpha - 1.0) * np.log(x) + (beta - 1.0) * np.log1p(-x) - special.betaln(alpha, beta)
-        for x in (first, second)
-    )
-    lower, upper = covariance_bounds(first, second)
-    return log_beta - np.log(upper - lower)
+    def draw_joints(self, truth, current, drawn, covariance, priors, rng) -> None:
+        """Draw both classes' joints given the classes ``truth`` (n,) from the state
+        ``current`` (``a, b`` (K,) before the sweep) and ``covariance`` (D, 2); write the
+        members' rates into ``drawn`` (``a, b`` of the sweep) and the pairs' covariances into
+        ``covariance``."""
+        classes = truth[self.items]
+        for y, (rates, into) in enumerate(zip(current, drawn)):
+            now = rates[self.members]
+            conditional = self._conditionals(now, covariance[:, y])
+            x = self._complete(np.flatnonzero(classes == y), now[0], conditional, rng)
+            proposed = np.empty(now.size)
+            proposed[0] = rng.beta(1.0 + x[:, 0].sum(), 1.0 + len(x) - x[:, 0].sum())
+            shares = {}
+            for d, j, k in self.edges:
+                q = []
+                for parent_answer in (0, 1):
+                    given = x[:, j] == parent_answer
+                    ones = x[given, k].sum()
+                    q.append(rng.beta(1.0 + ones, 1.0 + given.sum() - ones))
+                proposed[k] = proposed[j] * q[1] + (1.0 - proposed[j]) * q[0]
+                shares[d] = proposed[j] * (1.0 - proposed[j]) * (q[1] - q[0])
+            gain = self._log_prior(proposed, priors[y]) - self._log_prior(now, priors[y])
+            if np.log(rng.random()) < gain:
+                into[self.members] = np.clip(proposed, EDGE, 1.0 - EDGE)
+                covariance[self.pairs, y] = [shares[int(d)] for d in self.pairs]
+            else:
+                into[self.members] = now
 
 
 def _beta_draws(alpha, beta, rng, order) -> np.ndarray:

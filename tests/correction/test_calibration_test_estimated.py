@@ -11,8 +11,8 @@ import pytest
 from scipy import stats
 
 import bayescal as bc
-from bayescal.channels.dependence import pair_table
-from bayescal.channels.pattern_likelihood import covariance_bounds
+from bayescal.channels.dependence import child_chance, pair_table
+from bayescal.channels.pattern_likelihood import class_log_likelihoods, covariance_bounds
 from bayescal.correction.h0_posterior import H0Draw, h0_posterior_draw
 from tests.helpers import fake_fit
 
@@ -350,6 +350,65 @@ def test_the_h0_gibbs_sampler_draws_a_dependent_pair_from_its_h0_posterior():
     reference = [first[:, 0], second[:, 0], first[:, 1], second[:, 1]]
     reference += [cells[:, c, 3] - first[:, c] * second[:, c] for c in (0, 1)]
     for column, values in enumerate(reference):
+        mean = np.sum(weight * values)
+        sd = np.sqrt(np.sum(weight * values**2) - mean**2)
+        assert abs(draws[:, column].mean() - mean) < 0.015, column
+        assert draws[:, column].std() == pytest.approx(sd, rel=0.15), column
+
+
+@pytest.mark.slow
+def test_the_h0_gibbs_sampler_draws_a_tree_of_pairs_from_its_h0_posterior():
+    """A tree a0 ~ a1 ~ a2, 60 items with known scores, each answer missing with probability
+    1/4 (an item keeps one), flat priors (each covariance uniform within its bounds): 4 000
+    Gibbs sweeps against the posterior by importance sampling (10^6 draws of the prior,
+    weighted by the likelihood, the tree's missing answers summed out; effective size about
+    230): rates and covariances within 0.015 of its means, sds within 15% (measured: 0.013
+    and 8% at most)."""
+    rng = np.random.default_rng(7)
+    n, pairs = 60, np.array([[0, 1], [1, 2]])
+    scores = rng.uniform(0.05, 0.95, n)
+    truth = rng.random(n) < scores
+    rates = np.where(truth[:, None], [0.8, 0.75, 0.85], [0.2, 0.25, 0.15])
+    answers = np.zeros((n, 3), int)
+    answers[:, 0] = rng.random(n) < rates[:, 0]
+    for (parent, child), (given_0, given_1) in zip(pairs, ([0.06, 0.05], [0.04, 0.05])):
+        chance = child_chance(
+            answers[:, parent] == 1,
+            rates[:, parent],
+            rates[:, child],
+            np.where(truth, given_1, given_0),
+        )
+        answers[:, child] = rng.random(n) < chance
+    given = rng.random((n, 3)) < 0.75
+    given[~given.any(axis=1), 0] = True
+    annotations = np.where(given, answers, -1)
+    item, annotator = np.nonzero(annotations >= 0)
+    label = annotations[item, annotator].astype(np.int8)
+    start = H0Draw(np.full(3, 0.3), np.full(3, 0.7), np.zeros((2, 2)))
+    draws = _h0_chain(start, 4000, scores, item, annotator, label, pairs=pairs)[400:]
+    prior = np.random.default_rng(11)
+    size = 1_000_000
+    channels = prior.uniform(0, 1, (size, 2, 3))  # (M, class, annotator)
+    covariance = np.empty((size, 2, 2))  # (M, pair, class)
+    for y in (0, 1):
+        for d, (j, k) in enumerate(pairs):
+            lower, upper = covariance_bounds(channels[:, y, j], channels[:, y, k])
+            covariance[:, d, y] = prior.uniform(lower, upper)
+    log_weight = np.empty(size)
+    for chunk in np.array_split(np.arange(size), 20):
+        given_0, given_1 = class_log_likelihoods(
+            channels[chunk, 0],
+            channels[chunk, 1],
+            (annotations == 1) * 1.0,
+            (annotations == 0) * 1.0,
+            pairs=pairs,
+            covariance=covariance[chunk],
+        )
+        log_weight[chunk] = np.log(scores * np.exp(given_1) + (1 - scores) * np.exp(given_0)).sum(1)
+    weight = np.exp(log_weight - log_weight.max())
+    weight /= weight.sum()
+    reference = np.column_stack([channels[:, 0], channels[:, 1], covariance.reshape(size, 4)])
+    for column, values in enumerate(reference.T):
         mean = np.sum(weight * values)
         sd = np.sqrt(np.sum(weight * values**2) - mean**2)
         assert abs(draws[:, column].mean() - mean) < 0.015, column
