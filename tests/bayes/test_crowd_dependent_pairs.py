@@ -9,9 +9,11 @@ import jax
 import numpy as np
 import pytest
 from bayescal.models import ResponseDesign, hierarchical_dawid_skene
+from numpyro.handlers import condition
 from numpyro.infer import Predictive
 
 import bayescal as bc
+from bayescal.channels.dependence import every_dependent_pair
 from bayescal.channels.pattern_likelihood import covariance_from_share, pattern_log_prob
 from bayescal.exceptions import IdentificationError
 
@@ -72,22 +74,36 @@ def test_the_crowd_rows_score_what_the_pattern_likelihood_scores(pairs):
         ).row_log_likelihood(a, b, prevalence)
 
 
-def test_the_prior_predictive_draws_a_pairs_answers_with_its_covariance():
-    """SBC simulates from the program: given Y, the pair's drawn answers have the covariance
-    drawn for it (40 000 items at one prior draw of the parameters)."""
+@pytest.mark.parametrize("pairs", [[[0, 1]], [[0, 1], [1, 2]]], ids=["pair", "tree"])
+def test_the_prior_predictive_draws_a_pairs_answers_with_its_covariance(pairs):
+    """SBC simulates from the program: given Y, the pairs' drawn answers have the covariances
+    drawn for them (40 000 items at one prior draw of the parameters, with the class
+    proportion held at 1/2 and each covariance at 0.9 of its range, so that every covariance,
+    the induced one too, is far from 0), and in a tree the two workers no pair joins have the
+    covariance the path between them gives (the correlations multiplied,
+    :func:`~bayescal.channels.dependence.every_dependent_pair`)."""
     data, _ = _crowd(n=40_000, k=6, seed=3, others=1)
-    design = ResponseDesign.from_responses(data.responses(), compress=False, pairs=[[0, 1]])
-    draws = Predictive(hierarchical_dawid_skene, num_samples=1)(
+    labels = data.annotations.copy()
+    labels[:, 2] = 0  # w02 labels every item (its answers are drawn anew)
+    data = bc.AnnotatedScores(data.scores, labels, annotator_names=data.annotator_names)
+    design = ResponseDesign.from_responses(data.responses(), compress=False, pairs=pairs)
+    held = {"prevalence": 0.5, "dependence": np.full((len(pairs), 2), 0.9)}
+    draws = Predictive(condition(hierarchical_dawid_skene, held), num_samples=1)(
         jax.random.PRNGKey(4), design, bc.Priors().as_array()
     )
     codes, y = np.asarray(draws["codes"][0]), np.asarray(draws["y"][0])
-    first, second = (np.where((codes == 2 * j + 1).any(1), 1, 0) for j in (0, 1))
-    for label, rates in ((0, draws["a"][0]), (1, draws["b"][0])):
-        given = y == label
-        assert first[given].mean() == pytest.approx(float(rates[0]), abs=0.012)
-        assert second[given].mean() == pytest.approx(float(rates[1]), abs=0.012)
-        covariance = np.cov(first[given], second[given])[0, 1]
-        assert covariance == pytest.approx(float(draws["covariance"][0, 0, label]), abs=0.01)
+    answers = np.stack([np.where((codes == 2 * j + 1).any(1), 1, 0) for j in range(3)], axis=1)
+    a, b = np.asarray(draws["a"][0]), np.asarray(draws["b"][0])
+    index, covariance = every_dependent_pair(
+        np.array(pairs), a, b, np.asarray(draws["covariance"][0])
+    )
+    assert len(index) == (1 if len(pairs) == 1 else 3)
+    for label, rates in ((0, a), (1, b)):
+        given = answers[y == label]
+        np.testing.assert_allclose(given.mean(axis=0)[:2], rates[:2], atol=0.012)
+        for (j, k), expected in zip(index, covariance[:, label]):
+            observed = np.cov(given[:, j], given[:, k])[0, 1]
+            assert observed == pytest.approx(expected, abs=0.006), (j, k)
 
 
 def test_the_crowd_checks_replicate_a_pair_jointly():
