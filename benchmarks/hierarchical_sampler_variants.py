@@ -16,7 +16,10 @@ files, not the settings a variant changes for this process).  The variants:
   thousands of workers cannot pay);
 - ``noncentred``: every worker non-centred (none reaches the centring threshold);
 - ``gapstart``: the population gap starts at 2 logits instead of at random, so that a
-  non-centred worker (which starts at the population's centre) starts oriented.
+  non-centred worker (which starts at the population's centre) starts oriented;
+- ``gammaspread``: a change to the model, not to the sampler: the workers' spreads get the
+  boundary-avoiding prior Gamma(2, 2) (mean 1, mode 0.5, P(s < 0.2) = 0.06) instead of
+  HalfNormal(1.5), which keeps the population's spread out of the funnel's neck.
 
 Variants combine (``--variant noncentred accept``); ``--samples`` sets the draws a chain keeps.
 
@@ -35,7 +38,7 @@ import warnings
 import numpy as np
 from crowd_coverage import DESIGNS, labelled_workers, simulate_design
 
-VARIANTS = ("shipped", "accept", "dense", "block", "noncentred", "gapstart")
+VARIANTS = ("shipped", "accept", "dense", "block", "noncentred", "gapstart", "gammaspread")
 #: The population's sites and the class proportion, the dense block of ``block``.
 POPULATION_BLOCK = (
     "population_mean_a",
@@ -73,6 +76,14 @@ def use_variant(variant: str) -> None:
         sampler.hmc = hmc
     if variant == "gapstart":
         sampler.START_VALUES["population_gap"] = float(np.log(2.0))
+    if variant == "gammaspread":
+        import sys
+
+        import numpyro.distributions as dist
+
+        # the program's module (bayescal.models exports a function of the same name)
+        model = sys.modules["bayescal.models.hierarchical_dawid_skene"]
+        model.spread_prior = lambda: dist.Gamma(2.0, 2.0)
     if variant == "noncentred":
         ResponseDesign.from_responses.__func__.__kwdefaults__["centred_labels"] = np.iinfo(int).max
 
