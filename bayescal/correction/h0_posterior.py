@@ -319,7 +319,7 @@ class DependentTree:
             x = self._complete(np.flatnonzero(classes == y), now[0], conditional, rng)
             proposed = np.empty(now.size)
             proposed[0] = rng.beta(1.0 + x[:, 0].sum(), 1.0 + len(x) - x[:, 0].sum())
-            shares = {}
+            drawn_covariance = {}  # by pair
             for d, j, k in self.edges:
                 q = []
                 for parent_answer in (0, 1):
@@ -327,11 +327,11 @@ class DependentTree:
                     ones = x[given, k].sum()
                     q.append(rng.beta(1.0 + ones, 1.0 + given.sum() - ones))
                 proposed[k] = proposed[j] * q[1] + (1.0 - proposed[j]) * q[0]
-                shares[d] = proposed[j] * (1.0 - proposed[j]) * (q[1] - q[0])
+                drawn_covariance[d] = proposed[j] * (1.0 - proposed[j]) * (q[1] - q[0])
             gain = self._log_prior(proposed, priors[y]) - self._log_prior(now, priors[y])
             if np.log(rng.random()) < gain:
                 into[self.members] = np.clip(proposed, EDGE, 1.0 - EDGE)
-                covariance[self.pairs, y] = [shares[int(d)] for d in self.pairs]
+                covariance[self.pairs, y] = [drawn_covariance[int(d)] for d in self.pairs]
             else:
                 into[self.members] = now
 
