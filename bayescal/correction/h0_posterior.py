@@ -305,7 +305,7 @@ class DependentTree:
         weight = self.consistent[mine] * np.exp(joint - joint.max())
         cumulative = np.cumsum(weight, axis=1)
         pick = (rng.random(mine.size)[:, None] * cumulative[:, -1:] >= cumulative).sum(axis=1)
-        return self.completions[pick]
+        return self.completions[np.minimum(pick, len(self.completions) - 1)]  # u T rounded to T
 
     def draw_joints(self, truth, current, drawn, covariance, priors, rng) -> None:
         """Draw both classes' joints given the classes ``truth`` (n,) from the state

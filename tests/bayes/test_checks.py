@@ -323,6 +323,21 @@ def test_the_crowd_checks_flag_a_true_models_rows_only_by_chance():
     assert flagged <= 2
 
 
+def test_a_statistic_beyond_every_replicate_gets_at_most_the_p_value_they_resolve():
+    """Beyond 50 replicates that are all equal there is no tail to read: 2 / 51, the smallest
+    p-value they tell (the normal tail would give 0, flagged however many rows); far beyond
+    spread replicates, the normal tail."""
+    from bayescal.bayes.checks import statistic_rows
+
+    replicated = np.zeros((50, 3))
+    replicated[:, 2] = np.arange(50)
+    observed = np.array([1.0, 0.0, 200.0])
+    rows = statistic_rows("check", "xyz", observed, replicated, replicated, 0.9, corrected=True)
+    assert [row["p_value"] for row in rows[:2]] == [pytest.approx(2 / 51), 1.0]
+    z = (200 - 24.5) / np.arange(50).std()
+    assert rows[2]["p_value"] == pytest.approx(2 * stats.norm.sf(z))
+
+
 def test_the_crowd_checks_replicate_a_shared_difficulty():
     """Fourteen annotators who share an item difficulty, three labels an item, checked at the
     true channels: an item's labels agree more often than independent labels would, so the
