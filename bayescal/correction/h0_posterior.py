@@ -285,17 +285,14 @@ class DependentTree:
     def _log_prior(self, rates, prior: np.ndarray) -> float:
         """The fit's log prior of one class's members' ``rates`` (m,) and any covariances
         within their bounds, Beta ``prior`` (2,), in the ``(r, q)`` coordinates (class
-        docstring)."""
+        docstring), up to a constant (the Betas' normalisers cancel in the step's ratio)."""
         rates = np.clip(rates, EDGE, 1.0 - EDGE)
         alpha, beta = prior
         log_beta = (alpha - 1.0) * np.log(rates) + (beta - 1.0) * np.log1p(-rates)
         parent = rates[[j for _, j, _ in self.edges]]
         lower, upper = covariance_bounds(parent, rates[[k for _, _, k in self.edges]])
         return float(
-            log_beta.sum()
-            - rates.size * special.betaln(alpha, beta)
-            - np.log(upper - lower).sum()
-            + np.log(parent * (1.0 - parent)).sum()
+            log_beta.sum() - np.log(upper - lower).sum() + np.log(parent * (1.0 - parent)).sum()
         )
 
     def _complete(self, mine, root, conditional, rng) -> np.ndarray:
