@@ -9,7 +9,7 @@ included: every variant compiles afresh, since the compiled-sampler cache knows 
 files, not the settings a variant changes for this process).  The variants:
 
 - ``shipped``: as ``fit_bayes`` runs it;
-- ``accept``: NUTS's target acceptance 0.95 instead of 0.8;
+- ``accept``: NUTS's target acceptance 0.95 (or ``--target-accept``) instead of 0.8;
 - ``dense``: a dense mass matrix (every sampled dimension) and target acceptance 0.95;
 - ``block``: a dense block for the population's sites and the class proportion, the workers
   diagonal, and target acceptance 0.95 (a dense matrix costs O(d^2) a step and memory, which
@@ -51,7 +51,7 @@ POPULATION_BLOCK = (
 MODEL = "hierarchical_dawid_skene"
 
 
-def use_variant(variant: str) -> None:
+def use_variant(variant: str, target_accept: float = 0.95) -> None:
     """Change the sampler of this process to ``variant`` (module docstring)."""
     os.environ["BAYESCAL_CACHE_DIR"] = "off"
     from bayescal.models.response_design import ResponseDesign
@@ -60,7 +60,9 @@ def use_variant(variant: str) -> None:
     from bayescal.bayes import registry
 
     if variant in ("accept", "dense", "block"):
-        registry.MODELS[MODEL] = dataclasses.replace(registry.MODELS[MODEL], target_accept=0.95)
+        registry.MODELS[MODEL] = dataclasses.replace(
+            registry.MODELS[MODEL], target_accept=target_accept
+        )
     if variant in ("dense", "block"):
         kernels = sampler.hmc
 
@@ -129,18 +131,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variant", nargs="+", choices=VARIANTS, default=["shipped"])
     parser.add_argument("--samples", type=int, default=1000, help="draws a chain keeps")
+    parser.add_argument(
+        "--target-accept", type=float, default=0.95, help="of accept, dense and block"
+    )
     parser.add_argument("--designs", nargs="+", choices=list(DESIGNS), default=["spammers"])
     parser.add_argument("--replicates", type=int, default=10)
     args = parser.parse_args()
     for variant in args.variant:
-        use_variant(variant)
+        use_variant(variant, args.target_accept)
     for design in args.designs:
         rows = [replicate(design, seed, args.samples) for seed in range(args.replicates)]
         for row in rows:
             print(" ".join(f"{key}={value}" for key, value in row.items()), flush=True)
         warned = sum(row["warned"] for row in rows)
         print(
-            f"| {' + '.join(args.variant)} | {args.samples} | {design} | {warned} of {len(rows)} "
+            f"| {' + '.join(args.variant)} ({args.target_accept}) | {args.samples} | {design} | {warned} of {len(rows)} "
             f"| {sum(row['divergences'] > 0 for row in rows)} "
             f"| {sum(row['warned'] and not failed_diagnostics(row) for row in rows)} "
             f"| {np.median([row['min_ess_bulk'] for row in rows]):.0f} "

@@ -22,11 +22,11 @@ from ..channels.base import (
 )
 from ..channels.co_labelling import require_fittable
 from ..channels.confusion_em import require_confusions_identified
-from ..channels.crowd_em import as_responses, require_crowd_identified
+from ..channels.crowd_em import as_responses, crowd_estimate, require_crowd_identified
 from ..channels.dependence import (
     dependent_pairs,
+    require_crowd_pairs_identified,
     require_dependence_identified,
-    require_pairs_colabelled,
 )
 from ..channels.difficulty import MAX_LIKELIHOOD_ERROR, likelihood_error
 from ..channels.em import dependent_estimate, independent_estimate
@@ -94,16 +94,21 @@ def pattern_model(counts: CellStatistics, model: ChannelModel, dependent, where:
             if model.difficulty
             else dependent_estimate(counts, grouped, pairs)
         )
-        if estimate is None:
-            warn_caller(
-                f"{where}: EM found no estimate to check the Jacobian's rank at; only the "
-                "parameters were counted against the data's cells",
-                WeakIdentificationWarning,
-            )
+        _warn_if_unchecked(estimate, where)
         require_dependence_identified(counts, check, pairs, where, estimate, model.difficulty)
     if grouped and n_annotators == 2:
         warn_if_groups_inseparable(counts, where)
     return pairs
+
+
+def _warn_if_unchecked(estimate, where: str) -> None:
+    """Say so when EM found no estimate to check a dependence structure's rank at."""
+    if estimate is None:
+        warn_caller(
+            f"{where}: EM found no estimate to check the Jacobian's rank at; only the "
+            "parameters were counted (against the data's cells, or a crowd pair's items)",
+            WeakIdentificationWarning,
+        )
 
 
 def _require_groups_identified(counts: CellStatistics, where: str) -> None:
@@ -385,7 +390,11 @@ def sampler_for(
         responses = as_responses(data)
         require_crowd_identified(responses, where)
         pairs = dependent_pairs(dependent, responses.annotator_names)
-        require_pairs_colabelled(responses, pairs, where)
+        if pairs:  # counted first, then EM's estimate is checked: the count needs no EM
+            require_crowd_pairs_identified(responses, pairs, where)
+            estimate = crowd_estimate(responses)
+            _warn_if_unchecked(estimate, where)
+            require_crowd_pairs_identified(responses, pairs, where, estimate)
         design = ResponseDesign.from_responses(responses, pairs=pairs.index)
         return SamplerSetup(Sampler(design, model, *run), responses)
     counts = as_counts(data)

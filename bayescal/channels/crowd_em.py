@@ -52,10 +52,10 @@ import numpy as np
 from scipy import sparse
 
 from .. import _validation as v
-from .._api import old_spellings, warn_caller
+from .._api import old_spellings, silenced, warn_caller
 from ..data.annotated_scores import AnnotatedScores
 from ..data.responses import Responses
-from ..exceptions import ChannelWarning, ConvergenceWarning, IdentificationError
+from ..exceptions import FIT_WARNINGS, ChannelWarning, ConvergenceWarning, IdentificationError
 from .base import ChannelFit, Channels, orient, records_options, require_identified
 from .class_crowd_em import class_crowd_em
 from .co_labelling import CoLabelling, GoldCoverage
@@ -202,6 +202,15 @@ def crowd_em(
             ConvergenceWarning,
         )
     return fit
+
+
+def crowd_estimate(responses: Responses):
+    """``(a, b, prevalence)`` of :func:`crowd_em` at its defaults, silent (what it says of its
+    fit is said by the Bayesian fit), or None when EM finds no oriented estimate: where a
+    crowd's dependent pairs are checked for identification before sampling."""
+    with silenced(*FIT_WARNINGS):
+        fit = crowd_em(responses)
+    return None if fit.channels is None else (fit.channels.a, fit.channels.b, fit.prevalence)
 
 
 def _class_crowd_fit(data, responses: Responses, smoothing, pool, tol, max_iter) -> ConfusionFit:

@@ -46,7 +46,10 @@ inside the tree still links its neighbours.
 counts them against the free cells of the data's (group, missingness) cells (necessary), then
 checks the rank of the Jacobian of the cells' pattern probabilities at an estimate (counting
 is not sufficient: four annotators in two dependent pairs count 13 parameters for 15 cells and
-are not identified, as two four-category indicators of a binary class never are).
+are not identified, as two four-category indicators of a binary class never are).  A crowd's
+pairs are checked tree by tree, the other workers' channels held at the crowd's EM estimate:
+:func:`require_crowd_pairs_identified` counts the items that inform each pair, then checks the
+rank of the tree's Fisher information (:func:`crowd_block_identification`).
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ from itertools import combinations, product
 from typing import NamedTuple
 
 import numpy as np
+from scipy import special
 
 from .._api import moved_names, warn_caller
 from ..data.cells import CellStatistics
@@ -67,13 +71,14 @@ __all__ = [
     "DependentPairs",
     "Identification",
     "child_chance",
+    "crowd_block_identification",
     "dependent_pairs",
     "draw_order",
     "every_dependent_pair",
     "identification_at",
     "pair_table",
+    "require_crowd_pairs_identified",
     "require_dependence_identified",
-    "require_pairs_colabelled",
     "tree_order",
 ]
 
@@ -87,7 +92,7 @@ WEAK_STANDARD_ERROR = 0.25
 #: sums ``2^(m - 1)`` subsets of its pairs.
 MAX_LINKED = 6
 #: Items both workers of a crowd's dependent pair labelled, each beside two other labels or
-#: gold, below which the pair is refused (:func:`require_pairs_colabelled`).
+#: gold, below which the pair is refused (:func:`require_crowd_pairs_identified`).
 MIN_PAIR_ITEMS = 20
 
 
@@ -467,14 +472,20 @@ def require_dependence_identified(
         )
 
 
-def require_pairs_colabelled(responses, pairs: DependentPairs, where: str) -> None:
-    """Refuse a crowd's dependent pair whose workers labelled fewer than
-    :data:`MIN_PAIR_ITEMS` items together beside two labels of workers outside the pair's tree
-    (or a gold label): a crowd's pair covariance is learnt from those items alone, where the
-    pair's tree and the two others are the three conditionally independent blocks that
-    identify a latent class (a tree beside one other label is two blocks, as three annotators
-    with a pair are not identified).  A necessary condition: the pattern Jacobian of
-    :func:`require_dependence_identified` would have a column per worker of the crowd."""
+def require_crowd_pairs_identified(
+    responses, pairs: DependentPairs, where: str, estimate=None
+) -> None:
+    """Refuse a crowd's dependent pairs the crowd cannot identify, before any sampling; warn
+    (:class:`WeakIdentificationWarning`) when they are weakly identified.
+
+    First the count: both workers of each pair labelled at least :data:`MIN_PAIR_ITEMS` items
+    together beside two labels of workers outside the pair's tree (or a gold label).  A
+    crowd's pair covariance is learnt from those items alone, where the pair's tree and the
+    two others are the three conditionally independent blocks that identify a latent class (a
+    tree beside one other label is two blocks, as three annotators with a pair are not
+    identified).  Counting is necessary, not sufficient: labels from spammers tell nothing of
+    the class.  So, with ``estimate`` (``(a, b, prevalence)``, e.g. the crowd's EM channels),
+    the rank of each tree's information (:func:`crowd_block_identification`)."""
     if not pairs:
         return
     trees = pattern_likelihood.linked_sets(pairs.index)
@@ -497,6 +508,138 @@ def require_pairs_colabelled(responses, pairs: DependentPairs, where: str) -> No
                 f"{MIN_PAIR_ITEMS} (a crowd's pair is learnt from the items both labelled, "
                 "where the other labels tell the class)"
             )
+    if estimate is None:
+        return
+    for named, measured in crowd_block_identification(responses, pairs, estimate):
+        relative = measured.relative_singular_values
+        deficient = int((relative < RANK_TOLERANCE).sum())
+        what = (
+            f"the dependent pairs {named}" if len(named) > 1 else f"the dependent pair {named[0]}"
+        )
+        if deficient:
+            raise IdentificationError(
+                f"{where}: {what} cannot be identified: with the other workers' channels at "
+                f"the crowd's EM estimate, the information on its workers' channels and its "
+                f"covariances has rank {relative.size - deficient} for {relative.size} "
+                "parameters; the other labels on its items do not tell the class (their "
+                "workers answer alike whatever the class, as spammers and workers who always "
+                "give one answer do); add labels of informative workers there, or gold items"
+            )
+        if measured.worst_standard_error > WEAK_STANDARD_ERROR:
+            warn_caller(
+                f"{where}: {what} is weakly identified: with the other workers' channels at "
+                "the crowd's EM estimate, some combination of the pairs' channels and "
+                f"covariances has a standard error of {measured.worst_standard_error:.2f} on "
+                "the probability scale; expect wide intervals and slow mixing. Add labels of "
+                "informative workers to the pairs' items, or gold items",
+                WeakIdentificationWarning,
+            )
+
+
+def crowd_block_identification(
+    responses, pairs: DependentPairs, estimate
+) -> list[tuple[list[tuple[str, str]], Identification]]:
+    """How well a crowd identifies each tree of its dependent pairs (a pair that shares no
+    annotator is a tree of two), given the other workers' channels.
+
+    With ``estimate = (a, b, prevalence)`` (``a, b`` (K,), e.g. the crowd's EM channels), the
+    labels of the workers outside a tree ``M`` (and gold) give each item ``i`` the class
+    weights ``w_iy = P(Y = y | outside labels)``.  The tree's answers on item ``i`` then have
+    the probabilities ``q_i(s) = sum_y w_iy P(s | Y = y; theta)`` over the patterns ``s`` of the
+    members who labelled it, ``theta`` the members' ``(a, b)`` and the pairs' covariances (at
+    0, the independent point).  The Jacobian of every ``q_i(s) / sqrt(q_i(s))`` row (central
+    differences, items stacked) has the Fisher information ``sum_i sum_s dq dq^T / q`` as its
+    Gram matrix: the tree is locally identified with the others held fixed when no singular
+    value is zero (Rothenberg 1971), and ``1 / sigma_min`` is the standard error of its
+    worst-determined combination (:class:`Identification`).  The others' channels held fixed
+    is what a crowd can assume: each is learnt from its own items across the crowd.
+
+    Returns the pairs of each tree by name and their :class:`Identification`, the trees
+    first, then the pairs that share no annotator.
+    """
+    a, b, prevalence = estimate
+    # a rate on the edge has no derivative and its log-ratio is infinite: the check point
+    # stays just inside (identification is a property of the neighbourhood)
+    a, b = (np.clip(np.asarray(x, np.float64), 1e-3, 1.0 - 1e-3) for x in (a, b))
+    trees = pattern_likelihood.linked_sets(pairs.index)
+    blocks = [(t.members, t.pairs) for t in trees] + [
+        (pairs.index[d], np.array([d])) for d in pattern_likelihood.lone_pairs(pairs.index, trees)
+    ]
+    measured = []
+    for members, block_pairs in blocks:
+        weights = _outside_class_weights(responses, members, a, b, float(prevalence))
+        local = np.searchsorted(members, pairs.index[block_pairs])
+        theta = np.concatenate([a[members], b[members], np.zeros(2 * block_pairs.size)])
+        answers = np.full((responses.n_items, members.size), -1, np.int64)
+        mine = np.isin(responses.annotator, members)
+        answers[responses.item[mine], np.searchsorted(members, responses.annotator[mine])] = (
+            responses.label[mine]
+        )
+        labelled = (answers >= 0).any(axis=1)
+        masks, mask_of_item = np.unique(answers[labelled] >= 0, axis=0, return_inverse=True)
+        upper = np.zeros((0, theta.size))  # R of the stacked Jacobian's QR, grown mask by mask
+        for which, mask in enumerate(masks):
+            rows = mask_combinations(mask)
+            given, slopes = _block_pattern_probabilities(theta, rows, local)  # (r, 2), (r, 2, p)
+            w = weights[labelled][mask_of_item.ravel() == which]  # (n_m, 2)
+            chunk = max(1, 200_000 // len(rows))  # items a QR update stacks, in memory bounds
+            for start in range(0, len(w), chunk):
+                q = w[start : start + chunk] @ given.T  # (n, r)
+                dq = np.einsum("ny,ryp->nrp", w[start : start + chunk], slopes)
+                stacked = (dq / np.sqrt(q)[..., None]).reshape(-1, theta.size)
+                upper = np.linalg.qr(np.vstack([upper, stacked]), mode="r")
+        # fewer rows than parameters leave the missing singular values at 0
+        singular = np.zeros(theta.size)
+        found = np.linalg.svd(upper, compute_uv=False)
+        singular[: found.size] = found
+        named = [pairs.names[d] for d in block_pairs]
+        measured.append(
+            (named, Identification(singular / singular[0], float(1.0 / max(singular[-1], 1e-300))))
+        )
+    return measured
+
+
+def _outside_class_weights(responses, members, a, b, prevalence: float) -> np.ndarray:
+    """``P(Y = y | the labels of the workers outside members, or gold)`` of every item (n, 2)
+    at the channels ``a, b`` (K,) and ``prevalence``, the outside workers independent."""
+    outside = ~np.isin(responses.annotator, members)
+    worker, label = responses.annotator[outside], responses.label[outside]
+    ratio = np.where(
+        label == 1,
+        np.log(b[worker]) - np.log(a[worker]),
+        np.log1p(-b[worker]) - np.log1p(-a[worker]),
+    )
+    prior = np.log(prevalence) - np.log1p(-prevalence)
+    one = special.expit(
+        prior + np.bincount(responses.item[outside], ratio, minlength=responses.n_items)
+    )
+    if responses.has_gold:
+        one = np.where(responses.gold >= 0, responses.gold, one)
+    return np.column_stack([1.0 - one, one])
+
+
+def _block_pattern_probabilities(theta, rows, local) -> tuple[np.ndarray, np.ndarray]:
+    """``P(s | Y = y)`` of the tree's patterns ``rows`` (r, m; -1 missing) at ``theta = (a_M,
+    b_M, covariances)`` (the pairs ``local`` (E, 2) in the tree's columns), (r, 2), and its
+    derivatives (r, 2, p) by central differences."""
+    m = rows.shape[1]
+    positive, negative = (rows == 1) * 1.0, (rows == 0) * 1.0
+
+    def probabilities(x):
+        covariance = x[2 * m :].reshape(-1, 2)
+        log0, log1 = pattern_likelihood.class_log_likelihoods(
+            x[:m], x[m : 2 * m], positive, negative, np, local, covariance
+        )
+        return np.exp(np.column_stack([log0, log1]))
+
+    step = 1e-6
+    slopes = np.empty((len(rows), 2, theta.size))
+    for i in range(theta.size):
+        up, down = theta.copy(), theta.copy()
+        up[i] += step
+        down[i] -= step
+        slopes[:, :, i] = (probabilities(up) - probabilities(down)) / (2 * step)
+    return probabilities(theta), slopes
 
 
 # The pattern likelihoods every model shares moved to their own module in 0.2.

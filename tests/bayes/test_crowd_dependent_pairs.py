@@ -4,6 +4,7 @@ jointly, a pair the crowd cannot inform is refused, a copying pair is recovered 
 independent model misreads it, and the model checks replicate the pair's answers jointly."""
 
 import warnings
+from itertools import product
 
 import jax
 import numpy as np
@@ -141,6 +142,121 @@ def test_a_pair_the_crowd_cannot_inform_is_refused_naming_it():
         bc.fit_bayes(tree, model=MODEL, dependent=[("w00", "w01"), ("w01", "w02")])
     with pytest.raises(ValueError, match="form a cycle"):
         bc.fit_bayes(data, model=MODEL, dependent=[("w00", "w01"), ("w01", "w02"), ("w02", "w00")])
+
+
+def _pair_beside_constant_workers(seed=3):
+    """A pair w00 ~ w01 labels items 0-299 beside two of four workers (w02-w05) who answer 1
+    whatever the class; items 300-999 get three labels from the eight workers w02-w09, four of
+    them informative."""
+    rng = np.random.default_rng(seed)
+    n, k = 1000, 10
+    scores = rng.uniform(0, 1, n)
+    y = rng.random(n) < scores
+    a, b = rng.uniform(0.05, 0.25, k), rng.uniform(0.7, 0.95, k)
+    labels = np.full((n, k), -1)
+    for j in (0, 1):
+        labels[:300, j] = rng.random(300) < np.where(y[:300], b[j], a[j])
+    for i in range(300):
+        labels[i, rng.choice([2, 3, 4, 5], 2, replace=False)] = 1
+    for i in range(300, n):
+        workers = rng.choice(np.arange(2, 10), 3, replace=False)
+        labels[i, workers] = rng.random(3) < np.where(y[i], b[workers], a[workers])
+    labels[:, 2:6] = np.where(labels[:, 2:6] >= 0, 1, -1)
+    return bc.AnnotatedScores(scores, labels, annotator_names=[f"w{j:02d}" for j in range(k)])
+
+
+def test_a_pair_whose_other_labels_tell_nothing_is_refused_by_rank():
+    """The pair's 300 items each have two labels from outside it, so the count passes; but
+    they come from workers who always answer 1 (EM: a = b = 1), so the class weights are the
+    same on every item, a mixture of two 2 x 2 tables with known weights: 3 free cells for 6
+    parameters, rank 3.  Refused before sampling, naming the pair and the rank."""
+    from bayescal.channels.dependence import dependent_pairs, require_crowd_pairs_identified
+
+    data = _pair_beside_constant_workers()
+    pairs = dependent_pairs(("w00", "w01"), data.annotator_names)
+    require_crowd_pairs_identified(data.responses(), pairs, "test")  # the count alone passes
+    with pytest.raises(
+        IdentificationError, match=r"pair \('w00', 'w01'\) cannot be identified.*rank 3 for 6"
+    ):
+        bc.fit_bayes(data, model=MODEL, dependent=("w00", "w01"))
+
+
+def test_a_pair_beside_nearly_uninformative_workers_is_warned_of():
+    """Outside labels whose workers' gap is 0.02 leave the pair identified but its worst
+    combination with a standard error far above 0.25: one warning line, before sampling."""
+    from bayescal.channels.dependence import dependent_pairs, require_crowd_pairs_identified
+    from bayescal.exceptions import WeakIdentificationWarning
+
+    data, truth = _crowd(n=2000, k=20, seed=1)
+    a, b = truth.a.copy(), truth.b.copy()
+    a[2:], b[2:] = 0.49, 0.51
+    pairs = dependent_pairs(("w00", "w01"), data.annotator_names)
+    with pytest.warns(WeakIdentificationWarning, match=r"pair \('w00', 'w01'\) is weakly"):
+        require_crowd_pairs_identified(data.responses(), pairs, "test", (a, b, 0.5))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # at the true channels: identified, and no warning
+        require_crowd_pairs_identified(data.responses(), pairs, "test", (truth.a, truth.b, 0.5))
+
+
+def test_the_crowd_pairs_information_is_the_fisher_information():
+    """Against a direct sum, item by item, of ``dq dq^T / q`` over the pair's patterns (its
+    2 x 2 table when both answered, a margin when one did), with JAX's derivatives and the
+    class weights of each item's other labels computed one by one: the same singular values
+    (the square roots of the information's eigenvalues) to 1e-6."""
+    from bayescal.channels.dependence import (
+        crowd_block_identification,
+        dependent_pairs,
+        pair_table,
+    )
+
+    data, truth = _crowd(n=120, k=6, seed=7)
+    labels = data.annotations.copy()
+    labels[::4, 0] = -1  # some items answered by w01 only
+    labels[1::5, 1] = -1  # and some by w00 only
+    data = bc.AnnotatedScores(data.scores, labels, annotator_names=data.annotator_names)
+    a, b, prevalence = truth.a, truth.b, 0.4
+    pairs = dependent_pairs(("w00", "w01"), data.annotator_names)
+    ((named, measured),) = crowd_block_identification(data.responses(), pairs, (a, b, prevalence))
+
+    def item_probabilities(theta, weight, answers):
+        rates = (theta[:2], theta[2:4])  # (a0, a1), (b0, b1)
+        q = 0.0
+        for y in (0, 1):
+            p0, p1 = rates[y]
+            if answers[0] >= 0 and answers[1] >= 0:
+                table = jax.numpy.stack(pair_table(p0, p1, theta[4 + y]))
+                term = table[2 * answers[0] + answers[1]]
+            else:
+                j = 0 if answers[0] >= 0 else 1
+                term = jax.numpy.where(answers[j] == 1, rates[y][j], 1.0 - rates[y][j])
+            q = q + weight[y] * term
+        return q
+
+    theta = np.array([a[0], a[1], b[0], b[1], 0.0, 0.0])
+    information = np.zeros((6, 6))
+    for item in range(data.n_items):
+        mine = labels[item, :2]
+        if (mine < 0).all():
+            continue
+        log_odds = np.log(prevalence / (1 - prevalence))
+        for j in range(2, 6):
+            if labels[item, j] >= 0:
+                x = labels[item, j]
+                log_odds += np.log((b[j] if x else 1 - b[j]) / (a[j] if x else 1 - a[j]))
+        one = 1.0 / (1.0 + np.exp(-log_odds))
+        weight = np.array([1.0 - one, one])
+        observed = [j for j in range(2) if mine[j] >= 0]
+        for pattern in product((0, 1), repeat=len(observed)):
+            answers = np.array([-1, -1])
+            answers[observed] = pattern
+            q = float(item_probabilities(theta, weight, answers))
+            gradient = np.asarray(jax.grad(item_probabilities)(theta, weight, answers))
+            information += np.outer(gradient, gradient) / q
+    singular = np.sqrt(np.linalg.eigvalsh(information)[::-1])
+    # the function stacks (a0, a1, b0, b1, c_0, c_1) as the reference does
+    assert named == [("w00", "w01")]
+    np.testing.assert_allclose(measured.relative_singular_values, singular / singular[0], rtol=1e-6)
+    assert measured.worst_standard_error == pytest.approx(1.0 / singular[-1], rel=1e-6)
 
 
 @pytest.mark.slow
