@@ -38,6 +38,11 @@ key knows the program's files, not their constants at run time):
 - ``independent``: one normal with independent logit a and logit b (the correlation's LKJ
   concentration 10^4: rho = 0 +- 0.007), the one-peaked population the issue warns about.
 
+``--variant`` fits the hierarchical model with a sampler variant of
+``hierarchical_sampler_variants.py`` (one or several, e.g. ``accept gapstart gammaspread``,
+with ``--target-accept``), ``--samples`` keeps that many draws a chain (default
+``--iterations``).
+
     XLA_FLAGS=--xla_force_host_platform_device_count=2 .venv/bin/python \
         benchmarks/crowd_coverage.py --replicates 200 --flat-replicates 50 --out /tmp/crowd_coverage.csv
 """
@@ -129,7 +134,9 @@ def labelled_workers(crowd) -> tuple:
     return data, seen
 
 
-def replicate(design: str, model: str, seed: int, chains: int, iterations: int) -> dict:
+def replicate(
+    design: str, model: str, seed: int, chains: int, iterations: int, samples: int
+) -> dict:
     crowd = simulate_design(design, seed)
     data, seen = labelled_workers(crowd)
     start = time.perf_counter()
@@ -137,7 +144,7 @@ def replicate(design: str, model: str, seed: int, chains: int, iterations: int) 
         warnings.simplefilter("always")
         fit = bc.fit_bayes(
             data, model=model, num_chains=chains, num_warmup=iterations,
-            num_samples=iterations, seed=seed, progress=False,
+            num_samples=samples, seed=seed, progress=False,
         )  # fmt: skip
         result = bc.nc_ece_posterior(data, fit, n_bins=N_BINS, seed=seed)
     seconds = time.perf_counter() - start
@@ -315,16 +322,30 @@ def main() -> None:
     parser.add_argument("--designs", nargs="+", default=list(DESIGNS), choices=list(DESIGNS))
     parser.add_argument("--chains", type=int, default=4)
     parser.add_argument("--iterations", type=int, default=500)
+    parser.add_argument("--samples", type=int, help="draws a chain keeps (default: --iterations)")
     parser.add_argument("--population", default="mixture", choices=list(POPULATIONS))
+    parser.add_argument("--variant", nargs="+", default=[], help="hierarchical_sampler_variants")
+    parser.add_argument("--target-accept", type=float, default=0.95)
     args = parser.parse_args()
     use_population(args.population)
+    if args.variant:  # that script imports this one's designs: imported here, not above
+        from hierarchical_sampler_variants import VARIANTS, use_variant
+
+        for variant in args.variant:
+            if variant not in VARIANTS:
+                parser.error(f"--variant: {variant!r} is not one of {VARIANTS}")
+            use_variant(variant, args.target_accept)
+    samples = args.samples or args.iterations
+    label = args.population + "".join(f" + {v}" for v in args.variant)
+    if {"accept", "dense", "block"} & set(args.variant):
+        label += f", target acceptance {args.target_accept}"
     for seed in range(args.first_seed, args.first_seed + args.replicates):
         for design in args.designs:
             flat = seed < args.first_seed + args.flat_replicates
             for model in MODELS if flat else MODELS[:1]:
-                row = replicate(design, model, seed, args.chains, args.iterations)
+                row = replicate(design, model, seed, args.chains, args.iterations, samples)
                 if model == MODELS[0]:
-                    row["model"] = f"{model} ({args.population})"
+                    row["model"] = f"{model} ({label})"
                 row = pd.DataFrame([row])
                 row.to_csv(args.out, mode="a", header=not args.out.exists(), index=False)
     rows = pd.read_csv(args.out)

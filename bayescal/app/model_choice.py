@@ -20,7 +20,6 @@ from ..bayes.registry import (
     model_names,
 )
 from ..channels import ChannelFit, crowd_em, score_groups
-from ..channels.crowd_em import CROWD_ANNOTATORS
 from ..data.annotated_scores import AnnotatedScores, require_binary
 from ..exceptions import FIT_WARNINGS, DependenceWarning, IdentificationError
 
@@ -90,20 +89,7 @@ def em_estimate(name: str, data: AnnotatedScores, counts, seed: int, dependent=N
     model that has them."""
     estimator = em_estimator(name, data.n_annotators)
     if estimator == "crowd_em":
-        if dependent:
-            takes = " or ".join(
-                repr(n)
-                for n in model_names(in_analysis=True, dependent_pairs=True)
-                if not channel_model(n).on_responses
-            )
-            raise ValueError(
-                f"dependent: the model for a crowd ({name}, or more than {CROWD_ANNOTATORS} "
-                f"annotators) has no dependent pairs in the analysis, whose frequentist "
-                f"baseline (crowd_em) has none; fit_bayes(data, model="
-                f"'hierarchical_dawid_skene', dependent=...) fits them, or name a model of a "
-                f"few annotators, model={takes}"
-            )
-        return crowd_em(data)
+        return crowd_em(data, dependent=dependent)
     return getattr(estimators, estimator)(counts, seed=seed, dependent=dependent)
 
 

@@ -22,11 +22,15 @@ from ..channels.base import (
 )
 from ..channels.co_labelling import require_fittable
 from ..channels.confusion_em import require_confusions_identified
-from ..channels.crowd_em import as_responses, crowd_estimate, require_crowd_identified
+from ..channels.crowd_em import (
+    as_responses,
+    require_crowd_identified,
+    require_crowd_pairs_checked,
+)
 from ..channels.dependence import (
     dependent_pairs,
-    require_crowd_pairs_identified,
     require_dependence_identified,
+    warn_unchecked,
 )
 from ..channels.difficulty import MAX_LIKELIHOOD_ERROR, likelihood_error
 from ..channels.em import dependent_estimate, independent_estimate
@@ -41,7 +45,6 @@ from ..data.responses import Responses
 from ..exceptions import (
     IdentificationError,
     QuadratureWarning,
-    WeakIdentificationWarning,
 )
 from ..models import ResponseDesign
 from .bayes_fit import BayesFit, check_diagnostics
@@ -94,21 +97,11 @@ def pattern_model(counts: CellStatistics, model: ChannelModel, dependent, where:
             if model.difficulty
             else dependent_estimate(counts, grouped, pairs)
         )
-        _warn_if_unchecked(estimate, where)
+        warn_unchecked(estimate, where)
         require_dependence_identified(counts, check, pairs, where, estimate, model.difficulty)
     if grouped and n_annotators == 2:
         warn_if_groups_inseparable(counts, where)
     return pairs
-
-
-def _warn_if_unchecked(estimate, where: str) -> None:
-    """Say so when EM found no estimate to check a dependence structure's rank at."""
-    if estimate is None:
-        warn_caller(
-            f"{where}: EM found no estimate to check the Jacobian's rank at; only the "
-            "parameters were counted (against the data's cells, or a crowd pair's items)",
-            WeakIdentificationWarning,
-        )
 
 
 def _require_groups_identified(counts: CellStatistics, where: str) -> None:
@@ -390,11 +383,7 @@ def sampler_for(
         responses = as_responses(data)
         require_crowd_identified(responses, where)
         pairs = dependent_pairs(dependent, responses.annotator_names)
-        if pairs:  # counted first, then EM's estimate is checked: the count needs no EM
-            require_crowd_pairs_identified(responses, pairs, where)
-            estimate = crowd_estimate(responses)
-            _warn_if_unchecked(estimate, where)
-            require_crowd_pairs_identified(responses, pairs, where, estimate)
+        require_crowd_pairs_checked(responses, pairs, where)
         design = ResponseDesign.from_responses(responses, pairs=pairs.index)
         return SamplerSetup(Sampler(design, model, *run), responses)
     counts = as_counts(data)

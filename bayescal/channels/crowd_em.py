@@ -56,11 +56,13 @@ from .._api import old_spellings, silenced, warn_caller
 from ..data.annotated_scores import AnnotatedScores
 from ..data.responses import Responses
 from ..exceptions import FIT_WARNINGS, ChannelWarning, ConvergenceWarning, IdentificationError
-from .base import ChannelFit, Channels, orient, records_options, require_identified
+from .base import ChannelFit, Channels, flips, orient, records_options, require_identified
 from .class_crowd_em import class_crowd_em
 from .co_labelling import CoLabelling, GoldCoverage
 from .confusion_em import require_classes_given
 from .confusion_fit import ConfusionChannels, ConfusionFit
+from .crowd_pairs import CrowdPairs
+from .dependence import dependent_pairs, require_crowd_pairs_identified, warn_unchecked
 from .odd_annotators import odd_annotators, warn_odd_annotators
 
 __all__ = ["CROWD_ANNOTATORS", "DEFAULT_SMOOTHING", "SPARSE_LABELS", "crowd_em"]
@@ -82,7 +84,7 @@ EPS = 1e-12
 @old_spellings()
 @records_options
 def crowd_em(
-    data, *, smoothing="auto", pool="auto", tol=1e-7, max_iter=500
+    data, *, smoothing="auto", pool="auto", tol=1e-7, max_iter=500, dependent=None
 ) -> ChannelFit | ConfusionFit:
     """Dawid–Skene channels of a crowd, by EM on its sparse responses (module docstring).
 
@@ -112,12 +114,22 @@ def crowd_em(
         Stop when the mean log posterior changes by less than this.
     max_iter : int, default 500
         A run that reaches it returns ``converged=False`` with a :class:`ConvergenceWarning`.
+    dependent : None, a pair of names, or a sequence of pairs, default None
+        Workers whose errors may be correlated given ``Y`` (binary data;
+        :mod:`bayescal.channels.dependence`, pairs sharing a worker form a tree): each pair
+        gets one covariance per class (:mod:`bayescal.channels.crowd_pairs`).  Checked before
+        fitting (at least :data:`~bayescal.channels.dependence.MIN_PAIR_ITEMS` items of each
+        pair beside two other labels, then the rank of each tree's information,
+        :func:`~bayescal.channels.dependence.require_crowd_pairs_identified`).  The pairs'
+        workers are never pooled, and their channels are maximum-likelihood estimates
+        whatever ``smoothing`` (their items together are at least that many).
 
     Returns
     -------
     ChannelFit
         ``method="crowd_em"``, one ``prevalence``, ``smoothing`` the prior used, ``pooled``
-        the workers given the pooled channel, ``loglik`` the log-likelihood at the estimate
+        the workers given the pooled channel, ``dependent`` and ``covariance`` (D, 2) the
+        pairs', ``loglik`` the log-likelihood at the estimate
         (of the pooled model when pooled; the prior's term left out).  Adversarial,
         random-like and constant workers are named in one :class:`ChannelWarning` per kind
         (:mod:`bayescal.channels.odd_annotators`); a pooled worker has too few labels to be
@@ -127,14 +139,25 @@ def crowd_em(
     tol = v.as_tolerance(tol)
     max_iter = v.as_int(max_iter, "max_iter", minimum=1)
     if responses.n_classes > 2:
+        if dependent is not None:
+            raise ValueError(
+                f"dependent: dependent pairs are binary; the data have {responses.n_classes} "
+                f"classes; saw dependent={dependent!r}"
+            )
         return _class_crowd_fit(data, responses, smoothing, pool, tol, max_iter)
     workers = _Layout.of(responses)
     labelled = responses.labels_per_item()
     require_crowd_identified(responses, "crowd_em")
+    pairs = dependent_pairs(dependent, responses.annotator_names)
+    require_crowd_pairs_checked(responses, pairs, "crowd_em")
     per_worker = workers.code_counts.sum(axis=1)
-    pooled_mask = _pooled_workers(_as_pool(pool), per_worker, labelled)
+    in_pairs = np.isin(np.arange(responses.n_annotators), pairs.index)
+    pooled_mask = _pooled_workers(_as_pool(pool), per_worker, labelled, in_pairs)
     channel_of = shared_channel_index(pooled_mask)
     layout = workers.merged(channel_of)
+    members = CrowdPairs.of(responses, pairs.index, channel_of) if pairs else None
+    smoothed = np.ones(layout.code_counts.shape[0], bool)  # the channels the prior smooths
+    smoothed[channel_of[in_pairs]] = False
     gold = _gold_of(responses)
     # by the workers' labels, not the channels': a worker just above the pooling threshold
     # still has a noisy maximum-likelihood gap (benchmarks/RESULTS.md, bias by workload)
@@ -145,17 +168,25 @@ def crowd_em(
     truth = np.where(labelled > 0, truth, 0.5)
     truth = np.where(gold == v.MISSING, truth, gold)
     previous, converged, n_iter = -np.inf, False, 0
+    covariance, current, factors = np.zeros((pairs.n_pairs, 2)), None, None
     while not converged and n_iter < max_iter:
         n_iter += 1
         a, b, mu = layout.m_step(truth, alpha, beta)
-        truth, loglik = layout.e_step(a, b, mu, gold)
-        objective = loglik + _log_prior(a, b, alpha, beta)  # the log posterior, MAP's target
+        if members is not None:  # the pairs' split of a half-observed pair needs the last fit
+            a, b, covariance = members.m_step(truth, a, b, covariance, current or (a, b))
+            current = a, b
+            factors = members.log_factors(a, b, covariance)
+        truth, loglik = layout.e_step(a, b, mu, gold, factors)
+        # the log posterior, MAP's target (the pairs' workers unsmoothed)
+        objective = loglik + _log_prior(a[smoothed], b[smoothed], alpha, beta)
         converged = abs(objective - previous) / layout.n_items < tol
         previous = objective
 
     names = responses.annotator_names
     pooled = tuple(name for name, shared in zip(names, pooled_mask) if shared)
     a, b = a[channel_of], b[channel_of]
+    if not responses.has_gold and flips(a, b, None, per_worker):
+        covariance = covariance[:, ::-1]  # the classes exchanged with the channels' (orient)
     a, b, mu, failure = orient(
         a, b, np.array([mu]), None, names, labels=per_worker, by_gold=responses.has_gold
     )
@@ -164,6 +195,8 @@ def crowd_em(
         "smoothing": prior,
         "pooled": pooled,
         "data_fingerprint": responses.fingerprint,
+        "dependent": pairs.names,
+        "covariance": covariance if pairs else None,
     }
     if failure is not None:
         return ChannelFit("crowd_em", None, None, *common, failure=failure, **recorded)
@@ -177,7 +210,10 @@ def crowd_em(
         n_iter=n_iter,
         **recorded,
     )
-    truth, _ = workers.e_step(a, b, float(mu[0]), gold)  # the oriented label posteriors
+    if pairs:  # the oriented fit's corrections, on the workers' own channels
+        own = CrowdPairs.of(responses, pairs.index, np.arange(responses.n_annotators))
+        factors = own.log_factors(a, b, covariance)
+    truth, _ = workers.e_step(a, b, float(mu[0]), gold, factors)  # the oriented posteriors
     odd = odd_annotators(
         a, b, per_worker, workers.class1_sums(truth).sum(axis=1), workers.code_counts[:, 1]
     )
@@ -202,6 +238,20 @@ def crowd_em(
             ConvergenceWarning,
         )
     return fit
+
+
+def require_crowd_pairs_checked(responses: Responses, pairs, where: str) -> None:
+    """A crowd's dependent ``pairs`` checked before they are fitted (by :func:`crowd_em` or
+    the hierarchical model): counted, then each tree's information checked for rank at the
+    crowd's independent EM estimate
+    (:func:`~bayescal.channels.dependence.require_crowd_pairs_identified`); the count needs
+    no EM, so it comes first."""
+    if not pairs:
+        return
+    require_crowd_pairs_identified(responses, pairs, where)
+    estimate = crowd_estimate(responses)
+    warn_unchecked(estimate, where)
+    require_crowd_pairs_identified(responses, pairs, where, estimate)
 
 
 def crowd_estimate(responses: Responses):
@@ -290,12 +340,15 @@ def _as_pool(pool) -> int | None:
 MIN_TRIPLE_ITEMS = SPARSE_LABELS
 
 
-def _pooled_workers(threshold: int | None, per_worker: np.ndarray, labelled: np.ndarray):
+def _pooled_workers(threshold: int | None, per_worker: np.ndarray, labelled: np.ndarray, kept=None):
     """Which workers (K,) share the pooled channel: those with at least one and fewer than
-    ``threshold`` labels; none when that is not identified (fewer than two such workers, or
-    fewer than three channels and fewer than :data:`MIN_TRIPLE_ITEMS` items with three labels
-    or more)."""
+    ``threshold`` labels, except the ``kept`` ones (K,; a dependent pair's workers, whose
+    channels their covariances need); none when that is not identified (fewer than two such
+    workers, or fewer than three channels and fewer than :data:`MIN_TRIPLE_ITEMS` items with
+    three labels or more)."""
     few = (per_worker > 0) & (per_worker < (threshold or 0))
+    if kept is not None:
+        few &= ~kept
     n_channels = int((~few).sum()) + 1
     if few.sum() < 2 or (n_channels < 3 and (labelled >= 3).sum() < MIN_TRIPLE_ITEMS):
         return np.zeros_like(few)
@@ -397,9 +450,12 @@ class _Layout:
         a, b = (np.clip(np.nan_to_num(x, nan=0.5), 0.0, 1.0) for x in (a, b))
         return a, b, float(truth.mean())
 
-    def e_step(self, a, b, mu, gold):
+    def e_step(self, a, b, mu, gold, factors=None):
         """Label posteriors (n,) and the log-likelihood of (a, b, mu), given each item's
-        ``gold`` label (n,; -1 for none).
+        ``gold`` label (n,; -1 for none) and, with dependent pairs, each item's correction
+        ``factors`` (n, 2) of its two classes' log-likelihoods
+        (:meth:`~bayescal.channels.crowd_pairs.CrowdPairs.log_factors`), added to ``L0_i`` and
+        ``L0_i + D_i``.
 
         ``log p(R_i | Y=0) = L0_i``, ``log p(R_i | Y=1) = L0_i + D_i`` with ``D_i`` the sum of
         the labels' log-likelihood ratios; with ``x_i = logit(mu) + D_i``,
@@ -413,6 +469,8 @@ class _Layout:
         log0 = np.column_stack([np.log1p(-a), np.log(a)])  # (K, 2) by label
         ratio = np.column_stack([np.log1p(-b), np.log(b)]) - log0
         x = np.log(mu / (1 - mu)) + self.by_item @ ratio.ravel()
+        if factors is not None:
+            x = x + factors[:, 1] - factors[:, 0]
         small = np.exp(-np.abs(x))
         truth = np.where(x >= 0, 1.0, small) / (1.0 + small)
         softplus = np.maximum(x, 0.0) + np.log1p(small)
@@ -420,6 +478,8 @@ class _Layout:
             truth = np.where(gold == v.MISSING, truth, gold)
             softplus = np.where(gold == v.MISSING, softplus, np.where(gold == 1, x, 0.0))
         loglik = (self.code_counts * log0).sum() + self.n_items * np.log1p(-mu) + softplus.sum()
+        if factors is not None:
+            loglik += factors[:, 0].sum()
         return truth, float(loglik)
 
 

@@ -80,6 +80,7 @@ __all__ = [
     "require_crowd_pairs_identified",
     "require_dependence_identified",
     "tree_order",
+    "warn_unchecked",
 ]
 
 #: Singular values of the pattern-probability Jacobian below this share of the largest one
@@ -468,6 +469,17 @@ def require_dependence_identified(
             f"parameters has a standard error of {measured.worst_standard_error:.2f} on the "
             f"probability scale with {counts.counts.sum():.0f} items; expect wide intervals "
             "and slow mixing. " + _what_would_identify(grouped).capitalize(),
+            WeakIdentificationWarning,
+        )
+
+
+def warn_unchecked(estimate, where: str) -> None:
+    """One line when EM found no estimate (``estimate`` None) to check a dependence
+    structure's rank at: only its parameters were counted."""
+    if estimate is None:
+        warn_caller(
+            f"{where}: EM found no estimate to check the Jacobian's rank at; only the "
+            "parameters were counted (against the data's cells, or a crowd pair's items)",
             WeakIdentificationWarning,
         )
 

@@ -278,6 +278,17 @@ class _Design:
         return shares / shares.sum(axis=(0, 1))
 
 
+def members_design(patterns: np.ndarray, counts: np.ndarray, pairs: np.ndarray) -> _Design:
+    """The design of dependent pairs' workers alone: their distinct answer patterns (P, M; -1
+    for a missing answer) on a crowd's items, how many items show each (P,), and the pairs in
+    these columns (D, 2).  Its :meth:`_Design.m_step` is the pairs' M-step of
+    :func:`bayescal.crowd_em` with ``dependent``: given Y, the pairs' workers answer apart from
+    the rest of the crowd, so their tables and channels are set from their own answers and
+    each item's class posterior alone."""
+    no_gold = np.full(len(patterns), v.MISSING, np.int8)  # a posterior given: gold is in it
+    return _Design._of(patterns, np.zeros(len(patterns), np.int64), counts[:, None], pairs, no_gold)
+
+
 @dataclass(frozen=True, eq=False)
 class _Completed:
     """The rows on which one tree of pairs enters the M-step, completed: every row that any of

@@ -351,3 +351,99 @@ def test_a_pooled_channel_that_is_adversarial_is_said_in_one_line():
     assert line.startswith("crowd_em: the pooled channel of the 200 workers with few labels")
     assert "is estimated adversarial" in line
     assert fit.channels.gap[10:].max() < -0.4  # the mixture of the adversaries: b - a = -0.6
+
+
+def _copying_panel(n=4000, seed=0):
+    """Five annotators, a1 copying a0 on 30% of the items, a fifth of the labels missing."""
+    rng = np.random.default_rng(seed)
+    scores = rng.uniform(0, 1, n)
+    y = rng.random(n) < scores
+    a = np.array([0.1, 0.15, 0.2, 0.1, 0.25])
+    b = np.array([0.85, 0.8, 0.9, 0.75, 0.8])
+    labels = (rng.random((n, 5)) < np.where(y[:, None], b, a)).astype(int)
+    copied = rng.random(n) < 0.3
+    labels[copied, 1] = labels[copied, 0]
+    labels[rng.random((n, 5)) < 0.2] = -1
+    return bc.AnnotatedScores(scores, labels, annotator_names=[f"a{j}" for j in range(5)])
+
+
+@pytest.mark.parametrize(
+    "dependent", [("a0", "a1"), [("a0", "a1"), ("a1", "a2")]], ids=["pair", "tree"]
+)
+def test_with_dependent_pairs_it_is_the_dense_dependent_maximum_likelihood(dependent):
+    """A pair (or a tree of pairs) in the sparse EM: unsmoothed, it reaches the pattern-count
+    EM's dependent estimate (the same likelihood, another layout), channels and covariances
+    within 1e-6, from the majority vote where the dense EM takes the best of its starts."""
+    data = _copying_panel()
+    dense = bc.dawid_skene_em(data, dependent=dependent, tol=1e-13, max_iter=20000)
+    sparse = bc.crowd_em(
+        data, dependent=dependent, smoothing=None, pool=None, tol=1e-13, max_iter=20000
+    )
+    assert sparse.converged and sparse.dependent == dense.dependent
+    for mine, theirs in [
+        (sparse.channels.a, dense.channels.a),
+        (sparse.channels.b, dense.channels.b),
+        (sparse.covariance, dense.covariance),
+    ]:
+        np.testing.assert_allclose(mine, theirs, atol=1e-6)
+    assert sparse.prevalence == pytest.approx(float(dense.prevalence), abs=1e-6)
+    assert sparse.loglik == pytest.approx(dense.loglik, rel=1e-9)
+    independent = bc.crowd_em(data, smoothing=None, pool=None, tol=1e-13, max_iter=20000)
+    assert independent.loglik < sparse.loglik - 10  # the copying pair's covariance is real
+    flipped = data.annotations.copy()
+    flipped[flipped >= 0] = 1 - flipped[flipped >= 0]
+    mirror = bc.crowd_em(
+        bc.AnnotatedScores(data.scores, flipped, annotator_names=data.annotator_names),
+        dependent=dependent,
+        smoothing=None,
+        pool=None,
+        tol=1e-13,
+        max_iter=20000,
+    )  # oriented back, its classes' covariances exchanged with its channels
+    np.testing.assert_allclose(mirror.channels.a, 1 - sparse.channels.b, atol=1e-6)
+    np.testing.assert_allclose(mirror.covariance, sparse.covariance[:, ::-1], atol=1e-6)
+
+
+def test_a_pairs_workers_are_not_pooled_and_not_smoothed():
+    """Pair workers with fewer labels than the pooling threshold keep their own channels (the
+    pair's covariances need them), fitted by maximum likelihood beside smoothed sparse
+    workers; the pairs' covariances travel with the fit."""
+    crowd = bc.simulate_crowd(600, 20, labels_per_item=3, worker_mix={"good": 1.0}, seed=2)
+    labels = crowd.data.annotations.copy()
+    labels[:, :2] = -1
+    rng = np.random.default_rng(3)
+    both = rng.choice(600, 25, replace=False)  # the pair labels 25 items together, nothing else
+    y = crowd.labels[both]
+    labels[both, 0] = rng.random(25) < np.where(y == 1, 0.9, 0.1)
+    labels[both, 1] = labels[both, 0]
+    few = labels.copy()
+    few[:, 2:4] = np.where(np.arange(600)[:, None] < 20, labels[:, 2:4], -1)  # two sparse ones
+    data = bc.AnnotatedScores(crowd.data.scores, few, annotator_names=crowd.data.annotator_names)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ChannelWarning)
+        fit = bc.crowd_em(data, dependent=(data.annotator_names[0], data.annotator_names[1]))
+    names = data.annotator_names
+    assert names[0] not in fit.pooled and names[1] not in fit.pooled
+    assert fit.smoothing == DEFAULT_SMOOTHING and fit.covariance.shape == (1, 2)
+    assert fit.dependent == ((names[0], names[1]),)
+    # copies given either class: the pair's covariance is most of what its rates allow
+    for y, rates in enumerate((fit.channels.a, fit.channels.b)):
+        p0, p1 = rates[0], rates[1]
+        upper = min(p0 * (1 - p1), (1 - p0) * p1)
+        assert fit.covariance[0, y] > 0.8 * upper
+
+
+def test_dependent_pairs_are_checked_and_binary_only():
+    data = _copying_panel(n=300)
+    three = np.where(data.annotations[:, :3] >= 0, data.annotations[:, :3], 0)
+    alone = bc.AnnotatedScores(data.scores, three, annotator_names=["a0", "a1", "a2"])
+    # beside the pair, one label an item: two blocks, which identify no class
+    with pytest.raises(bc.IdentificationError, match=r"pair \('a0', 'a1'\) labelled 0 items"):
+        bc.crowd_em(alone, dependent=("a0", "a1"))
+    with pytest.raises(ValueError, match="dependent: 'a9' is not an annotator"):
+        bc.crowd_em(data, dependent=("a0", "a9"))
+    classes = bc.AnnotatedScores(
+        np.full((4, 3), 1 / 3), [[0, 1, 2], [1, 1, 2], [2, 0, 1], [0, 0, 0]]
+    )
+    with pytest.raises(ValueError, match="dependent: dependent pairs are binary; the data have 3"):
+        bc.crowd_em(classes, dependent=("a0", "a1"))

@@ -366,12 +366,6 @@ def test_the_analysis_proposes_a_pair_and_says_when_four_annotators_cannot_tell_
     assert analysis.summary.model.dependent == ()
 
 
-def test_the_analysis_refuses_dependent_pairs_for_a_crowd():
-    _, data = _shared_error(n=500)
-    with pytest.raises(ValueError, match=r"the model for a crowd .* has no dependent pairs"):
-        bc.analyse(data, model="hierarchical-dawid-skene", dependent=("a0", "a1"))
-
-
 def test_simulated_copying_in_a_chain_has_the_channels_and_covariances_it_states():
     sim = bc.simulate.simulate_dependent(200_000, CHANNELS, pair=[(0, 1), (1, 2)], copying=0.3)
     labels, votes = sim.labels, sim.data.annotations
