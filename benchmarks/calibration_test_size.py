@@ -32,7 +32,11 @@ other tests read the judges as independent; the same five annotators where on 30
 items a1 copies a0 and then, on its own 30%, a2 copies a1 (issue 38: a tree of two pairs that
 share a1), where ``EM channels`` is the EM fit of the tree (its bootstrap draws each replicate
 along the tree and refits it) and ``BayesFit`` the tree's NUTS fit (its H0 draw draws the
-tree's joint given Y).
+tree's joint given Y); a crowd of 20 workers (uniform workloads, good workers, two labels an
+item, ``simulate_crowd``'s ``calibrated`` condition) beside two judges who label every item,
+j1 copying j0 on 40% of them (issue 38), where ``EM channels`` is ``crowd_em`` with the pair
+(its bootstrap draws the pair's answers jointly and refits the pair), ``BayesFit`` the
+hierarchical crowd model with the pair.
 Miscalibrated designs (power): the toy ``shifted`` and ``nonlinear`` conditions at N = 8 000
 and N = 500, where the tests differ.  The estimated-channel columns of the power rows use
 ``--power-replicates`` (their rejection rate is 100% or near it at N = 8 000).
@@ -60,8 +64,11 @@ N_BINS, LEVEL, BOOTSTRAP = 10, 0.05, 99
 DEPENDENT = "five annotators, a0 ~ a1 sharing errors"
 DIFFICULTY = "five annotators sharing a difficulty"
 TREE = "five annotators, a1 copies a0 and a2 copies a1"
+CROWD_PAIR = "a crowd and two judges, j1 copies j0"
 #: The right model's dependent pairs of each dependent design.
-PAIRS = {DEPENDENT: ("a0", "a1"), TREE: [("a0", "a1"), ("a1", "a2")]}
+PAIRS = {DEPENDENT: ("a0", "a1"), TREE: [("a0", "a1"), ("a1", "a2")], CROWD_PAIR: ("j0", "j1")}
+#: The judges of CROWD_PAIR.
+JUDGES = bc.Channels([0.15, 0.20], [0.85, 0.80])
 
 
 def design(name: str, seed: int):
@@ -83,6 +90,8 @@ def design(name: str, seed: int):
             2000, FIVE, pair=[(0, 1), (1, 2)], copying=0.3, seed=seed
         )
         return sim.data, sim.channels
+    if name == CROWD_PAIR:
+        return _crowd_and_judges(seed)
     condition, n = {
         "toy calibrated": ("calibrated", 2000),
         "toy calibrated, 40% missing": ("calibrated", 2000),
@@ -95,6 +104,31 @@ def design(name: str, seed: int):
     if "missing" not in name:
         return sim.data, sim.channels
     return _with_missing(sim, 0.4, seed), sim.channels
+
+
+def _crowd_and_judges(seed: int):
+    """CROWD_PAIR's data and true channels (module docstring)."""
+    crowd = bc.simulate_crowd(
+        2000, 20, labels_per_item=2, workload="uniform", worker_mix={"good": 1.0},
+        condition="calibrated", seed=seed,
+    )  # fmt: skip
+    rng = np.random.default_rng([seed, 1])
+    y = crowd.labels[:, None] == 1
+    judges = (rng.random((2000, 2)) < np.where(y, JUDGES.b, JUDGES.a)).astype(int)
+    copied = rng.random(2000) < 0.4
+    judges[copied, 1] = judges[copied, 0]
+    # a copy on 40% of the items: j1's channel is that mixture of its own and j0's
+    a1, b1 = (0.4 * rates[0] + 0.6 * rates[1] for rates in (JUDGES.a, JUDGES.b))
+    data = bc.AnnotatedScores(
+        crowd.data.scores,
+        np.column_stack([judges, crowd.data.annotations]),
+        annotator_names=["j0", "j1", *crowd.data.annotator_names],
+    )
+    channels = bc.Channels(
+        np.concatenate([[JUDGES.a[0], a1], crowd.channels.a]),
+        np.concatenate([[JUDGES.b[0], b1], crowd.channels.b]),
+    )
+    return data, channels
 
 
 def _with_missing(sim, share: float, seed: int):
@@ -126,11 +160,14 @@ def replicate(name: str, seed: int, estimated: bool, bayes: bool = True) -> dict
         p_values["known channels"] = p_value_or_nan(data, channels)
         if estimated:
             dependent = PAIRS.get(name)
-            em = bc.channels.dawid_skene_em(data, dependent=dependent)
+            crowd = name == CROWD_PAIR
+            estimator = bc.crowd_em if crowd else bc.channels.dawid_skene_em
+            em = estimator(data, dependent=dependent)
             p_values["EM channels"] = p_value_or_nan(data, em, n_replicates=BOOTSTRAP)
             p_values["EM taken as known"] = p_value_or_nan(data, em.channels)
             if bayes:
-                model = "shared_difficulty" if name == DIFFICULTY else "dawid_skene"
+                model = {DIFFICULTY: "shared_difficulty", CROWD_PAIR: "hierarchical_dawid_skene"}
+                model = model.get(name, "dawid_skene")
                 posterior = bc.fit_bayes(
                     data, model=model, dependent=dependent, num_chains=2, num_warmup=500,
                     num_samples=500, seed=seed,
@@ -180,6 +217,7 @@ def main() -> None:
         DEPENDENT,
         DIFFICULTY,
         TREE,
+        CROWD_PAIR,
         "weak annotators",
         "toy shifted",
         "toy nonlinear",
@@ -194,7 +232,7 @@ def main() -> None:
     with concurrent.futures.ProcessPoolExecutor(args.workers, mp_context=context) as pool:
         for name in names:
             start = time.perf_counter()
-            calibrated = "calibrated" in name or "annotators" in name
+            calibrated = "calibrated" in name or "annotators" in name or name == CROWD_PAIR
             estimated = (
                 args.weak_replicates
                 if name == "weak annotators"

@@ -200,7 +200,10 @@ def fit_bayes(
     dependent : pair or list of pairs of annotator names, optional
         Pairs whose errors may be correlated given ``Y`` (``"dawid_skene"``,
         ``"hui_walter"`` and ``"hierarchical_dawid_skene"``, whose pair must have labelled at
-        least 20 items together beside two other labels; Dendukuri and Joseph 2001).  Each
+        least 20 items together beside two other labels, and whose tree of pairs must have an
+        information of full rank at the crowd's EM estimate,
+        :func:`bayescal.channels.crowd_em.require_crowd_pairs_checked`; Dendukuri and Joseph
+        2001).  Each
         pair gets a covariance given
         ``Y = 0`` and ``Y = 1``, sampled uniformly within the bounds that keep every pattern
         probability valid (:mod:`bayescal.channels.dependence`; pairs that share annotators

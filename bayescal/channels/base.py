@@ -222,7 +222,8 @@ class ChannelFit(PredictsLabels):
         other items (a split): :attr:`bayescal.data.CellStatistics.fingerprint`.
     dependent : tuple of (str, str)
         The pairs of annotators fitted with a conditional covariance (``dependent=`` of
-        :func:`dawid_skene_em`; :mod:`bayescal.channels.dependence`); empty when the model
+        :func:`dawid_skene_em`, :func:`grouped_em` and :func:`crowd_em`;
+        :mod:`bayescal.channels.dependence`); empty when the model
         assumes independence given ``Y``.
     covariance : ndarray of shape (D, 2) or None
         Each dependent pair's covariance ``P(A_j = A_k = 1 | Y = y) - p_j p_k`` given

@@ -37,6 +37,10 @@ they add ``log p(R_i | Y = g_i) + log P(Y = g_i)`` to the log-likelihood, not th
 The gold then fixes the orientation (a fit is never flipped) and identifies the channels of
 the workers who labelled gold items of both classes, so fewer than three workers are fitted.
 
+Dependent pairs (``dependent=``): a pair's (or a tree of pairs') workers answer jointly given
+``Y``; each item's class log-likelihoods get the pairs' correction and the pairs' workers their
+own M-step (:mod:`bayescal.channels.crowd_pairs`), unpooled and unsmoothed.
+
 Orientation without gold comes from the population (:func:`~bayescal.channels.base.orient`): when the
 label-weighted mean gap ``sum_j n_j (b_j - a_j)`` is negative the fit is the mirror image
 (``Y <-> 1 - Y``) and is flipped, so individual spammers and adversarial workers are
@@ -62,7 +66,12 @@ from .co_labelling import CoLabelling, GoldCoverage
 from .confusion_em import require_classes_given
 from .confusion_fit import ConfusionChannels, ConfusionFit
 from .crowd_pairs import CrowdPairs
-from .dependence import dependent_pairs, require_crowd_pairs_identified, warn_unchecked
+from .dependence import (
+    dependent_pairs,
+    require_crowd_pairs_counted,
+    require_crowd_pairs_ranked,
+    warn_unchecked,
+)
 from .odd_annotators import odd_annotators, warn_odd_annotators
 
 __all__ = ["CROWD_ANNOTATORS", "DEFAULT_SMOOTHING", "SPARSE_LABELS", "crowd_em"]
@@ -118,11 +127,12 @@ def crowd_em(
         Workers whose errors may be correlated given ``Y`` (binary data;
         :mod:`bayescal.channels.dependence`, pairs sharing a worker form a tree): each pair
         gets one covariance per class (:mod:`bayescal.channels.crowd_pairs`).  Checked before
-        fitting (at least :data:`~bayescal.channels.dependence.MIN_PAIR_ITEMS` items of each
-        pair beside two other labels, then the rank of each tree's information,
-        :func:`~bayescal.channels.dependence.require_crowd_pairs_identified`).  The pairs'
-        workers are never pooled, and their channels are maximum-likelihood estimates
-        whatever ``smoothing`` (their items together are at least that many).
+        fitting (:func:`require_crowd_pairs_checked`: at least
+        :data:`~bayescal.channels.dependence.MIN_PAIR_ITEMS` items of each pair beside two
+        other labels, then the rank of each tree's information).  The pairs' workers are
+        never pooled, and their channels and covariances are maximum-likelihood estimates
+        whatever ``smoothing`` (which they do not decide for ``"auto"``): a pair worker with
+        few labels can sit on 0 or 1.
 
     Returns
     -------
@@ -138,8 +148,9 @@ def crowd_em(
     responses = as_responses(data)
     tol = v.as_tolerance(tol)
     max_iter = v.as_int(max_iter, "max_iter", minimum=1)
+    pairs = dependent_pairs(dependent, responses.annotator_names)
     if responses.n_classes > 2:
-        if dependent is not None:
+        if pairs:
             raise ValueError(
                 f"dependent: dependent pairs are binary; the data have {responses.n_classes} "
                 f"classes; saw dependent={dependent!r}"
@@ -147,21 +158,22 @@ def crowd_em(
         return _class_crowd_fit(data, responses, smoothing, pool, tol, max_iter)
     workers = _Layout.of(responses)
     labelled = responses.labels_per_item()
-    require_crowd_identified(responses, "crowd_em")
-    pairs = dependent_pairs(dependent, responses.annotator_names)
-    require_crowd_pairs_checked(responses, pairs, "crowd_em")
     per_worker = workers.code_counts.sum(axis=1)
     in_pairs = np.isin(np.arange(responses.n_annotators), pairs.index)
-    pooled_mask = _pooled_workers(_as_pool(pool), per_worker, labelled, in_pairs)
+    threshold = _as_pool(pool)
+    # by the workers' labels, not the channels': a worker just above the pooling threshold
+    # still has a noisy maximum-likelihood gap (benchmarks/RESULTS.md, bias by workload); the
+    # pairs' workers, fitted by maximum likelihood, do not decide it
+    prior = _as_smoothing(smoothing, per_worker[~in_pairs])
+    require_crowd_identified(responses, "crowd_em")
+    require_crowd_pairs_checked(responses, pairs, "crowd_em")
+    pooled_mask = _pooled_workers(threshold, per_worker, labelled, in_pairs)
     channel_of = shared_channel_index(pooled_mask)
     layout = workers.merged(channel_of)
     members = CrowdPairs.of(responses, pairs.index, channel_of) if pairs else None
     smoothed = np.ones(layout.code_counts.shape[0], bool)  # the channels the prior smooths
     smoothed[channel_of[in_pairs]] = False
     gold = _gold_of(responses)
-    # by the workers' labels, not the channels': a worker just above the pooling threshold
-    # still has a noisy maximum-likelihood gap (benchmarks/RESULTS.md, bias by workload)
-    prior = _as_smoothing(smoothing, per_worker)
     alpha, beta = (1.0, 1.0) if prior is None else prior
     with np.errstate(invalid="ignore", divide="ignore"):  # an unlabelled item: T = mu below
         truth = np.bincount(layout.item, responses.label, layout.n_items) / labelled
@@ -211,8 +223,7 @@ def crowd_em(
         **recorded,
     )
     if pairs:  # the oriented fit's corrections, on the workers' own channels
-        own = CrowdPairs.of(responses, pairs.index, np.arange(responses.n_annotators))
-        factors = own.log_factors(a, b, covariance)
+        factors = members.on_workers(pairs.index).log_factors(a, b, covariance)
     truth, _ = workers.e_step(a, b, float(mu[0]), gold, factors)  # the oriented posteriors
     odd = odd_annotators(
         a, b, per_worker, workers.class1_sums(truth).sum(axis=1), workers.code_counts[:, 1]
@@ -242,24 +253,27 @@ def crowd_em(
 
 def require_crowd_pairs_checked(responses: Responses, pairs, where: str) -> None:
     """A crowd's dependent ``pairs`` checked before they are fitted (by :func:`crowd_em` or
-    the hierarchical model): counted, then each tree's information checked for rank at the
-    crowd's independent EM estimate
-    (:func:`~bayescal.channels.dependence.require_crowd_pairs_identified`); the count needs
-    no EM, so it comes first."""
+    the hierarchical model): counted
+    (:func:`~bayescal.channels.dependence.require_crowd_pairs_counted`), then each tree's
+    information checked for rank at the crowd's independent EM estimate
+    (:func:`~bayescal.channels.dependence.require_crowd_pairs_ranked`); the count needs no
+    EM, so it comes first."""
     if not pairs:
         return
-    require_crowd_pairs_identified(responses, pairs, where)
+    require_crowd_pairs_counted(responses, pairs, where)
     estimate = crowd_estimate(responses)
     warn_unchecked(estimate, where)
-    require_crowd_pairs_identified(responses, pairs, where, estimate)
+    if estimate is not None:
+        require_crowd_pairs_ranked(responses, pairs, where, estimate)
 
 
 def crowd_estimate(responses: Responses):
-    """``(a, b, prevalence)`` of :func:`crowd_em` at its defaults, silent (what it says of its
-    fit is said by the Bayesian fit), or None when EM finds no oriented estimate: where a
-    crowd's dependent pairs are checked for identification before sampling."""
+    """``(a, b, prevalence)`` of :func:`crowd_em` at its defaults but without pooling (a
+    dependent pair's sparse worker keeps its own channel), silent (what it says of its fit is
+    said by the fit that asked), or None when EM finds no oriented estimate: where a crowd's
+    dependent pairs are checked for identification before they are fitted."""
     with silenced(*FIT_WARNINGS):
-        fit = crowd_em(responses)
+        fit = crowd_em(responses, pool=None)
     return None if fit.channels is None else (fit.channels.a, fit.channels.b, fit.prevalence)
 
 
@@ -507,7 +521,7 @@ def _as_smoothing(smoothing, per_worker: np.ndarray) -> tuple[float, float] | No
         return None
     if isinstance(smoothing, str):
         v.as_choice(smoothing, "smoothing", ("auto",))
-        return DEFAULT_SMOOTHING if per_worker.min() < SPARSE_LABELS else None
+        return DEFAULT_SMOOTHING if (per_worker < SPARSE_LABELS).any() else None
     pair = v.as_finite_vector(smoothing, "smoothing")
     if pair.size != 2 or (pair < 1).any():
         raise ValueError(

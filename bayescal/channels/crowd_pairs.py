@@ -13,12 +13,13 @@ summed posteriors of the items that show it.  The other workers' M-step is uncha
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ..data.responses import Responses
-from .em import EPS, members_design
+from .dependence import member_answers
+from .em import EPS, _Design, members_design
 from .pattern_likelihood import dependence_log_factor
 
 __all__ = ["CrowdPairs"]
@@ -32,7 +33,7 @@ class CrowdPairs:
     columns: np.ndarray
     #: the pattern-count design of their distinct answer patterns (P, M) and the pairs in
     #: their columns (:func:`bayescal.channels.em.members_design`)
-    design: object
+    design: _Design
     #: (n,) each item's pattern, -1 where none of the pairs' workers labelled it
     row: np.ndarray
 
@@ -41,11 +42,7 @@ class CrowdPairs:
         """The pairs ``index`` (D, 2; workers' columns) of ``responses``, each worker's label
         counted on its channel ``channel_of`` (K,) (the pairs' workers are never pooled)."""
         members = np.unique(index)
-        answers = np.full((responses.n_items, members.size), -1, np.int64)
-        mine = np.isin(responses.annotator, members)
-        answers[responses.item[mine], np.searchsorted(members, responses.annotator[mine])] = (
-            responses.label[mine]
-        )
+        answers = member_answers(responses, members)
         labelled = (answers >= 0).any(axis=1)
         patterns, inverse, counts = np.unique(
             answers[labelled], axis=0, return_inverse=True, return_counts=True
@@ -56,6 +53,11 @@ class CrowdPairs:
             patterns, counts.astype(np.float64), np.searchsorted(members, index)
         )
         return cls(channel_of[members], design, row)
+
+    def on_workers(self, index: np.ndarray) -> CrowdPairs:
+        """The same pairs read on each worker's own channel (the pairs ``index``, (D, 2)):
+        where a fit's channels, unpooled, are the workers'."""
+        return replace(self, columns=np.unique(index))
 
     def log_factors(self, a, b, covariance) -> np.ndarray:
         """Each item's correction (n, 2) of ``log p(labels | Y = 0, 1)`` by the pairs, at the
@@ -79,8 +81,8 @@ class CrowdPairs:
     def m_step(self, truth: np.ndarray, a, b, covariance, current):
         """The pairs' workers' channels and the covariances (D, 2) given the items' class
         posteriors ``truth`` (n,) and the fit ``current`` (``(a, b)``) and ``covariance`` that
-        gave them (module docstring), in place of theirs in ``a, b`` (the other channels'
-        M-step)."""
+        gave them (module docstring): ``a, b`` (the other channels' M-step) with the pairs'
+        workers' channels replaced, and the covariances."""
         seen = self.row >= 0
         counts = self.design.counts[:, 0]
         posterior = np.bincount(self.row[seen], truth[seen], minlength=counts.size) / counts

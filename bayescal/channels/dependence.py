@@ -48,8 +48,9 @@ checks the rank of the Jacobian of the cells' pattern probabilities at an estima
 is not sufficient: four annotators in two dependent pairs count 13 parameters for 15 cells and
 are not identified, as two four-category indicators of a binary class never are).  A crowd's
 pairs are checked tree by tree, the other workers' channels held at the crowd's EM estimate:
-:func:`require_crowd_pairs_identified` counts the items that inform each pair, then checks the
-rank of the tree's Fisher information (:func:`crowd_block_identification`).
+:func:`require_crowd_pairs_counted` counts the items that inform each pair, then
+:func:`require_crowd_pairs_ranked` checks the rank of each tree's Fisher information
+(:func:`crowd_block_identification`).
 """
 
 from __future__ import annotations
@@ -76,8 +77,10 @@ __all__ = [
     "draw_order",
     "every_dependent_pair",
     "identification_at",
+    "member_answers",
     "pair_table",
-    "require_crowd_pairs_identified",
+    "require_crowd_pairs_counted",
+    "require_crowd_pairs_ranked",
     "require_dependence_identified",
     "tree_order",
     "warn_unchecked",
@@ -93,7 +96,7 @@ WEAK_STANDARD_ERROR = 0.25
 #: sums ``2^(m - 1)`` subsets of its pairs.
 MAX_LINKED = 6
 #: Items both workers of a crowd's dependent pair labelled, each beside two other labels or
-#: gold, below which the pair is refused (:func:`require_crowd_pairs_identified`).
+#: gold, below which the pair is refused (:func:`require_crowd_pairs_counted`).
 MIN_PAIR_ITEMS = 20
 
 
@@ -484,22 +487,14 @@ def warn_unchecked(estimate, where: str) -> None:
         )
 
 
-def require_crowd_pairs_identified(
-    responses, pairs: DependentPairs, where: str, estimate=None
-) -> None:
-    """Refuse a crowd's dependent pairs the crowd cannot identify, before any sampling; warn
-    (:class:`WeakIdentificationWarning`) when they are weakly identified.
-
-    First the count: both workers of each pair labelled at least :data:`MIN_PAIR_ITEMS` items
-    together beside two labels of workers outside the pair's tree (or a gold label).  A
-    crowd's pair covariance is learnt from those items alone, where the pair's tree and the
-    two others are the three conditionally independent blocks that identify a latent class (a
-    tree beside one other label is two blocks, as three annotators with a pair are not
-    identified).  Counting is necessary, not sufficient: labels from spammers tell nothing of
-    the class.  So, with ``estimate`` (``(a, b, prevalence)``, e.g. the crowd's EM channels),
-    the rank of each tree's information (:func:`crowd_block_identification`)."""
-    if not pairs:
-        return
+def require_crowd_pairs_counted(responses, pairs: DependentPairs, where: str) -> None:
+    """Refuse a crowd's dependent pair whose two workers labelled fewer than
+    :data:`MIN_PAIR_ITEMS` items together beside two labels of workers outside the pair's tree
+    (or a gold label).  A crowd's pair covariance is learnt from those items alone, where the
+    pair's tree and the two others are the three conditionally independent blocks that
+    identify a latent class (a tree beside one other label is two blocks, as three annotators
+    with a pair are not identified).  Counting is necessary, not sufficient: labels from
+    spammers tell nothing of the class (:func:`require_crowd_pairs_ranked`)."""
     trees = pattern_likelihood.linked_sets(pairs.index)
     for (j, k), (first, second) in zip(pairs.names, pairs.index):
         block = next((t.members for t in trees if first in t.members), [first, second])
@@ -520,8 +515,13 @@ def require_crowd_pairs_identified(
                 f"{MIN_PAIR_ITEMS} (a crowd's pair is learnt from the items both labelled, "
                 "where the other labels tell the class)"
             )
-    if estimate is None:
-        return
+
+
+def require_crowd_pairs_ranked(responses, pairs: DependentPairs, where: str, estimate) -> None:
+    """Refuse a crowd's tree of dependent pairs whose information is singular at ``estimate``
+    (``(a, b, prevalence)``, e.g. the crowd's EM channels; :func:`crowd_block_identification`);
+    warn (:class:`WeakIdentificationWarning`) when its worst-determined combination has a
+    standard error above :data:`WEAK_STANDARD_ERROR`."""
     for named, measured in crowd_block_identification(responses, pairs, estimate):
         relative = measured.relative_singular_values
         deficient = int((relative < RANK_TOLERANCE).sum())
@@ -548,6 +548,17 @@ def require_crowd_pairs_identified(
             )
 
 
+def member_answers(responses, members: np.ndarray) -> np.ndarray:
+    """The answers (n, m) of the workers ``members`` (m,; columns, ascending) on every item
+    of ``responses``, -1 where one gave no label."""
+    answers = np.full((responses.n_items, members.size), -1, np.int64)
+    mine = np.isin(responses.annotator, members)
+    answers[responses.item[mine], np.searchsorted(members, responses.annotator[mine])] = (
+        responses.label[mine]
+    )
+    return answers
+
+
 def crowd_block_identification(
     responses, pairs: DependentPairs, estimate
 ) -> list[tuple[list[tuple[str, str]], Identification]]:
@@ -559,9 +570,9 @@ def crowd_block_identification(
     weights ``w_iy = P(Y = y | outside labels)``.  The tree's answers on item ``i`` then have
     the probabilities ``q_i(s) = sum_y w_iy P(s | Y = y; theta)`` over the patterns ``s`` of the
     members who labelled it, ``theta`` the members' ``(a, b)`` and the pairs' covariances (at
-    0, the independent point).  The Jacobian of every ``q_i(s) / sqrt(q_i(s))`` row (central
-    differences, items stacked) has the Fisher information ``sum_i sum_s dq dq^T / q`` as its
-    Gram matrix: the tree is locally identified with the others held fixed when no singular
+    0, the independent point).  The rows ``dq_i(s) / sqrt(q_i(s))`` (derivatives by central
+    differences, items stacked) have the Fisher information ``sum_i sum_s dq dq^T / q`` as
+    their Gram matrix: the tree is locally identified with the others held fixed when no singular
     value is zero (Rothenberg 1971), and ``1 / sigma_min`` is the standard error of its
     worst-determined combination (:class:`Identification`).  The others' channels held fixed
     is what a crowd can assume: each is learnt from its own items across the crowd.
@@ -575,18 +586,15 @@ def crowd_block_identification(
     a, b = (np.clip(np.asarray(x, np.float64), 1e-3, 1.0 - 1e-3) for x in (a, b))
     trees = pattern_likelihood.linked_sets(pairs.index)
     blocks = [(t.members, t.pairs) for t in trees] + [
-        (pairs.index[d], np.array([d])) for d in pattern_likelihood.lone_pairs(pairs.index, trees)
+        (np.sort(pairs.index[d]), np.array([d]))  # a pair may name its later column first
+        for d in pattern_likelihood.lone_pairs(pairs.index, trees)
     ]
     measured = []
     for members, block_pairs in blocks:
         weights = _outside_class_weights(responses, members, a, b, float(prevalence))
         local = np.searchsorted(members, pairs.index[block_pairs])
         theta = np.concatenate([a[members], b[members], np.zeros(2 * block_pairs.size)])
-        answers = np.full((responses.n_items, members.size), -1, np.int64)
-        mine = np.isin(responses.annotator, members)
-        answers[responses.item[mine], np.searchsorted(members, responses.annotator[mine])] = (
-            responses.label[mine]
-        )
+        answers = member_answers(responses, members)
         labelled = (answers >= 0).any(axis=1)
         masks, mask_of_item = np.unique(answers[labelled] >= 0, axis=0, return_inverse=True)
         upper = np.zeros((0, theta.size))  # R of the stacked Jacobian's QR, grown mask by mask
@@ -604,10 +612,10 @@ def crowd_block_identification(
         singular = np.zeros(theta.size)
         found = np.linalg.svd(upper, compute_uv=False)
         singular[: found.size] = found
+        # no item of the tree at all: no information, rank 0 (not 0 / 0)
+        relative = singular / singular[0] if singular[0] > 0 else np.zeros_like(singular)
         named = [pairs.names[d] for d in block_pairs]
-        measured.append(
-            (named, Identification(singular / singular[0], float(1.0 / max(singular[-1], 1e-300))))
-        )
+        measured.append((named, Identification(relative, float(1.0 / max(singular[-1], 1e-300)))))
     return measured
 
 

@@ -3,6 +3,7 @@ the sparse responses are the pattern models' terms, the prior predictive draws a
 jointly, a pair the crowd cannot inform is refused, a copying pair is recovered where the
 independent model misreads it, and the model checks replicate the pair's answers jointly."""
 
+import dataclasses
 import warnings
 from itertools import product
 
@@ -170,11 +171,11 @@ def test_a_pair_whose_other_labels_tell_nothing_is_refused_by_rank():
     they come from workers who always answer 1 (EM: a = b = 1), so the class weights are the
     same on every item, a mixture of two 2 x 2 tables with known weights: 3 free cells for 6
     parameters, rank 3.  Refused before sampling, naming the pair and the rank."""
-    from bayescal.channels.dependence import dependent_pairs, require_crowd_pairs_identified
+    from bayescal.channels.dependence import dependent_pairs, require_crowd_pairs_counted
 
     data = _pair_beside_constant_workers()
     pairs = dependent_pairs(("w00", "w01"), data.annotator_names)
-    require_crowd_pairs_identified(data.responses(), pairs, "test")  # the count alone passes
+    require_crowd_pairs_counted(data.responses(), pairs, "test")  # the count alone passes
     with pytest.raises(
         IdentificationError, match=r"pair \('w00', 'w01'\) cannot be identified.*rank 3 for 6"
     ):
@@ -184,7 +185,7 @@ def test_a_pair_whose_other_labels_tell_nothing_is_refused_by_rank():
 def test_a_pair_beside_nearly_uninformative_workers_is_warned_of():
     """Outside labels whose workers' gap is 0.02 leave the pair identified but its worst
     combination with a standard error far above 0.25: one warning line, before sampling."""
-    from bayescal.channels.dependence import dependent_pairs, require_crowd_pairs_identified
+    from bayescal.channels.dependence import dependent_pairs, require_crowd_pairs_ranked
     from bayescal.exceptions import WeakIdentificationWarning
 
     data, truth = _crowd(n=2000, k=20, seed=1)
@@ -192,10 +193,33 @@ def test_a_pair_beside_nearly_uninformative_workers_is_warned_of():
     a[2:], b[2:] = 0.49, 0.51
     pairs = dependent_pairs(("w00", "w01"), data.annotator_names)
     with pytest.warns(WeakIdentificationWarning, match=r"pair \('w00', 'w01'\) is weakly"):
-        require_crowd_pairs_identified(data.responses(), pairs, "test", (a, b, 0.5))
+        require_crowd_pairs_ranked(data.responses(), pairs, "test", (a, b, 0.5))
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # at the true channels: identified, and no warning
-        require_crowd_pairs_identified(data.responses(), pairs, "test", (truth.a, truth.b, 0.5))
+        require_crowd_pairs_ranked(data.responses(), pairs, "test", (truth.a, truth.b, 0.5))
+
+
+def test_a_tree_no_worker_of_which_labelled_anything_has_rank_0():
+    """Not one item: no information at all, refused (not a 0 / 0 read as full rank)."""
+    from bayescal.channels.dependence import dependent_pairs, require_crowd_pairs_ranked
+
+    data, truth = _crowd(n=300, k=6, seed=1)
+    labels = data.annotations.copy()
+    labels[:, :2] = -1
+    labels[0, :2] = 1  # the columns exist; then their one item is taken away from the responses
+    responses = bc.AnnotatedScores(
+        data.scores, labels, annotator_names=data.annotator_names
+    ).responses()
+    kept = responses.annotator >= 2
+    empty = dataclasses.replace(
+        responses,
+        item=responses.item[kept],
+        annotator=responses.annotator[kept],
+        label=responses.label[kept],
+    )
+    pairs = dependent_pairs(("w01", "w00"), data.annotator_names)
+    with pytest.raises(IdentificationError, match="has rank 0 for 6 parameters"):
+        require_crowd_pairs_ranked(empty, pairs, "test", (truth.a, truth.b, 0.5))
 
 
 def test_the_crowd_pairs_information_is_the_fisher_information():

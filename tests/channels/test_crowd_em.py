@@ -368,7 +368,9 @@ def _copying_panel(n=4000, seed=0):
 
 
 @pytest.mark.parametrize(
-    "dependent", [("a0", "a1"), [("a0", "a1"), ("a1", "a2")]], ids=["pair", "tree"]
+    "dependent",
+    [("a0", "a1"), [("a0", "a1"), ("a1", "a2")], ("a1", "a0"), [("a2", "a1"), ("a1", "a0")]],
+    ids=["pair", "tree", "pair named later column first", "tree named backwards"],
 )
 def test_with_dependent_pairs_it_is_the_dense_dependent_maximum_likelihood(dependent):
     """A pair (or a tree of pairs) in the sparse EM: unsmoothed, it reaches the pattern-count
@@ -447,3 +449,21 @@ def test_dependent_pairs_are_checked_and_binary_only():
     )
     with pytest.raises(ValueError, match="dependent: dependent pairs are binary; the data have 3"):
         bc.crowd_em(classes, dependent=("a0", "a1"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ChannelWarning)  # four items
+        assert bc.crowd_em(classes, dependent=()).method == "crowd_em"  # no pairs: no refusal
+
+
+def test_the_calibration_tests_refits_carry_the_pairs():
+    """A refit of a crowd_em fit with pairs (what the calibration test's bootstrap runs on each
+    replicate) fits the pairs again: on the same data it is the same fit, covariances too."""
+    from bayescal.channels.refits import refit_all
+
+    data = _copying_panel(n=1500)
+    fit = bc.crowd_em(data, dependent=("a0", "a1"))
+    (refit,) = refit_all("crowd_em", [data], dependent=fit.dependent, options=fit.options)
+    assert refit.dependent == fit.dependent
+    np.testing.assert_allclose(refit.covariance, fit.covariance, rtol=1e-12)
+    with pytest.warns(ChannelWarning, match="1 of 1500 items have no label"):  # all missing
+        result = bc.calibration_test(data, fit, n_replicates=19, seed=1, progress=False)
+    assert "bootstrap" in result.method and 0 < result.p_value <= 1
