@@ -127,6 +127,7 @@ def _crowd_and_judges(seed: int):
     channels = bc.Channels(
         np.concatenate([[JUDGES.a[0], a1], crowd.channels.a]),
         np.concatenate([[JUDGES.b[0], b1], crowd.channels.b]),
+        names=data.annotator_names,
     )
     return data, channels
 
