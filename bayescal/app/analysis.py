@@ -429,7 +429,7 @@ def analyse(
     checks = steps("checks", _check, inputs, tables, channel_fit, fit, seed)
     # the EM fit's refitting bootstrap tests a dependent model (size 6.0% and 4.0% at 5% on
     # a panel's tree and lone pair, where the BayesFit's H0 draw held 5.5% and a conservative
-    # 2.5%; a crowd's pair: benchmarks/RESULTS.md) and a hard classifier (scores only 0 and 1: channels drawn
+    # 2.5%; 5.0% on a crowd's pair: benchmarks/RESULTS.md) and a hard classifier (scores only 0 and 1: channels drawn
     # under H0 take up any miscalibration there, and calibration_test refuses the BayesFit)
     hard = bool(at_extremes(inputs.data.scores).all()) and channel_fit.ok
     tested = channel_fit if inputs.pairs or hard else fit
