@@ -36,7 +36,11 @@ tree's joint given Y); a crowd of 20 workers (uniform workloads, good workers, t
 item, ``simulate_crowd``'s ``calibrated`` condition) beside two judges who label every item,
 j1 copying j0 on 40% of them (issue 38), where ``EM channels`` is ``crowd_em`` with the pair
 (its bootstrap draws the pair's answers jointly and refits the pair), ``BayesFit`` the
-hierarchical crowd model with the pair.
+hierarchical crowd model with the pair; the same five annotators where a0, a1 and a2 answer
+from the pairwise log-linear model given Y (``simulate_log_linear``, conditional log odds
+ratios 1-2: a cycle of three pairs), where ``EM channels`` is the EM fit of the cycle (its
+bootstrap draws each replicate's three answers from the cycle's joint and refits it) and
+``BayesFit`` is refused (no H0 step for a cycle).
 Miscalibrated designs (power): the toy ``shifted`` and ``nonlinear`` conditions at N = 8 000
 and N = 500, where the tests differ.  The estimated-channel columns of the power rows use
 ``--power-replicates`` (their rejection rate is 100% or near it at N = 8 000).
@@ -65,8 +69,16 @@ DEPENDENT = "five annotators, a0 ~ a1 sharing errors"
 DIFFICULTY = "five annotators sharing a difficulty"
 TREE = "five annotators, a1 copies a0 and a2 copies a1"
 CROWD_PAIR = "a crowd and two judges, j1 copies j0"
+CYCLE = "five annotators, a0 ~ a1 ~ a2 ~ a0 (log-linear)"
 #: The right model's dependent pairs of each dependent design.
-PAIRS = {DEPENDENT: ("a0", "a1"), TREE: [("a0", "a1"), ("a1", "a2")], CROWD_PAIR: ("j0", "j1")}
+PAIRS = {
+    DEPENDENT: ("a0", "a1"),
+    TREE: [("a0", "a1"), ("a1", "a2")],
+    CROWD_PAIR: ("j0", "j1"),
+    CYCLE: [("a0", "a1"), ("a1", "a2"), ("a0", "a2")],
+}
+#: CYCLE's conditional log odds ratios of its three pairs given Y = 0 and Y = 1.
+CYCLE_INTERACTION = np.array([[1.5, 1.0], [1.0, 2.0], [1.0, 1.5]])
 #: The judges of CROWD_PAIR.
 JUDGES = bc.Channels([0.15, 0.20], [0.85, 0.80])
 
@@ -92,6 +104,10 @@ def design(name: str, seed: int):
         return sim.data, sim.channels
     if name == CROWD_PAIR:
         return _crowd_and_judges(seed)
+    if name == CYCLE:
+        pairs = [(0, 1), (1, 2), (0, 2)]
+        sim = bc.simulate.simulate_log_linear(2000, FIVE, pairs, CYCLE_INTERACTION, seed=seed)
+        return sim.data, sim.channels
     condition, n = {
         "toy calibrated": ("calibrated", 2000),
         "toy calibrated, 40% missing": ("calibrated", 2000),
@@ -219,6 +235,7 @@ def main() -> None:
         DIFFICULTY,
         TREE,
         CROWD_PAIR,
+        CYCLE,
         "weak annotators",
         "toy shifted",
         "toy nonlinear",

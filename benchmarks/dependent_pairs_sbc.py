@@ -1,10 +1,13 @@
 """Simulation-based calibration of the models with dependent pairs added by issue 38 (item 4c),
-every parameter drawn from the prior (each pair's covariances uniform within its bounds) and
+every parameter drawn from the prior (each pair's share uniform on (0, 1)) and
 ranked among the thinned draws of a NUTS fit (Talts et al. 2018), with the suite's sampler
 settings:
 
 - ``tree``: Dawid–Skene, six annotators, the tree a0 ~ a1 ~ a2 (pairs that share a1) and the
   lone pair a3 ~ a4;
+- ``cycle``: Dawid–Skene, six annotators, the triangle a0 ~ a1 ~ a2 ~ a0, whose log-linear
+  joint has each pair's conditional log odds ratio ``J = 2 logit t ~ Logistic(0, 2)``
+  (:mod:`bayescal.channels.cyclic_joint`; the covariances it sets ranked too);
 - ``crowd``: the hierarchical crowd model, six workers, 300 items of four labels each, the
   pair w0 ~ w1 (the population's parameters ranked too);
 - ``crowd, no pair``: the same crowd without the pair, the control that tells the pair's
@@ -35,6 +38,11 @@ DESIGNS = {
         "model": "dawid_skene",
         "n_annotators": 6,
         "dependent": [("a0", "a1"), ("a1", "a2"), ("a3", "a4")],
+    },
+    "cycle": {
+        "model": "dawid_skene",
+        "n_annotators": 6,
+        "dependent": [("a0", "a1"), ("a1", "a2"), ("a0", "a2")],
     },
     "crowd": {
         "model": "hierarchical_dawid_skene",

@@ -20,8 +20,12 @@ data and with which structure, is declared once in :mod:`bayescal.bayes.registry
   per confusion row).
 - :mod:`~bayescal.models.orientation` — the flat models' draws folded onto the population's
   orientation.
+- :mod:`~bayescal.models.cyclic_fields` — the Newton solve of a cycle's joint inside a
+  program (:mod:`bayescal.channels.cyclic_joint`).
 - :mod:`~bayescal.models.stack` — NumPyro and ArviZ, imported without their notices.
 """
+
+from bayescal.channels import cyclic_joint
 
 # NumPyro's first import must pass .stack, which keeps its import-time notices away
 # (tqdm.auto's in Jupyter); the programs below import NumPyro themselves
@@ -30,6 +34,7 @@ from .class_crowd import CLASS_CROWD_START, class_crowd_model
 from .class_latent import class_latent_model, class_majority_start
 from .class_pattern_design import ClassPatternDesign
 from .class_response_design import ClassResponseDesign
+from .cyclic_fields import solve_fields
 from .hierarchical_dawid_skene import (
     ORIENTED_START,
     POPULATION_SITES,
@@ -42,6 +47,9 @@ from .orientation import fold_orientation, labels_per_channel, mirrored_chains
 from .pattern_design import PatternDesign, check_complete_layout, row_key
 from .relabelling import relabelled
 from .response_design import ResponseDesign
+
+# a cycle's joint inside a program is solved here, where JAX lives (cyclic_fields)
+cyclic_joint.program_solver = solve_fields
 
 #: Sites every chain starts at (the rest at random on the unconstrained scale), by name.
 START_VALUES = {**ORIENTED_START, **DIFFICULTY_START}

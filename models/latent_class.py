@@ -38,7 +38,7 @@ import numpyro.distributions as dist
 from jax.scipy.special import logit
 
 from bayescal.channels.difficulty import LOADING_SCALE
-from bayescal.channels.pattern_likelihood import covariance_from_share
+from bayescal.channels.pattern_likelihood import covariance_from_share, interaction_from_share
 
 from .channel_prior import BetaKernel, beta_log_kernel
 from .pattern_design import PatternDesign
@@ -64,6 +64,9 @@ def latent_class_model(design: PatternDesign, prior_params, counts=None) -> None
     ``dependence`` (D, 2), each pair's share ``t_y ~ Uniform(0, 1)`` of its covariance bounds
     given ``Y = 0`` and ``Y = 1``, and the deterministic ``covariance`` (D, 2) it sets: every
     draw keeps the pattern probabilities valid, and the marginal channels keep their meaning.
+    A pair in a set whose pairs close a cycle reads its share as its conditional log odds
+    ratio, ``J = 2 logit t ~ Logistic(0, 2)``, and its covariance is the set's log-linear
+    joint's (:mod:`bayescal.channels.cyclic_joint`): any share is valid there too.
     With ``design.difficulty`` (the shared-difficulty model, :mod:`bayescal.channels.difficulty`)
     also ``loading`` (2,), ``beta_y ~ HalfNormal(1)``, and ``a, b`` are the marginal channels.
     With ``design.channels_by_group`` every score group has its own channels: ``channel`` is
@@ -87,7 +90,7 @@ def latent_class_model(design: PatternDesign, prior_params, counts=None) -> None
     else:
         prevalence = numpyro.sample("prevalence", prevalence_prior)
         prevalence_of_row = jnp.broadcast_to(prevalence, design.group_index.shape)
-    covariance = loading = None
+    covariance = loading = interaction = None
     if design.difficulty:  # one loading per class (bayescal.channels.difficulty)
         loading = numpyro.sample("loading", dist.HalfNormal(LOADING_SCALE).expand((2,)).to_event(1))
     if design.n_pairs:
@@ -97,7 +100,10 @@ def latent_class_model(design: PatternDesign, prior_params, counts=None) -> None
         covariance = numpyro.deterministic(
             "covariance", covariance_from_share(share, a, b, design.pairs, xp=jnp)
         )
-    log_p = design.log_prob(a, b, prevalence_of_row, covariance, loading, xp=jnp)
+        interaction = interaction_from_share(share, design.pairs, xp=jnp)
+    log_p = design.log_prob(
+        a, b, prevalence_of_row, covariance, loading, xp=jnp, interaction=interaction
+    )
     if counts is not None:
         numpyro.factor("pattern_counts", jnp.dot(counts, log_p))
         return

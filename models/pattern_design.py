@@ -183,10 +183,13 @@ class PatternDesign:
         )
         return self.log_prob(a, b, prevalence_of_row, covariance, loading, xp=np)
 
-    def log_prob(self, a, b, prevalence_of_row, covariance, loading, xp):
+    def log_prob(self, a, b, prevalence_of_row, covariance, loading, xp, interaction=None):
         """``log p(s_r | g_r)`` of every row under this design's model (its dependent pairs,
         shared difficulty or channels per group): what the program and the posterior's
-        :meth:`row_log_likelihood` share; ``xp`` is ``jax.numpy`` or ``numpy``."""
+        :meth:`row_log_likelihood` share; ``xp`` is ``jax.numpy`` or ``numpy``.  The program
+        gives the ``interaction`` of pairs that close a cycle
+        (:func:`~bayescal.channels.pattern_likelihood.interaction_from_share`); the posterior
+        reads their covariances."""
         return pattern_log_prob(
             self.channels_of_rows(a),
             self.channels_of_rows(b),
@@ -199,6 +202,7 @@ class PatternDesign:
             loading=loading,
             per_row=self.channels_by_group,
             gold=self.gold,
+            interaction=interaction,
         )
 
     def channels_of_rows(self, rates):

@@ -98,7 +98,7 @@ def digest_files() -> list[pathlib.Path]:
     files = [package / "bayes" / "sampler.py", package / "bayes" / "registry.py"]
     files += [
         package / "channels" / name
-        for name in ("pattern_likelihood.py", "dependence.py", "difficulty.py")
+        for name in ("pattern_likelihood.py", "cyclic_joint.py", "dependence.py", "difficulty.py")
     ]
     return files + sorted(pathlib.Path(models.__file__).parent.glob("*.py"))
 

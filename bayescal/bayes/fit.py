@@ -30,6 +30,7 @@ from ..channels.crowd_em import (
 from ..channels.dependence import (
     dependent_pairs,
     require_dependence_identified,
+    require_no_cycle,
     warn_unchecked,
 )
 from ..channels.difficulty import MAX_LIKELIHOOD_ERROR, likelihood_error
@@ -206,8 +207,9 @@ def fit_bayes(
         2001).  Each
         pair gets a covariance given
         ``Y = 0`` and ``Y = 1``, sampled uniformly within the bounds that keep every pattern
-        probability valid (:mod:`bayescal.channels.dependence`; pairs that share annotators
-        must form a tree).  The marginal channels keep their meaning, so NC-ECE and
+        probability valid (:mod:`bayescal.channels.dependence`; pairs that close a cycle get
+        the pairwise log-linear joint, :mod:`bayescal.channels.cyclic_joint`, and the
+        hierarchical model refuses them).  The marginal channels keep their meaning, so NC-ECE and
         :func:`bayescal.posterior_ece` use them as they are.
 
     Returns
@@ -386,6 +388,7 @@ def sampler_for(
         responses = as_responses(data)
         require_crowd_identified(responses, where)
         pairs = dependent_pairs(dependent, responses.annotator_names)
+        require_no_cycle(pairs, where)
         require_crowd_pairs_checked(responses, pairs, where)
         design = ResponseDesign.from_responses(responses, pairs=pairs.index)
         return SamplerSetup(Sampler(design, model, *run), responses)

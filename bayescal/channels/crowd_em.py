@@ -125,7 +125,8 @@ def crowd_em(
         A run that reaches it returns ``converged=False`` with a :class:`ConvergenceWarning`.
     dependent : None, a pair of names, or a sequence of pairs, default None
         Workers whose errors may be correlated given ``Y`` (binary data;
-        :mod:`bayescal.channels.dependence`, pairs sharing a worker form a tree): each pair
+        :mod:`bayescal.channels.dependence`, pairs sharing a worker form a tree or close a
+        cycle): each pair
         gets one covariance per class (:mod:`bayescal.channels.crowd_pairs`).  Checked before
         fitting (:func:`require_crowd_pairs_checked`: at least
         :data:`~bayescal.channels.dependence.MIN_PAIR_ITEMS` items of each pair beside two

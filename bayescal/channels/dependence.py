@@ -21,19 +21,25 @@ either margin), so the correction, NC-ECE and ``posterior_ece`` use them unchang
 so the programs sample a share ``t_y ~ Uniform(0, 1)`` and set ``c_y = L_y + (U_y - L_y) t_y``:
 every draw gives valid pattern probabilities.
 
-**Pairs that share an annotator** (``a0 ~ a1`` and ``a1 ~ a2``) must form a tree: no cycle,
-at most :data:`MAX_LINKED` annotators joined.  Given ``Y`` the joint of a tree's annotators
-``M`` is the junction-tree product of its pairs' tables,
+**Pairs that share an annotator** (``a0 ~ a1`` and ``a1 ~ a2``) join at most
+:data:`MAX_LINKED` annotators.  Given ``Y`` the joint of a tree's annotators ``M`` is the
+junction-tree product of its pairs' tables,
 
     P(x_M | Y = y) = prod_{j in M} f_j(x_j) prod_{pairs (j, k)} (1 + s c_y / (f_j f_k)),
 
 which is a probability distribution for any covariances within each pair's own bounds (the
 product's factors are the pairs' tables over their margins): every share draw stays valid
 however the pairs overlap, and each pair's table and each annotator's channel keep their
-meaning.  Pairwise terms alone on a cycle would not sum to 1, and Bahadur's truncated
-expansion of three mutually dependent annotators can go negative: a cycle is refused, not
-clipped.  Annotators not joined by a pair (``a0`` and ``a2`` above) are dependent given ``Y``
+meaning.  Annotators not joined by a pair (``a0`` and ``a2`` above) are dependent given ``Y``
 only through the pairs between them: their correlations multiply along the path.
+
+Pairs that **close a cycle** (``a0 ~ a1``, ``a1 ~ a2``, ``a0 ~ a2``) get no such product:
+pairwise terms alone on a cycle do not sum to 1, and Bahadur's truncated expansion can go
+negative.  Their set answers from the pairwise log-linear model, the joint of maximum entropy
+with the members' channels and the pairs' covariances (:mod:`bayescal.channels.cyclic_joint`);
+on a tree that model is the product above, so the two are one family, and channels and
+covariances keep their meaning on a cycle too.  The programs give a cycle's pairs their
+conditional log odds ratios, which every value keeps valid.
 
 **Missing labels.**  A pair that shares no annotator enters a pattern only when both of its
 labels are observed (when one is missing the covariance sums out), so the pattern likelihood
@@ -65,7 +71,7 @@ from scipy import special
 from .._api import moved_names, warn_caller
 from ..data.cells import CellStatistics
 from ..exceptions import IdentificationError, WeakIdentificationWarning
-from . import pattern_likelihood
+from . import cyclic_joint, pattern_likelihood
 from .co_labelling import free_cells
 
 __all__ = [
@@ -82,6 +88,7 @@ __all__ = [
     "require_crowd_pairs_counted",
     "require_crowd_pairs_ranked",
     "require_dependence_identified",
+    "require_no_cycle",
     "tree_order",
     "warn_unchecked",
 ]
@@ -93,7 +100,7 @@ RANK_TOLERANCE = 1e-7
 #: the probability scale, is weak identification (a warning).
 WEAK_STANDARD_ERROR = 0.25
 #: The most annotators dependent pairs may join through shared annotators: a tree's likelihood
-#: sums ``2^(m - 1)`` subsets of its pairs.
+#: sums ``2^(m - 1)`` subsets of its pairs, a cycle's joint ``2^m`` answer patterns.
 MAX_LINKED = 6
 #: Items both workers of a crowd's dependent pair labelled, each beside two other labels or
 #: gold, below which the pair is refused (:func:`require_crowd_pairs_counted`).
@@ -143,8 +150,8 @@ def dependent_pairs(dependent, annotator_names, *, name: str = "dependent") -> D
     Raises
     ------
     TypeError, ValueError
-        For anything that is not pairs of two different known names, and for pairs that form
-        a cycle or join more than :data:`MAX_LINKED` annotators (see the module docstring).
+        For anything that is not pairs of two different known names, and for pairs that join
+        more than :data:`MAX_LINKED` annotators (see the module docstring).
     """
     names = tuple(str(n) for n in annotator_names)
     if dependent is None:
@@ -179,19 +186,27 @@ def dependent_pairs(dependent, annotator_names, *, name: str = "dependent") -> D
     index = np.array(index, np.int64).reshape(-1, 2)
     for linked in pattern_likelihood.linked_sets(index):
         named = [checked[d] for d in linked.pairs]
-        if not linked.is_tree:
-            raise ValueError(
-                f"{name}: the pairs {named} form a cycle; pairs may share an annotator but must "
-                "form a tree, because pairwise terms alone give no probability distribution on "
-                "a cycle (module bayescal.channels.dependence); leave one pair of the cycle out"
-            )
         if linked.members.size > MAX_LINKED:
             raise ValueError(
                 f"{name}: the pairs {named} join {linked.members.size} annotators; at most "
-                f"{MAX_LINKED} may be joined through shared annotators (the likelihood sums "
-                "2^(m - 1) subsets of their pairs)"
+                f"{MAX_LINKED} may be joined through shared annotators (their joint sums over "
+                f"2^m answer patterns)"
             )
     return DependentPairs(tuple(checked), index)
+
+
+def require_no_cycle(pairs: DependentPairs, where: str) -> None:
+    """Refuse dependent pairs that close a cycle where only trees are implemented (the
+    hierarchical crowd model): its prior predictive draws a tree's answers parent first, and
+    a cycle's log-linear joint (:mod:`bayescal.channels.cyclic_joint`) has no such order."""
+    for linked in pattern_likelihood.linked_sets(pairs.index):
+        if not linked.is_tree:
+            named = [pairs.names[d] for d in linked.pairs]
+            raise ValueError(
+                f"dependent: {where} takes pairs that form trees; the pairs {named} close a "
+                "cycle, which only the pattern-count models (dawid_skene, hui_walter) and "
+                "crowd_em fit: leave one pair of the cycle out, or fit one of those"
+            )
 
 
 def pair_table(first, second, covariance) -> tuple:
@@ -212,6 +227,11 @@ def tree_order(linked, index) -> list[tuple[int, int, int]]:
     pairs ``index`` (D, 2)) as ``(pair, parent, child)``, grown from the tree's first member so
     that every parent comes before its children: the order in which the tree's answers are
     drawn, each child's from its parent's through their pair's table (:func:`child_chance`)."""
+    if not linked.is_tree:
+        raise ValueError(
+            f"the pairs {index[linked.pairs].tolist()} close a cycle: they have no parent-first "
+            "order (their joint is log-linear, bayescal.channels.cyclic_joint)"
+        )
     order, reached = [], {int(linked.members[0])}
     remaining = [int(d) for d in linked.pairs]
     while remaining:
@@ -252,14 +272,24 @@ def every_dependent_pair(index, a, b, covariance) -> tuple[np.ndarray, np.ndarra
     ``Y``, with its covariances (D', 2) given ``Y = 0, 1``: the pairs named, and within each
     tree (module docstring) every other pair of its members, whose correlation is the product
     of the named pairs' correlations ``c / sqrt(p_j (1 - p_j) p_k (1 - p_k))`` along the path
-    between them (a tree is Markov along its paths).  ``a, b`` (K,) are the channels and
-    ``covariance`` (D, 2) the named pairs'."""
+    between them (a tree is Markov along its paths); within a set whose pairs close a cycle,
+    every other pair's covariance under the set's log-linear joint.  ``a, b`` (K,) are the
+    channels and ``covariance`` (D, 2) the named pairs'."""
     index = np.asarray(index, np.int64).reshape(-1, 2)
     covariance = np.asarray(covariance, np.float64).reshape(-1, 2)
     spread = np.sqrt(np.stack([a, b], axis=-1) * (1.0 - np.stack([a, b], axis=-1)))  # (K, 2)
     named = {frozenset(pair) for pair in index.tolist()}
     pairs, covariances = [index], [covariance]
     for linked in pattern_likelihood.linked_sets(index):
+        induced = [
+            (j, k)
+            for j, k in combinations(linked.members.tolist(), 2)
+            if frozenset((j, k)) not in named
+        ]
+        pairs.append(np.array(induced, np.int64).reshape(-1, 2))
+        if not linked.is_tree:  # read off the joint (bayescal.channels.cyclic_joint)
+            covariances.append(_cycle_covariances(linked, index, a, b, covariance, induced))
+            continue
         # each member's correlation with every member reached before it: its parent's, times
         # their pair's correlation (the tree grown parent before child)
         position = {int(j): i for i, j in enumerate(linked.members)}
@@ -272,18 +302,32 @@ def every_dependent_pair(index, a, b, covariance) -> tuple[np.ndarray, np.ndarra
             correlation[c, p] = rho
             correlation[reached, c] = correlation[c, reached]
             reached.append(c)
-        induced = [
-            (j, k)
-            for j, k in combinations(linked.members.tolist(), 2)
-            if frozenset((j, k)) not in named
-        ]
-        pairs.append(np.array(induced, np.int64).reshape(-1, 2))
         covariances.append(
             np.array(
                 [correlation[position[j], position[k]] * spread[j] * spread[k] for j, k in induced]
             ).reshape(-1, 2)
         )
     return np.concatenate(pairs), np.concatenate(covariances)
+
+
+def _cycle_covariances(linked, index, a, b, covariance, induced) -> np.ndarray:
+    """The covariances (D', 2) of the pairs ``induced`` among the members of a set whose
+    pairs close a cycle, from its log-linear joint given ``Y = 0, 1``."""
+    position = {int(j): i for i, j in enumerate(linked.members)}
+    x = cyclic_joint.states(linked.members.size)
+    columns = []
+    for y, rates in enumerate((a, b)):
+        p = rates[linked.members]
+        joint = np.exp(
+            cyclic_joint.joint_of_covariance(p, covariance[linked.pairs, y], linked.ends(index))
+        )
+        columns.append(
+            [
+                joint @ (x[:, position[j]] * x[:, position[k]]) - p[position[j]] * p[position[k]]
+                for j, k in induced
+            ]
+        )
+    return np.array(columns, np.float64).T.reshape(-1, 2)
 
 
 def mask_combinations(mask: np.ndarray) -> np.ndarray:
@@ -405,8 +449,8 @@ def _what_would_identify(grouped: bool) -> str:
     where = "more score groups" if grouped else "score groups (model='hui_walter')"
     return (
         f"what would identify it: more annotators outside the dependent pairs (three "
-        f"conditionally independent blocks, a pair or a tree of pairs counting as one), {where} "
-        "whose class proportions differ, or fewer dependent pairs"
+        "conditionally independent blocks, a pair or a set of linked pairs counting as one), "
+        f"{where} whose class proportions differ, or fewer dependent pairs"
     )
 
 

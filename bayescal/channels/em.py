@@ -22,8 +22,10 @@ the expected cell shares: a row with both labels counts in its cell, a row with 
 split over its row (or column) of ``T_y`` in proportion to the current table (the missing
 partner is part of the complete data, so this is still EM and the likelihood never falls), a
 row with neither does not count.  Unpaired annotators are updated as above.  Pairs that share
-annotators form a tree (:mod:`bayescal.channels.dependence`), whose maximum-likelihood tables
-given complete answers are the observed pair tables and margins: the M-step completes each row
+annotators form a tree or close a cycle (:mod:`bayescal.channels.dependence`,
+:mod:`bayescal.channels.cyclic_joint`), whose maximum-likelihood tables given complete answers
+are the observed pair tables and margins (for a cycle's log-linear joint too: its sufficient
+statistics are the answers and the pairs' products): the M-step completes each row
 that any of the tree's annotators labelled, every missing answer of the tree filled in each
 way, weighted by its probability given the row and ``Y`` under the current fit, and sets each
 pair's table and each member's channel to those weighted shares.
@@ -96,7 +98,8 @@ class _Design:
     group_counts: np.ndarray  # (L, C)
     pairs: np.ndarray  # (D, 2) columns of the dependent pairs
     gold: np.ndarray  # (P,) the gold label of a row, -1 for none
-    #: each tree of pairs that share annotators, with its rows completed (:class:`_Completed`)
+    #: each set of pairs that share annotators (a tree, or pairs that close a cycle), with its
+    #: rows completed (:class:`_Completed`)
     trees: tuple = ()
 
     @classmethod
@@ -220,9 +223,9 @@ class _Design:
         return new_a, new_b, mu, new_covariance
 
     def _tree_step(self, weights, a, b, covariance, new_rates, new_covariance) -> None:
-        """The M-step of each tree of pairs (module docstring), in place: its members' rates
-        in ``new_rates`` (each (K, R)) and its pairs' covariances in ``new_covariance``
-        (D, 2, R), from each class's weights (P, R) and the current fit."""
+        """The M-step of each tree of pairs or cycle (module docstring), in place: its
+        members' rates in ``new_rates`` (each (K, R)) and its pairs' covariances in
+        ``new_covariance`` (D, 2, R), from each class's weights (P, R) and the current fit."""
         current = np.moveaxis(covariance, -1, 0)  # (R, D, 2)
         a, b = (np.clip(x, EPS, 1.0 - EPS) for x in (a, b))  # as the E-step reads them
         rows = class_log_likelihoods(
@@ -291,8 +294,8 @@ def members_design(patterns: np.ndarray, counts: np.ndarray, pairs: np.ndarray) 
 
 @dataclass(frozen=True, eq=False)
 class _Completed:
-    """The rows on which one tree of pairs enters the M-step, completed: every row that any of
-    its annotators labelled, once for each way of filling the tree's missing answers."""
+    """The rows on which one tree of pairs (or cycle) enters the M-step, completed: every row
+    that any of its annotators labelled, once for each way of filling its missing answers."""
 
     linked: LinkedSet
     row: np.ndarray  # (Q,) the row each completion fills
@@ -672,7 +675,7 @@ def dawid_skene_em(
     dependent : pair or list of pairs of annotator names, optional
         Pairs whose errors may be correlated given ``Y`` (Dendukuri and Joseph 2001): each
         gets a covariance given ``Y = 0`` and ``Y = 1`` (:mod:`bayescal.channels.dependence`;
-        pairs that share annotators must form a tree).  The marginal channels keep their
+        pairs that share annotators form a tree or close a cycle).  The marginal channels keep their
         meaning.
 
     structure : {"full", "one_coin", "by_distance"}, optional

@@ -3,9 +3,9 @@
 Annotators independent given ``Y`` give ``log p(s | Y = y) = sum_{j observed} [s_j log r_jy +
 (1 - s_j) log(1 - r_jy)]`` (``r_j0 = a_j``, ``r_j1 = b_j``).  Dependent pairs add their
 covariance terms (:mod:`bayescal.channels.dependence`; pairs linked through a shared annotator
-form a tree, :func:`linked_sets`), the shared difficulty integrates an
-item effect (:mod:`bayescal.channels.difficulty`), and channels per score group give each row
-its own rates.  The EM estimators, the NumPyro programs, the posterior's replicated patterns
+form a tree or close a cycle, :func:`linked_sets`, :mod:`bayescal.channels.cyclic_joint`), the
+shared difficulty integrates an item effect (:mod:`bayescal.channels.difficulty`), and
+channels per score group give each row its own rates.  The EM estimators, the NumPyro programs, the posterior's replicated patterns
 and the label probabilities (:mod:`bayescal.channels.label_posteriors`) all call these, so
 each model's likelihood is written once.
 """
@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .cyclic_joint import covariance_of_interaction, cyclic_log_factor
 from .difficulty import difficulty_class_log_likelihoods
 
 __all__ = [
@@ -25,10 +26,16 @@ __all__ = [
     "covariance_bounds",
     "covariance_from_share",
     "dependence_log_factor",
+    "interaction_from_share",
     "linked_sets",
     "lone_pairs",
     "pattern_log_prob",
 ]
+
+#: The scale of the Logistic prior of a cycle's conditional log odds ratios in the programs
+#: (:func:`interaction_from_share`): 2, so a pair's odds ratio passes e^5 = 148 either way
+#: with prior probability 0.15, and copying-strength dependence stays within reach.
+INTERACTION_SCALE = 2.0
 
 
 def covariance_bounds(first, second, xp=np):
@@ -40,14 +47,42 @@ def covariance_bounds(first, second, xp=np):
 
 
 def covariance_from_share(share, a, b, index, xp=np):
-    """Covariances (..., D, 2) (classes ``Y = 0, 1``) from shares (..., D, 2) in [0, 1] of the
-    bounds' range: ``c_y = L_y + (U_y - L_y) t_y`` at rates ``a`` (y = 0) and ``b`` (y = 1),
-    each (..., K); ``index`` (D, 2) names each pair's columns."""
+    """Covariances (..., D, 2) (classes ``Y = 0, 1``) from shares (..., D, 2) in (0, 1), the
+    programs' coordinates of the dependent pairs ``index`` (D, 2) at rates ``a`` (y = 0) and
+    ``b`` (y = 1), each (..., K): a pair on no cycle takes ``c_y = L_y + (U_y - L_y) t_y``, the
+    share of its bounds; a pair in a set that closes a cycle the covariance of the set's
+    log-linear joint at the interactions :func:`interaction_from_share`."""
+    cycles = [linked for linked in linked_sets(index) if not linked.is_tree]
+    interaction = interaction_from_share(share, index, xp)
     covariances = []
     for y, rates in enumerate((a, b)):
         lower, upper = covariance_bounds(rates[..., index[:, 0]], rates[..., index[:, 1]], xp)
-        covariances.append(lower + (upper - lower) * share[..., y])
+        covariance = lower + (upper - lower) * share[..., y]
+        if cycles:
+            columns = [covariance[..., d] for d in range(len(index))]
+            for linked in cycles:
+                of_set = covariance_of_interaction(
+                    rates[..., linked.members],
+                    interaction[..., linked.pairs, y],
+                    linked.ends(index),
+                    xp,
+                )
+                for e, d in enumerate(linked.pairs):
+                    columns[d] = of_set[..., e]
+            covariance = xp.stack(columns, axis=-1)
+        covariances.append(covariance)
     return xp.stack(covariances, axis=-1)
+
+
+def interaction_from_share(share, index, xp=np):
+    """The conditional log odds ratios (..., D, 2) of the pairs ``index`` (D, 2) that close a
+    cycle, from their shares (..., D, 2): ``J = INTERACTION_SCALE logit t``, so that a share
+    ``t ~ Uniform(0, 1)`` puts a Logistic(0, :data:`INTERACTION_SCALE`) prior on ``J``
+    (:mod:`bayescal.channels.cyclic_joint`); ``None`` when no pairs close a cycle (other pairs
+    use their covariances)."""
+    if all(linked.is_tree for linked in linked_sets(index)):
+        return None
+    return INTERACTION_SCALE * (xp.log(share) - xp.log1p(-share))
 
 
 class LinkedSet(NamedTuple):
@@ -61,6 +96,12 @@ class LinkedSet(NamedTuple):
     @property
     def is_tree(self) -> bool:
         return self.pairs.size == self.members.size - 1
+
+    def ends(self, index) -> np.ndarray:
+        """The set's pairs (E, 2) as positions among its members (``index`` (D, 2) the
+        pairs' columns)."""
+        position = {int(j): i for i, j in enumerate(self.members)}
+        return np.array([[position[int(j)] for j in index[d]] for d in self.pairs], np.int64)
 
 
 def linked_sets(index) -> tuple[LinkedSet, ...]:
@@ -119,8 +160,7 @@ def _linked_log_factor(positive, negative, linked: LinkedSet, index, rates, cova
     p = rates[..., members]  # (..., m)
     spread = xp.sqrt(p * (1.0 - p))
     one, zero = (1.0 - p) / spread, -p / spread  # e_j(1), e_j(0)
-    column = {int(j): i for i, j in enumerate(members)}
-    ends = np.array([[column[int(j)] for j in index[d]] for d in linked.pairs])  # (E, 2)
+    ends = linked.ends(index)  # (E, 2)
     rho = covariance[..., linked.pairs] / (spread[..., ends[:, 0]] * spread[..., ends[:, 1]])
     pos, neg = positive[:, members], negative[:, members]  # (P, m)
     missing = 1.0 - pos - neg
@@ -145,18 +185,36 @@ def _linked_log_factor(positive, negative, linked: LinkedSet, index, rates, cova
     return xp.log1p(xp.maximum(total, -1.0))
 
 
-def dependence_log_factor(positive, negative, index, rates, covariance, xp):
+def dependence_log_factor(positive, negative, index, rates, covariance, xp, interaction=None):
     """The dependent pairs' correction of one class's independent log-likelihood, each row
     (..., P) (``rates`` (..., K), ``covariance`` (..., D)): the closed form of each pair that
-    shares no annotator, and :func:`_linked_log_factor` of each tree of pairs that do."""
+    shares no annotator, :func:`_linked_log_factor` of each tree of pairs that do, and the
+    pairwise log-linear joint of each set whose pairs close a cycle
+    (:func:`~bayescal.channels.cyclic_joint.cyclic_log_factor`).  ``interaction`` (..., D), the
+    pairs' conditional log odds ratios, gives a cycle's joint in the programs' coordinates
+    (:mod:`bayescal.channels.cyclic_joint`) instead of its covariances; other pairs ignore it."""
     linked = linked_sets(index)
     if not linked:
         return _pair_log_ratio(positive, negative, index, rates, covariance, xp)
     alone = lone_pairs(index, linked)
     total = _pair_log_ratio(positive, negative, index[alone], rates, covariance[..., alone], xp)
     for linked_set in linked:
-        total = total + _linked_log_factor(
-            positive, negative, linked_set, index, rates, covariance, xp
+        if linked_set.is_tree:
+            total = total + _linked_log_factor(
+                positive, negative, linked_set, index, rates, covariance, xp
+            )
+            continue
+        ends = linked_set.ends(index)
+        pairs = linked_set.pairs
+        total = total + cyclic_log_factor(
+            positive,
+            negative,
+            linked_set.members,
+            ends,
+            rates,
+            xp,
+            covariance=None if interaction is not None else covariance[..., pairs],
+            interaction=None if interaction is None else interaction[..., pairs],
         )
     return total
 
@@ -181,7 +239,16 @@ def _pair_log_ratio(positive, negative, index, rates, covariance, xp):
 
 
 def class_log_likelihoods(
-    a, b, positive, negative, xp=np, pairs=None, covariance=None, loading=None, per_row=False
+    a,
+    b,
+    positive,
+    negative,
+    xp=np,
+    pairs=None,
+    covariance=None,
+    loading=None,
+    per_row=False,
+    interaction=None,
 ):
     """``(log p(s_r | Y = 0), log p(s_r | Y = 1))`` of each row, each (..., P).
 
@@ -189,8 +256,10 @@ def class_log_likelihoods(
     score group);
     ``positive``/``negative`` (P, K) indicators of a 1 / 0 response;
     ``pairs`` (D, 2) and ``covariance`` (..., D, 2) add the dependent pairs' terms
-    (:mod:`bayescal.channels.dependence`); ``loading`` (..., 2) makes it the shared-difficulty model of
-    :mod:`bayescal.channels.difficulty` (``a, b`` its marginal channels).  ``xp`` is ``numpy``
+    (:mod:`bayescal.channels.dependence`); ``interaction`` (..., D, 2), the programs'
+    coordinates of the pairs that close a cycle (:func:`dependence_log_factor`); ``loading``
+    (..., 2) makes it the shared-difficulty model of :mod:`bayescal.channels.difficulty`
+    (``a, b`` its marginal channels).  ``xp`` is ``numpy``
     or ``jax.numpy``.
     """
     if (loading is not None or per_row) and pairs is not None and len(pairs):
@@ -211,8 +280,19 @@ def class_log_likelihoods(
         "pk,...k->...p", negative, xp.log1p(-b)
     )
     if pairs is not None and len(pairs):
-        log0 = log0 + dependence_log_factor(positive, negative, pairs, a, covariance[..., 0], xp)
-        log1 = log1 + dependence_log_factor(positive, negative, pairs, b, covariance[..., 1], xp)
+        log0, log1 = (
+            log
+            + dependence_log_factor(
+                positive,
+                negative,
+                pairs,
+                rates,
+                covariance[..., y],
+                xp,
+                None if interaction is None else interaction[..., y],
+            )
+            for y, (log, rates) in enumerate(((log0, a), (log1, b)))
+        )
     return log0, log1
 
 
@@ -228,6 +308,7 @@ def pattern_log_prob(
     loading=None,
     per_row=False,
     gold=None,
+    interaction=None,
 ):
     """``log p(s_r | g_r)`` of each row: the latent label summed out by hand (log-sum-exp).
 
@@ -239,7 +320,7 @@ def pattern_log_prob(
     ``log p(s_r | Y = g_r) + log P(Y = g_r)``, not the mixture.
     """
     log0, log1 = class_log_likelihoods(
-        a, b, positive, negative, xp, pairs, covariance, loading, per_row
+        a, b, positive, negative, xp, pairs, covariance, loading, per_row, interaction
     )
     joint0 = xp.log1p(-prevalence_of_row) + log0
     joint1 = xp.log(prevalence_of_row) + log1

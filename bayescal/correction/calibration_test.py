@@ -103,6 +103,7 @@ from .. import _validation as v
 from .._api import DEFAULT_N_BINS, replicate_bar, warn_caller
 from ..channels import MIN_GAP, ChannelFit, Channels
 from ..channels.crowd_em import as_responses
+from ..channels.cyclic_joint import draw_answers, joint_of_covariance
 from ..channels.dependence import (
     child_chance,
     dependent_pairs,
@@ -485,7 +486,9 @@ def replicate_labels(rng, scores, item, annotator, a, b, pairs=None, covariance=
     The members of a tree of pairs that share annotators answer from the tree's joint: every
     member's answer to every item is drawn, the first member's from its channel and each
     other's from its parent's answer through their pair's table, and the answers of those who
-    labelled the item are kept.
+    labelled the item are kept.  The members of pairs that close a cycle draw every item's
+    answers at once from their log-linear joint given ``Y_i``
+    (:mod:`bayescal.channels.cyclic_joint`), and the same answers are kept.
     With a shared difficulty's ``loading`` (2,) every item draws its effect ``R_i ~ N(0, 1)``
     and each label is a 1 with probability ``Phi(alpha_jy + beta_y R_i)``
     (:func:`~bayescal.channels.difficulty.answer_probability`)."""
@@ -512,6 +515,20 @@ def replicate_labels(rng, scores, item, annotator, a, b, pairs=None, covariance=
         label[position[0][both]] = u < p11 + p10
         label[position[1][both]] = (u < p11) | ((u >= p11 + p10) & (u < p11 + p10 + p01))
     for tree in trees:
+        if not tree.is_tree:  # pairs that close a cycle: their log-linear joint, enumerated
+            log_joint = np.stack(
+                [
+                    joint_of_covariance(
+                        rates[tree.members], covariance[tree.pairs, y], tree.ends(pairs)
+                    )
+                    for y, rates in enumerate((a, b))
+                ]
+            )
+            answers = draw_answers(rng, log_joint, truth.astype(np.int64))
+            for position, member in enumerate(tree.members):
+                mine = annotator == member
+                label[mine] = answers[item[mine], position]
+            continue
         # each member's rate item by item (members only: a crowd's items x workers would not fit)
         rates = {int(j): np.where(truth, b[j], a[j]) for j in tree.members}
         root = int(tree.members[0])
@@ -726,6 +743,14 @@ def posterior_test(data, fit, bins, n_replicates, rng, progress=False):
     reuse = fit.was_fitted_to(data)  # the same items: ids compared, pattern counts read
     if reuse:
         responses = data.responses()
+        if any(not linked.is_tree for linked in linked_sets(pairs)):
+            raise ValueError(
+                f"fit: calibration_test with a {fit.model} fit of these items whose dependent "
+                "pairs close a cycle is not implemented: the draw of the channels under H0 has no "
+                "step for a cycle's log-linear joint; test with the EM fit of these items "
+                "(e.g. dawid_skene_em(data, dependent=...)), whose refitting bootstrap takes "
+                "cycles, or with a BayesFit of other items (fit_data)"
+            )
         if loading_draws is None:
             drawn = h0_posterior_draw(
                 data.scores,

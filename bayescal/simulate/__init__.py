@@ -2,8 +2,8 @@
 and the examples.
 
 - :mod:`~bayescal.simulate.panels` — a panel of annotators who label every item: the paper's
-  toy study (§6.1), any channels and calibration map, a dependent pair, a shared item
-  difficulty.
+  toy study (§6.1), any channels and calibration map, a dependent pair, pairs from the
+  pairwise log-linear model (trees or cycles), a shared item difficulty.
 - :mod:`~bayescal.simulate.classes` — a multi-class panel: a classifier's probabilities,
   judges with known confusion matrices, and the population top-label and classwise ECE.
 - :mod:`~bayescal.simulate.crowds` — a crowd: many workers, each labelling a few items, of four
@@ -19,6 +19,7 @@ from .panels import (
     simulate_annotated,
     simulate_dependent,
     simulate_difficulty,
+    simulate_log_linear,
     toy_data,
 )
 
@@ -32,6 +33,7 @@ __all__ = [
     "simulate_crowd",
     "simulate_dependent",
     "simulate_difficulty",
+    "simulate_log_linear",
     "toy_data",
 ]
 

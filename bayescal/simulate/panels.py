@@ -19,7 +19,9 @@ from scipy import special
 from .. import _validation as v
 from .._api import Result, old_spellings
 from ..channels import Channels
+from ..channels.cyclic_joint import draw_answers, joint_of_interaction
 from ..channels.difficulty import answer_probability, probit_intercept
+from ..channels.pattern_likelihood import LinkedSet, linked_sets, lone_pairs
 from ..data.annotated_scores import AnnotatedScores
 
 __all__ = [
@@ -29,6 +31,7 @@ __all__ = [
     "simulate_annotated",
     "simulate_dependent",
     "simulate_difficulty",
+    "simulate_log_linear",
     "toy_calibration",
     "toy_data",
 ]
@@ -396,6 +399,88 @@ def simulate_dependent(
         data=AnnotatedScores(simulation.data.scores, annotations),
         channels=Channels(a, b),
     )
+
+
+def simulate_log_linear(
+    n: int, channels: Channels, pairs, interaction, *, calibration=None, seed: int = 0
+) -> Simulation:
+    """Like :func:`simulate_annotated`, but the annotators of ``pairs`` answer, given ``Y``,
+    from the pairwise log-linear model of :mod:`bayescal.channels.cyclic_joint`: each set of
+    annotators the pairs join (a pair, a tree, or pairs that close a cycle) draws its answers
+    jointly from
+
+        P(x_M | Y = y) proportional to exp(sum_j h_jy x_j + sum_{(j, k)} J_jky x_j x_k),
+
+    with the fields ``h`` set so that every annotator keeps its channel in ``channels``
+    exactly, and ``J`` the pairs' conditional log odds ratios ``interaction``.  The labels and
+    the annotators outside the pairs are those of ``simulate_annotated(n, channels,
+    calibration, seed)``; the joint answers use their own random stream.
+
+    Parameters
+    ----------
+    n : int
+    channels : Channels
+    pairs : (int, int) or list of them
+        The dependent pairs, as annotator indices; each pair once.
+    interaction : float, or array of shape (D,) or (D, 2)
+        Each pair's conditional log odds ratio given ``Y = 0`` and ``Y = 1`` (one value: the
+        same for every pair and class; (D,): the same in both classes).
+    calibration : callable, optional
+    seed : int, default 0
+
+    Returns
+    -------
+    Simulation
+        ``channels`` are the given ones, each annotator's marginal channel.  The pairs'
+        covariances are :func:`bayescal.channels.cyclic_joint.covariance_of_interaction` of
+        each set.
+    """
+    simulation = simulate_annotated(n, channels, calibration=calibration, seed=seed)
+    pairs = [pairs] if _is_one_pair(pairs) else list(pairs)
+    index = []
+    for one in pairs:
+        if not _is_one_pair(one):
+            raise ValueError(f"pairs must be pairs of annotator indices (j, k); saw {one!r}")
+        j, k = (v.as_int(x, "pairs", minimum=0) for x in one)
+        if j == k or max(j, k) >= channels.n_annotators or {j, k} in map(set, index):
+            raise ValueError(
+                f"pairs must be distinct pairs of two different annotator indices below "
+                f"{channels.n_annotators}; saw {tuple(one)!r}"
+            )
+        index.append((j, k))
+    index = np.array(index, np.int64).reshape(-1, 2)
+    strength = np.asarray(interaction, np.float64)
+    if strength.ndim == 1:
+        strength = strength[:, None]
+    if strength.ndim > 2 or not np.all(np.isfinite(strength)):
+        raise ValueError(
+            f"interaction must be finite, one value, (D,) or (D, 2) for D = {len(index)} "
+            f"pairs; saw shape {strength.shape}"
+        )
+    try:
+        strength = np.broadcast_to(strength, (len(index), 2))
+    except ValueError:
+        raise ValueError(
+            f"interaction must be one value, (D,) or (D, 2) for D = {len(index)} pairs; "
+            f"saw shape {strength.shape}"
+        ) from None
+    if np.any((channels.a <= 0) | (channels.a >= 1) | (channels.b <= 0) | (channels.b >= 1)):
+        raise ValueError("channels: a dependent set's rates must lie strictly inside (0, 1)")
+    rng = np.random.default_rng([v.as_seed(seed), 2])
+    annotations = simulation.data.annotations.copy()
+    sets = linked_sets(index)
+    sets += tuple(LinkedSet(index[d], np.array([d])) for d in lone_pairs(index, sets))
+    for linked in sets:
+        log_joint = np.stack(
+            [
+                joint_of_interaction(
+                    rates[linked.members], strength[linked.pairs, y], linked.ends(index)
+                )
+                for y, rates in enumerate((channels.a, channels.b))
+            ]
+        )
+        annotations[:, linked.members] = draw_answers(rng, log_joint, simulation.labels)
+    return replace(simulation, data=AnnotatedScores(simulation.data.scores, annotations))
 
 
 @old_spellings()

@@ -26,7 +26,7 @@ from ..bayes.priors import ClassPriors, Priors
 from ..bayes.registry import channel_model, class_channel_model
 from ..bayes.sampler import Sampler, recorded_sites
 from ..bayes.sampler_settings import SamplerSettings, sampler_settings
-from ..channels.dependence import dependent_pairs
+from ..channels.dependence import dependent_pairs, require_no_cycle
 from ..data.annotated_scores import AnnotatedScores
 from ..data.responses import Responses
 from ..models import (
@@ -96,8 +96,9 @@ def _crowd_template(
         n_items,
         tuple(f"w{j}" for j in range(n_workers)),
     )
-    pairs = dependent_pairs(dependent, responses.annotator_names).index
-    return ResponseDesign.from_responses(responses, compress=False, pairs=pairs)
+    pairs = dependent_pairs(dependent, responses.annotator_names)
+    require_no_cycle(pairs, "the hierarchical crowd model")
+    return ResponseDesign.from_responses(responses, compress=False, pairs=pairs.index)
 
 
 def _labels_per_item(labels_per_item, n_annotators: int) -> int:

@@ -369,13 +369,20 @@ def _copying_panel(n=4000, seed=0):
 
 @pytest.mark.parametrize(
     "dependent",
-    [("a0", "a1"), [("a0", "a1"), ("a1", "a2")], ("a1", "a0"), [("a2", "a1"), ("a1", "a0")]],
-    ids=["pair", "tree", "pair named later column first", "tree named backwards"],
+    [
+        ("a0", "a1"),
+        [("a0", "a1"), ("a1", "a2")],
+        ("a1", "a0"),
+        [("a2", "a1"), ("a1", "a0")],
+        [("a0", "a1"), ("a1", "a2"), ("a2", "a0")],
+    ],
+    ids=["pair", "tree", "pair named later column first", "tree named backwards", "cycle"],
 )
 def test_with_dependent_pairs_it_is_the_dense_dependent_maximum_likelihood(dependent):
-    """A pair (or a tree of pairs) in the sparse EM: unsmoothed, it reaches the pattern-count
-    EM's dependent estimate (the same likelihood, another layout), channels and covariances
-    within 1e-6, from the majority vote where the dense EM takes the best of its starts."""
+    """A pair (or a tree of pairs, or pairs that close a cycle) in the sparse EM: unsmoothed,
+    it reaches the pattern-count EM's dependent estimate (the same likelihood, another
+    layout), channels and covariances within 1e-6, from the majority vote where the dense EM
+    takes the best of its starts."""
     data = _copying_panel()
     dense = bc.dawid_skene_em(data, dependent=dependent, tol=1e-13, max_iter=20000)
     sparse = bc.crowd_em(

@@ -1,0 +1,261 @@
+"""The joint of annotators whose dependent pairs close a cycle: the pairwise log-linear model.
+
+Pairs that share annotators and form a tree get the junction-tree product of their tables
+(:mod:`bayescal.channels.dependence`).  On a cycle no product of pair tables sums to 1, and
+pair covariances, each free within its own bounds, may admit no joint at all (``x_0 = x_1``,
+``x_1 = x_2`` and ``x_0 != x_2`` are each a valid table).  A set ``M`` of ``m`` annotators
+joined by pairs ``E`` that hold a cycle answers, given ``Y = y``, from the pairwise
+log-linear model (the Ising model on the graph of its pairs)
+
+    P(x_M | Y = y) = exp(sum_{j in M} h_j x_j + sum_{(j, k) in E} J_jk x_j x_k - A(h, J)),
+
+``A`` the log of the sum over the ``2^m`` answer patterns.  Among all joints of ``M`` with the
+annotators' channels ``p_j`` (``a_j`` given ``Y = 0``, ``b_j`` given ``Y = 1``) and the pairs'
+covariances ``c_jk = P(x_j = x_k = 1 | y) - p_j p_k``, it is the one of maximum entropy; on a
+tree it is the junction-tree product itself, so the two models are one family.  Its
+sufficient statistics are the answers and the pairs' products, so
+
+* **From channels and covariances** (the estimators' parameters, the mean coordinates
+  ``mu = (p, c + p_j p_k)``) the natural parameters ``theta = (h, J)`` minimise the convex
+  ``A(theta) - theta . mu``: :func:`natural_parameters`, by Newton's method.  Such ``mu``
+  exists only inside the marginal polytope, which the EM's moment-matching M-step and the
+  programs' draws never leave.
+* **From channels and interactions** (the programs' coordinates, Barndorff-Nielsen's mixed
+  parametrisation): every ``p`` in ``(0, 1)^m`` and every ``J`` give exactly one joint, so
+  ``J`` can be given any prior and every draw is valid; ``h`` solves ``E[x] = p`` with ``J``
+  held (:func:`covariance_of_interaction`).  ``J_jk`` is the pair's conditional log odds ratio:
+  ``log OR(x_j, x_k | the other members' answers)``.
+
+A missing answer is summed out over the patterns that agree with the observed ones
+(:func:`cyclic_log_factor`), exactly.  Inside a NumPyro program the Newton iterations run on
+stopped gradients and one last step carries them (:mod:`bayescal.models.cyclic_fields`): at
+the solution that step's derivative is the implicit function's, ``d theta / d mu =
+A''(theta)^-1``.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+__all__ = [
+    "covariance_of_interaction",
+    "cyclic_log_factor",
+    "draw_answers",
+    "joint_of_covariance",
+    "joint_of_interaction",
+    "natural_parameters",
+    "newton_step",
+    "pattern_log_probabilities",
+    "states",
+]
+
+#: How a program solves for the free natural parameters, ``(free, fixed, target,
+#: statistics) -> free`` (:func:`_solve`): set by :mod:`bayescal.models` on import.
+program_solver = None
+#: The most Newton steps of a NumPy solve, which stops once the moments match to
+#: :data:`CONVERGED`; moments on the boundary take them all (:func:`_solve`).
+NUMPY_ITERATIONS = 60
+CONVERGED = 1e-13
+#: Moments a NumPy solve misses by more than this lie outside the polytope: NaN.
+OUTSIDE = 1e-7
+#: The largest change of a natural parameter in one Newton step (a damped Newton method: the
+#: full step can overshoot where ``A`` is far from quadratic).
+MAX_STEP = 2.0
+#: Added to the Newton step's Hessian (the answers' covariance) so that a joint whose
+#: patterns' probabilities underflow still gives a step; its effect on a step is of its order.
+RIDGE = 1e-12
+
+
+@cache
+def states(m: int) -> np.ndarray:
+    """Every answer pattern of ``m`` annotators, (2^m, m) of 0.0 and 1.0, the first member's
+    answer the slowest to change (read-only: one array serves every caller)."""
+    patterns = ((np.arange(2**m)[:, None] >> np.arange(m)[::-1]) & 1).astype(np.float64)
+    patterns.setflags(write=False)
+    return patterns
+
+
+def _statistics(ends: np.ndarray, m: int) -> np.ndarray:
+    """The sufficient statistics of every pattern, (2^m, m + E): the answers, then each pair's
+    product ``x_j x_k`` (``ends`` (E, 2), the pairs' positions among the set's members)."""
+    x = states(m)
+    return np.concatenate([x, x[:, ends[:, 0]] * x[:, ends[:, 1]]], axis=1)
+
+
+def _log_softmax(logits, xp):
+    top = xp.max(logits, axis=-1, keepdims=True)
+    shifted = logits - top
+    return shifted - xp.log(xp.sum(xp.exp(shifted), axis=-1, keepdims=True))
+
+
+def newton_step(free, fixed, target, statistics, xp, damped=True):
+    """One Newton step of the free natural parameters (..., F), those of the first F
+    statistics, towards ``E[T_free] = target`` (..., F), the rest (..., G) held; and how far
+    the moments were from ``target`` before it (..., the largest difference)."""
+    theta = xp.concatenate([free, fixed], axis=-1)
+    probability = xp.exp(_log_softmax(theta @ statistics.T, xp))  # (..., S)
+    sufficient = statistics[:, : free.shape[-1]]
+    mean = probability @ sufficient  # (..., F)
+    centred = sufficient - mean[..., None, :]  # (..., S, F)
+    hessian = xp.einsum("...s,...sf,...sg->...fg", probability, centred, centred)
+    hessian = hessian + RIDGE * xp.eye(free.shape[-1])
+    delta = _solve_positive_definite(hessian, target - mean, xp)
+    if damped:
+        largest = xp.max(xp.abs(delta), axis=-1, keepdims=True)
+        delta = delta * xp.minimum(1.0, MAX_STEP / xp.maximum(largest, 1e-300))
+    return free + delta, xp.max(xp.abs(target - mean), axis=-1)
+
+
+def _solve_positive_definite(matrix, vector, xp):
+    """``matrix^-1 vector`` for positive definite ``matrix`` (..., F, F) and ``vector``
+    (..., F).  NumPy's LAPACK for NumPy; inside a program Cholesky written out for the few
+    unknowns of a cycle's fields (at most :data:`~bayescal.channels.dependence.MAX_LINKED`),
+    because a compiled sampler that calls LAPACK crashed when loaded from the sampler cache
+    (:mod:`bayescal.bayes.compile_cache`; measured: a segmentation fault on the first load)."""
+    if xp is np:
+        return np.linalg.solve(matrix, vector[..., None])[..., 0]
+    n = matrix.shape[-1]
+    lower = [[None] * n for _ in range(n)]
+    for j in range(n):
+        diagonal = matrix[..., j, j] - sum(lower[j][k] ** 2 for k in range(j))
+        lower[j][j] = xp.sqrt(diagonal)
+        for i in range(j + 1, n):
+            off = matrix[..., i, j] - sum(lower[i][k] * lower[j][k] for k in range(j))
+            lower[i][j] = off / lower[j][j]
+    forward = []
+    for i in range(n):
+        done = sum(lower[i][k] * forward[k] for k in range(i))
+        forward.append((vector[..., i] - done) / lower[i][i])
+    solution = [None] * n
+    for i in reversed(range(n)):
+        done = sum(lower[k][i] * solution[k] for k in range(i + 1, n))
+        solution[i] = (forward[i] - done) / lower[i][i]
+    return xp.stack(solution, axis=-1)
+
+
+def _solve(free, fixed, target, statistics, xp):
+    """The free natural parameters that match ``target``, by damped Newton steps.
+
+    NumPy stops once the moments match to :data:`CONVERGED`, after at most
+    :data:`NUMPY_ITERATIONS` steps.  Moments on the polytope's boundary (a pattern of
+    probability 0; an EM estimate with a pair's table on its bound) have infinite natural
+    parameters: the steps walk towards them, each pattern's probability falling like
+    ``e^-theta``, and stop with the moments matched to rounding.  Moments outside the polytope
+    have no joint at all: they get NaN, as a rate outside [0, 1] would.
+
+    Inside a program (``xp`` JAX's) the solve is :data:`program_solver`'s, which
+    :mod:`bayescal.models` sets when it is imported: the NumPyro layer is where JAX's loops
+    and stopped gradients live (module docstring)."""
+    if xp is np:
+        for _ in range(NUMPY_ITERATIONS):
+            free, missed = newton_step(free, fixed, target, statistics, np)
+            if np.max(missed, initial=0.0) < CONVERGED:
+                break
+        _, missed = newton_step(free, fixed, target, statistics, np)
+        return np.where((missed > OUTSIDE)[..., None], np.nan, free)
+    if program_solver is None:
+        raise RuntimeError(
+            "a cycle's joint on traced arrays is solved by bayescal.models; import it first"
+        )
+    return program_solver(free, fixed, target, statistics)
+
+
+def _independent_start(rates, xp):
+    """The natural parameters of independent answers: ``h = logit p``, ``J = 0``."""
+    return xp.log(rates) - xp.log1p(-rates)
+
+
+def natural_parameters(rates, covariance, ends, xp=np):
+    """``(h, J)`` (..., m) and (..., E) of the joint whose channels are ``rates`` (..., m) and
+    whose pairs ``ends`` (E, 2) (positions in the set) have ``covariance`` (..., E): the
+    maximum-entropy joint (module docstring)."""
+    ends = np.asarray(ends, np.int64).reshape(-1, 2)
+    m = rates.shape[-1]
+    target = xp.concatenate(
+        [rates, covariance + rates[..., ends[:, 0]] * rates[..., ends[:, 1]]], axis=-1
+    )
+    start = xp.concatenate(
+        [_independent_start(rates, xp), xp.zeros(covariance.shape, dtype=rates.dtype)], axis=-1
+    )
+    empty = xp.zeros((*rates.shape[:-1], 0), dtype=rates.dtype)
+    theta = _solve(start, empty, target, _statistics(ends, m), xp)
+    return theta[..., :m], theta[..., m:]
+
+
+def joint_of_interaction(rates, interaction, ends, xp=np):
+    """``log P(x | Y)`` of every answer pattern (..., 2^m), in the order of :func:`states`, of
+    the joint whose channels are ``rates`` (..., m) and whose pairs ``ends`` (E, 2) (positions
+    among the members) have the conditional log odds ratios ``interaction`` (..., E): the
+    mixed coordinates (module docstring); the fields ``h`` solve ``E[x] = p``."""
+    ends = np.asarray(ends, np.int64).reshape(-1, 2)
+    statistics = _statistics(ends, rates.shape[-1])
+    h = _solve(_independent_start(rates, xp), interaction, rates, statistics, xp)
+    return pattern_log_probabilities(h, interaction, ends, xp)
+
+
+def covariance_of_interaction(rates, interaction, ends, xp=np):
+    """The pairs' covariances (..., E) of :func:`joint_of_interaction`."""
+    ends = np.asarray(ends, np.int64).reshape(-1, 2)
+    m = rates.shape[-1]
+    both = xp.exp(joint_of_interaction(rates, interaction, ends, xp)) @ _statistics(ends, m)[:, m:]
+    return both - rates[..., ends[:, 0]] * rates[..., ends[:, 1]]
+
+
+def pattern_log_probabilities(h, interaction, ends, xp=np):
+    """``log P(x | Y)`` of every answer pattern of the set (..., 2^m), in the order of
+    :func:`states`."""
+    m = h.shape[-1]
+    statistics = _statistics(np.asarray(ends, np.int64).reshape(-1, 2), m)
+    return _log_softmax(xp.concatenate([h, interaction], axis=-1) @ statistics.T, xp)
+
+
+def joint_of_covariance(rates, covariance, ends):
+    """``log P(x | Y)`` of every answer pattern (..., 2^m), in the order of :func:`states`, of
+    the joint whose channels are ``rates`` (..., m) and whose pairs ``ends`` (E, 2) have
+    ``covariance`` (..., E) (NumPy: the posterior's draws and the estimators' fits)."""
+    h, interaction = natural_parameters(rates, covariance, ends)
+    return pattern_log_probabilities(h, interaction, ends)
+
+
+def draw_answers(rng, log_joint, truth) -> np.ndarray:
+    """Every member's answer to every item (n, m) of 0 and 1, each item's pattern drawn from
+    its class's joint: ``log_joint`` (2, 2^m) given ``Y = 0, 1`` and ``truth`` (n,) the
+    classes."""
+    patterns = states(log_joint.shape[-1].bit_length() - 1)
+    answers = np.empty((truth.size, patterns.shape[1]), np.int8)
+    for y in (0, 1):
+        items = np.flatnonzero(truth == y)
+        chance = np.exp(log_joint[y])
+        drawn = rng.choice(patterns.shape[0], size=items.size, p=chance / chance.sum())
+        answers[items] = patterns[drawn]
+    return answers
+
+
+def cyclic_log_factor(
+    positive, negative, members, ends, rates, xp, covariance=None, interaction=None
+):
+    """``log(P(s_M | Y = y) / prod_{j in M observed} f_j(s_j))`` of each row (..., P) for the
+    annotators ``members`` (m,) of a set whose pairs ``ends`` (E, 2) (positions among the
+    members) close a cycle, at the channels ``rates`` (..., K) and either the pairs'
+    ``covariance`` or their ``interaction`` (each (..., E); module docstring): the joint's
+    probability of the observed answers, every missing one summed out over the patterns that
+    agree with the rest, over the independent model's, ``f_j(x) = p_j^x (1 - p_j)^(1 - x)``."""
+    p = rates[..., members]  # (..., m)
+    if interaction is None:
+        log_joint = pattern_log_probabilities(
+            *natural_parameters(p, covariance, ends, xp), ends, xp
+        )
+    else:
+        log_joint = joint_of_interaction(p, interaction, ends, xp)  # (..., S)
+    x = states(len(members))  # (S, m)
+    pos, neg = positive[:, members], negative[:, members]  # (P, m)
+    # a pattern agrees with a row when no observed answer differs from it
+    agree = ((pos @ (1.0 - x).T + neg @ x.T) == 0) * 1.0  # (P, S)
+    top = xp.max(log_joint, axis=-1, keepdims=True)
+    observed = top + xp.log(xp.exp(log_joint - top) @ agree.T)  # (..., P)
+    log_f = xp.einsum("pm,...m->...p", pos, xp.log(p)) + xp.einsum(
+        "pm,...m->...p", neg, xp.log1p(-p)
+    )
+    return observed - log_f

@@ -1,0 +1,41 @@
+"""The Newton solve of a cycle's natural parameters inside a program
+(:mod:`bayescal.channels.cyclic_joint`), which that module calls through its
+``program_solver`` (set when :mod:`bayescal.models` is imported).
+
+:data:`ITERATIONS` damped Newton steps run on stopped gradients (a compiled loop, no
+derivative through it), then one full step carries the gradients: at the solution ``theta*``
+of ``E_theta[T_free] = target`` that step's derivative is the implicit function's,
+
+    d theta_free / d (target, theta_fixed) = A''(theta*)^-1 (I, -Cov(T_free, T_fixed)),
+
+because the step's residual is zero there.  Measured on a triangle: one value and gradient
+in 128 µs, against 396 µs with the gradient carried through 30 unrolled steps (and 3.7 s of
+compilation against 0.6 s).
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from bayescal.channels.cyclic_joint import newton_step
+
+__all__ = ["ITERATIONS", "solve_fields"]
+
+#: Newton steps of a solve (a fixed number: the loop is compiled).  Each moves a coordinate by
+#: at most :data:`~bayescal.channels.cyclic_joint.MAX_STEP`, so a solve far from its start
+#: still converges; from the independent start, interactions up to ``|J| = 8`` (a conditional
+#: odds ratio of 3 000) converge to 1e-9 (tests/channels/test_cyclic_joint.py).
+ITERATIONS = 30
+
+
+def solve_fields(free, fixed, target, statistics):
+    """The free natural parameters (..., F) whose moments are ``target`` (..., F), the
+    ``fixed`` ones (..., G) held (module docstring)."""
+    fixed_stopped, target_stopped = jax.lax.stop_gradient((fixed, target))
+
+    def step(_, current):
+        return newton_step(current, fixed_stopped, target_stopped, statistics, jnp)[0]
+
+    converged = jax.lax.fori_loop(0, ITERATIONS, step, jax.lax.stop_gradient(free))
+    return newton_step(jax.lax.stop_gradient(converged), fixed, target, statistics, jnp, False)[0]
