@@ -17,9 +17,10 @@ sufficient statistics are the answers and the pairs' products, so
 
 * **From channels and covariances** (the estimators' parameters, the mean coordinates
   ``mu = (p, c + p_j p_k)``) the natural parameters ``theta = (h, J)`` minimise the convex
-  ``A(theta) - theta . mu``: :func:`natural_parameters`, by Newton's method.  Such ``mu``
-  exists only inside the marginal polytope, which the EM's moment-matching M-step and the
-  programs' draws never leave.
+  ``A(theta) - theta . mu``: :func:`natural_parameters`, by Newton's method.  Such ``theta``
+  exists only inside the marginal polytope: the programs' draws never leave it, and the EM's
+  moment-matching M-step may reach its boundary, not cross it (:func:`_solve` says what
+  happens there).
 * **From channels and interactions** (the programs' coordinates, Barndorff-Nielsen's mixed
   parametrisation): every ``p`` in ``(0, 1)^m`` and every ``J`` give exactly one joint, so
   ``J`` can be given any prior and every draw is valid; ``h`` solves ``E[x] = p`` with ``J``
@@ -57,6 +58,7 @@ program_solver = None
 #: The most Newton steps of a NumPy solve, which stops once the moments match to
 #: :data:`CONVERGED`; moments on the boundary take them all (:func:`_solve`).
 NUMPY_ITERATIONS = 60
+#: The largest miss of the moments at which a NumPy solve stops.
 CONVERGED = 1e-13
 #: Moments a NumPy solve misses by more than this lie outside the polytope: NaN.
 OUTSIDE = 1e-7
