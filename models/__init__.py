@@ -25,7 +25,7 @@ data and with which structure, is declared once in :mod:`bayescal.bayes.registry
 - :mod:`~bayescal.models.stack` — NumPyro and ArviZ, imported without their notices.
 """
 
-from bayescal.channels import cyclic_joint
+from bayescal.channels.cyclic_joint import use_program_solver
 
 # NumPyro's first import must pass .stack, which keeps its import-time notices away
 # (tqdm.auto's in Jupyter); the programs below import NumPyro themselves
@@ -49,7 +49,7 @@ from .relabelling import relabelled
 from .response_design import ResponseDesign
 
 # a cycle's joint inside a program is solved here, where JAX lives (cyclic_fields)
-cyclic_joint.program_solver = solve_fields
+use_program_solver(solve_fields)
 
 #: Sites every chain starts at (the rest at random on the unconstrained scale), by name.
 START_VALUES = {**ORIENTED_START, **DIFFICULTY_START}

@@ -34,8 +34,9 @@ from .. import _validation as v
 from .._api import DEFAULT_LEVEL, abbreviated, old_spellings, warn_caller
 from .._version import __version__
 from ..channels import Channels
+from ..channels.cyclic_joint import natural_parameters
 from ..channels.label_posteriors import ChannelParameters, PredictsLabels
-from ..channels.pattern_likelihood import covariance_bounds
+from ..channels.pattern_likelihood import INTERACTION_SCALE, covariance_bounds, linked_sets
 from ..data.annotated_scores import ids_differ
 from ..exceptions import SamplingWarning
 from ..models import POPULATION_SITES, ResponseDesign, population_log_density, row_key
@@ -73,10 +74,29 @@ def _covariance_range(a: np.ndarray, b: np.ndarray, pairs: np.ndarray) -> np.nda
     return np.stack(widths, axis=-1)
 
 
-def _covariance_term(a, b, pairs) -> tuple:
-    """The dependent pairs' log prior density: each covariance uniform within its bounds given
-    the channels, ``-log(U_y - L_y)``."""
-    return ("chain", "draw", "pair", "class"), -np.log(_covariance_range(a, b, pairs))
+def _covariance_term(a, b, covariance, pairs) -> tuple:
+    """The dependent pairs' log prior density, in the coordinates the program reads each
+    pair's uniform share in: a covariance uniform within its bounds given the channels,
+    ``-log(U_y - L_y)``; a pair that closes a cycle, the Logistic(0,
+    :data:`~bayescal.channels.pattern_likelihood.INTERACTION_SCALE`) density of its
+    conditional log odds ratio ``J``, read off each draw's joint
+    (:mod:`bayescal.channels.cyclic_joint`)."""
+    term = -np.log(_covariance_range(a, b, pairs))
+    for linked in linked_sets(pairs):
+        if linked.is_tree:
+            continue
+        for y, rates in enumerate((a, b)):
+            _, interaction = natural_parameters(
+                rates[..., linked.members], covariance[..., linked.pairs, y], linked.ends(pairs)
+            )
+            scaled = interaction / INTERACTION_SCALE
+            # the Logistic(0, s) log density, -|x| - 2 log(1 + e^-|x|) - log s, x = J / s
+            term[..., linked.pairs, y] = (
+                -np.abs(scaled)
+                - 2.0 * np.log1p(np.exp(-np.abs(scaled)))
+                - np.log(INTERACTION_SCALE)
+            )
+    return ("chain", "draw", "pair", "class"), term
 
 
 def _orientation_term(a, b, prevalence, priors: Priors, design) -> tuple:
@@ -117,7 +137,7 @@ def log_prior_terms(samples: dict, priors: Priors, design) -> dict:
         terms["a"] = (annotator, _beta_log_pdf(a, *priors.false_positive))
         terms["b"] = (annotator, _beta_log_pdf(b, *priors.sensitivity))
         if "covariance" in samples:
-            terms["covariance"] = _covariance_term(a, b, pairs)
+            terms["covariance"] = _covariance_term(a, b, samples["covariance"], pairs)
         if "loading" in samples:  # HalfNormal(1)
             loading = samples["loading"]
             terms["loading"] = (
@@ -133,7 +153,7 @@ def log_prior_terms(samples: dict, priors: Priors, design) -> dict:
     terms["channel"] = (annotator, np.where(design.summed_out, 0.0, channel))
     terms["population"] = (draw, population)
     if "covariance" in samples:
-        terms["covariance"] = _covariance_term(a, b, pairs)
+        terms["covariance"] = _covariance_term(a, b, samples["covariance"], pairs)
     return terms
 
 

@@ -204,13 +204,13 @@ def fit_bayes(
         least 20 items together beside two other labels, and whose tree of pairs must have an
         information of full rank at the crowd's EM estimate,
         :func:`bayescal.channels.crowd_em.require_crowd_pairs_checked`; Dendukuri and Joseph
-        2001).  Each
-        pair gets a covariance given
-        ``Y = 0`` and ``Y = 1``, sampled uniformly within the bounds that keep every pattern
-        probability valid (:mod:`bayescal.channels.dependence`; pairs that close a cycle get
-        the pairwise log-linear joint, :mod:`bayescal.channels.cyclic_joint`, and the
-        hierarchical model refuses them).  The marginal channels keep their meaning, so NC-ECE and
-        :func:`bayescal.posterior_ece` use them as they are.
+        2001).  Each pair gets a covariance given ``Y = 0`` and ``Y = 1``, sampled uniformly
+        within the bounds that keep every pattern probability valid
+        (:mod:`bayescal.channels.dependence`).  Pairs that close a cycle get the pairwise
+        log-linear joint instead, each pair's conditional log odds ratio ``J ~ Logistic(0,
+        2)`` (:mod:`bayescal.channels.cyclic_joint`); the hierarchical model refuses them.  The
+        marginal channels keep their meaning, so NC-ECE and :func:`bayescal.posterior_ece` use
+        them as they are.
 
     Returns
     -------

@@ -223,8 +223,9 @@ def prior_sensitivity(
         A field of ``sampler`` given as a keyword, in its place.
     dependent : pair or list of pairs of annotator names, optional
         Pairs whose errors may be correlated given ``Y``, in every prior's fit
-        (:func:`bayescal.fit_bayes`'s ``dependent``; their covariances' shares stay uniform
-        within their bounds, whatever the prior of the channels).
+        (:func:`bayescal.fit_bayes`'s ``dependent``; their shares stay uniform, within
+        their covariances' bounds or, for pairs that close a cycle, as their conditional log
+        odds ratios' Logistic(0, 2), whatever the prior of the channels).
 
     Returns
     -------

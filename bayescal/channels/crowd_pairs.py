@@ -1,6 +1,6 @@
 """Dependent pairs inside a crowd's EM (:func:`bayescal.crowd_em` with ``dependent``).
 
-Given ``Y`` a pair's (or a tree of pairs') workers answer jointly, by the tables of
+Given ``Y`` a pair's (or a tree's, or a cycle's) workers answer jointly, by the joints of
 :mod:`bayescal.channels.dependence`, and apart from the rest of the crowd.  So EM keeps its
 sparse layout for every label and adds, on each item that a pair's worker labelled, the
 correction of each class's log-likelihood by the pairs

@@ -50,10 +50,12 @@ __all__ = [
     "newton_step",
     "pattern_log_probabilities",
     "states",
+    "use_program_solver",
 ]
 
 #: How a program solves for the free natural parameters, ``(free, fixed, target,
-#: statistics) -> free`` (:func:`_solve`): set by :mod:`bayescal.models` on import.
+#: statistics) -> free`` (:func:`_solve`): set by :mod:`bayescal.models` on import
+#: (:func:`use_program_solver`).
 program_solver = None
 #: The most Newton steps of a NumPy solve, which stops once the moments match to
 #: :data:`CONVERGED`; moments on the boundary take them all (:func:`_solve`).
@@ -65,6 +67,10 @@ OUTSIDE = 1e-7
 #: The largest change of a natural parameter in one Newton step (a damped Newton method: the
 #: full step can overshoot where ``A`` is far from quadratic).
 MAX_STEP = 2.0
+#: The step lengths the line search of a damped step tries, longest first (:func:`newton_step`).
+STEP_SHARES = 2.0 ** -np.arange(10)
+#: Armijo's constant: a step must lower the objective by this share of its linear prediction.
+ARMIJO = 1e-4
 #: Added to the Newton step's Hessian (the answers' covariance) so that a joint whose
 #: patterns' probabilities underflow still gives a step; its effect on a step is of its order.
 RIDGE = 1e-12
@@ -92,10 +98,25 @@ def _log_softmax(logits, xp):
     return shifted - xp.log(xp.sum(xp.exp(shifted), axis=-1, keepdims=True))
 
 
+def _objective(free, fixed, target, statistics, xp):
+    """``A(theta) - theta_free . target``: the convex function of the free natural parameters
+    (..., F) whose minimum the solve finds (its gradient is ``E[T_free] - target``)."""
+    logits = xp.concatenate([free, fixed], axis=-1) @ statistics.T
+    top = xp.max(logits, axis=-1)
+    log_sum = top + xp.log(xp.sum(xp.exp(logits - top[..., None]), axis=-1))
+    return log_sum - xp.sum(free * target, axis=-1)
+
+
 def newton_step(free, fixed, target, statistics, xp, damped=True):
     """One Newton step of the free natural parameters (..., F), those of the first F
     statistics, towards ``E[T_free] = target`` (..., F), the rest (..., G) held; and how far
-    the moments were from ``target`` before it (..., the largest difference)."""
+    the moments were from ``target`` before it (..., the largest difference).
+
+    Damped (every step but a program's last): the direction is capped at :data:`MAX_STEP`
+    per coordinate and its length chosen by a backtracking line search on the convex
+    :func:`_objective` (the longest of :data:`STEP_SHARES` that lowers it enough, Armijo's
+    rule), so the solve converges from any start: a capped full step alone cycles between
+    two points on symmetric designs (equal channels, one interaction)."""
     theta = xp.concatenate([free, fixed], axis=-1)
     probability = xp.exp(_log_softmax(theta @ statistics.T, xp))  # (..., S)
     sufficient = statistics[:, : free.shape[-1]]
@@ -104,10 +125,23 @@ def newton_step(free, fixed, target, statistics, xp, damped=True):
     hessian = xp.einsum("...s,...sf,...sg->...fg", probability, centred, centred)
     hessian = hessian + RIDGE * xp.eye(free.shape[-1])
     delta = _solve_positive_definite(hessian, target - mean, xp)
-    if damped:
-        largest = xp.max(xp.abs(delta), axis=-1, keepdims=True)
-        delta = delta * xp.minimum(1.0, MAX_STEP / xp.maximum(largest, 1e-300))
-    return free + delta, xp.max(xp.abs(target - mean), axis=-1)
+    missed = xp.max(xp.abs(target - mean), axis=-1)
+    if not damped:
+        return free + delta, missed
+    largest = xp.max(xp.abs(delta), axis=-1, keepdims=True)
+    delta = delta * xp.minimum(1.0, MAX_STEP / xp.maximum(largest, 1e-300))
+    shares = STEP_SHARES[:, None]  # (L, 1)
+    candidates = free[..., None, :] + shares * delta[..., None, :]  # (..., L, F)
+    held = xp.broadcast_to(fixed[..., None, :], (*candidates.shape[:-1], fixed.shape[-1]))
+    value = _objective(candidates, held, target[..., None, :], statistics, xp)  # (..., L)
+    now = _objective(free, fixed, target, statistics, xp)[..., None]
+    slope = xp.sum((mean - target) * delta, axis=-1)[..., None]  # < 0: a descent direction
+    # the rounding allowance lets a step at the solution pass, where no decrease is measurable
+    enough = value <= now + ARMIJO * STEP_SHARES * slope + 1e-12 * (1.0 + xp.abs(now))
+    # the longest step that is enough; none (only where rounding rules): the shortest
+    chosen = xp.where(xp.any(enough, axis=-1), xp.argmax(enough, axis=-1), STEP_SHARES.size - 1)
+    step = xp.take_along_axis(candidates, chosen[..., None, None], axis=-2)[..., 0, :]
+    return step, missed
 
 
 def _solve_positive_definite(matrix, vector, xp):
@@ -148,7 +182,7 @@ def _solve(free, fixed, target, statistics, xp):
     have no joint at all: they get NaN, as a rate outside [0, 1] would.
 
     Inside a program (``xp`` JAX's) the solve is :data:`program_solver`'s, which
-    :mod:`bayescal.models` sets when it is imported: the NumPyro layer is where JAX's loops
+    :mod:`bayescal.models` sets when it is imported (:func:`use_program_solver`): the NumPyro layer is where JAX's loops
     and stopped gradients live (module docstring)."""
     if xp is np:
         for _ in range(NUMPY_ITERATIONS):
@@ -162,6 +196,13 @@ def _solve(free, fixed, target, statistics, xp):
             "a cycle's joint on traced arrays is solved by bayescal.models; import it first"
         )
     return program_solver(free, fixed, target, statistics)
+
+
+def use_program_solver(solver) -> None:
+    """Solve on traced arrays with ``solver`` (:data:`program_solver`): what
+    :mod:`bayescal.models` calls when it is imported, so that this layer imports no JAX."""
+    global program_solver
+    program_solver = solver
 
 
 def _independent_start(rates, xp):

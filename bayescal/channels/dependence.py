@@ -204,8 +204,9 @@ def require_no_cycle(pairs: DependentPairs, where: str) -> None:
             named = [pairs.names[d] for d in linked.pairs]
             raise ValueError(
                 f"dependent: {where} takes pairs that form trees; the pairs {named} close a "
-                "cycle, which only the pattern-count models (dawid_skene, hui_walter) and "
-                "crowd_em fit: leave one pair of the cycle out, or fit one of those"
+                "cycle, which only the pattern-count models (dawid_skene, hui_walter), their "
+                "EM (dawid_skene_em, grouped_em) and crowd_em fit: leave one pair of the "
+                "cycle out, or fit one of those"
             )
 
 
@@ -607,7 +608,8 @@ def crowd_block_identification(
     responses, pairs: DependentPairs, estimate
 ) -> list[tuple[list[tuple[str, str]], Identification]]:
     """How well a crowd identifies each tree of its dependent pairs (a pair that shares no
-    annotator is a tree of two), given the other workers' channels.
+    annotator is a tree of two; pairs that close a cycle are one set too), given the other
+    workers' channels.
 
     With ``estimate = (a, b, prevalence)`` (``a, b`` (K,), e.g. the crowd's EM channels), the
     labels of the workers outside a tree ``M`` (and gold) give each item ``i`` the class

@@ -348,8 +348,8 @@ class CalibrationLayout:
         noise terms: ``2 alpha_ij alpha_ik [(1 - Z_i) c_0 + Z_i c_1] / (d_j d_k)``, with
         ``covariance`` (D, 2) the pairs' ``c_y`` (:mod:`bayescal.channels.dependence`; given
         ``Z_i``, ``Y_i ~ Bernoulli(Z_i)`` under H0).  Pairs that share an annotator form a
-        tree, which correlates every two of its members: each such pair adds its term too
-        (:func:`~bayescal.channels.dependence.every_dependent_pair`)."""
+        tree or close a cycle, which correlates every two of its members: each such pair adds
+        its term too (:func:`~bayescal.channels.dependence.every_dependent_pair`)."""
         pairs, covariance = every_dependent_pair(self.pairs, a, b, covariance)
         item, worker = self.item[self.kept], self.annotator[self.kept]
         label = label[self.kept].astype(np.float64)

@@ -20,6 +20,7 @@ from .. import _validation as v
 from .._api import Result, old_spellings
 from ..channels import Channels
 from ..channels.cyclic_joint import draw_answers, joint_of_interaction
+from ..channels.dependence import MAX_LINKED
 from ..channels.difficulty import answer_probability, probit_intercept
 from ..channels.pattern_likelihood import LinkedSet, linked_sets, lone_pairs
 from ..data.annotated_scores import AnnotatedScores
@@ -449,26 +450,38 @@ def simulate_log_linear(
             )
         index.append((j, k))
     index = np.array(index, np.int64).reshape(-1, 2)
-    strength = np.asarray(interaction, np.float64)
+    sets = linked_sets(index)
+    for linked in sets:
+        if linked.members.size > MAX_LINKED:
+            raise ValueError(
+                f"pairs: at most {MAX_LINKED} annotators may be joined through shared ones "
+                f"(their joint has 2^m answer patterns); saw {linked.members.size} joined by "
+                f"{index[linked.pairs].tolist()}"
+            )
+    try:
+        strength = np.asarray(interaction, np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"interaction must be numbers; saw {interaction!r}") from None
     if strength.ndim == 1:
         strength = strength[:, None]
-    if strength.ndim > 2 or not np.all(np.isfinite(strength)):
-        raise ValueError(
-            f"interaction must be finite, one value, (D,) or (D, 2) for D = {len(index)} "
-            f"pairs; saw shape {strength.shape}"
-        )
     try:
         strength = np.broadcast_to(strength, (len(index), 2))
     except ValueError:
         raise ValueError(
             f"interaction must be one value, (D,) or (D, 2) for D = {len(index)} pairs; "
-            f"saw shape {strength.shape}"
+            f"saw shape {np.shape(interaction)}"
         ) from None
-    if np.any((channels.a <= 0) | (channels.a >= 1) | (channels.b <= 0) | (channels.b >= 1)):
-        raise ValueError("channels: a dependent set's rates must lie strictly inside (0, 1)")
+    if not np.all(np.isfinite(strength)):
+        raise ValueError(f"interaction must be finite; saw {np.asarray(interaction).tolist()}")
+    for j in np.unique(index):
+        rates = (float(channels.a[j]), float(channels.b[j]))
+        if not all(0.0 < rate < 1.0 for rate in rates):
+            raise ValueError(
+                f"channels: annotator {j} is in a dependent pair, whose joint needs its rates "
+                f"strictly inside (0, 1); saw a = {rates[0]}, b = {rates[1]}"
+            )
     rng = np.random.default_rng([v.as_seed(seed), 2])
     annotations = simulation.data.annotations.copy()
-    sets = linked_sets(index)
     sets += tuple(LinkedSet(index[d], np.array([d])) for d in lone_pairs(index, sets))
     for linked in sets:
         log_joint = np.stack(

@@ -523,8 +523,9 @@ def test_an_edited_model_never_loads_the_executable_of_its_previous_version(tmp_
 
 def test_the_digest_reads_every_bayescal_module_the_models_trace():
     """The programs trace the pattern likelihood of bayescal.channels.pattern_likelihood (its
-    dependent pairs' bounds too), the shared difficulty's (bayescal.channels.difficulty, which
-    the models also import for its quadrature's size) and build their designs with
+    dependent pairs' bounds too, and a cycle's joint, bayescal.channels.cyclic_joint), the
+    shared difficulty's (bayescal.channels.difficulty, which the models also import for its
+    quadrature's size) and build their designs with
     bayescal.channels.dependence: an edit there must change the cache key too.
     bayescal.data.cells is imported by the models for its data container only."""
     import ast
@@ -541,6 +542,7 @@ def test_the_digest_reads_every_bayescal_module_the_models_trace():
                 traced.add(node.module)
     traced -= {"bayescal.data.cells"}
     assert traced == {
+        "bayescal.channels.cyclic_joint",
         "bayescal.channels.dependence",
         "bayescal.channels.difficulty",
         "bayescal.channels.pattern_likelihood",
