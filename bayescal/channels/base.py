@@ -644,7 +644,9 @@ def best_start(
     and keeps its ``loglik``, ``objective`` and ``n_iter``.  ``gold`` as in :func:`fitted`.
     """
     best = None
-    for _, a, b, prevalence, extra in sorted(candidates, key=lambda start: start[0]):
+    # a start whose loss is NaN (its likelihood undefined) comes last: NaN would not sort
+    in_order = sorted(candidates, key=lambda start: (bool(np.isnan(start[0]).any()), start[0]))
+    for _, a, b, prevalence, extra in in_order:
         fit = fitted(
             method,
             counts,

@@ -499,7 +499,8 @@ def require_dependence_identified(
         raise IdentificationError(
             f"{where}: {what} cannot be checked for identification: the estimate puts a "
             "channel on the edge (a rate of 0 or 1, e.g. an annotator copied by another, "
-            "whose labels the model then takes for the truth), where the pattern "
+            "whose labels the model then takes for the truth) or a pair's covariance on the "
+            "edge of the joints it can have (a pattern of probability 0), where the pattern "
             "probabilities have no derivative"
         )
     relative = measured.relative_singular_values
