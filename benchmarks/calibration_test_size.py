@@ -179,9 +179,17 @@ def replicate(name: str, seed: int, estimated: bool, bayes: bool = True) -> dict
             dependent = PAIRS.get(name)
             crowd = name == CROWD_PAIR
             estimator = bc.crowd_em if crowd else bc.channels.dawid_skene_em
-            em = estimator(data, dependent=dependent)
-            p_values["EM channels"] = p_value_or_nan(data, em, n_replicates=BOOTSTRAP)
-            p_values["EM taken as known"] = p_value_or_nan(data, em.channels)
+            try:
+                em = estimator(data, dependent=dependent)
+            except (bc.exceptions.IdentificationError, bc.exceptions.ChannelFitError):
+                # no admissible, checkable estimate on this replicate (e.g. a cycle's EM
+                # estimate on the edge of its joints): the EM columns count it as refused
+                em = None
+            if em is not None:
+                p_values["EM channels"] = p_value_or_nan(data, em, n_replicates=BOOTSTRAP)
+                p_values["EM taken as known"] = p_value_or_nan(data, em.channels)
+            else:
+                p_values["EM channels"] = p_values["EM taken as known"] = float("nan")
             if bayes:
                 model = {DIFFICULTY: "shared_difficulty", CROWD_PAIR: "hierarchical_dawid_skene"}
                 model = model.get(name, "dawid_skene")
