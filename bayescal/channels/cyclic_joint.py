@@ -92,19 +92,21 @@ def _statistics(ends: np.ndarray, m: int) -> np.ndarray:
     return np.concatenate([x, x[:, ends[:, 0]] * x[:, ends[:, 1]]], axis=1)
 
 
+def _log_sum_exp(logits, xp):
+    """``log sum exp`` over the last axis (...,), its largest term taken out first."""
+    top = xp.max(logits, axis=-1)
+    return top + xp.log(xp.sum(xp.exp(logits - top[..., None]), axis=-1))
+
+
 def _log_softmax(logits, xp):
-    top = xp.max(logits, axis=-1, keepdims=True)
-    shifted = logits - top
-    return shifted - xp.log(xp.sum(xp.exp(shifted), axis=-1, keepdims=True))
+    return logits - _log_sum_exp(logits, xp)[..., None]
 
 
 def _objective(free, fixed, target, statistics, xp):
     """``A(theta) - theta_free . target``: the convex function of the free natural parameters
     (..., F) whose minimum the solve finds (its gradient is ``E[T_free] - target``)."""
     logits = xp.concatenate([free, fixed], axis=-1) @ statistics.T
-    top = xp.max(logits, axis=-1)
-    log_sum = top + xp.log(xp.sum(xp.exp(logits - top[..., None]), axis=-1))
-    return log_sum - xp.sum(free * target, axis=-1)
+    return _log_sum_exp(logits, xp) - xp.sum(free * target, axis=-1)
 
 
 def newton_step(free, fixed, target, statistics, xp, damped=True):
@@ -254,12 +256,12 @@ def pattern_log_probabilities(h, interaction, ends, xp=np):
     return _log_softmax(xp.concatenate([h, interaction], axis=-1) @ statistics.T, xp)
 
 
-def joint_of_covariance(rates, covariance, ends):
+def joint_of_covariance(rates, covariance, ends, xp=np):
     """``log P(x | Y)`` of every answer pattern (..., 2^m), in the order of :func:`states`, of
     the joint whose channels are ``rates`` (..., m) and whose pairs ``ends`` (E, 2) have
-    ``covariance`` (..., E) (NumPy: the posterior's draws and the estimators' fits)."""
-    h, interaction = natural_parameters(rates, covariance, ends)
-    return pattern_log_probabilities(h, interaction, ends)
+    ``covariance`` (..., E): the mean coordinates (module docstring)."""
+    h, interaction = natural_parameters(rates, covariance, ends, xp)
+    return pattern_log_probabilities(h, interaction, ends, xp)
 
 
 def draw_answers(rng, log_joint, truth) -> np.ndarray:
@@ -287,11 +289,9 @@ def cyclic_log_factor(
     agree with the rest, over the independent model's, ``f_j(x) = p_j^x (1 - p_j)^(1 - x)``."""
     p = rates[..., members]  # (..., m)
     if interaction is None:
-        log_joint = pattern_log_probabilities(
-            *natural_parameters(p, covariance, ends, xp), ends, xp
-        )
+        log_joint = joint_of_covariance(p, covariance, ends, xp)  # (..., S)
     else:
-        log_joint = joint_of_interaction(p, interaction, ends, xp)  # (..., S)
+        log_joint = joint_of_interaction(p, interaction, ends, xp)
     x = states(len(members))  # (S, m)
     pos, neg = positive[:, members], negative[:, members]  # (P, m)
     # a pattern agrees with a row when no observed answer differs from it

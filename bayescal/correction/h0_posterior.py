@@ -62,6 +62,7 @@ from scipy import special
 
 from .. import _validation as v
 from ..channels.crowd_em import shared_channel_index
+from ..channels.cyclic_joint import states
 from ..channels.dependence import tree_order
 from ..channels.difficulty import LOADING_SCALE, as_loadings, difficulty_class_log_likelihoods
 from ..channels.pattern_likelihood import (
@@ -236,7 +237,7 @@ class DependentTree:
         self.answers = np.where(position >= 0, label[np.maximum(position, 0)], -1)  # (n_t, m)
         self.positive, self.negative = (self.answers == 1) * 1.0, (self.answers == 0) * 1.0
         m = self.members.size
-        self.completions = (np.arange(1 << m)[:, None] >> np.arange(m)[::-1]) & 1  # (2^m, m)
+        self.completions = states(m).astype(np.int64)  # (2^m, m)
         given = self.answers[:, None, :]
         self.consistent = ((given < 0) | (given == self.completions)).all(axis=2)
 
