@@ -118,7 +118,9 @@ def newton_step(free, fixed, target, statistics, xp, damped=True):
     per coordinate and its length chosen by a backtracking line search on the convex
     :func:`_objective` (the longest of :data:`STEP_SHARES` that lowers it enough, Armijo's
     rule), so the solve converges from any start: a capped full step alone cycles between
-    two points on symmetric designs (equal channels, one interaction)."""
+    two points on symmetric designs (equal channels, one interaction).  NumPy tries the full
+    step first and searches only where it is not enough, which near the solution is nowhere;
+    a program, whose arrays have one shape, tries every length at once (the same step)."""
     theta = xp.concatenate([free, fixed], axis=-1)
     probability = xp.exp(_log_softmax(theta @ statistics.T, xp))  # (..., S)
     sufficient = statistics[:, : free.shape[-1]]
@@ -132,18 +134,31 @@ def newton_step(free, fixed, target, statistics, xp, damped=True):
         return free + delta, missed
     largest = xp.max(xp.abs(delta), axis=-1, keepdims=True)
     delta = delta * xp.minimum(1.0, MAX_STEP / xp.maximum(largest, 1e-300))
-    shares = STEP_SHARES[:, None]  # (L, 1)
-    candidates = free[..., None, :] + shares * delta[..., None, :]  # (..., L, F)
+    rows = (free, fixed, target, delta, mean)
+    if xp is not np:
+        return _line_search(statistics, STEP_SHARES, xp, *rows)[0], missed
+    step, enough = _line_search(statistics, STEP_SHARES[:1], np, *rows)
+    if not enough.all():
+        short = ~enough
+        step[short] = _line_search(statistics, STEP_SHARES, np, *(x[short] for x in rows))[0]
+    return step, missed
+
+
+def _line_search(statistics, shares, xp, free, fixed, target, delta, mean):
+    """The step ``free + s delta`` (..., F) of the longest ``s`` of ``shares`` (L,) that lowers
+    :func:`_objective` enough (Armijo's rule; none enough: the shortest), and whether one
+    was (...,)."""
+    candidates = free[..., None, :] + shares[:, None] * delta[..., None, :]  # (..., L, F)
     held = xp.broadcast_to(fixed[..., None, :], (*candidates.shape[:-1], fixed.shape[-1]))
     value = _objective(candidates, held, target[..., None, :], statistics, xp)  # (..., L)
     now = _objective(free, fixed, target, statistics, xp)[..., None]
     slope = xp.sum((mean - target) * delta, axis=-1)[..., None]  # < 0: a descent direction
     # the rounding allowance lets a step at the solution pass, where no decrease is measurable
-    enough = value <= now + ARMIJO * STEP_SHARES * slope + 1e-12 * (1.0 + xp.abs(now))
-    # the longest step that is enough; none (only where rounding rules): the shortest
-    chosen = xp.where(xp.any(enough, axis=-1), xp.argmax(enough, axis=-1), STEP_SHARES.size - 1)
+    enough = value <= now + ARMIJO * shares * slope + 1e-12 * (1.0 + xp.abs(now))
+    found = xp.any(enough, axis=-1)
+    chosen = xp.where(found, xp.argmax(enough, axis=-1), shares.size - 1)
     step = xp.take_along_axis(candidates, chosen[..., None, None], axis=-2)[..., 0, :]
-    return step, missed
+    return step, found
 
 
 def _solve_positive_definite(matrix, vector, xp):
@@ -215,8 +230,30 @@ def _independent_start(rates, xp):
 def natural_parameters(rates, covariance, ends, xp=np):
     """``(h, J)`` (..., m) and (..., E) of the joint whose channels are ``rates`` (..., m) and
     whose pairs ``ends`` (E, 2) (positions in the set) have ``covariance`` (..., E): the
-    maximum-entropy joint (module docstring)."""
+    maximum-entropy joint (module docstring).  NumPy's answers are read-only: the last few
+    are kept (:data:`_RECENT_SOLVES`), because an EM iteration reads each joint three times
+    (the E-step, then the M-step's rows and their completions) and the solve is its cost."""
     ends = np.asarray(ends, np.int64).reshape(-1, 2)
+    if xp is np:
+        key = (rates.shape, rates.tobytes(), covariance.tobytes(), ends.tobytes())
+        if key not in _recent_solves:
+            solved = _natural_parameters(rates, covariance, ends, np)
+            for x in solved:
+                x.setflags(write=False)
+            _recent_solves[key] = solved
+            while len(_recent_solves) > _RECENT_SOLVES:
+                del _recent_solves[next(iter(_recent_solves))]  # the oldest
+        return _recent_solves[key]
+    return _natural_parameters(rates, covariance, ends, xp)
+
+
+#: How many of NumPy's solves :func:`natural_parameters` keeps, the oldest dropped first:
+#: an EM iteration's two classes, with room to spare.
+_RECENT_SOLVES = 8
+_recent_solves: dict = {}
+
+
+def _natural_parameters(rates, covariance, ends, xp):
     m = rates.shape[-1]
     target = xp.concatenate(
         [rates, covariance + rates[..., ends[:, 0]] * rates[..., ends[:, 1]]], axis=-1

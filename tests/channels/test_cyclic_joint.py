@@ -305,6 +305,55 @@ def test_the_fields_converge_on_symmetric_designs_in_numpy_and_in_a_program():
                     np.testing.assert_allclose(np.exp(log_joint) @ x, rates, atol=1e-12)
 
 
+def test_numpys_full_step_first_is_the_programs_line_search(monkeypatch):
+    """NumPy tries the full Newton step first and searches only the rows where it is not
+    enough; a program tries every length at once.  Along the solves of the symmetric grid on
+    six annotators (where a few steps must backtrack) the two take the same steps."""
+    jax = pytest.importorskip("jax")
+    six = np.array([[j, k] for j in range(6) for k in range(j + 1, 6)])
+    x = cyclic_joint.states(6)
+    statistics = np.concatenate([x, x[:, six[:, 0]] * x[:, six[:, 1]]], axis=1)
+    grid = [(p, J) for p in (0.05, 0.2, 0.5, 0.95) for J in (-8.0, -3.0, 2.5, 8.0)]
+    rates = np.array([np.full(6, p) for p, _ in grid])
+    fixed = np.array([np.full(len(six), J) for _, J in grid])
+    free = np.log(rates) - np.log1p(-rates)  # the independent start
+    searched = []
+    line_search = cyclic_joint._line_search
+
+    def counted(statistics, shares, xp, *rows):
+        found = line_search(statistics, shares, xp, *rows)
+        if xp is np and shares.size == 1:
+            searched.append(int((~found[1]).sum()))
+        return found
+
+    monkeypatch.setattr(cyclic_joint, "_line_search", counted)
+    with jax.enable_x64(True):
+        for _ in range(12):
+            step, missed = cyclic_joint.newton_step(free, fixed, rates, statistics, np)
+            program = cyclic_joint.newton_step(
+                *(jax.numpy.asarray(a) for a in (free, fixed, rates)), statistics, jax.numpy
+            )
+            # the two solve the Newton system differently (LAPACK, Cholesky written out): a
+            # few 1e-9 apart on the grid's extremes; another step length would be 1e-3 apart
+            np.testing.assert_allclose(step, np.asarray(program[0]), rtol=1e-7, atol=1e-7)
+            np.testing.assert_allclose(missed, np.asarray(program[1]), rtol=1e-7, atol=1e-12)
+            free = step
+    assert 0 < sum(searched) < len(grid) * len(searched) / 4  # a few rows searched, not all
+
+
+def test_a_kept_solve_cannot_be_changed_by_its_reader():
+    """natural_parameters keeps its last few NumPy answers (an EM iteration reads each joint
+    three times): they are read-only, and a second call gives the same values."""
+    p, covariance = np.array([0.3, 0.4, 0.5]), np.array([0.02, 0.03, 0.01])
+    h, interaction = cyclic_joint.natural_parameters(p, covariance, TRIANGLE)
+    with pytest.raises(ValueError, match="read-only"):
+        h[0] = 0.0
+    again = cyclic_joint.natural_parameters(p.copy(), covariance.copy(), TRIANGLE)
+    np.testing.assert_array_equal(again[1], interaction)
+    other = cyclic_joint.natural_parameters(p, covariance * 2.0, TRIANGLE)
+    assert not np.allclose(other[1], interaction)
+
+
 def test_covariances_no_joint_has_get_nan_not_a_joint():
     """x0 = x1 and x1 = x2 always, but x0 != x2 always: each pair's table is valid, the three
     together are no joint, and the solve says so with NaN."""
