@@ -40,7 +40,7 @@ hierarchical crowd model with the pair; the same five annotators where a0, a1 an
 from the pairwise log-linear model given Y (``simulate_log_linear``, conditional log odds
 ratios 1-2: a cycle of three pairs), where ``EM channels`` is the EM fit of the cycle (its
 bootstrap draws each replicate's three answers from the cycle's joint and refits it) and
-``BayesFit`` is refused (no H0 step for a cycle).
+``BayesFit`` the ``dawid_skene`` fit with the cycle (its H0 draw steps the cycle's joint).
 Miscalibrated designs (power): the toy ``shifted`` and ``nonlinear`` conditions at N = 8 000
 and N = 500, where the tests differ.  The estimated-channel columns of the power rows use
 ``--power-replicates`` (their rejection rate is 100% or near it at N = 8 000).

@@ -36,7 +36,7 @@ from .._version import __version__
 from ..channels import Channels
 from ..channels.cyclic_joint import natural_parameters
 from ..channels.label_posteriors import ChannelParameters, PredictsLabels
-from ..channels.pattern_likelihood import INTERACTION_SCALE, covariance_bounds, linked_sets
+from ..channels.pattern_likelihood import covariance_bounds, interaction_log_prior, linked_sets
 from ..data.annotated_scores import ids_differ
 from ..exceptions import SamplingWarning
 from ..models import POPULATION_SITES, ResponseDesign, population_log_density, row_key
@@ -89,13 +89,7 @@ def _covariance_term(a, b, covariance, pairs) -> tuple:
             _, interaction = natural_parameters(
                 rates[..., linked.members], covariance[..., linked.pairs, y], linked.ends(pairs)
             )
-            scaled = interaction / INTERACTION_SCALE
-            # the Logistic(0, s) log density, -|x| - 2 log(1 + e^-|x|) - log s, x = J / s
-            term[..., linked.pairs, y] = (
-                -np.abs(scaled)
-                - 2.0 * np.log1p(np.exp(-np.abs(scaled)))
-                - np.log(INTERACTION_SCALE)
-            )
+            term[..., linked.pairs, y] = interaction_log_prior(interaction)
     return ("chain", "draw", "pair", "class"), term
 
 

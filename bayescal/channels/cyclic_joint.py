@@ -50,6 +50,7 @@ __all__ = [
     "newton_step",
     "pattern_log_probabilities",
     "states",
+    "sufficient_statistics",
     "use_program_solver",
 ]
 
@@ -85,7 +86,7 @@ def states(m: int) -> np.ndarray:
     return patterns
 
 
-def _statistics(ends: np.ndarray, m: int) -> np.ndarray:
+def sufficient_statistics(ends: np.ndarray, m: int) -> np.ndarray:
     """The sufficient statistics of every pattern, (2^m, m + E): the answers, then each pair's
     product ``x_j x_k`` (``ends`` (E, 2), the pairs' positions among the set's members)."""
     x = states(m)
@@ -262,7 +263,7 @@ def _natural_parameters(rates, covariance, ends, xp):
         [_independent_start(rates, xp), xp.zeros(covariance.shape, dtype=rates.dtype)], axis=-1
     )
     empty = xp.zeros((*rates.shape[:-1], 0), dtype=rates.dtype)
-    theta = _solve(start, empty, target, _statistics(ends, m), xp)
+    theta = _solve(start, empty, target, sufficient_statistics(ends, m), xp)
     return theta[..., :m], theta[..., m:]
 
 
@@ -272,7 +273,7 @@ def joint_of_interaction(rates, interaction, ends, xp=np):
     among the members) have the conditional log odds ratios ``interaction`` (..., E): the
     mixed coordinates (module docstring); the fields ``h`` solve ``E[x] = p``."""
     ends = np.asarray(ends, np.int64).reshape(-1, 2)
-    statistics = _statistics(ends, rates.shape[-1])
+    statistics = sufficient_statistics(ends, rates.shape[-1])
     h = _solve(_independent_start(rates, xp), interaction, rates, statistics, xp)
     return pattern_log_probabilities(h, interaction, ends, xp)
 
@@ -281,7 +282,10 @@ def covariance_of_interaction(rates, interaction, ends, xp=np):
     """The pairs' covariances (..., E) of :func:`joint_of_interaction`."""
     ends = np.asarray(ends, np.int64).reshape(-1, 2)
     m = rates.shape[-1]
-    both = xp.exp(joint_of_interaction(rates, interaction, ends, xp)) @ _statistics(ends, m)[:, m:]
+    both = (
+        xp.exp(joint_of_interaction(rates, interaction, ends, xp))
+        @ sufficient_statistics(ends, m)[:, m:]
+    )
     return both - rates[..., ends[:, 0]] * rates[..., ends[:, 1]]
 
 
@@ -289,7 +293,7 @@ def pattern_log_probabilities(h, interaction, ends, xp=np):
     """``log P(x | Y)`` of every answer pattern of the set (..., 2^m), in the order of
     :func:`states`."""
     m = h.shape[-1]
-    statistics = _statistics(np.asarray(ends, np.int64).reshape(-1, 2), m)
+    statistics = sufficient_statistics(np.asarray(ends, np.int64).reshape(-1, 2), m)
     return _log_softmax(xp.concatenate([h, interaction], axis=-1) @ statistics.T, xp)
 
 

@@ -27,6 +27,7 @@ __all__ = [
     "covariance_from_share",
     "dependence_log_factor",
     "interaction_from_share",
+    "interaction_log_prior",
     "linked_sets",
     "lone_pairs",
     "pattern_log_prob",
@@ -83,6 +84,14 @@ def interaction_from_share(share, index, xp=np):
     if all(linked.is_tree for linked in linked_sets(index)):
         return None
     return INTERACTION_SCALE * (xp.log(share) - xp.log1p(-share))
+
+
+def interaction_log_prior(interaction, xp=np):
+    """The Logistic(0, :data:`INTERACTION_SCALE`) log density of conditional log odds ratios
+    (any shape): the prior :func:`interaction_from_share` sets on a cycle's pairs,
+    ``-|x| - 2 log(1 + e^-|x|) - log s`` at ``x = J / s``."""
+    scaled = xp.abs(interaction / INTERACTION_SCALE)
+    return -scaled - 2.0 * xp.log1p(xp.exp(-scaled)) - np.log(INTERACTION_SCALE)
 
 
 class LinkedSet(NamedTuple):

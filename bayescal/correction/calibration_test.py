@@ -743,14 +743,6 @@ def posterior_test(data, fit, bins, n_replicates, rng, progress=False):
     reuse = fit.was_fitted_to(data)  # the same items: ids compared, pattern counts read
     if reuse:
         responses = data.responses()
-        if any(not linked.is_tree for linked in linked_sets(pairs)):
-            raise ValueError(
-                f"fit: calibration_test with a {fit.model} fit of these items whose dependent "
-                "pairs close a cycle is not implemented: the draw of the channels under H0 has no "
-                "step for a cycle's log-linear joint; test with the EM fit of these items "
-                "(e.g. dawid_skene_em(data, dependent=...)), whose refitting bootstrap takes "
-                "cycles, or with a BayesFit of other items (fit_data)"
-            )
         if loading_draws is None:
             drawn = h0_posterior_draw(
                 data.scores,

@@ -36,9 +36,10 @@ from one label, their channels would take up any miscalibration (second bad-inpu
 row 87: p = 0.65 where known channels give 1e-23).
 
 A dependent pair's members answer jointly given Y, and so do the members of a tree of pairs
-that share annotators (:mod:`bayescal.channels.dependence`): the latent classes see the
-joint of the answers each item got from them, and each class's joint is drawn by
-:class:`DependentTree` in place of its members' Betas (a pair is a tree of two).
+that share annotators (:mod:`bayescal.channels.dependence`), or of pairs that close a cycle
+(:mod:`bayescal.channels.cyclic_joint`): the latent classes see the joint of the answers each
+item got from them, and each class's joint is drawn in place of its members' Betas, by
+:class:`DependentTree` (a pair is a tree of two) or :class:`DependentCycle`.
 
 A shared difficulty (:mod:`bayescal.channels.difficulty`) gives every item an effect that
 every judge's answer depends on, which no conjugate step draws.  Its parameters are few
@@ -62,13 +63,19 @@ from scipy import special
 
 from .. import _validation as v
 from ..channels.crowd_em import shared_channel_index
-from ..channels.cyclic_joint import states
+from ..channels.cyclic_joint import (
+    natural_parameters,
+    pattern_log_probabilities,
+    states,
+    sufficient_statistics,
+)
 from ..channels.dependence import tree_order
 from ..channels.difficulty import LOADING_SCALE, as_loadings, difficulty_class_log_likelihoods
 from ..channels.pattern_likelihood import (
     LinkedSet,
     covariance_bounds,
     dependence_log_factor,
+    interaction_log_prior,
     linked_sets,
     lone_pairs,
 )
@@ -151,7 +158,7 @@ def h0_posterior_draw(
         of the columns; without names, in column order.
     pairs : ndarray of int, shape (D, 2), optional
         Columns of dependent pairs (none of their annotators ``shared``; pairs that share an
-        annotator form trees), whose joint answers follow their 2 x 2 tables given Y (module
+        annotator form trees or close cycles), whose members answer jointly given Y (module
         docstring); ``covariance`` (D, 2), their covariances given ``Y = 0, 1``, starts them.
     """
     # the draw runs on channels: every annotator its own, the shared ones one after the others
@@ -178,7 +185,12 @@ def h0_posterior_draw(
     positive = label.astype(np.float64)
     trees = linked_sets(pairs)
     trees += tuple(LinkedSet(pairs[d], np.array([d])) for d in lone_pairs(pairs, trees))
-    dependent = [DependentTree(tree, pairs, item, annotator, label, scores.size) for tree in trees]
+    dependent = [
+        (DependentTree if linked.is_tree else DependentCycle)(
+            linked, pairs, item, annotator, label, scores.size
+        )
+        for linked in trees
+    ]
     covariance = np.zeros((0, 2)) if covariance is None else np.array(covariance, float)
     for _ in range(sweeps):
         evidence = (
@@ -204,33 +216,17 @@ def h0_posterior_draw(
     return H0Draw(a[channel], b[channel], covariance)
 
 
-class DependentTree:
-    """The Gibbs steps of the annotators that dependent pairs join into a tree (a pair that
-    shares no annotator is a tree of two) in :func:`h0_posterior_draw`.
+class DependentSet:
+    """The annotators that dependent pairs join (a pair that shares no annotator is a set of
+    two) in :func:`h0_posterior_draw`: their answers on the items any of them labelled, the
+    joint evidence those add to the latent classes, and the data augmentation of the answers
+    a member left to the others, drawn from the joint given the class and the answers given
+    (Tanner & Wong 1987) among the ``2^m`` answers of the ``m`` members (a set joins at most
+    six).  :class:`DependentTree` and :class:`DependentCycle` draw the joints."""
 
-    Given ``Y`` the tree's joint is its first member's answer times each other member's
-    answer given its parent's (:func:`~bayescal.channels.dependence.tree_order`): a rate
-    ``r`` and, per pair, the two conditional rates ``q_v = P(child = 1 | parent = v)``.  They
-    map to the fit's parameters, the members' rates and the pairs' covariances, by
-
-        p_child = p_parent q_1 + (1 - p_parent) q_0,    c = p_parent (1 - p_parent) (q_1 - q_0),
-
-    of Jacobian ``prod_pairs p_parent (1 - p_parent)``.  Given the classes and every answer of
-    the tree's items, the full conditional of ``(r, q)`` under a uniform prior is a product of
-    Betas; an independence Metropolis–Hastings step proposes from it and accepts with the ratio
-    of the fit's prior in these coordinates: the members' Betas and each covariance uniform
-    within its bounds, ``1 / (U - L)``, times the Jacobian.  The answers a member left to the
-    others are drawn first from the joint given the class and the answers given (data
-    augmentation, Tanner & Wong 1987), among the ``2^m`` answers of the ``m`` members (a tree
-    joins at most six).
-    """
-
-    def __init__(self, tree: LinkedSet, index, item, annotator, label, n_items: int):
-        self.members, self.pairs = tree.members, tree.pairs
-        column = {int(j): i for i, j in enumerate(self.members)}
-        # (pair, parent, child) as columns of the members, parents before their children
-        self.edges = [(d, column[j], column[k]) for d, j, k in tree_order(tree, index)]
-        self.local_index = np.array([[column[int(j)] for j in index[d]] for d in self.pairs])
+    def __init__(self, linked: LinkedSet, index, item, annotator, label, n_items: int):
+        self.members, self.pairs = linked.members, linked.pairs
+        self.local_index = linked.ends(index)  # the pairs as columns of the members (E, 2)
         position = np.stack(member_responses(item, annotator, n_items, self.members), axis=1)
         self.items = np.flatnonzero((position >= 0).any(axis=1))  # labelled by a member
         position = position[self.items]
@@ -242,7 +238,7 @@ class DependentTree:
         self.consistent = ((given < 0) | (given == self.completions)).all(axis=2)
 
     def add_joint_evidence(self, log_odds, a, b, covariance) -> None:
-        """Turn the tree's items from independent to joint evidence: add ``log p_1(answers) -
+        """Turn the set's items from independent to joint evidence: add ``log p_1(answers) -
         log p_0(answers)`` less the members' independent terms (the dependent pairs' factor,
         :func:`~bayescal.channels.pattern_likelihood.dependence_log_factor`)."""
         factor = [
@@ -257,6 +253,39 @@ class DependentTree:
             for y, rates in enumerate((a, b))
         ]
         log_odds[self.items] += factor[1] - factor[0]
+
+    def _complete(self, mine, log_joint, rng) -> np.ndarray:
+        """Every member's answer (n, m) to the items ``mine`` (positions in :attr:`items`):
+        the answers given, and the others drawn from the joint ``log_joint`` (2^m,) given
+        them."""
+        weight = self.consistent[mine] * np.exp(log_joint - log_joint.max())
+        cumulative = np.cumsum(weight, axis=1)
+        pick = (rng.random(mine.size)[:, None] * cumulative[:, -1:] >= cumulative).sum(axis=1)
+        return self.completions[np.minimum(pick, len(self.completions) - 1)]  # u T rounded to T
+
+
+class DependentTree(DependentSet):
+    """The Gibbs steps of a tree of dependent pairs (:class:`DependentSet`).
+
+    Given ``Y`` the tree's joint is its first member's answer times each other member's
+    answer given its parent's (:func:`~bayescal.channels.dependence.tree_order`): a rate
+    ``r`` and, per pair, the two conditional rates ``q_v = P(child = 1 | parent = v)``.  They
+    map to the fit's parameters, the members' rates and the pairs' covariances, by
+
+        p_child = p_parent q_1 + (1 - p_parent) q_0,    c = p_parent (1 - p_parent) (q_1 - q_0),
+
+    of Jacobian ``prod_pairs p_parent (1 - p_parent)``.  Given the classes and every answer of
+    the tree's items, the full conditional of ``(r, q)`` under a uniform prior is a product of
+    Betas; an independence Metropolis–Hastings step proposes from it and accepts with the ratio
+    of the fit's prior in these coordinates: the members' Betas and each covariance uniform
+    within its bounds, ``1 / (U - L)``, times the Jacobian.
+    """
+
+    def __init__(self, tree: LinkedSet, index, item, annotator, label, n_items: int):
+        super().__init__(tree, index, item, annotator, label, n_items)
+        column = {int(j): i for i, j in enumerate(self.members)}
+        # (pair, parent, child) as columns of the members, parents before their children
+        self.edges = [(d, column[j], column[k]) for d, j, k in tree_order(tree, index)]
 
     def _conditionals(self, rates: np.ndarray, covariance: np.ndarray) -> np.ndarray:
         """``(q_0, q_1)`` (E, 2) of each pair in :attr:`edges` order, of the members' ``rates``
@@ -296,15 +325,6 @@ class DependentTree:
             log_beta.sum() - np.log(upper - lower).sum() + np.log(parent * (1.0 - parent)).sum()
         )
 
-    def _complete(self, mine, root, conditional, rng) -> np.ndarray:
-        """Every member's answer (n, m) to the items ``mine`` (positions in :attr:`items`):
-        the answers given, and the others drawn from the joint given them."""
-        joint = self._log_joint(root, conditional)
-        weight = self.consistent[mine] * np.exp(joint - joint.max())
-        cumulative = np.cumsum(weight, axis=1)
-        pick = (rng.random(mine.size)[:, None] * cumulative[:, -1:] >= cumulative).sum(axis=1)
-        return self.completions[np.minimum(pick, len(self.completions) - 1)]  # u T rounded to T
-
     def draw_joints(self, truth, current, drawn, covariance, priors, rng) -> None:
         """Draw both classes' joints given the classes ``truth`` (n,) from the state
         ``current`` (``a, b`` (K,) before the sweep) and ``covariance`` (D, 2); write the
@@ -314,7 +334,8 @@ class DependentTree:
         for y, (rates, into) in enumerate(zip(current, drawn)):
             now = rates[self.members]
             conditional = self._conditionals(now, covariance[:, y])
-            x = self._complete(np.flatnonzero(classes == y), now[0], conditional, rng)
+            log_joint = self._log_joint(now[0], conditional)
+            x = self._complete(np.flatnonzero(classes == y), log_joint, rng)
             proposed = np.empty(now.size)
             proposed[0] = rng.beta(1.0 + x[:, 0].sum(), 1.0 + len(x) - x[:, 0].sum())
             drawn_covariance = {}  # by pair
@@ -332,6 +353,99 @@ class DependentTree:
                 covariance[self.pairs, y] = [drawn_covariance[int(d)] for d in self.pairs]
             else:
                 into[self.members] = now
+
+
+#: Random-walk Metropolis steps of a cycle's joint per class and Gibbs sweep
+#: (:class:`DependentCycle`).
+CYCLE_STEPS = 20
+
+
+class DependentCycle(DependentSet):
+    """The Gibbs steps of a set whose dependent pairs close a cycle (:class:`DependentSet`).
+
+    Given ``Y`` its members answer from the pairwise log-linear joint
+    ``P(x) = exp(theta . T(x) - A(theta))`` (:mod:`bayescal.channels.cyclic_joint`), whose
+    natural parameters ``theta = (h, J)`` have no conjugate prior.  Given the classes and every
+    answer of the set's items (``N_x`` items of the class answered ``x``), the conditional of
+    ``theta`` is
+
+        log p(theta | ...) = sum_x N_x log P_theta(x) + sum_j log Beta(p_j)
+                             + sum_e log Logistic(J_e; 0, s) + log det Cov_theta(x),
+
+    the fit's prior (the members' Betas of their channels ``p = E_theta[x]``, and each pair's
+    ``J`` Logistic, :func:`~bayescal.channels.pattern_likelihood.interaction_from_share`) carried
+    to ``theta`` by the Jacobian ``|d(p, J) / d(h, J)| = det Cov_theta(x)``: every term is in
+    closed form, no solve.  :data:`CYCLE_STEPS` random-walk Metropolis steps per sweep draw
+    it, each normal with covariance ``(N Cov(T))^-1 2.38^2 / d`` (Roberts, Gelman & Gilks
+    1997): ``N Cov(T)`` the information of the ``N`` completed answers at their own moments,
+    which approximates the conditional's precision.  The steps depend on the completed
+    answers, never on ``theta``, so each sweep's kernel leaves the conditional of ``theta``
+    given them invariant, as a Gibbs step must.
+    """
+
+    def __init__(self, cycle: LinkedSet, index, item, annotator, label, n_items: int):
+        super().__init__(cycle, index, item, annotator, label, n_items)
+        self.statistics = sufficient_statistics(self.local_index, self.members.size)
+
+    def _step_scale(self, counts) -> np.ndarray:
+        """``S`` (d, d) with ``S S^T = (N Cov(T))^-1 2.38^2 / d``, ``Cov(T)`` of the sufficient
+        statistics over the completed answers (class docstring), each pattern's count
+        ``counts`` (2^m,) raised by a half so that every pattern weighs."""
+        share = (counts + 0.5) / (counts.sum() + 0.5 * counts.size)
+        centred = self.statistics - share @ self.statistics
+        precision = (counts.sum() + 1.0) * (share[:, None] * centred).T @ centred
+        # L^-T z has covariance (L L^T)^-1, the precision's inverse
+        inverse = np.linalg.inv(np.linalg.cholesky(precision)).T
+        return inverse * 2.38 / np.sqrt(self.statistics.shape[1])
+
+    def _moments(self, theta) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``log P_theta(x)`` (2^m,), ``E[T]`` (d,) and ``Cov(T)`` (d, d) at ``theta`` (d,)."""
+        logits = self.statistics @ theta
+        top = logits.max()
+        log_joint = logits - top - np.log(np.exp(logits - top).sum())
+        probability = np.exp(log_joint)
+        mean = probability @ self.statistics
+        centred = self.statistics - mean
+        return log_joint, mean, (probability[:, None] * centred).T @ centred
+
+    def _log_target(self, theta, counts, prior) -> float:
+        """The class docstring's ``log p(theta | ...)`` up to a constant."""
+        m = self.members.size
+        log_joint, mean, spread = self._moments(theta)
+        rates = np.clip(mean[:m], EDGE, 1.0 - EDGE)
+        alpha, beta = prior
+        log_beta = (alpha - 1.0) * np.log(rates) + (beta - 1.0) * np.log1p(-rates)
+        sign, log_det = np.linalg.slogdet(spread[:m, :m])
+        if sign <= 0:  # patterns beyond float's reach: no density to step to
+            return -np.inf
+        return float(
+            counts @ log_joint + log_beta.sum() + interaction_log_prior(theta[m:]).sum() + log_det
+        )
+
+    def draw_joints(self, truth, current, drawn, covariance, priors, rng) -> None:
+        """:meth:`DependentTree.draw_joints` of a cycle (class docstring)."""
+        classes = truth[self.items]
+        m = self.members.size
+        code = 2 ** np.arange(m)[::-1]  # a completion's row of states(m)
+        for y, (rates, into) in enumerate(zip(current, drawn)):
+            h, interaction = natural_parameters(
+                rates[self.members], covariance[self.pairs, y], self.local_index
+            )
+            theta = np.concatenate([h, interaction])
+            log_joint = pattern_log_probabilities(h, interaction, self.local_index)
+            x = self._complete(np.flatnonzero(classes == y), log_joint, rng)
+            counts = np.bincount(x @ code, minlength=2**m)
+            step = self._step_scale(counts)
+            now = self._log_target(theta, counts, priors[y])
+            for _ in range(CYCLE_STEPS):
+                proposed = theta + step @ rng.standard_normal(theta.size)
+                target = self._log_target(proposed, counts, priors[y])
+                if np.log(rng.random()) < target - now:
+                    theta, now = proposed, target
+            _, mean, _ = self._moments(theta)
+            into[self.members] = np.clip(mean[:m], EDGE, 1.0 - EDGE)
+            ends = self.local_index
+            covariance[self.pairs, y] = mean[m:] - mean[ends[:, 0]] * mean[ends[:, 1]]
 
 
 def _beta_draws(alpha, beta, rng, order) -> np.ndarray:

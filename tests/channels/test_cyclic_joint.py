@@ -311,8 +311,7 @@ def test_numpys_full_step_first_is_the_programs_line_search(monkeypatch):
     six annotators (where a few steps must backtrack) the two take the same steps."""
     jax = pytest.importorskip("jax")
     six = np.array([[j, k] for j in range(6) for k in range(j + 1, 6)])
-    x = cyclic_joint.states(6)
-    statistics = np.concatenate([x, x[:, six[:, 0]] * x[:, six[:, 1]]], axis=1)
+    statistics = cyclic_joint.sufficient_statistics(six, 6)
     grid = [(p, J) for p in (0.05, 0.2, 0.5, 0.95) for J in (-8.0, -3.0, 2.5, 8.0)]
     rates = np.array([np.full(6, p) for p, _ in grid])
     fixed = np.array([np.full(len(six), J) for _, J in grid])
@@ -501,8 +500,9 @@ def test_the_hierarchical_crowd_model_refuses_a_cycle():
 def test_nuts_recovers_a_cycle_and_the_posterior_tools_take_it():
     """fit_bayes(dawid_skene) with a triangle on 3 000 items: the truth's channels and
     covariances inside the 99% intervals, no sampler warning; the model checks replicate the
-    data (nothing flagged); NC-ECE per draw runs; the calibration test with this fit of the
-    same items is refused (no H0 step for a cycle) and the EM fit's bootstrap takes it."""
+    data (nothing flagged); NC-ECE per draw runs; on these calibrated data neither the
+    calibration test with this fit of the same items (its H0 draw steps the cycle's joint)
+    nor the EM fit's bootstrap rejects at the 5% level."""
     import warnings
 
     sim = _triangle_data(3000, seed=2)
@@ -529,8 +529,9 @@ def test_nuts_recovers_a_cycle_and_the_posterior_tools_take_it():
         )
         expected = stats.logistic.logpdf(interaction, scale=2.0)
         np.testing.assert_allclose(log_prior[:, :, y], expected, atol=1e-8)
-    with pytest.raises(ValueError, match=r"fit: calibration_test .* close a cycle"):
-        bc.calibration_test(sim.data, fit)
+    reused = bc.calibration_test(sim.data, fit, seed=1)
+    assert reused.channels_from == "reuse" and reused.p_value > 0.05
+    assert "Gibbs sweeps" in reused.method
     em = bc.dawid_skene_em(sim.data, dependent=CYCLE)
     result = bc.calibration_test(sim.data, em, n_replicates=19, seed=1)
     # calibrated data, every replicate refitted: not rejected at the 5% level

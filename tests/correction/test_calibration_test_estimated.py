@@ -11,6 +11,7 @@ import pytest
 from scipy import stats
 
 import bayescal as bc
+from bayescal.channels import cyclic_joint
 from bayescal.channels.dependence import child_chance, pair_table
 from bayescal.channels.pattern_likelihood import class_log_likelihoods, covariance_bounds
 from bayescal.correction.h0_posterior import H0Draw, h0_posterior_draw
@@ -413,6 +414,56 @@ def test_the_h0_gibbs_sampler_draws_a_tree_of_pairs_from_its_h0_posterior():
         sd = np.sqrt(np.sum(weight * values**2) - mean**2)
         assert abs(draws[:, column].mean() - mean) < 0.015, column
         assert draws[:, column].std() == pytest.approx(sd, rel=0.15), column
+
+
+@pytest.mark.slow
+def test_the_h0_gibbs_sampler_draws_a_cycle_of_pairs_from_its_h0_posterior():
+    """A triangle a0 ~ a1 ~ a2 ~ a0, 20 items with known scores, each answer missing with
+    probability 1/4, the fit's priors (flat channels, each pair's J Logistic(0, 2)).  Geweke's
+    test (2004): a chain that alternates fresh labels from the current channels and joints
+    under H0 with one Gibbs sweep has the prior as its stationary law when the sweep leaves the
+    posterior invariant.  3 000 sweeps (a tenth dropped) against 20 000 prior draws: every
+    rate and covariance within 4 batch-mean standard errors of the prior's mean, sds within
+    15% (measured: |z| <= 2.2 and 6%; without the Jacobian det Cov(x) of the cycle's step the
+    sds of the rates come out 65% too wide and those of the covariances 85% too narrow)."""
+    rng = np.random.default_rng(3)
+    n, triangle = 20, np.array([[0, 1], [1, 2], [0, 2]])
+    scores = rng.uniform(0.05, 0.95, n)
+    given = rng.random((n, 3)) < 0.75
+    given[~given.any(axis=1), 0] = True
+    item, annotator = np.nonzero(given)
+    a, b, covariance = np.full(3, 0.3), np.full(3, 0.7), np.zeros((3, 2))
+    draws = []
+    for _ in range(3000):
+        truth = (rng.random(n) < scores).astype(int)
+        log_joint = np.stack(
+            [
+                cyclic_joint.joint_of_covariance(r, covariance[:, y], triangle)
+                for y, r in enumerate((a, b))
+            ]
+        )
+        label = cyclic_joint.draw_answers(rng, log_joint, truth)[item, annotator]
+        a, b, covariance, _ = h0_posterior_draw(
+            scores, item, annotator, label, a, b, bc.Priors().as_array(),
+            sweeps=1, rng=rng, pairs=triangle, covariance=covariance,
+        )  # fmt: skip
+        draws.append(np.r_[a, b, covariance.ravel()])
+    draws = np.array(draws)[300:]
+    prior = np.random.default_rng(11)
+    rates = prior.uniform(size=(20_000, 2, 3))
+    interaction = prior.logistic(0.0, 2.0, (20_000, 3, 2))
+    pair_covariance = [
+        cyclic_joint.covariance_of_interaction(rates[:, y], interaction[..., y], triangle)
+        for y in (0, 1)
+    ]
+    reference = np.column_stack(
+        [rates[:, 0], rates[:, 1], np.stack(pair_covariance, -1).reshape(-1, 6)]
+    )
+    batch_means = np.array([batch.mean(axis=0) for batch in np.array_split(draws, 25)])
+    standard_error = batch_means.std(axis=0, ddof=1) / np.sqrt(25)
+    z = (draws.mean(axis=0) - reference.mean(axis=0)) / standard_error
+    assert np.abs(z).max() < 4.0, z
+    np.testing.assert_allclose(draws.std(axis=0), reference.std(axis=0), rtol=0.15)
 
 
 def test_workers_a_fit_summed_out_share_one_channel_in_the_h0_draw():
