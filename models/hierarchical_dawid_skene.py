@@ -44,8 +44,10 @@ without bias: ``E[(A - E a) / (E b - E a) | Y] = Y``.
 Named dependent pairs of workers (``fit_bayes(..., dependent=...)``,
 :mod:`bayescal.channels.dependence`) get their covariances given ``Y`` as in the flat models,
 a uniform share of each pair's bounds at the workers' channels (pairs that share a worker form
-a tree), and each row adds the pairs' terms (:meth:`ResponseDesign.pair_terms`); the prior
-predictive draws a pair's answers jointly.  The population pools the channels only.
+a tree), or each pair's conditional log odds ratio where pairs close a cycle (the pairwise
+log-linear joint, :mod:`bayescal.channels.cyclic_joint`), and each row adds the pairs' terms
+(:meth:`ResponseDesign.pair_terms`); the prior predictive draws a pair's answers jointly.
+The population pools the channels only.
 
 Parametrisation: workers with at least ``CENTRED_LABELS`` labels have sharp posteriors and are
 sampled centred, as ``(u_j, v_j)``, the mean of their two logits and their gap
@@ -65,8 +67,13 @@ import numpyro.distributions as dist
 from jax.scipy.special import expit
 from numpyro.distributions import constraints
 
+from bayescal.channels.cyclic_joint import joint_of_interaction, states
 from bayescal.channels.dependence import child_chance, draw_order
-from bayescal.channels.pattern_likelihood import covariance_from_share
+from bayescal.channels.pattern_likelihood import (
+    covariance_from_share,
+    interaction_from_share,
+    linked_sets,
+)
 
 from .channel_prior import BetaKernel
 from .response_design import ResponseDesign, code_table, gold_mixture
@@ -325,7 +332,7 @@ def hierarchical_dawid_skene(design: ResponseDesign, prior_params, counts=None) 
     a = numpyro.deterministic("a", expit(logits[:, 0]))
     b = numpyro.deterministic("b", expit(logits[:, 1]))
     prevalence = numpyro.sample("prevalence", BetaKernel(prior_params[2, 0], prior_params[2, 1]))
-    covariance = None
+    covariance = interaction = None
     if design.n_pairs:  # as in the flat models (bayescal.models.latent_class)
         share = numpyro.sample(
             "dependence", dist.Uniform(0.0, 1.0).expand((design.n_pairs, 2)).to_event(2)
@@ -333,8 +340,9 @@ def hierarchical_dawid_skene(design: ResponseDesign, prior_params, counts=None) 
         covariance = numpyro.deterministic(
             "covariance", covariance_from_share(share, a, b, design.pairs, xp=jnp)
         )
+        interaction = interaction_from_share(share, design.pairs, xp=jnp)
     if counts is None:
-        _draw_answers(design, a, b, prevalence, covariance)
+        _draw_answers(design, a, b, prevalence, covariance, interaction)
         return
     # log p(A = label | Y = 0) + i log p(A = label | Y = 1) of code 2 j + label (0 for the
     # padding code 2 K): one complex gather and sum serves both classes, 40% faster than two
@@ -342,7 +350,7 @@ def hierarchical_dawid_skene(design: ResponseDesign, prior_params, counts=None) 
     table = code_table(logits[:, 0]) + 1j * code_table(logits[:, 1])
     row = jnp.take(table, design.codes, mode="clip").sum(axis=1)
     if covariance is not None:
-        extra0, extra1 = design.pair_terms(a, b, covariance, jnp)
+        extra0, extra1 = design.pair_terms(a, b, covariance, jnp, interaction)
         row = row + extra0 + 1j * extra1
     log_likelihood = gold_mixture(
         jnp.log1p(-prevalence) + row.real, jnp.log(prevalence) + row.imag, design.gold, _log_add_exp
@@ -357,7 +365,9 @@ def _log_add_exp(u, v):
     return jnp.maximum(u, v) + jnp.log1p(jnp.exp(-jnp.abs(u - v)))
 
 
-def _draw_answers(design: ResponseDesign, a, b, prevalence, covariance=None) -> None:
+def _draw_answers(
+    design: ResponseDesign, a, b, prevalence, covariance=None, interaction=None
+) -> None:
     """Prior predictive: every row one item, its latent label and answers drawn anew; the
     dependent pairs' workers answer jointly (:func:`_draw_pair_answers`)."""
     pad = 2 * design.n_annotators
@@ -370,19 +380,27 @@ def _draw_answers(design: ResponseDesign, a, b, prevalence, covariance=None) -> 
     rate = jnp.where(y[:, None] == 1, b[worker], a[worker])
     answers = numpyro.sample("answers", dist.Bernoulli(rate).mask(given).to_event(2))
     if covariance is not None:
-        for member, answer in _draw_pair_answers(design, a, b, y, covariance).items():
+        pair_answers = _draw_pair_answers(design, a, b, y, covariance, interaction)
+        for member, answer in pair_answers.items():
             answers = jnp.where(worker == member, answer[:, None], answers)
     numpyro.deterministic("codes", jnp.where(given, 2 * worker + answers, pad))
 
 
-def _draw_pair_answers(design: ResponseDesign, a, b, y, covariance) -> dict:
-    """Every pair member's answer to every row given ``y`` (R,), drawn along the pairs
-    (:func:`~bayescal.channels.dependence.draw_order`): a member first met from its channel,
-    each other from its partner's answer through the pair's 2 x 2 table given ``Y``.  Returns
-    ``{worker: answers (R,)}``; the rows' other answers stay independent."""
+def _draw_pair_answers(design: ResponseDesign, a, b, y, covariance, interaction) -> dict:
+    """Every pair member's answer to every row given ``y`` (R,).  Pairs on no cycle are drawn
+    along the pairs (:func:`~bayescal.channels.dependence.draw_order`): a member first met
+    from its channel, each other from its partner's answer through the pair's 2 x 2 table
+    given ``Y``.  The members of pairs that close a cycle draw their pattern of answers at once
+    from its log-linear joint given ``Y`` (``interaction`` (D, 2), the pairs' conditional log
+    odds ratios).  Returns ``{worker: answers (R,)}``; the rows' other answers stay
+    independent."""
+    cycles = [linked for linked in linked_sets(design.pairs) if not linked.is_tree]
+    in_cycle = {int(d) for linked in cycles for d in linked.pairs}
+    on_trees = np.array([d for d in range(design.n_pairs) if d not in in_cycle], np.int64)
     answer = {}
     with numpyro.plate("item_pairs", design.codes.shape[0]):
-        for d, parent, child in draw_order(design.pairs):
+        for e, parent, child in draw_order(design.pairs[on_trees]):
+            d = on_trees[e]
             first = jnp.where(y == 1, b[parent], a[parent])
             if parent not in answer:
                 answer[parent] = numpyro.sample(f"pair_answer_{parent}", dist.Bernoulli(first))
@@ -395,6 +413,19 @@ def _draw_pair_answers(design: ResponseDesign, a, b, y, covariance) -> dict:
             answer[child] = numpyro.sample(
                 f"pair_answer_{child}", dist.Bernoulli(jnp.clip(chance, 0.0, 1.0))
             )
+        for linked in cycles:
+            members, ends = linked.members, linked.ends(design.pairs)
+            log_joint = [
+                joint_of_interaction(rates[members], interaction[linked.pairs, c], ends, jnp)
+                for c, rates in enumerate((a, b))
+            ]  # each (2^m,)
+            pattern = numpyro.sample(
+                f"cycle_pattern_{members[0]}",
+                dist.Categorical(logits=jnp.where(y[:, None] == 1, log_joint[1], log_joint[0])),
+            )
+            drawn = jnp.asarray(states(members.size))[pattern]  # (R, m)
+            for position, member in enumerate(members):
+                answer[int(member)] = drawn[:, position].astype(jnp.int32)
     return answer
 
 

@@ -222,16 +222,24 @@ class ResponseDesign:
         """The workers of the dependent pairs (M,), in increasing order."""
         return np.unique(self.pairs)
 
-    def pair_terms(self, a, b, covariance, xp):
+    def pair_terms(self, a, b, covariance, xp, interaction=None):
         """The dependent pairs' additions ``(log0, log1)`` (..., R) to each row's class
         log-likelihoods (:func:`~bayescal.channels.pattern_likelihood.dependence_log_factor`),
-        at channels ``a, b`` (..., K) and covariances (..., D, 2)."""
+        at channels ``a, b`` (..., K) and covariances (..., D, 2); ``interaction`` (..., D, 2),
+        the conditional log odds ratios of pairs that close a cycle, gives their joint in the
+        program's coordinates instead (:mod:`bayescal.channels.cyclic_joint`)."""
         members = self.pair_members()
         local = np.searchsorted(members, self.pairs)
         positive, negative = self.pair_answers()
         return tuple(
             dependence_log_factor(
-                positive, negative, local, rates[..., members], covariance[..., y], xp
+                positive,
+                negative,
+                local,
+                rates[..., members],
+                covariance[..., y],
+                xp,
+                None if interaction is None else interaction[..., y],
             )
             for y, rates in enumerate((a, b))
         )

@@ -30,7 +30,6 @@ from ..channels.crowd_em import (
 from ..channels.dependence import (
     dependent_pairs,
     require_dependence_identified,
-    require_no_cycle,
     warn_unchecked,
 )
 from ..channels.difficulty import MAX_LIKELIHOOD_ERROR, likelihood_error
@@ -388,7 +387,6 @@ def sampler_for(
         responses = as_responses(data)
         require_crowd_identified(responses, where)
         pairs = dependent_pairs(dependent, responses.annotator_names)
-        require_no_cycle(pairs, where)
         require_crowd_pairs_checked(responses, pairs, where)
         design = ResponseDesign.from_responses(responses, pairs=pairs.index)
         return SamplerSetup(Sampler(design, model, *run), responses)

@@ -36,6 +36,7 @@ A''(theta)^-1``.
 
 from __future__ import annotations
 
+import threading
 from functools import cache
 
 import numpy as np
@@ -46,10 +47,12 @@ __all__ = [
     "draw_answers",
     "joint_of_covariance",
     "joint_of_interaction",
+    "log_softmax",
     "natural_parameters",
     "newton_step",
     "pattern_log_probabilities",
     "states",
+    "statistic_moments",
     "sufficient_statistics",
     "use_program_solver",
 ]
@@ -72,6 +75,12 @@ MAX_STEP = 2.0
 STEP_SHARES = 2.0 ** -np.arange(10)
 #: Armijo's constant: a step must lower the objective by this share of its linear prediction.
 ARMIJO = 1e-4
+#: How many of NumPy's solves :func:`natural_parameters` keeps, the oldest dropped first:
+#: an EM iteration's two classes, with room to spare.
+_RECENT_SOLVES = 8
+_recent_solves: dict = {}
+#: Threads (a dask worker's) share the kept solves: one reads or writes them at a time.
+_recent_lock = threading.Lock()
 #: Added to the Newton step's Hessian (the answers' covariance) so that a joint whose
 #: patterns' probabilities underflow still gives a step; its effect on a step is of its order.
 RIDGE = 1e-12
@@ -99,7 +108,8 @@ def _log_sum_exp(logits, xp):
     return top + xp.log(xp.sum(xp.exp(logits - top[..., None]), axis=-1))
 
 
-def _log_softmax(logits, xp):
+def log_softmax(logits, xp=np):
+    """``logits`` (..., S) less their :func:`_log_sum_exp`: log probabilities of patterns."""
     return logits - _log_sum_exp(logits, xp)[..., None]
 
 
@@ -123,11 +133,8 @@ def newton_step(free, fixed, target, statistics, xp, damped=True):
     step first and searches only where it is not enough, which near the solution is nowhere;
     a program, whose arrays have one shape, tries every length at once (the same step)."""
     theta = xp.concatenate([free, fixed], axis=-1)
-    probability = xp.exp(_log_softmax(theta @ statistics.T, xp))  # (..., S)
-    sufficient = statistics[:, : free.shape[-1]]
-    mean = probability @ sufficient  # (..., F)
-    centred = sufficient - mean[..., None, :]  # (..., S, F)
-    hessian = xp.einsum("...s,...sf,...sg->...fg", probability, centred, centred)
+    probability = xp.exp(log_softmax(theta @ statistics.T, xp))  # (..., S)
+    mean, hessian = statistic_moments(probability, statistics[:, : free.shape[-1]], xp)
     hessian = hessian + RIDGE * xp.eye(free.shape[-1])
     delta = _solve_positive_definite(hessian, target - mean, xp)
     missed = xp.max(xp.abs(target - mean), axis=-1)
@@ -138,11 +145,22 @@ def newton_step(free, fixed, target, statistics, xp, damped=True):
     rows = (free, fixed, target, delta, mean)
     if xp is not np:
         return _line_search(statistics, STEP_SHARES, xp, *rows)[0], missed
+    # the rows searched again are picked by a mask of the batch: every input on its shape
+    batch = np.broadcast_shapes(*(x.shape[:-1] for x in rows))
+    rows = tuple(np.broadcast_to(x, (*batch, x.shape[-1])) for x in rows)
     step, enough = _line_search(statistics, STEP_SHARES[:1], np, *rows)
     if not enough.all():
         short = ~enough
         step[short] = _line_search(statistics, STEP_SHARES, np, *(x[short] for x in rows))[0]
     return step, missed
+
+
+def statistic_moments(probability, statistics, xp=np):
+    """``E[T]`` (..., d) and ``Cov(T)`` (..., d, d) of the statistics ``statistics`` (S, d) of
+    the patterns, under their probabilities ``probability`` (..., S)."""
+    mean = probability @ statistics
+    centred = statistics - mean[..., None, :]  # (..., S, d)
+    return mean, xp.einsum("...s,...sf,...sg->...fg", probability, centred, centred)
 
 
 def _line_search(statistics, shares, xp, free, fixed, target, delta, mean):
@@ -235,23 +253,22 @@ def natural_parameters(rates, covariance, ends, xp=np):
     are kept (:data:`_RECENT_SOLVES`), because an EM iteration reads each joint three times
     (the E-step, then the M-step's rows and their completions) and the solve is its cost."""
     ends = np.asarray(ends, np.int64).reshape(-1, 2)
-    if xp is np:
-        key = (rates.shape, rates.tobytes(), covariance.tobytes(), ends.tobytes())
-        if key not in _recent_solves:
-            solved = _natural_parameters(rates, covariance, ends, np)
-            for x in solved:
-                x.setflags(write=False)
+    if xp is not np:
+        return _natural_parameters(rates, covariance, ends, xp)
+    key = tuple(
+        (x.dtype.str, x.shape, x.tobytes()) for x in map(np.asarray, (rates, covariance, ends))
+    )
+    with _recent_lock:
+        solved = _recent_solves.get(key)
+    if solved is None:
+        solved = _natural_parameters(rates, covariance, ends, np)
+        for x in solved:
+            x.setflags(write=False)
+        with _recent_lock:
             _recent_solves[key] = solved
             while len(_recent_solves) > _RECENT_SOLVES:
                 del _recent_solves[next(iter(_recent_solves))]  # the oldest
-        return _recent_solves[key]
-    return _natural_parameters(rates, covariance, ends, xp)
-
-
-#: How many of NumPy's solves :func:`natural_parameters` keeps, the oldest dropped first:
-#: an EM iteration's two classes, with room to spare.
-_RECENT_SOLVES = 8
-_recent_solves: dict = {}
+    return solved
 
 
 def _natural_parameters(rates, covariance, ends, xp):
@@ -294,7 +311,7 @@ def pattern_log_probabilities(h, interaction, ends, xp=np):
     :func:`states`."""
     m = h.shape[-1]
     statistics = sufficient_statistics(np.asarray(ends, np.int64).reshape(-1, 2), m)
-    return _log_softmax(xp.concatenate([h, interaction], axis=-1) @ statistics.T, xp)
+    return log_softmax(xp.concatenate([h, interaction], axis=-1) @ statistics.T, xp)
 
 
 def joint_of_covariance(rates, covariance, ends, xp=np):

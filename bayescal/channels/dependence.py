@@ -88,7 +88,6 @@ __all__ = [
     "require_crowd_pairs_counted",
     "require_crowd_pairs_ranked",
     "require_dependence_identified",
-    "require_no_cycle",
     "tree_order",
     "warn_unchecked",
 ]
@@ -193,21 +192,6 @@ def dependent_pairs(dependent, annotator_names, *, name: str = "dependent") -> D
                 f"2^m answer patterns)"
             )
     return DependentPairs(tuple(checked), index)
-
-
-def require_no_cycle(pairs: DependentPairs, where: str) -> None:
-    """Refuse dependent pairs that close a cycle where only trees are implemented (the
-    hierarchical crowd model): its prior predictive draws a tree's answers parent first, and
-    a cycle's log-linear joint (:mod:`bayescal.channels.cyclic_joint`) has no such order."""
-    for linked in pattern_likelihood.linked_sets(pairs.index):
-        if not linked.is_tree:
-            named = [pairs.names[d] for d in linked.pairs]
-            raise ValueError(
-                f"dependent: {where} takes pairs that form trees; the pairs {named} close a "
-                "cycle, which only the pattern-count models (dawid_skene, hui_walter), their "
-                "EM (dawid_skene_em, grouped_em) and crowd_em fit: leave one pair of the "
-                "cycle out, or fit one of those"
-            )
 
 
 def pair_table(first, second, covariance) -> tuple:

@@ -26,7 +26,7 @@ from ..bayes.priors import ClassPriors, Priors
 from ..bayes.registry import channel_model, class_channel_model
 from ..bayes.sampler import Sampler, recorded_sites
 from ..bayes.sampler_settings import SamplerSettings, sampler_settings
-from ..channels.dependence import dependent_pairs, require_no_cycle
+from ..channels.dependence import dependent_pairs
 from ..data.annotated_scores import AnnotatedScores
 from ..data.responses import Responses
 from ..models import (
@@ -97,7 +97,6 @@ def _crowd_template(
         tuple(f"w{j}" for j in range(n_workers)),
     )
     pairs = dependent_pairs(dependent, responses.annotator_names)
-    require_no_cycle(pairs, "the hierarchical crowd model")
     return ResponseDesign.from_responses(responses, compress=False, pairs=pairs.index)
 
 

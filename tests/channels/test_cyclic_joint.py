@@ -338,6 +338,13 @@ def test_numpys_full_step_first_is_the_programs_line_search(monkeypatch):
             np.testing.assert_allclose(missed, np.asarray(program[1]), rtol=1e-7, atol=1e-12)
             free = step
     assert 0 < sum(searched) < len(grid) * len(searched) / 4  # a few rows searched, not all
+    # one target for every row of a batch: broadcast, as a program's step broadcasts it
+    start = np.log(rates) - np.log1p(-rates)
+    shared, _ = cyclic_joint.newton_step(start, fixed, rates[0], statistics, np)
+    each, _ = cyclic_joint.newton_step(
+        start, fixed, np.tile(rates[0], (len(grid), 1)), statistics, np
+    )
+    np.testing.assert_array_equal(shared, each)
 
 
 def test_a_kept_solve_cannot_be_changed_by_its_reader():
@@ -349,8 +356,13 @@ def test_a_kept_solve_cannot_be_changed_by_its_reader():
         h[0] = 0.0
     again = cyclic_joint.natural_parameters(p.copy(), covariance.copy(), TRIANGLE)
     np.testing.assert_array_equal(again[1], interaction)
+    fresh = cyclic_joint._natural_parameters(p, covariance, TRIANGLE, np)  # no keeping
+    np.testing.assert_array_equal(fresh[1], interaction)
     other = cyclic_joint.natural_parameters(p, covariance * 2.0, TRIANGLE)
     assert not np.allclose(other[1], interaction)
+    # the same bytes in another shape are another input
+    batch = cyclic_joint.natural_parameters(p[None], covariance[None], TRIANGLE)
+    assert batch[0].shape == (1, 3) and batch[1].shape == (1, 3)
 
 
 def test_covariances_no_joint_has_get_nan_not_a_joint():
@@ -488,12 +500,6 @@ def test_every_pair_of_a_cycle_gets_its_joints_covariance():
                 joint @ (x[:, j] * x[:, k]) - rates[j] * rates[k], abs=1e-10
             )
     assert dependent_pairs([tuple(names[i] for i in p) for p in ring], names).n_pairs == 4
-
-
-def test_the_hierarchical_crowd_model_refuses_a_cycle():
-    sim = _triangle_data(400, seed=2)
-    with pytest.raises(ValueError, match="close a cycle, which only the pattern-count models"):
-        bc.fit_bayes(sim.data.responses(), model="hierarchical_dawid_skene", dependent=CYCLE)
 
 
 @pytest.mark.slow
