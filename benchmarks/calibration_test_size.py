@@ -168,36 +168,36 @@ def naive_p_value(scores, votes) -> float:
     return float(stats.chi2.sf(statistic, used.sum()))
 
 
-def replicate(name: str, seed: int, estimated: bool, bayes: bool = True) -> dict:
-    """p-values of one replicate; the estimated-channel tests only when ``estimated``."""
+def replicate(name: str, seed: int, estimated: bool, bayes: bool = True, em: bool = True) -> dict:
+    """p-values of one replicate; the estimated-channel tests only when ``estimated``, the
+    EM columns only with ``em`` and the BayesFit column only with ``bayes``."""
     data, channels = design(name, seed)
     p_values = {}
+    dependent = PAIRS.get(name)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # saturated EM, NUTS diagnostics, left-out items
         p_values["known channels"] = p_value_or_nan(data, channels)
-        if estimated:
-            dependent = PAIRS.get(name)
-            crowd = name == CROWD_PAIR
-            estimator = bc.crowd_em if crowd else bc.channels.dawid_skene_em
+        if estimated and em:
+            estimator = bc.crowd_em if name == CROWD_PAIR else bc.channels.dawid_skene_em
             try:
-                em = estimator(data, dependent=dependent)
+                fit = estimator(data, dependent=dependent)
             except (bc.exceptions.IdentificationError, bc.exceptions.ChannelFitError):
                 # no admissible, checkable estimate on this replicate (e.g. a cycle's EM
                 # estimate on the edge of its joints): the EM columns count it as refused
-                em = None
-            if em is not None:
-                p_values["EM channels"] = p_value_or_nan(data, em, n_replicates=BOOTSTRAP)
-                p_values["EM taken as known"] = p_value_or_nan(data, em.channels)
+                fit = None
+            if fit is not None:
+                p_values["EM channels"] = p_value_or_nan(data, fit, n_replicates=BOOTSTRAP)
+                p_values["EM taken as known"] = p_value_or_nan(data, fit.channels)
             else:
                 p_values["EM channels"] = p_values["EM taken as known"] = float("nan")
-            if bayes:
-                model = {DIFFICULTY: "shared_difficulty", CROWD_PAIR: "hierarchical_dawid_skene"}
-                model = model.get(name, "dawid_skene")
-                posterior = bc.fit_bayes(
-                    data, model=model, dependent=dependent, num_chains=2, num_warmup=500,
-                    num_samples=500, seed=seed,
-                )  # fmt: skip
-                p_values["BayesFit"] = p_value_or_nan(data, posterior)
+        if estimated and bayes:
+            model = {DIFFICULTY: "shared_difficulty", CROWD_PAIR: "hierarchical_dawid_skene"}
+            model = model.get(name, "dawid_skene")
+            posterior = bc.fit_bayes(
+                data, model=model, dependent=dependent, num_chains=2, num_warmup=500,
+                num_samples=500, seed=seed,
+            )  # fmt: skip
+            p_values["BayesFit"] = p_value_or_nan(data, posterior)
     p_values["soft vote"] = naive_p_value(
         data.scores, bc.correction.soft_vote_labels(data.annotations)
     )
@@ -233,7 +233,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--first-seed", type=int, default=0, help="seeds first-seed, ...")
     parser.add_argument("--designs", help="design names separated by semicolons (default: all)")
-    parser.add_argument("--em-only", action="store_true", help="skip the BayesFit column")
+    only = parser.add_mutually_exclusive_group()
+    only.add_argument("--em-only", action="store_true", help="skip the BayesFit column")
+    only.add_argument("--bayes-only", action="store_true", help="skip the EM columns")
     args = parser.parse_args()
     names = [
         "toy calibrated",
@@ -269,7 +271,12 @@ def main() -> None:
             seeds = range(args.first_seed, args.first_seed + args.replicates)
             jobs = [
                 pool.submit(
-                    replicate, name, seed, seed - args.first_seed < estimated, not args.em_only
+                    replicate,
+                    name,
+                    seed,
+                    seed - args.first_seed < estimated,
+                    not args.em_only,
+                    not args.bayes_only,
                 )
                 for seed in seeds
             ]
