@@ -54,6 +54,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import multiprocessing
+import sys
 import time
 import warnings
 
@@ -193,11 +194,18 @@ def replicate(name: str, seed: int, estimated: bool, bayes: bool = True, em: boo
         if estimated and bayes:
             model = {DIFFICULTY: "shared_difficulty", CROWD_PAIR: "hierarchical_dawid_skene"}
             model = model.get(name, "dawid_skene")
-            posterior = bc.fit_bayes(
-                data, model=model, dependent=dependent, num_chains=2, num_warmup=500,
-                num_samples=500, seed=seed,
-            )  # fmt: skip
-            p_values["BayesFit"] = p_value_or_nan(data, posterior)
+            try:
+                posterior = bc.fit_bayes(
+                    data, model=model, dependent=dependent, num_chains=2, num_warmup=500,
+                    num_samples=500, seed=seed,
+                )  # fmt: skip
+            except (bc.exceptions.IdentificationError, bc.exceptions.ChannelFitError):
+                # refused before sampling: its identification check reads the EM estimate,
+                # which a cycle's replicate may put on the edge of its joints (as above)
+                posterior = None
+            p_values["BayesFit"] = (
+                float("nan") if posterior is None else p_value_or_nan(data, posterior)
+            )
     p_values["soft vote"] = naive_p_value(
         data.scores, bc.correction.soft_vote_labels(data.annotations)
     )
@@ -213,6 +221,17 @@ def p_value_or_nan(data, channels, **options) -> float:
         return bc.calibration_test(data, channels, n_bins=N_BINS, **options).p_value
     except ValueError:
         return float("nan")
+
+
+def _tally(rows: list[dict]) -> str:
+    """How many replicates each estimated-channel test rejected at the 5% level so far."""
+    parts = []
+    for test in ("EM channels", "BayesFit"):
+        p_values = np.array([row[test] for row in rows if test in row])
+        run = p_values[np.isfinite(p_values)]
+        if p_values.size:
+            parts.append(f"{test} {np.sum(run <= LEVEL)} of {run.size} rejected")
+    return ", ".join(parts)
 
 
 TESTS = [
@@ -280,7 +299,14 @@ def main() -> None:
                 )
                 for seed in seeds
             ]
-            rows = [job.result() for job in jobs]
+            rows = []
+            for job in concurrent.futures.as_completed(jobs):
+                rows.append(job.result())
+                if len(rows) % 10 == 0:  # a long design says how far it is, and how it stands
+                    print(
+                        f"{name}: {len(rows)} of {len(jobs)} replicates; " + _tally(rows),
+                        file=sys.stderr,
+                    )
             cells = []
             for test in TESTS:
                 p_values = np.array([row[test] for row in rows if test in row])
