@@ -223,13 +223,19 @@ def p_value_or_nan(data, channels, **options) -> float:
         return float("nan")
 
 
+def _tested(rows: list[dict], test: str) -> tuple[np.ndarray, int]:
+    """The p-values of ``test`` in the replicates it ran and was not refused in, and how many
+    it ran in."""
+    p_values = np.array([row[test] for row in rows if test in row])
+    return p_values[np.isfinite(p_values)], p_values.size
+
+
 def _tally(rows: list[dict]) -> str:
     """How many replicates each estimated-channel test rejected at the 5% level so far."""
     parts = []
     for test in ("EM channels", "BayesFit"):
-        p_values = np.array([row[test] for row in rows if test in row])
-        run = p_values[np.isfinite(p_values)]
-        if p_values.size:
+        run, ran = _tested(rows, test)
+        if ran:
             parts.append(f"{test} {np.sum(run <= LEVEL)} of {run.size} rejected")
     return ", ".join(parts)
 
@@ -309,11 +315,8 @@ def main() -> None:
                     )
             cells = []
             for test in TESTS:
-                p_values = np.array([row[test] for row in rows if test in row])
-                run = p_values[np.isfinite(p_values)]
-                refused = (
-                    f", {p_values.size - run.size} refused" if run.size < p_values.size else ""
-                )
+                run, ran = _tested(rows, test)
+                refused = f", {ran - run.size} refused" if run.size < ran else ""
                 # p <= level: a Monte Carlo p-value (1 + #) / (B + 1) sits on its grid, and with
                 # "<" the bootstrap's level would be 4 / 100, not 5 / 100
                 rate = f"{np.mean(run <= LEVEL):.1%}" if run.size else "—"
