@@ -305,6 +305,39 @@ def test_the_fields_converge_on_symmetric_designs_in_numpy_and_in_a_program():
                     np.testing.assert_allclose(np.exp(log_joint) @ x, rates, atol=1e-12)
 
 
+def test_a_float32_program_solves_the_fields_or_says_nan():
+    """A program a user runs without ``jax.enable_x64`` solves in float32, where rounding
+    leaves misses of about 1e-6: its solve stops at float32's rule and keeps float32; on the
+    symmetric grids of a triangle and of six annotators joined by all 15 pairs its joints
+    match float64's to 1e-4, and the six's most extreme designs (|J| = 8, whose patterns'
+    probabilities underflow in float32) give NaN, never a wrong joint."""
+    jax = pytest.importorskip("jax")
+    import bayescal.models  # noqa: F401  (sets the program's solve)
+
+    six = np.array([[j, k] for j in range(6) for k in range(j + 1, 6)])
+    outcomes = []
+    for ends in (TRIANGLE, six):
+        m = int(ends.max()) + 1
+        program = jax.jit(
+            lambda p, j, ends=ends: cyclic_joint.joint_of_interaction(p, j, ends, jax.numpy)
+        )
+        for p in (0.05, 0.2, 0.5, 0.65, 0.95):
+            for J in (-8.0, -3.0, 2.5, 4.0, 8.0):
+                rates, strength = np.full(m, p, np.float32), np.full(len(ends), J, np.float32)
+                log_joint = program(rates, strength)
+                assert log_joint.dtype == np.float32
+                if np.isnan(log_joint).any():
+                    assert np.isnan(log_joint).all()
+                    outcomes.append((m, J, "nan"))
+                    continue
+                expected = cyclic_joint.joint_of_interaction(
+                    rates.astype(np.float64), strength.astype(np.float64), ends
+                )
+                np.testing.assert_allclose(np.exp(log_joint), np.exp(expected), atol=1e-4)
+                outcomes.append((m, J, "solved"))
+    assert {(m, J) for m, J, outcome in outcomes if outcome == "nan"} == {(6, 8.0)}
+
+
 def test_numpys_full_step_first_is_the_programs_line_search(monkeypatch):
     """NumPy tries the full Newton step first and searches only the rows where it is not
     enough; a program tries every length at once.  Along the solves of the symmetric grid on
