@@ -21,7 +21,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from bayescal.channels import cyclic_joint
+from bayescal.channels.cyclic_joint import CONVERGED as NUMPY_CONVERGED
 from bayescal.channels.cyclic_joint import newton_step
 
 __all__ = ["CONVERGED", "ITERATIONS", "UNSOLVED", "solve_fields"]
@@ -35,7 +35,7 @@ ITERATIONS = 30
 #: The loop stops once every row's moments miss by at most this before a step (that step is
 #: still taken, then the full one): NumPy's stopping rule in float64; in float32 rounding
 #: alone leaves misses of about 1e-6, so a tighter rule would run every step for nothing.
-CONVERGED = {"float64": cyclic_joint.CONVERGED, "float32": 1e-5}
+CONVERGED = {"float64": NUMPY_CONVERGED, "float32": 1e-5}
 #: A solve whose moments still miss by more than this after its steps gives NaN fields: in
 #: float64 (every fit samples in it), and in float32 (a program a user runs without
 #: ``jax.enable_x64``), where converged solves miss by at most 1.4e-6 (measured on the
