@@ -540,8 +540,9 @@ def test_nuts_recovers_a_cycle_and_the_posterior_tools_take_it():
     """fit_bayes(dawid_skene) with a triangle on 3 000 items: the truth's channels and
     covariances inside the 99% intervals, no sampler warning; the model checks replicate the
     data (nothing flagged); NC-ECE per draw runs; on these calibrated data neither the
-    calibration test with this fit of the same items (its H0 draw steps the cycle's joint)
-    nor the EM fit's bootstrap rejects at the 5% level."""
+    calibration test with this fit of the same items (its H0 draw steps the cycle's joint),
+    nor with this fit of other items (its replicates draw the cycle's joint), nor the EM
+    fit's bootstrap rejects at the 5% level."""
     import warnings
 
     sim = _triangle_data(3000, seed=2)
@@ -571,6 +572,9 @@ def test_nuts_recovers_a_cycle_and_the_posterior_tools_take_it():
     reused = bc.calibration_test(sim.data, fit, seed=1)
     assert reused.channels_from == "reuse" and reused.p_value > 0.05
     assert "Gibbs sweeps" in reused.method
+    other = _triangle_data(3000, seed=7).data
+    split = bc.calibration_test(other, fit, n_replicates=19, seed=1)
+    assert split.channels_from == "split" and split.p_value > 0.05
     em = bc.dawid_skene_em(sim.data, dependent=CYCLE)
     result = bc.calibration_test(sim.data, em, n_replicates=19, seed=1)
     # calibrated data, every replicate refitted: not rejected at the 5% level
