@@ -282,8 +282,8 @@ def test_the_simulator_refuses_an_edge_channel_in_a_pair_and_too_many_joined():
 def test_the_fields_converge_on_symmetric_designs_in_numpy_and_in_a_program():
     """Equal channels and one interaction for every pair (what the simulator's one-value
     ``interaction`` gives) made a capped full Newton step cycle between two points; the line
-    search converges, to 1e-12 in NumPy and in a program's 30 steps, on a triangle and on six
-    annotators joined by all 15 pairs, up to |J| = 8."""
+    search converges, to 1e-12 in NumPy and in a program's solve (at most 30 steps), on a
+    triangle and on six annotators joined by all 15 pairs, up to |J| = 8."""
     jax = pytest.importorskip("jax")
     import bayescal.models  # noqa: F401  (sets the program's solve)
 
