@@ -47,8 +47,12 @@ UNSOLVED = {"float64": 1e-8, "float32": 1e-4}
 def solve_fields(free, fixed, target, statistics):
     """The free natural parameters (..., F) whose moments are ``target`` (..., F), the
     ``fixed`` ones (..., G) held (module docstring)."""
-    fixed_stopped, target_stopped = jax.lax.stop_gradient((fixed, target))
     dtype = free.dtype
+    if dtype.name not in CONVERGED:  # a half-precision program would round away the moments
+        raise TypeError(
+            f"free: the fields are solved in {' or '.join(CONVERGED)}; saw {dtype.name}"
+        )
+    fixed_stopped, target_stopped = jax.lax.stop_gradient((fixed, target))
 
     def unfinished(state):
         taken, _, missed = state

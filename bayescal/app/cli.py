@@ -83,6 +83,19 @@ def _integer_argument(minimum: int, allow_auto: bool = False):
     return parse
 
 
+def _acceptance_argument(text: str) -> float:
+    """argparse type: NUTS's target acceptance, a number strictly between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a number strictly between 0 and 1; saw {text!r}"
+        ) from None
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1; saw {value}")
+    return value
+
+
 def _model_argument(text: str) -> str:
     """argparse type: a model of :data:`~bayescal.app.model_choice.MODEL_CHOICES`, in either
     spelling (``dawid_skene`` or ``dawid-skene``), as bayescal prints it."""
@@ -282,7 +295,15 @@ def _sampler_arguments(command: argparse.ArgumentParser) -> None:
         help="warm-up iterations per chain (default: 1000)",
     )
     command.add_argument(
-        "--samples", type=_integer_argument(1), default=1000, help="draws per chain (default: 1000)"
+        "--samples",
+        type=_integer_argument(1),
+        help="draws per chain (default: the model's, 1000)",
+    )
+    command.add_argument(
+        "--target-accept",
+        type=_acceptance_argument,
+        help="NUTS's target acceptance in (0, 1); nearer 1 when a fit warns of divergent "
+        "transitions (default: the model's, 0.8 for most)",
     )
 
 

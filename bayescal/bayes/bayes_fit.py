@@ -597,7 +597,8 @@ def check_diagnostics(diagnostics: pd.DataFrame) -> None:
     """Warn (:class:`~bayescal.SamplingWarning`) when R-hat > 1.01, bulk or tail ESS < 400, or
     any transition diverged."""
     problems = []
-    if diagnostics["divergences"].iloc[0] > 0:
+    diverged = diagnostics["divergences"].iloc[0] > 0
+    if diverged:
         problems.append(f"{diagnostics['divergences'].iloc[0]} divergent transition(s)")
     high = diagnostics.index[diagnostics["r_hat"] > RHAT_MAX].tolist()
     if high:
@@ -617,8 +618,11 @@ def check_diagnostics(diagnostics: pd.DataFrame) -> None:
         warn_caller(
             "NUTS diagnostics failed: "
             + "; ".join(problems)
-            + ". Run more warmup/samples or chains, or "
-            "check identification (score groups that barely differ, tiny gaps) before using this posterior",
+            + ". Run more warmup/samples or chains"
+            # smaller steps cross a region of high curvature that the adapted step jumps over
+            + (", with target_accept nearer 1 for the divergences" if diverged else "")
+            + ", or check identification (score groups that barely differ, tiny gaps) before "
+            "using this posterior",
             SamplingWarning,
         )
 

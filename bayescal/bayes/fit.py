@@ -146,6 +146,7 @@ def fit_bayes(
     num_chains=None,
     num_warmup=None,
     num_samples=None,
+    target_accept=None,
     seed=None,
     progress=None,
     dependent=None,
@@ -188,14 +189,15 @@ def fit_bayes(
         concentration).
     sampler : SamplerSettings, optional
         How NUTS runs; default ``SamplerSettings()``: 4 chains of 1000 warm-up iterations and
-        1000 draws, seed 0, a progress bar where standard error is a terminal.  The chains are
+        the model's kept draws (1000) at the model's target acceptance, seed 0, a progress bar
+        where standard error is a terminal.  The chains are
         spread over the CPU devices (:func:`bayescal.bayes.sampler.chain_devices`); JAX has
         one unless ``XLA_FLAGS=--xla_force_host_platform_device_count=N`` (or
         ``numpyro.set_host_device_count(N)``) ran before JAX started, as ``bayescal`` does.
         On one device they run one after another.  The compiled sampler is kept on disk for
         later processes (:mod:`bayescal.bayes.compile_cache`; ``BAYESCAL_CACHE_DIR=off`` turns
         it off): the draws are the same with or without it.
-    num_chains, num_warmup, num_samples, seed, progress : optional
+    num_chains, num_warmup, num_samples, target_accept, seed, progress : optional
         A field of ``sampler`` given as a keyword, in its place.
     dependent : pair or list of pairs of annotator names, optional
         Pairs whose errors may be correlated given ``Y`` (``"dawid_skene"``,
@@ -232,6 +234,7 @@ def fit_bayes(
         num_chains=num_chains,
         num_warmup=num_warmup,
         num_samples=num_samples,
+        target_accept=target_accept,
         seed=seed,
         progress=progress,
     )
@@ -277,8 +280,7 @@ def _fit_classes(data, model, priors, settings: SamplerSettings, dependent) -> C
             "identified; give some items two labels or more, or gold items"
         )
     design = spec.design_class().from_data(data)
-    run = (settings.num_chains, settings.num_warmup, settings.num_samples, settings.progress)
-    nuts = Sampler(design, spec, *run)
+    nuts = Sampler.run_as(design, spec, settings)
     fit = nuts.fit(data, priors, settings.seed, item_ids=data.item_ids)
     check_diagnostics(fit.diagnostics)
     return fit
@@ -381,7 +383,6 @@ def sampler_for(
     as the sampler fits them (pattern counts, or responses for the hierarchical model): what
     :func:`fit_bayes` and :func:`bayescal.prior_sensitivity` share."""
     model = channel_model(model)
-    run = (settings.num_chains, settings.num_warmup, settings.num_samples, settings.progress)
     where = f"{caller}(model={model.name!r})"
     if model.on_responses:
         responses = as_responses(data)
@@ -389,9 +390,9 @@ def sampler_for(
         pairs = dependent_pairs(dependent, responses.annotator_names)
         require_crowd_pairs_checked(responses, pairs, where)
         design = ResponseDesign.from_responses(responses, pairs=pairs.index)
-        return SamplerSetup(Sampler(design, model, *run), responses)
+        return SamplerSetup(Sampler.run_as(design, model, settings), responses)
     counts = as_counts(data)
     pairs = pattern_model(counts, model, dependent, where)
     return SamplerSetup(
-        Sampler(model.pattern_design(counts, pairs=pairs.index), model, *run), counts
+        Sampler.run_as(model.pattern_design(counts, pairs=pairs.index), model, settings), counts
     )

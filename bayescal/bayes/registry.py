@@ -88,7 +88,10 @@ class ChannelModel:
     em : str or None
         The frequentist estimate it is compared with, an estimator of :mod:`bayescal.channels`.
     target_accept : float
-        NUTS's target acceptance rate during warmup.
+        NUTS's target acceptance rate during warmup, unless the sampler's settings name one
+        (:class:`~bayescal.bayes.SamplerSettings`).
+    num_samples : int
+        Kept draws a chain, unless the sampler's settings name them.
     in_analysis : bool
         Offered by :func:`bayescal.analyse` and ``bayescal fit --model``.
     sensitivity : bool
@@ -111,6 +114,7 @@ class ChannelModel:
     difficulty: bool = False
     dependent_pairs: bool = False
     target_accept: float = 0.8
+    num_samples: int = 1000
     in_analysis: bool = True
     sensitivity: bool = True
     purpose: str = ""

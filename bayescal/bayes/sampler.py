@@ -42,6 +42,7 @@ from .bayes_fit import BayesFit
 from .class_fit import ClassBayesFit
 from .priors import Priors
 from .registry import ChannelModel, channel_model
+from .sampler_settings import SamplerSettings
 
 __all__ = [
     "Sampler",
@@ -152,8 +153,9 @@ class Sampler:
         model: ChannelModel | str,
         num_chains: int,
         num_warmup: int,
-        num_samples: int,
+        num_samples: int | None,
         progress: bool = False,
+        target_accept: float | None = None,
     ):
         self.design = design
         #: The model (:mod:`bayescal.bayes.registry`), given by name in either spelling
@@ -161,7 +163,9 @@ class Sampler:
         self.model = self.spec.name
         self.num_chains = num_chains
         self.num_warmup = num_warmup
-        self.num_samples = num_samples
+        #: Kept draws a chain and NUTS's target acceptance: the model's unless given
+        self.num_samples = self.spec.num_samples if num_samples is None else num_samples
+        self.target_accept = self.spec.target_accept if target_accept is None else target_accept
         self.progress = progress
         self.devices = chain_devices(num_chains)
         self.chain_method = chain_method(self.devices)
@@ -178,12 +182,11 @@ class Sampler:
         return tuple(_canonical(x) for x in (priors.as_array(), padded.counts, *padded.arrays()))
 
     def _layout_key(self) -> tuple:
-        """What the compiled code depends on besides its arguments (the model's target
-        acceptance among them: a registry entry patched for a study must not load the code
-        compiled for another)."""
+        """What the compiled code depends on besides its arguments (the target acceptance among
+        them: a fit at another must not load the code compiled for this one)."""
         return (
             self.model,
-            self.spec.target_accept,
+            self.target_accept,
             *self.design.layout(),
             self.rows,
             self.num_warmup,
@@ -245,7 +248,7 @@ class Sampler:
             z,
             self.num_warmup,
             rng_key=key_run,
-            target_accept_prob=self.spec.target_accept,
+            target_accept_prob=self.target_accept,
         )
 
     def _advance(self, state, *shared):
@@ -465,11 +468,23 @@ class Sampler:
         )
 
     @classmethod
-    def for_complete_layout(
-        cls, n_annotators: int, num_chains: int, num_warmup: int, num_samples: int
-    ) -> Sampler:
-        """A Dawid–Skene sampler on all 2^K response patterns of K fully observed annotators:
-        every simulated data set of that shape fits on it (simulation studies)."""
+    def run_as(cls, design, model: ChannelModel | str, settings: SamplerSettings) -> Sampler:
+        """The sampler of ``model`` on ``design`` run as ``settings`` say."""
+        return cls(
+            design,
+            model,
+            settings.num_chains,
+            settings.num_warmup,
+            settings.num_samples,
+            settings.progress,
+            settings.target_accept,
+        )
+
+    @classmethod
+    def for_complete_layout(cls, n_annotators: int, settings: SamplerSettings) -> Sampler:
+        """A Dawid–Skene sampler, run as ``settings`` say, on all 2^K response patterns of K
+        fully observed annotators: every simulated data set of that shape fits on it
+        (simulation studies)."""
         template = tabulate(
             np.zeros(1),
             np.zeros((1, n_annotators), np.int8),
@@ -477,12 +492,9 @@ class Sampler:
             n_bins=1,
         )
         model = channel_model("dawid_skene")
-        return cls(
-            model.pattern_design(template, complete=True),
-            model,
-            num_chains,
-            num_warmup,
-            num_samples,
+        # a study's bar runs over its replicates, not over each fit's iterations
+        return cls.run_as(
+            model.pattern_design(template, complete=True), model, replace(settings, progress=False)
         )
 
 

@@ -29,8 +29,17 @@ class SamplerSettings:
     ----------
     num_chains : int, default 4
         Chains, spread over the CPU devices there are (one after another on a single device).
-    num_warmup, num_samples : int, default 1000
-        Warm-up iterations and kept draws of each chain (at least :data:`MIN_SAMPLES` draws).
+    num_warmup : int, default 1000
+        Warm-up iterations of each chain.
+    num_samples : int, optional
+        Kept draws of each chain (at least :data:`MIN_SAMPLES`); default the model's
+        (:attr:`bayescal.bayes.registry.ChannelModel.num_samples`, 1000).
+    target_accept : float, optional
+        NUTS's target acceptance rate during warm-up, in (0, 1): smaller steps, and fewer
+        divergent transitions, the closer to 1.  Default the model's
+        (:attr:`bayescal.bayes.registry.ChannelModel.target_accept`: 0.8; 0.95 for the
+        shared-difficulty model, 0.9 for the multi-class crowd model).  Raise it when a fit
+        warns of divergent transitions.
     seed : int, default 0
         Seeds the chains (in a simulation study: the first replicate's seed).
     progress : bool, default True
@@ -40,7 +49,8 @@ class SamplerSettings:
 
     num_chains: int = 4
     num_warmup: int = 1000
-    num_samples: int = 1000
+    num_samples: int | None = None
+    target_accept: float | None = None
     seed: int = 0
     progress: bool = True
 
@@ -48,11 +58,14 @@ class SamplerSettings:
         checked = {
             "num_chains": v.as_int(self.num_chains, "num_chains", minimum=1),
             "num_warmup": v.as_int(self.num_warmup, "num_warmup", minimum=1),
-            "num_samples": v.as_int(self.num_samples, "num_samples", minimum=1),
             # the compiled start takes it as an int64
             "seed": v.as_seed(self.seed, bits=63),
         }
-        if checked["num_samples"] < MIN_SAMPLES:
+        if self.target_accept is not None:
+            checked["target_accept"] = v.as_open_probability(self.target_accept, "target_accept")
+        if self.num_samples is not None:
+            checked["num_samples"] = v.as_int(self.num_samples, "num_samples", minimum=1)
+        if checked.get("num_samples", MIN_SAMPLES) < MIN_SAMPLES:
             raise ValueError(
                 f"num_samples must be >= {MIN_SAMPLES}: R-hat and ESS split each chain in two "
                 f"halves of at least 2 draws; saw {checked['num_samples']}"

@@ -80,9 +80,7 @@ def model_check_study(
         progress=progress,
     )
     # Every replicate is fitted on the complete layout (all 2^K patterns), so the sampler compiles once.
-    sampler = Sampler.for_complete_layout(
-        channels.n_annotators, settings.num_chains, settings.num_warmup, settings.num_samples
-    )
+    sampler = Sampler.for_complete_layout(channels.n_annotators, settings)
     priors = Priors()
     tables = []
     seeds = range(settings.seed, settings.seed + replicates)

@@ -70,9 +70,7 @@ def posterior_coverage(
         progress=progress,
     )
     priors = Priors()
-    sampler = Sampler.for_complete_layout(
-        TOY_CHANNELS.n_annotators, settings.num_chains, settings.num_warmup, settings.num_samples
-    )
+    sampler = Sampler.for_complete_layout(TOY_CHANNELS.n_annotators, settings)
     rows = []
     seeds = range(settings.seed, settings.seed + replicates)
     for seed in tqdm(seeds, desc="coverage", disable=not settings.progress, leave=False):

@@ -223,7 +223,7 @@ def simulation_based_calibration(
             f"sampler: simulation-based calibration ranks the draws of one chain per simulation; "
             f"saw num_chains={settings.num_chains}"
         )
-    seed, num_samples = settings.seed, settings.num_samples
+    seed = settings.seed
     n_simulations = v.as_int(n_simulations, "n_simulations", minimum=2)
     n_items = v.as_int(n_items, "n_items", minimum=1)
     n_annotators = v.as_int(n_annotators, "n_annotators", minimum=2)
@@ -278,7 +278,8 @@ def simulation_based_calibration(
             seed,
         )
     sites = recorded_sites(model, design)
-    sampler = Sampler(design, model, 1, settings.num_warmup, num_samples)
+    # the study's bar runs over the simulations, not over each fit's iterations
+    sampler = Sampler.run_as(design, model, replace(settings, progress=False))
     ranks = {}
     for s in tqdm(range(n_simulations), desc="SBC", disable=not settings.progress, leave=False):
         simulated, truth = simulations(s)
@@ -287,7 +288,7 @@ def simulation_based_calibration(
         draws = _scalars({name: value[0, ::thin] for name, value in samples.items()}, sites)
         for name, values in draws.items():
             ranks.setdefault(name, []).append(int((values < truth[name][0]).sum()))
-    n_draws = len(range(0, num_samples, thin))
+    n_draws = len(range(0, sampler.num_samples, thin))
     table = pd.DataFrame(ranks)
     edges = np.linspace(0, n_draws + 1, n_rank_bins + 1)
     p_values = pd.Series(

@@ -60,9 +60,7 @@ class _Settings:
     n_bins: int
     n_groups: int
     level: float
-    num_chains: int
-    num_warmup: int
-    num_samples: int
+    nuts: SamplerSettings
 
 
 def _bayes(data: AnnotatedScores, settings: _Settings, seed: int):
@@ -72,9 +70,7 @@ def _bayes(data: AnnotatedScores, settings: _Settings, seed: int):
     from ..bayes.priors import Priors
     from ..bayes.sampler import Sampler
 
-    sampler = Sampler.for_complete_layout(
-        data.n_annotators, settings.num_chains, settings.num_warmup, settings.num_samples
-    )
+    sampler = Sampler.for_complete_layout(data.n_annotators, settings.nuts)
     fit = sampler.fit(data.compress(), Priors(), seed)
     return nc_ece_posterior(data, fit, n_bins=settings.n_bins, level=settings.level, seed=seed)
 
@@ -269,9 +265,7 @@ def toy_study(
         v.as_int(n_bins, "n_bins", minimum=1),
         v.as_int(n_groups, "n_groups", minimum=2),
         level,
-        nuts.num_chains,
-        nuts.num_warmup,
-        nuts.num_samples,
+        nuts,
     )
     check_executor(executor)
     tasks = [

@@ -116,6 +116,11 @@ def test_demo_options(capsys):
         (["demo", "--seed", "-2"], "expected a non-negative integer; saw -2"),
         (["demo", "--n-bins", "0"], "expected a positive integer or 'auto'; saw 0"),
         (["demo", "--condition", "odd"], "invalid choice: 'odd'"),
+        (
+            ["fit", "t.csv", "--target-accept", "1"],
+            "expected a number strictly between 0 and 1; saw 1.0",
+        ),
+        (["fit", "t.csv", "--target-accept", "high"], "strictly between 0 and 1; saw 'high'"),
         ([], "the following arguments are required: COMMAND"),
     ],
 )
@@ -124,6 +129,22 @@ def test_bad_arguments_exit_with_usage_error(argv, message, capsys):
         cli.main(argv)
     assert stop.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_the_sampler_options_reach_the_settings_and_unnamed_ones_stay_the_models():
+    from bayescal.app.commands import _sampler_settings
+
+    parser = cli.build_parser()
+    required = ["fit", "t.csv", "--score", "s", "--out", "o"]
+    args = parser.parse_args([*required, "--samples", "300", "--target-accept", "0.95"])
+    assert _sampler_settings(args) == bc.SamplerSettings(
+        num_samples=300, target_accept=0.95, progress=False
+    )
+    args = parser.parse_args([*required, "--quiet"])
+    assert (_sampler_settings(args).num_samples, _sampler_settings(args).target_accept) == (
+        None,
+        None,
+    )
 
 
 def test_demo_with_too_few_items_reports_the_failed_fit_instead_of_crashing(capsys):

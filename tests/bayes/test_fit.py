@@ -8,6 +8,7 @@ import sys
 
 import jax
 import numpy as np
+import pandas as pd
 import pytest
 
 import bayescal as bc
@@ -106,6 +107,24 @@ def test_save_and_load_round_trip_exactly(toy_fit, tmp_path):
     )
     with pytest.raises(ValueError, match=r"not a multi-class posterior .*BayesFit\.load"):
         bc.bayes.ClassBayesFit.load(tmp_path / "fit.nc")
+
+
+def test_divergences_are_warned_with_the_setting_that_cures_them():
+    from bayescal.bayes.bayes_fit import check_diagnostics
+
+    table = pd.DataFrame(
+        {"r_hat": [1.0], "ess_bulk": [900.0], "ess_tail": [900.0], "divergences": [3]},
+        index=["prevalence"],
+    )
+    with pytest.warns(
+        SamplingWarning,
+        match=r"^NUTS diagnostics failed: 3 divergent transition\(s\)\. Run more warmup/samples "
+        r"or chains, with target_accept nearer 1 for the divergences, or check identification",
+    ):
+        check_diagnostics(table)
+    with pytest.warns(SamplingWarning) as said:
+        check_diagnostics(table.assign(divergences=0, ess_bulk=100.0))
+    assert "target_accept" not in str(said[0].message)
 
 
 def test_too_short_runs_warn():
@@ -341,9 +360,9 @@ def test_one_compiled_sampler_serves_any_number_of_draws_and_a_longer_run_extend
     np.testing.assert_array_equal(first_stats["energy"], second_stats["energy"][:, :23])
 
 
-def test_the_compiled_code_is_keyed_by_the_models_target_acceptance():
-    """A registry entry patched for a study (another target acceptance) must compile its own
-    code, not load the code of the default from the sampler cache."""
+def test_the_compiled_code_is_keyed_by_the_target_acceptance():
+    """A fit at another target acceptance (named in its settings, or a registry entry patched
+    for a study) must compile its own code, not load the default's from the sampler cache."""
     from dataclasses import replace
 
     from bayescal.models import PatternDesign
@@ -357,7 +376,9 @@ def test_the_compiled_code_is_keyed_by_the_models_target_acceptance():
     spec = channel_model("dawid_skene")
     default = Sampler(design, spec, 2, 50, 50)
     patched = Sampler(design, replace(spec, target_accept=0.99), 2, 50, 50)
-    assert default._layout_key() != patched._layout_key()
+    settings = bc.SamplerSettings(num_chains=2, num_warmup=50, num_samples=50, target_accept=0.99)
+    named = Sampler.run_as(design, spec, settings)
+    assert default._layout_key() != patched._layout_key() == named._layout_key()
 
 
 @pytest.mark.filterwarnings(

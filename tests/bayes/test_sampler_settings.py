@@ -2,6 +2,7 @@
 defaults; the keyword forms keep working."""
 
 import dataclasses
+import warnings
 
 import pytest
 
@@ -17,7 +18,7 @@ class Sampled(Exception):
 
 def test_the_settings_check_each_field_by_name():
     assert bc.SamplerSettings() == bc.SamplerSettings(
-        num_chains=4, num_warmup=1000, num_samples=1000, seed=0, progress=True
+        num_chains=4, num_warmup=1000, num_samples=None, target_accept=None, seed=0, progress=True
     )
     with pytest.raises(TypeError):
         bc.SamplerSettings(4)
@@ -25,6 +26,9 @@ def test_the_settings_check_each_field_by_name():
         ("num_chains", 0, ValueError, r"^num_chains must be >= 1; saw 0$"),
         ("num_warmup", 2.5, TypeError, r"^num_warmup must be an integer"),
         ("num_samples", -1, ValueError, r"^num_samples must be >= 1"),
+        ("num_samples", 3, ValueError, r"^num_samples must be >= 4: R-hat and ESS"),
+        ("target_accept", 1.0, ValueError, r"^target_accept must lie strictly between 0 and 1; "),
+        ("target_accept", "0.9", TypeError, r"^target_accept must be a number strictly between"),
         ("seed", 2**63, ValueError, r"^seed must be below 2\*\*63"),
         ("progress", "yes", TypeError, r"^progress must be True or False; saw 'yes'$"),
     ]:
@@ -32,6 +36,41 @@ def test_the_settings_check_each_field_by_name():
             bc.SamplerSettings(**{field: value})
     with pytest.raises(dataclasses.FrozenInstanceError):
         bc.SamplerSettings().seed = 3  # type: ignore[misc]
+
+
+def test_the_draws_and_the_acceptance_not_named_are_the_models():
+    from bayescal.bayes.fit import sampler_for
+    from bayescal.bayes.registry import MODELS
+
+    def sampler(model, settings):
+        if model != "shared_difficulty":
+            return sampler_for(FOUR.data, model, settings, caller="test").sampler
+        with pytest.warns(bc.WeakIdentificationWarning):  # 400 items are few for its loadings
+            return sampler_for(FOUR.data, model, settings, caller="test").sampler
+
+    for model in ("dawid_skene", "shared_difficulty"):  # target acceptance 0.8 and 0.95
+        nuts = sampler(model, bc.SamplerSettings())
+        assert (nuts.num_samples, nuts.target_accept) == (
+            MODELS[model].num_samples,
+            MODELS[model].target_accept,
+        )
+        nuts = sampler(model, bc.SamplerSettings(num_samples=300, target_accept=0.97))
+        assert (nuts.num_samples, nuts.target_accept) == (300, 0.97)
+    # NUTS adapts its step to the acceptance named: the run's mean acceptance follows it (one
+    # short chain each, whose R-hat and ESS are not the subject)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bc.SamplingWarning)
+        fits = {
+            accept: bc.fit_bayes(
+                FOUR.data, num_chains=1, num_warmup=300, num_samples=300, target_accept=accept,
+                progress=False,
+            )
+            for accept in (0.6, 0.95)
+        }  # fmt: skip
+    mean_accept = {
+        a: float(f.idata.sample_stats["acceptance_rate"].mean()) for a, f in fits.items()
+    }
+    assert mean_accept[0.6] < 0.8 < 0.9 < mean_accept[0.95], mean_accept
 
 
 def test_a_keyword_given_takes_the_place_of_its_field_and_the_defaults_are_the_callers():

@@ -338,6 +338,19 @@ def test_a_float32_program_solves_the_fields_or_says_nan():
     assert {(m, J) for m, J, outcome in outcomes if outcome == "nan"} == {(6, 8.0)}
 
 
+def test_a_half_precision_program_is_refused_by_name():
+    jax = pytest.importorskip("jax")
+    import bayescal.models  # noqa: F401  (sets the program's solve)
+
+    for dtype in (jax.numpy.float16, jax.numpy.bfloat16):
+        rates, strength = jax.numpy.full(3, 0.2, dtype), jax.numpy.full(3, 2.5, dtype)
+        with pytest.raises(
+            TypeError,
+            match=rf"^free: the fields are solved in float64 or float32; saw {dtype.__name__}$",
+        ):
+            cyclic_joint.joint_of_interaction(rates, strength, TRIANGLE, jax.numpy)
+
+
 def test_numpys_full_step_first_is_the_programs_line_search(monkeypatch):
     """NumPy tries the full Newton step first and searches only the rows where it is not
     enough; a program tries every length at once.  Along the solves of the symmetric grid on
