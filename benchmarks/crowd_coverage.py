@@ -88,6 +88,16 @@ DESIGNS = {
         "workload": "heavy_tailed",
         "worker_mix": {"good": 0.8, "spammer": 0.15, "adversarial": 0.05},
     },
+    # the crowd of notebook 06 and the suite (simulate_crowd's own workload and worker mix:
+    # heavy-tailed, 36 to 900 labels a worker), for the sampler's settings
+    "notebook": {"n": 1500},
+    # a panel of 12 workers of about 500 labels each, for the sampler's settings
+    "heavy_panel": {
+        "n": 2000,
+        "n_workers": 12,
+        "workload": "uniform",
+        "worker_mix": {"good": 0.9, "spammer": 0.1},
+    },
 }
 MODELS = ("hierarchical_dawid_skene", "dawid_skene")
 N_BINS, SPARSE, FEW = 10, 30, 5

@@ -21,7 +21,10 @@ files, not the settings a variant changes for this process).  The variants:
   boundary-avoiding prior Gamma(2, 2) (mean 1, mode 0.5, P(s < 0.2) = 0.06) instead of
   HalfNormal(1.5), which keeps the population's spread out of the funnel's neck.
 
-Variants combine (``--variant noncentred accept``); ``--samples`` sets the draws a chain keeps.
+Variants combine (``--variant noncentred accept``); ``--samples`` sets the draws a chain keeps;
+``--centred-labels N`` centres the workers of at least N labels (``ResponseDesign``'s rule,
+whose default is 30); ``--seeds`` names the seeds in place of ``--replicates``.  Each row also
+records the mean leapfrog steps of an iteration.
 
     XLA_FLAGS=--xla_force_host_platform_device_count=2 .venv/bin/python \
         benchmarks/hierarchical_sampler_variants.py --variant shipped --designs spammers adversaries --replicates 10
@@ -54,8 +57,6 @@ MODEL = "hierarchical_dawid_skene"
 def use_variant(variant: str, target_accept: float = 0.95) -> None:
     """Change the sampler of this process to ``variant`` (module docstring)."""
     os.environ["BAYESCAL_CACHE_DIR"] = "off"
-    from bayescal.models.response_design import ResponseDesign
-
     import bayescal.bayes.sampler as sampler
     from bayescal.bayes import registry
 
@@ -87,7 +88,14 @@ def use_variant(variant: str, target_accept: float = 0.95) -> None:
         model = sys.modules["bayescal.models.hierarchical_dawid_skene"]
         model.spread_prior = lambda: dist.Gamma(2.0, 2.0)
     if variant == "noncentred":
-        ResponseDesign.from_responses.__func__.__kwdefaults__["centred_labels"] = np.iinfo(int).max
+        centre_from(np.iinfo(int).max)
+
+
+def centre_from(labels: int) -> None:
+    """Centre the workers of at least ``labels`` labels in this process."""
+    from bayescal.models.response_design import ResponseDesign
+
+    ResponseDesign.from_responses.__func__.__kwdefaults__["centred_labels"] = labels
 
 
 def replicate(design: str, seed: int, num_samples: int) -> dict:
@@ -111,6 +119,7 @@ def replicate(design: str, seed: int, num_samples: int) -> dict:
         "min_ess_bulk": diagnostics.ess_bulk.min(),
         "min_ess_tail": diagnostics.ess_tail.min(),
         "weakest": diagnostics.ess_bulk.idxmin(),
+        "steps": float(fit.idata.sample_stats["n_steps"].mean()),
         "seconds": seconds,
     }
 
@@ -135,20 +144,32 @@ def main() -> None:
         "--target-accept", type=float, default=0.95, help="of accept, dense and block"
     )
     parser.add_argument("--designs", nargs="+", choices=list(DESIGNS), default=["spammers"])
-    parser.add_argument("--replicates", type=int, default=10)
+    parser.add_argument("--replicates", type=int, default=10, help="seeds 0, 1, ...")
+    parser.add_argument("--seeds", type=int, nargs="+", help="these seeds instead")
+    parser.add_argument("--centred-labels", type=int, help="centre the workers of this many")
     args = parser.parse_args()
     for variant in args.variant:
         use_variant(variant, args.target_accept)
+    if args.centred_labels is not None:
+        os.environ["BAYESCAL_CACHE_DIR"] = "off"
+        centre_from(args.centred_labels)
+    seeds = args.seeds if args.seeds else range(args.replicates)
+    settings = [f"{args.target_accept}"] if {"accept", "dense", "block"} & set(args.variant) else []
+    if args.centred_labels is not None:
+        settings.append(f"centred from {args.centred_labels} labels")
+    label = " + ".join(args.variant) + (f" ({', '.join(settings)})" if settings else "")
     for design in args.designs:
-        rows = [replicate(design, seed, args.samples) for seed in range(args.replicates)]
-        for row in rows:
-            print(" ".join(f"{key}={value}" for key, value in row.items()), flush=True)
+        rows = []
+        for seed in seeds:
+            rows.append(replicate(design, seed, args.samples))
+            print(" ".join(f"{key}={value}" for key, value in rows[-1].items()), flush=True)
         warned = sum(row["warned"] for row in rows)
         print(
-            f"| {' + '.join(args.variant)} ({args.target_accept}) | {args.samples} | {design} | {warned} of {len(rows)} "
+            f"| {label} | {args.samples} | {design} | {warned} of {len(rows)} "
             f"| {sum(row['divergences'] > 0 for row in rows)} "
             f"| {sum(row['warned'] and not failed_diagnostics(row) for row in rows)} "
             f"| {np.median([row['min_ess_bulk'] for row in rows]):.0f} "
+            f"| {np.mean([row['steps'] for row in rows]):.0f} "
             f"| {np.mean([row['seconds'] for row in rows]):.1f} |"
         )
 
