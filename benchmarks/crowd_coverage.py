@@ -39,8 +39,8 @@ key knows the program's files, not their constants at run time):
   concentration 10^4: rho = 0 +- 0.007), the one-peaked population the issue warns about.
 
 ``--variant`` fits the hierarchical model with a sampler variant of
-``hierarchical_sampler_variants.py`` (one or several, e.g. ``accept gapstart gammaspread``,
-with ``--target-accept``), ``--samples`` keeps that many draws a chain (default
+``hierarchical_sampler_variants.py`` (one or several, e.g. ``noncentred accept``, with
+``--target-accept``), ``--samples`` keeps that many draws a chain (default
 ``--iterations``).
 
     XLA_FLAGS=--xla_force_host_platform_device_count=2 .venv/bin/python \

@@ -16,7 +16,7 @@ settings:
     .venv/bin/python benchmarks/dependent_pairs_sbc.py [--design DESIGN] [--simulations 200] [--seed 38] [--warmup 300]
 
 ``--variant`` (crowd designs) fits and simulates the hierarchical model with a variant of
-``hierarchical_sampler_variants.py`` (e.g. ``gammaspread``, whose prior the simulations then
+``hierarchical_sampler_variants.py`` (e.g. ``halfnormalspread``, whose prior the simulations then
 draw from), with ``--target-accept``.
 
 Prints each parameter's chi-square p-value of uniform ranks and whether all pass at the

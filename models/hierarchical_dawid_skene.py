@@ -1,7 +1,7 @@
 """Hierarchical Bayesian Dawid–Skene model for crowds: workers' channels partially pooled.
 
     (mu_a, mu_b) = (m, m + g),   m ~ Normal(-1.5, 1.5),   g ~ HalfNormal(3)
-    s_a, s_b ~ HalfNormal(1.5),   rho ~ 2 Beta(2, 2) - 1        (the LKJ(2) prior of a 2x2 correlation)
+    s_a, s_b ~ Gamma(2, 2),       rho ~ 2 Beta(2, 2) - 1        (the LKJ(2) prior of a 2x2 correlation)
     informative workers:  (logit a_j, logit b_j) ~ Normal((mu_a, mu_b), [[s_a^2, rho s_a s_b], [rho s_a s_b, s_b^2]])
     random workers:       (logit a_j + logit b_j) / 2 ~ Logistic(0, 1),   logit b_j - logit a_j ~ Normal(0, 0.3)
     share of random workers pi ~ Beta(1, 5)
@@ -11,8 +11,12 @@
 
 The hyperpriors are weakly informative on the logit scale: a typical false-positive rate near
 sigmoid(-1.5) = 0.18 give or take a factor of e^1.5, a population gap anywhere from none to
-about 6 logits, workers' spread up to about 3 logits, and no preferred sign of the correlation
-of a worker's two rates.  The second, *random* component is the spammers' (MACE's idea, Hovy
+about 6 logits, workers' spread mostly from 0.2 to 2.4 logits (the Gamma(2, 2): mean 1, mode
+0.5, P(s < 0.2) = 0.06), and no preferred sign of the correlation of a worker's two rates.
+The spread's prior keeps away from 0, where the workers' logits would form a funnel: under
+HalfNormal(1.5) most default fits of 30-worker crowds warned (divergent transitions at small
+spreads, chains stuck in the funnel; benchmarks/RESULTS.md, "A boundary-avoiding spread prior
+with non-centred workers").  The second, *random* component is the spammers' (MACE's idea, Hovy
 et al. 2013, as a mixture of populations): workers whose answers do not depend on the item, at
 a rate of positives uniform on (0, 1) (the standard logistic is the logit of a uniform rate),
 their gap held near 0.  Constant workers (a = b = 0 or 1) are random workers at the ends of
@@ -54,7 +58,10 @@ sampled centred, as ``(u_j, v_j)``, the mean of their two logits and their gap
 (:func:`from_centre_gap`), the axes a random worker's posterior is long and narrow along; the
 others are sampled non-centred (``z_j ~ Normal(0, I)``, ``x_j = mu + L z_j``), away from the
 funnel of a posterior close to the population.  Each choice, and the component's effect on
-coverage, is measured in benchmarks/RESULTS.md ("The hierarchical model's design, measured").
+coverage, is measured in benchmarks/RESULTS.md ("The hierarchical model's design, measured";
+the centring on four crowds under today's spread prior: "The crowd model's defaults").  The
+population's gap starts at 2 logits, so that the non-centred workers, who start at its centre,
+start oriented.
 """
 
 from __future__ import annotations
@@ -80,21 +87,24 @@ from .response_design import ResponseDesign, code_table, gold_mixture
 
 #: Hyperpriors (module docstring): the population mean logit false-positive rate ...
 MEAN_LOCATION, MEAN_SCALE = -1.5, 1.5
-#: ... the population gap mu_b - mu_a (half-normal scale), the workers' spread (half-normal
-#: scale of s_a and s_b), and the LKJ concentration of their correlation.
+#: ... the population gap mu_b - mu_a (half-normal scale), the workers' spreads s_a and s_b
+#: (the Gamma's shape and rate), and the LKJ concentration of their correlation.
 GAP_SCALE = 3.0
-SPREAD_SCALE = 1.5
+SPREAD_PRIOR = (2.0, 2.0)
 CORRELATION_CONCENTRATION = 2.0
 #: Where the workers' sites start (unconstrained values), every worker positively oriented: a
 #: chain started with workers at random sides can settle in the mirror image of the posterior
 #: (each worker flipped, a wide population with a small positive gap), which the population's
 #: orientation alone leaves as a local mode (measured: R-hat 1.8 on a 30-worker crowd).
 #: The random workers' share starts at 0.1 (unconstrained -2.2): a crowd mostly informative,
-#: as the workers start.
+#: as the workers start.  The population gap starts at 2 logits (unconstrained log 2), the
+#: non-centred workers (``z = 0``) with it: from a random gap near 0 a chain could start them
+#: unoriented.
 ORIENTED_START = {
     "channel_z": (0.0, 0.0),
     "channel_centre_gap": (0.0, 2.0),
     "population_random_share": -2.2,
+    "population_gap": float(np.log(2.0)),
 }
 #: The random workers' component (module docstring): the Beta prior of their share, and the
 #: SD of their gap logit b - logit a, fixed.
@@ -247,10 +257,10 @@ class CentreAndGap(dist.Distribution):
 
 
 def spread_prior() -> dist.Distribution:
-    """The prior of each of the workers' spreads ``s_a, s_b``: HalfNormal(SPREAD_SCALE).  A
-    function of its own so that a study can put another in its place
-    (benchmarks/hierarchical_sampler_variants.py measures a boundary-avoiding one)."""
-    return dist.HalfNormal(SPREAD_SCALE)
+    """The prior of each of the workers' spreads ``s_a, s_b``: Gamma(*SPREAD_PRIOR).  A
+    function of its own so that a study can put another in the program's place
+    (benchmarks/hierarchical_sampler_variants.py measures the HalfNormal(1.5) of before)."""
+    return dist.Gamma(*SPREAD_PRIOR)
 
 
 def _population() -> WorkerPopulation:
@@ -455,7 +465,7 @@ def population_log_density(logit_a, logit_b, population: dict):
     hyper = (
         -0.5 * ((mean[..., 0] - MEAN_LOCATION) / MEAN_SCALE) ** 2
         - 0.5 * (gap / GAP_SCALE) ** 2
-        - 0.5 * ((spread / SPREAD_SCALE) ** 2).sum(axis=-1)
+        + ((SPREAD_PRIOR[0] - 1.0) * np.log(spread) - SPREAD_PRIOR[1] * spread).sum(axis=-1)
         + (CORRELATION_CONCENTRATION - 1.0) * np.log(half * (1.0 - half))
         + (RANDOM_SHARE_PRIOR[0] - 1.0) * np.log(share)
         + (RANDOM_SHARE_PRIOR[1] - 1.0) * np.log1p(-share)

@@ -27,7 +27,8 @@ from bayescal.channels.pattern_likelihood import dependence_log_factor
 
 from .pattern_design import row_key
 
-#: Workers with at least this many labels are sampled centred, the others non-centred.
+#: Workers with at least this many labels are sampled centred, the others non-centred
+#: (measured in benchmarks/RESULTS.md, "The crowd model's defaults").
 CENTRED_LABELS = 30
 CENTRED_STEP = 8
 

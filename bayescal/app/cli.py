@@ -297,13 +297,13 @@ def _sampler_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--samples",
         type=_integer_argument(1),
-        help="draws per chain (default: the model's, 1000)",
+        help="draws per chain (default: the model's: 1000, 2000 for hierarchical_dawid_skene)",
     )
     command.add_argument(
         "--target-accept",
         type=_acceptance_argument,
         help="NUTS's target acceptance in (0, 1); nearer 1 when a fit warns of divergent "
-        "transitions (default: the model's, 0.8 for most)",
+        "transitions (default: the model's: 0.8 for most, 0.99 for hierarchical_dawid_skene)",
     )
 
 

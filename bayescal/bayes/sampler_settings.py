@@ -33,12 +33,14 @@ class SamplerSettings:
         Warm-up iterations of each chain.
     num_samples : int, optional
         Kept draws of each chain (at least :data:`MIN_SAMPLES`); default the model's
-        (:attr:`bayescal.bayes.registry.ChannelModel.num_samples`, 1000).
+        (:attr:`bayescal.bayes.registry.ChannelModel.num_samples`): 1000, and 2000 for the
+        hierarchical crowd model, whose population's spread mixes slowly.
     target_accept : float, optional
         NUTS's target acceptance rate during warm-up, in (0, 1): smaller steps, and fewer
         divergent transitions, the closer to 1.  Default the model's
         (:attr:`bayescal.bayes.registry.ChannelModel.target_accept`: 0.8; 0.95 for the
-        shared-difficulty model, 0.9 for the multi-class crowd model).  Raise it when a fit
+        shared-difficulty model, 0.99 for the hierarchical crowd model, 0.9 for the multi-class
+        crowd model).  Raise it when a fit
         warns of divergent transitions.
     seed : int, default 0
         Seeds the chains (in a simulation study: the first replicate's seed).

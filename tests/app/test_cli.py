@@ -701,7 +701,17 @@ def test_fit_and_sensitivity_take_a_long_table_of_200_workers(tmp_path):
     scores.to_csv(tmp_path / "scores.csv", index=False)
     table = ["labels.csv", "--long", "--scores", "scores.csv", "--score", "score"]
     # short chains (what is tested is the command, not the posterior): NUTS warns, in one line
-    quick = ["--chains", "2", "--warmup", "100", "--samples", "100", "--quiet"]
+    quick = [
+        "--chains",
+        "2",
+        "--warmup",
+        "100",
+        "--samples",
+        "100",
+        "--target-accept",
+        "0.8",
+        "--quiet",
+    ]
     fit = run("fit", *table, "--out", "fit", *quick, cwd=tmp_path)
     assert fit.returncode == 0, fit.stderr
     verdict, numbers, first = fit.stdout.splitlines()[:3]
