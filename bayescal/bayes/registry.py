@@ -218,10 +218,10 @@ MODELS = {
             identification="three workers or more, and some item labelled twice",
             em="crowd_em",
             dependent_pairs=True,
-            # the population's spread makes a funnel: at 0.8 with 1 000 draws, 70% and 55% of
-            # default fits of two 30-worker crowds warned (divergences, short ESS); at 0.99 with
-            # 2 000, 3 of 40 (benchmarks/RESULTS.md, "Target acceptance 0.99 with the
-            # boundary-avoiding spread prior")
+            # the population's spread makes a funnel: at 0.8 with 1 000 draws (and the spread's
+            # HalfNormal prior of before), 23 of 40 default fits of four crowds warned
+            # (divergences, short ESS); at 0.99 with 2 000, 8 of 60 (benchmarks/RESULTS.md,
+            # "The crowd model's defaults")
             target_accept=0.99,
             num_samples=2000,
         ),

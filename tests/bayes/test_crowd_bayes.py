@@ -238,8 +238,8 @@ def test_hierarchical_model_passes_sbc():
     # ranks among 49 draws (245 thinned by 5: ranks 0 .. 49 fill the 5 bins evenly), chi-square
     # uniformity per parameter at family-wise level 0.01 (Bonferroni over the 23 parameters: 16
     # channels, prevalence, 6 of the population)
-    # NUTS at target acceptance 0.8, not the model's 0.99: a quarter of the cost, and single
-    # short chains that the model's prior calibrates (issue 38's SBC at 0.99 in benchmarks/)
+    # NUTS at target acceptance 0.8, not the model's 0.99: a third of the cost, on single short
+    # chains that calibrate at 0.8 (benchmarks/dependent_pairs_sbc.py runs crowds at 0.99)
     result = simulation_based_calibration(
         model=MODEL,
         sampler=bc.SamplerSettings(num_chains=1, target_accept=0.8, progress=False),
