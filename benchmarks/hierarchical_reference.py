@@ -33,7 +33,7 @@ import bayescal as bc  # noqa: E402  (the simulated crowd only)
 def model(item, worker, label, n_items, n_workers):
     mean_a = numpyro.sample("mean_a", dist.Normal(-1.5, 1.5))
     gap = numpyro.sample("gap", dist.HalfNormal(3.0))
-    spread = numpyro.sample("spread", dist.HalfNormal(1.5).expand([2]).to_event(1))
+    spread = numpyro.sample("spread", dist.Gamma(2.0, 2.0).expand([2]).to_event(1))
     rho = 2 * numpyro.sample("half", dist.Beta(2.0, 2.0)) - 1
     with numpyro.plate("worker", n_workers):
         z = numpyro.sample("z", dist.Normal(0, 1).expand([2]).to_event(1))
