@@ -422,7 +422,7 @@ def simulate_log_linear(
     n : int
     channels : Channels
     pairs : (int, int) or list of them
-        The dependent pairs, as annotator indices; each pair once.
+        The dependent pairs, as annotator indices; each pair once, at least one.
     interaction : float, or array of shape (D,) or (D, 2)
         Each pair's conditional log odds ratio given ``Y = 0`` and ``Y = 1`` (one value: the
         same for every pair and class; (D,): the same in both classes).
@@ -438,6 +438,11 @@ def simulate_log_linear(
     """
     simulation = simulate_annotated(n, channels, calibration=calibration, seed=seed)
     pairs = [pairs] if _is_one_pair(pairs) else list(pairs)
+    if not pairs:  # the answers would be independent: simulate_annotated's, under another name
+        raise ValueError(
+            "pairs: give at least one dependent pair (j, k); saw none "
+            "(simulate_annotated draws annotators independent given Y)"
+        )
     index = []
     for one in pairs:
         if not _is_one_pair(one):
