@@ -53,15 +53,15 @@ log-linear joint, :mod:`bayescal.channels.cyclic_joint`), and each row adds the 
 (:meth:`ResponseDesign.pair_terms`); the prior predictive draws a pair's answers jointly.
 The population pools the channels only.
 
-Parametrisation: workers with at least ``CENTRED_LABELS`` (125) labels have posteriors sharper
-than the population and are sampled centred, as ``(u_j, v_j)``, the mean of their two logits
-and their gap (:func:`from_centre_gap`), the axes a random worker's posterior is long and narrow
-along; the others are sampled non-centred (``z_j ~ Normal(0, I)``, ``x_j = mu + L z_j``), away
-from the funnel of a posterior close to the population.  Each choice, and the component's
-effect on coverage, is measured in benchmarks/RESULTS.md ("The hierarchical model's design,
-measured"; the centring on four crowds under today's spread prior: "The crowd model's
-defaults" and "Which workers to centre").  The population's gap starts at 2 logits, so that the
-non-centred workers, who start at its centre, start oriented.
+Parametrisation: workers with at least ``CENTRED_LABELS`` labels have sharp posteriors and are
+sampled centred, as ``(u_j, v_j)``, the mean of their two logits and their gap
+(:func:`from_centre_gap`), the axes a random worker's posterior is long and narrow along; the
+others are sampled non-centred (``z_j ~ Normal(0, I)``, ``x_j = mu + L z_j``), away from the
+funnel of a posterior close to the population.  Each choice, and the component's effect on
+coverage, is measured in benchmarks/RESULTS.md ("The hierarchical model's design, measured";
+the centring on four crowds under today's spread prior: "The crowd model's defaults").  The
+population's gap starts at 2 logits, so that the non-centred workers, who start at its centre,
+start oriented.
 """
 
 from __future__ import annotations

@@ -27,12 +27,11 @@ from bayescal.channels.pattern_likelihood import dependence_log_factor
 
 from .pattern_design import row_key
 
-#: Workers with at least this many labels are sampled centred, the others non-centred.  About
-#: where a worker's likelihood is as sharp as the population: 100 labels, 3 an item, give each
-#: of its logits an information of about 5 (an SD of 0.45) against workers' spreads of 0.4-0.7
-#: logits, and centred workers that close to the population made the funnel of a small spread
-#: (benchmarks/RESULTS.md, "Which workers to centre").
-CENTRED_LABELS = 125
+#: Workers with at least this many labels are sampled centred, the others non-centred
+#: (measured in benchmarks/RESULTS.md, "The crowd model's defaults"; 125 warns less on crowds
+#: of about 100 labels a worker but doubles a heavy-tailed crowd's cost: "Which workers to
+#: centre").
+CENTRED_LABELS = 30
 CENTRED_STEP = 8
 
 
