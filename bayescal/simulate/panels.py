@@ -437,7 +437,7 @@ def simulate_log_linear(
         each set.
     """
     simulation = simulate_annotated(n, channels, calibration=calibration, seed=seed)
-    pairs = [pairs] if _is_one_pair(pairs) else list(pairs)
+    pairs = [] if pairs is None else [pairs] if _is_one_pair(pairs) else list(pairs)
     if not pairs:  # the answers would be independent: simulate_annotated's, under another name
         raise ValueError(
             "pairs: give at least one dependent pair (j, k); saw none "

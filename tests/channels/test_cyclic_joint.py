@@ -249,6 +249,7 @@ def test_the_simulator_keeps_the_channels_and_the_pairs_tables():
     ("pairs", "interaction", "message"),
     [
         ([], 1.0, "at least one dependent pair"),
+        (None, 1.0, "at least one dependent pair"),
         ([(0, 0)], 1.0, "two different annotator indices below 5"),
         ([(0, 1), (1, 0)], 1.0, "distinct pairs"),
         ([(0, 7)], 1.0, "below 5"),
