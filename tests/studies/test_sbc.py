@@ -69,17 +69,19 @@ def test_sbc_detects_a_fit_with_the_wrong_prior():
 def test_dawid_skene_with_dependent_pairs_passes_sbc():
     """Issues 19 and 38: six annotators, a tree of pairs that share a1 (a0 ~ a1 ~ a2) and a
     lone pair a3 ~ a4, so both kinds of term; the covariances are drawn from their prior
-    (uniform within each pair's bounds) and ranked with the channels (19 parameters;
-    benchmarks/dependent_pairs_sbc.py runs 200 simulations)."""
+    (uniform within each pair's bounds) and ranked with the channels (19 parameters); 60
+    simulations in 5 rank bins, as the crowd models' (benchmarks/dependent_pairs_sbc.py runs
+    200)."""
     result = simulation_based_calibration(
         model="dawid_skene",
-        n_simulations=100,
+        n_simulations=60,
+        n_rank_bins=5,
         n_annotators=6,
         dependent=[("a0", "a1"), ("a1", "a2"), ("a3", "a4")],
         **SHORT,
         seed=4,
     )
-    assert result.ranks.shape == (100, 19)
+    assert result.ranks.shape == (60, 19)
     assert {f"covariance[{i}]" for i in range(6)} <= set(result.ranks.columns)
     assert result.passed, result.p_values
 
@@ -87,15 +89,17 @@ def test_dawid_skene_with_dependent_pairs_passes_sbc():
 @pytest.mark.slow
 def test_shared_difficulty_passes_sbc():
     """Issue 19: four annotators sharing an item difficulty, loadings ~ HalfNormal(1) (11
-    parameters)."""
+    parameters); 60 simulations in 5 rank bins, as the crowd models' (benchmarks/sbc_folded.py
+    runs 100 under flat channel priors)."""
     result = simulation_based_calibration(
         model="shared_difficulty",
-        n_simulations=100,
+        n_simulations=60,
+        n_rank_bins=5,
         n_annotators=4,
         **SHORT,
         seed=5,
     )
-    assert result.ranks.shape == (100, 11)
+    assert result.ranks.shape == (60, 11)
     assert result.passed, result.p_values
 
 
