@@ -10,11 +10,11 @@ workers and LABELS labels per item, the same model in both.  Every row is a fres
 3. the same with the cache row 2 left (the sampler is loaded, not compiled);
 4. bayescal's sampler with every worker non-centred (the parametrisation's share of the gain).
 
-All chains run (1000 warm-up + 1000 draws) at NUTS's target acceptance 0.8, the reference's
-(the model's own default is 0.99 with 2000 draws since issue 38).  "per chain" is the wall time over the chains (the
-two devices run them side by side in every row).  Diagnostics: the largest rank-normalised
-R-hat and the smallest bulk ESS over a, b and prevalence, and the divergences; bayescal's rows
-also give the mean leapfrog steps per iteration and the peak resident memory.
+All chains run (1000 warm-up + 1000 draws) at NUTS's target acceptance 0.8, the reference's (the
+model's own default is 0.99 with 2000 draws since issue 38).  "per chain" is the wall time over
+the chains (the two devices run them side by side in every row).  Diagnostics: the largest
+rank-normalised R-hat and the smallest bulk ESS over a, b and prevalence, and the divergences;
+bayescal's rows also give the mean leapfrog steps per iteration and the peak resident memory.
 
     .venv/bin/python benchmarks/hierarchical_fit.py [ITEMS WORKERS LABELS]   # default 10000 200 5
 """

@@ -2,11 +2,11 @@
 (issue 38, item 2: "make the defaults converge on these designs").
 
 Each replicate fits ``hierarchical_dawid_skene`` with the default sampler (4 chains x (1000 +
-2000) at target acceptance 0.99) to a crowd of ``crowd_coverage.py`` and records whether the fit warned (R-hat > 1.01,
-bulk or tail ESS < 400, or a divergent transition), its divergences, largest R-hat, smallest
-bulk and tail ESS with the parameter they belong to, and the seconds the fit took (compiling
-included: every variant compiles afresh, since the compiled-sampler cache knows the program's
-files, not the settings a variant changes for this process).  The variants:
+2000) at target acceptance 0.99) to a crowd of ``crowd_coverage.py`` and records whether the fit
+warned (R-hat > 1.01, bulk or tail ESS < 400, or a divergent transition), its divergences,
+largest R-hat, smallest bulk and tail ESS with the parameter they belong to, and the seconds the
+fit took (compiling included: every variant compiles afresh, since the compiled-sampler cache
+knows the program's files, not the settings a variant changes for this process). The variants:
 
 - ``shipped``: as ``fit_bayes`` runs it;
 - ``accept``: NUTS's target acceptance ``--target-accept`` (default 0.95) instead of 0.99;
@@ -32,7 +32,8 @@ whose default is 30); ``--seeds`` names the seeds in place of ``--replicates``. 
 records the mean leapfrog steps of an iteration.
 
     XLA_FLAGS=--xla_force_host_platform_device_count=2 .venv/bin/python \
-        benchmarks/hierarchical_sampler_variants.py --variant shipped --designs spammers adversaries --replicates 10
+        benchmarks/hierarchical_sampler_variants.py --variant shipped \
+        --designs spammers adversaries --replicates 10
 """
 
 from __future__ import annotations

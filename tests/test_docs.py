@@ -132,8 +132,9 @@ def test_the_crowds_guide_runs_and_says_what_it_claims(crowd_of_30, crowd_of_30_
     assert round(names["crowd"].population_binned_ece(10), 3) == 0.090
     assert list(names["labels"].columns) == ["item", "annotator", "label"]
 
-    # the guide's fit is the session's (the same crowd, model and defaults, checked here), so
-    # the 4 x (1000 + 1000) fit runs once for this test and tests/bayes/test_crowd_bayes.py
+    # the guide's fit is the session's (the same crowd and model, checked here; 2 chains where
+    # the guide's defaults run 4, which notebook 06 runs on this crowd), so the fit runs once
+    # for this test and tests/bayes/test_crowd_bayes.py
     def the_sessions_fit(data, *, model):
         assert model == "hierarchical_dawid_skene"
         assert np.array_equal(data.annotations, crowd_of_30.data.annotations)

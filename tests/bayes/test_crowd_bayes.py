@@ -439,7 +439,7 @@ def test_the_analysis_of_a_crowd_pushes_its_posterior_through_its_responses(
 ):
     from bayescal.bayes import fit as inference
 
-    def the_sessions_fit(data, *, model, **options):  # the same crowd, model and defaults
+    def the_sessions_fit(data, *, model, **options):  # the same crowd and model
         assert model == "hierarchical_dawid_skene" and options.keys() == {
             "priors", "sampler", "dependent"
         }  # fmt: skip
