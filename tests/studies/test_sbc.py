@@ -12,8 +12,8 @@ WARMUP = 300
 
 #: Kept draws of every fit here, thinned (the study's default is 1 000 by 10): 49 draws rank
 #: the truth on 0 .. 49, 50 values that 5 or 10 rank bins split evenly, where 100 draws put 11
-#: values in the first of 10 bins and 10 in the others.  The positive tests rank 60 simulations
-#: in 5 bins (12 a bin expected; the benchmarks run 100-200 simulations in 10).  Thinning by 5 leaves these small
+#: values in the first of 10 bins and 10 in the others.  The costlier models' positive tests
+#: rank 60 simulations in 5 bins (12 a bin expected; the benchmarks run 100-200 in 10).  Thinning by 5 leaves these small
 #: models' draws close to independent (SBC's ranks assume it): strongly correlated draws would
 #: show as ranks piled at the ends, which the uniformity test would catch.
 SHORT = {"num_warmup": WARMUP, "num_samples": 245, "thin": 5}
@@ -21,17 +21,16 @@ SHORT = {"num_warmup": WARMUP, "num_samples": 245, "thin": 5}
 
 @pytest.mark.slow
 def test_dawid_skene_passes_sbc():
-    # 60 prior simulations, ranks among 49 posterior draws in 5 bins, chi-square uniformity
-    # per parameter at family-wise level 0.01 (Bonferroni over the 7 parameters).
+    # 100 prior simulations, ranks among 49 posterior draws, chi-square uniformity per
+    # parameter at family-wise level 0.01 (Bonferroni over the 7 parameters).
     result = simulation_based_calibration(
         model="dawid_skene",
-        n_simulations=60,
-        n_rank_bins=5,
+        n_simulations=100,
         n_annotators=3,
         **SHORT,
         seed=1,
     )
-    assert result.ranks.shape == (60, 7) and result.n_draws == 49
+    assert result.ranks.shape == (100, 7) and result.n_draws == 49
     assert result.passed, result.p_values
 
 
@@ -39,14 +38,13 @@ def test_dawid_skene_passes_sbc():
 def test_hui_walter_passes_sbc():
     result = simulation_based_calibration(
         model="hui_walter",
-        n_simulations=60,
-        n_rank_bins=5,
+        n_simulations=100,
         n_annotators=2,
         n_groups=4,
         **SHORT,
         seed=2,
     )
-    assert result.ranks.shape == (60, 8)
+    assert result.ranks.shape == (100, 8)
     assert result.passed, result.p_values
 
 
