@@ -18,6 +18,11 @@ knows the program's files, not the settings a variant changes for this process).
 - ``randomgap``: the population gap starts at random, not at 2 logits;
 - ``halfnormalspread``: a change to the model, not to the sampler: the workers' spreads get the
   prior HalfNormal(1.5) in place of the boundary-avoiding Gamma(2, 2).
+- ``partial``: a change to the program's parametrisation, not to the model: every sampled worker
+  partially non-centred (Papaspiliopoulos, Roberts and Sköld 2007), ``x_j = mu + s^(1 - l_j)
+  (x~_j - l_j mu)`` with ``l_j = n_j / (n_j + N0)`` (``--partial-labels N0``, default 120)
+  and ``x~_j`` in the centred workers' (centre, gap) coordinates (benchmarks/RESULTS.md, "A
+  partially non-centred form").
 
 The defaults before 2026-12-07 (HalfNormal(1.5), the gap started at random, target acceptance
 0.8, 1 000 kept draws) are ``--variant halfnormalspread randomgap accept --target-accept 0.8
@@ -47,7 +52,16 @@ import warnings
 import numpy as np
 from crowd_coverage import DESIGNS, labelled_workers, simulate_design
 
-VARIANTS = ("shipped", "accept", "dense", "block", "noncentred", "randomgap", "halfnormalspread")
+VARIANTS = (
+    "shipped",
+    "accept",
+    "dense",
+    "block",
+    "noncentred",
+    "randomgap",
+    "halfnormalspread",
+    "partial",
+)
 #: The population's sites and the class proportion, the dense block of ``block``.
 POPULATION_BLOCK = (
     "population_mean_a",
@@ -60,7 +74,7 @@ POPULATION_BLOCK = (
 MODEL = "hierarchical_dawid_skene"
 
 
-def use_variant(variant: str, target_accept: float = 0.95) -> None:
+def use_variant(variant: str, target_accept: float = 0.95, partial_labels: float = 120) -> None:
     """Change the sampler of this process to ``variant`` (module docstring)."""
     os.environ["BAYESCAL_CACHE_DIR"] = "off"
     import bayescal.bayes.sampler as sampler
@@ -95,6 +109,62 @@ def use_variant(variant: str, target_accept: float = 0.95) -> None:
         model.spread_prior = lambda: dist.HalfNormal(1.5)
     if variant == "noncentred":
         centre_from(np.iinfo(int).max)
+    if variant == "partial":
+        partially_non_centred(partial_labels)
+
+
+def partially_non_centred(n0: float) -> None:
+    """Sample every worker of this process's hierarchical fits partially non-centred, with the
+    weight ``n_j / (n_j + n0)`` of the centred form (module docstring).  The sampled site is a
+    Normal(0, I) whose density a factor takes out again, so that shapes can still be drawn;
+    the factor then gives ``x~``'s density, the population's at ``x`` times the Jacobian
+    ``prod_k s_k^(1 - l_j)`` (the (centre, gap) map has Jacobian 1)."""
+    import sys
+
+    import bayescal.models
+    import jax.numpy as jnp
+    import numpyro
+    import numpyro.distributions as dist
+
+    model = sys.modules["bayescal.models.hierarchical_dawid_skene"]
+    shipped_logits, shipped_program = model._worker_logits, model.hierarchical_dawid_skene
+    counts_of_call = []
+
+    def partial_logits(population, design, prior_predictive):
+        if prior_predictive:  # the prior predictive draws every worker from the population
+            return shipped_logits(population, design, prior_predictive)
+        n_workers, n_sampled = design.n_annotators, design.n_annotators - design.n_summed_out
+        given = design.codes < 2 * n_workers
+        items = jnp.broadcast_to(counts_of_call[-1][:, None], design.codes.shape) * given
+        labels = jnp.zeros(n_workers + 1).at[jnp.where(given, design.codes // 2, n_workers)]
+        labels = labels.add(items)[:n_workers]
+        # each worker's labels in the sampled order (the summed-out workers' row dropped)
+        labels = jnp.zeros(n_workers + 1).at[design.position].set(labels)[:n_sampled, None]
+        weight = labels / (labels + n0)
+        mean, spread = population.informative.location, population.informative.spread
+        base = dist.Normal(0.0, 1.0).expand([2]).to_event(1)
+        with numpyro.plate("partial_worker", n_sampled):
+            w = numpyro.sample("channel_partial", base)
+        x = mean + spread ** (1.0 - weight) * (model.from_centre_gap(w) - weight * mean)
+        numpyro.factor(
+            "partial_population",
+            population.log_prob(x).sum()
+            + ((1.0 - weight) * jnp.log(spread)).sum()
+            - base.log_prob(w).sum(),
+        )
+        parts = [x]
+        if n_sampled < n_workers:
+            rates = model.population_mean_channel(mean, spread, population.share)
+            parts.append(jnp.log(rates / (1.0 - rates))[None, :])
+        return jnp.concatenate(parts)[design.position]
+
+    def program(design, prior_params, counts=None):
+        counts_of_call.append(counts)  # the rows' counts, which weigh each worker's labels
+        return shipped_program(design, prior_params, counts)
+
+    model._worker_logits = partial_logits
+    bayescal.models.hierarchical_dawid_skene = program  # where the registry finds programs
+    bayescal.models.START_VALUES["channel_partial"] = (0.0, 2.0)  # oriented, as the centred
 
 
 def centre_from(labels: int) -> None:
@@ -153,9 +223,12 @@ def main() -> None:
     parser.add_argument("--replicates", type=int, default=10, help="seeds 0, 1, ...")
     parser.add_argument("--seeds", type=int, nargs="+", help="these seeds instead")
     parser.add_argument("--centred-labels", type=int, help="centre the workers of this many")
+    parser.add_argument(
+        "--partial-labels", type=float, default=120.0, help="N0 of partial (default 120)"
+    )
     args = parser.parse_args()
     for variant in args.variant:
-        use_variant(variant, args.target_accept)
+        use_variant(variant, args.target_accept, args.partial_labels)
     if args.centred_labels is not None:
         os.environ["BAYESCAL_CACHE_DIR"] = "off"
         centre_from(args.centred_labels)
@@ -163,6 +236,8 @@ def main() -> None:
     settings = [f"{args.target_accept}"] if {"accept", "dense", "block"} & set(args.variant) else []
     if args.centred_labels is not None:
         settings.append(f"centred from {args.centred_labels} labels")
+    if "partial" in args.variant:
+        settings.append(f"N0 = {args.partial_labels:g}")
     label = " + ".join(args.variant) + (f" ({', '.join(settings)})" if settings else "")
     for design in args.designs:
         rows = []
