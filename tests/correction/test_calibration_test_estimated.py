@@ -431,8 +431,8 @@ def test_the_h0_gibbs_sampler_keeps_a_cycles_prior():
     law when the sweep leaves the posterior invariant.  1 500 sweeps (a tenth dropped) against
     20 000 prior draws: every rate and covariance within 4 batch-mean standard errors of the
     prior's mean, sds within 15% (measured: |z| <= 2.4 and 6%, and 2.0 and 4% over 3 000
-    sweeps; without the Jacobian det Cov(x) of the cycle's step, with flat priors, the sds of the rates came out 65% too
-    wide and those of the covariances 85% too narrow).  A sweep that ignored the data would
+    sweeps; without the Jacobian det Cov(x) of the cycle's step, with flat priors, the sds of
+    the rates came out 65% too wide and those of the covariances 85% too narrow).  A sweep that ignored the data would
     keep the prior too: the next test sees that it learns."""
     rng = np.random.default_rng(3)
     n = 20

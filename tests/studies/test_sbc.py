@@ -13,9 +13,10 @@ WARMUP = 300
 #: Kept draws of every fit here, thinned (the study's default is 1 000 by 10): 49 draws rank
 #: the truth on 0 .. 49, 50 values that 5 or 10 rank bins split evenly, where 100 draws put 11
 #: values in the first of 10 bins and 10 in the others.  The costlier models' positive tests
-#: rank 60 simulations in 5 bins (12 a bin expected; the benchmarks run 100-200 in 10).  Thinning by 5 leaves these small
-#: models' draws close to independent (SBC's ranks assume it): strongly correlated draws would
-#: show as ranks piled at the ends, which the uniformity test would catch.
+#: rank 60 simulations in 5 bins (12 a bin expected; the benchmarks run 100-200 in 10).
+#: Thinning by 5 leaves these small models' draws close to independent (SBC's ranks assume it):
+#: strongly correlated draws would show as ranks piled at the ends, which the uniformity test
+#: would catch.
 SHORT = {"num_warmup": WARMUP, "num_samples": 245, "thin": 5}
 
 
