@@ -46,10 +46,11 @@ with warnings.catch_warnings(record=True) as caught:
         fit = bc.fit_bayes(data, model="hierarchical_dawid_skene", progress=False,
                            target_accept=0.8, num_samples=1000)
         source = fit.run["compiled_from"]
-    else:  # every worker non-centred: the sampler on a design without centred workers
+    else:  # every worker non-centred: weight 0 of the centred form (its cache is off)
         from bayescal.inference import Sampler
         from bayescal.models import ResponseDesign
-        design = ResponseDesign.from_responses(data.responses(), centred_labels=10**9)
+        sys.modules["bayescal.models.hierarchical_dawid_skene"].CENTRING_LABELS = np.inf
+        design = ResponseDesign.from_responses(data.responses())
         sampler = Sampler(design, "hierarchical_dawid_skene", 4, 1000, 1000, target_accept=0.8)
         samples, stats = sampler.run(design, bc.Priors(), 0)
         fit = bc.BayesFit.from_run(samples, stats, design, bc.Priors(),

@@ -14,15 +14,11 @@ knows the program's files, not the settings a variant changes for this process).
 - ``block``: a dense block for the population's sites and the class proportion, the workers
   diagonal, and target acceptance 0.95 (a dense matrix costs O(d^2) a step and memory, which
   thousands of workers cannot pay);
-- ``noncentred``: every worker non-centred (none reaches the centring threshold);
+- ``noncentred``: every worker non-centred (the model's ``CENTRING_LABELS`` infinite: every
+  worker's weight of the centred form 0);
 - ``randomgap``: the population gap starts at random, not at 2 logits;
 - ``halfnormalspread``: a change to the model, not to the sampler: the workers' spreads get the
   prior HalfNormal(1.5) in place of the boundary-avoiding Gamma(2, 2).
-- ``partial``: a change to the program's parametrisation, not to the model: every sampled worker
-  partially non-centred (Papaspiliopoulos, Roberts and Sköld 2007), ``x_j = mu + s^(1 - l_j)
-  (x~_j - l_j mu)`` with ``l_j = n_j / (n_j + N0)`` (``--partial-labels N0``, default 120)
-  and ``x~_j`` in the centred workers' (centre, gap) coordinates (benchmarks/RESULTS.md, "A
-  partially non-centred form").
 
 The defaults before 2026-12-07 (HalfNormal(1.5), the gap started at random, target acceptance
 0.8, 1 000 kept draws) are ``--variant halfnormalspread randomgap accept --target-accept 0.8
@@ -31,10 +27,13 @@ The defaults before 2026-12-07 (HalfNormal(1.5), the gap started at random, targ
 at 0.99 with ``--samples 2000``).
 
 Variants combine (``--variant noncentred accept``); ``--samples`` sets the draws a chain keeps
-(default the model's, 2 000);
-``--centred-labels N`` centres the workers of at least N labels (``ResponseDesign``'s rule,
-whose default is 30); ``--seeds`` names the seeds in place of ``--replicates``.  Each row also
-records the mean leapfrog steps of an iteration.
+(default the model's, 2 000); ``--centring-labels N0`` gives worker ``j`` the weight ``n_j /
+(n_j + N0)`` of the centred form (the model's ``CENTRING_LABELS``, shipped 120; sections of
+benchmarks/RESULTS.md name it ``--variant partial --partial-labels N0``, from before the form
+was shipped on 2026-12-07, when workers of 30 labels or more were centred and the others not:
+that rule is this script's ``--centred-labels 30`` at commit 15e7149); ``--seeds`` names the
+seeds in place of ``--replicates``.  Each row also records the mean leapfrog steps of an
+iteration.
 
     XLA_FLAGS=--xla_force_host_platform_device_count=2 .venv/bin/python \
         benchmarks/hierarchical_sampler_variants.py --variant shipped \
@@ -60,7 +59,6 @@ VARIANTS = (
     "noncentred",
     "randomgap",
     "halfnormalspread",
-    "partial",
 )
 #: The population's sites and the class proportion, the dense block of ``block``.
 POPULATION_BLOCK = (
@@ -74,7 +72,7 @@ POPULATION_BLOCK = (
 MODEL = "hierarchical_dawid_skene"
 
 
-def use_variant(variant: str, target_accept: float = 0.95, partial_labels: float = 120) -> None:
+def use_variant(variant: str, target_accept: float = 0.95) -> None:
     """Change the sampler of this process to ``variant`` (module docstring)."""
     os.environ["BAYESCAL_CACHE_DIR"] = "off"
     import bayescal.bayes.sampler as sampler
@@ -108,70 +106,16 @@ def use_variant(variant: str, target_accept: float = 0.95, partial_labels: float
         model = sys.modules["bayescal.models.hierarchical_dawid_skene"]
         model.spread_prior = lambda: dist.HalfNormal(1.5)
     if variant == "noncentred":
-        centre_from(np.iinfo(int).max)
-    if variant == "partial":
-        partially_non_centred(partial_labels)
+        centre_from(np.inf)
 
 
-def partially_non_centred(n0: float) -> None:
-    """Sample every worker of this process's hierarchical fits partially non-centred, with the
-    weight ``n_j / (n_j + n0)`` of the centred form (module docstring).  The sampled site is a
-    Normal(0, I) whose density a factor takes out again, so that shapes can still be drawn;
-    the factor then gives ``x~``'s density, the population's at ``x`` times the Jacobian
-    ``prod_k s_k^(1 - l_j)`` (the (centre, gap) map has Jacobian 1)."""
+def centre_from(labels: float) -> None:
+    """Give each worker of this process's hierarchical fits the weight ``n_j / (n_j + labels)``
+    of the centred form."""
     import sys
 
-    import bayescal.models
-    import jax.numpy as jnp
-    import numpyro
-    import numpyro.distributions as dist
-
-    model = sys.modules["bayescal.models.hierarchical_dawid_skene"]
-    shipped_logits, shipped_program = model._worker_logits, model.hierarchical_dawid_skene
-    counts_of_call = []
-
-    def partial_logits(population, design, prior_predictive):
-        if prior_predictive:  # the prior predictive draws every worker from the population
-            return shipped_logits(population, design, prior_predictive)
-        n_workers, n_sampled = design.n_annotators, design.n_annotators - design.n_summed_out
-        given = design.codes < 2 * n_workers
-        items = jnp.broadcast_to(counts_of_call[-1][:, None], design.codes.shape) * given
-        labels = jnp.zeros(n_workers + 1).at[jnp.where(given, design.codes // 2, n_workers)]
-        labels = labels.add(items)[:n_workers]
-        # each worker's labels in the sampled order (the summed-out workers' row dropped)
-        labels = jnp.zeros(n_workers + 1).at[design.position].set(labels)[:n_sampled, None]
-        weight = labels / (labels + n0)
-        mean, spread = population.informative.location, population.informative.spread
-        base = dist.Normal(0.0, 1.0).expand([2]).to_event(1)
-        with numpyro.plate("partial_worker", n_sampled):
-            w = numpyro.sample("channel_partial", base)
-        x = mean + spread ** (1.0 - weight) * (model.from_centre_gap(w) - weight * mean)
-        numpyro.factor(
-            "partial_population",
-            population.log_prob(x).sum()
-            + ((1.0 - weight) * jnp.log(spread)).sum()
-            - base.log_prob(w).sum(),
-        )
-        parts = [x]
-        if n_sampled < n_workers:
-            rates = model.population_mean_channel(mean, spread, population.share)
-            parts.append(jnp.log(rates / (1.0 - rates))[None, :])
-        return jnp.concatenate(parts)[design.position]
-
-    def program(design, prior_params, counts=None):
-        counts_of_call.append(counts)  # the rows' counts, which weigh each worker's labels
-        return shipped_program(design, prior_params, counts)
-
-    model._worker_logits = partial_logits
-    bayescal.models.hierarchical_dawid_skene = program  # where the registry finds programs
-    bayescal.models.START_VALUES["channel_partial"] = (0.0, 2.0)  # oriented, as the centred
-
-
-def centre_from(labels: int) -> None:
-    """Centre the workers of at least ``labels`` labels in this process."""
-    from bayescal.models.response_design import ResponseDesign
-
-    ResponseDesign.from_responses.__func__.__kwdefaults__["centred_labels"] = labels
+    # the program's module (bayescal.models exports a function of the same name)
+    sys.modules["bayescal.models.hierarchical_dawid_skene"].CENTRING_LABELS = labels
 
 
 def replicate(design: str, seed: int, num_samples: int) -> dict:
@@ -222,22 +166,19 @@ def main() -> None:
     parser.add_argument("--designs", nargs="+", choices=list(DESIGNS), default=["spammers"])
     parser.add_argument("--replicates", type=int, default=10, help="seeds 0, 1, ...")
     parser.add_argument("--seeds", type=int, nargs="+", help="these seeds instead")
-    parser.add_argument("--centred-labels", type=int, help="centre the workers of this many")
     parser.add_argument(
-        "--partial-labels", type=float, default=120.0, help="N0 of partial (default 120)"
+        "--centring-labels", type=float, help="N0 of the weight n / (n + N0) (shipped: 120)"
     )
     args = parser.parse_args()
     for variant in args.variant:
-        use_variant(variant, args.target_accept, args.partial_labels)
-    if args.centred_labels is not None:
+        use_variant(variant, args.target_accept)
+    if args.centring_labels is not None:
         os.environ["BAYESCAL_CACHE_DIR"] = "off"
-        centre_from(args.centred_labels)
+        centre_from(args.centring_labels)
     seeds = args.seeds if args.seeds else range(args.replicates)
     settings = [f"{args.target_accept}"] if {"accept", "dense", "block"} & set(args.variant) else []
-    if args.centred_labels is not None:
-        settings.append(f"centred from {args.centred_labels} labels")
-    if "partial" in args.variant:
-        settings.append(f"N0 = {args.partial_labels:g}")
+    if args.centring_labels is not None:
+        settings.append(f"N0 = {args.centring_labels:g}")
     label = " + ".join(args.variant) + (f" ({', '.join(settings)})" if settings else "")
     for design in args.designs:
         rows = []

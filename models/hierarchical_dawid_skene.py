@@ -53,15 +53,24 @@ log-linear joint, :mod:`bayescal.channels.cyclic_joint`), and each row adds the 
 (:meth:`ResponseDesign.pair_terms`); the prior predictive draws a pair's answers jointly.
 The population pools the channels only.
 
-Parametrisation: workers with at least ``CENTRED_LABELS`` labels have sharp posteriors and are
-sampled centred, as ``(u_j, v_j)``, the mean of their two logits and their gap
-(:func:`from_centre_gap`), the axes a random worker's posterior is long and narrow along; the
-others are sampled non-centred (``z_j ~ Normal(0, I)``, ``x_j = mu + L z_j``), away from the
-funnel of a posterior close to the population.  Each choice, and the component's effect on
-coverage, is measured in benchmarks/RESULTS.md ("The hierarchical model's design, measured";
-the centring on four crowds under today's spread prior: "The crowd model's defaults").  The
-population's gap starts at 2 logits, so that the non-centred workers, who start at its centre,
-start oriented.
+Parametrisation: every sampled worker is partially non-centred (Papaspiliopoulos, Roberts
+and Sköld 2007, coordinatewise as in Gorinova, Moore and Hoffman 2020), between the centred
+form that suits a sharp posterior and the non-centred one that keeps a posterior close to the
+population away from the funnel, by its labels ``n_j``:
+
+    x_j = mu + s^(1 - lam_j) (x~_j - lam_j mu),   lam_j = n_j / (n_j + CENTRING_LABELS)
+    x~_j = (u_j - v_j / 2, u_j + v_j / 2),        density of (u_j, v_j): p_population(x_j) prod_k s_k^(1 - lam_j)
+
+(powers and products per coordinate, ``k`` in ``a, b``).  The sampled ``(u_j, v_j)`` are a
+centre and a gap (:func:`from_centre_gap`, Jacobian 1), the axes a random worker's posterior is
+long and narrow along.  ``lam_j = 1`` is the centred form (``x_j = x~_j``), ``lam_j = 0`` the
+non-centred one (``x_j = mu + s x~_j``), and the factor ``prod_k s_k^(1 - lam_j)`` is the
+map's Jacobian, so the posterior is the model's whatever the weights.  Measured in
+benchmarks/RESULTS.md ("A partially non-centred form"): with ``CENTRING_LABELS = 120``, 0 and
+1 of 20 default fits warned on two simulated crowds of 30 workers, against 5 and 3 when workers
+of 30 labels or more were centred and the others non-centred, at the same cost or less.  The
+population's gap starts at 2 logits and each worker's ``(u, v)`` at ``(0, 2)``, so that every
+worker starts oriented.
 """
 
 from __future__ import annotations
@@ -97,15 +106,20 @@ CORRELATION_CONCENTRATION = 2.0
 #: (each worker flipped, a wide population with a small positive gap), which the population's
 #: orientation alone leaves as a local mode (measured: R-hat 1.8 on a 30-worker crowd).
 #: The random workers' share starts at 0.1 (unconstrained -2.2): a crowd mostly informative,
-#: as the workers start.  The population gap starts at 2 logits (unconstrained log 2), the
-#: non-centred workers (``z = 0``) with it: from a random gap near 0 a chain could start them
-#: unoriented.
+#: as the workers start.  The population gap starts at 2 logits (unconstrained log 2), and each
+#: worker's gap ``v`` at 2 (module docstring): from a random gap near 0 a chain could start the
+#: workers of few labels, which follow the population, unoriented.
 ORIENTED_START = {
-    "channel_z": (0.0, 0.0),
-    "channel_centre_gap": (0.0, 2.0),
+    "channel_partial": (0.0, 2.0),
     "population_random_share": -2.2,
     "population_gap": float(np.log(2.0)),
 }
+#: Labels at which a worker is sampled half centred (module docstring).  Twice the 60 at which
+#: a worker's information (0.03-0.07 a label at 3 labels an item) times a population variance
+#: of about 0.3 logits squared reaches 1, the Gaussian case's weight ``s^2 I / (1 + s^2 I)`` of
+#: one half: on two simulated crowds of 30 workers 60 warned on 4 of 40 default fits, 120 on 1
+#: (benchmarks/RESULTS.md).
+CENTRING_LABELS = 120.0
 #: The random workers' component (module docstring): the Beta prior of their share, and the
 #: SD of their gap logit b - logit a, fixed.
 RANDOM_SHARE_PRIOR = (1.0, 5.0)
@@ -238,24 +252,6 @@ def from_centre_gap(w):
     return jnp.stack([w[..., 0] - w[..., 1] / 2.0, w[..., 0] + w[..., 1] / 2.0], axis=-1)
 
 
-class CentreAndGap(dist.Distribution):
-    """A distribution of ``(logit a, logit b)`` seen in :func:`from_centre_gap`'s coordinates."""
-
-    arg_constraints = {}  # noqa: RUF012
-    support = constraints.real_vector
-
-    def __init__(self, base, validate_args=None):
-        self.base = base
-        super().__init__(batch_shape=(), event_shape=(2,), validate_args=validate_args)
-
-    def sample(self, key, sample_shape=()):
-        x = self.base.sample(key, sample_shape)
-        return jnp.stack([(x[..., 0] + x[..., 1]) / 2.0, x[..., 1] - x[..., 0]], axis=-1)
-
-    def log_prob(self, value):
-        return self.base.log_prob(from_centre_gap(value))
-
-
 def spread_prior() -> dist.Distribution:
     """The prior of each of the workers' spreads ``s_a, s_b``: Gamma(*SPREAD_PRIOR).  A
     function of its own so that a study can put another in the program's place
@@ -302,35 +298,34 @@ def _worker_logits(population: WorkerPopulation, design: ResponseDesign, prior_p
     """Every worker's ``(logit a_j, logit b_j)``, (K, 2) in the workers' order; a summed-out
     worker's is the population's mean channel.
 
-    Centred workers are sampled from the population itself.  A non-centred worker is
-    ``mu + L z`` with ``z ~ N(0, I)`` (the informative component's own non-centring) and a factor
-    ``log p(x) - log N(x; mu, Sigma)`` that turns that component into the whole population
-    (``N(z) = |L| N(x; mu, Sigma)``, so the density of ``x`` is the population's).  The prior
-    predictive, which ignores factors, draws every worker from the population instead.
+    Each sampled worker is partially non-centred (module docstring).  Its site is a standard
+    normal whose density a factor takes out again and replaces by the density of ``(u_j,
+    v_j)``, so that shapes can still be drawn from it.  The prior predictive, which ignores
+    factors, draws every worker's logits from the population instead.
     """
     n_workers = design.n_annotators
-    n_centred = n_workers if prior_predictive else design.n_centred
-    n_sampled = n_workers if prior_predictive else n_workers - design.n_summed_out
-    parts = []
-    if n_centred:
-        with numpyro.plate("centred_worker", n_centred):
-            centre_gap = numpyro.sample("channel_centre_gap", CentreAndGap(population))
-            parts.append(from_centre_gap(centre_gap))
-    if n_sampled > n_centred:
-        informative = population.informative
-        with numpyro.plate("pooled_worker", n_sampled - n_centred):
-            z = numpyro.sample("channel_z", dist.Normal(0.0, 1.0).expand([2]).to_event(1))
-        pooled = informative.location + z @ informative.cholesky().T
-        numpyro.factor(
-            "pooled_population", (population.log_prob(pooled) - informative.log_prob(pooled)).sum()
-        )
-        parts.append(pooled)
+    if prior_predictive:
+        with numpyro.plate("worker", n_workers):
+            return numpyro.sample("channel_logits", population)
+    n_sampled = n_workers - design.n_summed_out
+    # each worker's weight in the sampled order (the summed-out workers' shared row dropped)
+    weight = design.labels / (design.labels + CENTRING_LABELS)
+    weight = jnp.zeros(n_sampled + 1).at[design.position].set(weight)[:n_sampled, None]
+    mean, spread = population.informative.location, population.informative.spread
+    standard = dist.Normal(0.0, 1.0).expand([2]).to_event(1)
+    with numpyro.plate("worker", n_sampled):
+        centre_gap = numpyro.sample("channel_partial", standard)
+    logits = mean + spread ** (1.0 - weight) * (from_centre_gap(centre_gap) - weight * mean)
+    numpyro.factor(
+        "worker_population",
+        population.log_prob(logits).sum()
+        + ((1.0 - weight) * jnp.log(spread)).sum()
+        - standard.log_prob(centre_gap).sum(),
+    )
     if n_sampled < n_workers:
-        informative = population.informative
-        rates = population_mean_channel(informative.location, informative.spread, population.share)
-        parts.append(jnp.log(rates / (1.0 - rates))[None, :])
-    logits = jnp.concatenate(parts)
-    return logits if prior_predictive else logits[design.position]
+        rates = population_mean_channel(mean, spread, population.share)
+        logits = jnp.concatenate([logits, jnp.log(rates / (1.0 - rates))[None, :]])
+    return logits[design.position]
 
 
 def hierarchical_dawid_skene(design: ResponseDesign, prior_params, counts=None) -> None:

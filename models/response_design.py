@@ -4,9 +4,9 @@ Each row of :class:`ResponseDesign` is one item (or several items with the same 
 answers, counted), its responses padded to the widest row.  A response is the code
 ``2 j + label`` of worker ``j``; :func:`code_table` gives each code's log probability, so the
 per-item sums of the likelihood are sums along a row (no scatter) and memory is
-O(responses), never items x workers.  The design also decides which workers the program
-samples centred (those with at least :data:`CENTRED_LABELS` labels; the model's docstring
-says why), and which it does not sample at all: a worker with one label in all is summed out
+O(responses), never items x workers.  The design also counts each worker's labels, which
+set how far the program samples the worker centred (the model's docstring says why), and
+decides which workers it does not sample at all: a worker with one label in all is summed out
 of the likelihood (the model's docstring shows that this is exact), so that a crowd of
 thousands of one-label workers costs no more than its other workers.
 
@@ -27,13 +27,6 @@ from bayescal.channels.pattern_likelihood import dependence_log_factor
 
 from .pattern_design import row_key
 
-#: Workers with at least this many labels are sampled centred, the others non-centred
-#: (measured in benchmarks/RESULTS.md, "The crowd model's defaults"; 125 warns less on crowds
-#: of about 100 labels a worker but doubles a heavy-tailed crowd's cost: "Which workers to
-#: centre").
-CENTRED_LABELS = 30
-CENTRED_STEP = 8
-
 
 @dataclass(frozen=True, eq=False)
 class ResponseDesign:
@@ -46,10 +39,12 @@ class ResponseDesign:
     counts : ndarray of float64, shape (R,)
         Items with exactly this row's responses.
     position : ndarray of int64, shape (K,)
-        Where worker ``j`` is in the sampled order (the ``n_centred`` centred workers first);
-        every summed-out worker is at ``K - n_summed_out``, the row of the population's mean
+        Where worker ``j`` is in the sampled order (the sampled workers in their order); every
+        summed-out worker is at ``K - n_summed_out``, the row of the population's mean
         channel, after the sampled workers.
-    n_centred : int
+    labels : ndarray of float64, shape (K,)
+        Each worker's labels, items counted (:func:`labels_per_worker`): how far the program
+        samples the worker centred.
     n_summed_out : int
         Workers with one label in all, not sampled: their label's probability is the
         population's mean channel (:func:`bayescal.models.population_mean_channel`).
@@ -63,7 +58,7 @@ class ResponseDesign:
     codes: np.ndarray
     counts: np.ndarray
     position: np.ndarray
-    n_centred: int
+    labels: np.ndarray
     n_summed_out: int = 0
     gold: np.ndarray | None = None
     pairs: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.int64))
@@ -100,7 +95,6 @@ class ResponseDesign:
         responses,
         *,
         compress: bool = True,
-        centred_labels: int = CENTRED_LABELS,
         sum_out_single: bool = True,
         pairs=None,
     ) -> ResponseDesign:
@@ -126,23 +120,16 @@ class ResponseDesign:
             keyed, counts = np.unique(keyed, axis=0, return_counts=True)
             rows = keyed if gold is None else keyed[:, :-1]
             gold = None if gold is None else keyed[:, -1]
-        labels = responses.labels_per_annotator()
-        # the most-labelled workers, as many as have centred_labels, rounded down to a multiple
-        # of CENTRED_STEP: similar crowds then share a layout (and a compiled sampler).  Fewer
-        # than CENTRED_STEP such workers are all centred, or rounding would leave a small
-        # crowd's sharp posteriors all non-centred (measured in benchmarks/RESULTS.md)
-        eligible = int((labels >= centred_labels).sum())
-        n_centred = eligible if eligible < CENTRED_STEP else eligible // CENTRED_STEP * CENTRED_STEP
-        centred = np.zeros(n_workers, bool)
-        centred[np.argsort(-labels, kind="stable")[:n_centred]] = True
+        counts = counts.astype(np.float64)
+        labels = labels_per_worker(rows, counts, n_workers)
         pairs = np.zeros((0, 2), np.int64) if pairs is None else np.asarray(pairs, np.int64)
         summed_out = (labels == 1) if sum_out_single else np.zeros(n_workers, bool)
         summed_out[pairs.ravel()] = False
         return cls(
             rows,
-            counts.astype(np.float64),
-            _positions(centred, summed_out),
-            n_centred,
+            counts,
+            _positions(summed_out),
+            labels,
             int(summed_out.sum()),
             None if gold is None else gold.astype(np.float64),
             pairs.reshape(-1, 2),
@@ -152,10 +139,10 @@ class ResponseDesign:
 
     def arrays(self) -> tuple:
         """The arrays the program reads besides the counts (with gold, the rows' labels)."""
-        return (self.codes, self.position, *((self.gold,) if self.has_gold else ()))
+        return (self.codes, self.position, self.labels, *((self.gold,) if self.has_gold else ()))
 
-    def with_arrays(self, codes, position, gold=None) -> ResponseDesign:
-        return replace(self, codes=codes, position=position, gold=gold)
+    def with_arrays(self, codes, position, labels, gold=None) -> ResponseDesign:
+        return replace(self, codes=codes, position=position, labels=labels, gold=gold)
 
     def padded(self, rows: int) -> ResponseDesign:
         """This design with rows of no response and count 0 appended up to ``rows``."""
@@ -171,7 +158,7 @@ class ResponseDesign:
         """The shapes compiled code depends on."""
         gold = ("gold",) if self.has_gold else ()
         pairs = (tuple(map(tuple, self.pairs.tolist())),) if self.n_pairs else ()
-        return (self.n_annotators, self.n_centred, self.n_summed_out, self.width, *gold, *pairs)
+        return (self.n_annotators, self.n_summed_out, self.width, *gold, *pairs)
 
     # --- what a posterior needs of its data (bayescal.bayes.bayes_fit; numpy on draws) --------------
 
@@ -250,12 +237,9 @@ class ResponseDesign:
     def constant_data(self) -> dict:
         """The data as the InferenceData's ``constant_data`` variables: ``{name: (dims, array)}``
         (with ``dependent_pairs``, the pairs' workers, when there are any)."""
-        centred = np.zeros(self.n_annotators, np.int8)
-        centred[self.position < self.n_centred] = 1
         variables = {
             "counts": (("pattern",), self.counts),
             "codes": (("pattern", "response"), self.codes),
-            "centred": (("annotator",), centred),
             "summed_out": (("annotator",), self.summed_out.astype(np.int8)),
         }
         if self.n_pairs:
@@ -267,19 +251,19 @@ class ResponseDesign:
     @classmethod
     def from_constant_data(cls, variables: dict) -> ResponseDesign:
         """The design :meth:`constant_data` describes (``variables``: name -> (dims, array))."""
-        centred = np.asarray(variables["centred"][1]).astype(bool)
-        summed_out = (
-            np.asarray(variables["summed_out"][1]).astype(bool)
-            if "summed_out" in variables
-            else np.zeros_like(centred)  # saved before workers were summed out: all sampled
-        )
+        codes = np.asarray(variables["codes"][1], np.int32)
+        counts = np.asarray(variables["counts"][1], np.float64)
+        if "summed_out" in variables:
+            summed_out = np.asarray(variables["summed_out"][1]).astype(bool)
+        else:  # saved before workers were summed out: all sampled ("centred": one a worker)
+            summed_out = np.zeros(np.asarray(variables["centred"][1]).size, bool)
         gold = variables.get("pattern_gold")
         pairs = variables.get("dependent_pairs", (None, np.zeros((0, 2), np.int64)))[1]
         return cls(
-            np.asarray(variables["codes"][1], np.int32),
-            np.asarray(variables["counts"][1], np.float64),
-            _positions(centred, summed_out),
-            int(centred.sum()),
+            codes,
+            counts,
+            _positions(summed_out),
+            labels_per_worker(codes, counts, summed_out.size),
             int(summed_out.sum()),
             None if gold is None else np.asarray(gold[1], np.float64),
             np.asarray(pairs, np.int64).reshape(-1, 2),
@@ -301,16 +285,21 @@ class ResponseDesign:
 LIKELIHOOD_CHUNK = 1 << 22
 
 
-def _positions(centred: np.ndarray, summed_out: np.ndarray) -> np.ndarray:
-    """Where each worker is in the sampled order: the centred ones first, then the other
-    sampled ones, each set in order; every summed-out worker at the row after them (the
-    population's mean channel)."""
-    sampled_order = np.concatenate(
-        [np.flatnonzero(centred), np.flatnonzero(~centred & ~summed_out)]
-    )
-    position = np.full(centred.size, sampled_order.size, dtype=np.int64)
-    position[sampled_order] = np.arange(sampled_order.size)
+def _positions(summed_out: np.ndarray) -> np.ndarray:
+    """Where each worker is in the sampled order: the sampled ones in order, every summed-out
+    worker at the row after them (the population's mean channel)."""
+    sampled = ~summed_out
+    position = np.full(summed_out.size, sampled.sum(), dtype=np.int64)
+    position[sampled] = np.arange(sampled.sum())
     return position
+
+
+def labels_per_worker(codes: np.ndarray, counts: np.ndarray, n_workers: int) -> np.ndarray:
+    """Each worker's labels (K,), float64: the rows' responses ``codes`` (R, L) (``2 j +
+    label``, ``2 K`` padding) weighted by the rows' item ``counts`` (R,)."""
+    given = codes < 2 * n_workers
+    items = np.broadcast_to(counts[:, None], codes.shape)
+    return np.bincount((codes // 2)[given], weights=items[given], minlength=n_workers)
 
 
 def gold_mixture(joint0, joint1, gold, logaddexp, xp=jnp):

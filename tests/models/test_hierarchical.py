@@ -16,11 +16,11 @@ from bayescal.models import (
     population_mean_channel,
 )
 from bayescal.models.hierarchical_dawid_skene import (
+    CENTRING_LABELS,
     RANDOM_GAP_SPREAD,
     BivariateNormal,
     bivariate_normal_log_density,
 )
-from bayescal.models.response_design import CENTRED_STEP
 from numpyro import handlers
 from numpyro.infer import Predictive
 from numpyro.infer.util import log_density
@@ -63,7 +63,7 @@ def test_design_rows_are_codes_of_each_items_responses_padded_and_counted():
     assert compressed.fitted_counts() == {(0, (1, 3, 4)): 1.0, (0, (1, 4)): 2.0, (0, (2,)): 1.0}
 
 
-def test_the_most_labelled_workers_are_centred_in_steps_of_eight_or_all_when_fewer():
+def test_the_design_counts_each_workers_labels_and_keeps_them_when_saved():
     rng = np.random.default_rng(0)
     n_workers, per_item = 20, 3
     items = np.repeat(np.arange(400), per_item)
@@ -71,17 +71,13 @@ def test_the_most_labelled_workers_are_centred_in_steps_of_eight_or_all_when_few
     responses = Responses(
         items, workers, rng.integers(0, 2, items.size), 400, tuple("abcdefghijklmnopqrst")
     )
-    labels = responses.labels_per_annotator()
-    design = ResponseDesign.from_responses(responses, centred_labels=60)
-    assert design.n_centred == (labels >= 60).sum() // CENTRED_STEP * CENTRED_STEP > 0
-    centred = design.position < design.n_centred
-    assert labels[centred].min() >= labels[~centred].max()
-    assert sorted(design.position.tolist()) == list(range(n_workers))
-    # a crowd with fewer well-labelled workers than the step centres every one of them
-    design = ResponseDesign.from_responses(responses, centred_labels=62)
-    eligible = (labels >= 62).sum()
-    assert 0 < eligible < CENTRED_STEP and design.n_centred == eligible
-    assert labels[design.position < design.n_centred].min() >= 62
+    design = ResponseDesign.from_responses(responses)  # compressed: rows counted
+    assert design.counts.max() > 1
+    assert design.labels.tolist() == np.bincount(workers, minlength=n_workers).tolist()
+    assert design.position.tolist() == list(range(n_workers))  # none summed out
+    saved = ResponseDesign.from_constant_data(design.constant_data())
+    assert saved.labels.tolist() == design.labels.tolist()
+    assert saved.layout() == design.layout()
 
 
 def test_row_log_likelihood_matches_the_dense_pattern_likelihood():
@@ -120,16 +116,19 @@ def test_workers_of_one_label_are_summed_out_and_the_design_records_them():
     design = ResponseDesign.from_responses(responses)
     assert design.summed_out.tolist() == [False, False, False, True, True]
     assert design.n_summed_out == 2 and design.position.tolist() == [0, 1, 2, 3, 3]
-    assert design.layout() == (5, 0, 2, 3)
+    assert design.layout() == (5, 2, 3)
     again = ResponseDesign.from_constant_data(design.constant_data())
     assert again.summed_out.tolist() == design.summed_out.tolist()
     assert again.fitted_counts() == design.fitted_counts()
     every = ResponseDesign.from_responses(responses, sum_out_single=False)
     assert every.n_summed_out == 0 and not every.summed_out.any()
-    # a fit saved before summing out kept no such variable: every worker was sampled
+    # a fit saved before summing out kept no such variable, only which workers were centred:
+    # every worker was sampled
     variables = design.constant_data()
     del variables["summed_out"]
-    assert not ResponseDesign.from_constant_data(variables).summed_out.any()
+    variables["centred"] = (("annotator",), np.zeros(5, np.int8))
+    old = ResponseDesign.from_constant_data(variables)
+    assert not old.summed_out.any() and old.labels.tolist() == [3, 2, 3, 1, 1]
 
 
 def test_the_populations_mean_channel_is_its_expected_rates():
@@ -160,20 +159,19 @@ def test_the_populations_mean_channel_is_its_expected_rates():
 
 
 @pytest.mark.parametrize(
-    "workers", ["non-centred", "centred", "one label summed out", "u ~ w dependent"]
+    "workers", ["few labels", "many labels", "one label summed out", "u ~ w dependent"]
 )
 def test_program_log_density_is_population_plus_likelihood(workers):
-    """The log density is the hyperpriors, each sampled worker's population density and the
-    likelihood of the rows; a worker of one label has no density of its own, and its label's
-    probability is the population's mean channel (the model's docstring shows that this
-    integrates the worker out exactly)."""
+    """The log density is the hyperpriors, each sampled worker's population density times its
+    form's Jacobian and the likelihood of the rows; a worker of one label has no density of
+    its own, and its label's probability is the population's mean channel (the model's
+    docstring shows that this integrates the worker out exactly)."""
     summed = workers == "one label summed out"
     design = ResponseDesign.from_responses(
         _responses_with_single_labels() if summed else _responses()
     )
-    assert design.n_centred == 0  # fewer than CENTRED_LABELS labels each
-    if workers == "centred":  # every worker centred, by hand
-        design = replace(design, position=np.arange(3), n_centred=3)
+    if workers == "many labels":  # nearly centred (weights 0.89-0.99), by hand
+        design = replace(design, labels=np.array([1_000.0, 10_000.0, 12_000.0]))
     pair = workers == "u ~ w dependent"
     if pair:  # the pair's share is Uniform(0, 1): no density term of its own
         design = replace(design, pairs=np.array([[0, 2]]))
@@ -209,10 +207,17 @@ def test_program_log_density_is_population_plus_likelihood(workers):
             population["population_mean"], spread, np.asarray(share), xp=np
         )
         assert np.allclose(a[~sampled], mean[0]) and np.allclose(b[~sampled], mean[1])
-    # the centred workers' sites carry the population density; the non-centred ones a standard
-    # normal on z and a factor, which differ from it by the constant log det L per worker
-    non_centred = sampled.sum() - design.n_centred
-    log_det = np.log(spread[0] * spread[1] * np.sqrt(1 - rho**2))
+    # worker j's sampled (u, v) maps to x_j = mu + s^(1 - lam_j) (x~_j - lam_j mu), x~_j =
+    # (u - v / 2, u + v / 2), and has density p_population(x_j) prod_k s_k^(1 - lam_j), that
+    # map's Jacobian (the model's docstring)
+    weight = design.labels[sampled] / (design.labels[sampled] + CENTRING_LABELS)
+    u, v = np.asarray(values["channel_partial"]).T
+    tilde = np.stack([u - v / 2, u + v / 2], axis=-1)
+    mu = population["population_mean"]
+    mapped = mu + spread ** (1 - weight[:, None]) * (tilde - weight[:, None] * mu)
+    order = np.argsort(design.position[sampled])  # the sampled workers, in the sampled order
+    assert np.allclose(mapped, x[sampled][order], atol=1e-10)
+    jacobian = ((1.0 - weight) * np.log(spread[0] * spread[1])).sum()
     constants = (
         -np.log(1.5 * np.sqrt(2 * np.pi))  # Normal(-1.5, 1.5) on the population mean of logit a
         + np.log(np.sqrt(2 / np.pi) / 3.0)  # HalfNormal(3) on the gap
@@ -220,7 +225,7 @@ def test_program_log_density_is_population_plus_likelihood(workers):
     )
     expected = (
         channel[sampled].sum()
-        + non_centred * log_det
+        + jacobian
         + hyper
         + constants
         + (2 - 1) * np.log(prevalence)
@@ -339,7 +344,7 @@ def test_a_sampler_refuses_data_of_another_layout_before_compiling():
     )
     with pytest.raises(
         ValueError,
-        match=r"data of layout \(3, 0, 2, 2\) with 2 rows do not fit this sampler's layout \(3, 0, 0, 3\) of 8 rows",
+        match=r"data of layout \(3, 2, 2\) with 2 rows do not fit this sampler's layout \(3, 0, 3\) of 8 rows",
     ):
         sampler.fit(narrower, bc.Priors(), 0)
     assert sampler.compiled_from is None
