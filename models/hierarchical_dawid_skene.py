@@ -66,11 +66,11 @@ centre and a gap (:func:`from_centre_gap`, Jacobian 1), the axes a random worker
 long and narrow along.  ``lam_j = 1`` is the centred form (``x_j = x~_j``), ``lam_j = 0`` the
 non-centred one (``x_j = mu + s x~_j``), and the factor ``prod_k s_k^(1 - lam_j)`` is the
 map's Jacobian, so the posterior is the model's whatever the weights.  Measured in
-benchmarks/RESULTS.md ("A partially non-centred form"): with ``CENTRING_LABELS = 120``, 0 and
-1 of 20 default fits warned on two simulated crowds of 30 workers, against 5 and 3 when workers
-of 30 labels or more were centred and the others non-centred, at the same cost or less.  The
-population's gap starts at 2 logits and each worker's ``(u, v)`` at ``(0, 2)``, so that every
-worker starts oriented.
+benchmarks/RESULTS.md ("The partially non-centred form, shipped"): with 120 for
+``CENTRING_LABELS``, 1 and 2 of 20 default fits warned on two simulated crowds of 30 workers,
+against 5 and 3 when workers of 30 labels or more were centred and the others non-centred, at
+the same cost or less.  The population's gap starts at 2 logits and each worker's ``(u, v)``
+at ``(0, 2)``, so that every worker starts oriented.
 """
 
 from __future__ import annotations
@@ -118,7 +118,7 @@ ORIENTED_START = {
 #: a worker's information (0.03-0.07 a label at 3 labels an item) times a population variance
 #: of about 0.3 logits squared reaches 1, the Gaussian case's weight ``s^2 I / (1 + s^2 I)`` of
 #: one half: on two simulated crowds of 30 workers 60 warned on 4 of 40 default fits, 120 on 1
-#: (benchmarks/RESULTS.md).
+#: and, in a second run, 3 (benchmarks/RESULTS.md).
 CENTRING_LABELS = 120.0
 #: The random workers' component (module docstring): the Beta prior of their share, and the
 #: SD of their gap logit b - logit a, fixed.
@@ -308,24 +308,27 @@ def _worker_logits(population: WorkerPopulation, design: ResponseDesign, prior_p
         with numpyro.plate("worker", n_workers):
             return numpyro.sample("channel_logits", population)
     n_sampled = n_workers - design.n_summed_out
-    # each worker's weight in the sampled order (the summed-out workers' shared row dropped)
-    weight = design.labels / (design.labels + CENTRING_LABELS)
-    weight = jnp.zeros(n_sampled + 1).at[design.position].set(weight)[:n_sampled, None]
     mean, spread = population.informative.location, population.informative.spread
-    standard = dist.Normal(0.0, 1.0).expand([2]).to_event(1)
-    with numpyro.plate("worker", n_sampled):
-        centre_gap = numpyro.sample("channel_partial", standard)
-    logits = mean + spread ** (1.0 - weight) * (from_centre_gap(centre_gap) - weight * mean)
-    numpyro.factor(
-        "worker_population",
-        population.log_prob(logits).sum()
-        + ((1.0 - weight) * jnp.log(spread)).sum()
-        - standard.log_prob(centre_gap).sum(),
-    )
+    parts = []
+    if n_sampled:  # none when every worker gave one label
+        # each worker's weight in the sampled order (the summed-out workers' shared row dropped)
+        weight = design.labels / (design.labels + CENTRING_LABELS)
+        weight = jnp.zeros(n_sampled + 1).at[design.position].set(weight)[:n_sampled, None]
+        standard = dist.Normal(0.0, 1.0).expand([2]).to_event(1)
+        with numpyro.plate("worker", n_sampled):
+            centre_gap = numpyro.sample("channel_partial", standard)
+        x = mean + spread ** (1.0 - weight) * (from_centre_gap(centre_gap) - weight * mean)
+        numpyro.factor(
+            "worker_population",
+            population.log_prob(x).sum()
+            + ((1.0 - weight) * jnp.log(spread)).sum()
+            - standard.log_prob(centre_gap).sum(),
+        )
+        parts.append(x)
     if n_sampled < n_workers:
         rates = population_mean_channel(mean, spread, population.share)
-        logits = jnp.concatenate([logits, jnp.log(rates / (1.0 - rates))[None, :]])
-    return logits[design.position]
+        parts.append(jnp.log(rates / (1.0 - rates))[None, :])
+    return jnp.concatenate(parts)[design.position]
 
 
 def hierarchical_dawid_skene(design: ResponseDesign, prior_params, counts=None) -> None:

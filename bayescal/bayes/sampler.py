@@ -363,7 +363,7 @@ class Sampler:
 
     def _check_layout(self, design) -> None:
         """Refuse a design this sampler's compiled code cannot run: another layout (number of
-        annotators, groups, centred workers, row width) or more rows than it was padded to."""
+        annotators, groups, summed-out workers, row width) or more rows than it was padded to."""
         if design.layout() != self.design.layout() or design.counts.size > self.rows:
             raise ValueError(
                 f"data of layout {design.layout()} with {design.counts.size} rows do not fit this "

@@ -131,6 +131,25 @@ def test_workers_of_one_label_are_summed_out_and_the_design_records_them():
     assert not old.summed_out.any() and old.labels.tolist() == [3, 2, 3, 1, 1]
 
 
+def test_a_crowd_of_one_label_workers_samples_no_worker():
+    # each worker gives one label: all are summed out, their channel the population's mean
+    responses = Responses(np.arange(4), np.arange(4), np.array([1, 0, 1, 1]), 4, tuple("wxyz"))
+    design = ResponseDesign.from_responses(responses)
+    assert design.n_summed_out == 4
+    prior_params = bc.Priors().as_array()
+    program = lambda: hierarchical_dawid_skene(design, prior_params, counts=design.counts)  # noqa: E731
+    trace = handlers.trace(handlers.seed(program, 0)).get_trace()
+    assert "channel_partial" not in trace
+    population = {site: np.asarray(trace[site]["value"]) for site in POPULATION_SITES}
+    mean = population_mean_channel(
+        population["population_mean"],
+        population["population_spread"],
+        population["population_random_share"],
+        xp=np,
+    )
+    assert np.allclose(trace["a"]["value"], mean[0]) and np.allclose(trace["b"]["value"], mean[1])
+
+
 def test_the_populations_mean_channel_is_its_expected_rates():
     """Against quadrature by scipy (the informative component, up to a spread of 5 logits) and
     a Monte Carlo mean (the random component's 1/2)."""
