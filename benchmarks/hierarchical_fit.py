@@ -38,11 +38,11 @@ START = time.perf_counter()
 import os, resource, sys, warnings
 import numpy as np
 import bayescal as bc
-n, w, l, centred = (int(x) for x in sys.argv[1:5])
+n, w, l, shipped = (int(x) for x in sys.argv[1:5])
 data = bc.simulate_crowd(n, w, labels_per_item=l, workload="uniform", seed=3).data
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
-    if centred:
+    if shipped:  # the model's partially non-centred workers
         fit = bc.fit_bayes(data, model="hierarchical_dawid_skene", progress=False,
                            target_accept=0.8, num_samples=1000)
         source = fit.run["compiled_from"]

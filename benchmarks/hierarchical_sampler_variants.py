@@ -106,10 +106,10 @@ def use_variant(variant: str, target_accept: float = 0.95) -> None:
         model = sys.modules["bayescal.models.hierarchical_dawid_skene"]
         model.spread_prior = lambda: dist.HalfNormal(1.5)
     if variant == "noncentred":
-        centre_from(np.inf)
+        set_centring_labels(np.inf)
 
 
-def centre_from(labels: float) -> None:
+def set_centring_labels(labels: float) -> None:
     """Give each worker of this process's hierarchical fits the weight ``n_j / (n_j + labels)``
     of the centred form."""
     import sys
@@ -170,11 +170,13 @@ def main() -> None:
         "--centring-labels", type=float, help="N0 of the weight n / (n + N0) (shipped: 120)"
     )
     args = parser.parse_args()
+    if "noncentred" in args.variant and args.centring_labels is not None:
+        parser.error("--centring-labels: noncentred sets it (infinite); give one of the two")
     for variant in args.variant:
         use_variant(variant, args.target_accept)
     if args.centring_labels is not None:
         os.environ["BAYESCAL_CACHE_DIR"] = "off"
-        centre_from(args.centring_labels)
+        set_centring_labels(args.centring_labels)
     seeds = args.seeds if args.seeds else range(args.replicates)
     settings = [f"{args.target_accept}"] if {"accept", "dense", "block"} & set(args.variant) else []
     if args.centring_labels is not None:

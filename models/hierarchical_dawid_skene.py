@@ -59,7 +59,8 @@ form that suits a sharp posterior and the non-centred one that keeps a posterior
 population away from the funnel, by its labels ``n_j``:
 
     x_j = mu + s^(1 - lam_j) (x~_j - lam_j mu),   lam_j = n_j / (n_j + CENTRING_LABELS)
-    x~_j = (u_j - v_j / 2, u_j + v_j / 2),        density of (u_j, v_j): p_population(x_j) prod_k s_k^(1 - lam_j)
+    x~_j = (u_j - v_j / 2, u_j + v_j / 2)
+    density of (u_j, v_j):  p_population(x_j) prod_k s_k^(1 - lam_j)
 
 (powers and products per coordinate, ``k`` in ``a, b``).  The sampled ``(u_j, v_j)`` are a
 centre and a gap (:func:`from_centre_gap`, Jacobian 1), the axes a random worker's posterior is

@@ -186,11 +186,15 @@ def test_program_log_density_is_population_plus_likelihood(workers):
     its own, and its label's probability is the population's mean channel (the model's
     docstring shows that this integrates the worker out exactly)."""
     summed = workers == "one label summed out"
-    design = ResponseDesign.from_responses(
-        _responses_with_single_labels() if summed else _responses()
-    )
-    if workers == "many labels":  # nearly centred (weights 0.89-0.99), by hand
-        design = replace(design, labels=np.array([1_000.0, 10_000.0, 12_000.0]))
+    if summed:  # the workers of one label renumbered 1 and 3: sampled workers after each
+        responses = _responses_with_single_labels()
+        number = np.array([0, 2, 4, 1, 3])
+        responses = Responses(
+            responses.item, number[responses.annotator], responses.label, 5, tuple("uxvyw")
+        )
+    design = ResponseDesign.from_responses(responses if summed else _responses())
+    if workers == "many labels":  # weights 0.5, 0.89 and 0.99 of the centred form, by hand
+        design = replace(design, labels=np.array([120.0, 1_000.0, 12_000.0]))
     pair = workers == "u ~ w dependent"
     if pair:  # the pair's share is Uniform(0, 1): no density term of its own
         design = replace(design, pairs=np.array([[0, 2]]))
@@ -227,16 +231,25 @@ def test_program_log_density_is_population_plus_likelihood(workers):
         )
         assert np.allclose(a[~sampled], mean[0]) and np.allclose(b[~sampled], mean[1])
     # worker j's sampled (u, v) maps to x_j = mu + s^(1 - lam_j) (x~_j - lam_j mu), x~_j =
-    # (u - v / 2, u + v / 2), and has density p_population(x_j) prod_k s_k^(1 - lam_j), that
-    # map's Jacobian (the model's docstring)
-    weight = design.labels[sampled] / (design.labels[sampled] + CENTRING_LABELS)
-    u, v = np.asarray(values["channel_partial"]).T
-    tilde = np.stack([u - v / 2, u + v / 2], axis=-1)
+    # (u - v / 2, u + v / 2) (the model's docstring), and has density p_population(x_j) times
+    # that map's Jacobian, here differentiated by JAX
     mu = population["population_mean"]
-    mapped = mu + spread ** (1 - weight[:, None]) * (tilde - weight[:, None] * mu)
+
+    def mapped(w, weight):
+        tilde = jax.numpy.stack([w[0] - w[1] / 2, w[0] + w[1] / 2])
+        return mu + spread ** (1 - weight) * (tilde - weight * mu)
+
     order = np.argsort(design.position[sampled])  # the sampled workers, in the sampled order
-    assert np.allclose(mapped, x[sampled][order], atol=1e-10)
-    jacobian = ((1.0 - weight) * np.log(spread[0] * spread[1])).sum()
+    weights = (design.labels[sampled] / (design.labels[sampled] + CENTRING_LABELS))[order]
+    points = np.asarray(values["channel_partial"])
+    assert points.shape == (sampled.sum(), 2)
+    assert np.allclose(
+        [mapped(w, weight) for w, weight in zip(points, weights)], x[sampled][order], atol=1e-10
+    )
+    jacobian = sum(
+        np.linalg.slogdet(np.asarray(jax.jacfwd(mapped)(w, weight)))[1]
+        for w, weight in zip(points, weights)
+    )
     constants = (
         -np.log(1.5 * np.sqrt(2 * np.pi))  # Normal(-1.5, 1.5) on the population mean of logit a
         + np.log(np.sqrt(2 / np.pi) / 3.0)  # HalfNormal(3) on the gap
