@@ -21,8 +21,11 @@ the NC-ECE bias by worker type (``nc_ece_by_type``: the posterior median NC-ECE 
 type's channels drawn from the posterior, the others true, minus the same with every channel
 true).
 NUTS: ``--chains`` chains x (``--iterations`` warm-up + ``--iterations`` draws) per fit
-(default 4 x (500 + 500)), on the two host devices; each row records the fit's largest R-hat
-and smallest bulk ESS over the channels and class proportion.  The flat model is fitted on the
+(default 4 x (500 + 500)), on the two host devices; ``--samples model`` runs the model's draws
+as ``fit_bayes``'s defaults do, continued while R-hat or ESS fall short
+(``SamplerSettings.extensions``).  Each row records the fit's largest R-hat and smallest bulk
+ESS over the channels and class proportion, and over every parameter the largest R-hat, the
+smallest bulk or tail ESS and its parameter, the divergences and the extensions run.  The flat model is fitted on the
 first ``--flat-replicates`` seeds only (the comparison of channel errors; its coverage there is
 reported as well).  Rows are appended to ``--out`` (CSV) as they come, so an interrupted run
 keeps what it measured.
@@ -145,7 +148,7 @@ def labelled_workers(crowd) -> tuple:
 
 
 def replicate(
-    design: str, model: str, seed: int, chains: int, iterations: int, samples: int
+    design: str, model: str, seed: int, chains: int, iterations: int, samples: int | None
 ) -> dict:
     crowd = simulate_design(design, seed)
     data, seen = labelled_workers(crowd)
@@ -188,6 +191,12 @@ def replicate(
         "sampling_warning": any("NUTS diagnostics" in str(w.message) for w in caught),
         "max_r_hat": channel_diagnostics.r_hat.max(),
         "min_ess_bulk": channel_diagnostics.ess_bulk.min(),
+        # every parameter's, the population's too: what a warning can be about
+        "divergences": int(fit.diagnostics.divergences.iloc[0]),
+        "max_r_hat_all": fit.diagnostics.r_hat.max(),
+        "min_ess_all": fit.diagnostics[["ess_bulk", "ess_tail"]].min(axis=1).min(),
+        "weakest": fit.diagnostics[["ess_bulk", "ess_tail"]].min(axis=1).idxmin(),
+        "extensions": int(fit.run["extensions"]),
         "seconds": seconds,
         **by_type,
     }
@@ -332,7 +341,13 @@ def main() -> None:
     parser.add_argument("--designs", nargs="+", default=list(DESIGNS), choices=list(DESIGNS))
     parser.add_argument("--chains", type=int, default=4)
     parser.add_argument("--iterations", type=int, default=500)
-    parser.add_argument("--samples", type=int, help="draws a chain keeps (default: --iterations)")
+    parser.add_argument(
+        "--samples",
+        type=lambda text: None if text == "model" else int(text),
+        default=0,
+        help="draws a chain keeps (default: --iterations); 'model' for fit_bayes's defaults: "
+        "the model's, continued while R-hat or ESS fall short",
+    )
     parser.add_argument("--population", default="mixture", choices=list(POPULATIONS))
     parser.add_argument("--variant", nargs="+", default=[], help="hierarchical_sampler_variants")
     parser.add_argument("--target-accept", type=float, default=0.95)
@@ -345,7 +360,7 @@ def main() -> None:
             if variant not in VARIANTS:
                 parser.error(f"--variant: {variant!r} is not one of {VARIANTS}")
             use_variant(variant, args.target_accept)
-    samples = args.samples or args.iterations
+    samples = args.iterations if args.samples == 0 else args.samples
     label = args.population + "".join(f" + {v}" for v in args.variant)
     if {"accept", "dense", "block"} & set(args.variant):
         label += f", target acceptance {args.target_accept}"

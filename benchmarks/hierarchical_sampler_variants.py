@@ -33,7 +33,11 @@ benchmarks/RESULTS.md name it ``--variant partial --partial-labels N0``, from be
 was shipped on 2026-12-07, when workers of 30 labels or more were centred and the others not:
 that rule is this script's ``--centred-labels 30`` at commit 15e7149); ``--seeds`` names the
 seeds in place of ``--replicates``.  Each row also records the mean leapfrog steps of an
-iteration.
+iteration, and how many times the chains were continued because R-hat or ESS fell short
+(``SamplerSettings.extensions``: at the model's length, up to twice; never at ``--samples``).
+The table's columns: variant, draws, design, fits warned, fits with divergences, fits warned
+for a chain in the mirror image only, fits extended, median smallest bulk ESS, mean leapfrog
+steps, seconds a fit.
 
     XLA_FLAGS=--xla_force_host_platform_device_count=2 .venv/bin/python \
         benchmarks/hierarchical_sampler_variants.py --variant shipped \
@@ -139,6 +143,8 @@ def replicate(design: str, seed: int, num_samples: int) -> dict:
         "min_ess_bulk": diagnostics.ess_bulk.min(),
         "min_ess_tail": diagnostics.ess_tail.min(),
         "weakest": diagnostics.ess_bulk.idxmin(),
+        # times the chains were continued because R-hat or ESS fell short (0 at --samples)
+        "extensions": int(fit.run["extensions"]),
         "steps": float(fit.idata.sample_stats["n_steps"].mean()),
         "seconds": seconds,
     }
@@ -192,6 +198,7 @@ def main() -> None:
             f"| {label} | {args.samples or 'default'} | {design} | {warned} of {len(rows)} "
             f"| {sum(row['divergences'] > 0 for row in rows)} "
             f"| {sum(row['warned'] and not failed_diagnostics(row) for row in rows)} "
+            f"| {sum(row['extensions'] > 0 for row in rows)} "
             f"| {np.median([row['min_ess_bulk'] for row in rows]):.0f} "
             f"| {np.mean([row['steps'] for row in rows]):.0f} "
             f"| {np.mean([row['seconds'] for row in rows]):.1f} |"

@@ -297,7 +297,8 @@ def _sampler_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--samples",
         type=_integer_argument(1),
-        help="draws per chain (default: the model's: 1000, 2000 for hierarchical_dawid_skene)",
+        help="draws per chain (default: the model's: 1000, 2000 for hierarchical_dawid_skene, "
+        "continued up to twice by as many while R-hat or ESS fall short)",
     )
     command.add_argument(
         "--target-accept",

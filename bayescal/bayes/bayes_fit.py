@@ -168,6 +168,7 @@ RUN_ATTRIBUTES = (
     "bayescal_chain_method",
     "bayescal_devices",
     "bayescal_compiled_from",
+    "bayescal_extensions",
     "bayescal_run_id",
     "bayescal_input_sha256",
 )
@@ -227,7 +228,9 @@ class BayesFit(PredictsLabels):
     run : dict of str to str
         How the sampler ran: ``chain_method`` (``parallel`` or ``sequential``), ``devices`` and
         ``compiled_from`` (``compiled``, ``memory`` or ``disk``, see
-        :mod:`bayescal.bayes.compile_cache`); also in the InferenceData's attributes.  A fit loaded
+        :mod:`bayescal.bayes.compile_cache`) and ``extensions``, the times the chains were
+        continued because R-hat or ESS fell short (:attr:`bayescal.SamplerSettings.extensions`);
+        also in the InferenceData's attributes.  A fit loaded
         from a results folder also has its ``run_id`` and ``input_sha256``.
     idata : arviz.InferenceData
         The posterior object (groups in the module docstring), built on first use.
@@ -593,6 +596,22 @@ def _diagnostics(
 SHOWN_PARAMETERS = 8
 
 
+def _high_r_hat(diagnostics: pd.DataFrame) -> list:
+    """The parameters whose R-hat exceeds :data:`RHAT_MAX`."""
+    return diagnostics.index[diagnostics["r_hat"] > RHAT_MAX].tolist()
+
+
+def _low_ess(diagnostics: pd.DataFrame) -> list:
+    """The parameters whose bulk or tail ESS is under :data:`ESS_MIN`."""
+    return diagnostics.index[(diagnostics[["ess_bulk", "ess_tail"]] < ESS_MIN).any(axis=1)].tolist()
+
+
+def falls_short(diagnostics: pd.DataFrame) -> list:
+    """The parameters whose R-hat exceeds 1.01 or whose bulk or tail ESS is under 400: what
+    longer chains can mend (divergent transitions and constant draws they cannot)."""
+    return list(dict.fromkeys(_high_r_hat(diagnostics) + _low_ess(diagnostics)))
+
+
 def check_diagnostics(diagnostics: pd.DataFrame) -> None:
     """Warn (:class:`~bayescal.SamplingWarning`) when R-hat > 1.01, bulk or tail ESS < 400, or
     any transition diverged."""
@@ -600,10 +619,10 @@ def check_diagnostics(diagnostics: pd.DataFrame) -> None:
     diverged = diagnostics["divergences"].iloc[0] > 0
     if diverged:
         problems.append(f"{diagnostics['divergences'].iloc[0]} divergent transition(s)")
-    high = diagnostics.index[diagnostics["r_hat"] > RHAT_MAX].tolist()
+    high = _high_r_hat(diagnostics)
     if high:
         problems.append(f"R-hat > {RHAT_MAX} for {abbreviated(high, SHOWN_PARAMETERS)}")
-    low = diagnostics.index[(diagnostics[["ess_bulk", "ess_tail"]] < ESS_MIN).any(axis=1)].tolist()
+    low = _low_ess(diagnostics)
     if low:
         problems.append(f"bulk or tail ESS < {ESS_MIN} for {abbreviated(low, SHOWN_PARAMETERS)}")
     undefined = diagnostics.index[

@@ -69,7 +69,7 @@ class ClassBayesFit:
     labels : ndarray of shape (K,)
         How many labels each annotator gave in the fitted data.
     run : dict of str to str
-        How the sampler ran (``chain_method``, ``devices``, ``compiled_from``).
+        How the sampler ran (``chain_method``, ``devices``, ``compiled_from``, ``extensions``).
     idata : arviz.InferenceData
         The posterior object (groups in the module docstring), built on first use.
     item_ids : ndarray or None

@@ -19,7 +19,7 @@ import numpy as np
 from jax.sharding import Mesh
 from jax.sharding import PartitionSpec as P
 
-from .._api import announce, warn_caller
+from .._api import abbreviated, announce, warn_caller
 from ..data.cells import tabulate
 from ..exceptions import SamplingWarning
 from ..models import (
@@ -38,7 +38,7 @@ from ..models import (
 )
 from ..models.stack import biject_to, constrain_fn, handlers, hmc, potential_energy
 from . import compile_cache as _compile_cache
-from .bayes_fit import BayesFit
+from .bayes_fit import ESS_MIN, RHAT_MAX, SHOWN_PARAMETERS, BayesFit, falls_short
 from .class_fit import ClassBayesFit
 from .priors import Priors
 from .registry import ChannelModel, channel_model
@@ -74,6 +74,16 @@ class SamplerRun(NamedTuple):
     """One run of a :class:`Sampler`: draws and sample statistics by name, grouped by chain."""
 
     samples: dict
+    stats: dict
+
+
+class _Chains(NamedTuple):
+    """Chains under way: their NUTS states, the compiled programs' shared arguments, and the
+    kept draws and sample statistics so far (by name, grouped by chain)."""
+
+    states: object
+    shared: tuple
+    draws: dict
     stats: dict
 
 
@@ -156,6 +166,7 @@ class Sampler:
         num_samples: int | None,
         progress: bool = False,
         target_accept: float | None = None,
+        extensions: int = 0,
     ):
         self.design = design
         #: The model (:mod:`bayescal.bayes.registry`), given by name in either spelling
@@ -167,6 +178,9 @@ class Sampler:
         self.num_samples = self.spec.num_samples if num_samples is None else num_samples
         self.target_accept = self.spec.target_accept if target_accept is None else target_accept
         self.progress = progress
+        #: Times :meth:`fit` may continue the chains by their draws again while R-hat or ESS
+        #: fall short (:attr:`SamplerSettings.extensions`)
+        self.extensions = extensions
         self.devices = chain_devices(num_chains)
         self.chain_method = chain_method(self.devices)
         self.rows = padded_rows(design.counts.size)
@@ -372,60 +386,99 @@ class Sampler:
 
     def fit(self, data, priors: Priors, seed: int, *, item_ids=None) -> BayesFit:
         """Sample the posterior of ``data`` (:meth:`observed`) and pack it, with these data as
-        the observed data and ``item_ids`` as their items' ids, into a :class:`BayesFit`."""
+        the observed data and ``item_ids`` as their items' ids, into a :class:`BayesFit`.
+
+        While the fit's R-hat or ESS fall short (:func:`~bayescal.bayes.bayes_fit.falls_short`),
+        up to :attr:`extensions` times, every chain continues from where it stopped by
+        :attr:`num_samples` draws more, said in one line: a slow direction (a crowd
+        population's spread) reaches the diagnostics' bounds at about twice or three times the
+        draws most fits need, and only the fits that need them pay for them.  Divergent
+        transitions and constant draws are not cured by length: alone, they extend nothing."""
         design = self.observed(data)
-        samples, extra = self.run(design, priors, seed)
-        run = {
-            "chain_method": self.chain_method,
-            "devices": len(self.devices),
-            "compiled_from": self.compiled_from,
-        }
+        run = {"chain_method": self.chain_method, "devices": len(self.devices)}
         packed = ClassBayesFit if self.spec.multiclass else BayesFit
-        return packed.from_run(
-            samples,
-            extra,
-            design,
-            priors,
-            self.model,
-            data.annotator_names,
-            run=run,
-            item_ids=item_ids,
-        )
+
+        def pack(chains: _Chains, extensions: int) -> BayesFit:
+            samples, extra = self._finished(chains, design)
+            return packed.from_run(
+                samples,
+                extra,
+                design,
+                priors,
+                self.model,
+                data.annotator_names,
+                run=run | {"extensions": extensions},
+                item_ids=item_ids,
+            )
+
+        chains = self._chains(design, priors, seed)
+        run["compiled_from"] = self.compiled_from
+        fit = pack(chains, 0)
+        for extension in range(1, self.extensions + 1):
+            short = falls_short(fit.diagnostics)
+            if not short:
+                break
+            announce(
+                f"R-hat or ESS short of {RHAT_MAX} or {ESS_MIN} for "
+                f"{abbreviated(short, SHOWN_PARAMETERS)}: every chain continues by "
+                f"{self.num_samples} draws (extension {extension} of at most {self.extensions})",
+                self.progress,
+            )
+            chains = self._continued(chains)
+            fit = pack(chains, extension)
+        return fit
 
     def run(self, design, priors: Priors, seed: int) -> SamplerRun:
         """Posterior samples and sample statistics of ``design`` (this sampler's layout with
         the data to fit: e.g. ``replace(sampler.design, counts=...)``), grouped by chain, as
-        float64 numpy arrays."""
+        float64 numpy arrays; :attr:`num_samples` draws a chain, never extended."""
+        return self._finished(self._chains(design, priors, seed), design)
+
+    def _chains(self, design, priors: Priors, seed: int) -> _Chains:
+        """Every chain started and run through its warm-up and :attr:`num_samples` draws."""
         self._check_layout(design)
-        total = self.num_warmup + self.num_samples
         with jax.enable_x64(True):
             shared = self._shared(design, priors)
             seed = np.int64(seed)
             if self._compiled is None:
                 self._compiled = self._compiled_programs(seed, shared)
             states = self._compiled["start"](seed, *shared)
+        return self._iterated(
+            _Chains(states, shared, {}, {}), self.num_warmup + self.num_samples, self.num_warmup
+        )
+
+    def _continued(self, chains: _Chains) -> _Chains:
+        """``chains`` continued by :attr:`num_samples` draws each."""
+        return self._iterated(chains, self.num_samples, 0)
+
+    def _iterated(self, chains: _Chains, iterations: int, warmup: int) -> _Chains:
+        """``chains`` run ``iterations`` more iterations, of which the first ``warmup`` are
+        dropped and the others' draws and statistics appended (a compiled chunk that runs past
+        ``iterations``, by less than a chunk, has its last iterations dropped too)."""
+        states = chains.states
+        with jax.enable_x64(True):
             # a bar redrawn in place needs a terminal; elsewhere (a notebook, a log) the
             # step's line says what runs
             bar = (
-                _progress_bar(total, self.num_chains)
+                _progress_bar(iterations, self.num_chains)
                 if self.progress and sys.stderr.isatty()
                 else None
             )
             pieces = []
-            for done in range(0, total, self.chunk):
-                states, piece = self._compiled["advance"](states, *shared)
+            for done in range(0, iterations, self.chunk):
+                states, piece = self._compiled["advance"](states, *chains.shared)
                 # no copy to the host here: JAX queues the next chunk while this one runs, so
                 # many short chunks cost what few long ones do (measured: 40 chunks 247 ms a
                 # fit with a copy each, 148 ms without; 8 chunks 134 ms)
                 pieces.append(piece)
                 if bar is not None:  # the bar moves when a chunk has run, not when it is queued
                     jax.block_until_ready(states)
-                    bar.update(min(self.chunk, total - done))
+                    bar.update(min(self.chunk, iterations - done))
             if bar is not None:
                 bar.close()
         draws, (diverging, energy, num_steps, accept_prob) = jax.tree_util.tree_map(
             lambda *parts: np.concatenate([np.asarray(part) for part in parts], axis=1)[
-                :, self.num_warmup : total
+                :, warmup:iterations
             ],
             *pieces,
         )
@@ -435,6 +488,19 @@ class Sampler:
             "num_steps": num_steps,
             "accept_prob": accept_prob,
         }
+        if chains.draws:
+            draws = {
+                name: np.concatenate([chains.draws[name], draws[name]], axis=1) for name in draws
+            }
+            stats = {
+                name: np.concatenate([chains.stats[name], stats[name]], axis=1) for name in stats
+            }
+        return _Chains(states, chains.shared, draws, stats)
+
+    def _finished(self, chains: _Chains, design) -> SamplerRun:
+        """The run of ``chains``: the multi-class models' classes relabelled, the folded
+        models' draws oriented, the hierarchical model's mirrored chains left out."""
+        draws, stats = chains.draws, chains.stats
         if self.spec.multiclass:  # the classes the gold names keep their labels
             named = design.gold_classes()
             draws = draws if named.all() else relabelled(draws, fixed=named)
@@ -478,6 +544,7 @@ class Sampler:
             settings.num_samples,
             settings.progress,
             settings.target_accept,
+            settings.extension_limit,
         )
 
     @classmethod

@@ -360,6 +360,53 @@ def test_one_compiled_sampler_serves_any_number_of_draws_and_a_longer_run_extend
     np.testing.assert_array_equal(first_stats["energy"], second_stats["energy"][:, :23])
 
 
+def test_a_fit_short_of_its_diagnostics_continues_its_chains_and_says_so(capsys):
+    """20 draws a chain cannot reach an ESS of 400: the fit continues each chain by 20 draws,
+    once (its limit), says so in one line, records it, and still warns.  Continued chains are
+    the longer chains: with a warm-up of 40 (chunks of 2 iterations, none dropped) the draws
+    are those of a run of 40 draws, bit for bit."""
+    from bayescal.models import PatternDesign
+
+    from bayescal.bayes.bayes_fit import check_diagnostics, falls_short
+    from bayescal.bayes.sampler import Sampler
+
+    sim = bc.toy_data(500, seed=1)
+    design = PatternDesign.from_counts(sim.data.compress(), grouped=False, complete=True)
+    extended = Sampler(design, "dawid_skene", 2, 40, 20, progress=True, extensions=1)
+    fit = extended.fit(sim.data.compress(), bc.Priors(), seed=3)
+    said = capsys.readouterr().err
+    assert said.count("every chain continues by 20 draws (extension 1 of at most 1)") == 1
+    assert "R-hat or ESS short of 1.01 or 400 for " in said
+    assert fit.chains["a"].shape == (2, 40, 3) and fit.run["extensions"] == "1"
+    assert falls_short(fit.diagnostics)  # 40 draws are short too: the warning stays
+    with pytest.warns(bc.SamplingWarning, match="NUTS diagnostics failed"):
+        check_diagnostics(fit.diagnostics)
+    longer, _ = Sampler(design, "dawid_skene", 2, 40, 40).run(design, bc.Priors(), seed=3)
+    np.testing.assert_array_equal(fit.chains["a"], longer["a"])
+    # at its limit of 0 the same sampler runs its 20 draws and says nothing
+    kept = Sampler(design, "dawid_skene", 2, 40, 20, progress=True).fit(
+        sim.data.compress(), bc.Priors(), seed=3
+    )
+    assert kept.chains["a"].shape == (2, 20, 3) and kept.run["extensions"] == "0"
+    assert "continues" not in capsys.readouterr().err
+
+
+def test_falls_short_names_what_length_can_mend():
+    from bayescal.bayes.bayes_fit import falls_short
+
+    diagnostics = pd.DataFrame(
+        {
+            "r_hat": [1.0, 1.02, 1.0, np.nan, 1.02],
+            "ess_bulk": [900.0, 900.0, 350.0, np.nan, 100.0],
+            "ess_tail": [900.0, 900.0, 900.0, np.nan, 900.0],
+            "divergences": 3,
+        },
+        index=["fine", "r_hat", "ess", "constant", "both"],
+    )
+    assert falls_short(diagnostics) == ["r_hat", "both", "ess"]
+    assert falls_short(diagnostics.loc[["fine", "constant"]]) == []
+
+
 def test_the_compiled_code_is_keyed_by_the_target_acceptance():
     """A fit at another target acceptance (named in its settings, or a registry entry patched
     for a study) must compile its own code, not load the default's from the sampler cache."""

@@ -18,7 +18,13 @@ class Sampled(Exception):
 
 def test_the_settings_check_each_field_by_name():
     assert bc.SamplerSettings() == bc.SamplerSettings(
-        num_chains=4, num_warmup=1000, num_samples=None, target_accept=None, seed=0, progress=True
+        num_chains=4,
+        num_warmup=1000,
+        num_samples=None,
+        target_accept=None,
+        seed=0,
+        progress=True,
+        extensions=None,
     )
     with pytest.raises(TypeError):
         bc.SamplerSettings(4)
@@ -31,6 +37,8 @@ def test_the_settings_check_each_field_by_name():
         ("target_accept", "0.9", TypeError, r"^target_accept must be a number strictly between"),
         ("seed", 2**63, ValueError, r"^seed must be below 2\*\*63"),
         ("progress", "yes", TypeError, r"^progress must be True or False; saw 'yes'$"),
+        ("extensions", -1, ValueError, r"^extensions must be >= 0; saw -1$"),
+        ("extensions", 1.5, TypeError, r"^extensions must be an integer"),
     ]:
         with pytest.raises(error, match=message):
             bc.SamplerSettings(**{field: value})
@@ -138,3 +146,18 @@ def test_the_studies_and_the_sensitivity_refuse_settings_they_cannot_run():
         simulation_based_calibration(sampler=bc.SamplerSettings(num_chains=2))
     with pytest.raises(TypeError, match=r"^sampler must be a bayescal.SamplerSettings; saw int$"):
         bc.prior_sensitivity(FOUR.data, priors=bc.Priors(), sampler=4)
+
+
+def test_a_fit_extends_at_the_models_length_only():
+    """The model's draws may be continued (up to MAX_EXTENSIONS times); a length asked for is
+    the length run, unless extensions are asked for too."""
+    from bayescal.bayes.sampler_settings import MAX_EXTENSIONS
+
+    assert MAX_EXTENSIONS == 2
+    assert bc.SamplerSettings().extension_limit == MAX_EXTENSIONS
+    assert bc.SamplerSettings(num_samples=1000).extension_limit == 0
+    assert bc.SamplerSettings(num_samples=1000, extensions=1).extension_limit == 1
+    assert bc.SamplerSettings(extensions=0).extension_limit == 0
+    # the keyword form sets the length after the defaults: the limit follows it
+    given = sampler_settings(None, bc.SamplerSettings(), num_samples=200)
+    assert given.extension_limit == 0
