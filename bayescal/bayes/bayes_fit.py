@@ -229,7 +229,7 @@ class BayesFit(PredictsLabels):
         How the sampler ran: ``chain_method`` (``parallel`` or ``sequential``), ``devices`` and
         ``compiled_from`` (``compiled``, ``memory`` or ``disk``, see
         :mod:`bayescal.bayes.compile_cache`) and ``extensions``, the times the chains were
-        continued because R-hat or ESS fell short (:attr:`bayescal.SamplerSettings.extensions`);
+        continued because R-hat or ESS fell short (``SamplerSettings.extensions``);
         also in the InferenceData's attributes.  A fit loaded
         from a results folder also has its ``run_id`` and ``input_sha256``.
     idata : arviz.InferenceData

@@ -179,7 +179,7 @@ class Sampler:
         self.target_accept = self.spec.target_accept if target_accept is None else target_accept
         self.progress = progress
         #: Times :meth:`fit` may continue the chains by their draws again while R-hat or ESS
-        #: fall short (:attr:`SamplerSettings.extensions`)
+        #: fall short (``SamplerSettings.extensions``)
         self.extensions = extensions
         self.devices = chain_devices(num_chains)
         self.chain_method = chain_method(self.devices)

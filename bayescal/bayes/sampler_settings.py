@@ -19,7 +19,7 @@ __all__ = ["MAX_EXTENSIONS", "MIN_SAMPLES", "SamplerSettings", "sampler_settings
 #: The fewest kept draws a chain may have: split R-hat and ESS halve each chain and need two
 #: draws in each half (with fewer, the run would fail after all its sampling).
 MIN_SAMPLES = 4
-#: The extensions a fit at the model's length of chains may run (:attr:`SamplerSettings.extensions`):
+#: The extensions a fit at the model's length of chains may run (``SamplerSettings.extensions``):
 #: on a simulated crowd with adversarial workers, where 16% of fits at the model's 2 000 draws
 #: fell short, twice and three times the draws mended most (benchmarks/RESULTS.md).
 MAX_EXTENSIONS = 2
