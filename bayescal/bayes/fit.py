@@ -190,8 +190,10 @@ def fit_bayes(
     sampler : SamplerSettings, optional
         How NUTS runs; default ``SamplerSettings()``: 4 chains of 1000 warm-up iterations and
         the model's kept draws at the model's target acceptance (1000 at 0.8 for most; 2000 at
-        0.99 for the hierarchical model, whose population's spread mixes slowly), seed 0, a
-        progress bar where standard error is a terminal.  The chains are
+        0.99 for the hierarchical model, whose population's spread mixes slowly), continued
+        by as many draws again, up to twice, while R-hat or ESS fall short
+        (``SamplerSettings.extensions``; ``fit.run["extensions"]`` says how many ran), seed 0,
+        a progress bar where standard error is a terminal.  The chains are
         spread over the CPU devices (:func:`bayescal.bayes.sampler.chain_devices`); JAX has
         one unless ``XLA_FLAGS=--xla_force_host_platform_device_count=N`` (or
         ``numpyro.set_host_device_count(N)``) ran before JAX started, as ``bayescal`` does.

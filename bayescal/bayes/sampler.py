@@ -413,26 +413,30 @@ class Sampler:
 
         chains = self._chains(design, priors, seed)
         run["compiled_from"] = self.compiled_from
-        fit = pack(chains, 0)
-        for extension in range(1, self.extensions + 1):
-            short = falls_short(fit.diagnostics)
+        extension = 0
+        while True:
+            fit = pack(chains, extension)
+            short = falls_short(fit.diagnostics) if extension < self.extensions else []
             if not short:
                 break
+            extension += 1
             announce(
-                f"R-hat or ESS short of {RHAT_MAX} or {ESS_MIN} for "
+                f"R-hat > {RHAT_MAX} or bulk or tail ESS < {ESS_MIN} for "
                 f"{abbreviated(short, SHOWN_PARAMETERS)}: every chain continues by "
                 f"{self.num_samples} draws (extension {extension} of at most {self.extensions})",
                 self.progress,
             )
             chains = self._continued(chains)
-            fit = pack(chains, extension)
+        self._say_mirrored(chains, design)
         return fit
 
     def run(self, design, priors: Priors, seed: int) -> SamplerRun:
         """Posterior samples and sample statistics of ``design`` (this sampler's layout with
         the data to fit: e.g. ``replace(sampler.design, counts=...)``), grouped by chain, as
         float64 numpy arrays; :attr:`num_samples` draws a chain, never extended."""
-        return self._finished(self._chains(design, priors, seed), design)
+        chains = self._chains(design, priors, seed)
+        self._say_mirrored(chains, design)
+        return self._finished(chains, design)
 
     def _chains(self, design, priors: Priors, seed: int) -> _Chains:
         """Every chain started and run through its warm-up and :attr:`num_samples` draws."""
@@ -454,7 +458,10 @@ class Sampler:
     def _iterated(self, chains: _Chains, iterations: int, warmup: int) -> _Chains:
         """``chains`` run ``iterations`` more iterations, of which the first ``warmup`` are
         dropped and the others' draws and statistics appended (a compiled chunk that runs past
-        ``iterations``, by less than a chunk, has its last iterations dropped too)."""
+        ``iterations``, by less than a chunk, has its last iterations dropped too: a chain
+        continued after such a chunk is the same chain with those iterations unrecorded, and
+        only when warm-up plus draws are a whole number of chunks is it a longer run's, draw for
+        draw)."""
         states = chains.states
         with jax.enable_x64(True):
             # a bar redrawn in place needs a terminal; elsewhere (a notebook, a log) the
@@ -499,7 +506,8 @@ class Sampler:
 
     def _finished(self, chains: _Chains, design) -> SamplerRun:
         """The run of ``chains``: the multi-class models' classes relabelled, the folded
-        models' draws oriented, the hierarchical model's mirrored chains left out."""
+        models' draws oriented, the hierarchical model's mirrored chains left out
+        (:meth:`_say_mirrored` says so)."""
         draws, stats = chains.draws, chains.stats
         if self.spec.multiclass:  # the classes the gold names keep their labels
             named = design.gold_classes()
@@ -512,11 +520,23 @@ class Sampler:
 
     def _without_mirrored_chains(self, draws: dict, stats: dict, design) -> tuple[dict, dict]:
         """The hierarchical model's draws and statistics without the chains that settled in
-        the mirror image of the posterior, said in one warning
-        (:func:`~bayescal.models.mirrored_chains`)."""
-        mirrored = mirrored_chains(draws, design)
-        if not mirrored.any():
+        the mirror image of the posterior (:func:`~bayescal.models.mirrored_chains`)."""
+        keep = ~mirrored_chains(draws, design)
+        if keep.all():
             return draws, stats
+        return (
+            {name: value[keep] for name, value in draws.items()},
+            {name: value[keep] for name, value in stats.items()},
+        )
+
+    def _say_mirrored(self, chains: _Chains, design) -> None:
+        """One warning naming the hierarchical model's chains in the mirror image, if any
+        (said of a run's final chains only: a fit's extensions see them again)."""
+        if self.spec.multiclass or self.spec.folded:
+            return
+        mirrored = mirrored_chains(chains.draws, design)
+        if not mirrored.any():
+            return
         which = np.flatnonzero(mirrored)
         warn_caller(
             f"{self.spec.name}: chain{'s' if which.size > 1 else ''} "
@@ -526,11 +546,6 @@ class Sampler:
             f"{int((~mirrored).sum())} chain(s) remain. Run more chains to see how often a "
             "start strays there",
             SamplingWarning,
-        )
-        keep = ~mirrored
-        return (
-            {name: value[keep] for name, value in draws.items()},
-            {name: value[keep] for name, value in stats.items()},
         )
 
     @classmethod
@@ -559,9 +574,12 @@ class Sampler:
             n_bins=1,
         )
         model = channel_model("dawid_skene")
-        # a study's bar runs over its replicates, not over each fit's iterations
+        # a study's bar runs over its replicates, not over each fit's iterations; its fits
+        # run the draws it names, never a length its diagnostics chose
         return cls.run_as(
-            model.pattern_design(template, complete=True), model, replace(settings, progress=False)
+            model.pattern_design(template, complete=True),
+            model,
+            replace(settings, progress=False, extensions=0),
         )
 
 

@@ -14,15 +14,16 @@ from dataclasses import dataclass, replace
 
 from .. import _validation as v
 
-__all__ = ["MAX_EXTENSIONS", "MIN_SAMPLES", "SamplerSettings", "sampler_settings"]
+__all__ = ["DEFAULT_EXTENSIONS", "MIN_SAMPLES", "SamplerSettings", "sampler_settings"]
 
 #: The fewest kept draws a chain may have: split R-hat and ESS halve each chain and need two
 #: draws in each half (with fewer, the run would fail after all its sampling).
 MIN_SAMPLES = 4
-#: The extensions a fit at the model's length of chains may run (``SamplerSettings.extensions``):
+#: The extensions a fit at the model's length of chains may run unless told otherwise
+#: (``SamplerSettings.extensions``):
 #: on a simulated crowd with adversarial workers, where 16% of fits at the model's 2 000 draws
 #: fell short, twice and three times the draws mended most (benchmarks/RESULTS.md).
-MAX_EXTENSIONS = 2
+DEFAULT_EXTENSIONS = 2
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -53,11 +54,12 @@ class SamplerSettings:
         replicates).
     extensions : int, optional
         Times a fit's chains may continue, each by ``num_samples`` draws more, while R-hat
-        exceeds 1.01 or a bulk or tail ESS is under 400 (each extension said in one line; a
-        fit still short after the last warns as before).  Default :data:`MAX_EXTENSIONS` when
-        ``num_samples`` is the model's and 0 when ``num_samples`` is given: a length asked for
-        is the length run.  Simulation studies never extend (a run's length chosen by its
-        diagnostics would bias their ranks).
+        exceeds 1.01 or a bulk or tail ESS is under 400 (each extension said in one line where
+        progress is shown; a fit still short after the last warns as before).  Default
+        :data:`DEFAULT_EXTENSIONS` when ``num_samples`` is the model's and 0 when
+        ``num_samples`` is given: a length asked for is the length run.  Simulation studies
+        never extend: they run the draws they name (a length chosen by the diagnostics would
+        bias simulation-based calibration's ranks).
     """
 
     num_chains: int = 4
@@ -73,7 +75,7 @@ class SamplerSettings:
         """The extensions a fit may run (``extensions``, or its default)."""
         if self.extensions is not None:
             return self.extensions
-        return MAX_EXTENSIONS if self.num_samples is None else 0
+        return DEFAULT_EXTENSIONS if self.num_samples is None else 0
 
     def __post_init__(self) -> None:
         checked = {

@@ -376,7 +376,7 @@ def test_a_fit_short_of_its_diagnostics_continues_its_chains_and_says_so(capsys)
     fit = extended.fit(sim.data.compress(), bc.Priors(), seed=3)
     said = capsys.readouterr().err
     assert said.count("every chain continues by 20 draws (extension 1 of at most 1)") == 1
-    assert "R-hat or ESS short of 1.01 or 400 for " in said
+    assert "R-hat > 1.01 or bulk or tail ESS < 400 for " in said
     assert fit.chains["a"].shape == (2, 40, 3) and fit.run["extensions"] == "1"
     assert falls_short(fit.diagnostics)  # 40 draws are short too: the warning stays
     with pytest.warns(bc.SamplingWarning, match="NUTS diagnostics failed"):
@@ -391,6 +391,26 @@ def test_a_fit_short_of_its_diagnostics_continues_its_chains_and_says_so(capsys)
     assert "continues" not in capsys.readouterr().err
 
 
+def test_a_fit_stops_extending_once_its_diagnostics_pass_and_studies_never_extend(monkeypatch):
+    from bayescal.models import PatternDesign
+
+    from bayescal.bayes import sampler as sampler_module
+    from bayescal.bayes.sampler import Sampler
+
+    sim = bc.toy_data(500, seed=1)
+    design = PatternDesign.from_counts(sim.data.compress(), grouped=False, complete=True)
+    verdicts = iter([["a[a0]"], []])  # short once, then passing
+    monkeypatch.setattr(sampler_module, "falls_short", lambda diagnostics: next(verdicts))
+    fit = Sampler(design, "dawid_skene", 2, 40, 20, extensions=2).fit(
+        sim.data.compress(), bc.Priors(), seed=3
+    )
+    assert fit.chains["a"].shape == (2, 40, 3) and fit.run["extensions"] == "1"
+    # settings pass their limit on; a study's sampler runs the draws the study names
+    settings = bc.SamplerSettings(num_chains=2, num_warmup=40)
+    assert Sampler.run_as(design, "dawid_skene", settings).extensions == 2
+    assert Sampler.for_complete_layout(3, settings).extensions == 0
+
+
 def test_falls_short_names_what_length_can_mend():
     from bayescal.bayes.bayes_fit import falls_short
 
@@ -403,7 +423,7 @@ def test_falls_short_names_what_length_can_mend():
         },
         index=["fine", "r_hat", "ess", "constant", "both"],
     )
-    assert falls_short(diagnostics) == ["r_hat", "both", "ess"]
+    assert sorted(falls_short(diagnostics)) == ["both", "ess", "r_hat"]
     assert falls_short(diagnostics.loc[["fine", "constant"]]) == []
 
 

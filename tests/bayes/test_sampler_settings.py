@@ -149,12 +149,12 @@ def test_the_studies_and_the_sensitivity_refuse_settings_they_cannot_run():
 
 
 def test_a_fit_extends_at_the_models_length_only():
-    """The model's draws may be continued (up to MAX_EXTENSIONS times); a length asked for is
+    """The model's draws may be continued (up to DEFAULT_EXTENSIONS times); a length asked for is
     the length run, unless extensions are asked for too."""
-    from bayescal.bayes.sampler_settings import MAX_EXTENSIONS
+    from bayescal.bayes.sampler_settings import DEFAULT_EXTENSIONS
 
-    assert MAX_EXTENSIONS == 2
-    assert bc.SamplerSettings().extension_limit == MAX_EXTENSIONS
+    assert DEFAULT_EXTENSIONS == 2
+    assert bc.SamplerSettings().extension_limit == DEFAULT_EXTENSIONS
     assert bc.SamplerSettings(num_samples=1000).extension_limit == 0
     assert bc.SamplerSettings(num_samples=1000, extensions=1).extension_limit == 1
     assert bc.SamplerSettings(extensions=0).extension_limit == 0
