@@ -68,10 +68,12 @@ long and narrow along.  ``lam_j = 1`` is the centred form (``x_j = x~_j``), ``la
 non-centred one (``x_j = mu + s x~_j``), and the factor ``prod_k s_k^(1 - lam_j)`` is the
 map's Jacobian, so the posterior is the model's whatever the weights.  Measured in
 benchmarks/RESULTS.md ("The partially non-centred form, shipped" and the coverage run after
-it): with 120 for ``CENTRING_LABELS``, 6 of 108 default fits warned on a simulated crowd of 30
-workers with spammers and 17 of 109 on one with adversaries too, against 18 of 95 and 16 of 95
-when workers of 30 labels or more were centred and the others non-centred, at the same cost
-or less.  The population's gap starts at 2 logits and each worker's ``(u, v)``
+it): with 120 for ``CENTRING_LABELS``, 6 of 108 fits at 2 000 draws warned on a simulated crowd
+of 30 workers with spammers and 17 of 109 on one with adversaries too, against 18 of 95 and 16
+of 95 when workers of 30 labels or more were centred and the others non-centred, at the same
+cost or less.  What still fell short did so on the population's spread and correlation, by a
+factor of ESS that longer chains make up: with ``fit_bayes``'s extensions (a fit short of
+R-hat or ESS continued by as many draws again, up to twice) 0 of 86 and 1 of 86 warned.  The population's gap starts at 2 logits and each worker's ``(u, v)``
 at ``(0, 2)``, so that every worker starts oriented.
 """
 
