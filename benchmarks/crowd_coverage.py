@@ -27,7 +27,7 @@ as ``fit_bayes``'s defaults do, continued while R-hat or ESS fall short
 ESS over the channels and class proportion, and over every parameter the largest R-hat, the
 smallest bulk or tail ESS and its parameter, the divergences and the extensions run.  The flat model is fitted on the
 first ``--flat-replicates`` seeds only (the comparison of channel errors; its coverage there is
-reported as well).  Rows are appended to ``--out`` (CSV) as they come, so an interrupted run
+reported as well); ``--models dawid_skene`` fits it alone.  Rows are appended to ``--out`` (CSV) as they come, so an interrupted run
 keeps what it measured.
 
 ``--population`` refits the hierarchical model with another population of workers (issue 17,
@@ -338,6 +338,13 @@ def main() -> None:
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--out", type=pathlib.Path, required=True)
     parser.add_argument("--flat-replicates", type=int, default=50)
+    parser.add_argument(
+        "--models",
+        nargs="+",
+        default=list(MODELS),
+        choices=list(MODELS),
+        help="the models fitted (default both); the flat one on the first --flat-replicates seeds",
+    )
     parser.add_argument("--designs", nargs="+", default=list(DESIGNS), choices=list(DESIGNS))
     parser.add_argument("--chains", type=int, default=4)
     parser.add_argument("--iterations", type=int, default=500)
@@ -367,7 +374,7 @@ def main() -> None:
     for seed in range(args.first_seed, args.first_seed + args.replicates):
         for design in args.designs:
             flat = seed < args.first_seed + args.flat_replicates
-            for model in MODELS if flat else MODELS[:1]:
+            for model in [m for m in args.models if flat or m != MODELS[1]]:
                 row = replicate(design, model, seed, args.chains, args.iterations, samples)
                 if model == MODELS[0]:
                     row["model"] = f"{model} ({label})"

@@ -301,6 +301,12 @@ def _sampler_arguments(command: argparse.ArgumentParser) -> None:
         "continued up to twice by as many while R-hat or ESS fall short)",
     )
     command.add_argument(
+        "--extensions",
+        type=_integer_argument(0),
+        help="how many times a fit short of R-hat or ESS continues every chain by as many "
+        "draws again (default: 2 when --samples is not given, else 0)",
+    )
+    command.add_argument(
         "--target-accept",
         type=_acceptance_argument,
         help="NUTS's target acceptance in (0, 1); nearer 1 when a fit warns of divergent "

@@ -131,14 +131,15 @@ def _progress(args) -> bool:
 
 
 def _sampler_settings(args):
-    """``--chains``, ``--warmup``, ``--samples``, ``--target-accept``, ``--seed`` and the
-    progress bars."""
+    """``--chains``, ``--warmup``, ``--samples``, ``--extensions``, ``--target-accept``,
+    ``--seed`` and the progress bars."""
     from ..bayes.sampler_settings import SamplerSettings
 
     return SamplerSettings(
         num_chains=args.chains,
         num_warmup=args.warmup,
         num_samples=args.samples,
+        extensions=args.extensions,
         target_accept=args.target_accept,
         seed=args.seed,
         progress=_progress(args),

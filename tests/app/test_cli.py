@@ -121,6 +121,7 @@ def test_demo_options(capsys):
             "expected a number strictly between 0 and 1; saw 1.0",
         ),
         (["fit", "t.csv", "--target-accept", "high"], "strictly between 0 and 1; saw 'high'"),
+        (["fit", "t.csv", "--extensions", "-1"], "expected a non-negative integer; saw -1"),
         ([], "the following arguments are required: COMMAND"),
     ],
 )
@@ -136,15 +137,14 @@ def test_the_sampler_options_reach_the_settings_and_unnamed_ones_stay_the_models
 
     parser = cli.build_parser()
     required = ["fit", "t.csv", "--score", "s", "--out", "o"]
-    args = parser.parse_args([*required, "--samples", "300", "--target-accept", "0.95"])
+    named = ["--samples", "300", "--extensions", "1", "--target-accept", "0.95"]
+    args = parser.parse_args([*required, *named])
     assert _sampler_settings(args) == bc.SamplerSettings(
-        num_samples=300, target_accept=0.95, progress=False
+        num_samples=300, extensions=1, target_accept=0.95, progress=False
     )
-    args = parser.parse_args([*required, "--quiet"])
-    assert (_sampler_settings(args).num_samples, _sampler_settings(args).target_accept) == (
-        None,
-        None,
-    )
+    settings = _sampler_settings(parser.parse_args([*required, "--quiet"]))
+    assert (settings.num_samples, settings.extensions, settings.target_accept) == (None,) * 3
+    assert _sampler_settings(parser.parse_args([*required, "--extensions", "0"])).extensions == 0
 
 
 def test_demo_with_too_few_items_reports_the_failed_fit_instead_of_crashing(capsys):
