@@ -73,8 +73,9 @@ of 30 workers with spammers and 17 of 109 on one with adversaries too, against 1
 of 95 when workers of 30 labels or more were centred and the others non-centred, at the same
 cost or less.  What still fell short did so on the population's spread and correlation, by a
 factor of ESS that longer chains make up: with ``fit_bayes``'s extensions (a fit short of
-R-hat or ESS continued by as many draws again, up to twice) 0 of 86 and 1 of 86 warned.  The population's gap starts at 2 logits and each worker's ``(u, v)``
-at ``(0, 2)``, so that every worker starts oriented.
+R-hat or ESS continued by as many draws again, up to twice) 0 of 199 and 2 of 199 warned.
+The population's gap starts at 2 logits and each worker's ``(u, v)`` at ``(0, 2)``, so that
+every worker starts oriented.
 """
 
 from __future__ import annotations
