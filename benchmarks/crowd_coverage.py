@@ -25,10 +25,11 @@ NUTS: ``--chains`` chains x (``--iterations`` warm-up + ``--iterations`` draws) 
 as ``fit_bayes``'s defaults do, continued while R-hat or ESS fall short
 (``SamplerSettings.extensions``).  Each row records the fit's largest R-hat and smallest bulk
 ESS over the channels and class proportion, and over every parameter the largest R-hat, the
-smallest bulk or tail ESS and its parameter, the divergences and the extensions run.  The flat model is fitted on the
-first ``--flat-replicates`` seeds only (the comparison of channel errors; its coverage there is
-reported as well); ``--models dawid_skene`` fits it alone.  Rows are appended to ``--out`` (CSV) as they come, so an interrupted run
-keeps what it measured.
+smallest bulk or tail ESS and its parameter, the divergences and the extensions run.  The
+flat model is fitted on the first ``--flat-replicates`` seeds only (the comparison of channel
+errors; its coverage there is reported as well); ``--models dawid_skene`` fits it alone, on
+every seed.  Rows are appended to ``--out`` (CSV) as they come, so an interrupted run keeps
+what it measured.
 
 ``--population`` refits the hierarchical model with another population of workers (issue 17,
 item 2: the shape chosen by measurement), set for this process by its hyperprior constants in
@@ -359,6 +360,12 @@ def main() -> None:
     parser.add_argument("--variant", nargs="+", default=[], help="hierarchical_sampler_variants")
     parser.add_argument("--target-accept", type=float, default=0.95)
     args = parser.parse_args()
+    if args.models == [MODELS[1]] and args.flat_replicates < args.replicates:
+        # the flat model alone on its first seeds would leave the others unfitted, silently
+        parser.error(
+            f"--models {MODELS[1]} fits every seed: --flat-replicates must be at least "
+            f"--replicates ({args.replicates}); saw {args.flat_replicates}"
+        )
     use_population(args.population)
     if args.variant:  # that script imports this one's designs: imported here, not above
         from hierarchical_sampler_variants import VARIANTS, use_variant
